@@ -1,0 +1,14 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', cli: 'src/cli.ts' },
+  format: ['esm', 'cjs'],
+  dts: { entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' } },
+  target: 'node22',
+  platform: 'node',
+  splitting: true,
+  sourcemap: true,
+  clean: true,
+  // Provider SDKs stay external and are imported lazily by their adapters.
+  external: ['openai', '@anthropic-ai/sdk', '@google/genai'],
+});
