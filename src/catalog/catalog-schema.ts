@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+/**
+ * The shape of `models.json`, the catalog's data file. The gateway trusts the file at run time (it is part of the
+ * package); this schema is what the test suite checks it against, and what a contributor reads to add a model.
+ */
+
+const usdPerMillion = z.number().nonnegative();
+
+export const providerOfferingSchema = z.strictObject({
+  /** A provider id from `src/providers/registry.ts` (openai, anthropic, google, groq, …). */
+  provider: z.string().regex(/^[a-z][a-z0-9-]*$/),
+  /** The model name this provider expects on the wire (`accounts/fireworks/models/…`, `llama3.3:70b`, …). */
+  model: z.string().min(1),
+  pricing: z.strictObject({
+    input: usdPerMillion,
+    output: usdPerMillion,
+    /** Price of cache-hit input tokens; equal to `input` when the provider has no discount. */
+    cached_input: usdPerMillion,
+  }),
+});
+
+export const reasoningFactsSchema = z.strictObject({
+  /**
+   * How the provider takes the setting: `effort` (low/medium/high strings), `budget` (thinking tokens),
+   * `level` (Gemini 3 thinking levels, Claude ≥ 4.6 output_config.effort), or `none` (always reasons, no knob).
+   */
+  control: z.enum(['effort', 'budget', 'level', 'none']),
+  /** Whether reasoning can be switched off entirely. */
+  can_disable: z.boolean(),
+  /** Smallest and largest thinking budget the provider accepts, in tokens (budget control only). */
+  min_budget: z.number().int().nonnegative().optional(),
+  max_budget: z.number().int().positive().optional(),
+  /** Effort strings the provider accepts, in increasing order (effort and level control only). */
+  efforts: z.array(z.string()).optional(),
+});
+
+export const supportsSchema = z.strictObject({
+  reasoning: z.boolean(),
+  /** Native JSON-Schema-constrained output (OpenAI json_schema, Anthropic output_config.format, Gemini responseJsonSchema). */
+  structured_outputs: z.boolean(),
+  json_mode: z.boolean(),
+  tools: z.boolean(),
+  parallel_tool_calls: z.boolean(),
+  images: z.boolean(),
+  /** Sampling knobs; reasoning models often reject them. */
+  temperature: z.boolean(),
+  top_p: z.boolean(),
+  stop: z.boolean(),
+  reasoning_can_disable: z.boolean(),
+});
+
+export const modelEntrySchema = z.strictObject({
+  /** Pinned id: carries a date or version suffix. */
+  id: z.string().regex(/^[a-z0-9][a-z0-9.\-_:]*$/),
+  name: z.string().min(1),
+  /** The model's maker, lower-case slug: openai, anthropic, google, mistral, xai, deepseek, meta, qwen, moonshot, … */
+  maker: z.string().regex(/^[a-z][a-z0-9-]*$/),
+  release_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  context_window: z.number().int().positive(),
+  max_output_tokens: z.number().int().positive(),
+  supports: supportsSchema,
+  reasoning: reasoningFactsSchema.optional(),
+  /** Ordered: the first provider is the default one, the rest are fallbacks in that order. */
+  providers: z.array(providerOfferingSchema).min(1),
+});
+
+export const catalogDataSchema = z.strictObject({
+  /** Date the data was last checked against the providers' pages (YYYY-MM-DD). */
+  updated: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  models: z.array(modelEntrySchema).min(1),
+  /** `<family>-latest` → pinned id. Every alias ends in `-latest`. */
+  aliases: z.record(z.string().regex(/-latest$/), z.string()),
+  /**
+   * Short names users already type (`gpt-4o`, `claude-sonnet-4-5`) → a pinned id or an alias. Accepted as `model`,
+   * never listed, so existing code keeps working.
+   */
+  synonyms: z.record(z.string(), z.string()),
+});
+
+export type ProviderOffering = z.infer<typeof providerOfferingSchema>;
+export type ReasoningFacts = z.infer<typeof reasoningFactsSchema>;
+export type ModelSupports = z.infer<typeof supportsSchema>;
+export type ModelEntry = z.infer<typeof modelEntrySchema>;
+export type CatalogData = z.infer<typeof catalogDataSchema>;

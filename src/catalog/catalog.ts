@@ -1,0 +1,128 @@
+import type { CatalogData, ModelEntry, ProviderOffering, ModelSupports, ReasoningFacts } from './catalog-schema.ts';
+
+/** One row of `listModels()`: the OpenAI `/v1/models` entry with the catalog's facts beside it. */
+export interface ModelInfo {
+  id: string;
+  object: 'model';
+  /** Release date as a Unix timestamp in seconds (the OpenAI field). */
+  created: number;
+  /** The maker (openai, anthropic, google, …). */
+  owned_by: string;
+  name: string;
+  /** Set on `-latest` aliases: the pinned id they resolve to today. */
+  alias_for?: string;
+  release_date: string;
+  context_window: number;
+  max_output_tokens: number;
+  /** USD per 1M tokens at the default provider. */
+  pricing: ProviderOffering['pricing'];
+  supports: ModelSupports;
+  reasoning?: ReasoningFacts;
+  /** Providers that serve the model, the default first. */
+  providers: ProviderOffering[];
+}
+
+export interface ModelList {
+  object: 'list';
+  data: ModelInfo[];
+}
+
+export interface ListModelsOptions {
+  /** Only models that support reasoning. */
+  reasoning?: boolean;
+}
+
+/** A catalog id looked up: the entry, and how it was named. */
+export interface ResolvedModel {
+  entry: ModelEntry;
+  /** The id as the caller wrote it (alias, synonym or pinned). */
+  requested: string;
+}
+
+/** The model catalog: data from `models.json`, indexed once. */
+export class Catalog {
+  readonly data: CatalogData;
+  readonly #byId = new Map<string, ModelEntry>();
+  #list: ModelInfo[] | undefined;
+
+  constructor(data: CatalogData) {
+    this.data = data;
+    for (const entry of data.models) this.#byId.set(entry.id, entry);
+    for (const [alias, target] of Object.entries(data.aliases)) {
+      const entry = this.#byId.get(target);
+      if (entry) this.#byId.set(alias, entry);
+    }
+    for (const [synonym, target] of Object.entries(data.synonyms)) {
+      const entry = this.#byId.get(target);
+      if (entry && !this.#byId.has(synonym)) this.#byId.set(synonym, entry);
+    }
+  }
+
+  /** Finds a model by pinned id, `-latest` alias or synonym; `undefined` when the catalog has no such id. */
+  find(id: string): ModelEntry | undefined {
+    return this.#byId.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
+  /** Up to three known ids closest to a mistyped one. */
+  suggest(id: string): string[] {
+    const wanted = id.toLowerCase();
+    const scored: Array<[string, number]> = [];
+    for (const known of this.#byId.keys()) {
+      const distance = known.startsWith(wanted) || wanted.startsWith(known) ? Math.abs(known.length - wanted.length) : editDistance(wanted, known);
+      if (distance <= Math.max(2, Math.floor(wanted.length / 4))) scored.push([known, distance]);
+    }
+    scored.sort((a, b) => a[1] - b[1] || a[0].length - b[0].length);
+    return scored.slice(0, 3).map(([known]) => known);
+  }
+
+  list(options: ListModelsOptions = {}): ModelList {
+    this.#list ??= this.#buildList();
+    const data = options.reasoning ? this.#list.filter((model) => model.supports.reasoning) : this.#list;
+    return { object: 'list', data };
+  }
+
+  #buildList(): ModelInfo[] {
+    const rows: ModelInfo[] = this.data.models.map((entry) => toModelInfo(entry.id, entry));
+    for (const [alias, target] of Object.entries(this.data.aliases)) {
+      const entry = this.#byId.get(target);
+      if (entry) rows.push({ ...toModelInfo(alias, entry), alias_for: entry.id });
+    }
+    return rows.sort((a, b) => a.id.localeCompare(b.id));
+  }
+}
+
+function toModelInfo(id: string, entry: ModelEntry): ModelInfo {
+  const info: ModelInfo = {
+    id,
+    object: 'model',
+    created: Math.floor(Date.parse(`${entry.release_date}T00:00:00Z`) / 1000),
+    owned_by: entry.maker,
+    name: entry.name,
+    release_date: entry.release_date,
+    context_window: entry.context_window,
+    max_output_tokens: entry.max_output_tokens,
+    pricing: entry.providers[0]!.pricing,
+    supports: entry.supports,
+    providers: entry.providers,
+  };
+  if (entry.reasoning) info.reasoning = entry.reasoning;
+  return info;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 8) return Infinity;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
