@@ -1,0 +1,137 @@
+import type { Attempt } from './types.ts';
+
+/**
+ * Every error Switchyard throws is a `SwitchyardError`. Its fields map one to one onto the OpenAI error body
+ * (`{ error: { message, type, param, code } }`) plus the HTTP status, so the same object serves in-process callers
+ * and `switchyard serve`.
+ */
+export class SwitchyardError extends Error {
+  override name = 'SwitchyardError';
+  readonly status: number;
+  readonly type: string;
+  readonly code: string | null;
+  readonly param: string | null;
+  /** Every provider attempt made before the error escaped (empty when the request never reached a provider). */
+  readonly attempts: Attempt[];
+
+  constructor(
+    message: string,
+    options: { status: number; type: string; code?: string | null; param?: string | null; attempts?: Attempt[]; cause?: unknown },
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = options.status;
+    this.type = options.type;
+    this.code = options.code ?? null;
+    this.param = options.param ?? null;
+    this.attempts = options.attempts ?? [];
+  }
+
+  /** The OpenAI error body. */
+  toJSON(): { error: { message: string; type: string; param: string | null; code: string | null } } {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+}
+
+/** The request itself is wrong: fix it, a retry will not help. */
+export class InvalidRequestError extends SwitchyardError {
+  override name = 'InvalidRequestError';
+  constructor(message: string, param: string | null = null, code = 'invalid_request') {
+    super(message, { status: 400, type: 'invalid_request_error', code, param });
+  }
+}
+
+/** `model` names nothing in the catalog. */
+export class ModelNotFoundError extends SwitchyardError {
+  override name = 'ModelNotFoundError';
+  readonly suggestions: string[];
+  constructor(model: string, suggestions: string[]) {
+    const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((id) => `"${id}"`).join(' or ')}?` : '';
+    super(
+      `Unknown model "${model}".${hint} listModels() (or GET /v1/models) lists every model id; ` +
+        'the model parameter also takes "<provider>/<model>", "<agent_id>/<model>" and "switchyard/deployment/<id>".',
+      { status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model' },
+    );
+    this.suggestions = suggestions;
+  }
+}
+
+/** A parameter the model cannot honour, raised instead of a warning when the gateway is strict. */
+export class UnsupportedParameterError extends SwitchyardError {
+  override name = 'UnsupportedParameterError';
+  constructor(message: string, param: string) {
+    super(message, { status: 400, type: 'invalid_request_error', code: 'unsupported_parameter', param });
+  }
+}
+
+/** No provider of the model has credentials configured. */
+export class MissingCredentialsError extends SwitchyardError {
+  override name = 'MissingCredentialsError';
+  constructor(message: string, attempts: Attempt[]) {
+    super(message, { status: 401, type: 'authentication_error', code: 'missing_credentials', attempts });
+  }
+}
+
+/** A provider answered with an error, or could not be reached. */
+export class ProviderError extends SwitchyardError {
+  override name = 'ProviderError';
+  readonly provider: string;
+  readonly model: string;
+  /** Whether trying again (or another provider) may succeed: 408/409/429/5xx/529, timeouts, dropped connections. */
+  readonly retryable: boolean;
+  /** Milliseconds the provider asked us to wait (`retry-after-ms`, `retry-after`, Gemini `retryDelay`). */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    message: string,
+    options: {
+      provider: string;
+      model: string;
+      status: number;
+      type?: string;
+      code?: string | null;
+      param?: string | null;
+      retryable: boolean;
+      retryAfterMs?: number | undefined;
+      attempts?: Attempt[];
+      cause?: unknown;
+    },
+  ) {
+    super(message, { type: options.type ?? typeForStatus(options.status), ...options });
+    this.provider = options.provider;
+    this.model = options.model;
+    this.retryable = options.retryable;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** A copy carrying the full attempt chain, thrown once every candidate has been tried. */
+  withAttempts(attempts: Attempt[]): ProviderError {
+    const copy = Object.create(Object.getPrototypeOf(this)) as ProviderError;
+    Object.assign(copy, this, { attempts, stack: this.stack, message: this.message });
+    return copy;
+  }
+}
+
+export class AuthenticationError extends ProviderError {
+  override name = 'AuthenticationError';
+}
+
+export class RateLimitError extends ProviderError {
+  override name = 'RateLimitError';
+}
+
+/** The first byte of a stream reached the caller, then the provider failed: never retried, surfaced from the iterator. */
+export class StreamInterruptedError extends ProviderError {
+  override name = 'StreamInterruptedError';
+}
+
+function typeForStatus(status: number): string {
+  if (status === 401 || status === 403) return 'authentication_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+/** Upstream statuses after which another try may succeed. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}

@@ -1,0 +1,219 @@
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { applyModelSupport } from './apply-model-support.ts';
+import { Catalog, type ListModelsOptions, type ModelList } from './catalog/catalog.ts';
+import type { ModelEntry } from './catalog/catalog-schema.ts';
+import { defaultCatalog } from './catalog/default-catalog.ts';
+import { CompletionStream, forwardChunks } from './completion-stream.ts';
+import { InvalidRequestError, ModelNotFoundError } from './errors.ts';
+import { MockProvider } from './providers/mock.ts';
+import type { Provider, ProviderCall, ProviderSettings, ResolvedProviderSettings } from './providers/provider.ts';
+import { providerDefinitions, reservedProviderNames } from './providers/registry.ts';
+import { resolveReasoning } from './reasoning.ts';
+import { parseModelReference } from './routing/parse-model.ts';
+import { runAttempts, type Candidate, type RetryOptions } from './routing/run-attempts.ts';
+import { renderMessages } from './templates.ts';
+import type {
+  CompletionRequest,
+  CompletionRequestNonStreaming,
+  CompletionRequestStreaming,
+  CompletionResponse,
+  CompletionWarning,
+  SwitchyardResponseInfo,
+} from './types.ts';
+import { validateRequest } from './validate-request.ts';
+
+export interface GatewayOptions {
+  /** Per-provider settings; anything left out comes from `<NAME>_API_KEY` / `<NAME>_BASE_URL`. */
+  providers?: Record<string, ProviderSettings>;
+  /** Where to read `<NAME>_API_KEY` / `<NAME>_BASE_URL` (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** `true` answers every model with the simulator; a `MockProvider` lets a test script the replies. */
+  mock?: boolean | MockProvider;
+  /** Models tried, in order, after every provider of the requested model failed (per request: `fallbacks`). */
+  fallbacks?: string[];
+  retry?: RetryOptions;
+  /** Time one provider attempt may take, in milliseconds (default 10 minutes, as openai-node). */
+  timeoutMs?: number;
+  /** Throw `UnsupportedParameterError` instead of dropping a parameter the model cannot take with a warning. */
+  strict?: boolean;
+  /** A catalog to use instead of the bundled one. */
+  catalog?: Catalog;
+}
+
+export interface CompletionOptions {
+  /** Aborts the request (and a running stream). */
+  signal?: AbortSignal;
+}
+
+export interface Gateway {
+  createCompletion(request: CompletionRequestStreaming, options?: CompletionOptions): Promise<CompletionStream>;
+  createCompletion(request: CompletionRequestNonStreaming, options?: CompletionOptions): Promise<CompletionResponse>;
+  createCompletion(request: CompletionRequest, options?: CompletionOptions): Promise<CompletionResponse | CompletionStream>;
+  /** The catalog in the OpenAI `/v1/models` shape. */
+  listModels(options?: ListModelsOptions): ModelList;
+  readonly catalog: Catalog;
+}
+
+const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 8_000, totalTimeoutMs: 120_000 };
+
+/** Fields of ours that no provider receives. */
+const SWITCHYARD_FIELDS = ['metadata', 'input', 'reasoning', 'reasoning_effort', 'fallbacks', 'stream', 'stream_options'] as const;
+
+export function createGateway(options: GatewayOptions = {}): Gateway {
+  const catalog = options.catalog ?? defaultCatalog();
+  const env = options.env ?? process.env;
+  const retry = { ...DEFAULT_RETRY, ...options.retry };
+  const timeoutMs = options.timeoutMs ?? 600_000;
+  const mock = options.mock === true ? new MockProvider() : options.mock || undefined;
+  const adapters = new Map<string, Promise<Provider | { missing: string }>>();
+
+  /** The adapter for a provider, built once; or the environment variable that is missing. */
+  function getProvider(name: string): Promise<Provider | { missing: string }> {
+    let adapter = adapters.get(name);
+    if (!adapter) {
+      adapter = loadProvider(name);
+      adapters.set(name, adapter);
+    }
+    return adapter;
+  }
+
+  async function loadProvider(name: string): Promise<Provider | { missing: string }> {
+    if (name === 'mock' && mock) return mock;
+    const definition = providerDefinitions.get(name);
+    if (!definition) {
+      return { missing: `the ${name} adapter (not available in this version of switchyard; pin another provider)` };
+    }
+    const configured = options.providers?.[name] ?? {};
+    const apiKey = configured.apiKey ?? env[`${definition.envPrefix}_API_KEY`] ?? (definition.requiresApiKey ? undefined : 'unused');
+    if (!apiKey) return { missing: `${definition.envPrefix}_API_KEY` };
+    const settings: ResolvedProviderSettings = {
+      ...configured,
+      apiKey,
+      baseURL: configured.baseURL ?? env[`${definition.envPrefix}_BASE_URL`] ?? definition.defaultBaseURL,
+      timeoutMs: configured.timeoutMs ?? timeoutMs,
+    };
+    return definition.load(settings);
+  }
+
+  function findModel(id: string): ModelEntry {
+    const entry = catalog.find(id);
+    if (!entry) throw new ModelNotFoundError(id, catalog.suggest(id));
+    return entry;
+  }
+
+  /** The providers to try, in order: the model's (or the pinned one), then each fallback model's; all the simulator in mock mode. */
+  function candidatesFor(model: ModelEntry, pinnedProvider: string | undefined, fallbacks: string[]): Candidate[] {
+    let offerings = model.providers;
+    if (pinnedProvider) {
+      offerings = offerings.filter((offering) => offering.provider === pinnedProvider);
+      if (offerings.length === 0) {
+        throw new InvalidRequestError(
+          `${model.id} is not served by ${pinnedProvider}. Its providers: ${model.providers.map((offering) => offering.provider).join(', ')}.`,
+          'model',
+          'provider_not_serving_model',
+        );
+      }
+    }
+    const fallbackModels = fallbacks.map(findModel);
+    if (mock) {
+      return [model, ...fallbackModels].map((entry) => ({
+        model: entry,
+        offering: { provider: 'mock', model: entry.id, pricing: entry.providers[0]!.pricing },
+      }));
+    }
+    const candidates = offerings.map((offering) => ({ model, offering }));
+    for (const entry of fallbackModels) {
+      for (const offering of entry.providers) candidates.push({ model: entry, offering });
+    }
+    return candidates;
+  }
+
+  async function createCompletion(request: CompletionRequest, callOptions: CompletionOptions = {}): Promise<CompletionResponse | CompletionStream> {
+    // 1. Validate and resolve what is asked for.
+    validateRequest(request);
+    const reference = parseModelReference(request.model, reservedProviderNames);
+    if (reference.kind === 'deployment') {
+      throw new InvalidRequestError(
+        `"${request.model}" is a deployment reference, and this gateway has no deployment store configured.`,
+        'model',
+        'deployment_not_found',
+      );
+    }
+    const model = findModel(reference.model);
+    if (!request.messages || request.messages.length === 0) {
+      throw new InvalidRequestError('"messages" is required for a direct model call (only deployments may omit it).', 'messages');
+    }
+    const reasoning = resolveReasoning(request, model);
+    const agentId = request.metadata?.agent_id ?? reference.agentId;
+
+    // 2. The provider-neutral body: the caller's OpenAI fields, templated, minus ours and minus what the model cannot take.
+    const warnings: CompletionWarning[] = [];
+    const body: Record<string, unknown> = { ...request };
+    for (const field of SWITCHYARD_FIELDS) delete body[field];
+    if (request.input !== undefined) body.messages = renderMessages(request.messages, request.input);
+    applyModelSupport(body, model, options.strict ?? false, warnings);
+
+    // 3. Try the providers in order until one answers.
+    const candidates = candidatesFor(model, reference.provider, request.fallbacks ?? options.fallbacks ?? []);
+    const callFor = (candidate: Candidate): ProviderCall => ({
+      body: { ...body, model: candidate.offering.model } as unknown as ChatCompletionCreateParamsBase,
+      model: candidate.model,
+      reasoning: candidate.model === model ? reasoning : undefined,
+      signal: callOptions.signal,
+      warn: (warning) => {
+        if (!warnings.some((known) => known.code === warning.code && known.message === warning.message)) warnings.push(warning);
+      },
+    });
+    const infoFor = (candidate: Candidate, attempts: SwitchyardResponseInfo['attempts']): SwitchyardResponseInfo => ({
+      model: candidate.model.id,
+      provider: candidate.offering.provider,
+      provider_model: candidate.offering.model,
+      ...(agentId !== undefined ? { agent_id: agentId } : {}),
+      attempts,
+      warnings,
+    });
+
+    if (request.stream) {
+      // The first chunk is awaited inside the attempt, so a provider that fails before sending anything is retried.
+      const { value, candidate, attempts } = await runAttempts(
+        candidates,
+        getProvider,
+        async (provider, candidate) => {
+          const iterator = (await provider.stream(callFor(candidate)))[Symbol.asyncIterator]();
+          const first = await iterator.next();
+          return { iterator, first };
+        },
+        retry,
+        callOptions.signal,
+      );
+      const info = infoFor(candidate, attempts);
+      const includeUsage = request.stream_options?.include_usage === true;
+      const chunks = value.first.done
+        ? emptyStream()
+        : forwardChunks(value.first.value, value.iterator, { model: candidate.model.id, includeUsage, info });
+      return new CompletionStream(chunks, info);
+    }
+
+    const { value: completion, candidate, attempts } = await runAttempts(
+      candidates,
+      getProvider,
+      (provider, candidate) => provider.complete(callFor(candidate)),
+      retry,
+      callOptions.signal,
+    );
+    completion.model = candidate.model.id;
+    if (completion.usage) {
+      completion.usage.completion_tokens_details ??= {};
+      completion.usage.completion_tokens_details.reasoning_tokens ??= 0;
+    }
+    return { ...completion, switchyard: infoFor(candidate, attempts) };
+  }
+
+  return {
+    createCompletion: createCompletion as Gateway['createCompletion'],
+    listModels: (listOptions) => catalog.list(listOptions),
+    catalog,
+  };
+}
+
+async function* emptyStream(): AsyncGenerator<never> {}

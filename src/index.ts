@@ -1,0 +1,42 @@
+/**
+ * Switchyard: one OpenAI-shaped API for every language model.
+ * @module
+ */
+export { createGateway } from './gateway.ts';
+export type { Gateway, GatewayOptions, CompletionOptions } from './gateway.ts';
+export { createCompletion, listModels } from './default-gateway.ts';
+export { CompletionStream } from './completion-stream.ts';
+export { Catalog } from './catalog/catalog.ts';
+export type { ModelInfo, ModelList, ListModelsOptions } from './catalog/catalog.ts';
+export type { CatalogData, ModelEntry, ProviderOffering, ModelSupports, ReasoningFacts } from './catalog/catalog-schema.ts';
+export { effortToBudget, budgetToEffort } from './reasoning.ts';
+export { convertLegacyDeploymentReference } from './routing/parse-model.ts';
+export type { RetryOptions } from './routing/run-attempts.ts';
+export type { ProviderSettings } from './providers/provider.ts';
+export { renderTemplate } from './templates.ts';
+export {
+  SwitchyardError,
+  InvalidRequestError,
+  ModelNotFoundError,
+  UnsupportedParameterError,
+  MissingCredentialsError,
+  ProviderError,
+  AuthenticationError,
+  RateLimitError,
+  StreamInterruptedError,
+} from './errors.ts';
+export type {
+  CompletionRequest,
+  CompletionRequestStreaming,
+  CompletionRequestNonStreaming,
+  CompletionResponse,
+  CompletionChunk,
+  CompletionMessage,
+  CompletionWarning,
+  Attempt,
+  ReasoningSetting,
+  ReasoningEffortLevel,
+  SwitchyardResponseInfo,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from './types.ts';

@@ -1,0 +1,124 @@
+/**
+ * The OpenAI-compatible family: one adapter (`openai.ts`), each provider's differences written down as data.
+ * Facts from each provider's API reference (see ../shared/reference/providers.md §4.1).
+ */
+export interface OpenAIFamilyQuirks {
+  /** Provider id, as used in the catalog and in `<provider>/<model>`. */
+  name: string;
+  /** `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL` are read from the environment. */
+  envPrefix: string;
+  defaultBaseURL: string;
+  /** Ollama runs locally and takes no key. */
+  requiresApiKey: boolean;
+  /** Field that carries the output-token limit (OpenAI reasoning models reject `max_tokens`). */
+  maxTokensField: 'max_completion_tokens' | 'max_tokens';
+  /** Response field holding reasoning text, renamed to `reasoning_content`. */
+  reasoningField?: 'reasoning' | 'reasoning_content';
+  /** Whether the provider honours `stream_options.include_usage`. */
+  streamUsage: boolean;
+  /** OpenAI pads stream chunks with an `obfuscation` field unless told not to. */
+  disableObfuscation?: boolean;
+  /** Parameters the provider names differently. */
+  renamedParams?: Record<string, string>;
+  /** Parameters the provider rejects: dropped with a warning. */
+  unsupportedParams?: string[];
+  /** Mistral rejects tool-call ids that are not exactly nine letters or digits. */
+  nineCharToolCallIds?: boolean;
+}
+
+/** Parameters only OpenAI's own API knows; other providers of the family reject or ignore them. */
+const OPENAI_ONLY = ['store', 'service_tier', 'prediction', 'modalities', 'audio', 'web_search_options', 'verbosity',
+  'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'safety_identifier', 'moderation'];
+
+export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
+  openai: {
+    name: 'openai',
+    envPrefix: 'OPENAI',
+    defaultBaseURL: 'https://api.openai.com/v1',
+    requiresApiKey: true,
+    maxTokensField: 'max_completion_tokens',
+    streamUsage: true,
+    disableObfuscation: true,
+  },
+  groq: {
+    name: 'groq',
+    envPrefix: 'GROQ',
+    defaultBaseURL: 'https://api.groq.com/openai/v1',
+    requiresApiKey: true,
+    maxTokensField: 'max_completion_tokens',
+    reasoningField: 'reasoning',
+    streamUsage: true,
+    unsupportedParams: [...OPENAI_ONLY, 'logprobs', 'top_logprobs', 'logit_bias'],
+  },
+  xai: {
+    name: 'xai',
+    envPrefix: 'XAI',
+    defaultBaseURL: 'https://api.x.ai/v1',
+    requiresApiKey: true,
+    maxTokensField: 'max_completion_tokens',
+    reasoningField: 'reasoning_content',
+    streamUsage: true,
+    unsupportedParams: OPENAI_ONLY,
+  },
+  deepseek: {
+    name: 'deepseek',
+    envPrefix: 'DEEPSEEK',
+    defaultBaseURL: 'https://api.deepseek.com/v1',
+    requiresApiKey: true,
+    maxTokensField: 'max_tokens',
+    reasoningField: 'reasoning_content',
+    streamUsage: true,
+    unsupportedParams: OPENAI_ONLY,
+  },
+  mistral: {
+    name: 'mistral',
+    envPrefix: 'MISTRAL',
+    defaultBaseURL: 'https://api.mistral.ai/v1',
+    requiresApiKey: true,
+    maxTokensField: 'max_tokens',
+    streamUsage: true,
+    renamedParams: { seed: 'random_seed' },
+    unsupportedParams: [...OPENAI_ONLY, 'logit_bias', 'logprobs', 'top_logprobs'],
+    nineCharToolCallIds: true,
+  },
+  together: {
+    name: 'together',
+    envPrefix: 'TOGETHER',
+    defaultBaseURL: 'https://api.together.xyz/v1',
+    requiresApiKey: true,
+    maxTokensField: 'max_tokens',
+    reasoningField: 'reasoning',
+    streamUsage: true,
+    unsupportedParams: OPENAI_ONLY,
+  },
+  fireworks: {
+    name: 'fireworks',
+    envPrefix: 'FIREWORKS',
+    defaultBaseURL: 'https://api.fireworks.ai/inference/v1',
+    requiresApiKey: true,
+    maxTokensField: 'max_tokens',
+    reasoningField: 'reasoning_content',
+    streamUsage: true,
+    unsupportedParams: OPENAI_ONLY,
+  },
+  openrouter: {
+    name: 'openrouter',
+    envPrefix: 'OPENROUTER',
+    defaultBaseURL: 'https://openrouter.ai/api/v1',
+    requiresApiKey: true,
+    maxTokensField: 'max_tokens',
+    reasoningField: 'reasoning',
+    streamUsage: true,
+    unsupportedParams: OPENAI_ONLY,
+  },
+  ollama: {
+    name: 'ollama',
+    envPrefix: 'OLLAMA',
+    defaultBaseURL: 'http://localhost:11434/v1',
+    requiresApiKey: false,
+    maxTokensField: 'max_tokens',
+    reasoningField: 'reasoning',
+    streamUsage: true,
+    unsupportedParams: OPENAI_ONLY,
+  },
+};

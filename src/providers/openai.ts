@@ -1,0 +1,252 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
+import { parseRetryAfter } from '../internal/parse-retry-after.ts';
+import { redactSecrets } from '../internal/redact.ts';
+import type { CompletionChunk, CompletionMessage } from '../types.ts';
+import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
+import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from './provider.ts';
+
+/** The OpenAI adapter, on the official `openai` SDK; every OpenAI-compatible provider runs through it. */
+export async function createOpenAIProvider(settings: ResolvedProviderSettings, quirks: OpenAIFamilyQuirks): Promise<Provider> {
+  const { default: OpenAIClient } = await import('openai');
+  const client = new OpenAIClient({
+    apiKey: settings.apiKey,
+    baseURL: settings.baseURL,
+    timeout: settings.timeoutMs,
+    // Retries are the gateway's: one policy for every provider, with fallback between them.
+    maxRetries: 0,
+    ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+  });
+  return new OpenAIProvider(client, settings, quirks);
+}
+
+class OpenAIProvider implements Provider {
+  readonly name: string;
+  readonly #client: OpenAI;
+  readonly #settings: ResolvedProviderSettings;
+  readonly #quirks: OpenAIFamilyQuirks;
+
+  constructor(client: OpenAI, settings: ResolvedProviderSettings, quirks: OpenAIFamilyQuirks) {
+    this.name = quirks.name;
+    this.#client = client;
+    this.#settings = settings;
+    this.#quirks = quirks;
+  }
+
+  async complete(call: ProviderCall): Promise<ProviderCompletion> {
+    const body = this.#toRequestBody(call);
+    try {
+      const completion = (await this.#client.chat.completions.create(
+        body,
+        { signal: call.signal },
+      )) as ProviderCompletion;
+      for (const choice of completion.choices) this.#normalizeReasoning(choice.message);
+      return completion;
+    } catch (error) {
+      throw this.#toProviderError(error, body.model);
+    }
+  }
+
+  async stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>> {
+    const body = this.#toRequestBody(call);
+    const streamOptions: Record<string, boolean> = {};
+    if (this.#quirks.streamUsage) streamOptions.include_usage = true;
+    if (this.#quirks.disableObfuscation) streamOptions.include_obfuscation = false;
+    try {
+      const stream = await this.#client.chat.completions.create(
+        { ...body, stream: true, ...(this.#quirks.streamUsage ? { stream_options: streamOptions } : {}) },
+        { signal: call.signal },
+      );
+      return this.#convertChunks(stream, body.model);
+    } catch (error) {
+      throw this.#toProviderError(error, body.model);
+    }
+  }
+
+  async *#convertChunks(stream: AsyncIterable<ChatCompletionChunk>, model: string): AsyncIterable<CompletionChunk> {
+    try {
+      for await (const chunk of stream) {
+        for (const choice of chunk.choices) this.#normalizeReasoning(choice.delta as Record<string, unknown>);
+        yield chunk;
+      }
+    } catch (error) {
+      throw this.#toProviderError(error, model);
+    }
+  }
+
+  /** The caller's OpenAI body, adjusted to what this provider accepts. */
+  #toRequestBody(call: ProviderCall): ChatCompletionCreateParamsBase {
+    const body: Record<string, unknown> = { ...call.body };
+    const quirks = this.#quirks;
+
+    if (body.max_tokens != null && quirks.maxTokensField === 'max_completion_tokens') {
+      body.max_completion_tokens ??= body.max_tokens;
+      delete body.max_tokens;
+    } else if (body.max_completion_tokens != null && quirks.maxTokensField === 'max_tokens') {
+      body.max_tokens ??= body.max_completion_tokens;
+      delete body.max_completion_tokens;
+    }
+    for (const param of quirks.unsupportedParams ?? []) {
+      if (body[param] === undefined) continue;
+      delete body[param];
+      call.warn({ code: 'unsupported_parameter', param, message: `${quirks.name} does not accept "${param}"; it was not sent.` });
+    }
+    for (const [ours, theirs] of Object.entries(quirks.renamedParams ?? {})) {
+      if (body[ours] === undefined) continue;
+      body[theirs] = body[ours];
+      delete body[ours];
+    }
+    if (quirks.nineCharToolCallIds) body.messages = rewriteToolCallIds(call.body.messages);
+    if (call.reasoning) this.#applyReasoning(call, body);
+    return body as unknown as ChatCompletionCreateParamsBase;
+  }
+
+  /** Effort-controlled models take `reasoning_effort`; the closest level the model accepts is sent. */
+  #applyReasoning(call: ProviderCall, body: Record<string, unknown>): void {
+    const facts = call.model.reasoning;
+    const effort = call.reasoning!.effort;
+    if (!facts || facts.control !== 'effort' || !facts.efforts?.length) {
+      delete body.reasoning_effort;
+      call.warn({
+        code: 'reasoning_not_configurable',
+        param: 'reasoning',
+        message: `${call.model.id} on ${this.name} takes no reasoning setting; the model used its default.`,
+      });
+      return;
+    }
+    const levels = facts.efforts;
+    let sent: string | undefined;
+    if (effort === 'disabled') {
+      sent = levels.find((level) => level === 'none') ?? levels[0];
+      if (sent !== 'none') {
+        call.warn({
+          code: 'reasoning_not_disabled',
+          param: 'reasoning',
+          message: `${call.model.id} cannot switch reasoning off; it was sent the lowest effort, "${sent}".`,
+        });
+      }
+    } else {
+      sent = closestLevel(levels, effort);
+      if (sent !== effort) {
+        call.warn({
+          code: 'converted_parameter',
+          param: 'reasoning',
+          message: `${call.model.id} has no "${effort}" effort; "${sent}" was sent.`,
+        });
+      }
+    }
+    body.reasoning_effort = sent;
+  }
+
+  #normalizeReasoning(message: CompletionMessage | Record<string, unknown>): void {
+    const field = this.#quirks.reasoningField;
+    if (!field || field === 'reasoning_content') return;
+    const record = message as Record<string, unknown>;
+    if (record[field] !== undefined) {
+      record.reasoning_content = record[field];
+      delete record[field];
+    }
+  }
+
+  #toProviderError(error: unknown, model: string): ProviderError {
+    if (error instanceof ProviderError) return error;
+    const name = this.name;
+    const secrets = [this.#settings.apiKey];
+    const apiError = error as {
+      status?: number;
+      message?: string;
+      code?: string | null;
+      type?: string;
+      param?: string | null;
+      headers?: Headers;
+      name?: string;
+    };
+    const sdkName = (error as Error)?.constructor?.name ?? '';
+    if (sdkName === 'APIUserAbortError' || (error as Error)?.name === 'AbortError') {
+      return new ProviderError(`The request to ${name} (${model}) was aborted by the caller.`, {
+        provider: name, model, status: 499, code: 'aborted', retryable: false, cause: error,
+      });
+    }
+    if (sdkName === 'APIConnectionTimeoutError') {
+      return new ProviderError(`${name} (${model}) did not answer within ${this.#settings.timeoutMs} ms.`, {
+        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: error,
+      });
+    }
+    if (sdkName === 'APIConnectionError' || apiError.status === undefined) {
+      const detail = redactSecrets(String((error as Error)?.message ?? error), secrets);
+      const inStream = apiError.status === undefined && sdkName === 'APIError';
+      return new ProviderError(
+        inStream
+          ? `${name} (${model}) reported an error inside the stream: ${detail}`
+          : `Could not reach ${name} (${model}) at ${this.#settings.baseURL}: ${describeCause(error)}`,
+        { provider: name, model, status: 502, code: inStream ? 'stream_error' : 'connection_error', type: 'api_error', retryable: true, cause: error },
+      );
+    }
+    const status = apiError.status;
+    const upstream = redactSecrets(apiError.message ?? 'no message', secrets);
+    const code = apiError.code ?? null;
+    // insufficient_quota is a 429 that will not get better by waiting.
+    const retryable = isRetryableStatus(status) && code !== 'insufficient_quota';
+    const options = {
+      provider: name,
+      model,
+      status,
+      code,
+      param: apiError.param ?? null,
+      retryable,
+      retryAfterMs: parseRetryAfter(apiError.headers),
+      cause: error,
+    };
+    const message = `${name} (${model}) answered ${status}: ${upstream}`;
+    if (status === 401 || status === 403) return new AuthenticationError(message, options);
+    if (status === 429) return new RateLimitError(message, options);
+    return new ProviderError(message, options);
+  }
+}
+
+const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+
+function closestLevel(levels: string[], wanted: string): string {
+  if (levels.includes(wanted)) return wanted;
+  const target = EFFORT_ORDER.indexOf(wanted);
+  let best = levels[levels.length - 1]!;
+  let bestDistance = Infinity;
+  for (const level of levels) {
+    const distance = Math.abs(EFFORT_ORDER.indexOf(level) - target);
+    // On a tie, prefer the higher level: asking for more thinking than wanted beats silently thinking less.
+    if (distance < bestDistance || (distance === bestDistance && EFFORT_ORDER.indexOf(level) > EFFORT_ORDER.indexOf(best))) {
+      best = level;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function describeCause(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
+}
+
+/** Maps every tool-call id to nine letters and digits, the same way each time so calls and results still pair up. */
+function rewriteToolCallIds(messages: ChatCompletionCreateParamsBase['messages']): ChatCompletionCreateParamsBase['messages'] {
+  const valid = /^[a-zA-Z0-9]{9}$/;
+  const shorten = (id: string): string => (valid.test(id) ? id : nineCharId(id));
+  return messages.map((message) => {
+    if (message.role === 'tool') return { ...message, tool_call_id: shorten(message.tool_call_id) };
+    if (message.role === 'assistant' && message.tool_calls) {
+      return { ...message, tool_calls: message.tool_calls.map((toolCall) => ({ ...toolCall, id: shorten(toolCall.id) })) };
+    }
+    return message;
+  });
+}
+
+function nineCharId(id: string): string {
+  // FNV-1a over the id, written in base 36 and padded: deterministic, no crypto needed for a correlation id.
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < id.length; index++) hash = Math.imul(hash ^ id.charCodeAt(index), 0x01000193) >>> 0;
+  let second = hash ^ id.length;
+  for (let index = id.length - 1; index >= 0; index--) second = Math.imul(second ^ id.charCodeAt(index), 0x01000193) >>> 0;
+  return (hash.toString(36) + second.toString(36)).padEnd(9, '0').slice(0, 9);
+}

@@ -1,0 +1,58 @@
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { ModelEntry } from '../catalog/catalog-schema.ts';
+import type { CompletionChunk, CompletionResponse, CompletionWarning } from '../types.ts';
+
+/**
+ * The one interface every provider adapter implements. Requests and results are OpenAI-shaped: adapters of the
+ * OpenAI family pass them through nearly untouched, the others translate at their edge.
+ */
+export interface Provider {
+  readonly name: string;
+  complete(call: ProviderCall): Promise<ProviderCompletion>;
+  /**
+   * Resolves once the provider accepted the request (its response headers arrived); the iterable then yields
+   * OpenAI chunks, the last one carrying `usage` with empty `choices`.
+   */
+  stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>>;
+}
+
+/** What an adapter is handed: everything already validated, resolved and converted to provider-neutral form. */
+export interface ProviderCall {
+  /** The OpenAI body without Switchyard fields and without `stream`; `model` is the provider's own model name. */
+  body: ChatCompletionCreateParamsBase;
+  /** Catalog facts of the model (limits, capabilities, reasoning control). */
+  model: ModelEntry;
+  /** The reasoning setting after validation, converted to both forms; absent when the caller set none. */
+  reasoning: ResolvedReasoning | undefined;
+  signal: AbortSignal | undefined;
+  /** Report a parameter the adapter had to drop or convert. */
+  warn(warning: CompletionWarning): void;
+}
+
+export interface ResolvedReasoning {
+  effort: 'disabled' | 'low' | 'medium' | 'high';
+  /** Thinking tokens; 0 when disabled. */
+  budget: number;
+}
+
+/** A chat completion as the adapter returns it; the gateway adds the `switchyard` extension. */
+export type ProviderCompletion = Omit<CompletionResponse, 'switchyard'>;
+
+/** Connection settings of one provider, from gateway options or the environment. */
+export interface ProviderSettings {
+  apiKey?: string;
+  baseURL?: string;
+  /** Extra headers sent with every request (OpenRouter's HTTP-Referer, X-Title, …). */
+  headers?: Record<string, string>;
+  /** Per-attempt timeout in milliseconds. */
+  timeoutMs?: number;
+  /** A fetch implementation to hand to the SDK (proxies, instrumentation, tests). */
+  fetch?: typeof fetch;
+}
+
+/** Settings after defaults and environment were applied. */
+export interface ResolvedProviderSettings extends ProviderSettings {
+  apiKey: string;
+  baseURL: string;
+  timeoutMs: number;
+}

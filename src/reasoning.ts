@@ -1,0 +1,52 @@
+import { InvalidRequestError } from './errors.ts';
+import type { ModelEntry } from './catalog/catalog-schema.ts';
+import type { ResolvedReasoning } from './providers/provider.ts';
+import type { CompletionRequest, ReasoningEffortLevel } from './types.ts';
+
+/** Share of the model's maximum output tokens each effort stands for (spec §8). */
+const EFFORT_SHARE = { low: 0.2, medium: 0.5, high: 0.8 } as const;
+
+/** Effort → thinking budget in tokens, relative to the model's maximum output tokens. `disabled` is 0. */
+export function effortToBudget(effort: ReasoningEffortLevel, maxOutputTokens: number): number {
+  return effort === 'disabled' ? 0 : Math.round(maxOutputTokens * EFFORT_SHARE[effort]);
+}
+
+/** Thinking budget → effort: 0 is disabled, up to 20 % low, up to 50 % medium, above that high. */
+export function budgetToEffort(budget: number, maxOutputTokens: number): ReasoningEffortLevel {
+  if (budget <= 0) return 'disabled';
+  if (budget <= maxOutputTokens * EFFORT_SHARE.low) return 'low';
+  if (budget <= maxOutputTokens * EFFORT_SHARE.medium) return 'medium';
+  return 'high';
+}
+
+/**
+ * The request's reasoning setting in both forms, or `undefined` when it sets none.
+ * `reasoning` and `reasoning_effort` together must agree; a model without reasoning rejects both.
+ */
+export function resolveReasoning(request: CompletionRequest, model: ModelEntry): ResolvedReasoning | undefined {
+  const { reasoning, reasoning_effort: compatEffort } = request;
+  if (reasoning == null && compatEffort == null) return undefined;
+  const max = model.max_output_tokens;
+
+  let resolved: ResolvedReasoning;
+  if (reasoning?.budget !== undefined) resolved = { budget: reasoning.budget, effort: budgetToEffort(reasoning.budget, max) };
+  else {
+    const effort = (reasoning?.effort ?? compatEffort) as ReasoningEffortLevel;
+    resolved = { effort, budget: effortToBudget(effort, max) };
+  }
+  if (reasoning != null && compatEffort != null && resolved.effort !== compatEffort) {
+    throw new InvalidRequestError(
+      `reasoning (${JSON.stringify(reasoning)}, which is "${resolved.effort}" on ${model.id}) and reasoning_effort ` +
+        `"${compatEffort}" disagree. Send one of them.`,
+      'reasoning',
+    );
+  }
+  if (!model.supports.reasoning) {
+    throw new InvalidRequestError(
+      `${model.id} does not reason, so "reasoning"/"reasoning_effort" cannot apply. Remove it, or pick a model from listModels({ reasoning: true }).`,
+      'reasoning',
+      'reasoning_not_supported',
+    );
+  }
+  return resolved;
+}

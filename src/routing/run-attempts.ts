@@ -1,0 +1,119 @@
+import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
+import { MissingCredentialsError, ProviderError } from '../errors.ts';
+import type { Provider } from '../providers/provider.ts';
+import type { Attempt } from '../types.ts';
+
+/** One provider that could serve the request: a catalog model at one of its providers. */
+export interface Candidate {
+  model: ModelEntry;
+  offering: ProviderOffering;
+}
+
+export interface RetryOptions {
+  /** Retries of one provider after its first try, on retryable failures (default 2). */
+  maxRetries?: number;
+  /** First backoff delay; doubles each retry, with jitter (default 500 ms). */
+  initialDelayMs?: number;
+  /** Cap on one backoff delay, including a provider's retry-after (default 8 s). */
+  maxDelayMs?: number;
+  /** Total time for every try of every candidate (default 120 s). */
+  totalTimeoutMs?: number;
+}
+
+/** Gets a ready adapter for a provider, or says which environment variable is missing. */
+export type ProviderLookup = (name: string) => Promise<Provider | { missing: string }>;
+
+export interface AttemptResult<T> {
+  value: T;
+  candidate: Candidate;
+  attempts: Attempt[];
+}
+
+/**
+ * Tries the candidates in order. Retryable failures are retried with exponential backoff and jitter (honouring the
+ * provider's retry-after), then the next candidate is tried; a candidate without credentials is skipped. A
+ * non-retryable failure ends the run at once. Whatever escapes carries the full attempt chain.
+ */
+export async function runAttempts<T>(
+  candidates: Candidate[],
+  getProvider: ProviderLookup,
+  operation: (provider: Provider, candidate: Candidate) => Promise<T>,
+  options: Required<RetryOptions>,
+  signal: AbortSignal | undefined,
+): Promise<AttemptResult<T>> {
+  const attempts: Attempt[] = [];
+  const deadline = Date.now() + options.totalTimeoutMs;
+  let lastError: ProviderError | undefined;
+
+  for (const candidate of candidates) {
+    const { provider: providerName, model } = candidate.offering;
+    const provider = await getProvider(providerName);
+    if ('missing' in provider) {
+      attempts.push({ provider: providerName, model, outcome: 'missing_credentials', message: `${provider.missing} is not set`, duration_ms: 0 });
+      continue;
+    }
+    for (let retry = 0; ; retry++) {
+      const started = performance.now();
+      try {
+        const value = await operation(provider, candidate);
+        attempts.push({ provider: providerName, model, outcome: 'ok', duration_ms: elapsed(started) });
+        return { value, candidate, attempts };
+      } catch (thrown) {
+        // Anything but a provider failure (a bug, an invalid request) is not the provider's fault: no retry.
+        if (!(thrown instanceof ProviderError)) throw thrown;
+        const error = thrown;
+        attempts.push({
+          provider: providerName, model, status: error.status, outcome: error.code ?? outcomeOf(error.status),
+          message: error.message, duration_ms: elapsed(started),
+        });
+        if (!error.retryable || signal?.aborted) throw error.withAttempts(attempts);
+        lastError = error;
+        const delay = backoff(retry, error.retryAfterMs, options);
+        if (retry >= options.maxRetries || Date.now() + delay >= deadline) break;
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  if (lastError) throw lastError.withAttempts(attempts);
+  const missing = attempts.map((attempt) => attempt.message?.replace(' is not set', '')).filter(Boolean);
+  throw new MissingCredentialsError(
+    `No provider of ${candidates.map((candidate) => candidate.model.id).filter(unique).join(', ')} has credentials. ` +
+      `Set ${[...new Set(missing)].join(' or ')} (or pass providers: { <name>: { apiKey } } to createGateway).`,
+    attempts,
+  );
+}
+
+function backoff(retry: number, retryAfterMs: number | undefined, options: Required<RetryOptions>): number {
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, options.maxDelayMs);
+  const exponential = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** retry);
+  // "Equal jitter": half fixed, half random, so synchronized clients spread out without retrying instantly.
+  return exponential / 2 + Math.random() * (exponential / 2);
+}
+
+function outcomeOf(status: number): string {
+  if (status === 429) return 'rate_limited';
+  if (status === 408) return 'timeout';
+  if (status >= 500) return 'server_error';
+  return 'client_error';
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}
+
+function unique<T>(value: T, index: number, array: T[]): boolean {
+  return array.indexOf(value) === index;
+}
+
+function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, milliseconds);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,38 @@
+import { InvalidRequestError } from './errors.ts';
+import type { ChatCompletionMessageParam } from './types.ts';
+
+const VARIABLE = /\{\{\s*([A-Za-z_][\w-]*(?:\.[\w-]+)*)\s*\}\}/g;
+
+/**
+ * Fills `{{name}}` / `{{a.b.c}}` variables from `input`. Strings are inserted as they are, other values as JSON;
+ * nothing is HTML-escaped and nothing is evaluated. A variable missing from `input` is an error that names it.
+ */
+export function renderTemplate(text: string, input: unknown, where: string): string {
+  if (!text.includes('{{')) return text;
+  return text.replace(VARIABLE, (_, path: string) => {
+    let value: unknown = input;
+    for (const key of path.split('.')) {
+      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    }
+    if (value === undefined) {
+      throw new InvalidRequestError(`${where} uses the variable {{${path}}}, which "input" does not provide.`, `input.${path}`, 'missing_variable');
+    }
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+/** Renders every text in the messages (string contents, text parts, image URLs); returns new message objects. */
+export function renderMessages(messages: ChatCompletionMessageParam[], input: unknown): ChatCompletionMessageParam[] {
+  return messages.map((message, index) => {
+    const where = `messages[${index}]`;
+    const content = message.content;
+    if (typeof content === 'string') return { ...message, content: renderTemplate(content, input, where) } as ChatCompletionMessageParam;
+    if (!Array.isArray(content)) return message;
+    const parts = content.map((part) => {
+      if (part.type === 'text') return { ...part, text: renderTemplate(part.text, input, where) };
+      if (part.type === 'image_url') return { ...part, image_url: { ...part.image_url, url: renderTemplate(part.image_url.url, input, where) } };
+      return part;
+    });
+    return { ...message, content: parts } as ChatCompletionMessageParam;
+  });
+}

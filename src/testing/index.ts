@@ -1,0 +1,19 @@
+/**
+ * Test helpers: the simulator, scriptable per call, so agents can be unit-tested without network.
+ *
+ * ```ts
+ * const mock = createMockProvider({ replies: ['first answer', { error: { status: 429 } }] });
+ * const gateway = createGateway({ mock });
+ * ```
+ * @module
+ */
+import { MockProvider, type MockProviderOptions } from '../providers/mock.ts';
+
+export { MockProvider } from '../providers/mock.ts';
+export type { MockReply, MockMessage, MockFailure, MockRequest, MockProviderOptions } from '../providers/mock.ts';
+export { exampleFromSchema } from '../internal/example-from-schema.ts';
+
+/** A simulator to hand to `createGateway({ mock })`: replies from a queue, a function, or the default simulation. */
+export function createMockProvider(options?: MockProviderOptions): MockProvider {
+  return new MockProvider(options);
+}

@@ -1,0 +1,97 @@
+/**
+ * Request and response types: the `openai` package's chat-completion types, extended with Switchyard's fields.
+ * Code written against openai-node keeps compiling; the extensions are optional and namespaced where they are ours.
+ */
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+
+export type {
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionToolChoiceOption,
+  ChatCompletionContentPart,
+} from 'openai/resources/chat/completions';
+
+/** Provider-neutral reasoning setting: exactly one of `budget` (tokens) or `effort`. */
+export type ReasoningSetting =
+  | { budget: number; effort?: never }
+  | { effort: ReasoningEffortLevel; budget?: never };
+
+export type ReasoningEffortLevel = 'disabled' | 'low' | 'medium' | 'high';
+
+/** Fields Switchyard adds to an OpenAI chat-completion request. */
+export interface SwitchyardRequestFields {
+  /** Optional only for deployment calls; a direct model call needs messages. */
+  messages?: ChatCompletionMessageParam[];
+  /** `agent_id`, `trace_id`, `workflow_name` are recognised; any other string keys are kept on the call record. */
+  metadata?: Record<string, string> | null;
+  /** Fills `{{name}}` variables in message text (dotted paths allowed). */
+  input?: unknown;
+  reasoning?: ReasoningSetting;
+  /** Models to try, in order, after every provider of `model` failed with a retryable error. */
+  fallbacks?: string[];
+}
+
+type OpenAIRequest = Omit<ChatCompletionCreateParamsBase, 'messages' | 'metadata' | 'stream'>;
+
+export type CompletionRequestBase = OpenAIRequest & SwitchyardRequestFields;
+export type CompletionRequestNonStreaming = CompletionRequestBase & { stream?: false | null };
+export type CompletionRequestStreaming = CompletionRequestBase & { stream: true };
+export type CompletionRequest = CompletionRequestNonStreaming | CompletionRequestStreaming;
+
+/** Something that could not be honoured as asked: dropped or converted, never silently. */
+export interface CompletionWarning {
+  /** `unsupported_parameter`, `converted_parameter`, `reasoning_not_disabled`, … */
+  code: string;
+  param?: string;
+  message: string;
+}
+
+/** One try at one provider: what the attempt chain in errors, responses and records is made of. */
+export interface Attempt {
+  provider: string;
+  /** The model name sent to the provider. */
+  model: string;
+  /** HTTP status, when the provider answered. */
+  status?: number;
+  /** `ok`, or why the attempt failed: `rate_limited`, `server_error`, `timeout`, `connection_error`, `missing_credentials`, … */
+  outcome: string;
+  message?: string;
+  duration_ms: number;
+}
+
+/** Extension object on every response and stream chunk Switchyard returns. */
+export interface SwitchyardResponseInfo {
+  /** Catalog id the request resolved to (an alias resolves to its pinned id). */
+  model: string;
+  provider: string;
+  /** The model name the provider was sent. */
+  provider_model: string;
+  /** Agent the call is attributed to (deployment, then `metadata.agent_id`, then the model prefix). */
+  agent_id?: string;
+  attempts: Attempt[];
+  warnings: CompletionWarning[];
+}
+
+export type CompletionMessage = ChatCompletionMessage & {
+  /** Reasoning text, when the provider exposes it (never for OpenAI models, whose API hides it). */
+  reasoning_content?: string | null;
+};
+
+export type CompletionChoice = Omit<ChatCompletion.Choice, 'message'> & { message: CompletionMessage };
+
+export type CompletionResponse = Omit<ChatCompletion, 'choices'> & {
+  choices: CompletionChoice[];
+  switchyard: SwitchyardResponseInfo;
+};
+
+export type CompletionChunkDelta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null };
+export type CompletionChunkChoice = Omit<ChatCompletionChunk.Choice, 'delta'> & { delta: CompletionChunkDelta };
+export type CompletionChunk = Omit<ChatCompletionChunk, 'choices'> & {
+  choices: CompletionChunkChoice[];
+};

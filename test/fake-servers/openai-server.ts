@@ -1,0 +1,150 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A fake OpenAI-compatible server speaking the Chat Completions wire format (providers.md §1): JSON completions,
+ * SSE streams with `data:` lines and `[DONE]`, the usage chunk of `stream_options.include_usage`, error bodies,
+ * retry-after headers, in-stream errors and dropped connections. Tests drive it through the real `openai` SDK.
+ */
+export interface FakeReply {
+  content?: string | null;
+  /** Reasoning text, sent in the field this provider uses (`reasoning` for Groq/OpenRouter, `reasoning_content` for DeepSeek/xAI). */
+  reasoning?: { field: 'reasoning' | 'reasoning_content'; text: string };
+  refusal?: string;
+  tool_calls?: Array<{ id: string; name: string; arguments: string }>;
+  finish_reason?: string;
+  usage?: { prompt_tokens: number; completion_tokens: number; reasoning_tokens?: number; cached_tokens?: number };
+  /** Answer with this HTTP error instead. */
+  error?: { status: number; message: string; type?: string; code?: string | null; headers?: Record<string, string> };
+  /** Stream only: after this many content chunks, send an in-stream error event and end. */
+  streamErrorAfter?: number;
+  /** Stream only: after this many content chunks, destroy the socket. */
+  truncateAfter?: number;
+  /** Destroy the connection without answering. */
+  reset?: boolean;
+  /** Wait this long before answering. */
+  delayMs?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, any>;
+}
+
+export interface FakeOpenAIServer {
+  /** Base URL to hand to the SDK, ending in `/v1`. */
+  url: string;
+  requests: RecordedRequest[];
+  enqueue(...replies: FakeReply[]): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
+  const requests: RecordedRequest[] = [];
+  const queue: FakeReply[] = [];
+  let counter = 0;
+
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+    requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
+
+    if (!request.url?.endsWith('/chat/completions')) {
+      return sendJSON(response, 404, { error: { message: `Unknown path ${request.url}`, type: 'invalid_request_error', param: null, code: null } });
+    }
+    if (request.headers.authorization !== undefined && !/^Bearer \S+$/.test(request.headers.authorization)) {
+      return sendJSON(response, 401, { error: { message: 'Malformed Authorization header', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+    }
+    const reply = queue.shift() ?? { content: `Hello from fake ${body.model}` };
+    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if (reply.reset) return request.socket.destroy();
+    if (reply.error) {
+      const { status, message, type = 'invalid_request_error', code = null, headers = {} } = reply.error;
+      return sendJSON(response, status, { error: { message, type, param: null, code } }, headers);
+    }
+    counter += 1;
+    const id = `chatcmpl-fake${counter}`;
+    const usage = usageOf(reply);
+    if (body.stream) return stream(response, id, body, reply, usage);
+    const message: Record<string, unknown> = { role: 'assistant', content: reply.content ?? null, refusal: reply.refusal ?? null };
+    if (reply.reasoning) message[reply.reasoning.field] = reply.reasoning.text;
+    if (reply.tool_calls) {
+      message.tool_calls = reply.tool_calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    }
+    sendJSON(response, 200, {
+      id,
+      object: 'chat.completion',
+      created: 1_760_000_000,
+      model: body.model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop') }],
+      usage,
+      system_fingerprint: 'fp_fake',
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...replies) => queue.push(...replies),
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+function usageOf(reply: FakeReply) {
+  const { prompt_tokens = 12, completion_tokens = 7, reasoning_tokens = 0, cached_tokens = 0 } = reply.usage ?? {};
+  return {
+    prompt_tokens,
+    completion_tokens,
+    total_tokens: prompt_tokens + completion_tokens,
+    prompt_tokens_details: { cached_tokens, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+function stream(response: ServerResponse, id: string, body: Record<string, any>, reply: FakeReply, usage: ReturnType<typeof usageOf>): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const includeUsage = body.stream_options?.include_usage === true;
+  const base = { id, object: 'chat.completion.chunk', created: 1_760_000_000, model: body.model, system_fingerprint: 'fp_fake' };
+  const send = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    response.write(`data: ${JSON.stringify({ ...base, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`);
+  const delta = (value: Record<string, unknown>, finish: string | null = null) => send([{ index: 0, delta: value, logprobs: null, finish_reason: finish }]);
+
+  delta({ role: 'assistant', content: '', refusal: null });
+  if (reply.reasoning) for (const piece of pieces(reply.reasoning.text)) delta({ [reply.reasoning.field]: piece });
+  const contentPieces = pieces(reply.content ?? '');
+  for (const [index, piece] of contentPieces.entries()) {
+    if (reply.truncateAfter === index) return void response.socket?.destroy();
+    if (reply.streamErrorAfter === index) {
+      response.write(`data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`);
+      return void response.end();
+    }
+    delta({ content: piece });
+  }
+  for (const [index, call] of (reply.tool_calls ?? []).entries()) {
+    delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
+    for (const piece of pieces(call.arguments)) delta({ tool_calls: [{ index, function: { arguments: piece } }] });
+  }
+  delta({}, reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop'));
+  if (includeUsage) response.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
+  response.write('data: [DONE]\n\n');
+  response.end();
+}
+
+function pieces(text: string): string[] {
+  const result: string[] = [];
+  for (let index = 0; index < text.length; index += 5) result.push(text.slice(index, index + 5));
+  return result;
+}
+
+function sendJSON(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'req_fake', ...headers });
+  response.end(JSON.stringify(body));
+}

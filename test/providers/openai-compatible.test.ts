@@ -1,0 +1,89 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type CompletionChunk } from '../../src/index.ts';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
+import { gatewayAgainst } from '../helpers/openai-env.ts';
+import { testCatalog } from '../helpers/test-catalog.ts';
+
+let server: FakeOpenAIServer;
+beforeAll(async () => {
+  server = await startFakeOpenAIServer();
+});
+afterAll(() => server.close());
+afterEach(() => {
+  server.requests.length = 0;
+});
+
+const hello = [{ role: 'user' as const, content: 'Think, then answer' }];
+
+describe('OpenAI-compatible family', () => {
+  it('Groq: renames its `reasoning` field to reasoning_content and sends the effort', async () => {
+    server.enqueue({ content: '42', reasoning: { field: 'reasoning', text: 'Six times seven.' }, usage: { prompt_tokens: 5, completion_tokens: 9, reasoning_tokens: 6 } });
+    const gateway = gatewayAgainst(server.url);
+    const response = await gateway.createCompletion({ model: 'gpt-oss-120b', messages: hello, reasoning_effort: 'high', max_tokens: 100 });
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer test-key-groq');
+    expect(server.requests[0]!.body).toEqual({ model: 'openai/gpt-oss-120b', messages: hello, max_completion_tokens: 100, reasoning_effort: 'high' });
+    const message = response.choices[0]!.message as unknown as Record<string, unknown>;
+    expect(message.reasoning_content).toBe('Six times seven.');
+    expect(message).not.toHaveProperty('reasoning');
+    expect(response.usage?.completion_tokens_details?.reasoning_tokens).toBe(6);
+  });
+
+  it('Groq: streams reasoning as delta.reasoning_content before the content', async () => {
+    server.enqueue({ content: 'Answer.', reasoning: { field: 'reasoning', text: 'Thinking hard.' } });
+    const gateway = gatewayAgainst(server.url);
+    const kinds: string[] = [];
+    for await (const chunk of await gateway.createCompletion({ model: 'gpt-oss-120b', messages: hello, stream: true })) {
+      const delta = (chunk as CompletionChunk).choices[0]?.delta ?? {};
+      if (delta.reasoning_content) kinds.push('reasoning');
+      if (delta.content) kinds.push('content');
+      expect(delta).not.toHaveProperty('reasoning');
+    }
+    expect(kinds.indexOf('content')).toBeGreaterThan(kinds.lastIndexOf('reasoning'));
+  });
+
+  it('DeepSeek: keeps max_tokens, reads reasoning_content, warns that the model takes no reasoning knob', async () => {
+    server.enqueue({ content: 'Done', reasoning: { field: 'reasoning_content', text: 'Step 1…' } });
+    const gateway = gatewayAgainst(server.url);
+    const response = await gateway.createCompletion({ model: 'deepseek-reasoner-v3.2', messages: hello, max_completion_tokens: 300, reasoning: { effort: 'low' } });
+    expect(server.requests[0]!.body).toEqual({ model: 'deepseek-reasoner', messages: hello, max_tokens: 300 });
+    expect(response.choices[0]!.message.reasoning_content).toBe('Step 1…');
+    expect(response.switchyard.warnings).toEqual([expect.objectContaining({ code: 'reasoning_not_configurable' })]);
+  });
+
+  it('Mistral: sends seed as random_seed, rewrites tool-call ids to nine characters consistently, drops logit_bias', async () => {
+    const gateway = gatewayAgainst(server.url);
+    const response = await gateway.createCompletion({
+      model: 'mistral-large-latest',
+      seed: 7,
+      logit_bias: { '50256': -100 },
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_abcdefghijklmnop', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'call_abcdefghijklmnop', content: 'sunny' },
+      ],
+    });
+    const body = server.requests[0]!.body;
+    expect(body.random_seed).toBe(7);
+    expect(body).not.toHaveProperty('seed');
+    expect(body).not.toHaveProperty('logit_bias');
+    const id = body.messages[1].tool_calls[0].id;
+    expect(id).toMatch(/^[a-zA-Z0-9]{9}$/);
+    expect(body.messages[2].tool_call_id).toBe(id);
+    expect(response.switchyard.warnings).toEqual([expect.objectContaining({ code: 'unsupported_parameter', param: 'logit_bias' })]);
+  });
+
+  it('Ollama: needs no key; OLLAMA_BASE_URL points it at the server', async () => {
+    const gateway = createGateway({ catalog: testCatalog, env: { OLLAMA_BASE_URL: server.url } });
+    const response = await gateway.createCompletion({ model: 'ollama/llama-3.3-70b-instruct', messages: hello });
+    expect(response.switchyard).toMatchObject({ provider: 'ollama', provider_model: 'llama3.3:70b' });
+    expect(server.requests[0]!.body.model).toBe('llama3.3:70b');
+  });
+
+  it('drops OpenAI-only parameters for other providers, with a warning each', async () => {
+    const gateway = gatewayAgainst(server.url);
+    const response = await gateway.createCompletion({ model: 'together/gpt-oss-120b', messages: hello, store: true, service_tier: 'flex' });
+    expect(server.requests[0]!.body).not.toHaveProperty('store');
+    expect(server.requests[0]!.body).not.toHaveProperty('service_tier');
+    expect(response.switchyard.warnings.map((warning) => warning.param).sort()).toEqual(['service_tier', 'store']);
+  });
+});
