@@ -14,6 +14,8 @@ export interface OpenAIFamilyQuirks {
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /** Response field holding reasoning text, renamed to `reasoning_content`. */
   reasoningField?: 'reasoning' | 'reasoning_content';
+  /** Whether the provider constrains output to a JSON Schema (OpenRouter only passes it on, DeepSeek has JSON mode only). */
+  nativeStructuredOutputs: boolean;
   /** Whether the provider honours `stream_options.include_usage`. */
   streamUsage: boolean;
   /** OpenAI pads stream chunks with an `obfuscation` field unless told not to. */
@@ -24,6 +26,8 @@ export interface OpenAIFamilyQuirks {
   unsupportedParams?: string[];
   /** Mistral rejects tool-call ids that are not exactly nine letters or digits. */
   nineCharToolCallIds?: boolean;
+  /** DeepSeek needs the assistant's reasoning_content sent back inside a tool-call loop; the others reject it. */
+  acceptsReasoningContent?: boolean;
 }
 
 /** Parameters only OpenAI's own API knows; other providers of the family reject or ignore them. */
@@ -33,6 +37,7 @@ const OPENAI_ONLY = ['store', 'service_tier', 'prediction', 'modalities', 'audio
 export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   openai: {
     name: 'openai',
+    nativeStructuredOutputs: true,
     envPrefix: 'OPENAI',
     defaultBaseURL: 'https://api.openai.com/v1',
     requiresApiKey: true,
@@ -40,8 +45,19 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     streamUsage: true,
     disableObfuscation: true,
   },
+  azure: {
+    name: 'azure',
+    nativeStructuredOutputs: true,
+    envPrefix: 'AZURE',
+    // The resource endpoint, e.g. https://my-resource.openai.azure.com; there is no shared default.
+    defaultBaseURL: '',
+    requiresApiKey: true,
+    maxTokensField: 'max_completion_tokens',
+    streamUsage: true,
+  },
   groq: {
     name: 'groq',
+    nativeStructuredOutputs: true,
     envPrefix: 'GROQ',
     defaultBaseURL: 'https://api.groq.com/openai/v1',
     requiresApiKey: true,
@@ -52,6 +68,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   xai: {
     name: 'xai',
+    nativeStructuredOutputs: true,
     envPrefix: 'XAI',
     defaultBaseURL: 'https://api.x.ai/v1',
     requiresApiKey: true,
@@ -62,16 +79,19 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   deepseek: {
     name: 'deepseek',
+    nativeStructuredOutputs: false,
     envPrefix: 'DEEPSEEK',
     defaultBaseURL: 'https://api.deepseek.com/v1',
     requiresApiKey: true,
     maxTokensField: 'max_tokens',
     reasoningField: 'reasoning_content',
+    acceptsReasoningContent: true,
     streamUsage: true,
     unsupportedParams: OPENAI_ONLY,
   },
   mistral: {
     name: 'mistral',
+    nativeStructuredOutputs: true,
     envPrefix: 'MISTRAL',
     defaultBaseURL: 'https://api.mistral.ai/v1',
     requiresApiKey: true,
@@ -83,6 +103,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   together: {
     name: 'together',
+    nativeStructuredOutputs: true,
     envPrefix: 'TOGETHER',
     defaultBaseURL: 'https://api.together.xyz/v1',
     requiresApiKey: true,
@@ -93,6 +114,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   fireworks: {
     name: 'fireworks',
+    nativeStructuredOutputs: true,
     envPrefix: 'FIREWORKS',
     defaultBaseURL: 'https://api.fireworks.ai/inference/v1',
     requiresApiKey: true,
@@ -103,6 +125,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   openrouter: {
     name: 'openrouter',
+    nativeStructuredOutputs: false,
     envPrefix: 'OPENROUTER',
     defaultBaseURL: 'https://openrouter.ai/api/v1',
     requiresApiKey: true,
@@ -113,6 +136,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   ollama: {
     name: 'ollama',
+    nativeStructuredOutputs: true,
     envPrefix: 'OLLAMA',
     defaultBaseURL: 'http://localhost:11434/v1',
     requiresApiKey: false,

@@ -3,6 +3,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai
 import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
 import { parseRetryAfter } from '../internal/parse-retry-after.ts';
 import { redactSecrets } from '../internal/redact.ts';
+import { toStrictJsonSchema } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk, CompletionMessage } from '../types.ts';
 import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from './provider.ts';
@@ -22,7 +23,8 @@ export async function createOpenAIProvider(settings: ResolvedProviderSettings, q
   return new OpenAIProvider(client, settings, quirks);
 }
 
-class OpenAIProvider implements Provider {
+/** Exported for the Azure adapter, which hands it the SDK's Azure client. */
+export class OpenAIProvider implements Provider {
   readonly name: string;
   readonly #client: OpenAI;
   readonly #settings: ResolvedProviderSettings;
@@ -68,6 +70,8 @@ class OpenAIProvider implements Provider {
   async *#convertChunks(stream: AsyncIterable<ChatCompletionChunk>, model: string): AsyncIterable<CompletionChunk> {
     try {
       for await (const chunk of stream) {
+        // Azure opens streams with a choice-less chunk that only carries prompt_filter_results.
+        if (chunk.choices.length === 0 && !chunk.usage) continue;
         for (const choice of chunk.choices) this.#normalizeReasoning(choice.delta as Record<string, unknown>);
         yield chunk;
       }
@@ -80,6 +84,8 @@ class OpenAIProvider implements Provider {
   #toRequestBody(call: ProviderCall): ChatCompletionCreateParamsBase {
     const body: Record<string, unknown> = { ...call.body };
     const quirks = this.#quirks;
+    const deployment = this.#settings.deployments?.[call.body.model];
+    if (deployment) body.model = deployment;
 
     if (body.max_tokens != null && quirks.maxTokensField === 'max_completion_tokens') {
       body.max_completion_tokens ??= body.max_tokens;
@@ -98,8 +104,11 @@ class OpenAIProvider implements Provider {
       body[theirs] = body[ours];
       delete body[ours];
     }
-    if (quirks.nineCharToolCallIds) body.messages = rewriteToolCallIds(call.body.messages);
+    body.messages = withoutReasoningState(call.body.messages, quirks.acceptsReasoningContent ?? false);
+    if (quirks.nineCharToolCallIds) body.messages = rewriteToolCallIds(body.messages as ChatCompletionCreateParamsBase['messages']);
     if (call.reasoning) this.#applyReasoning(call, body);
+    body.response_format = strictResponseFormat(body.response_format);
+    if (body.response_format === undefined) delete body.response_format;
     return body as unknown as ChatCompletionCreateParamsBase;
   }
 
@@ -206,6 +215,16 @@ class OpenAIProvider implements Provider {
   }
 }
 
+/**
+ * Native JSON Schema output is sent in strict mode (constrained decoding) unless the caller set `strict: false`;
+ * the schema is rewritten to what strict mode accepts, and the answer is validated against the original later.
+ */
+function strictResponseFormat(format: unknown): unknown {
+  const responseFormat = format as { type?: string; json_schema?: { strict?: boolean; schema?: Record<string, unknown> } } | undefined;
+  if (responseFormat?.type !== 'json_schema' || responseFormat.json_schema?.strict === false || !responseFormat.json_schema?.schema) return format;
+  return { ...responseFormat, json_schema: { ...responseFormat.json_schema, strict: true, schema: toStrictJsonSchema(responseFormat.json_schema.schema) } };
+}
+
 const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
 
 function closestLevel(levels: string[], wanted: string): string {
@@ -227,6 +246,20 @@ function closestLevel(levels: string[], wanted: string): string {
 function describeCause(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
+}
+
+/**
+ * Assistant messages sent back as they were returned carry our `reasoning_details` (and `reasoning_content`);
+ * strip what this provider would reject. Messages without them are passed as they are, without copying.
+ */
+function withoutReasoningState(messages: ChatCompletionCreateParamsBase['messages'], keepContent: boolean): ChatCompletionCreateParamsBase['messages'] {
+  const carries = (message: object) => 'reasoning_details' in message || (!keepContent && 'reasoning_content' in message);
+  if (!messages.some((message) => message.role === 'assistant' && carries(message))) return messages;
+  return messages.map((message) => {
+    if (message.role !== 'assistant' || !carries(message)) return message;
+    const { reasoning_details: _details, reasoning_content: content, ...rest } = message as typeof message & { reasoning_details?: unknown; reasoning_content?: unknown };
+    return (keepContent && content !== undefined ? { ...rest, reasoning_content: content } : rest) as typeof message;
+  });
 }
 
 /** Maps every tool-call id to nine letters and digits, the same way each time so calls and results still pair up. */

@@ -48,6 +48,10 @@ export interface ProviderSettings {
   timeoutMs?: number;
   /** A fetch implementation to hand to the SDK (proxies, instrumentation, tests). */
   fetch?: typeof fetch;
+  /** Azure: the api-version query parameter (default from `AZURE_API_VERSION`, else 2024-10-21). */
+  apiVersion?: string;
+  /** Azure: deployment name per model name when a deployment is not named after its model. */
+  deployments?: Record<string, string>;
 }
 
 /** Settings after defaults and environment were applied. */

@@ -12,7 +12,11 @@ export const testCatalogData: CatalogData = {
   models: [
     {
       id: 'gpt-4o-2024-11-20', name: 'GPT-4o', maker: 'openai', release_date: '2024-11-20', context_window: 128000, max_output_tokens: 16384,
-      supports, providers: [{ provider: 'openai', model: 'gpt-4o-2024-11-20', pricing: price }, { provider: 'openrouter', model: 'openai/gpt-4o-2024-11-20', pricing: price }],
+      supports, providers: [
+        { provider: 'openai', model: 'gpt-4o-2024-11-20', pricing: price },
+        { provider: 'openrouter', model: 'openai/gpt-4o-2024-11-20', pricing: price },
+        { provider: 'azure', model: 'gpt-4o-2024-11-20', pricing: price },
+      ],
     },
     {
       id: 'o3-2025-04-16', name: 'o3', maker: 'openai', release_date: '2025-04-16', context_window: 200000, max_output_tokens: 100000,

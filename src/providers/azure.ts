@@ -1,0 +1,22 @@
+import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
+import { OpenAIProvider } from './openai.ts';
+import type { Provider, ResolvedProviderSettings } from './provider.ts';
+
+/**
+ * Azure OpenAI through the `openai` SDK's Azure client: the deployment name goes in the URL path
+ * (`/openai/deployments/{deployment}/chat/completions?api-version=…`) and the key in the `api-key` header.
+ * Request and response are the OpenAI wire format, so the OpenAI adapter does the rest.
+ */
+export async function createAzureProvider(settings: ResolvedProviderSettings, quirks: OpenAIFamilyQuirks): Promise<Provider> {
+  const { AzureOpenAI } = await import('openai');
+  const client = new AzureOpenAI({
+    apiKey: settings.apiKey,
+    endpoint: settings.baseURL,
+    apiVersion: settings.apiVersion ?? '2024-10-21',
+    timeout: settings.timeoutMs,
+    maxRetries: 0,
+    ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+  });
+  return new OpenAIProvider(client, settings, quirks);
+}
