@@ -8,6 +8,8 @@ export interface ProviderDefinition {
   envPrefix: string;
   defaultBaseURL: string;
   requiresApiKey: boolean;
+  /** Whether the provider constrains output to a JSON Schema itself (the model must support it too, per the catalog). */
+  nativeStructuredOutputs: boolean;
   load(settings: ResolvedProviderSettings): Promise<Provider>;
 }
 
@@ -17,14 +19,38 @@ function openAIFamilyDefinition(quirks: OpenAIFamilyQuirks): ProviderDefinition 
     envPrefix: quirks.envPrefix,
     defaultBaseURL: quirks.defaultBaseURL,
     requiresApiKey: quirks.requiresApiKey,
-    load: async (settings) => (await import('./openai.ts')).createOpenAIProvider(settings, quirks),
+    nativeStructuredOutputs: quirks.nativeStructuredOutputs,
+    load: async (settings) =>
+      quirks.name === 'azure'
+        ? (await import('./azure.ts')).createAzureProvider(settings, quirks)
+        : (await import('./openai.ts')).createOpenAIProvider(settings, quirks),
   };
 }
 
+const anthropic: ProviderDefinition = {
+  name: 'anthropic',
+  envPrefix: 'ANTHROPIC',
+  defaultBaseURL: 'https://api.anthropic.com',
+  requiresApiKey: true,
+  nativeStructuredOutputs: true,
+  load: async (settings) => (await import('./anthropic.ts')).createAnthropicProvider(settings),
+};
+
+const google: ProviderDefinition = {
+  name: 'google',
+  envPrefix: 'GEMINI',
+  defaultBaseURL: 'https://generativelanguage.googleapis.com',
+  requiresApiKey: true,
+  nativeStructuredOutputs: true,
+  load: async (settings) => (await import('./google.ts')).createGoogleProvider(settings),
+};
+
 /** Every provider Switchyard can call. Their names are reserved in the `model` parameter (`<provider>/<model>`). */
-export const providerDefinitions: ReadonlyMap<string, ProviderDefinition> = new Map(
-  Object.values(openAIFamily).map((quirks) => [quirks.name, openAIFamilyDefinition(quirks)]),
-);
+export const providerDefinitions: ReadonlyMap<string, ProviderDefinition> = new Map([
+  ...Object.values(openAIFamily).map((quirks) => [quirks.name, openAIFamilyDefinition(quirks)] as const),
+  ['anthropic', anthropic],
+  ['google', google],
+]);
 
 /** Names reserved as `<provider>/` prefixes, including providers the catalog lists but this version cannot call yet. */
 export const reservedProviderNames: ReadonlySet<string> = new Set([
