@@ -1,7 +1,8 @@
+import type { AutoParseableResponseFormat } from 'openai/lib/parser';
 import type { ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import type { CompletionStream } from './completion-stream.ts';
 import { createGateway, type CompletionOptions, type Gateway } from './gateway.ts';
-import type { CompletionRequestNonStreaming, CompletionRequestStreaming, CompletionResponse } from './types.ts';
+import type { CompletionRequestNonStreaming, CompletionRequestStreaming, CompletionResponse, ParsedCompletionResponse } from './types.ts';
 
 let gateway: Gateway | undefined;
 
@@ -13,6 +14,10 @@ function defaultGateway(): Gateway {
 
 /** `createCompletion` on a default gateway that reads provider keys from `<NAME>_API_KEY`. */
 export function createCompletion(request: CompletionRequestStreaming, options?: CompletionOptions): Promise<CompletionStream>;
+export function createCompletion<Parsed>(
+  request: CompletionRequestNonStreaming & { response_format: AutoParseableResponseFormat<Parsed> },
+  options?: CompletionOptions,
+): Promise<ParsedCompletionResponse<Parsed>>;
 export function createCompletion(request: CompletionRequestNonStreaming, options?: CompletionOptions): Promise<CompletionResponse>;
 export function createCompletion(
   request: CompletionRequestStreaming | CompletionRequestNonStreaming,

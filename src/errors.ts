@@ -124,6 +124,23 @@ export class StreamInterruptedError extends ProviderError {
   override name = 'StreamInterruptedError';
 }
 
+/**
+ * The model's answer could not be made to match the requested schema: after extraction and repair, one corrective
+ * retry and the optional `structured_output_fallback` model. Holds the last raw answer and what was wrong with it.
+ */
+export class StructuredOutputError extends SwitchyardError {
+  override name = 'StructuredOutputError';
+  /** The last answer as the model wrote it. */
+  readonly raw: string | null;
+  /** Validation errors of that answer, as `<path> <problem>` lines. */
+  readonly validationErrors: string[];
+  constructor(message: string, raw: string | null, validationErrors: string[], attempts: Attempt[]) {
+    super(message, { status: 502, type: 'api_error', code: 'structured_output_invalid', attempts });
+    this.raw = raw;
+    this.validationErrors = validationErrors;
+  }
+}
+
 function typeForStatus(status: number): string {
   if (status === 401 || status === 403) return 'authentication_error';
   if (status === 429) return 'rate_limit_error';

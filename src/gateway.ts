@@ -1,23 +1,29 @@
+import type { AutoParseableResponseFormat } from 'openai/lib/parser';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { applyModelSupport } from './apply-model-support.ts';
 import { Catalog, type ListModelsOptions, type ModelList } from './catalog/catalog.ts';
 import type { ModelEntry } from './catalog/catalog-schema.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
 import { CompletionStream, forwardChunks } from './completion-stream.ts';
-import { InvalidRequestError, ModelNotFoundError } from './errors.ts';
+import { InvalidRequestError, ModelNotFoundError, ProviderError, StructuredOutputError, SwitchyardError, UnsupportedParameterError } from './errors.ts';
 import { MockProvider } from './providers/mock.ts';
-import type { Provider, ProviderCall, ProviderSettings, ResolvedProviderSettings } from './providers/provider.ts';
+import type { Provider, ProviderCall, ProviderCompletion, ProviderSettings, ResolvedProviderSettings } from './providers/provider.ts';
 import { providerDefinitions, reservedProviderNames } from './providers/registry.ts';
 import { resolveReasoning } from './reasoning.ts';
 import { parseModelReference } from './routing/parse-model.ts';
 import { runAttempts, type Candidate, type RetryOptions } from './routing/run-attempts.ts';
+import { applyOutputSpec, validateStreamedOutput } from './structured-output/apply-output-spec.ts';
+import { checkOutput, correctionMessages, resolveOutputSpec, type OutputCheck, type OutputSpec } from './structured-output/output-spec.ts';
 import { renderMessages } from './templates.ts';
 import type {
+  Attempt,
+  ChatCompletionMessageParam,
   CompletionRequest,
   CompletionRequestNonStreaming,
   CompletionRequestStreaming,
   CompletionResponse,
   CompletionWarning,
+  ParsedCompletionResponse,
   SwitchyardResponseInfo,
 } from './types.ts';
 import { validateRequest } from './validate-request.ts';
@@ -40,13 +46,20 @@ export interface GatewayOptions {
   catalog?: Catalog;
 }
 
+/** Per-call options, kept out of the request body so the body stays exactly OpenAI's. */
 export interface CompletionOptions {
   /** Aborts the request (and a running stream). */
   signal?: AbortSignal;
+  /** Overrides the gateway's retry policy for this call. */
+  retry?: RetryOptions;
 }
 
 export interface Gateway {
   createCompletion(request: CompletionRequestStreaming, options?: CompletionOptions): Promise<CompletionStream>;
+  createCompletion<Parsed>(
+    request: CompletionRequestNonStreaming & { response_format: AutoParseableResponseFormat<Parsed> },
+    options?: CompletionOptions,
+  ): Promise<ParsedCompletionResponse<Parsed>>;
   createCompletion(request: CompletionRequestNonStreaming, options?: CompletionOptions): Promise<CompletionResponse>;
   createCompletion(request: CompletionRequest, options?: CompletionOptions): Promise<CompletionResponse | CompletionStream>;
   /** The catalog in the OpenAI `/v1/models` shape. */
@@ -57,7 +70,9 @@ export interface Gateway {
 const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 8_000, totalTimeoutMs: 120_000 };
 
 /** Fields of ours that no provider receives. */
-const SWITCHYARD_FIELDS = ['metadata', 'input', 'reasoning', 'reasoning_effort', 'fallbacks', 'stream', 'stream_options'] as const;
+const SWITCHYARD_FIELDS = [
+  'metadata', 'input', 'reasoning', 'reasoning_effort', 'fallbacks', 'structured_output_fallback', 'stream', 'stream_options', 'response_format',
+] as const;
 
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const catalog = options.catalog ?? defaultCatalog();
@@ -86,11 +101,16 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const configured = options.providers?.[name] ?? {};
     const apiKey = configured.apiKey ?? env[`${definition.envPrefix}_API_KEY`] ?? (definition.requiresApiKey ? undefined : 'unused');
     if (!apiKey) return { missing: `${definition.envPrefix}_API_KEY` };
+    // Azure has no shared endpoint: each resource has its own, so it must be configured.
+    const baseURL = configured.baseURL ?? env[`${definition.envPrefix}_BASE_URL`] ?? definition.defaultBaseURL;
+    if (!baseURL) return { missing: `${definition.envPrefix}_BASE_URL` };
+    const apiVersion = configured.apiVersion ?? env[`${definition.envPrefix}_API_VERSION`];
     const settings: ResolvedProviderSettings = {
       ...configured,
       apiKey,
-      baseURL: configured.baseURL ?? env[`${definition.envPrefix}_BASE_URL`] ?? definition.defaultBaseURL,
+      baseURL,
       timeoutMs: configured.timeoutMs ?? timeoutMs,
+      ...(apiVersion ? { apiVersion } : {}),
     };
     return definition.load(settings);
   }
@@ -148,23 +168,30 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 
     // 2. The provider-neutral body: the caller's OpenAI fields, templated, minus ours and minus what the model cannot take.
     const warnings: CompletionWarning[] = [];
+    const output = resolveOutputSpec(request.response_format);
     const body: Record<string, unknown> = { ...request };
     for (const field of SWITCHYARD_FIELDS) delete body[field];
     if (request.input !== undefined) body.messages = renderMessages(request.messages, request.input);
     applyModelSupport(body, model, options.strict ?? false, warnings);
-
-    // 3. Try the providers in order until one answers.
-    const candidates = candidatesFor(model, reference.provider, request.fallbacks ?? options.fallbacks ?? []);
-    const callFor = (candidate: Candidate): ProviderCall => ({
-      body: { ...body, model: candidate.offering.model } as unknown as ChatCompletionCreateParamsBase,
-      model: candidate.model,
-      reasoning: candidate.model === model ? reasoning : undefined,
-      signal: callOptions.signal,
-      warn: (warning) => {
-        if (!warnings.some((known) => known.code === warning.code && known.message === warning.message)) warnings.push(warning);
-      },
-    });
-    const infoFor = (candidate: Candidate, attempts: SwitchyardResponseInfo['attempts']): SwitchyardResponseInfo => ({
+    const warn = (warning: CompletionWarning): void => {
+      if (options.strict && warning.code === 'unsupported_parameter') {
+        throw new UnsupportedParameterError(`${warning.message} (strict mode: remove it, or create the gateway without strict: true).`, warning.param ?? '');
+      }
+      if (!warnings.some((known) => known.code === warning.code && known.message === warning.message)) warnings.push(warning);
+    };
+    const callFor = (candidate: Candidate, native: boolean, extraMessages: ChatCompletionMessageParam[] = []): ProviderCall => {
+      const callBody: Record<string, unknown> = { ...body, model: candidate.offering.model };
+      if (extraMessages.length > 0) callBody.messages = [...(body.messages as ChatCompletionMessageParam[]), ...extraMessages];
+      if (output) applyOutputSpec(callBody, output, native, candidate.model.supports.json_mode);
+      return {
+        body: callBody as unknown as ChatCompletionCreateParamsBase,
+        model: candidate.model,
+        reasoning: candidate.model === model ? reasoning : undefined,
+        signal: callOptions.signal,
+        warn,
+      };
+    };
+    const infoFor = (candidate: Candidate, attempts: Attempt[]): SwitchyardResponseInfo => ({
       model: candidate.model.id,
       provider: candidate.offering.provider,
       provider_model: candidate.offering.model,
@@ -173,40 +200,91 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       warnings,
     });
 
+    // 3. Try the providers in order until one answers.
+    const candidates = candidatesFor(model, reference.provider, request.fallbacks ?? options.fallbacks ?? []);
     if (request.stream) {
       // The first chunk is awaited inside the attempt, so a provider that fails before sending anything is retried.
       const { value, candidate, attempts } = await runAttempts(
         candidates,
         getProvider,
-        async (provider, candidate) => {
-          const iterator = (await provider.stream(callFor(candidate)))[Symbol.asyncIterator]();
-          const first = await iterator.next();
-          return { iterator, first };
-        },
-        retry,
+        (provider, candidate) =>
+          withPromptedFallback(candidate, async (native) => {
+            const iterator = (await provider.stream(callFor(candidate, native)))[Symbol.asyncIterator]();
+            return { iterator, first: await iterator.next() };
+          }),
+        { ...retry, ...callOptions.retry },
         callOptions.signal,
       );
       const info = infoFor(candidate, attempts);
       const includeUsage = request.stream_options?.include_usage === true;
-      const chunks = value.first.done
+      let chunks = value.first.done
         ? emptyStream()
         : forwardChunks(value.first.value, value.iterator, { model: candidate.model.id, includeUsage, info });
+      if (output) chunks = validateStreamedOutput(chunks, output, attempts);
       return new CompletionStream(chunks, info);
     }
 
-    const { value: completion, candidate, attempts } = await runAttempts(
-      candidates,
-      getProvider,
-      (provider, candidate) => provider.complete(callFor(candidate)),
-      retry,
-      callOptions.signal,
-    );
+    const attempts: Attempt[] = [];
+    const run = async (runCandidates: Candidate[], extraMessages: ChatCompletionMessageParam[] = []) => {
+      const result = await runAttempts(
+        runCandidates,
+        getProvider,
+        (provider, candidate) => withPromptedFallback(candidate, (native) => provider.complete(callFor(candidate, native, extraMessages))),
+        { ...retry, ...callOptions.retry },
+        callOptions.signal,
+      ).catch((error: unknown) => {
+        if (error instanceof SwitchyardError) error.attempts.unshift(...attempts);
+        throw error;
+      });
+      attempts.push(...result.attempts);
+      return result;
+    };
+    let { value: completion, candidate } = await run(candidates);
+
+    // 4. Structured output: extract, repair, validate; once more with the errors fed back; then the fallback model.
+    if (output) {
+      let check = checkCompletion(completion, output);
+      if (check && !check.ok) {
+        warn({ code: 'structured_output_retry', message: `The answer did not match the schema (${check.errors[0]}); the model was asked to correct it.` });
+        const answer = completion.choices[0]?.message.content;
+        ({ value: completion, candidate } = await run(candidates, correctionMessages(answer, check.errors)));
+        check = checkCompletion(completion, output);
+      }
+      if (check && !check.ok && request.structured_output_fallback) {
+        warn({ code: 'structured_output_fallback', message: `Falling back to ${request.structured_output_fallback} for a schema-valid answer.` });
+        ({ value: completion, candidate } = await run(candidatesFor(findModel(request.structured_output_fallback), undefined, [])));
+        check = checkCompletion(completion, output);
+      }
+      if (check && !check.ok) {
+        throw new StructuredOutputError(
+          `${candidate.model.id} did not produce JSON matching the schema "${output.name}": ${check.errors.slice(0, 5).join('; ')}.`,
+          completion.choices[0]?.message.content ?? null,
+          check.errors,
+          attempts,
+        );
+      }
+    }
+
     completion.model = candidate.model.id;
     if (completion.usage) {
       completion.usage.completion_tokens_details ??= {};
       completion.usage.completion_tokens_details.reasoning_tokens ??= 0;
     }
     return { ...completion, switchyard: infoFor(candidate, attempts) };
+
+    /** Native structured output where model and provider have it; a provider that rejects the schema gets the prompted path. */
+    async function withPromptedFallback<T>(candidate: Candidate, attempt: (native: boolean) => Promise<T>): Promise<T> {
+      const modelHasIt = output?.kind === 'json_schema' ? candidate.model.supports.structured_outputs : candidate.model.supports.json_mode;
+      const native = output !== undefined && modelHasIt && supportsNativeOutput(candidate.offering.provider);
+      if (!native) return attempt(false);
+      try {
+        return await attempt(true);
+      } catch (error) {
+        if (!(error instanceof ProviderError && error.status === 400 && /schema|response_format/i.test(error.message))) throw error;
+        warn({ code: 'converted_parameter', param: 'response_format', message: `${candidate.offering.provider} rejected the schema natively; it was sent in the prompt instead.` });
+        return attempt(false);
+      }
+    }
   }
 
   return {
@@ -217,3 +295,19 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 }
 
 async function* emptyStream(): AsyncGenerator<never> {}
+
+function supportsNativeOutput(provider: string): boolean {
+  return provider === 'mock' || (providerDefinitions.get(provider)?.nativeStructuredOutputs ?? false);
+}
+
+/** Validation result for an answer, or `undefined` when there is nothing to validate (a refusal, a tool call). */
+function checkCompletion(completion: ProviderCompletion, output: OutputSpec): OutputCheck | undefined {
+  const choice = completion.choices[0];
+  if (!choice || choice.message.refusal || choice.finish_reason === 'content_filter' || choice.message.tool_calls?.length) return undefined;
+  const check = checkOutput(choice.message.content, output);
+  if (check.ok) {
+    choice.message.content = check.content;
+    choice.message.parsed = check.parsed;
+  }
+  return check;
+}

@@ -7,13 +7,15 @@ export type { Gateway, GatewayOptions, CompletionOptions } from './gateway.ts';
 export { createCompletion, listModels } from './default-gateway.ts';
 export { CompletionStream } from './completion-stream.ts';
 export { Catalog } from './catalog/catalog.ts';
-export type { ModelInfo, ModelList, ListModelsOptions } from './catalog/catalog.ts';
+export type { ModelInfo, ModelList, ListModelsOptions, ModelReasoningInfo } from './catalog/catalog.ts';
 export type { CatalogData, ModelEntry, ProviderOffering, ModelSupports, ReasoningFacts } from './catalog/catalog-schema.ts';
 export { effortToBudget, budgetToEffort } from './reasoning.ts';
 export { convertLegacyDeploymentReference } from './routing/parse-model.ts';
 export type { RetryOptions } from './routing/run-attempts.ts';
 export type { ProviderSettings } from './providers/provider.ts';
 export { renderTemplate } from './templates.ts';
+export { zodResponseFormat } from './structured-output/response-format.ts';
+export { toStrictJsonSchema } from './structured-output/strict-json-schema.ts';
 export {
   SwitchyardError,
   InvalidRequestError,
@@ -24,6 +26,7 @@ export {
   AuthenticationError,
   RateLimitError,
   StreamInterruptedError,
+  StructuredOutputError,
 } from './errors.ts';
 export type {
   CompletionRequest,
@@ -33,6 +36,8 @@ export type {
   CompletionChunk,
   CompletionMessage,
   CompletionWarning,
+  ParsedCompletionResponse,
+  ReasoningDetail,
   Attempt,
   ReasoningSetting,
   ReasoningEffortLevel,

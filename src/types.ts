@@ -35,6 +35,8 @@ export interface SwitchyardRequestFields {
   reasoning?: ReasoningSetting;
   /** Models to try, in order, after every provider of `model` failed with a retryable error. */
   fallbacks?: string[];
+  /** A model asked for the answer when `model` twice produced JSON that does not match `response_format`. */
+  structured_output_fallback?: string;
 }
 
 type OpenAIRequest = Omit<ChatCompletionCreateParamsBase, 'messages' | 'metadata' | 'stream'>;
@@ -78,9 +80,29 @@ export interface SwitchyardResponseInfo {
   warnings: CompletionWarning[];
 }
 
+/**
+ * Provider reasoning state that must travel back with the assistant message in a tool loop: Anthropic thinking
+ * blocks with their signatures, Gemini thought signatures. Opaque to the caller: keep the assistant message as
+ * returned (including `reasoning_details`) when sending it back, and the adapter restores it for its provider.
+ */
+export interface ReasoningDetail {
+  /** `reasoning.text` (readable thinking with its signature) or `reasoning.encrypted` (redacted/opaque data). */
+  type: 'reasoning.text' | 'reasoning.encrypted';
+  /** The provider whose format this is (`anthropic`, `google`); other providers ignore the entry. */
+  format: string;
+  text?: string;
+  signature?: string;
+  data?: string;
+  /** Gemini: the tool call whose part carried the signature. */
+  tool_call_id?: string;
+}
+
 export type CompletionMessage = ChatCompletionMessage & {
   /** Reasoning text, when the provider exposes it (never for OpenAI models, whose API hides it). */
   reasoning_content?: string | null;
+  reasoning_details?: ReasoningDetail[];
+  /** With `response_format` json_schema/json_object: the validated answer, parsed (by the zod schema, if one was given). */
+  parsed?: unknown;
 };
 
 export type CompletionChoice = Omit<ChatCompletion.Choice, 'message'> & { message: CompletionMessage };
@@ -90,7 +112,16 @@ export type CompletionResponse = Omit<ChatCompletion, 'choices'> & {
   switchyard: SwitchyardResponseInfo;
 };
 
-export type CompletionChunkDelta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null };
+/** A response to a request whose `response_format` came from `zodResponseFormat`: `message.parsed` is typed. */
+export type ParsedCompletionResponse<Parsed> = Omit<CompletionResponse, 'choices'> & {
+  choices: Array<Omit<CompletionChoice, 'message'> & { message: CompletionMessage & { parsed: Parsed | null } }>;
+};
+
+export type CompletionChunkDelta = ChatCompletionChunk.Choice.Delta & {
+  reasoning_content?: string | null;
+  /** Complete entries, sent once each is known (Anthropic: when a thinking block's signature arrives). */
+  reasoning_details?: ReasoningDetail[];
+};
 export type CompletionChunkChoice = Omit<ChatCompletionChunk.Choice, 'delta'> & { delta: CompletionChunkDelta };
 export type CompletionChunk = Omit<ChatCompletionChunk, 'choices'> & {
   choices: CompletionChunkChoice[];

@@ -42,6 +42,9 @@ export function validateRequest(request: unknown): asserts request is Completion
       if (typeof value !== 'string') fail(`metadata.${key} must be a string (got ${typeof value}).`, `metadata.${key}`);
     }
   }
+  if (request.structured_output_fallback != null && typeof request.structured_output_fallback !== 'string') {
+    fail('"structured_output_fallback" must be a model id.', 'structured_output_fallback');
+  }
   if (request.fallbacks != null && !isStringArray(request.fallbacks)) {
     fail('"fallbacks" must be an array of model ids.', 'fallbacks');
   }
@@ -59,7 +62,7 @@ const KNOWN_PARAMS = new Set([
   'stream_options', 'temperature', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'user', 'verbosity',
   'web_search_options',
   // Switchyard's.
-  'input', 'reasoning', 'fallbacks',
+  'input', 'reasoning', 'fallbacks', 'structured_output_fallback',
 ]);
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);

@@ -1,4 +1,11 @@
+import { effortToBudget } from '../reasoning.ts';
 import type { CatalogData, ModelEntry, ProviderOffering, ModelSupports, ReasoningFacts } from './catalog-schema.ts';
+
+/** A reasoning model's facts, plus the thinking budgets each effort stands for on it. */
+export type ModelReasoningInfo = ReasoningFacts & {
+  /** `effortToBudget` of each effort on this model, clamped to the model's budget range where it has one. */
+  budgets: { low: number; medium: number; high: number };
+};
 
 /** One row of `listModels()`: the OpenAI `/v1/models` entry with the catalog's facts beside it. */
 export interface ModelInfo {
@@ -17,7 +24,7 @@ export interface ModelInfo {
   /** USD per 1M tokens at the default provider. */
   pricing: ProviderOffering['pricing'];
   supports: ModelSupports;
-  reasoning?: ReasoningFacts;
+  reasoning?: ModelReasoningInfo;
   /** Providers that serve the model, the default first. */
   providers: ProviderOffering[];
 }
@@ -109,8 +116,14 @@ function toModelInfo(id: string, entry: ModelEntry): ModelInfo {
     supports: entry.supports,
     providers: entry.providers,
   };
-  if (entry.reasoning) info.reasoning = entry.reasoning;
+  if (entry.reasoning) info.reasoning = { ...entry.reasoning, budgets: effectiveBudgets(entry) };
   return info;
+}
+
+function effectiveBudgets(entry: ModelEntry): ModelReasoningInfo['budgets'] {
+  const { min_budget: min = 0, max_budget: max = entry.max_output_tokens } = entry.reasoning ?? {};
+  const budget = (effort: 'low' | 'medium' | 'high') => Math.min(max, Math.max(min, effortToBudget(effort, entry.max_output_tokens)));
+  return { low: budget('low'), medium: budget('medium'), high: budget('high') };
 }
 
 function editDistance(a: string, b: string): number {

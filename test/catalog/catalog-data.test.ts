@@ -87,4 +87,16 @@ describe('listModels()', () => {
     expect(reasoning.every((model) => model.supports.reasoning)).toBe(true);
     expect(reasoning.length).toBeLessThan(listModels().data.length);
   });
+
+  it("shows each reasoning model's low/medium/high budgets, within its budget range", () => {
+    for (const model of listModels({ reasoning: true }).data) {
+      const { budgets, min_budget = 0, max_budget = model.max_output_tokens } = model.reasoning!;
+      expect(budgets.low, model.id).toBeLessThanOrEqual(budgets.medium);
+      expect(budgets.medium, model.id).toBeLessThanOrEqual(budgets.high);
+      expect(budgets.low, model.id).toBeGreaterThanOrEqual(min_budget);
+      expect(budgets.high, model.id).toBeLessThanOrEqual(max_budget);
+    }
+    const sonnet = listModels().data.find((model) => model.id === 'claude-sonnet-4-5-20250929')!;
+    expect(sonnet.reasoning!.budgets).toEqual({ low: 12_800, medium: 32_000, high: 51_200 });
+  });
 });

@@ -121,7 +121,11 @@ function stream(response: ServerResponse, id: string, body: Record<string, any>,
   if (reply.reasoning) for (const piece of pieces(reply.reasoning.text)) delta({ [reply.reasoning.field]: piece });
   const contentPieces = pieces(reply.content ?? '');
   for (const [index, piece] of contentPieces.entries()) {
-    if (reply.truncateAfter === index) return void response.socket?.destroy();
+    if (reply.truncateAfter === index) {
+      // Let what was written reach the client first, as when a connection dies mid-answer.
+      setTimeout(() => response.socket?.destroy(), 30);
+      return;
+    }
     if (reply.streamErrorAfter === index) {
       response.write(`data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`);
       return void response.end();

@@ -79,6 +79,14 @@ describe('OpenAI-compatible family', () => {
     expect(server.requests[0]!.body.model).toBe('llama3.3:70b');
   });
 
+  it('in strict mode, a parameter the provider would drop is an error', async () => {
+    const gateway = gatewayAgainst(server.url, { strict: true });
+    await expect(gateway.createCompletion({ model: 'together/gpt-oss-120b', messages: hello, store: true })).rejects.toMatchObject({
+      name: 'UnsupportedParameterError', param: 'store',
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('drops OpenAI-only parameters for other providers, with a warning each', async () => {
     const gateway = gatewayAgainst(server.url);
     const response = await gateway.createCompletion({ model: 'together/gpt-oss-120b', messages: hello, store: true, service_tier: 'flex' });

@@ -173,6 +173,14 @@ describe('OpenAI adapter, streaming', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('surfaces a stream truncated mid-way (connection closed, no finish) as StreamInterruptedError', async () => {
+    server.enqueue({ content: 'This answer is cut short', truncateAfter: 2 });
+    const gateway = gatewayAgainst(server.url);
+    const stream = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true });
+    await expect(collect(stream)).rejects.toBeInstanceOf(StreamInterruptedError);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('retries a stream whose connection dropped before anything reached the caller', async () => {
     server.enqueue({ reset: true }, { content: 'second time lucky' });
     const gateway = gatewayAgainst(server.url);
@@ -240,6 +248,13 @@ describe('OpenAI adapter, errors and retries', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('takes a per-call retry policy', async () => {
+    server.enqueue({ error: { status: 503, message: 'overloaded', type: 'server_error' } });
+    const gateway = gatewayAgainst(server.url);
+    const error = await gateway.createCompletion({ model: 'o3-latest', messages: hello }, { retry: { maxRetries: 0 } }).catch((caught) => caught);
+    expect(error.attempts).toHaveLength(1);
+  });
+
   it('gives up after the retries and throws the last error with the whole chain', async () => {
     server.enqueue(...Array.from({ length: 3 }, () => ({ error: { status: 503, message: 'overloaded', type: 'server_error' } })));
     const gateway = gatewayAgainst(server.url);
@@ -264,7 +279,10 @@ describe('credentials', () => {
     expect(error).toBeInstanceOf(MissingCredentialsError);
     expect(error.message).toContain('OPENAI_API_KEY');
     expect(error.message).toContain('OPENROUTER_API_KEY');
-    expect(error.attempts.map((attempt: { outcome: string }) => attempt.outcome)).toEqual(['missing_credentials', 'missing_credentials']);
+    expect(error.message).toContain('AZURE_API_KEY');
+    expect(error.attempts.map((attempt: { provider: string; outcome: string }) => `${attempt.provider}:${attempt.outcome}`)).toEqual([
+      'openai:missing_credentials', 'openrouter:missing_credentials', 'azure:missing_credentials',
+    ]);
   });
 
   it('uses the next provider that has credentials, read from <NAME>_API_KEY and <NAME>_BASE_URL', async () => {

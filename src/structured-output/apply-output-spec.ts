@@ -1,0 +1,61 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { StructuredOutputError } from '../errors.ts';
+import type { Attempt, CompletionChunk } from '../types.ts';
+import { checkOutput, nativeResponseFormat, schemaInstruction, type OutputSpec } from './output-spec.ts';
+
+/**
+ * Puts the output requirement into a provider call. Native: the plain `response_format` (adapters translate it to
+ * their provider's form). Prompted: the schema goes into a system message after the caller's own, and JSON mode is
+ * switched on where the model has it.
+ */
+export function applyOutputSpec(body: Record<string, unknown>, spec: OutputSpec, native: boolean, jsonMode: boolean): void {
+  const messages = body.messages as ChatCompletionMessageParam[];
+  // The schema itself must reach the model when it is not enforced natively; JSON mode (native or not) needs the
+  // word "JSON" somewhere in the conversation, or OpenAI-style providers reject the request.
+  const needsInstruction = spec.kind === 'json_schema' ? !native : !messages.some(mentionsJson);
+  if (needsInstruction) {
+    const leading = messages.findIndex((message) => message.role !== 'system' && message.role !== 'developer');
+    const at = leading === -1 ? messages.length : leading;
+    body.messages = [...messages.slice(0, at), schemaInstruction(spec), ...messages.slice(at)];
+  }
+  if (native) body.response_format = nativeResponseFormat(spec);
+  else if (jsonMode) body.response_format = { type: 'json_object' };
+  else delete body.response_format;
+}
+
+function mentionsJson(message: ChatCompletionMessageParam): boolean {
+  const content = message.content;
+  if (typeof content === 'string') return /json/i.test(content);
+  return Array.isArray(content) && content.some((part) => part.type === 'text' && /json/i.test(part.text));
+}
+
+/**
+ * Streams content as it comes and validates the whole answer at the end: an answer that does not match the schema
+ * ends the stream with a `StructuredOutputError` instead of passing as if valid.
+ */
+export async function* validateStreamedOutput(
+  chunks: AsyncIterable<CompletionChunk>,
+  spec: OutputSpec,
+  attempts: Attempt[],
+): AsyncGenerator<CompletionChunk> {
+  let content = '';
+  let skip = false;
+  for await (const chunk of chunks) {
+    const choice = chunk.choices[0];
+    if (choice) {
+      content += choice.delta.content ?? '';
+      if (choice.delta.refusal || choice.delta.tool_calls || choice.finish_reason === 'content_filter' || choice.finish_reason === 'tool_calls') skip = true;
+    }
+    yield chunk;
+  }
+  if (skip) return;
+  const check = checkOutput(content, spec);
+  if (!check.ok) {
+    throw new StructuredOutputError(
+      `The streamed answer does not match the schema "${spec.name}": ${check.errors.slice(0, 5).join('; ')}.`,
+      content,
+      check.errors,
+      attempts,
+    );
+  }
+}

@@ -1,0 +1,135 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { InvalidRequestError } from '../errors.ts';
+import { compileSchema, type JsonSchema, type SchemaValidator } from './json-schema-validator.ts';
+import { parseModelJson } from './parse-model-json.ts';
+import { dropAddedNulls } from './strict-json-schema.ts';
+
+/** What the caller asked the answer to be, resolved once per request. */
+export interface OutputSpec {
+  kind: 'json_schema' | 'json_object';
+  name: string;
+  description?: string;
+  schema?: JsonSchema;
+  /** The caller's `strict`; `false` opts out of constrained decoding where the provider has it. */
+  strict?: boolean;
+  validator?: SchemaValidator;
+  /** openai-node's `zodResponseFormat` (and ours) carry a parser; its result becomes `message.parsed`. */
+  parse?: (content: string) => unknown;
+}
+
+export type OutputCheck =
+  | { ok: true; content: string; parsed: unknown }
+  | { ok: false; errors: string[] };
+
+/** Resolves and checks `response_format`; `undefined` for plain text. A bad schema is a 400 naming where it is wrong. */
+export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
+  const responseFormat = format as { type?: string; json_schema?: Record<string, unknown>; $parseRaw?: (content: string) => unknown } | null | undefined;
+  if (!responseFormat || responseFormat.type === 'text') return undefined;
+  if (responseFormat.type === 'json_object') return { kind: 'json_object', name: 'json_object' };
+  const spec = responseFormat.json_schema!;
+  const schema = spec.schema as JsonSchema;
+  const param = 'response_format.json_schema.schema';
+  if (schema.type !== 'object') {
+    throw new InvalidRequestError(
+      `The schema's root must be { "type": "object", … } (got ${JSON.stringify(schema.type ?? null)}). Wrap other values in an object property.`,
+      `${param}.type`,
+      'invalid_schema',
+    );
+  }
+  checkRefs(schema, schema, param);
+  return {
+    kind: 'json_schema',
+    name: spec.name as string,
+    schema,
+    validator: compileSchema(schema, param),
+    ...(typeof spec.description === 'string' ? { description: spec.description } : {}),
+    ...(typeof spec.strict === 'boolean' ? { strict: spec.strict } : {}),
+    ...(typeof responseFormat.$parseRaw === 'function' ? { parse: responseFormat.$parseRaw.bind(responseFormat) } : {}),
+  };
+}
+
+/** The plain OpenAI `response_format` to send natively (without parser functions or brands). */
+export function nativeResponseFormat(spec: OutputSpec): Record<string, unknown> {
+  if (spec.kind === 'json_object') return { type: 'json_object' };
+  return {
+    type: 'json_schema',
+    json_schema: {
+      name: spec.name,
+      schema: spec.schema,
+      ...(spec.description ? { description: spec.description } : {}),
+      ...(spec.strict !== undefined ? { strict: spec.strict } : {}),
+    },
+  };
+}
+
+const JSON_OBJECT_INSTRUCTION: ChatCompletionMessageParam = { role: 'system', content: 'Answer with one JSON object only: no prose, no code fences.' };
+const instructions = new WeakMap<JsonSchema, ChatCompletionMessageParam>();
+
+/**
+ * The system instruction of the prompted path: the schema (with its descriptions and examples) and the rule to
+ * answer with JSON only. Built once per schema object.
+ */
+export function schemaInstruction(spec: OutputSpec): ChatCompletionMessageParam {
+  if (spec.kind === 'json_object') return JSON_OBJECT_INSTRUCTION;
+  let instruction = instructions.get(spec.schema!);
+  if (!instruction) {
+    instruction = buildInstruction(spec);
+    instructions.set(spec.schema!, instruction);
+  }
+  return instruction;
+}
+
+function buildInstruction(spec: OutputSpec): ChatCompletionMessageParam {
+  const about = spec.description ? ` (${spec.description})` : '';
+  return {
+    role: 'system',
+    content:
+      `Answer with one JSON object that conforms to the JSON Schema "${spec.name}"${about} below. ` +
+      'Output the JSON only: no prose, no code fences. Follow each field\'s description; examples show the expected form.\n' +
+      JSON.stringify(spec.schema),
+  };
+}
+
+/** Extracts, repairs and validates the model's answer against the caller's original schema. */
+export function checkOutput(content: string | null | undefined, spec: OutputSpec): OutputCheck {
+  if (!content) return { ok: false, errors: ['the answer was empty'] };
+  const found = parseModelJson(content);
+  if (!found) return { ok: false, errors: ['the answer is not JSON'] };
+  let value = found.value;
+  if (spec.kind === 'json_object') {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, errors: ['the answer is not a JSON object'] };
+  } else if (!spec.validator!.validate(value)) {
+    // Strict mode turns optional properties into nullable ones; a null there means "left out".
+    const withoutNulls = dropAddedNulls(value, spec.schema!);
+    if (!spec.validator!.validate(withoutNulls)) return { ok: false, errors: spec.validator!.errors() };
+    value = withoutNulls;
+  }
+  const text = value === found.value && found.text === content ? content : JSON.stringify(value);
+  return { ok: true, content: text, parsed: spec.parse ? spec.parse(text) : value };
+}
+
+/** The follow-up turn that asks the model to correct an answer that failed validation. */
+export function correctionMessages(badAnswer: string | null | undefined, errors: string[]): ChatCompletionMessageParam[] {
+  return [
+    { role: 'assistant', content: badAnswer ?? '' },
+    {
+      role: 'user',
+      content: `That answer does not match the required JSON Schema:\n- ${errors.slice(0, 20).join('\n- ')}\nReply with the corrected JSON only.`,
+    },
+  ];
+}
+
+function checkRefs(node: unknown, root: JsonSchema, path: string, depth = 0): void {
+  if (depth > 64 || typeof node !== 'object' || node === null) return;
+  if (Array.isArray(node)) return node.forEach((item, index) => checkRefs(item, root, `${path}[${index}]`, depth + 1));
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string') {
+      if (!value.startsWith('#')) {
+        throw new InvalidRequestError(`Only local $refs ("#/$defs/…") are supported; ${path}.$ref is "${value}".`, `${path}.$ref`, 'invalid_schema');
+      }
+      let target: unknown = root;
+      for (const segment of value.slice(1).split('/').filter(Boolean)) target = (target as Record<string, unknown> | undefined)?.[decodeURIComponent(segment)];
+      if (target === undefined) throw new InvalidRequestError(`${path}.$ref "${value}" points at nothing in the schema.`, `${path}.$ref`, 'invalid_schema');
+    } else checkRefs(value, root, `${path}.${key}`, depth + 1);
+  }
+}

@@ -1,0 +1,43 @@
+import type { AutoParseableResponseFormat } from 'openai/lib/parser';
+import { zodToJsonSchema } from 'zod-to-json-schema';
+import * as z from 'zod';
+import { InvalidRequestError } from '../errors.ts';
+import type { JsonSchema } from './json-schema-validator.ts';
+
+/** A zod 4 schema, or a zod 3 one (from `zod@3` or `zod/v3`). */
+export type ZodSchemaLike<T = unknown> = { _zod: unknown; _output: T } | { _def: unknown; _output: T; parse(value: unknown): T };
+
+/**
+ * `response_format` from a zod schema, zod 4 (its own JSON Schema export) or zod 3 (zod-to-json-schema). Like
+ * openai-node's `zodResponseFormat`, the result carries a parser, so the answer comes back typed in `message.parsed`.
+ */
+export function zodResponseFormat<T>(schema: ZodSchemaLike<T>, name: string, options: { description?: string; strict?: boolean } = {}): AutoParseableResponseFormat<T> {
+  const jsonSchema = toJsonSchema(schema);
+  const format = {
+    type: 'json_schema' as const,
+    json_schema: {
+      name,
+      schema: jsonSchema,
+      strict: options.strict ?? true,
+      ...(options.description ? { description: options.description } : {}),
+    },
+  };
+  const parse = (content: string): T => (schema as { parse(value: unknown): T }).parse(JSON.parse(content));
+  // Non-enumerable, as openai-node does, so the parser never reaches the wire.
+  return Object.defineProperties(format, {
+    $brand: { value: 'auto-parseable-response-format', enumerable: false },
+    $parseRaw: { value: parse, enumerable: false },
+  }) as unknown as AutoParseableResponseFormat<T>;
+}
+
+function toJsonSchema(schema: ZodSchemaLike): JsonSchema {
+  if ('_zod' in schema) {
+    const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema as unknown as z.ZodType, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
+    return jsonSchema;
+  }
+  if ('_def' in schema) {
+    const { $schema: _dialect, ...jsonSchema } = zodToJsonSchema(schema as never, { target: 'jsonSchema7', $refStrategy: 'root' }) as JsonSchema;
+    return jsonSchema;
+  }
+  throw new InvalidRequestError('zodResponseFormat() needs a zod 3 or zod 4 schema.', 'response_format');
+}
