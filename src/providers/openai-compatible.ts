@@ -26,6 +26,8 @@ export interface OpenAIFamilyQuirks {
   unsupportedParams?: string[];
   /** Mistral rejects tool-call ids that are not exactly nine letters or digits. */
   nineCharToolCallIds?: boolean;
+  /** Body fields that switch reasoning off where no effort value does (DeepSeek's `thinking`). */
+  disableReasoning?: Record<string, unknown>;
   /** DeepSeek needs the assistant's reasoning_content sent back inside a tool-call loop; the others reject it. */
   acceptsReasoningContent?: boolean;
 }
@@ -86,6 +88,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_tokens',
     reasoningField: 'reasoning_content',
     acceptsReasoningContent: true,
+    disableReasoning: { thinking: { type: 'disabled' } },
     streamUsage: true,
     unsupportedParams: OPENAI_ONLY,
   },

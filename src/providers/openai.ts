@@ -127,6 +127,11 @@ export class OpenAIProvider implements Provider {
     }
     const levels = facts.efforts;
     let sent: string | undefined;
+    if (effort === 'disabled' && !levels.includes('none') && this.#quirks.disableReasoning && facts.can_disable) {
+      delete body.reasoning_effort;
+      Object.assign(body, this.#quirks.disableReasoning);
+      return;
+    }
     if (effort === 'disabled') {
       sent = levels.find((level) => level === 'none') ?? levels[0];
       if (sent !== 'none') {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetToEffort, effortToBudget } from '../src/index.ts';
+import { budgetToEffort, effortToBudget } from '../../src/index.ts';
 
 describe('reasoning conversions (spec §8)', () => {
   it.each([

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { budgetToEffort, createGateway, effortToBudget, listModels, type ModelInfo, type ReasoningSetting } from '../../src/index.ts';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
+import { startFakeGeminiServer, type FakeGeminiServer } from '../fake-servers/gemini-server.ts';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
+
+/**
+ * Every reasoning model in the bundled catalog, through its default provider's adapter and fake server: the
+ * provider-neutral setting must arrive as that provider's own knob, following the spec's conversion tables.
+ */
+let openai: FakeOpenAIServer;
+let anthropic: FakeAnthropicServer;
+let gemini: FakeGeminiServer;
+let gateway: ReturnType<typeof createGateway>;
+
+beforeAll(async () => {
+  [openai, anthropic, gemini] = await Promise.all([startFakeOpenAIServer(), startFakeAnthropicServer(), startFakeGeminiServer()]);
+  const family = ['openai', 'azure', 'groq', 'xai', 'deepseek', 'mistral', 'together', 'fireworks', 'openrouter', 'ollama'];
+  gateway = createGateway({
+    env: {},
+    retry: { maxRetries: 0 },
+    providers: {
+      ...Object.fromEntries(family.map((name) => [name, { apiKey: `key-${name}`, baseURL: openai.url }])),
+      anthropic: { apiKey: 'key-anthropic', baseURL: anthropic.url },
+      google: { apiKey: 'key-google', baseURL: gemini.url },
+    },
+  });
+});
+afterAll(() => Promise.all([openai.close(), anthropic.close(), gemini.close()]));
+
+const EFFORT_RANK = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+const settings: Array<[string, (model: ModelInfo) => ReasoningSetting]> = [
+  ['disabled', () => ({ effort: 'disabled' })],
+  ['low', () => ({ effort: 'low' })],
+  ['medium', () => ({ effort: 'medium' })],
+  ['high', () => ({ effort: 'high' })],
+  ['budget 35%', (model) => ({ budget: Math.round(model.max_output_tokens * 0.35) })],
+];
+const reasoningModels = listModels({ reasoning: true }).data.filter((model) => !model.alias_for);
+
+async function send(model: ModelInfo, reasoning: ReasoningSetting) {
+  const provider = model.providers[0]!.provider;
+  const server = provider === 'anthropic' ? anthropic : provider === 'google' ? gemini : openai;
+  const before = server.requests.length;
+  const response = await gateway.createCompletion({ model: `${provider}/${model.id}`, messages: [{ role: 'user', content: 'Think.' }], reasoning });
+  expect(server.requests.length).toBe(before + 1);
+  return { body: server.requests.at(-1)!.body, warnings: response.switchyard.warnings.map((warning) => warning.code) };
+}
+
+describe.each(reasoningModels.map((model) => [model.id, model] as const))('%s', (_id, model) => {
+  const facts = model.reasoning!;
+  const provider = model.providers[0]!.provider;
+
+  it.each(settings)('%s', async (_label, makeSetting) => {
+    const setting = makeSetting(model);
+    const effort = setting.effort ?? budgetToEffort(setting.budget!, model.max_output_tokens);
+    const budget = setting.budget ?? effortToBudget(effort, model.max_output_tokens);
+    const { body, warnings } = await send(model, setting);
+
+    if (facts.control === 'none') {
+      expect(body.reasoning_effort ?? body.thinking ?? body.generationConfig?.thinkingConfig).toBeUndefined();
+      expect(warnings).toContain('reasoning_not_configurable');
+      return;
+    }
+    if (facts.control === 'effort' || facts.control === 'level') {
+      const sent: string | undefined =
+        provider === 'anthropic' ? body.output_config?.effort
+        : provider === 'google' ? body.generationConfig?.thinkingConfig?.thinkingLevel?.toLowerCase()
+        : body.reasoning_effort;
+      const off = body.thinking?.type === 'disabled' || sent === 'none';
+      if (effort === 'disabled') {
+        // Off where the provider has a switch for it; otherwise the lowest level, and a warning saying so.
+        if (!off) expect(warnings, model.id).toContain('reasoning_not_disabled');
+        if (provider === 'deepseek' || provider === 'anthropic' || facts.efforts!.includes('none')) expect(off, model.id).toBe(facts.can_disable);
+        return;
+      }
+      expect(facts.efforts).toContain(sent);
+      if (facts.efforts!.includes(effort)) expect(sent).toBe(effort);
+      else expect(warnings).toContain('converted_parameter');
+      // Nearest accepted level: no accepted level lies strictly between what was asked and what was sent.
+      const [low, high] = [EFFORT_RANK.indexOf(effort), EFFORT_RANK.indexOf(sent!)].sort((a, b) => a - b);
+      const closer = facts.efforts!.filter((level) => EFFORT_RANK.indexOf(level) > low! && EFFORT_RANK.indexOf(level) < high!);
+      expect(closer).toEqual([]);
+      return;
+    }
+    // Budget control: tokens, clamped to the provider's range.
+    const sentBudget: number | undefined = provider === 'anthropic'
+      ? (body.thinking?.type === 'enabled' ? body.thinking.budget_tokens : body.thinking?.type === 'disabled' ? 0 : undefined)
+      : body.generationConfig?.thinkingConfig?.thinkingBudget;
+    if (effort === 'disabled' && facts.can_disable) {
+      expect(sentBudget).toBe(0);
+      return;
+    }
+    const min = facts.min_budget ?? 0;
+    const max = facts.max_budget ?? model.max_output_tokens;
+    const wanted = effort === 'disabled' ? min : budget;
+    expect(sentBudget).toBeGreaterThanOrEqual(Math.max(min, 1));
+    expect(sentBudget).toBeLessThanOrEqual(Math.min(max, Math.max(wanted, min)));
+    if (wanted >= min && wanted <= max && provider === 'google') expect(sentBudget).toBe(wanted);
+    if (sentBudget !== wanted) expect(warnings.some((code) => code === 'converted_parameter' || code === 'reasoning_not_disabled')).toBe(true);
+    if (provider === 'anthropic') expect(body.max_tokens).toBeGreaterThan(sentBudget!);
+  });
+});
