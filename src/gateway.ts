@@ -10,7 +10,11 @@ import { MockProvider } from './providers/mock.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ProviderSettings, ResolvedProviderSettings } from './providers/provider.ts';
 import { providerDefinitions, reservedProviderNames } from './providers/registry.ts';
 import { resolveReasoning } from './reasoning.ts';
-import { parseModelReference } from './routing/parse-model.ts';
+import { createDeploymentStore } from './deployments/create-store.ts';
+import type { Deployment } from './deployments/deployment.ts';
+import { resolveDeployment } from './deployments/resolve-deployment.ts';
+import type { DeploymentStore } from './deployments/store.ts';
+import { parseModelReference, type ModelReference } from './routing/parse-model.ts';
 import { runAttempts, type Candidate, type RetryOptions } from './routing/run-attempts.ts';
 import { applyOutputSpec, validateStreamedOutput } from './structured-output/apply-output-spec.ts';
 import { checkOutput, correctionMessages, resolveOutputSpec, type OutputCheck, type OutputSpec } from './structured-output/output-spec.ts';
@@ -44,6 +48,11 @@ export interface GatewayOptions {
   strict?: boolean;
   /** A catalog to use instead of the bundled one. */
   catalog?: Catalog;
+  /**
+   * Where deployments (`model: "switchyard/deployment/<id>"`) live: a directory of JSON/YAML files, the URL of a
+   * `switchyard serve` (key from `SWITCHYARD_API_KEY`), or any `DeploymentStore`.
+   */
+  deployments?: string | DeploymentStore;
 }
 
 /** Per-call options, kept out of the request body so the body stays exactly OpenAI's. */
@@ -64,6 +73,8 @@ export interface Gateway {
   createCompletion(request: CompletionRequest, options?: CompletionOptions): Promise<CompletionResponse | CompletionStream>;
   /** The catalog in the OpenAI `/v1/models` shape. */
   listModels(options?: ListModelsOptions): ModelList;
+  /** The stored deployments, optionally of one agent (empty without a deployment store). */
+  listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
   readonly catalog: Catalog;
 }
 
@@ -81,6 +92,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const timeoutMs = options.timeoutMs ?? 600_000;
   const mock = options.mock === true ? new MockProvider() : options.mock || undefined;
   const adapters = new Map<string, Promise<Provider | { missing: string }>>();
+  const deploymentStore = options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
 
   /** The adapter for a provider, built once; or the environment variable that is missing. */
   function getProvider(name: string): Promise<Provider | { missing: string }> {
@@ -149,16 +161,14 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   }
 
   async function createCompletion(request: CompletionRequest, callOptions: CompletionOptions = {}): Promise<CompletionResponse | CompletionStream> {
-    // 1. Validate and resolve what is asked for.
+    // 1. Validate and resolve what is asked for; a deployment expands into the request it stores.
     validateRequest(request);
-    const reference = parseModelReference(request.model, reservedProviderNames);
-    if (reference.kind === 'deployment') {
-      throw new InvalidRequestError(
-        `"${request.model}" is a deployment reference, and this gateway has no deployment store configured.`,
-        'model',
-        'deployment_not_found',
-      );
-    }
+    const parsed = parseModelReference(request.model, reservedProviderNames);
+    const warnings: CompletionWarning[] = [];
+    const deploymentId = parsed.kind === 'deployment' ? parsed.deploymentId : undefined;
+    let reference: ModelReference & { kind: 'model' };
+    if (parsed.kind === 'deployment') ({ request, reference } = await expandDeployment(request, parsed.deploymentId, warnings));
+    else reference = parsed;
     const model = findModel(reference.model);
     if (!request.messages || request.messages.length === 0) {
       throw new InvalidRequestError('"messages" is required for a direct model call (only deployments may omit it).', 'messages');
@@ -167,7 +177,6 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const agentId = request.metadata?.agent_id ?? reference.agentId;
 
     // 2. The provider-neutral body: the caller's OpenAI fields, templated, minus ours and minus what the model cannot take.
-    const warnings: CompletionWarning[] = [];
     const output = resolveOutputSpec(request.response_format);
     const body: Record<string, unknown> = { ...request };
     for (const field of SWITCHYARD_FIELDS) delete body[field];
@@ -196,6 +205,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       provider: candidate.offering.provider,
       provider_model: candidate.offering.model,
       ...(agentId !== undefined ? { agent_id: agentId } : {}),
+      ...(deploymentId !== undefined ? { deployment_id: deploymentId } : {}),
       attempts,
       warnings,
     });
@@ -287,9 +297,40 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     }
   }
 
+  /** The deployment's stored request, rendered with the caller's `input` and merged with the caller's settings. */
+  async function expandDeployment(
+    request: CompletionRequest,
+    id: string,
+    warnings: CompletionWarning[],
+  ): Promise<{ request: CompletionRequest; reference: ModelReference & { kind: 'model' } }> {
+    if (!deploymentStore) {
+      throw new InvalidRequestError(
+        `"${request.model}" is a deployment reference, and this gateway has no deployment store: pass createGateway({ deployments: <directory or URL> }).`,
+        'model',
+        'deployment_not_found',
+      );
+    }
+    const resolved = await resolveDeployment(deploymentStore, id, request);
+    if ('stale' in deploymentStore && deploymentStore.stale) {
+      warnings.push({ code: 'deployment_store_stale', message: `The deployment store is unreachable; "${id}" was served from its cache.` });
+    }
+    const expanded = {
+      ...resolved.settings,
+      model: resolved.model,
+      messages: resolved.messages,
+      // The deployment's agent wins over the caller's metadata and any model prefix; trace and workflow are kept.
+      metadata: { ...request.metadata, agent_id: resolved.agentId },
+    } as CompletionRequest;
+    validateRequest(expanded);
+    const reference = parseModelReference(resolved.model, reservedProviderNames);
+    if (reference.kind !== 'model') throw new InvalidRequestError(`Deployment "${id}" names another deployment as its model.`, 'model');
+    return { request: expanded, reference };
+  }
+
   return {
     createCompletion: createCompletion as Gateway['createCompletion'],
     listModels: (listOptions) => catalog.list(listOptions),
+    listDeployments: async (filter) => (deploymentStore ? deploymentStore.list(filter) : []),
     catalog,
   };
 }

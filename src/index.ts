@@ -14,6 +14,31 @@ export { convertLegacyDeploymentReference } from './routing/parse-model.ts';
 export type { RetryOptions } from './routing/run-attempts.ts';
 export type { ProviderSettings } from './providers/provider.ts';
 export { renderTemplate } from './templates.ts';
+export {
+  DEPLOYMENT_ENVIRONMENTS,
+  formatDeploymentId,
+  parseDeploymentId,
+  validateDeployment,
+  DeploymentConflictError,
+  DeploymentNotFoundError,
+  DeploymentStoreError,
+  DeploymentValidationError,
+  MemoryDeploymentStore,
+  FileDeploymentStore,
+  RemoteDeploymentStore,
+  createDeploymentStore,
+  resolveDeployment,
+} from './deployments/index.ts';
+export type {
+  Deployment,
+  DeploymentEnvironment,
+  DeploymentVersion,
+  DeploymentStore,
+  DeploymentIssue,
+  RemoteDeploymentStoreOptions,
+  CreateDeploymentStoreOptions,
+  ResolvedDeployment,
+} from './deployments/index.ts';
 export { zodResponseFormat } from './structured-output/response-format.ts';
 export { toStrictJsonSchema } from './structured-output/strict-json-schema.ts';
 export {

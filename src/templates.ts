@@ -21,10 +21,13 @@ export function renderTemplate(text: string, input: unknown, where: string): str
   });
 }
 
-/** Renders every text in the messages (string contents, text parts, image URLs); returns new message objects. */
-export function renderMessages(messages: ChatCompletionMessageParam[], input: unknown): ChatCompletionMessageParam[] {
+/**
+ * Renders every text in the messages (string contents, text parts, image URLs); returns new message objects.
+ * `label` prefixes the place named in a missing-variable error (`Deployment "x" messages[0]`).
+ */
+export function renderMessages(messages: ChatCompletionMessageParam[], input: unknown, label = ''): ChatCompletionMessageParam[] {
   return messages.map((message, index) => {
-    const where = `messages[${index}]`;
+    const where = `${label}messages[${index}]`;
     const content = message.content;
     if (typeof content === 'string') return { ...message, content: renderTemplate(content, input, where) } as ChatCompletionMessageParam;
     if (!Array.isArray(content)) return message;

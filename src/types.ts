@@ -76,6 +76,8 @@ export interface SwitchyardResponseInfo {
   provider_model: string;
   /** Agent the call is attributed to (deployment, then `metadata.agent_id`, then the model prefix). */
   agent_id?: string;
+  /** The deployment the call ran, for `switchyard/deployment/<id>` calls. */
+  deployment_id?: string;
   attempts: Attempt[];
   warnings: CompletionWarning[];
 }

@@ -1,0 +1,231 @@
+import { isRetryableStatus } from '../errors.ts';
+import { redactSecrets } from '../internal/redact.ts';
+import { formatPath, validateDeployment, type Deployment } from './deployment.ts';
+import { DeploymentConflictError, DeploymentStoreError, DeploymentValidationError } from './errors.ts';
+import { filterAndSort, indexById, type DeploymentStore } from './store.ts';
+
+export interface RemoteDeploymentStoreOptions {
+  /** The service's base URL, such as `https://deployments.example.com` (a trailing `/v1` is accepted too). */
+  url: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; never written into an error message. */
+  apiKey: string;
+  /** How long an answer is served from the cache before it is revalidated (default 30 s). */
+  ttlMs?: number;
+  /** How long one request may take (default 10 s). */
+  timeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+}
+
+interface CacheEntry {
+  value: unknown;
+  etag: string | undefined;
+  /** Until when the value is served without asking the remote. */
+  freshUntil: number;
+  /** The last revalidation failed, and the value is served anyway. */
+  stale: boolean;
+}
+
+/** After a failed revalidation, the stale value is served this long (at most) before the remote is asked again. */
+const RETRY_AFTER_FAILURE_MS = 5_000;
+
+/**
+ * Deployments kept by a service: `GET {url}/v1/deployments?agent_id=`, `GET`/`PUT {url}/v1/deployments/{id}`.
+ * Answers are validated and cached per id and per list query for `ttlMs`; then the next request revalidates
+ * (with `If-None-Match` when the service sent an ETag). When the service is unreachable or answers 408/429/5xx,
+ * a cached answer is served and `stale` / `lastError` say so; without one, `DeploymentStoreError` is thrown.
+ */
+export class RemoteDeploymentStore implements DeploymentStore {
+  readonly url: string;
+  readonly ttlMs: number;
+  readonly #apiKey: string;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #cache = new Map<string, CacheEntry>();
+  readonly #inflight = new Map<string, Promise<unknown>>();
+  #stale = false;
+  #lastError: DeploymentStoreError | DeploymentValidationError | undefined;
+
+  constructor(options: RemoteDeploymentStoreOptions) {
+    this.url = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.ttlMs = options.ttlMs ?? 30_000;
+    this.#apiKey = options.apiKey;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** Whether the most recent answer came from the cache because the service could not be asked. */
+  get stale(): boolean {
+    return this.#stale;
+  }
+
+  /** The error of the most recent failed request; cleared by the next successful one. */
+  get lastError(): DeploymentStoreError | DeploymentValidationError | undefined {
+    return this.#lastError;
+  }
+
+  async get(id: string): Promise<Deployment | undefined> {
+    return (await this.#read(`id:${id}`, `/v1/deployments/${encodeURIComponent(id)}`, true, (body, url) => {
+      const deployment = validateDeployment(body, url, 502);
+      if (deployment.id !== id) throw new DeploymentValidationError(url, [{ path: 'id', message: `expected "${id}", got "${deployment.id}"` }], 502);
+      return deployment;
+    })) as Deployment | undefined;
+  }
+
+  async list(filter: { agent_id?: string } = {}): Promise<Deployment[]> {
+    const query = filter.agent_id === undefined ? '' : `?agent_id=${encodeURIComponent(filter.agent_id)}`;
+    const deployments = (await this.#read(`list:${filter.agent_id ?? ''}`, `/v1/deployments${query}`, false, parseList)) as Deployment[];
+    return filterAndSort([...deployments], filter);
+  }
+
+  async put(deployment: Deployment): Promise<void> {
+    const checked = validateDeployment(deployment, 'put', 400);
+    const url = `${this.url}/v1/deployments/${encodeURIComponent(checked.id)}`;
+    const response = await this.#request(url, { method: 'PUT', body: JSON.stringify(checked) }).catch((error: unknown) => {
+      throw this.#unreachable(url, error);
+    });
+    if (response.status === 409) {
+      await response.body?.cancel();
+      throw new DeploymentConflictError(checked.id, url);
+    }
+    if (!response.ok) throw (this.#lastError = await this.#statusError(url, response));
+    await response.body?.cancel();
+    this.#lastError = undefined;
+    for (const key of this.#cache.keys()) if (key.startsWith('list:')) this.#cache.delete(key);
+    this.#cache.set(`id:${checked.id}`, { value: checked, etag: response.headers.get('etag') ?? undefined, freshUntil: Date.now() + this.ttlMs, stale: false });
+  }
+
+  /** A cached answer while fresh; otherwise one request per key at a time. */
+  async #read(key: string, path: string, allowMissing: boolean, parse: (body: unknown, url: string) => unknown): Promise<unknown> {
+    const entry = this.#cache.get(key);
+    if (entry && Date.now() < entry.freshUntil) {
+      this.#stale = entry.stale;
+      return entry.value;
+    }
+    let pending = this.#inflight.get(key);
+    if (!pending) {
+      pending = this.#revalidate(key, `${this.url}${path}`, allowMissing, parse).finally(() => this.#inflight.delete(key));
+      this.#inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  async #revalidate(key: string, url: string, allowMissing: boolean, parse: (body: unknown, url: string) => unknown): Promise<unknown> {
+    const entry = this.#cache.get(key);
+    let response: Response;
+    try {
+      response = await this.#request(url, entry?.etag ? { headers: { 'if-none-match': entry.etag } } : {});
+    } catch (error) {
+      return this.#serveStale(key, this.#unreachable(url, error));
+    }
+    if (response.status === 304 && entry) return this.#fresh(key, entry);
+    if (response.status === 404 && allowMissing) {
+      await response.body?.cancel();
+      this.#cache.delete(key);
+      return this.#succeeded(undefined);
+    }
+    if (!response.ok) {
+      const error = await this.#statusError(url, response);
+      if (isRetryableStatus(response.status)) return this.#serveStale(key, error);
+      this.#stale = false;
+      throw (this.#lastError = error);
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      return this.#serveStale(key, new DeploymentValidationError(url, [{ path: '', message: 'the answer is not JSON' }], 502));
+    }
+    let value: unknown;
+    try {
+      value = parse(body, url);
+    } catch (error) {
+      if (!(error instanceof DeploymentValidationError || error instanceof DeploymentStoreError)) throw error;
+      return this.#serveStale(key, error);
+    }
+    return this.#fresh(key, { value, etag: response.headers.get('etag') ?? undefined, freshUntil: 0, stale: false });
+  }
+
+  #fresh(key: string, entry: CacheEntry): unknown {
+    this.#cache.set(key, { ...entry, freshUntil: Date.now() + this.ttlMs, stale: false });
+    return this.#succeeded(entry.value);
+  }
+
+  #succeeded(value: unknown): unknown {
+    this.#stale = false;
+    this.#lastError = undefined;
+    return value;
+  }
+
+  /** Serves the cached value after a failure, asking again only after a short pause; throws without one. */
+  #serveStale(key: string, error: DeploymentStoreError | DeploymentValidationError): unknown {
+    this.#lastError = error;
+    const entry = this.#cache.get(key);
+    if (!entry) {
+      this.#stale = false;
+      throw error;
+    }
+    entry.freshUntil = Date.now() + Math.min(this.ttlMs, RETRY_AFTER_FAILURE_MS);
+    entry.stale = true;
+    this.#stale = true;
+    return entry.value;
+  }
+
+  #request(url: string, init: { method?: string; body?: string; headers?: Record<string, string> }): Promise<Response> {
+    return this.#fetch(url, {
+      method: init.method ?? 'GET',
+      headers: {
+        authorization: `Bearer ${this.#apiKey}`,
+        accept: 'application/json',
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
+      ...(init.body !== undefined ? { body: init.body } : {}),
+      signal: AbortSignal.timeout(this.#timeoutMs),
+    });
+  }
+
+  #unreachable(url: string, error: unknown): DeploymentStoreError {
+    const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    return new DeploymentStoreError(`The deployment store at ${url} could not be reached: ${redactSecrets(reason, [this.#apiKey])}.`, {
+      location: url,
+      code: 'deployment_store_unavailable',
+      cause: error,
+    });
+  }
+
+  async #statusError(url: string, response: Response): Promise<DeploymentStoreError> {
+    const text = await response.text().catch(() => '');
+    let detail = text.slice(0, 300);
+    try {
+      const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+      if (typeof message === 'string') detail = message;
+    } catch {
+      // not JSON: keep the text
+    }
+    detail = redactSecrets(detail.trim(), [this.#apiKey]);
+    return new DeploymentStoreError(`The deployment store at ${url} answered ${response.status}${detail ? `: ${detail}` : ''}.`, {
+      location: url,
+      upstreamStatus: response.status,
+      code: isRetryableStatus(response.status) ? 'deployment_store_unavailable' : 'deployment_store_error',
+    });
+  }
+}
+
+/** `{ object: "list", data: Deployment[] }`, each entry validated, ids unique. */
+function parseList(body: unknown, url: string): Deployment[] {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) {
+    throw new DeploymentValidationError(url, [{ path: 'data', message: 'expected { "object": "list", "data": [ … ] }' }], 502);
+  }
+  const entries = data.map((item, index) => {
+    try {
+      return { deployment: validateDeployment(item, url, 502), source: `${url} data[${index}]` };
+    } catch (error) {
+      if (!(error instanceof DeploymentValidationError)) throw error;
+      const prefix = formatPath(['data', index]);
+      const within = (path: string) => (!path ? prefix : path.startsWith('[') ? `${prefix}${path}` : `${prefix}.${path}`);
+      throw new DeploymentValidationError(url, error.issues.map((issue) => ({ ...issue, path: within(issue.path) })), 502);
+    }
+  });
+  return [...indexById(entries, url).values()].map((entry) => entry.deployment);
+}

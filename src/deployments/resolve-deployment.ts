@@ -1,0 +1,90 @@
+import { InvalidRequestError } from '../errors.ts';
+import { renderMessages } from '../templates.ts';
+import type { ChatCompletionMessageParam, CompletionRequestBase } from '../types.ts';
+import { parseDeploymentId, type Deployment, type JsonSchemaObject } from './deployment.ts';
+import { DeploymentNotFoundError } from './errors.ts';
+import type { DeploymentStore } from './store.ts';
+
+/** The parts of a completion request that matter to a deployment call (`model` is the deployment reference). */
+export type DeploymentCallRequest = Omit<CompletionRequestBase, 'model'> & { model?: string; stream?: boolean | null };
+
+/** Every request parameter other than these four. */
+export type DeploymentSettings = Omit<DeploymentCallRequest, 'model' | 'messages' | 'input' | 'metadata'>;
+
+export interface ResolvedDeployment {
+  deployment: Deployment;
+  /** The deployment's agent: it wins over `metadata.agent_id` and any model prefix. */
+  agentId: string;
+  /** The catalog model the deployment pins. */
+  model: string;
+  /** The stored prompt rendered with `input`, then the caller's own messages (not rendered). */
+  messages: ChatCompletionMessageParam[];
+  /**
+   * The stored settings with the caller's parameters on top (a `null` from the caller removes the stored value),
+   * plus `response_format` built from the output schema unless the caller sent one. Never holds model, messages,
+   * input or metadata.
+   */
+  settings: DeploymentSettings;
+  /** The deployment's stored output schema, if any (whether or not the caller's `response_format` replaced it). */
+  outputSchema: JsonSchemaObject | undefined;
+}
+
+/** Request fields that are not settings. */
+const NOT_SETTINGS = new Set(['model', 'messages', 'input', 'metadata']);
+
+/** A caller's value for the key replaces these stored settings, so that the two never disagree. */
+const REPLACES: Record<string, string[]> = {
+  reasoning: ['reasoning', 'reasoning_effort'],
+  reasoning_effort: ['reasoning', 'reasoning_effort'],
+  max_tokens: ['max_tokens', 'max_completion_tokens'],
+  max_completion_tokens: ['max_tokens', 'max_completion_tokens'],
+  tools: ['tools', 'tool_choice'],
+};
+
+/**
+ * Looks a deployment up and turns it and the caller's request into what the gateway sends: the pinned model, the
+ * prompt rendered with `request.input`, the merged settings, the response format and the agent.
+ * Throws `DeploymentNotFoundError` (404) for an unknown id, and the 400 `InvalidRequestError` of `renderTemplate`
+ * when the prompt uses a variable that `input` lacks.
+ */
+export async function resolveDeployment(store: DeploymentStore, id: string, request: DeploymentCallRequest = {}): Promise<ResolvedDeployment> {
+  const deployment = await store.get(id);
+  if (!deployment) throw new DeploymentNotFoundError(id, await knownIdsOfAgent(store, id));
+
+  const { model, messages: prompt, output_schema: outputSpec, ...stored } = deployment.version;
+  const settings: Record<string, unknown> = { ...stored };
+  for (const [key, value] of Object.entries(request)) {
+    if (NOT_SETTINGS.has(key) || value === undefined) continue;
+    for (const replaced of REPLACES[key] ?? [key]) delete settings[replaced];
+    if (value !== null) settings[key] = value;
+  }
+  const outputSchema = outputSpec?.json_schema;
+  if (outputSchema && settings.response_format === undefined) {
+    settings.response_format = { type: 'json_schema', json_schema: { name: schemaName(deployment.agent_id), schema: outputSchema } };
+  }
+
+  const messages = [
+    ...renderMessages(prompt, request.input, `Deployment "${deployment.id}" `),
+    ...(request.messages ?? []),
+  ];
+  if (messages.length === 0) {
+    throw new InvalidRequestError(`Deployment "${deployment.id}" stores no prompt, so the request must send "messages".`, 'messages');
+  }
+  return { deployment, agentId: deployment.agent_id, model, messages, settings: settings as DeploymentSettings, outputSchema };
+}
+
+/** Up to 5 ids of the agent an unknown id seems to belong to, newest first; none when that cannot be told. */
+async function knownIdsOfAgent(store: DeploymentStore, id: string): Promise<string[]> {
+  const agentId = parseDeploymentId(id)?.agent_id ?? /^[^:@#/\s]+/.exec(id)?.[0];
+  if (!agentId) return [];
+  try {
+    return (await store.list({ agent_id: agentId })).slice(0, 5).map((deployment) => deployment.id);
+  } catch {
+    return []; // the suggestion is a courtesy: a store that cannot list must not hide the 404
+  }
+}
+
+/** A `json_schema.name` (1–64 letters, digits, "_" or "-") from an agent id. */
+function schemaName(agentId: string): string {
+  return agentId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'output';
+}

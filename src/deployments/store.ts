@@ -1,0 +1,69 @@
+import { sameDeployment, validateDeployment, type Deployment } from './deployment.ts';
+import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
+
+/** Where deployments are kept. Every store validates what it returns; `put` never changes an existing version. */
+export interface DeploymentStore {
+  /** The deployment with this id, or `undefined`. */
+  get(id: string): Promise<Deployment | undefined>;
+  /** Every deployment, or those of one agent, newest first. */
+  list(filter?: { agent_id?: string }): Promise<Deployment[]>;
+  /** Stores a new deployment. The same id with the same content is a no-op; with other content, `DeploymentConflictError`. */
+  put?(deployment: Deployment): Promise<void>;
+}
+
+/** A deployment and where it was read from (a file name, `memory[2]`, a URL), for error messages. */
+export interface SourcedDeployment {
+  deployment: Deployment;
+  source: string;
+}
+
+/** Deployments held in memory: for tests, and for apps that build their deployments in code. */
+export class MemoryDeploymentStore implements DeploymentStore {
+  readonly #byId = new Map<string, SourcedDeployment>();
+
+  constructor(deployments: ReadonlyArray<Deployment> = []) {
+    const entries = deployments.map((deployment, index) => ({ deployment: validateDeployment(deployment, `memory[${index}]`, 400), source: `memory[${index}]` }));
+    for (const [id, entry] of indexById(entries, 'memory')) this.#byId.set(id, entry);
+  }
+
+  async get(id: string): Promise<Deployment | undefined> {
+    return this.#byId.get(id)?.deployment;
+  }
+
+  async list(filter: { agent_id?: string } = {}): Promise<Deployment[]> {
+    return filterAndSort([...this.#byId.values()].map((entry) => entry.deployment), filter);
+  }
+
+  async put(deployment: Deployment): Promise<void> {
+    const checked = validateDeployment(deployment, 'put', 400);
+    const existing = this.#byId.get(checked.id);
+    if (existing) {
+      if (sameDeployment(existing.deployment, checked)) return;
+      throw new DeploymentConflictError(checked.id, existing.source);
+    }
+    this.#byId.set(checked.id, { deployment: checked, source: 'put' });
+  }
+}
+
+/** Maps ids to entries; two entries with one id is an error naming both sources. */
+export function indexById(entries: ReadonlyArray<SourcedDeployment>, location: string): Map<string, SourcedDeployment> {
+  const byId = new Map<string, SourcedDeployment>();
+  for (const entry of entries) {
+    const known = byId.get(entry.deployment.id);
+    if (known) {
+      throw new DeploymentStoreError(
+        `The deployment id "${entry.deployment.id}" is defined twice: in ${known.source} and in ${entry.source}. Deployment ids are unique across agents.`,
+        { location, code: 'duplicate_deployment_id' },
+      );
+    }
+    byId.set(entry.deployment.id, entry);
+  }
+  return byId;
+}
+
+/** Keeps one agent's deployments (when asked) and sorts them newest first, then by id. */
+export function filterAndSort(deployments: Deployment[], filter: { agent_id?: string } = {}): Deployment[] {
+  return deployments
+    .filter((deployment) => filter.agent_id === undefined || deployment.agent_id === filter.agent_id)
+    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
