@@ -11,6 +11,13 @@ import type { Provider, ProviderCall, ProviderCompletion, ProviderSettings, Reso
 import { providerDefinitions, reservedProviderNames } from './providers/registry.ts';
 import { resolveReasoning } from './reasoning.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
+import { buildCallRecord, type CallRecordInput } from './records/build-record.ts';
+import { isCallStore, type CallStore } from './records/call-store.ts';
+import { computeTotalCost, type BilledUsage } from './records/compute-cost.ts';
+import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './records/record-queue.ts';
+import { MemorySink } from './records/sinks/memory-sink.ts';
+import { StreamRecorder } from './records/stream-recorder.ts';
+import { uuidv7 } from './records/uuidv7.ts';
 import type { Deployment } from './deployments/deployment.ts';
 import { resolveDeployment } from './deployments/resolve-deployment.ts';
 import type { DeploymentStore } from './deployments/store.ts';
@@ -24,6 +31,7 @@ import type {
   ChatCompletionMessageParam,
   CompletionRequest,
   CompletionRequestNonStreaming,
+  CompletionChunk,
   CompletionRequestStreaming,
   CompletionResponse,
   CompletionWarning,
@@ -53,6 +61,11 @@ export interface GatewayOptions {
    * `switchyard serve` (key from `SWITCHYARD_API_KEY`), or any `DeploymentStore`.
    */
   deployments?: string | DeploymentStore;
+  /**
+   * Call records: where they go (default: a bounded in-memory sink, queryable as `gateway.calls`), queue sizes, and
+   * `redact: true` to store message contents and answers as "[redacted]". `false` turns recording off.
+   */
+  records?: false | (Partial<RecordQueueOptions> & { redact?: boolean });
 }
 
 /** Per-call options, kept out of the request body so the body stays exactly OpenAI's. */
@@ -75,6 +88,14 @@ export interface Gateway {
   listModels(options?: ListModelsOptions): ModelList;
   /** The stored deployments, optionally of one agent (empty without a deployment store). */
   listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
+  /** Queries over the call records (the first sink that answers queries: memory by default, or SQLite). */
+  readonly calls: CallStore;
+  /** Queue counters: records waiting, written, dropped because the queue was full, failed in a sink. */
+  readonly recordStats: RecordQueueStats;
+  /** Resolves once every record of the calls made so far has been written. */
+  flush(): Promise<void>;
+  /** Flushes the records and closes the sinks. */
+  close(): Promise<void>;
   readonly catalog: Catalog;
 }
 
@@ -93,6 +114,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const mock = options.mock === true ? new MockProvider() : options.mock || undefined;
   const adapters = new Map<string, Promise<Provider | { missing: string }>>();
   const deploymentStore = options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
+  const recordOptions = options.records === false ? undefined : { sinks: [new MemorySink()], ...options.records };
+  const queue = recordOptions ? new RecordQueue(recordOptions as RecordQueueOptions) : undefined;
+  const calls: CallStore = (recordOptions?.sinks?.find(isCallStore) as CallStore | undefined) ?? noCallStore;
 
   /** The adapter for a provider, built once; or the environment variable that is missing. */
   function getProvider(name: string): Promise<Provider | { missing: string }> {
@@ -160,7 +184,42 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     return candidates;
   }
 
+  /** The one entry point: runs the call, and records it (success or failure) off the request path. */
   async function createCompletion(request: CompletionRequest, callOptions: CompletionOptions = {}): Promise<CompletionResponse | CompletionStream> {
+    const call: CallContext = { id: uuidv7(), startedAt: Date.now(), billed: [] };
+    try {
+      const result = await complete(request, callOptions, call);
+      if (!(result instanceof CompletionStream)) record(request, call, { info: result.switchyard, response: result });
+      return result;
+    } catch (error) {
+      record(request, call, { error });
+      throw error;
+    }
+  }
+
+  /** Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer. */
+  function record(request: CompletionRequest, call: CallContext, outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>): void {
+    if (!queue) return;
+    const sent = {
+      model: typeof request?.model === 'string' ? request.model : '',
+      messages: (call.messages ?? request?.messages)?.slice(),
+      input: request?.input,
+      metadata: call.metadata ?? request?.metadata,
+      stream: request?.stream === true,
+    };
+    const endedAt = Date.now();
+    setImmediate(() => {
+      queue.enqueue(buildCallRecord({
+        id: call.id, request: sent, startedAt: call.startedAt, endedAt, billed: call.billed, redact: recordOptions?.redact ?? false,
+        ...(call.model ? { model: call.model } : {}),
+        ...(call.agentId ? { agentId: call.agentId } : {}),
+        ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
+        ...outcome,
+      }));
+    });
+  }
+
+  async function complete(request: CompletionRequest, callOptions: CompletionOptions, call: CallContext): Promise<CompletionResponse | CompletionStream> {
     // 1. Validate and resolve what is asked for; a deployment expands into the request it stores.
     validateRequest(request);
     const parsed = parseModelReference(request.model, reservedProviderNames);
@@ -170,17 +229,22 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     if (parsed.kind === 'deployment') ({ request, reference } = await expandDeployment(request, parsed.deploymentId, warnings));
     else reference = parsed;
     const model = findModel(reference.model);
+    call.model = model.id;
+    call.deploymentId = deploymentId;
+    call.metadata = request.metadata ?? undefined;
     if (!request.messages || request.messages.length === 0) {
       throw new InvalidRequestError('"messages" is required for a direct model call (only deployments may omit it).', 'messages');
     }
     const reasoning = resolveReasoning(request, model);
     const agentId = request.metadata?.agent_id ?? reference.agentId;
+    call.agentId = agentId;
 
     // 2. The provider-neutral body: the caller's OpenAI fields, templated, minus ours and minus what the model cannot take.
     const output = resolveOutputSpec(request.response_format);
     const body: Record<string, unknown> = { ...request };
     for (const field of SWITCHYARD_FIELDS) delete body[field];
     if (request.input !== undefined) body.messages = renderMessages(request.messages, request.input);
+    call.messages = body.messages as ChatCompletionMessageParam[];
     applyModelSupport(body, model, options.strict ?? false, warnings);
     const warn = (warning: CompletionWarning): void => {
       if (options.strict && warning.code === 'unsupported_parameter') {
@@ -206,6 +270,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       provider_model: candidate.offering.model,
       ...(agentId !== undefined ? { agent_id: agentId } : {}),
       ...(deploymentId !== undefined ? { deployment_id: deploymentId } : {}),
+      call_id: call.id,
+      cost_usd: 0,
       attempts,
       warnings,
     });
@@ -231,7 +297,18 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         ? emptyStream()
         : forwardChunks(value.first.value, value.iterator, { model: candidate.model.id, includeUsage, info });
       if (output) chunks = validateStreamedOutput(chunks, output, attempts);
-      return new CompletionStream(chunks, info);
+      const recorder = new StreamRecorder();
+      const pricing = candidate.offering.pricing;
+      const stream = new CompletionStream(
+        observeStream(value.first, value.iterator, recorder, chunks, (error) => {
+          const summary = recorder.summary();
+          call.billed.push({ usage: summary.usage, pricing });
+          info.cost_usd = computeTotalCost(call.billed);
+          record(request, call, { info, stream: summary, ...(error === undefined ? {} : { error }) });
+        }),
+        info,
+      );
+      return stream;
     }
 
     const attempts: Attempt[] = [];
@@ -247,6 +324,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         throw error;
       });
       attempts.push(...result.attempts);
+      call.billed.push({ usage: result.value.usage, pricing: result.candidate.offering.pricing });
       return result;
     };
     let { value: completion, candidate } = await run(candidates);
@@ -280,12 +358,15 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       completion.usage.completion_tokens_details ??= {};
       completion.usage.completion_tokens_details.reasoning_tokens ??= 0;
     }
-    return { ...completion, switchyard: infoFor(candidate, attempts) };
+    const info = infoFor(candidate, attempts);
+    info.cost_usd = computeTotalCost(call.billed);
+    return { ...completion, switchyard: info };
 
     /** Native structured output where model and provider have it; a provider that rejects the schema gets the prompted path. */
     async function withPromptedFallback<T>(candidate: Candidate, attempt: (native: boolean) => Promise<T>): Promise<T> {
       const modelHasIt = output?.kind === 'json_schema' ? candidate.model.supports.structured_outputs : candidate.model.supports.json_mode;
-      const native = output !== undefined && modelHasIt && supportsNativeOutput(candidate.offering.provider);
+      // The simulator honours schemas for every model it stands in for.
+      const native = output !== undefined && (candidate.offering.provider === 'mock' || (modelHasIt && supportsNativeOutput(candidate.offering.provider)));
       if (!native) return attempt(false);
       try {
         return await attempt(true);
@@ -331,14 +412,74 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     createCompletion: createCompletion as Gateway['createCompletion'],
     listModels: (listOptions) => catalog.list(listOptions),
     listDeployments: async (filter) => (deploymentStore ? deploymentStore.list(filter) : []),
+    calls,
+    get recordStats() {
+      return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0 };
+    },
+    // Records are built one event-loop turn after each call: wait for that turn, then for the queue.
+    flush: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await queue?.flush();
+    },
+    close: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await queue?.close();
+    },
     catalog,
   };
 }
 
 async function* emptyStream(): AsyncGenerator<never> {}
 
+/** What the record of one call needs, filled in as the pipeline learns it. */
+interface CallContext {
+  id: string;
+  startedAt: number;
+  /** Every completion paid for (retries for structured output included), with its offering's price. */
+  billed: BilledUsage[];
+  model?: string;
+  agentId?: string | undefined;
+  deploymentId?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+  /** The messages as sent: templated, or the deployment's expanded prompt. */
+  messages?: ChatCompletionMessageParam[];
+}
+
+const noCallStore: CallStore = new Proxy({} as CallStore, {
+  get: () => () => Promise.reject(new Error('No call-record sink of this gateway answers queries: add a MemorySink or SqliteSink to records.sinks.')),
+});
+
+/**
+ * Lets the recorder see every provider chunk (before the caller-facing stream drops usage chunks), and calls
+ * `done` once when the caller's iteration ends: finished, failed or stopped early.
+ */
+async function* observeStream(
+  first: IteratorResult<CompletionChunk>,
+  source: AsyncIterator<CompletionChunk>,
+  recorder: StreamRecorder,
+  chunks: AsyncIterable<CompletionChunk>,
+  done: (error?: unknown) => void,
+): AsyncGenerator<CompletionChunk> {
+  if (!first.done) recorder.observe(first.value);
+  const next = source.next.bind(source);
+  source.next = async (...args) => {
+    const result = await next(...args);
+    if (!result.done) recorder.observe(result.value);
+    return result;
+  };
+  let failure: unknown;
+  try {
+    yield* chunks;
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    done(failure);
+  }
+}
+
 function supportsNativeOutput(provider: string): boolean {
-  return provider === 'mock' || (providerDefinitions.get(provider)?.nativeStructuredOutputs ?? false);
+  return providerDefinitions.get(provider)?.nativeStructuredOutputs ?? false;
 }
 
 /** Validation result for an answer, or `undefined` when there is nothing to validate (a refusal, a tool call). */

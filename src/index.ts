@@ -12,6 +12,37 @@ export type { CatalogData, ModelEntry, ProviderOffering, ModelSupports, Reasonin
 export { effortToBudget, budgetToEffort } from './reasoning.ts';
 export { convertLegacyDeploymentReference } from './routing/parse-model.ts';
 export type { RetryOptions } from './routing/run-attempts.ts';
+export {
+  MemorySink,
+  JsonlFileSink,
+  SqliteSink,
+  OpenTelemetrySink,
+  CallbackSink,
+  RecordQueue,
+  computeCost,
+  computeTotalCost,
+  uuidv7,
+  buildCallRecord,
+} from './records/index.ts';
+export type {
+  CallRecord,
+  CallStore,
+  CallPage,
+  ListCallsQuery,
+  WorkflowSummary,
+  DailyCostQuery,
+  DailyCostRow,
+  AgentSummary,
+  RecordSink,
+  RecordQueueOptions,
+  RecordQueueStats,
+  RecordUsage,
+  RecordOutput,
+  RecordError,
+  TokenPricing,
+  MemorySinkOptions,
+  OpenTelemetrySinkOptions,
+} from './records/index.ts';
 export type { ProviderSettings } from './providers/provider.ts';
 export { renderTemplate } from './templates.ts';
 export {

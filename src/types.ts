@@ -78,6 +78,10 @@ export interface SwitchyardResponseInfo {
   agent_id?: string;
   /** The deployment the call ran, for `switchyard/deployment/<id>` calls. */
   deployment_id?: string;
+  /** Id of the call's record (UUIDv7), to find it in `gateway.calls` or a sink. */
+  call_id: string;
+  /** What the call cost in USD, every attempt that produced tokens summed; for a stream, set when it ends. */
+  cost_usd: number;
   attempts: Attempt[];
   warnings: CompletionWarning[];
 }

@@ -1,0 +1,116 @@
+import type { Attempt, ChatCompletionMessageParam, CompletionWarning } from '../types.ts';
+
+/**
+ * One record per `createCompletion` call, success or failure. Every field is always present (`null` when unknown)
+ * so that the JSONL lines, the SQLite rows and the memory store all have one stable shape.
+ */
+export interface CallRecord {
+  /** UUIDv7 made from `created_at`: sorting ids sorts calls by start time. */
+  id: string;
+  /** When the call started (ISO 8601, UTC, millisecond precision). */
+  created_at: string;
+  agent_id: string | null;
+  trace_id: string | null;
+  workflow_name: string | null;
+  /** The request's other `metadata` keys. */
+  metadata: Record<string, string>;
+  deployment_id: string | null;
+  /** `model` exactly as the caller wrote it (`claude-sonnet-4-5`, `groq/…`, `my-agent/gpt-4o`). */
+  requested_model: string;
+  /** Catalog id that served the call (`null` when the call failed before a model was resolved). */
+  model: string | null;
+  provider: string | null;
+  provider_model: string | null;
+  attempts: Attempt[];
+  /** The messages as the caller wrote them (templates unrendered), or `"[redacted]"` contents. */
+  input_messages: ChatCompletionMessageParam[] | null;
+  /** The template variables (`request.input`), or `"[redacted]"`. */
+  input: unknown;
+  output: RecordOutput | null;
+  usage: RecordUsage;
+  cost_usd: number;
+  /** From the start of the call to the last byte (streams: to the end of the stream). */
+  latency_ms: number;
+  /** Streams only: from the start of the call to the first chunk carrying text, reasoning or a tool call. */
+  time_to_first_token_ms: number | null;
+  stream: boolean;
+  status: CallStatus;
+  error: RecordError | null;
+  warnings: CompletionWarning[];
+}
+
+export type CallStatus = 'ok' | 'error';
+
+/** The first choice's answer. */
+export interface RecordOutput {
+  content: string | null;
+  reasoning_content: string | null;
+  tool_calls: RecordToolCall[];
+  refusal: string | null;
+  finish_reason: string | null;
+}
+
+export interface RecordToolCall {
+  id: string;
+  type: string;
+  function: { name: string; arguments: string };
+}
+
+/**
+ * Tokens billed for the call, summed over every completion it took (a structured-output correction is a second
+ * completion). `reasoning_tokens` are part of `completion_tokens`; `cached_tokens` are part of `prompt_tokens`.
+ */
+export interface RecordUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  cached_tokens: number;
+}
+
+export interface RecordError {
+  type: string;
+  code: string | null;
+  status: number | null;
+  message: string;
+}
+
+export const REDACTED = '[redacted]';
+
+/** A copy of the record without message contents, tool-call arguments, template input or answer text. */
+export function redactRecord(record: CallRecord): CallRecord {
+  return {
+    ...record,
+    input_messages: record.input_messages?.map(redactMessage) ?? null,
+    input: record.input === null ? null : REDACTED,
+    output: record.output && {
+      ...record.output,
+      content: redactText(record.output.content),
+      reasoning_content: redactText(record.output.reasoning_content),
+      refusal: redactText(record.output.refusal),
+      tool_calls: record.output.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: REDACTED } })),
+    },
+  };
+}
+
+function redactText(text: string | null): string | null {
+  return text === null ? null : REDACTED;
+}
+
+function redactMessage(message: ChatCompletionMessageParam): ChatCompletionMessageParam {
+  const copy = { ...message } as Record<string, unknown>;
+  if (copy.content !== null && copy.content !== undefined) copy.content = REDACTED;
+  if (Array.isArray(copy.tool_calls)) {
+    copy.tool_calls = copy.tool_calls.map((call: Record<string, unknown>) => redactToolCall(call));
+  }
+  if (copy.function_call && typeof copy.function_call === 'object') {
+    copy.function_call = { ...copy.function_call, arguments: REDACTED };
+  }
+  return copy as unknown as ChatCompletionMessageParam;
+}
+
+function redactToolCall(call: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...call };
+  if (copy.function && typeof copy.function === 'object') copy.function = { ...copy.function, arguments: REDACTED };
+  if (copy.custom && typeof copy.custom === 'object') copy.custom = { ...copy.custom, input: REDACTED };
+  return copy;
+}

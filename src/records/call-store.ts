@@ -1,0 +1,228 @@
+import { InvalidRequestError } from '../errors.ts';
+import type { CallRecord } from './call-record.ts';
+import { roundUsd } from './compute-cost.ts';
+
+/** Read access to stored call records: `gateway.calls`. Implemented by `MemorySink` and `SqliteSink`. */
+export interface CallStore {
+  /** Calls newest first, filtered, one page at a time. */
+  list(query?: ListCallsQuery): Promise<CallPage>;
+  /** Every call of one trace, with totals per agent; `null` when the trace has no calls. */
+  workflow(traceId: string): Promise<WorkflowSummary | null>;
+  /** Cost per UTC day and workflow over the last `days` days, oldest day first. */
+  dailyCost(query?: DailyCostQuery): Promise<DailyCostRow[]>;
+  /** Totals per agent, highest cost first. */
+  agents(): Promise<AgentSummary[]>;
+}
+
+/** Whether a sink also answers queries, so the gateway can expose it as `gateway.calls`. */
+export function isCallStore(value: unknown): value is CallStore {
+  const store = value as Partial<Record<keyof CallStore, unknown>> | null;
+  return (
+    typeof store === 'object' && store !== null &&
+    typeof store.list === 'function' && typeof store.workflow === 'function' &&
+    typeof store.dailyCost === 'function' && typeof store.agents === 'function'
+  );
+}
+
+export interface ListCallsQuery {
+  agent_id?: string;
+  trace_id?: string;
+  workflow_name?: string;
+  /** Calls created at or after this instant. */
+  since?: string | Date;
+  /** Calls created before this instant. */
+  until?: string | Date;
+  /** Page size: default 50, at most 1000. */
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string | null;
+}
+
+export interface CallPage {
+  data: CallRecord[];
+  /** Pass as `cursor` for the next (older) page; `null` on the last page. */
+  next_cursor: string | null;
+}
+
+export interface AgentTotals {
+  agent_id: string | null;
+  calls: number;
+  cost_usd: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface WorkflowSummary {
+  trace_id: string;
+  /** The first `workflow_name` the trace's calls carry. */
+  workflow_name: string | null;
+  /** Oldest first. */
+  calls: CallRecord[];
+  /** In order of each agent's first call. */
+  agents: AgentTotals[];
+  cost_usd: number;
+  /** From the start of the first call to the end of the last one to finish. */
+  duration_ms: number;
+}
+
+export interface DailyCostQuery {
+  workflow_name?: string;
+  /** Days including today (UTC): default 30. */
+  days?: number;
+  /** The instant whose UTC day is the last of the window (default now). */
+  now?: Date;
+}
+
+export interface DailyCostRow {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  workflow_name: string | null;
+  calls: number;
+  cost_usd: number;
+}
+
+export interface AgentSummary {
+  agent_id: string | null;
+  calls: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  cost_usd: number;
+  last_call_at: string;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 1000;
+
+/** What both stores run a list query with: the filters made comparable to the `created_at` strings. */
+export interface NormalizedListQuery {
+  agent_id: string | undefined;
+  trace_id: string | undefined;
+  workflow_name: string | undefined;
+  since: string | undefined;
+  until: string | undefined;
+  limit: number;
+  after: CursorPosition | undefined;
+}
+
+/** The last row of a page: the next page holds the rows strictly older than it in `(created_at, id)` order. */
+export interface CursorPosition {
+  created_at: string;
+  id: string;
+}
+
+export function normalizeListQuery(query: ListCallsQuery = {}): NormalizedListQuery {
+  const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Math.floor(query.limit);
+  if (!Number.isFinite(limit) || limit < 1) throw new InvalidRequestError(`"limit" must be between 1 and ${MAX_PAGE_SIZE}.`, 'limit');
+  return {
+    agent_id: query.agent_id,
+    trace_id: query.trace_id,
+    workflow_name: query.workflow_name,
+    since: query.since === undefined ? undefined : toIso(query.since, 'since'),
+    until: query.until === undefined ? undefined : toIso(query.until, 'until'),
+    limit: Math.min(limit, MAX_PAGE_SIZE),
+    after: query.cursor ? decodeCursor(query.cursor) : undefined,
+  };
+}
+
+export function encodeCursor(record: CursorPosition): string {
+  return Buffer.from(JSON.stringify([record.created_at, record.id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): CursorPosition {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+      return { created_at: value[0], id: value[1] };
+    }
+  } catch {
+    // Falls through to the error below.
+  }
+  throw new InvalidRequestError('"cursor" is not a cursor this store returned.', 'cursor', 'invalid_cursor');
+}
+
+/** Newest first; ties on `created_at` broken by id, so pages never skip or repeat a row. */
+export function newestFirst(a: CursorPosition, b: CursorPosition): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
+  return a.id === b.id ? 0 : a.id < b.id ? 1 : -1;
+}
+
+export function matchesListQuery(record: CallRecord, query: NormalizedListQuery): boolean {
+  if (query.agent_id !== undefined && record.agent_id !== query.agent_id) return false;
+  if (query.trace_id !== undefined && record.trace_id !== query.trace_id) return false;
+  if (query.workflow_name !== undefined && record.workflow_name !== query.workflow_name) return false;
+  if (query.since !== undefined && record.created_at < query.since) return false;
+  if (query.until !== undefined && record.created_at >= query.until) return false;
+  return query.after === undefined || newestFirst(record, query.after) > 0;
+}
+
+/** A page from rows already filtered and sorted newest first, fetched with one row beyond `limit`. */
+export function pageFrom(rows: CallRecord[], limit: number): CallPage {
+  const data = rows.slice(0, limit);
+  const last = data.at(-1);
+  return { data, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+/** The workflow view of a trace's calls, given oldest first. Shared so both stores add up identically. */
+export function summarizeWorkflow(traceId: string, calls: CallRecord[]): WorkflowSummary | null {
+  const first = calls[0];
+  if (!first) return null;
+  const agents = new Map<string | null, AgentTotals>();
+  let cost = 0;
+  let end = Date.parse(first.created_at);
+  for (const call of calls) {
+    let totals = agents.get(call.agent_id);
+    if (!totals) {
+      totals = { agent_id: call.agent_id, calls: 0, cost_usd: 0, prompt_tokens: 0, completion_tokens: 0 };
+      agents.set(call.agent_id, totals);
+    }
+    totals.calls += 1;
+    totals.cost_usd += call.cost_usd;
+    totals.prompt_tokens += call.usage.prompt_tokens;
+    totals.completion_tokens += call.usage.completion_tokens;
+    cost += call.cost_usd;
+    end = Math.max(end, Date.parse(call.created_at) + call.latency_ms);
+  }
+  return {
+    trace_id: traceId,
+    workflow_name: calls.find((call) => call.workflow_name !== null)?.workflow_name ?? null,
+    calls,
+    agents: [...agents.values()].map((totals) => ({ ...totals, cost_usd: roundUsd(totals.cost_usd) })),
+    cost_usd: roundUsd(cost),
+    duration_ms: end - Date.parse(first.created_at),
+  };
+}
+
+/** The daily-cost window: from midnight UTC `days - 1` days before `now` to the midnight after `now`. */
+export function dailyCostWindow(query: DailyCostQuery): { since: string; until: string } {
+  const days = Math.max(1, Math.floor(query.days ?? 30));
+  const now = query.now ?? new Date();
+  const midnight = (offsetDays: number) =>
+    new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + offsetDays)).toISOString();
+  return { since: midnight(-(days - 1)), until: midnight(1) };
+}
+
+export function compareDailyCostRows(a: DailyCostRow, b: DailyCostRow): number {
+  if (a.day !== b.day) return a.day < b.day ? -1 : 1;
+  return compareNullableText(a.workflow_name, b.workflow_name);
+}
+
+export function compareAgentSummaries(a: AgentSummary, b: AgentSummary): number {
+  if (a.cost_usd !== b.cost_usd) return b.cost_usd - a.cost_usd;
+  return compareNullableText(a.agent_id, b.agent_id);
+}
+
+/** `null` first, then code-unit order, as SQLite's BINARY collation sorts ASCII. */
+function compareNullableText(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1;
+}
+
+function toIso(value: string | Date, param: string): string {
+  const time = value instanceof Date ? value.getTime() : Date.parse(value);
+  if (Number.isNaN(time)) throw new InvalidRequestError(`"${param}" is not a date.`, param);
+  return new Date(time).toISOString();
+}

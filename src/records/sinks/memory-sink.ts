@@ -1,0 +1,113 @@
+import type { CallRecord } from '../call-record.ts';
+import {
+  compareAgentSummaries,
+  compareDailyCostRows,
+  dailyCostWindow,
+  matchesListQuery,
+  newestFirst,
+  normalizeListQuery,
+  pageFrom,
+  summarizeWorkflow,
+  type AgentSummary,
+  type CallPage,
+  type CallStore,
+  type DailyCostQuery,
+  type DailyCostRow,
+  type ListCallsQuery,
+  type WorkflowSummary,
+} from '../call-store.ts';
+import { roundUsd } from '../compute-cost.ts';
+import type { RecordSink } from '../sink.ts';
+
+export interface MemorySinkOptions {
+  /** Records kept; past it the oldest written are forgotten (default 10_000). */
+  capacity?: number;
+}
+
+/** Keeps the latest records in a ring buffer and answers the call-store queries from it: for tests and development. */
+export class MemorySink implements RecordSink, CallStore {
+  readonly capacity: number;
+  readonly #ring: Array<CallRecord | undefined>;
+  /** Index the next record is written at; the oldest record sits there once the ring is full. */
+  #next = 0;
+  #size = 0;
+
+  constructor(options: MemorySinkOptions = {}) {
+    this.capacity = Math.max(1, Math.floor(options.capacity ?? 10_000));
+    this.#ring = new Array<CallRecord | undefined>(this.capacity);
+  }
+
+  write(records: CallRecord[]): void {
+    for (const record of records) {
+      this.#ring[this.#next] = record;
+      this.#next = (this.#next + 1) % this.capacity;
+      this.#size = Math.min(this.#size + 1, this.capacity);
+    }
+  }
+
+  /** The kept records, oldest written first. */
+  records(): CallRecord[] {
+    const start = this.#size < this.capacity ? 0 : this.#next;
+    const result: CallRecord[] = [];
+    for (let offset = 0; offset < this.#size; offset++) result.push(this.#ring[(start + offset) % this.capacity]!);
+    return result;
+  }
+
+  clear(): void {
+    this.#ring.fill(undefined);
+    this.#next = 0;
+    this.#size = 0;
+  }
+
+  async list(query?: ListCallsQuery): Promise<CallPage> {
+    const normalized = normalizeListQuery(query);
+    const rows = this.records().filter((record) => matchesListQuery(record, normalized)).sort(newestFirst);
+    return pageFrom(rows.slice(0, normalized.limit + 1), normalized.limit);
+  }
+
+  async workflow(traceId: string): Promise<WorkflowSummary | null> {
+    const calls = this.records().filter((record) => record.trace_id === traceId).sort((a, b) => newestFirst(b, a));
+    return summarizeWorkflow(traceId, calls);
+  }
+
+  async dailyCost(query: DailyCostQuery = {}): Promise<DailyCostRow[]> {
+    const { since, until } = dailyCostWindow(query);
+    const rows = new Map<string, DailyCostRow>();
+    for (const record of this.records()) {
+      if (record.created_at < since || record.created_at >= until) continue;
+      if (query.workflow_name !== undefined && record.workflow_name !== query.workflow_name) continue;
+      const day = record.created_at.slice(0, 10);
+      const key = JSON.stringify([day, record.workflow_name]);
+      let row = rows.get(key);
+      if (!row) {
+        row = { day, workflow_name: record.workflow_name, calls: 0, cost_usd: 0 };
+        rows.set(key, row);
+      }
+      row.calls += 1;
+      row.cost_usd += record.cost_usd;
+    }
+    return [...rows.values()].map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) })).sort(compareDailyCostRows);
+  }
+
+  async agents(): Promise<AgentSummary[]> {
+    const agents = new Map<string | null, AgentSummary>();
+    for (const record of this.records()) {
+      let agent = agents.get(record.agent_id);
+      if (!agent) {
+        agent = {
+          agent_id: record.agent_id, calls: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cost_usd: 0,
+          last_call_at: record.created_at,
+        };
+        agents.set(record.agent_id, agent);
+      }
+      agent.calls += 1;
+      if (record.status === 'error') agent.errors += 1;
+      agent.prompt_tokens += record.usage.prompt_tokens;
+      agent.completion_tokens += record.usage.completion_tokens;
+      agent.reasoning_tokens += record.usage.reasoning_tokens;
+      agent.cost_usd += record.cost_usd;
+      if (record.created_at > agent.last_call_at) agent.last_call_at = record.created_at;
+    }
+    return [...agents.values()].map((agent) => ({ ...agent, cost_usd: roundUsd(agent.cost_usd) })).sort(compareAgentSummaries);
+  }
+}

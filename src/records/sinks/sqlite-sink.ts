@@ -1,0 +1,191 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { CallRecord } from '../call-record.ts';
+import {
+  compareAgentSummaries,
+  compareDailyCostRows,
+  dailyCostWindow,
+  normalizeListQuery,
+  pageFrom,
+  summarizeWorkflow,
+  type AgentSummary,
+  type CallPage,
+  type CallStore,
+  type DailyCostQuery,
+  type DailyCostRow,
+  type ListCallsQuery,
+  type WorkflowSummary,
+} from '../call-store.ts';
+import { roundUsd } from '../compute-cost.ts';
+import type { RecordSink } from '../sink.ts';
+
+/** The queryable fields get columns; `record` holds the whole record as JSON, so no field is ever lost. */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS calls (
+  id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  agent_id TEXT,
+  trace_id TEXT,
+  workflow_name TEXT,
+  deployment_id TEXT,
+  requested_model TEXT NOT NULL,
+  model TEXT,
+  provider TEXT,
+  status TEXT NOT NULL,
+  stream INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  reasoning_tokens INTEGER NOT NULL,
+  cached_tokens INTEGER NOT NULL,
+  cost_usd REAL NOT NULL,
+  latency_ms REAL NOT NULL,
+  record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS calls_by_created_at ON calls (created_at, id);
+CREATE INDEX IF NOT EXISTS calls_by_agent_id ON calls (agent_id, created_at, id);
+CREATE INDEX IF NOT EXISTS calls_by_trace_id ON calls (trace_id, created_at, id);
+CREATE INDEX IF NOT EXISTS calls_by_workflow_name ON calls (workflow_name, created_at, id);
+`;
+
+const COLUMNS = [
+  'id', 'created_at', 'agent_id', 'trace_id', 'workflow_name', 'deployment_id', 'requested_model', 'model', 'provider', 'status',
+  'stream', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'cost_usd', 'latency_ms', 'record',
+] as const;
+
+/** Replacing on a known id makes writing a batch twice harmless. */
+const INSERT = `INSERT OR REPLACE INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`;
+
+/** Stores records in a SQLite file through `node:sqlite` and answers the call-store queries with SQL. */
+export class SqliteSink implements RecordSink, CallStore {
+  readonly path: string;
+  readonly #db: DatabaseSync;
+  readonly #insert: StatementSync;
+  readonly #statements = new Map<string, StatementSync>();
+
+  /** `path` is a file (its directory is created) or `:memory:`. */
+  constructor(path: string) {
+    this.path = path;
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.#db = new (loadSqlite().DatabaseSync)(path);
+    // WAL lets readers (gateway.calls) run while a batch is written; NORMAL is durable across crashes of the process.
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    this.#db.exec(SCHEMA);
+    this.#insert = this.#db.prepare(INSERT);
+  }
+
+  /** One transaction per batch: a single fsync instead of one per row. */
+  write(records: CallRecord[]): void {
+    if (records.length === 0) return;
+    this.#db.exec('BEGIN');
+    try {
+      for (const record of records) this.#insert.run(...rowOf(record));
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  /** Runs any SQL on the database, for reports the store methods do not cover (`SELECT … FROM calls …`). */
+  query(sql: string, ...params: SQLInputValue[]): Array<Record<string, SQLInputValue>> {
+    return this.#statement(sql).all(...params) as Array<Record<string, SQLInputValue>>;
+  }
+
+  async list(query?: ListCallsQuery): Promise<CallPage> {
+    const normalized = normalizeListQuery(query);
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    for (const field of ['agent_id', 'trace_id', 'workflow_name'] as const) {
+      const value = normalized[field];
+      if (value !== undefined) {
+        where.push(`${field} = ?`);
+        params.push(value);
+      }
+    }
+    if (normalized.since !== undefined) {
+      where.push('created_at >= ?');
+      params.push(normalized.since);
+    }
+    if (normalized.until !== undefined) {
+      where.push('created_at < ?');
+      params.push(normalized.until);
+    }
+    if (normalized.after !== undefined) {
+      where.push('(created_at < ? OR (created_at = ? AND id < ?))');
+      params.push(normalized.after.created_at, normalized.after.created_at, normalized.after.id);
+    }
+    const sql = `SELECT record FROM calls ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    const rows = this.#statement(sql).all(...params, normalized.limit + 1);
+    return pageFrom(rows.map(parseRecord), normalized.limit);
+  }
+
+  async workflow(traceId: string): Promise<WorkflowSummary | null> {
+    const rows = this.#statement('SELECT record FROM calls WHERE trace_id = ? ORDER BY created_at ASC, id ASC').all(traceId);
+    return summarizeWorkflow(traceId, rows.map(parseRecord));
+  }
+
+  async dailyCost(query: DailyCostQuery = {}): Promise<DailyCostRow[]> {
+    const { since, until } = dailyCostWindow(query);
+    const byWorkflow = query.workflow_name === undefined ? '' : 'AND workflow_name = ?';
+    const sql = `SELECT substr(created_at, 1, 10) AS day, workflow_name, count(*) AS calls, sum(cost_usd) AS cost_usd
+      FROM calls WHERE created_at >= ? AND created_at < ? ${byWorkflow} GROUP BY day, workflow_name`;
+    const params: SQLInputValue[] = query.workflow_name === undefined ? [since, until] : [since, until, query.workflow_name];
+    const rows = this.#statement(sql).all(...params) as Array<{ day: string; workflow_name: string | null; calls: number; cost_usd: number }>;
+    return rows
+      .map((row) => ({ day: row.day, workflow_name: row.workflow_name, calls: row.calls, cost_usd: roundUsd(row.cost_usd) }))
+      .sort(compareDailyCostRows);
+  }
+
+  async agents(): Promise<AgentSummary[]> {
+    const sql = `SELECT agent_id, count(*) AS calls, sum(status = 'error') AS errors, sum(prompt_tokens) AS prompt_tokens,
+      sum(completion_tokens) AS completion_tokens, sum(reasoning_tokens) AS reasoning_tokens, sum(cost_usd) AS cost_usd,
+      max(created_at) AS last_call_at
+      FROM calls GROUP BY agent_id`;
+    const rows = this.#statement(sql).all() as unknown as AgentSummary[];
+    return rows.map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) })).sort(compareAgentSummaries);
+  }
+
+  /** Prepared once per distinct SQL text; the list query has at most a few dozen filter combinations. */
+  #statement(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+/**
+ * `node:sqlite` is fetched when a sink is made, not imported with the module: importing it fails on Node 22 before
+ * 22.13 (and warns on some later versions) for every user of the package, not only those who store records in SQLite.
+ */
+function loadSqlite(): typeof import('node:sqlite') {
+  let sqlite: typeof import('node:sqlite') | undefined;
+  try {
+    sqlite = process.getBuiltinModule('node:sqlite');
+  } catch {
+    sqlite = undefined;
+  }
+  if (!sqlite?.DatabaseSync) {
+    throw new Error(`SqliteSink needs node:sqlite, which Node.js ${process.version} does not provide without a flag: use Node.js 22.13 or newer.`);
+  }
+  return sqlite;
+}
+
+function rowOf(record: CallRecord): SQLInputValue[] {
+  return [
+    record.id, record.created_at, record.agent_id, record.trace_id, record.workflow_name, record.deployment_id, record.requested_model,
+    record.model, record.provider, record.status, record.stream ? 1 : 0, record.usage.prompt_tokens, record.usage.completion_tokens,
+    record.usage.reasoning_tokens, record.usage.cached_tokens, record.cost_usd, record.latency_ms, JSON.stringify(record),
+  ];
+}
+
+function parseRecord(row: Record<string, SQLInputValue>): CallRecord {
+  return JSON.parse(row.record as string) as CallRecord;
+}

@@ -1,0 +1,83 @@
+import type { CompletionChunk } from '../types.ts';
+import type { RecordOutput, RecordToolCall } from './call-record.ts';
+import type { UsageLike } from './compute-cost.ts';
+
+/** What a stream produced, as far as it got: the first choice's answer, the usage chunk, and when the first token came. */
+export interface StreamSummary {
+  output: RecordOutput | null;
+  usage: UsageLike | null;
+  /** Epoch milliseconds of the first chunk carrying text, reasoning, a refusal or a tool call. */
+  firstTokenAt: number | null;
+}
+
+interface ToolCallParts {
+  id: string;
+  type: string;
+  name: string;
+  arguments: string[];
+}
+
+/**
+ * Assembles a stream's answer chunk by chunk, for its call record. `observe` must see the provider's chunks
+ * before the gateway strips the usage chunk (it does when the caller did not ask for `include_usage`).
+ * Only choice 0 is kept, as in non-streamed records; work per chunk is a few array pushes.
+ */
+export class StreamRecorder {
+  readonly #content: string[] = [];
+  readonly #reasoning: string[] = [];
+  readonly #refusal: string[] = [];
+  readonly #toolCalls = new Map<number, ToolCallParts>();
+  #finishReason: string | null = null;
+  #usage: UsageLike | null = null;
+  #firstTokenAt: number | null = null;
+  #sawChoice = false;
+
+  observe(chunk: CompletionChunk): void {
+    if (chunk.usage) this.#usage = chunk.usage;
+    for (const choice of chunk.choices) {
+      if (choice.index !== 0) continue;
+      this.#sawChoice = true;
+      const delta = choice.delta;
+      let token = false;
+      for (const [text, parts] of [[delta.content, this.#content], [delta.reasoning_content, this.#reasoning], [delta.refusal, this.#refusal]] as const) {
+        if (!text) continue;
+        parts.push(text);
+        token = true;
+      }
+      for (const call of delta.tool_calls ?? []) {
+        token = true;
+        let parts = this.#toolCalls.get(call.index);
+        if (!parts) {
+          parts = { id: '', type: 'function', name: '', arguments: [] };
+          this.#toolCalls.set(call.index, parts);
+        }
+        if (call.id) parts.id = call.id;
+        if (call.type) parts.type = call.type;
+        if (call.function?.name) parts.name += call.function.name;
+        if (call.function?.arguments) parts.arguments.push(call.function.arguments);
+      }
+      if (choice.finish_reason) this.#finishReason = choice.finish_reason;
+      if (token && this.#firstTokenAt === null) this.#firstTokenAt = Date.now();
+    }
+  }
+
+  summary(): StreamSummary {
+    const toolCalls: RecordToolCall[] = [...this.#toolCalls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, parts]) => ({ id: parts.id, type: parts.type, function: { name: parts.name, arguments: parts.arguments.join('') } }));
+    const output: RecordOutput | null = this.#sawChoice
+      ? {
+          content: joined(this.#content),
+          reasoning_content: joined(this.#reasoning),
+          tool_calls: toolCalls,
+          refusal: joined(this.#refusal),
+          finish_reason: this.#finishReason,
+        }
+      : null;
+    return { output, usage: this.#usage, firstTokenAt: this.#firstTokenAt };
+  }
+}
+
+function joined(parts: string[]): string | null {
+  return parts.length === 0 ? null : parts.join('');
+}

@@ -1,0 +1,55 @@
+import { randomFillSync } from 'node:crypto';
+
+/**
+ * UUIDv7 (RFC 9562 §5.7): 48-bit Unix milliseconds, version 7, 12 bits `rand_a`, variant 10, 62 bits `rand_b`.
+ * Ids sort by creation time as plain strings, which is what lets the call store page by `(created_at, id)`.
+ */
+
+let lastRequestedMs = -1;
+let lastMs = -1;
+let lastCounter = 0;
+
+/** A new UUIDv7 for `timestampMs` (default now). Ids made by this process for the same or a later time increase. */
+export function uuidv7(timestampMs: number = Date.now()): string {
+  const bytes = randomFillSync(new Uint8Array(16));
+  const requested = Math.max(0, Math.floor(timestampMs));
+  // rand_a doubles as a counter within one millisecond (RFC 9562 §6.2, method 1), seeded in its lower half so
+  // that thousands of ids fit before it overflows; on overflow the id borrows the next millisecond.
+  const seed = ((bytes[6]! << 8) | bytes[7]!) & 0x7ff;
+  let ms = requested;
+  let counter = seed;
+  // An older timestamp (a call that started earlier but finished later) keeps its own time and a random rand_a.
+  if (requested >= lastRequestedMs) {
+    if (requested <= lastMs) {
+      ms = lastMs;
+      counter = lastCounter + 1;
+      if (counter > 0xfff) {
+        ms += 1;
+        counter = seed;
+      }
+    }
+    lastRequestedMs = requested;
+    lastMs = ms;
+    lastCounter = counter;
+  }
+  // 48-bit timestamp, big-endian; split because bitwise operators are 32-bit.
+  const high = Math.floor(ms / 0x1_0000_0000);
+  const low = ms >>> 0;
+  bytes[0] = (high >>> 8) & 0xff;
+  bytes[1] = high & 0xff;
+  bytes[2] = (low >>> 24) & 0xff;
+  bytes[3] = (low >>> 16) & 0xff;
+  bytes[4] = (low >>> 8) & 0xff;
+  bytes[5] = low & 0xff;
+  bytes[6] = 0x70 | ((counter >>> 8) & 0x0f);
+  bytes[7] = counter & 0xff;
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+
+  const hex = Buffer.from(bytes).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The Unix milliseconds a UUIDv7 carries. */
+export function uuidv7Timestamp(id: string): number {
+  return Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+}

@@ -1,0 +1,161 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemorySink, SqliteSink, type CallRecord, type CallStore } from '../../src/records/index.ts';
+import { makeRecord, makeRecords } from './make-record.ts';
+
+const directory = await mkdtemp(join(tmpdir(), 'switchyard-store-'));
+const sqlite = new SqliteSink(join(directory, 'db', 'calls.sqlite'));
+afterAll(async () => {
+  sqlite.close();
+  await rm(directory, { recursive: true, force: true });
+});
+
+const ROWS = 5_000;
+const records = makeRecords(ROWS);
+const memory = new MemorySink({ capacity: ROWS });
+memory.write(records);
+
+/** Pages through a whole query, checking no row is skipped or repeated. */
+async function allPages(store: CallStore, query: Parameters<CallStore['list']>[0], pageSize: number): Promise<CallRecord[]> {
+  const rows: CallRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await store.list({ ...query, limit: pageSize, cursor });
+    expect(page.data.length).toBeLessThanOrEqual(pageSize);
+    rows.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return rows;
+}
+
+describe('SqliteSink', () => {
+  it(`inserts ${ROWS} records in batches quickly`, () => {
+    const started = performance.now();
+    for (let offset = 0; offset < records.length; offset += 200) sqlite.write(records.slice(offset, offset + 200));
+    const elapsed = performance.now() - started;
+    // One transaction per batch: thousands of rows a second even on a slow shared runner.
+    expect(elapsed).toBeLessThan(5_000);
+    expect(sqlite.query('SELECT count(*) AS n FROM calls')).toEqual([{ n: ROWS }]);
+  });
+
+  it('runs in WAL mode with synchronous=NORMAL and has the query indexes', () => {
+    expect(sqlite.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+    expect(sqlite.query('PRAGMA synchronous')).toEqual([{ synchronous: 1 }]);
+    const indexes = sqlite.query('PRAGMA index_list(calls)').map((row) => row.name);
+    expect(indexes).toEqual(expect.arrayContaining(['calls_by_agent_id', 'calls_by_trace_id', 'calls_by_workflow_name', 'calls_by_created_at']));
+    const plan = sqlite.query("EXPLAIN QUERY PLAN SELECT record FROM calls WHERE agent_id = 'x' ORDER BY created_at DESC, id DESC LIMIT 5");
+    expect(JSON.stringify(plan)).toContain('calls_by_agent_id');
+  });
+
+  it('keeps the whole record: what is read back equals what was written', async () => {
+    const record = makeRecord({ metadata: { customer: 'acme' }, warnings: [{ code: 'unsupported_parameter', param: 'seed', message: 'dropped' }] });
+    const store = new SqliteSink(':memory:');
+    store.write([record]);
+    store.write([record]); // A batch written twice does not duplicate rows.
+    expect((await store.list()).data).toEqual([record]);
+    store.close();
+  });
+
+  it('rolls back a failing batch as a whole', () => {
+    const store = new SqliteSink(':memory:');
+    const broken = { ...makeRecord(), requested_model: null } as unknown as CallRecord;
+    expect(() => store.write([makeRecord(), broken])).toThrow();
+    expect(store.query('SELECT count(*) AS n FROM calls')).toEqual([{ n: 0 }]);
+    store.close();
+  });
+});
+
+describe.each([
+  ['MemorySink', memory],
+  ['SqliteSink', sqlite],
+] as Array<[string, CallStore]>)('%s queries', (_name, store) => {
+  const newestFirst = [...records].sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+
+  it('lists newest first, 50 by default, at most 1000', async () => {
+    const page = await store.list();
+    expect(page.data).toEqual(newestFirst.slice(0, 50));
+    expect(page.next_cursor).toEqual(expect.any(String));
+    expect((await store.list({ limit: 5_000 })).data).toHaveLength(1000);
+  });
+
+  it('pages with a stable cursor: every row exactly once, in order', async () => {
+    const rows = await allPages(store, {}, 333);
+    expect(rows.map((row) => row.id)).toEqual(newestFirst.map((row) => row.id));
+  });
+
+  it('filters by agent, trace, workflow and time window', async () => {
+    const since = '2026-01-05T00:00:00.000Z';
+    const until = '2026-01-10T00:00:00.000Z';
+    const expected = newestFirst.filter((row) => row.agent_id === 'agent-1' && row.workflow_name === 'workflow-2' && row.created_at >= since && row.created_at < until);
+    expect(expected.length).toBeGreaterThan(10);
+    expect(await allPages(store, { agent_id: 'agent-1', workflow_name: 'workflow-2', since, until: new Date(until) }, 7)).toEqual(expected);
+    expect((await store.list({ trace_id: 'trace-7', limit: 1000 })).data).toEqual(newestFirst.filter((row) => row.trace_id === 'trace-7'));
+    expect(await store.list({ agent_id: 'nobody' })).toEqual({ data: [], next_cursor: null });
+  });
+
+  it('rejects a cursor or limit it cannot use', async () => {
+    await expect(store.list({ cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'invalid_cursor', param: 'cursor' });
+    await expect(store.list({ limit: 0 })).rejects.toMatchObject({ param: 'limit' });
+    await expect(store.list({ since: 'yesterday-ish' })).rejects.toMatchObject({ param: 'since' });
+  });
+
+  it('summarises a workflow by trace', async () => {
+    const calls = records.filter((row) => row.trace_id === 'trace-3').sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+    const summary = (await store.workflow('trace-3'))!;
+    expect(summary.calls).toEqual(calls);
+    expect(summary.workflow_name).toBe(calls.find((call) => call.workflow_name)!.workflow_name);
+    expect(summary.agents.reduce((total, agent) => total + agent.calls, 0)).toBe(calls.length);
+    expect(summary.agents[0]!.agent_id).toBe(calls[0]!.agent_id);
+    expect(summary.cost_usd).toBeCloseTo(calls.reduce((total, call) => total + call.cost_usd, 0), 9);
+    const last = Math.max(...calls.map((call) => Date.parse(call.created_at) + call.latency_ms));
+    expect(summary.duration_ms).toBe(last - Date.parse(calls[0]!.created_at));
+    expect(await store.workflow('no-such-trace')).toBeNull();
+  });
+
+  it('adds up the daily cost per workflow over a window of UTC days', async () => {
+    const now = new Date('2026-01-20T15:00:00Z');
+    const rows = await store.dailyCost({ days: 7, now });
+    expect(rows[0]!.day).toBe('2026-01-14');
+    expect(new Set(rows.map((row) => row.day)).size).toBe(7);
+    const day = records.filter((row) => row.created_at.startsWith('2026-01-16') && row.workflow_name === 'workflow-0');
+    expect(rows.find((row) => row.day === '2026-01-16' && row.workflow_name === 'workflow-0')).toEqual({
+      day: '2026-01-16', workflow_name: 'workflow-0', calls: day.length, cost_usd: Math.round(day.reduce((sum, row) => sum + row.cost_usd, 0) * 1e9) / 1e9,
+    });
+    const one = await store.dailyCost({ workflow_name: 'workflow-1', days: 30, now });
+    expect(one.every((row) => row.workflow_name === 'workflow-1')).toBe(true);
+    expect(one.reduce((total, row) => total + row.calls, 0)).toBe(records.filter((row) => row.workflow_name === 'workflow-1' && row.created_at >= '2025-12-22' && row.created_at < '2026-01-21').length);
+  });
+
+  it('totals each agent, highest cost first', async () => {
+    const agents = await store.agents();
+    expect(agents.map((agent) => agent.agent_id).sort()).toEqual(['agent-0', 'agent-1', 'agent-2', 'agent-3', null].sort());
+    const rows = records.filter((row) => row.agent_id === 'agent-2');
+    expect(agents.find((agent) => agent.agent_id === 'agent-2')).toEqual({
+      agent_id: 'agent-2', calls: rows.length, errors: rows.filter((row) => row.status === 'error').length,
+      prompt_tokens: rows.reduce((sum, row) => sum + row.usage.prompt_tokens, 0),
+      completion_tokens: rows.reduce((sum, row) => sum + row.usage.completion_tokens, 0),
+      reasoning_tokens: rows.reduce((sum, row) => sum + row.usage.reasoning_tokens, 0),
+      cost_usd: Math.round(rows.reduce((sum, row) => sum + row.cost_usd, 0) * 1e9) / 1e9,
+      last_call_at: rows.map((row) => row.created_at).sort().at(-1),
+    });
+    for (let index = 1; index < agents.length; index++) expect(agents[index - 1]!.cost_usd).toBeGreaterThanOrEqual(agents[index]!.cost_usd);
+  });
+});
+
+describe('memory and SQLite answer identically', () => {
+  it('for every query', async () => {
+    const now = new Date('2026-01-25T00:00:00Z');
+    const queries: Array<(store: CallStore) => Promise<unknown>> = [
+      (store) => allPages(store, {}, 1000),
+      (store) => allPages(store, { agent_id: 'agent-3', since: '2026-01-03' }, 17),
+      (store) => store.list({ workflow_name: 'workflow-1', until: '2026-01-08', limit: 100 }),
+      (store) => store.workflow('trace-42'),
+      (store) => store.dailyCost({ now }),
+      (store) => store.dailyCost({ days: 3, workflow_name: 'workflow-2', now }),
+      (store) => store.agents(),
+    ];
+    for (const query of queries) expect(await query(sqlite)).toEqual(await query(memory));
+  });
+});

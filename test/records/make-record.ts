@@ -1,0 +1,69 @@
+import type { CallRecord } from '../../src/records/index.ts';
+import { uuidv7 } from '../../src/records/index.ts';
+
+/** A complete, successful record at `createdAt`, with the fields a test cares about overridden. */
+export function makeRecord(overrides: Partial<CallRecord> & { createdAt?: number } = {}): CallRecord {
+  const { createdAt = Date.UTC(2026, 0, 15, 12), ...fields } = overrides;
+  return {
+    id: uuidv7(createdAt),
+    created_at: new Date(createdAt).toISOString(),
+    agent_id: 'planner',
+    trace_id: 'trace-1',
+    workflow_name: 'research',
+    metadata: {},
+    deployment_id: null,
+    requested_model: 'gpt-4o-latest',
+    model: 'gpt-4o-2024-11-20',
+    provider: 'openai',
+    provider_model: 'gpt-4o-2024-11-20',
+    attempts: [{ provider: 'openai', model: 'gpt-4o-2024-11-20', outcome: 'ok', duration_ms: 120 }],
+    input_messages: [{ role: 'user', content: 'secret question' }],
+    input: null,
+    output: { content: 'secret answer', reasoning_content: null, tool_calls: [], refusal: null, finish_reason: 'stop' },
+    usage: { prompt_tokens: 100, completion_tokens: 20, reasoning_tokens: 0, cached_tokens: 0 },
+    cost_usd: 0.00045,
+    latency_ms: 150,
+    time_to_first_token_ms: null,
+    stream: false,
+    status: 'ok',
+    error: null,
+    warnings: [],
+    ...fields,
+  };
+}
+
+/** `count` records spread over agents, traces, workflows and days, with some failures, in random arrival order. */
+export function makeRecords(count: number, startMs = Date.UTC(2026, 0, 1)): CallRecord[] {
+  const records: CallRecord[] = [];
+  for (let index = 0; index < count; index++) {
+    // Several records share a millisecond, so the id tie-break is exercised.
+    const createdAt = startMs + Math.floor(index / 3) * 1_555_000; // 5000 records span about 30 days
+    const failed = index % 17 === 0;
+    records.push(
+      makeRecord({
+        createdAt,
+        agent_id: index % 11 === 0 ? null : `agent-${index % 4}`,
+        trace_id: `trace-${index % 50}`,
+        workflow_name: index % 13 === 0 ? null : `workflow-${index % 3}`,
+        usage: { prompt_tokens: 100 + index, completion_tokens: 10 + (index % 7), reasoning_tokens: index % 5, cached_tokens: index % 9 },
+        cost_usd: failed ? 0 : Math.round((0.000123 + index * 1e-7) * 1e9) / 1e9,
+        latency_ms: 50 + (index % 400),
+        status: failed ? 'error' : 'ok',
+        error: failed ? { type: 'api_error', code: 'server_error', status: 500, message: 'upstream failed' } : null,
+        output: failed ? null : { content: `answer ${index}`, reasoning_content: null, tool_calls: [], refusal: null, finish_reason: 'stop' },
+      }),
+    );
+  }
+  return shuffled(records);
+}
+
+function shuffled<T>(items: T[]): T[] {
+  const copy = [...items];
+  let seed = 42;
+  for (let index = copy.length - 1; index > 0; index--) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    const other = seed % (index + 1);
+    [copy[index], copy[other]] = [copy[other]!, copy[index]!];
+  }
+  return copy;
+}
