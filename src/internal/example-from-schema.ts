@@ -1,79 +1,284 @@
+import { compileSchema, type SchemaValidator } from '../structured-output/json-schema-validator.ts';
+
 type Schema = Record<string, any>;
 
-const FORMAT_EXAMPLES: Record<string, string> = {
-  'date-time': '2026-01-01T00:00:00Z',
-  date: '2026-01-01',
-  time: '00:00:00Z',
-  duration: 'P1D',
-  email: 'user@example.com',
-  hostname: 'example.com',
-  uri: 'https://example.com',
-  url: 'https://example.com',
-  uuid: '00000000-0000-4000-8000-000000000000',
-  ipv4: '192.0.2.1',
-  ipv6: '2001:db8::1',
+/** Format examples; `n` varies them so that `uniqueItems` arrays of formatted strings stay unique. */
+const FORMATS: Record<string, (n: number) => string> = {
+  'date-time': (n) => `${FORMATS.date!(n)}T09:00:00Z`,
+  date: (n) => `2026-01-${String(1 + (n % 28)).padStart(2, '0')}`,
+  time: (n) => `09:${String(n % 60).padStart(2, '0')}:00Z`,
+  duration: (n) => `P${n + 1}D`,
+  email: (n) => `user${n || ''}@example.com`,
+  hostname: (n) => `host${n || ''}.example.com`,
+  uri: (n) => `https://example.com/${n || ''}`,
+  'uri-reference': (n) => `/path/${n}`,
+  uuid: (n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  ipv4: (n) => `192.0.2.${1 + (n % 254)}`,
+  ipv6: (n) => `2001:db8::${(n + 1).toString(16)}`,
 };
+/** From this nesting level on, optional properties are left out, arrays shrink to `minItems` and nullable values
+ * become null, so recursive schemas end. */
+const DEEP = 4;
+
+interface Context { root: Schema; budget: number }
 
 /**
- * A deterministic instance of a JSON Schema, preferring `const`, `examples`, `default` and `enum` values, then the
- * smallest value that meets the constraints. Used by the simulator to answer schema-constrained requests.
+ * A deterministic instance of a JSON Schema, used by the simulator to answer schema-constrained requests: `const`,
+ * `enum`, then scalar `examples`/`default` that fit, then the smallest value meeting the constraints (simple string
+ * patterns included). `oneOf` picks a branch whose value matches exactly one branch; `allOf` is merged.
  */
 export function exampleFromSchema(schema: Schema, root: Schema = schema, depth = 0): unknown {
-  if (depth > 12 || typeof schema !== 'object' || schema === null) return null;
-  if (typeof schema.$ref === 'string') return exampleFromSchema(resolveRef(schema.$ref, root), root, depth + 1);
+  return generate(schema, { root, budget: 20_000 }, depth, 0);
+}
+
+/** `variant` asks for the n-th alternative value, so that array items differ (`uniqueItems`). */
+function generate(raw: Schema | boolean, ctx: Context, depth: number, variant: number): unknown {
+  if (typeof raw !== 'object' || raw === null || --ctx.budget < 0) return raw === false ? undefined : 'example';
+  const schema = deref(raw, ctx.root);
+  const deep = depth >= DEEP;
+  if (Array.isArray(schema.allOf)) return generate(mergeAllOf(schema, ctx.root), ctx, depth, variant);
   if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
-  if ('default' in schema) return schema.default;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  const options = schema.anyOf ?? schema.oneOf;
-  if (Array.isArray(options) && options.length > 0) return exampleFromSchema(options[0], root, depth + 1);
-  if (Array.isArray(schema.allOf)) {
-    const merged: Schema = { ...schema, allOf: undefined };
-    for (const part of schema.allOf) {
-      const resolved = part.$ref ? resolveRef(part.$ref, root) : part;
-      merged.type ??= resolved.type;
-      merged.properties = { ...merged.properties, ...resolved.properties };
-      merged.required = [...(merged.required ?? []), ...(resolved.required ?? [])];
-    }
-    delete merged.allOf;
-    return exampleFromSchema(merged, root, depth + 1);
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[variant % schema.enum.length];
+  if (Array.isArray(schema.oneOf)) return pickOneOf(schema, ctx, depth, variant);
+  if (Array.isArray(schema.anyOf)) return generate(withBranch(schema, 'anyOf', preferred(schema.anyOf, ctx.root, deep)[0] ?? {}), ctx, depth, variant);
+
+  const types: string[] = schema.type ? [schema.type].flat() : [inferType(schema)];
+  if (deep && types.includes('null')) return null;
+  const type = types.find((candidate) => candidate !== 'null') ?? 'null';
+  // The author's own examples read best, but only scalars we can check against the constraints.
+  const samples = [...(Array.isArray(schema.examples) ? schema.examples : []), ...('default' in schema ? [schema.default] : [])];
+  if (samples[variant] !== undefined && fitsScalar(samples[variant], schema, type)) return samples[variant];
+  switch (type) {
+    case 'object': return object(schema, ctx, depth, variant);
+    case 'array': return array(schema, ctx, depth, variant);
+    case 'integer': case 'number': return number(schema, type === 'integer', variant);
+    case 'boolean': return variant % 2 === 0;
+    case 'null': return null;
+    default: return string(schema, variant);
   }
-  const type = Array.isArray(schema.type) ? schema.type.find((candidate: string) => candidate !== 'null') ?? 'null' : schema.type;
-  switch (type ?? (schema.properties ? 'object' : schema.items ? 'array' : 'string')) {
-    case 'object': {
-      const result: Record<string, unknown> = {};
-      for (const [key, property] of Object.entries<Schema>(schema.properties ?? {})) {
-        result[key] = exampleFromSchema(property, root, depth + 1);
-      }
-      return result;
+}
+
+function inferType(schema: Schema): string {
+  if (schema.properties || schema.additionalProperties !== undefined || schema.required) return 'object';
+  return schema.items || schema.prefixItems ? 'array' : 'minimum' in schema || 'maximum' in schema || 'multipleOf' in schema ? 'number' : 'string';
+}
+
+function object(schema: Schema, ctx: Context, depth: number, variant: number): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  const required = new Set<string>(schema.required ?? []);
+  for (const [key, property] of Object.entries<Schema>(schema.properties ?? {})) {
+    if (!required.has(key) && depth >= DEEP - 1) continue;
+    const value = generate(property, ctx, depth + 1, variant);
+    if (value !== undefined) result[key] = value;
+  }
+  const extra = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+  for (const key of required) if (!(key in result)) result[key] = generate(extra ?? {}, ctx, depth + 1, variant);
+  // A map (schema-valued additionalProperties) gets one entry while shallow, or as many as minProperties asks.
+  const shallowEntry = extra && depth < DEEP - 1 ? Object.keys(result).length + 1 : 0;
+  const wanted = Math.min(Math.max(schema.minProperties ?? 0, shallowEntry), schema.maxProperties ?? Infinity);
+  for (let index = 0; extra && Object.keys(result).length < wanted && index < wanted + 8; index++) {
+    const name = schema.propertyNames ? String(generate(schema.propertyNames, ctx, depth + 1, index)) : `key_${index + 1}`;
+    if (!(name in result)) result[name] = generate(extra, ctx, depth + 1, index);
+  }
+  return result;
+}
+
+function array(schema: Schema, ctx: Context, depth: number, variant: number): unknown[] {
+  const prefix: Schema[] = schema.prefixItems ?? (Array.isArray(schema.items) ? schema.items : []);
+  const rest = Array.isArray(schema.items) ? (schema.additionalItems ?? {}) : (schema.items ?? {});
+  const wanted = Math.max(schema.minItems ?? 0, depth >= DEEP ? 0 : Math.max(1, prefix.length));
+  const count = Math.min(wanted, schema.maxItems ?? Infinity, rest === false ? prefix.length : Infinity);
+  // Item i asks for variant i (offset by the parent's): distinct items, so uniqueItems holds without a second pass.
+  return Array.from({ length: count }, (_, index) => (index < prefix.length ? generate(prefix[index]!, ctx, depth + 1, variant) : generate(rest, ctx, depth + 1, variant + index)));
+}
+
+/** Walks up from the lower bound (down from an upper one) on the multipleOf grid; the variant-th fit wins. */
+function number(schema: Schema, integer: boolean, variant: number): number {
+  const step: number | undefined = schema.multipleOf ?? (integer ? 1 : undefined);
+  const low = schema.minimum ?? schema.exclusiveMinimum;
+  const high = schema.maximum ?? schema.exclusiveMaximum;
+  const start = low ?? (high !== undefined ? Math.min(0, high) : 0);
+  const direction = low === undefined && high !== undefined ? -1 : 1;
+  const first = step ? Math.ceil(Number((start / step).toPrecision(12))) * step : start;
+  let found: number | undefined;
+  for (let index = 0, hits = 0; index < 1000 && hits <= variant; index++) {
+    // toPrecision: 7 * 0.01 is 0.07000000000000001, which is not a multiple of 0.01 for a validator.
+    const value = Number((first + direction * index * (step ?? 1)).toPrecision(12));
+    if (fitsNumber(value, schema) && (!integer || Number.isInteger(value))) [found, hits] = [value, hits + 1];
+  }
+  const middle = low !== undefined && high !== undefined ? (low + high) / 2 : start;
+  return found ?? (integer ? Math.round(middle) : middle);
+}
+
+function string(schema: Schema, variant: number): string {
+  const min = schema.minLength ?? 0;
+  const generated = typeof schema.pattern === 'string' ? fromPattern(schema.pattern, min, variant) : undefined;
+  if (generated !== undefined) return generated;
+  if (FORMATS[schema.format]) return FORMATS[schema.format]!(variant);
+  return (variant ? `example-${variant}` : 'example').padEnd(min, 'x').slice(0, schema.maxLength ?? Infinity);
+}
+
+function fitsScalar(value: unknown, schema: Schema, type: string): boolean {
+  if (type === 'number' || type === 'integer') return typeof value === 'number' && fitsNumber(value, schema) && (type === 'number' || Number.isInteger(value));
+  if (type !== 'string' || typeof value !== 'string') return type === 'boolean' && typeof value === 'boolean';
+  const { minLength = 0, maxLength = Infinity, pattern } = schema;
+  return value.length >= minLength && value.length <= maxLength && (typeof pattern !== 'string' || new RegExp(pattern, 'u').test(value));
+}
+
+function fitsNumber(value: number, schema: Schema): boolean {
+  const { minimum, maximum, exclusiveMinimum: above, exclusiveMaximum: below, multipleOf } = schema;
+  return !(value < minimum || value > maximum || (typeof above === 'number' && value <= above) || (typeof below === 'number' && value >= below)
+    || (multipleOf && !Number.isInteger(value / multipleOf)));
+}
+
+// A small regex-to-string generator for the patterns schemas really use: anchors, literals, escapes (\d \w \s \.),
+// classes ([A-Z0-9_-], [^…]), groups with alternation, quantifiers (? * + {n} {n,} {n,m}). Anything else (lookarounds,
+// backreferences) gives up, and the caller falls back to a format example or plain text.
+interface Atom { chars?: string; alternatives?: Atom[][]; min: number; max: number }
+const WORD = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_';
+const ESCAPES: Record<string, string> = { d: '0123456789', w: WORD, s: ' ', D: 'a', W: '-', S: 'a' };
+
+function fromPattern(pattern: string, minLength: number, variant: number): string | undefined {
+  try {
+    const { alternatives } = parseGroup(pattern, 0);
+    const atoms = alternatives[variant % alternatives.length]!;
+    const counts = atoms.map((atom) => atom.min);
+    const render = () => atoms.map((atom, index) => renderAtom(atom, variant, counts[index]!)).join('');
+    // Shortest match first; when minLength wants more, repeat the first atoms that may repeat.
+    for (let index = 0; index < atoms.length && render().length < minLength; ) {
+      if (counts[index]! < atoms[index]!.max && renderAtom(atoms[index]!, variant, 1) !== '') counts[index]! += 1;
+      else index += 1;
     }
-    case 'array': {
-      const count = Math.max(schema.minItems ?? 1, 1);
-      const capped = schema.maxItems !== undefined ? Math.min(count, schema.maxItems) : count;
-      return Array.from({ length: capped }, () => exampleFromSchema(schema.items ?? {}, root, depth + 1));
+    return new RegExp(pattern, 'u').test(render()) ? render() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function renderAtom(atom: Atom, variant: number, count: number): string {
+  const once = atom.chars !== undefined
+    ? atom.chars[variant % atom.chars.length] ?? ''
+    : atom.alternatives![variant % atom.alternatives!.length]!.map((inner) => renderAtom(inner, variant, inner.min)).join('');
+  return once.repeat(count);
+}
+
+function parseGroup(source: string, start: number): { alternatives: Atom[][]; end: number } {
+  const alternatives: Atom[][] = [[]];
+  let index = start;
+  for (; index < source.length && source[index] !== ')'; index++) {
+    const char = source[index]!;
+    let atom: Atom | undefined;
+    if (char === '|') alternatives.push([]);
+    else if (char === '(') {
+      const named = source.startsWith('(?<', index) && !/^\(\?<[=!]/.test(source.slice(index));
+      const group = parseGroup(source, index + (source.startsWith('(?:', index) ? 3 : named ? source.indexOf('>', index) + 1 - index : 1));
+      [atom, index] = [{ alternatives: group.alternatives, min: 1, max: 1 }, group.end];
+    } else if (char === '[') {
+      const close = source.indexOf(']', index + 2);
+      if (close === -1) throw new Error('unclosed class');
+      [atom, index] = [{ chars: parseClass(source.slice(index + 1, close)), min: 1, max: 1 }, close];
+    } else if (char === '\\') {
+      const escaped = source[++index]!;
+      if (!/[bB]/.test(escaped)) atom = { chars: ESCAPES[escaped] ?? escaped, min: 1, max: 1 };
+    } else if ('*+?{'.includes(char)) throw new Error('unsupported pattern');
+    else if (char !== '^' && char !== '$') atom = { chars: char === '.' ? 'x' : char, min: 1, max: 1 };
+    if (!atom) continue;
+    const quantifier = /^(?:\?|\*|\+|\{(\d+)(,(\d*))?\})\??/.exec(source.slice(index + 1));
+    if (quantifier) {
+      const [text, low, comma, high] = quantifier;
+      if (low !== undefined) [atom.min, atom.max] = [Number(low), comma ? (high ? Number(high) : Infinity) : Number(low)];
+      else [atom.min, atom.max] = text.startsWith('+') ? [1, Infinity] : text.startsWith('*') ? [0, Infinity] : [0, 1];
+      index += text.length;
     }
-    case 'integer':
-    case 'number': {
-      let value = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 0);
-      if (schema.maximum !== undefined) value = Math.min(value, schema.maximum);
-      return type === 'integer' ? Math.ceil(value) : value;
-    }
-    case 'boolean':
-      return true;
-    case 'null':
-      return null;
-    default: {
-      if (typeof schema.format === 'string' && FORMAT_EXAMPLES[schema.format]) return FORMAT_EXAMPLES[schema.format];
-      const text = 'example';
-      const min = schema.minLength ?? 0;
-      return text.padEnd(min, 'x').slice(0, schema.maxLength ?? Infinity);
+    alternatives.at(-1)!.push(atom);
+  }
+  return { alternatives, end: index };
+}
+
+/** The characters a class admits (ranges expanded); a negated class gets the word characters it leaves out. */
+function parseClass(body: string): string {
+  const negated = body.startsWith('^');
+  let chars = '';
+  for (const [, from, to] of body.slice(negated ? 1 : 0).matchAll(/(\\.|[^\\])(?:-(\\.|[^\\]))?/g)) {
+    const [first, last] = [from!, to].map((char) => (char?.length === 2 ? (ESCAPES[char[1]!] ?? char[1]!) : char));
+    if (last === undefined) chars += first;
+    else for (let code = first!.charCodeAt(0); code <= last.charCodeAt(0); code++) chars += String.fromCharCode(code);
+  }
+  return negated ? [...WORD].filter((char) => !chars.includes(char)).join('') : chars;
+}
+
+/** oneOf: the first branch (in `preferred` order) whose value matches that branch and no other. */
+function pickOneOf(schema: Schema, ctx: Context, depth: number, variant: number): unknown {
+  const ordered = preferred(schema.oneOf, ctx.root, depth >= DEEP);
+  const withOption = (option: Schema) => generate(withBranch(schema, 'oneOf', option), ctx, depth, variant);
+  for (const option of ordered) {
+    const value = withOption(option);
+    // A branch that fails to compile on its own (say, a `$ref: "#"`) is assumed to match only itself.
+    const matches = schema.oneOf.filter((other: Schema) => validatorFor(other, ctx.root)?.validate(value) ?? other === option).length;
+    if (matches === 1) return value;
+  }
+  return ordered[0] && withOption(ordered[0]);
+}
+
+/** The schema with one branch of its anyOf/oneOf chosen; merging the branch in keeps the sibling keywords. */
+function withBranch(schema: Schema, key: 'anyOf' | 'oneOf', branch: Schema): Schema {
+  const { [key]: _options, ...rest } = schema;
+  return { ...rest, allOf: [...(rest.allOf ?? []), branch] };
+}
+
+/** Branches in the order to try: null last normally; when deep, null first, then branches without `$ref`s (ends recursion). */
+function preferred(options: Schema[], root: Schema, deep: boolean): Schema[] {
+  const weight = (option: Schema) =>
+    deref(option, root).type === 'null' ? (deep ? 0 : 2) : deep && JSON.stringify(option).includes('$ref') ? 1.5 : 1;
+  return [...options].sort((a, b) => weight(a) - weight(b));
+}
+
+const validators = new WeakMap<object, SchemaValidator | null>();
+
+/** A branch validated on its own, with the root's `$schema` and definitions so that its `$ref`s resolve. */
+function validatorFor(branch: Schema, root: Schema): SchemaValidator | undefined {
+  if (!validators.has(branch)) {
+    const context = Object.fromEntries(['$schema', '$defs', 'definitions'].filter((key) => key in root).map((key) => [key, root[key]]));
+    let validator: SchemaValidator | null = null;
+    try { validator = compileSchema({ ...branch, ...context }); } catch { /* pickOneOf then judges by identity */ }
+    validators.set(branch, validator);
+  }
+  return validators.get(branch) ?? undefined;
+}
+
+/** Follows `$ref`s to the schema they name, keeping sibling keywords (2020-12 applies both). */
+function deref(schema: Schema, root: Schema): Schema {
+  let current = schema;
+  for (let hops = 0; typeof current.$ref === 'string' && hops < 32; hops++) {
+    const { $ref, ...siblings } = current;
+    current = { ...resolveRef($ref, root), ...siblings };
+  }
+  return current;
+}
+
+/** allOf as one schema: properties merged (clashing ones as a nested allOf), required united, bounds tightened. */
+function mergeAllOf(schema: Schema, root: Schema): Schema {
+  const { allOf, ...merged } = schema as { allOf: Schema[] } & Schema;
+  for (const raw of allOf) {
+    const part = deref(raw, root);
+    for (const [key, value] of Object.entries(Array.isArray(part.allOf) ? mergeAllOf(part, root) : part)) {
+      if (key === 'properties') {
+        merged.properties = { ...merged.properties };
+        for (const [name, property] of Object.entries<Schema>(value)) {
+          merged.properties[name] = merged.properties[name] ? { allOf: [merged.properties[name], property] } : property;
+        }
+      } else if (key === 'required') merged.required = [...new Set([...(merged.required ?? []), ...value])];
+      else if (!(key in merged)) merged[key] = value;
+      else if (/^(min|exclusiveMin)/.test(key)) merged[key] = Math.max(merged[key], value);
+      else if (/^(max|exclusiveMax)/.test(key)) merged[key] = Math.min(merged[key], value);
     }
   }
+  return merged;
 }
 
 function resolveRef(ref: string, root: Schema): Schema {
   if (!ref.startsWith('#')) return {};
   let node: any = root;
-  for (const segment of ref.slice(1).split('/').filter(Boolean)) node = node?.[decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~'))];
+  for (const segment of ref.slice(1).split('/').filter(Boolean)) node = node?.[decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~')];
   return node ?? {};
 }

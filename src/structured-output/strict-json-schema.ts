@@ -19,25 +19,26 @@ const cache = new WeakMap<object, JsonSchema>();
 export function toStrictJsonSchema(schema: JsonSchema): JsonSchema {
   let strict = cache.get(schema);
   if (!strict) {
-    strict = transform(schema);
+    strict = transform(schema, schema);
     cache.set(schema, strict);
   }
   return strict;
 }
 
-function transform(node: unknown): JsonSchema {
+function transform(node: unknown, root: JsonSchema): JsonSchema {
   if (typeof node !== 'object' || node === null || Array.isArray(node)) return node as JsonSchema;
-  const input = mergeAllOf(node as JsonSchema);
+  const input = mergeAllOf(node as JsonSchema, root);
+  const recurse = (child: unknown) => transform(child, root);
   const output: JsonSchema = {};
   const moved: Record<string, unknown> = {};
 
   for (const [key, value] of Object.entries(input)) {
     if (UNSUPPORTED.includes(key)) moved[key] = value;
     else if (key === 'format' && !STRICT_FORMATS.has(value as string)) moved[key] = value;
-    else if (key === 'oneOf' || key === 'anyOf') output.anyOf = (value as unknown[]).map(transform);
-    else if (key === 'items') output.items = Array.isArray(value) ? { anyOf: value.map(transform) } : transform(value);
-    else if (key === 'prefixItems') output.items = { anyOf: (value as unknown[]).map(transform) };
-    else if (key === '$defs' || key === 'definitions' || key === 'properties') output[key] = mapValues(value as JsonSchema, transform);
+    else if (key === 'oneOf' || key === 'anyOf') output.anyOf = (value as unknown[]).map(recurse);
+    else if (key === 'items') output.items = Array.isArray(value) ? { anyOf: value.map(recurse) } : recurse(value);
+    else if (key === 'prefixItems') output.items = { anyOf: (value as unknown[]).map(recurse) };
+    else if (key === '$defs' || key === 'definitions' || key === 'properties') output[key] = mapValues(value as JsonSchema, recurse);
     else if (key === 'additionalProperties' || key === 'required') continue;
     else output[key] = value;
   }
@@ -63,13 +64,19 @@ function transform(node: unknown): JsonSchema {
 }
 
 function isObjectSchema(schema: JsonSchema): boolean {
+  if (Array.isArray(schema.type)) return schema.type.includes('object');
   return schema.type === 'object' || (schema.type === undefined && typeof schema.properties === 'object');
 }
 
-/** `allOf` of plain object schemas (what zod's `.and()` produces) becomes one object; anything else is left to the description. */
-function mergeAllOf(schema: JsonSchema): JsonSchema {
-  const parts = schema.allOf as JsonSchema[] | undefined;
-  if (!Array.isArray(parts) || !parts.every((part) => isObjectSchema(part) && !part.$ref)) return schema;
+/**
+ * `allOf` of object schemas (what zod's `.and()` produces, or a `$ref` to a shared base) becomes one object;
+ * anything else is left to the description.
+ */
+function mergeAllOf(schema: JsonSchema, root: JsonSchema): JsonSchema {
+  const listed = schema.allOf as JsonSchema[] | undefined;
+  if (!Array.isArray(listed)) return schema;
+  const parts = listed.map((part) => (typeof part.$ref === 'string' ? mergeAllOf(resolveRef(part.$ref, root), root) : part));
+  if (!parts.every(isObjectSchema)) return schema;
   const { allOf: _allOf, ...rest } = schema;
   return {
     ...rest,
@@ -94,15 +101,24 @@ function mapValues(record: JsonSchema, mapper: (value: unknown) => JsonSchema): 
  * and does not allow to be null. Returns a new value when something was dropped.
  */
 export function dropAddedNulls(value: unknown, schema: JsonSchema, root: JsonSchema = schema, depth = 0): unknown {
-  if (depth > 32 || typeof schema !== 'object' || schema === null) return value;
+  if (depth > 32 || typeof schema !== 'object' || schema === null || typeof value !== 'object' || value === null) return value;
   if (typeof schema.$ref === 'string') return dropAddedNulls(value, resolveRef(schema.$ref, root), root, depth + 1);
+  const options = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (Array.isArray(options)) {
+    // A union: follow the branch of the value's kind (for objects, the one that knows most of its keys).
+    const branches = options.map((option) => mergeAllOf(typeof option.$ref === 'string' ? resolveRef(option.$ref, root) : option, root));
+    const keys = Array.isArray(value) ? [] : Object.keys(value);
+    const fitting = branches.filter((branch) => (Array.isArray(value) ? isArraySchema(branch) : isObjectSchema(branch)));
+    const best = fitting.sort((a, b) => known(b, keys) - known(a, keys))[0];
+    return best ? dropAddedNulls(value, best, root, depth + 1) : value;
+  }
   if (Array.isArray(value)) {
     const items = schema.items as JsonSchema | undefined;
     return items && !Array.isArray(items) ? value.map((item) => dropAddedNulls(item, items, root, depth + 1)) : value;
   }
-  if (typeof value !== 'object' || value === null) return value;
-  const properties = (mergeAllOf(schema).properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((mergeAllOf(schema).required as string[] | undefined) ?? []);
+  const merged = mergeAllOf(schema, root);
+  const properties = (merged.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((merged.required as string[] | undefined) ?? []);
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     const property = properties[key];
@@ -110,6 +126,15 @@ export function dropAddedNulls(value: unknown, schema: JsonSchema, root: JsonSch
     result[key] = property ? dropAddedNulls(item, property, root, depth + 1) : item;
   }
   return result;
+}
+
+function isArraySchema(schema: JsonSchema): boolean {
+  return schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')) || (schema.type === undefined && schema.items !== undefined);
+}
+
+function known(schema: JsonSchema, keys: string[]): number {
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  return keys.filter((key) => key in properties).length;
 }
 
 function allowsNull(schema: JsonSchema, root: JsonSchema): boolean {
