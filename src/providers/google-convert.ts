@@ -82,6 +82,16 @@ export function toGeminiRequest(call: ProviderCall): GeminiRequest {
   applyResponseFormat(body, config, call);
   const thinking = toThinkingConfig(call);
   if (thinking) config.thinkingConfig = thinking;
+  // Thinking tokens count within maxOutputTokens: a cap at or below the budget would leave no room for the answer.
+  const budget = thinking?.thinkingBudget ?? 0;
+  if (maxTokens != null && budget > 0 && maxTokens <= budget) {
+    config.maxOutputTokens = Math.min(call.model.max_output_tokens, budget + maxTokens);
+    call.warn({
+      code: 'converted_parameter',
+      param: 'max_tokens',
+      message: `Gemini counts thinking within maxOutputTokens; it was raised from ${maxTokens} to ${config.maxOutputTokens} to hold the ${budget}-token thinking budget.`,
+    });
+  }
 
   for (const [param, value] of Object.entries(body)) {
     if (HANDLED.has(param) || value == null || value === false) continue;

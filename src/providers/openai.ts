@@ -254,15 +254,19 @@ function describeCause(error: unknown): string {
 }
 
 /**
- * Assistant messages sent back as they were returned carry our `reasoning_details` (and `reasoning_content`);
- * strip what this provider would reject. Messages without them are passed as they are, without copying.
+ * Assistant messages sent back as they were returned carry our extension fields (`reasoning_details`, `parsed`, and
+ * `reasoning_content`); strip what this provider would reject. Messages without them pass as they are, uncopied.
  */
 function withoutReasoningState(messages: ChatCompletionCreateParamsBase['messages'], keepContent: boolean): ChatCompletionCreateParamsBase['messages'] {
-  const carries = (message: object) => 'reasoning_details' in message || (!keepContent && 'reasoning_content' in message);
+  const carries = (message: object) => 'reasoning_details' in message || 'parsed' in message || (!keepContent && 'reasoning_content' in message);
   if (!messages.some((message) => message.role === 'assistant' && carries(message))) return messages;
   return messages.map((message) => {
     if (message.role !== 'assistant' || !carries(message)) return message;
-    const { reasoning_details: _details, reasoning_content: content, ...rest } = message as typeof message & { reasoning_details?: unknown; reasoning_content?: unknown };
+    const { reasoning_details: _details, parsed: _parsed, reasoning_content: content, ...rest } = message as typeof message & {
+      reasoning_details?: unknown;
+      parsed?: unknown;
+      reasoning_content?: unknown;
+    };
     return (keepContent && content !== undefined ? { ...rest, reasoning_content: content } : rest) as typeof message;
   });
 }

@@ -324,6 +324,12 @@ describe('Gemini adapter, reasoning', () => {
     expect(response.switchyard.warnings.map((entry) => entry.code)).toEqual(warning ? [warning] : []);
   });
 
+  it('raises maxOutputTokens when the thinking budget would leave no room for the answer', async () => {
+    const response = await gateway().createCompletion({ model: 'gemini-2.5-flash', messages: hello, max_tokens: 500, reasoning: { budget: 2048 } });
+    expect(sent().generationConfig).toEqual({ maxOutputTokens: 2548, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } });
+    expect(response.switchyard.warnings).toEqual([expect.objectContaining({ code: 'converted_parameter', param: 'max_tokens' })]);
+  });
+
   it('sends no thinking config when the caller sets no reasoning', async () => {
     await gateway().createCompletion({ model: 'gemini-2.5-pro', messages: hello });
     expect(sent().generationConfig).toEqual({});

@@ -50,6 +50,27 @@ describe('OpenAI-compatible family', () => {
     expect(response.switchyard.warnings).toEqual([expect.objectContaining({ code: 'reasoning_not_configurable' })]);
   });
 
+  it('a tool loop keeps DeepSeek reasoning_content (which it needs back) and strips it for providers that reject it', async () => {
+    server.enqueue(
+      { content: null, reasoning: { field: 'reasoning_content', text: 'I should look it up.' }, tool_calls: [{ id: 'call_1', name: 'lookup', arguments: '{}' }] },
+      { content: 'Found it.' },
+      { content: 'Found it.' },
+    );
+    const gateway = gatewayAgainst(server.url);
+    const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }];
+    const first = await gateway.createCompletion({ model: 'deepseek-reasoner-v3.2', messages: hello, tools });
+    const assistant = { ...first.choices[0]!.message, reasoning_details: [{ type: 'reasoning.text' as const, format: 'anthropic', text: 'x', signature: 's' }] };
+    const history = [...hello, assistant, { role: 'tool' as const, tool_call_id: 'call_1', content: '42' }] as never[];
+    await gateway.createCompletion({ model: 'deepseek-reasoner-v3.2', messages: history, tools });
+    await gateway.createCompletion({ model: 'groq/gpt-oss-120b', messages: history, tools });
+    const [, toDeepSeek, toGroq] = server.requests.map((request) => request.body.messages[1]);
+    expect(toDeepSeek).toMatchObject({ role: 'assistant', reasoning_content: 'I should look it up.' });
+    expect(toDeepSeek).not.toHaveProperty('reasoning_details');
+    expect(toGroq).not.toHaveProperty('reasoning_content');
+    expect(toGroq).not.toHaveProperty('reasoning_details');
+    expect(toGroq.tool_calls).toEqual(first.choices[0]!.message.tool_calls);
+  });
+
   it('Mistral: sends seed as random_seed, rewrites tool-call ids to nine characters consistently, drops logit_bias', async () => {
     const gateway = gatewayAgainst(server.url);
     const response = await gateway.createCompletion({
