@@ -50,3 +50,22 @@ export function resolveReasoning(request: CompletionRequest, model: ModelEntry):
   }
   return resolved;
 }
+
+/** Every effort and level name providers use, lowest first. */
+const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+
+/**
+ * The level a model accepts that is nearest to the one wanted. On a tie the higher level wins: thinking more than
+ * asked beats silently thinking less.
+ */
+export function closestEffortLevel(levels: readonly string[], wanted: string): string {
+  if (levels.includes(wanted)) return wanted;
+  const rank = (level: string) => EFFORT_ORDER.indexOf(level);
+  let best = levels[levels.length - 1]!;
+  for (const level of levels) {
+    const distance = Math.abs(rank(level) - rank(wanted));
+    const bestDistance = Math.abs(rank(best) - rank(wanted));
+    if (distance < bestDistance || (distance === bestDistance && rank(level) > rank(best))) best = level;
+  }
+  return best;
+}

@@ -1,3 +1,4 @@
+import { closestEffortLevel } from '../reasoning.ts';
 import type Anthropic from '@anthropic-ai/sdk';
 import type {
   ChatCompletionAssistantMessageParam,
@@ -346,7 +347,7 @@ function applyReasoning(call: ProviderCall, params: Params): void {
       level = levels[0]!;
       call.warn({ code: 'reasoning_not_disabled', param: 'reasoning', message: `${call.model.id} always thinks; it was sent the lowest effort, "${level}".` });
     } else {
-      level = closestLevel(levels, effort);
+      level = closestEffortLevel(levels, effort);
       if (level !== effort) converted('reasoning', `${call.model.id} has no "${effort}" effort; "${level}" was sent.`);
     }
     params.thinking = { type: 'adaptive' };
@@ -367,15 +368,6 @@ function relaxToolChoice(call: ProviderCall, params: Params): void {
   if (choice?.type !== 'any' && choice?.type !== 'tool') return;
   params.tool_choice = { type: 'auto', ...(choice.disable_parallel_tool_use ? { disable_parallel_tool_use: true } : {}) };
   call.warn({ code: 'converted_parameter', param: 'tool_choice', message: 'Anthropic cannot force a tool call while the model thinks; tool_choice was sent as "auto".' });
-}
-
-const EFFORT_ORDER = ['low', 'medium', 'high', 'xhigh', 'max'];
-
-function closestLevel(levels: string[], wanted: string): string {
-  if (levels.includes(wanted)) return wanted;
-  const target = EFFORT_ORDER.indexOf(wanted);
-  return levels.reduce((best, level) =>
-    Math.abs(EFFORT_ORDER.indexOf(level) - target) < Math.abs(EFFORT_ORDER.indexOf(best) - target) ? level : best);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { closestEffortLevel } from '../reasoning.ts';
 import { randomUUID } from 'node:crypto';
 import type {
   Candidate,
@@ -329,7 +330,6 @@ function applyResponseFormat(body: ChatCompletionCreateParamsBase, config: Gener
 // Reasoning
 // ---------------------------------------------------------------------------------------------------------------
 
-const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
 
 /** `call.reasoning` as Gemini's thinking config: a budget on 2.5 models, a level on Gemini 3, never both. */
 export function toThinkingConfig(call: ProviderCall): ThinkingConfig | undefined {
@@ -361,7 +361,7 @@ export function toThinkingConfig(call: ProviderCall): ThinkingConfig | undefined
       level = levels[0]!;
       warn('reasoning_not_disabled', `${id} cannot switch thinking off; it was sent the lowest thinking level, "${level}".`);
     } else {
-      level = closestLevel(levels, reasoning.effort);
+      level = closestEffortLevel(levels, reasoning.effort);
       if (level !== reasoning.effort) warn('converted_parameter', `${id} has no "${reasoning.effort}" thinking level; "${level}" was sent.`);
     }
     return { thinkingLevel: level.toUpperCase() as ThinkingLevel, includeThoughts: true };
@@ -371,21 +371,6 @@ export function toThinkingConfig(call: ProviderCall): ThinkingConfig | undefined
   return undefined;
 }
 
-function closestLevel(levels: string[], wanted: string): string {
-  if (levels.includes(wanted)) return wanted;
-  const target = EFFORT_ORDER.indexOf(wanted);
-  let best = levels[levels.length - 1]!;
-  let bestDistance = Infinity;
-  for (const level of levels) {
-    const distance = Math.abs(EFFORT_ORDER.indexOf(level) - target);
-    // On a tie, the higher level: more thinking than asked beats silently less.
-    if (distance < bestDistance || (distance === bestDistance && EFFORT_ORDER.indexOf(level) > EFFORT_ORDER.indexOf(best))) {
-      best = level;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Response

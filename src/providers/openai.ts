@@ -1,3 +1,4 @@
+import { closestEffortLevel } from '../reasoning.ts';
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
@@ -142,7 +143,7 @@ export class OpenAIProvider implements Provider {
         });
       }
     } else {
-      sent = closestLevel(levels, effort);
+      sent = closestEffortLevel(levels, effort);
       if (sent !== effort) {
         call.warn({
           code: 'converted_parameter',
@@ -228,24 +229,6 @@ function strictResponseFormat(format: unknown): unknown {
   const responseFormat = format as { type?: string; json_schema?: { strict?: boolean; schema?: Record<string, unknown> } } | undefined;
   if (responseFormat?.type !== 'json_schema' || responseFormat.json_schema?.strict === false || !responseFormat.json_schema?.schema) return format;
   return { ...responseFormat, json_schema: { ...responseFormat.json_schema, strict: true, schema: toStrictJsonSchema(responseFormat.json_schema.schema) } };
-}
-
-const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
-
-function closestLevel(levels: string[], wanted: string): string {
-  if (levels.includes(wanted)) return wanted;
-  const target = EFFORT_ORDER.indexOf(wanted);
-  let best = levels[levels.length - 1]!;
-  let bestDistance = Infinity;
-  for (const level of levels) {
-    const distance = Math.abs(EFFORT_ORDER.indexOf(level) - target);
-    // On a tie, prefer the higher level: asking for more thinking than wanted beats silently thinking less.
-    if (distance < bestDistance || (distance === bestDistance && EFFORT_ORDER.indexOf(level) > EFFORT_ORDER.indexOf(best))) {
-      best = level;
-      bestDistance = distance;
-    }
-  }
-  return best;
 }
 
 function describeCause(error: unknown): string {
