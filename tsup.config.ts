@@ -1,9 +1,9 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', cli: 'src/cli.ts' },
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', server: 'src/server/index.ts', cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
-  dts: { entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' } },
+  dts: { entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', server: 'src/server/index.ts' } },
   target: 'node22',
   platform: 'node',
   splitting: true,

@@ -1,56 +1,218 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { createGateway } from './gateway.ts';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import packageJson from '../package.json' with { type: 'json' };
+import type { DeploymentStore } from './deployments/store.ts';
+import { ApiKeyStore } from './server/api-keys.ts';
+import { databasePath } from './server/open-database.ts';
 
-const HELP = `switchyard — one OpenAI-shaped API for every language model
+// Each command imports what it needs when it runs: `keys create` should not pay for loading the gateway and the MCP SDK.
 
-Usage:
-  switchyard models [--reasoning] [--json]   List the model catalog
-  switchyard --help                          Show this help
+const DEFAULT_DATA_DIR = '.switchyard';
+const dataOption = () => new Option('--data <dir>', 'data directory holding the SQLite file').default(DEFAULT_DATA_DIR);
+const deploymentsOption = () => new Option('--deployments <dir|url>', 'a deployment directory or a switchyard serve URL (key from SWITCHYARD_API_KEY) instead of the data directory');
 
-Options for "models":
-  --reasoning   Only models that support reasoning
-  --json        Print the OpenAI /v1/models JSON instead of a table
-`;
+const program = new Command('switchyard')
+  .description('One OpenAI-shaped API for every language model.')
+  .version(packageJson.version)
+  .showHelpAfterError();
 
-function main(argv: string[]): number {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { reasoning: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+program
+  .command('serve')
+  .description('Serve the OpenAI-compatible API, MCP tools and the workflow page over HTTP')
+  .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
+  .option('--port <port>', 'port to listen on (0: any free port)', parsePort, 8787)
+  .addOption(dataOption())
+  .addOption(deploymentsOption())
+  .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
+  .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
+  .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
+  .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
+  .action(async (options: { host: string; port: number; data: string; deployments?: string; mock: boolean; maxBodyBytes: number; allowedHost?: string[]; allowedOrigin?: string[] }) => {
+    const { startServer } = await import('./server/start-server.ts');
+    const server = await startServer({
+      host: options.host,
+      port: options.port,
+      dataDir: options.data,
+      ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
+      mock: options.mock,
+      maxBodyBytes: options.maxBodyBytes,
+      allowedHosts: options.allowedHost ?? [],
+      allowedOrigins: options.allowedOrigin ?? [],
+      version: packageJson.version,
+    });
+    let signals = 0;
+    const stop = (signal: NodeJS.Signals) => {
+      signals += 1;
+      // A second Ctrl-C does not wait for in-flight requests.
+      if (signals > 1) process.exit(130);
+      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'shutting down', signal })}\n`);
+      server.close().then(() => process.exit(0), () => process.exit(1));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
-  const [command] = positionals;
-  if (values.help || !command) {
-    process.stdout.write(HELP);
-    return command || values.help ? 0 : 1;
+
+const keys = program.command('keys').description('Create, list and revoke API keys of a data directory');
+keys
+  .command('create')
+  .description('Create an API key and print it (once: only its hash is stored)')
+  .option('--name <name>', 'a label to recognise the key by')
+  .addOption(dataOption())
+  .action((options: { name?: string; data: string }) => {
+    withKeys(options.data, (store) => {
+      const { key, info } = store.create(options.name);
+      process.stdout.write(`${key}\n`);
+      process.stderr.write(`Created ${info.id} (${info.prefix}…). Store the key now: it cannot be shown again.\n`);
+    });
+  });
+keys
+  .command('list')
+  .description('List the API keys (prefixes only)')
+  .addOption(dataOption())
+  .option('--json', 'print JSON')
+  .action((options: { data: string; json?: boolean }) => {
+    withKeys(options.data, (store) => {
+      const list = store.list();
+      if (options.json) return printJson(list);
+      printTable(['id', 'prefix', 'name', 'created', 'revoked'], list.map((key) => [key.id, `${key.prefix}…`, key.name ?? '', key.created_at, key.revoked_at ?? '']));
+    });
+  });
+keys
+  .command('revoke')
+  .description('Revoke an API key by id or prefix')
+  .argument('<id|prefix>', 'the key id (key_…) or its prefix (sy-AbCdEfGh)')
+  .addOption(dataOption())
+  .action((idOrPrefix: string, options: { data: string }) => {
+    withKeys(options.data, (store) => {
+      const key = store.revoke(idOrPrefix);
+      process.stdout.write(`Revoked ${key.id} (${key.prefix}…) at ${key.revoked_at}\n`);
+    });
+  });
+
+program
+  .command('models')
+  .description('List the model catalog')
+  .option('--reasoning', 'only models that support reasoning')
+  .option('--json', 'print the OpenAI /v1/models JSON instead of a table')
+  .action(async (options: { reasoning?: boolean; json?: boolean }) => {
+    const { createGateway } = await import('./gateway.ts');
+    const list = createGateway({ env: {} }).listModels({ reasoning: options.reasoning ?? false });
+    if (options.json) return printJson(list);
+    const rows = list.data.map((model) => [
+      model.id,
+      model.owned_by,
+      `$${model.pricing.input}`,
+      `$${model.pricing.output}`,
+      formatTokens(model.context_window),
+      model.release_date,
+      model.supports.reasoning ? 'yes' : '',
+    ]);
+    printTable(['id', 'maker', 'in/1M', 'out/1M', 'context', 'released', 'reasoning'], rows);
+  });
+
+const deployments = program.command('deployments').description('List, show and store deployments');
+deployments
+  .command('list')
+  .description('List deployments, newest first')
+  .option('--agent-id <agent>', 'only this agent\'s deployments')
+  .addOption(dataOption())
+  .addOption(deploymentsOption())
+  .option('--json', 'print JSON')
+  .action(async (options: StoreOptions & { agentId?: string; json?: boolean }) => {
+    await withDeployments(options, async (store) => {
+      const list = await store.list(options.agentId === undefined ? {} : { agent_id: options.agentId });
+      if (options.json) return printJson(list);
+      printTable(['id', 'agent', 'environment', 'number', 'model', 'created'], list.map((item) => [item.id, item.agent_id, item.environment, String(item.number), item.version.model, item.created_at]));
+    });
+  });
+deployments
+  .command('get')
+  .description('Print one deployment as JSON')
+  .argument('<id>', 'the deployment id, such as support:production#3')
+  .addOption(dataOption())
+  .addOption(deploymentsOption())
+  .action(async (id: string, options: StoreOptions) => {
+    await withDeployments(options, async (store) => {
+      const deployment = await store.get(id);
+      if (!deployment) throw new Error(`No deployment has the id "${id}".`);
+      printJson(deployment);
+    });
+  });
+deployments
+  .command('push')
+  .description('Store a deployment from a JSON or YAML file (an existing id is never overwritten)')
+  .argument('<file>', 'the deployment file')
+  .addOption(dataOption())
+  .addOption(deploymentsOption())
+  .action(async (file: string, options: StoreOptions) => {
+    const { validateDeployment } = await import('./deployments/deployment.ts');
+    const deployment = validateDeployment(await parseFile(file), file, 400);
+    await withDeployments(options, async (store) => {
+      if (!store.put) throw new Error('This deployment store is read-only.');
+      const existed = (await store.get(deployment.id)) !== undefined;
+      await store.put(deployment);
+      process.stdout.write(`${existed ? 'Unchanged' : 'Stored'} ${deployment.id}\n`);
+    });
+  });
+
+interface StoreOptions {
+  data: string;
+  deployments?: string;
+}
+
+function withKeys(dataDir: string, run: (store: ApiKeyStore) => void): void {
+  const store = new ApiKeyStore(databasePath(dataDir));
+  try {
+    run(store);
+  } finally {
+    store.close();
   }
-  if (command !== 'models') {
-    process.stderr.write(`Unknown command "${command}".\n\n${HELP}`);
-    return 1;
+}
+
+async function withDeployments(options: StoreOptions, run: (store: DeploymentStore) => Promise<void>): Promise<void> {
+  const { SqliteDeploymentStore } = await import('./deployments/sqlite-store.ts');
+  const { createDeploymentStore } = await import('./deployments/create-store.ts');
+  const sqlite = options.deployments === undefined ? new SqliteDeploymentStore(databasePath(options.data)) : undefined;
+  try {
+    await run(sqlite ?? createDeploymentStore(options.deployments!));
+  } finally {
+    sqlite?.close();
   }
-  const list = createGateway({ env: {} }).listModels({ reasoning: values.reasoning ?? false });
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-    return 0;
-  }
-  const rows = list.data.map((model) => [
-    model.id,
-    model.owned_by,
-    `$${model.pricing.input}`,
-    `$${model.pricing.output}`,
-    formatTokens(model.context_window),
-    model.release_date,
-    model.supports.reasoning ? 'yes' : '',
-  ]);
-  const header = ['id', 'maker', 'in/1M', 'out/1M', 'context', 'released', 'reasoning'];
+}
+
+async function parseFile(file: string): Promise<unknown> {
+  const text = await readFile(file, 'utf8');
+  if (extname(file).toLowerCase() === '.json') return JSON.parse(text);
+  const yaml = await import('yaml');
+  return yaml.parse(text);
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const lines = [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
   process.stdout.write(`${lines.join('\n')}\n`);
-  return 0;
 }
 
 function formatTokens(tokens: number): string {
   return tokens >= 1_000_000 ? `${+(tokens / 1_000_000).toFixed(2)}M` : `${Math.round(tokens / 1000)}K`;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');
+  return port;
+}
+
+function parsePositiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
+  return number;
 }
 
 // `switchyard models | head` closes the pipe early; that is not an error.
@@ -59,9 +221,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (error) {
-  process.stderr.write(`${(error as Error).message}\n`);
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`switchyard: ${(error as Error).message}\n`);
   process.exitCode = 1;
-}
+});

@@ -1,4 +1,4 @@
-import { ProviderError, StreamInterruptedError } from './errors.ts';
+import { ProviderError, StreamInterruptedError, SwitchyardError } from './errors.ts';
 import type { CompletionChunk, SwitchyardResponseInfo } from './types.ts';
 
 /**
@@ -35,7 +35,8 @@ export class CompletionStream implements AsyncIterable<CompletionChunk> {
             controller.close();
           } else controller.enqueue(encoder.encode(`data: ${JSON.stringify(value)}\n\n`));
         } catch (error) {
-          const body = error instanceof ProviderError ? error.toJSON() : { error: { message: String(error), type: 'api_error', param: null, code: null } };
+          // Our errors say what happened; anything else is a bug whose details stay out of the response.
+          const body = error instanceof SwitchyardError ? error.toJSON() : { error: { message: 'The stream failed.', type: 'api_error', param: null, code: null } };
           controller.enqueue(encoder.encode(`data: ${JSON.stringify(body)}\n\n`));
           controller.close();
         }

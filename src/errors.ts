@@ -13,6 +13,8 @@ export class SwitchyardError extends Error {
   readonly param: string | null;
   /** Every provider attempt made before the error escaped (empty when the request never reached a provider). */
   readonly attempts: Attempt[];
+  /** Id of the call's record (the failure is recorded too); set once the error leaves `createCompletion`. */
+  callId: string | undefined;
 
   constructor(
     message: string,
@@ -24,6 +26,7 @@ export class SwitchyardError extends Error {
     this.code = options.code ?? null;
     this.param = options.param ?? null;
     this.attempts = options.attempts ?? [];
+    this.callId = undefined;
   }
 
   /** The OpenAI error body. */

@@ -192,6 +192,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       if (!(result instanceof CompletionStream)) record(request, call, { info: result.switchyard, response: result });
       return result;
     } catch (error) {
+      if (error instanceof SwitchyardError) error.callId = call.id;
       record(request, call, { error });
       throw error;
     }

@@ -1,0 +1,111 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openDatabase } from './open-database.ts';
+
+export const API_KEY_PREFIX = 'sy-';
+/** Characters after `sy-` shown to tell keys apart (`sy-Ab3dEf9h…`); 48 bits, never enough to guess the key. */
+const DISPLAY_PREFIX_LENGTH = 8;
+
+/** What is stored about a key: never the key itself. */
+export interface ApiKeyInfo {
+  id: string;
+  name: string | null;
+  /** `sy-` and the first 8 characters of the key, for listings and `keys revoke`. */
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export type ApiKeyCheck = { ok: true; key: ApiKeyInfo } | { ok: false; reason: 'missing' | 'invalid' | 'revoked' };
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY,
+  hash BLOB NOT NULL UNIQUE,
+  prefix TEXT NOT NULL,
+  name TEXT,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+);
+`;
+
+/**
+ * API keys for `switchyard serve`: `sy-` + base64url of 32 random bytes. Only the SHA-256 of a key is stored. A fast
+ * hash is the right tool here: a slow password hash protects low-entropy secrets against guessing, and a 256-bit
+ * random key cannot be guessed however fast the hash is; a fast hash keeps every authenticated request cheap.
+ */
+export class ApiKeyStore {
+  readonly #db: DatabaseSync;
+  readonly #statements: Record<'insert' | 'byHash' | 'all' | 'byIdOrPrefix' | 'revoke' | 'count', StatementSync>;
+
+  /** `path` is the data directory's database file, or `:memory:`. */
+  constructor(path: string) {
+    this.#db = openDatabase(path);
+    this.#db.exec(SCHEMA);
+    this.#statements = {
+      insert: this.#db.prepare('INSERT INTO api_keys (id, hash, prefix, name, created_at) VALUES (?, ?, ?, ?, ?)'),
+      byHash: this.#db.prepare('SELECT id, hash, prefix, name, created_at, revoked_at FROM api_keys WHERE hash = ?'),
+      all: this.#db.prepare('SELECT id, prefix, name, created_at, revoked_at FROM api_keys ORDER BY rowid'),
+      byIdOrPrefix: this.#db.prepare('SELECT id, prefix, name, created_at, revoked_at FROM api_keys WHERE id = ? OR prefix = ?'),
+      revoke: this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      count: this.#db.prepare('SELECT count(*) AS count FROM api_keys WHERE revoked_at IS NULL'),
+    };
+  }
+
+  /** Makes a key and stores its hash. The key is returned here once and can never be read back. */
+  create(name?: string): { key: string; info: ApiKeyInfo } {
+    const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const info: ApiKeyInfo = {
+      id: `key_${randomUUID().replaceAll('-', '')}`,
+      name: name?.trim() || null,
+      prefix: key.slice(0, API_KEY_PREFIX.length + DISPLAY_PREFIX_LENGTH),
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    };
+    this.#statements.insert.run(info.id, hashKey(key), info.prefix, info.name, info.created_at);
+    return { key, info };
+  }
+
+  list(): ApiKeyInfo[] {
+    return this.#statements.all.all() as unknown as ApiKeyInfo[];
+  }
+
+  /** Keys that can be used (not revoked). */
+  activeCount(): number {
+    return (this.#statements.count.get() as { count: number }).count;
+  }
+
+  /** Revokes by id or display prefix (`sy-Ab3dEf9h`, with or without `sy-`). Throws when nothing or several match. */
+  revoke(idOrPrefix: string): ApiKeyInfo {
+    const prefix = idOrPrefix.startsWith(API_KEY_PREFIX) ? idOrPrefix : `${API_KEY_PREFIX}${idOrPrefix}`;
+    const matches = this.#statements.byIdOrPrefix.all(idOrPrefix, prefix) as unknown as ApiKeyInfo[];
+    if (matches.length === 0) throw new Error(`No API key has the id or prefix "${idOrPrefix}".`);
+    if (matches.length > 1) throw new Error(`Several API keys have the prefix "${idOrPrefix}": revoke by id (${matches.map((key) => key.id).join(', ')}).`);
+    const key = matches[0]!;
+    if (key.revoked_at) return key;
+    const revokedAt = new Date().toISOString();
+    this.#statements.revoke.run(revokedAt, key.id);
+    return { ...key, revoked_at: revokedAt };
+  }
+
+  /** Looks a presented key up by its hash, then compares the hashes in constant time. */
+  check(presented: string | undefined): ApiKeyCheck {
+    if (!presented) return { ok: false, reason: 'missing' };
+    // Anything longer than a key cannot be one; no need to hash a megabyte header.
+    if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 100) return { ok: false, reason: 'invalid' };
+    const hash = hashKey(presented);
+    const row = this.#statements.byHash.get(hash) as (ApiKeyInfo & { hash: Uint8Array }) | undefined;
+    if (!row || row.hash.length !== hash.length || !timingSafeEqual(row.hash, hash)) return { ok: false, reason: 'invalid' };
+    if (row.revoked_at) return { ok: false, reason: 'revoked' };
+    const { hash: _hash, ...info } = row;
+    return { ok: true, key: info };
+  }
+
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}

@@ -1,0 +1,21 @@
+import type { ApiKeyInfo, ApiKeyStore } from './api-keys.ts';
+import { HttpError } from './responses.ts';
+
+const MESSAGES = {
+  missing: "You didn't provide an API key. Send it as 'Authorization: Bearer sy-…' (create one with: switchyard keys create).",
+  invalid: 'Incorrect API key provided. Create one with: switchyard keys create.',
+  revoked: 'This API key has been revoked. Create a new one with: switchyard keys create.',
+} as const;
+
+/** The key of an `Authorization: Bearer <key>` header, or a 401 in the OpenAI shape (`code: invalid_api_key`). */
+export function authenticate(request: Request, keys: ApiKeyStore): ApiKeyInfo {
+  const header = request.headers.get('authorization') ?? '';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const result = keys.check(match?.[1]);
+  if (result.ok) return result.key;
+  throw new HttpError(401, MESSAGES[result.reason], {
+    type: result.reason === 'missing' ? 'invalid_request_error' : 'authentication_error',
+    code: 'invalid_api_key',
+    headers: { 'www-authenticate': 'Bearer realm="switchyard"' },
+  });
+}

@@ -1,0 +1,53 @@
+import { HttpError } from './responses.ts';
+
+/**
+ * Protection against DNS rebinding: a web page on `evil.example` whose name is made to resolve to 127.0.0.1 can
+ * reach a loopback server from the victim's browser, but its requests carry `Host: evil.example` and its own
+ * `Origin`. Routes that answer browsers or agents (the page, `/mcp`) accept only the hosts the server is meant to be
+ * reached by.
+ */
+export interface HostPolicy {
+  /** `Host` header values accepted (`host:port`, lower case); `*` accepts any. */
+  hosts: string[];
+  /** `Origin` values accepted when a request has one (`http://host:port`); `*` accepts any. */
+  origins: string[];
+}
+
+/** The bound address and the loopback names, at the bound port; plus anything configured. */
+export function defaultHostPolicy(boundHost: string, port: number, extra: { hosts?: string[]; origins?: string[] } = {}): HostPolicy {
+  const names = new Set(['localhost', '127.0.0.1', '[::1]']);
+  if (!isWildcard(boundHost)) names.add(boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost);
+  const hosts = [...names].map((name) => `${name}:${port}`.toLowerCase());
+  if (port === 80) hosts.push(...names);
+  const extraHosts = (extra.hosts ?? []).map((host) => host.toLowerCase());
+  const allHosts = [...new Set([...hosts, ...extraHosts])];
+  const origins = [...allHosts.map((host) => `http://${host}`), ...(extra.origins ?? [])].map((origin) => origin.toLowerCase());
+  return { hosts: allHosts, origins: [...new Set(origins)] };
+}
+
+/** Throws 403 unless `Host` is allowed and `Origin`, when sent, is too. */
+export function assertAllowedHost(request: Request, policy: HostPolicy): void {
+  const host = request.headers.get('host')?.toLowerCase();
+  if (!policy.hosts.includes('*') && (!host || !policy.hosts.includes(host))) {
+    throw new HttpError(403, `Host "${host ?? ''}" is not allowed. Start the server with --allowed-host ${host ?? '<host:port>'} to accept it.`, {
+      type: 'permission_error',
+      code: 'host_not_allowed',
+    });
+  }
+  // Browsers send `Origin` on cross-site requests (and `Origin: null` from sandboxed frames, which is never allowed).
+  const origin = request.headers.get('origin')?.toLowerCase();
+  if (origin !== undefined && !policy.origins.includes('*') && !policy.origins.includes(origin)) {
+    throw new HttpError(403, `Origin "${origin}" is not allowed. Start the server with --allowed-origin ${origin} to accept it.`, {
+      type: 'permission_error',
+      code: 'origin_not_allowed',
+    });
+  }
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}

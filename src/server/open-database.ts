@@ -1,0 +1,26 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+
+/** The one SQLite file of a data directory: API keys, deployments and call records live in it, each in its own table. */
+export function databasePath(dataDir: string): string {
+  return join(dataDir, 'switchyard.sqlite');
+}
+
+/**
+ * Opens a connection to `path` (creating its directory). Each store opens its own connection to the shared file;
+ * WAL mode lets them read while another writes, and `busy_timeout` covers a CLI writing while `serve` runs.
+ */
+export function openDatabase(path: string): DatabaseSync {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let sqlite: typeof import('node:sqlite') | undefined;
+  try {
+    sqlite = process.getBuiltinModule('node:sqlite');
+  } catch {
+    sqlite = undefined;
+  }
+  if (!sqlite?.DatabaseSync) throw new Error(`switchyard serve needs node:sqlite: use Node.js 22.13 or newer (this is ${process.version}).`);
+  const db = new sqlite.DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+  return db;
+}

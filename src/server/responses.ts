@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { SwitchyardError } from '../errors.ts';
+
+/** An error the server itself raises (auth, routing, body), in the OpenAI error shape like the library's own. */
+export class HttpError extends SwitchyardError {
+  override name = 'HttpError';
+  readonly headers: Record<string, string>;
+  constructor(
+    status: number,
+    message: string,
+    options: { type?: string; code?: string | null; param?: string | null; headers?: Record<string, string> } = {},
+  ) {
+    super(message, { status, type: options.type ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), code: options.code ?? null, param: options.param ?? null });
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+/**
+ * A JSON answer to a GET with a strong ETag (a hash of the body), and `304` when the client already holds it: the
+ * `RemoteDeploymentStore` revalidates its cache with `If-None-Match`.
+ */
+export function jsonWithEtag(request: Request, body: unknown): Response {
+  const text = JSON.stringify(body);
+  const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+  const known = request.headers.get('if-none-match');
+  if (known && known.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
+    return new Response(null, { status: 304, headers: { etag } });
+  }
+  return new Response(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', etag } });
+}
+
+/** A thrown error as an HTTP answer: a `SwitchyardError` with its own status and body, anything else a generic 500. */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof SwitchyardError) {
+    const headers: Record<string, string> = error instanceof HttpError ? { ...error.headers } : {};
+    if (error.callId) headers['x-switchyard-call-id'] = error.callId;
+    return json(error.toJSON(), error.status, headers);
+  }
+  // The detail of an unexpected error may quote internals; it goes to the log, not to the client.
+  return json({ error: { message: 'The server had an error while processing your request.', type: 'api_error', param: null, code: 'internal_error' } }, 500);
+}
+
+export function notFound(message: string, code = 'not_found', param: string | null = null): HttpError {
+  return new HttpError(404, message, { code, param });
+}

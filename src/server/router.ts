@@ -1,0 +1,43 @@
+import { HttpError } from './responses.ts';
+
+export interface RouteContext {
+  request: Request;
+  url: URL;
+  /** The route pattern's capture groups, URL-decoded. */
+  params: string[];
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Matched against the whole path; capture groups become `params`. */
+  path: RegExp;
+  /** `key`: Bearer key required; `page`: required unless the server is on loopback; `none`: public. */
+  auth: 'key' | 'page' | 'none';
+  /** Check `Host` and `Origin` against DNS rebinding (routes that browsers or agents reach). */
+  checkHost?: boolean;
+  handle(context: RouteContext): Promise<Response>;
+}
+
+/** The route for a request, or the 404 / 405 (with `Allow`) that says why there is none. */
+export function findRoute(routes: ReadonlyArray<Route>, method: string, pathname: string): { route: Route; params: string[] } {
+  const allowed: string[] = [];
+  for (const route of routes) {
+    const match = route.path.exec(pathname);
+    if (!match) continue;
+    if (route.method === method) return { route, params: match.slice(1).map(decodeParam) };
+    allowed.push(route.method);
+  }
+  if (allowed.length === 0) throw new HttpError(404, `Unknown route: ${method} ${pathname}.`, { code: 'unknown_url' });
+  throw new HttpError(405, `${method} is not allowed on ${pathname}; use ${allowed.join(' or ')}.`, {
+    code: 'method_not_allowed',
+    headers: { allow: allowed.join(', ') },
+  });
+}
+
+function decodeParam(value: string | undefined): string {
+  try {
+    return decodeURIComponent(value ?? '');
+  } catch {
+    throw new HttpError(400, `The path segment "${value}" is not valid percent-encoding.`, { code: 'invalid_path' });
+  }
+}

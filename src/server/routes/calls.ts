@@ -1,0 +1,71 @@
+import type { Gateway } from '../../gateway.ts';
+import type { ListCallsQuery } from '../../records/call-store.ts';
+import { HttpError, json } from '../responses.ts';
+import type { Route } from '../router.ts';
+
+/**
+ * The call-record queries of `gateway.calls`. Each first flushes the record queue, so a client that has just had
+ * an answer finds its call (records are otherwise written in batches, up to a second later).
+ */
+export function callRoutes(gateway: Gateway): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: /^\/v1\/calls$/,
+      auth: 'key',
+      async handle({ url }) {
+        const query: ListCallsQuery = {};
+        for (const name of ['agent_id', 'trace_id', 'workflow_name', 'since', 'until', 'cursor'] as const) {
+          const value = url.searchParams.get(name);
+          if (value !== null) query[name] = value;
+        }
+        const limit = integerParam(url, 'limit');
+        if (limit !== undefined) query.limit = limit;
+        await gateway.flush();
+        return json({ object: 'list', ...(await gateway.calls.list(query)) });
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v1\/workflows\/([^/]+)$/,
+      auth: 'key',
+      async handle({ params: [traceId = ''] }) {
+        await gateway.flush();
+        const workflow = await gateway.calls.workflow(traceId);
+        if (!workflow) throw new HttpError(404, `No call has the trace_id "${traceId}".`, { code: 'workflow_not_found' });
+        return json(workflow);
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v1\/costs\/daily$/,
+      auth: 'key',
+      async handle({ url }) {
+        const workflowName = url.searchParams.get('workflow_name');
+        const days = integerParam(url, 'days');
+        await gateway.flush();
+        const data = await gateway.calls.dailyCost({
+          ...(workflowName === null ? {} : { workflow_name: workflowName }),
+          ...(days === undefined ? {} : { days }),
+        });
+        return json({ object: 'list', data });
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v1\/agents$/,
+      auth: 'key',
+      async handle() {
+        await gateway.flush();
+        return json({ object: 'list', data: await gateway.calls.agents() });
+      },
+    },
+  ];
+}
+
+function integerParam(url: URL, name: string): number | undefined {
+  const value = url.searchParams.get(name);
+  if (value === null) return undefined;
+  if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw new HttpError(400, `"${name}" must be a whole number of at least 1.`, { param: name, code: 'invalid_parameter' });
+  return Number(value);
+}

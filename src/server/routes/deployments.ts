@@ -1,0 +1,63 @@
+import { sameDeployment, validateDeployment } from '../../deployments/deployment.ts';
+import { DeploymentNotFoundError } from '../../deployments/errors.ts';
+import type { DeploymentStore } from '../../deployments/store.ts';
+import type { Gateway } from '../../gateway.ts';
+import { readJsonBody } from '../read-json-body.ts';
+import { HttpError, json, jsonWithEtag } from '../responses.ts';
+import type { Route } from '../router.ts';
+
+/**
+ * The deployment API that `RemoteDeploymentStore` speaks: list, get (with ETags, so its cache revalidates with a
+ * 304), and PUT, which creates and never overwrites: the same content again is a 200, other content a 409.
+ */
+export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | undefined, maxBodyBytes: number): Route[] {
+  const requireStore = (): DeploymentStore => {
+    if (!store) throw new HttpError(501, 'This server has no deployment store.', { code: 'no_deployment_store' });
+    return store;
+  };
+  return [
+    {
+      method: 'GET',
+      path: /^\/v1\/deployments$/,
+      auth: 'key',
+      async handle({ request, url }) {
+        const agentId = url.searchParams.get('agent_id');
+        const data = await gateway.listDeployments(agentId === null ? {} : { agent_id: agentId });
+        return jsonWithEtag(request, { object: 'list', data });
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v1\/deployments\/([^/]+)$/,
+      auth: 'key',
+      async handle({ request, params: [id = ''] }) {
+        const deployment = await requireStore().get(id);
+        if (!deployment) throw notFound(id);
+        return jsonWithEtag(request, deployment);
+      },
+    },
+    {
+      method: 'PUT',
+      path: /^\/v1\/deployments\/([^/]+)$/,
+      auth: 'key',
+      async handle({ request, params: [id = ''] }) {
+        const target = requireStore();
+        if (!target.put) throw new HttpError(405, 'This server\'s deployment store is read-only.', { code: 'read_only_store' });
+        const deployment = validateDeployment(await readJsonBody(request, maxBodyBytes), `PUT /v1/deployments/${id}`, 400);
+        if (deployment.id !== id) {
+          throw new HttpError(400, `The body's id "${deployment.id}" differs from the id in the path, "${id}".`, { param: 'id', code: 'id_mismatch' });
+        }
+        const existing = await target.get(id);
+        // put() itself refuses to overwrite; the lookup only tells "created" (201) from "already there" (200).
+        await target.put(deployment);
+        return json(deployment, existing && sameDeployment(existing, deployment) ? 200 : 201);
+      },
+    },
+  ];
+}
+
+/** The library's 404, with `param: null`: here the id is in the path, not in a `model` parameter. */
+function notFound(id: string): HttpError {
+  const error = new DeploymentNotFoundError(id);
+  return new HttpError(404, error.message, { code: error.code });
+}

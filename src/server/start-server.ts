@@ -1,0 +1,132 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDeploymentStore } from '../deployments/create-store.ts';
+import { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
+import type { DeploymentStore } from '../deployments/store.ts';
+import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
+import { redactSecrets } from '../internal/redact.ts';
+import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
+import { ApiKeyStore } from './api-keys.ts';
+import { createSwitchyardHandler } from './handler.ts';
+import { defaultHostPolicy, isLoopback } from './host-check.ts';
+import { createNodeListener } from './node-adapter.ts';
+import { databasePath } from './open-database.ts';
+import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
+
+export interface ServeOptions {
+  /** Default `127.0.0.1`: loopback only. */
+  host?: string;
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /** Directory of the SQLite file holding keys, deployments and call records (default `.switchyard`). */
+  dataDir?: string;
+  /** A deployment directory or `http(s)://` URL instead of the SQLite deployment table. */
+  deployments?: string;
+  /** `true` (or a scripted `MockProvider`): every model is answered by the simulator. */
+  mock?: GatewayOptions['mock'];
+  /** Provider keys, fallbacks, retry… for the gateway (deployments, records and mock are set by the server). */
+  gateway?: Omit<GatewayOptions, 'mock' | 'deployments' | 'records'>;
+  maxBodyBytes?: number;
+  /** Time a client has to send a whole request (headers and body), default 60 s. */
+  requestTimeoutMs?: number;
+  /** On shutdown, how long in-flight requests may take to finish before their connections are cut (default 30 s). */
+  drainTimeoutMs?: number;
+  /** More `Host` values (`name:port`) to accept on `/` and `/mcp`; `*` accepts any. */
+  allowedHosts?: string[];
+  /** More `Origin` values (`https://name`) to accept on `/` and `/mcp`; `*` accepts any. */
+  allowedOrigins?: string[];
+  /** Receives each log line as an object; default: JSON lines on stderr. */
+  log?: (line: Record<string, unknown>) => void;
+  version?: string;
+}
+
+export interface RunningServer {
+  /** `http://host:port`, without `/v1`. */
+  url: string;
+  host: string;
+  port: number;
+  gateway: Gateway;
+  keys: ApiKeyStore;
+  deployments: DeploymentStore;
+  server: Server;
+  /** Stops accepting, lets in-flight requests finish, then closes the gateway (flushing records) and the stores. */
+  close(): Promise<void>;
+}
+
+/** `switchyard serve`: one SQLite file, one gateway, the HTTP handler on `node:http`. */
+export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const dataDir = options.dataDir ?? '.switchyard';
+  const log = options.log ?? ((line) => process.stderr.write(`${JSON.stringify(line)}\n`));
+  const info = (msg: string, fields: Record<string, unknown> = {}) => log({ time: new Date().toISOString(), level: 'info', msg, ...fields });
+
+  const dbPath = databasePath(dataDir);
+  const keys = new ApiKeyStore(dbPath);
+  const sqliteDeployments = options.deployments === undefined ? new SqliteDeploymentStore(dbPath) : undefined;
+  const deployments = sqliteDeployments ?? createDeploymentStore(options.deployments!);
+  const mock = options.mock ?? false;
+  const gateway = createGateway({ ...options.gateway, mock, deployments, records: { sinks: [new SqliteSink(dbPath)] } });
+
+  const server = createServer({ requestTimeout: options.requestTimeoutMs ?? 60_000, headersTimeout: Math.min(options.requestTimeoutMs ?? 60_000, 30_000) });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8787, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (error: unknown) => {
+    await gateway.close();
+    keys.close();
+    sqliteDeployments?.close();
+    throw error;
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  let closing = false;
+  const handler = createSwitchyardHandler({
+    gateway,
+    keys,
+    deployments,
+    mock: mock !== false,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    publicPage: isLoopback(host),
+    hostPolicy: defaultHostPolicy(host, port, { hosts: options.allowedHosts ?? [], origins: options.allowedOrigins ?? [] }),
+    version: options.version ?? '0.0.0',
+    onUnexpectedError: (error, request) => {
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      log({ time: new Date().toISOString(), level: 'error', msg: 'unexpected error', method: request.method, path: new URL(request.url).pathname, error: redactSecrets(detail, []) });
+    },
+  });
+  const listener = createNodeListener(handler, {
+    origin: url,
+    isClosing: () => closing,
+    onRequestLogged: (entry) => info('request', { ...entry }),
+  });
+  server.on('request', listener);
+
+  info('listening', { url, data: dbPath, deployments: options.deployments ?? 'sqlite', mock: mock !== false });
+  if (mock !== false) info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');
+  if (!isLoopback(host)) info('not on loopback: the workflow page requires an API key too');
+  if (keys.activeCount() === 0) info(`no API keys yet: create one with \`switchyard keys create --data ${dataDir}\``);
+
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      closing = true;
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([listener.drained(), new Promise<void>((resolve) => (timer = setTimeout(resolve, drainTimeoutMs)))]);
+      clearTimeout(timer);
+      server.closeAllConnections();
+      await stopped;
+      await gateway.close();
+      keys.close();
+      sqliteDeployments?.close();
+      info('stopped', { records_written: gateway.recordStats.written });
+    })());
+
+  return { url, host, port, gateway, keys, deployments, server, close };
+}
