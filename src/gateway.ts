@@ -7,17 +7,16 @@ import { defaultCatalog } from './catalog/default-catalog.ts';
 import { CompletionStream, forwardChunks } from './completion-stream.ts';
 import { InvalidRequestError, ModelNotFoundError, ProviderError, StructuredOutputError, SwitchyardError, UnsupportedParameterError } from './errors.ts';
 import { MockProvider } from './providers/mock.ts';
-import type { Provider, ProviderCall, ProviderCompletion, ProviderSettings, ResolvedProviderSettings } from './providers/provider.ts';
+import type { ProviderCall, ProviderCompletion, ProviderSettings } from './providers/provider.ts';
+import { createProviderPool } from './providers/provider-pool.ts';
 import { providerDefinitions, reservedProviderNames } from './providers/registry.ts';
 import { resolveReasoning } from './reasoning.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
-import { buildCallRecord, type CallRecordInput } from './records/build-record.ts';
-import { isCallStore, type CallStore } from './records/call-store.ts';
-import { computeTotalCost, type BilledUsage } from './records/compute-cost.ts';
-import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './records/record-queue.ts';
-import { MemorySink } from './records/sinks/memory-sink.ts';
+import { createCallRecorder, observeStream, type CallContext, type RecordOptions } from './records/call-recorder.ts';
+import type { CallStore } from './records/call-store.ts';
+import { computeTotalCost } from './records/compute-cost.ts';
+import type { RecordQueueStats } from './records/record-queue.ts';
 import { StreamRecorder } from './records/stream-recorder.ts';
-import { uuidv7 } from './records/uuidv7.ts';
 import type { Deployment } from './deployments/deployment.ts';
 import { resolveDeployment } from './deployments/resolve-deployment.ts';
 import type { DeploymentStore } from './deployments/store.ts';
@@ -65,7 +64,7 @@ export interface GatewayOptions {
    * Call records: where they go (default: a bounded in-memory sink, queryable as `gateway.calls`), queue sizes, and
    * `redact: true` to store message contents and answers as "[redacted]". `false` turns recording off.
    */
-  records?: false | (Partial<RecordQueueOptions> & { redact?: boolean });
+  records?: false | RecordOptions;
 }
 
 /** Per-call options, kept out of the request body so the body stays exactly OpenAI's. */
@@ -112,44 +111,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const retry = { ...DEFAULT_RETRY, ...options.retry };
   const timeoutMs = options.timeoutMs ?? 600_000;
   const mock = options.mock === true ? new MockProvider() : options.mock || undefined;
-  const adapters = new Map<string, Promise<Provider | { missing: string }>>();
+  const getProvider = createProviderPool({ providers: options.providers, env, timeoutMs, mock });
   const deploymentStore = options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
-  const recordOptions = options.records === false ? undefined : { sinks: [new MemorySink()], ...options.records };
-  const queue = recordOptions ? new RecordQueue(recordOptions as RecordQueueOptions) : undefined;
-  const calls: CallStore = (recordOptions?.sinks?.find(isCallStore) as CallStore | undefined) ?? noCallStore;
-
-  /** The adapter for a provider, built once; or the environment variable that is missing. */
-  function getProvider(name: string): Promise<Provider | { missing: string }> {
-    let adapter = adapters.get(name);
-    if (!adapter) {
-      adapter = loadProvider(name);
-      adapters.set(name, adapter);
-    }
-    return adapter;
-  }
-
-  async function loadProvider(name: string): Promise<Provider | { missing: string }> {
-    if (name === 'mock' && mock) return mock;
-    const definition = providerDefinitions.get(name);
-    if (!definition) {
-      return { missing: `the ${name} adapter (not available in this version of switchyard; pin another provider)` };
-    }
-    const configured = options.providers?.[name] ?? {};
-    const apiKey = configured.apiKey ?? env[`${definition.envPrefix}_API_KEY`] ?? (definition.requiresApiKey ? undefined : 'unused');
-    if (!apiKey) return { missing: `${definition.envPrefix}_API_KEY` };
-    // Azure has no shared endpoint: each resource has its own, so it must be configured.
-    const baseURL = configured.baseURL ?? env[`${definition.envPrefix}_BASE_URL`] ?? definition.defaultBaseURL;
-    if (!baseURL) return { missing: `${definition.envPrefix}_BASE_URL` };
-    const apiVersion = configured.apiVersion ?? env[`${definition.envPrefix}_API_VERSION`];
-    const settings: ResolvedProviderSettings = {
-      ...configured,
-      apiKey,
-      baseURL,
-      timeoutMs: configured.timeoutMs ?? timeoutMs,
-      ...(apiVersion ? { apiVersion } : {}),
-    };
-    return definition.load(settings);
-  }
+  const recorder = createCallRecorder(options.records);
 
   function findModel(id: string): ModelEntry {
     const entry = catalog.find(id);
@@ -186,38 +150,16 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 
   /** The one entry point: runs the call, and records it (success or failure) off the request path. */
   async function createCompletion(request: CompletionRequest, callOptions: CompletionOptions = {}): Promise<CompletionResponse | CompletionStream> {
-    const call: CallContext = { id: uuidv7(), startedAt: Date.now(), billed: [] };
+    const call = recorder.begin();
     try {
       const result = await complete(request, callOptions, call);
-      if (!(result instanceof CompletionStream)) record(request, call, { info: result.switchyard, response: result });
+      if (!(result instanceof CompletionStream)) recorder.record(request, call, { info: result.switchyard, response: result });
       return result;
     } catch (error) {
       if (error instanceof SwitchyardError) error.callId = call.id;
-      record(request, call, { error });
+      recorder.record(request, call, { error });
       throw error;
     }
-  }
-
-  /** Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer. */
-  function record(request: CompletionRequest, call: CallContext, outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>): void {
-    if (!queue) return;
-    const sent = {
-      model: typeof request?.model === 'string' ? request.model : '',
-      messages: (call.messages ?? request?.messages)?.slice(),
-      input: request?.input,
-      metadata: call.metadata ?? request?.metadata,
-      stream: request?.stream === true,
-    };
-    const endedAt = Date.now();
-    setImmediate(() => {
-      queue.enqueue(buildCallRecord({
-        id: call.id, request: sent, startedAt: call.startedAt, endedAt, billed: call.billed, redact: recordOptions?.redact ?? false,
-        ...(call.model ? { model: call.model } : {}),
-        ...(call.agentId ? { agentId: call.agentId } : {}),
-        ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
-        ...outcome,
-      }));
-    });
   }
 
   async function complete(request: CompletionRequest, callOptions: CompletionOptions, call: CallContext): Promise<CompletionResponse | CompletionStream> {
@@ -298,18 +240,17 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         ? emptyStream()
         : forwardChunks(value.first.value, value.iterator, { model: candidate.model.id, includeUsage, info });
       if (output) chunks = validateStreamedOutput(chunks, output, attempts);
-      const recorder = new StreamRecorder();
+      const observed = new StreamRecorder();
       const pricing = candidate.offering.pricing;
-      const stream = new CompletionStream(
-        observeStream(value.first, value.iterator, recorder, chunks, (error) => {
-          const summary = recorder.summary();
+      return new CompletionStream(
+        observeStream(value.first, value.iterator, observed, chunks, (error) => {
+          const summary = observed.summary();
           call.billed.push({ usage: summary.usage, pricing });
           info.cost_usd = computeTotalCost(call.billed);
-          record(request, call, { info, stream: summary, ...(error === undefined ? {} : { error }) });
+          recorder.record(request, call, { info, stream: summary, ...(error === undefined ? {} : { error }) });
         }),
         info,
       );
-      return stream;
     }
 
     const attempts: Attempt[] = [];
@@ -413,71 +354,17 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     createCompletion: createCompletion as Gateway['createCompletion'],
     listModels: (listOptions) => catalog.list(listOptions),
     listDeployments: async (filter) => (deploymentStore ? deploymentStore.list(filter) : []),
-    calls,
+    calls: recorder.calls,
     get recordStats() {
-      return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0 };
+      return recorder.stats;
     },
-    // Records are built one event-loop turn after each call: wait for that turn, then for the queue.
-    flush: async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      await queue?.flush();
-    },
-    close: async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      await queue?.close();
-    },
+    flush: recorder.flush,
+    close: recorder.close,
     catalog,
   };
 }
 
 async function* emptyStream(): AsyncGenerator<never> {}
-
-/** What the record of one call needs, filled in as the pipeline learns it. */
-interface CallContext {
-  id: string;
-  startedAt: number;
-  /** Every completion paid for (retries for structured output included), with its offering's price. */
-  billed: BilledUsage[];
-  model?: string;
-  agentId?: string | undefined;
-  deploymentId?: string | undefined;
-  metadata?: Record<string, string> | undefined;
-  /** The messages as sent: templated, or the deployment's expanded prompt. */
-  messages?: ChatCompletionMessageParam[];
-}
-
-const noCallStore: CallStore = new Proxy({} as CallStore, {
-  get: () => () => Promise.reject(new Error('No call-record sink of this gateway answers queries: add a MemorySink or SqliteSink to records.sinks.')),
-});
-
-/**
- * Lets the recorder see every provider chunk (before the caller-facing stream drops usage chunks), and calls
- * `done` once when the caller's iteration ends: finished, failed or stopped early.
- */
-async function* observeStream(
-  first: IteratorResult<CompletionChunk>,
-  source: AsyncIterator<CompletionChunk>,
-  recorder: StreamRecorder,
-  chunks: AsyncIterable<CompletionChunk>,
-  done: (error?: unknown) => void,
-): AsyncGenerator<CompletionChunk> {
-  if (!first.done) recorder.observe(first.value);
-  const next = source.next.bind(source);
-  source.next = async (...args) => {
-    const result = await next(...args);
-    if (!result.done) recorder.observe(result.value);
-    return result;
-  };
-  let failure: unknown;
-  try {
-    yield* chunks;
-  } catch (error) {
-    failure = error;
-    throw error;
-  } finally {
-    done(failure);
-  }
-}
 
 function supportsNativeOutput(provider: string): boolean {
   return providerDefinitions.get(provider)?.nativeStructuredOutputs ?? false;

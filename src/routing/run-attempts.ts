@@ -1,6 +1,7 @@
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { MissingCredentialsError, ProviderError } from '../errors.ts';
 import type { Provider } from '../providers/provider.ts';
+import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { Attempt } from '../types.ts';
 
 /** One provider that could serve the request: a catalog model at one of its providers. */
@@ -20,8 +21,6 @@ export interface RetryOptions {
   totalTimeoutMs?: number;
 }
 
-/** Gets a ready adapter for a provider, or says which environment variable is missing. */
-export type ProviderLookup = (name: string) => Promise<Provider | { missing: string }>;
 
 export interface AttemptResult<T> {
   value: T;

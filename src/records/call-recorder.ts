@@ -1,0 +1,114 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { CompletionChunk, CompletionRequest } from '../types.ts';
+import { buildCallRecord, type CallRecordInput } from './build-record.ts';
+import { isCallStore, type CallStore } from './call-store.ts';
+import type { BilledUsage } from './compute-cost.ts';
+import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
+import { MemorySink } from './sinks/memory-sink.ts';
+import type { StreamRecorder } from './stream-recorder.ts';
+import { uuidv7 } from './uuidv7.ts';
+
+export type RecordOptions = Partial<RecordQueueOptions> & { redact?: boolean };
+
+/** What the record of one call needs, filled in as the pipeline learns it. */
+export interface CallContext {
+  id: string;
+  startedAt: number;
+  /** Every completion paid for (retries for structured output included), with its offering's price. */
+  billed: BilledUsage[];
+  model?: string;
+  agentId?: string | undefined;
+  deploymentId?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+  /** The messages as sent: templated, or the deployment's expanded prompt. */
+  messages?: ChatCompletionMessageParam[];
+}
+
+export interface CallRecorder {
+  readonly calls: CallStore;
+  readonly stats: RecordQueueStats;
+  begin(): CallContext;
+  /** Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer. */
+  record(request: CompletionRequest, call: CallContext, outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The gateway's recording: a bounded queue to the sinks (a queryable memory sink unless told otherwise), or nothing. */
+export function createCallRecorder(options: false | RecordOptions | undefined): CallRecorder {
+  const recordOptions = options === false ? undefined : { sinks: [new MemorySink()], ...options };
+  const queue = recordOptions ? new RecordQueue(recordOptions as RecordQueueOptions) : undefined;
+  const redact = recordOptions?.redact ?? false;
+  // Records are built one event-loop turn after each call: wait for that turn, then for the queue.
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  return {
+    calls: (recordOptions?.sinks?.find(isCallStore) as CallStore | undefined) ?? noCallStore,
+    get stats() {
+      return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0 };
+    },
+    begin: () => ({ id: uuidv7(), startedAt: Date.now(), billed: [] }),
+    record(request, call, outcome) {
+      if (!queue) return;
+      const sent = {
+        model: typeof request?.model === 'string' ? request.model : '',
+        // A shallow copy: callers often push onto their messages array right after the call.
+        messages: (call.messages ?? request?.messages)?.slice(),
+        input: request?.input,
+        metadata: call.metadata ?? request?.metadata,
+        stream: request?.stream === true,
+      };
+      const endedAt = Date.now();
+      setImmediate(() => {
+        queue.enqueue(buildCallRecord({
+          id: call.id, request: sent, startedAt: call.startedAt, endedAt, billed: call.billed, redact,
+          ...(call.model ? { model: call.model } : {}),
+          ...(call.agentId ? { agentId: call.agentId } : {}),
+          ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
+          ...outcome,
+        }));
+      });
+    },
+    flush: async () => {
+      await nextTurn();
+      await queue?.flush();
+    },
+    close: async () => {
+      await nextTurn();
+      await queue?.close();
+    },
+  };
+}
+
+const noCallStore: CallStore = new Proxy({} as CallStore, {
+  get: () => () => Promise.reject(new Error('No call-record sink of this gateway answers queries: add a MemorySink or SqliteSink to records.sinks.')),
+});
+
+/**
+ * Lets the recorder see every provider chunk (before the caller-facing stream drops usage chunks), and calls
+ * `done` once when the caller's iteration ends: finished, failed or stopped early.
+ */
+export async function* observeStream(
+  first: IteratorResult<CompletionChunk>,
+  source: AsyncIterator<CompletionChunk>,
+  recorder: StreamRecorder,
+  chunks: AsyncIterable<CompletionChunk>,
+  done: (error?: unknown) => void,
+): AsyncGenerator<CompletionChunk> {
+  if (!first.done) recorder.observe(first.value);
+  const next = source.next.bind(source);
+  source.next = async (...args) => {
+    const result = await next(...args);
+    if (!result.done) recorder.observe(result.value);
+    return result;
+  };
+  let failure: unknown;
+  try {
+    yield* chunks;
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    done(failure);
+  }
+}
