@@ -110,6 +110,8 @@ export class ProviderError extends SwitchyardError {
   withAttempts(attempts: Attempt[]): ProviderError {
     const copy = Object.create(Object.getPrototypeOf(this)) as ProviderError;
     Object.assign(copy, this, { attempts, stack: this.stack, message: this.message });
+    // `cause` is not enumerable, so Object.assign leaves it behind.
+    if (this.cause !== undefined) Object.defineProperty(copy, 'cause', { value: this.cause, writable: true, configurable: true });
     return copy;
   }
 }

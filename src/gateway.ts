@@ -155,7 +155,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       const result = await complete(request, callOptions, call);
       if (!(result instanceof CompletionStream)) recorder.record(request, call, { info: result.switchyard, response: result });
       return result;
-    } catch (error) {
+    } catch (thrown) {
+      const error = isStackOverflow(thrown)
+        ? new InvalidRequestError('The request is nested too deeply to process; flatten the deepest values.', null, 'too_deep')
+        : thrown;
       if (error instanceof SwitchyardError) error.callId = call.id;
       recorder.record(request, call, { error });
       throw error;
@@ -365,6 +368,11 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 }
 
 async function* emptyStream(): AsyncGenerator<never> {}
+
+/** Recursion over a caller's value nested tens of thousands deep overflows the stack: the request's fault, not ours. */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
 
 function supportsNativeOutput(provider: string): boolean {
   return providerDefinitions.get(provider)?.nativeStructuredOutputs ?? false;

@@ -12,12 +12,18 @@ export function renderTemplate(text: string, input: unknown, where: string): str
   return text.replace(VARIABLE, (_, path: string) => {
     let value: unknown = input;
     for (const key of path.split('.')) {
-      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+      // Own properties only: `{{constructor}}` must not reach into the prototype chain.
+      value = value !== null && typeof value === 'object' && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
     }
     if (value === undefined) {
       throw new InvalidRequestError(`${where} uses the variable {{${path}}}, which "input" does not provide.`, `input.${path}`, 'missing_variable');
     }
-    return typeof value === 'string' ? value : JSON.stringify(value);
+    if (typeof value === 'string') return value;
+    try {
+      return JSON.stringify(value);
+    } catch (error) {
+      throw new InvalidRequestError(`input.${path} cannot be written as JSON into ${where}: ${(error as Error).message}.`, `input.${path}`, 'invalid_input');
+    }
   });
 }
 

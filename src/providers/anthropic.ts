@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
 import { parseRetryAfter } from '../internal/parse-retry-after.ts';
-import { redactSecrets } from '../internal/redact.ts';
+import { redactSecrets, redactedCause } from '../internal/redact.ts';
 import type { CompletionChunk } from '../types.ts';
 import { StreamConverter, toAnthropicRequest, toCompletion } from './anthropic-convert.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from './provider.ts';
@@ -92,7 +92,7 @@ class AnthropicProvider implements Provider {
 
   #aborted(model: string, cause: unknown): ProviderError {
     return new ProviderError(`The request to anthropic (${model}) was aborted by the caller.`, {
-      provider: this.name, model, status: 499, code: 'aborted', retryable: false, cause,
+      provider: this.name, model, status: 499, code: 'aborted', retryable: false, cause: redactedCause(cause, [this.#settings.apiKey]),
     });
   }
 
@@ -105,7 +105,7 @@ class AnthropicProvider implements Provider {
     if (error instanceof sdk.APIUserAbortError || signal?.aborted) return this.#aborted(model, error);
     if (error instanceof sdk.APIConnectionTimeoutError) {
       return new ProviderError(`anthropic (${model}) did not answer within ${this.#settings.timeoutMs} ms.`, {
-        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: error,
+        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
       });
     }
     if (error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError)) {
@@ -115,12 +115,12 @@ class AnthropicProvider implements Provider {
         // An `event: error` after HTTP 200: the request was accepted, then the model failed (overloaded, most often).
         const status = code === 'overloaded_error' ? 529 : 502;
         return new ProviderError(`anthropic (${model}) reported an error inside the stream: ${upstream}`, {
-          provider: name, model, status, code: code ?? 'stream_error', type: 'api_error', retryable: true, cause: error,
+          provider: name, model, status, code: code ?? 'stream_error', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
         });
       }
       const status = error.status;
       const options = {
-        provider: name, model, status, code, retryable: isRetryableStatus(status), retryAfterMs: parseRetryAfter(error.headers), cause: error,
+        provider: name, model, status, code, retryable: isRetryableStatus(status), retryAfterMs: parseRetryAfter(error.headers), cause: redactedCause(error, [this.#settings.apiKey]),
       };
       const message = `anthropic (${model}) answered ${status}: ${upstream}`;
       if (status === 401 || status === 403) return new AuthenticationError(message, options);
@@ -130,12 +130,17 @@ class AnthropicProvider implements Provider {
     if (error instanceof sdk.AnthropicError && !(error instanceof sdk.APIConnectionError)) {
       // Refused by the SDK before anything was sent: retrying the same request cannot help.
       return new ProviderError(`The Anthropic SDK refused the request to ${model}: ${redactSecrets(error.message, secrets)}`, {
-        provider: name, model, status: 400, code: 'client_error', retryable: false, cause: error,
+        provider: name, model, status: 400, code: 'client_error', retryable: false, cause: redactedCause(error, [this.#settings.apiKey]),
+      });
+    }
+    if (error instanceof SyntaxError) {
+      return new ProviderError(`anthropic (${model}) answered with a body that is not valid JSON: ${redactSecrets(error.message, secrets)}`, {
+        provider: name, model, status: 502, code: 'invalid_response', type: 'api_error', retryable: true, cause: redactedCause(error, secrets),
       });
     }
     // APIConnectionError, and network failures while reading the body of a stream.
     return new ProviderError(`Could not reach anthropic (${model}) at ${this.#settings.baseURL}: ${redactSecrets(describeCause(error), secrets)}`, {
-      provider: name, model, status: 502, code: 'connection_error', type: 'api_error', retryable: true, cause: error,
+      provider: name, model, status: 502, code: 'connection_error', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
     });
   }
 }

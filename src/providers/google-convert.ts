@@ -521,14 +521,14 @@ export class StreamConverter {
   }
 
   /** The closing chunks: a finish reason for any choice the stream left open, then the usage chunk. */
+  /** Whether the stream ended before a finishReason (or a prompt block) closed every choice: it was cut off. */
+  get truncated(): boolean {
+    return this.#choices.size === 0 || [...this.#choices.values()].some((state) => !state.finished);
+  }
+
+  /** The closing usage chunk, once every choice has finished. */
   finish(): CompletionChunk[] {
-    const chunks: CompletionChunk[] = [];
-    if (this.#choices.size === 0) chunks.push(...this.#open(0));
-    for (const [index, state] of this.#choices) {
-      if (!state.finished) chunks.push(this.#chunk(index, {}, toFinishReason(undefined, state.toolCalls > 0)));
-    }
-    if (this.#usage) chunks.push({ ...this.#base(), choices: [], usage: this.#usage });
-    return chunks;
+    return this.#usage ? [{ ...this.#base(), choices: [], usage: this.#usage }] : [];
   }
 
   #candidateChunks(candidate: Candidate, index: number): CompletionChunk[] {

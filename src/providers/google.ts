@@ -1,7 +1,7 @@
 import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
 import { parseRetryAfter } from '../internal/parse-retry-after.ts';
-import { redactSecrets } from '../internal/redact.ts';
+import { redactSecrets, redactedCause } from '../internal/redact.ts';
 import type { CompletionChunk } from '../types.ts';
 import { StreamConverter, toCompletion, toGeminiRequest, type GeminiRequest } from './google-convert.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from './provider.ts';
@@ -103,6 +103,12 @@ class GoogleProvider implements Provider {
         if (next.done) break;
         yield* converter.convert(next.value);
       }
+      if (call.signal?.aborted) throw this.#toProviderError(new Error('aborted'), model, call, 'stream');
+      if (converter.truncated) {
+        throw new ProviderError(`The stream from ${this.name} (${model}) ended before Gemini sent a finishReason.`, {
+          provider: this.name, model, status: 502, code: 'stream_truncated', type: 'api_error', retryable: true,
+        });
+      }
       yield* converter.finish();
     } finally {
       close();
@@ -118,12 +124,12 @@ class GoogleProvider implements Provider {
 
     if (call.signal?.aborted) {
       return new ProviderError(`The request to ${name} (${model}) was aborted by the caller.`, {
-        provider: name, model, status: 499, code: 'aborted', retryable: false, cause: error,
+        provider: name, model, status: 499, code: 'aborted', retryable: false, cause: redactedCause(error, [this.#settings.apiKey]),
       });
     }
     if (failure?.name === 'AbortError' || failure?.name === 'TimeoutError') {
       return new ProviderError(`${name} (${model}) did not answer within ${this.#settings.timeoutMs} ms.`, {
-        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: error,
+        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
       });
     }
     if (failure?.name === 'ApiError' && typeof failure.status === 'number') {
@@ -135,11 +141,11 @@ class GoogleProvider implements Provider {
         phase === 'stream'
           ? `The connection to ${name} (${model}) broke during the stream: ${detail}`
           : `Could not reach ${name} (${model}) at ${this.#settings.baseURL}: ${detail}`,
-        { provider: name, model, status: 502, code: 'connection_error', type: 'api_error', retryable: true, cause: error },
+        { provider: name, model, status: 502, code: 'connection_error', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]) },
       );
     }
     return new ProviderError(`${name} (${model}) sent a response that could not be read: ${detail}`, {
-      provider: name, model, status: 502, code: phase === 'stream' ? 'stream_error' : 'invalid_response', type: 'api_error', retryable: true, cause: error,
+      provider: name, model, status: 502, code: phase === 'stream' ? 'stream_error' : 'invalid_response', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
     });
   }
 }

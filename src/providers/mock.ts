@@ -120,7 +120,15 @@ export class MockProvider implements Provider {
     const request: MockRequest = { model: call.model.id, body: call.body, reasoning: call.reasoning };
     this.calls.push(request);
     let reply: MockReply = this.#replies.shift() ?? this.#respond ?? simulate;
-    while (typeof reply === 'function') reply = await reply(request);
+    while (typeof reply === 'function') {
+      try {
+        reply = await reply(request);
+      } catch (error) {
+        if (reply !== simulate) throw error;
+        // A schema the simulator cannot instantiate is malformed: a real provider would reject it with a 400.
+        throw failure({ error: { status: 400, message: `The simulator could not use a schema in the request: ${(error as Error).message}` } }, request.model);
+      }
+    }
     if (typeof reply === 'object' && 'error' in reply) throw failure(reply, request.model);
     const message: MockMessage = typeof reply === 'string' ? { content: reply } : reply;
     if (message.reasoning_content === undefined && call.model.supports.reasoning && call.reasoning && call.reasoning.effort !== 'disabled') {

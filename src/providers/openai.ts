@@ -3,7 +3,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
 import { parseRetryAfter } from '../internal/parse-retry-after.ts';
-import { redactSecrets } from '../internal/redact.ts';
+import { redactSecrets, redactedCause } from '../internal/redact.ts';
 import { toStrictJsonSchema } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk, CompletionMessage } from '../types.ts';
 import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
@@ -62,22 +62,33 @@ export class OpenAIProvider implements Provider {
         { ...body, stream: true, ...(this.#quirks.streamUsage ? { stream_options: streamOptions } : {}) },
         { signal: call.signal },
       );
-      return this.#convertChunks(stream, body.model);
+      return this.#convertChunks(stream, body.model, call.signal);
     } catch (error) {
       throw this.#toProviderError(error, body.model);
     }
   }
 
-  async *#convertChunks(stream: AsyncIterable<ChatCompletionChunk>, model: string): AsyncIterable<CompletionChunk> {
+  async *#convertChunks(stream: AsyncIterable<ChatCompletionChunk>, model: string, signal: AbortSignal | undefined): AsyncIterable<CompletionChunk> {
+    let finished = false;
     try {
       for await (const chunk of stream) {
         // Azure opens streams with a choice-less chunk that only carries prompt_filter_results.
         if (chunk.choices.length === 0 && !chunk.usage) continue;
-        for (const choice of chunk.choices) this.#normalizeReasoning(choice.delta as Record<string, unknown>);
+        for (const choice of chunk.choices) {
+          this.#normalizeReasoning(choice.delta as Record<string, unknown>);
+          if (choice.finish_reason) finished = true;
+        }
         yield chunk;
       }
     } catch (error) {
       throw this.#toProviderError(error, model);
+    }
+    // The SDK ends quietly both when the caller aborts and when the body ends without [DONE]; neither is an answer.
+    if (signal?.aborted) throw this.#toProviderError(new DOMException('aborted', 'AbortError'), model);
+    if (!finished) {
+      throw new ProviderError(`The stream from ${this.name} (${model}) ended before a finish_reason: the answer is incomplete.`, {
+        provider: this.name, model, status: 502, code: 'stream_truncated', type: 'api_error', retryable: true,
+      });
     }
   }
 
@@ -181,12 +192,17 @@ export class OpenAIProvider implements Provider {
     const sdkName = (error as Error)?.constructor?.name ?? '';
     if (sdkName === 'APIUserAbortError' || (error as Error)?.name === 'AbortError') {
       return new ProviderError(`The request to ${name} (${model}) was aborted by the caller.`, {
-        provider: name, model, status: 499, code: 'aborted', retryable: false, cause: error,
+        provider: name, model, status: 499, code: 'aborted', retryable: false, cause: redactedCause(error, [this.#settings.apiKey]),
       });
     }
     if (sdkName === 'APIConnectionTimeoutError') {
       return new ProviderError(`${name} (${model}) did not answer within ${this.#settings.timeoutMs} ms.`, {
-        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: error,
+        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
+      });
+    }
+    if (error instanceof SyntaxError) {
+      return new ProviderError(`${name} (${model}) answered with a body that is not valid JSON: ${redactSecrets(error.message, secrets)}`, {
+        provider: name, model, status: 502, code: 'invalid_response', type: 'api_error', retryable: true, cause: redactedCause(error, secrets),
       });
     }
     if (sdkName === 'APIConnectionError' || apiError.status === undefined) {
@@ -196,7 +212,7 @@ export class OpenAIProvider implements Provider {
         inStream
           ? `${name} (${model}) reported an error inside the stream: ${detail}`
           : `Could not reach ${name} (${model}) at ${this.#settings.baseURL}: ${describeCause(error)}`,
-        { provider: name, model, status: 502, code: inStream ? 'stream_error' : 'connection_error', type: 'api_error', retryable: true, cause: error },
+        { provider: name, model, status: 502, code: inStream ? 'stream_error' : 'connection_error', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]) },
       );
     }
     const status = apiError.status;
@@ -212,7 +228,7 @@ export class OpenAIProvider implements Provider {
       param: apiError.param ?? null,
       retryable,
       retryAfterMs: parseRetryAfter(apiError.headers),
-      cause: error,
+      cause: redactedCause(error, [this.#settings.apiKey]),
     };
     const message = `${name} (${model}) answered ${status}: ${upstream}`;
     if (status === 401 || status === 403) return new AuthenticationError(message, options);

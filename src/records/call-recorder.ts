@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { CompletionChunk, CompletionRequest } from '../types.ts';
 import { buildCallRecord, type CallRecordInput } from './build-record.ts';
+import type { CallRecord } from './call-record.ts';
 import { isCallStore, type CallStore } from './call-store.ts';
 import type { BilledUsage } from './compute-cost.ts';
 import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
@@ -53,20 +54,28 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
       const sent = {
         model: typeof request?.model === 'string' ? request.model : '',
         // A shallow copy: callers often push onto their messages array right after the call.
-        messages: (call.messages ?? request?.messages)?.slice(),
+        messages: asArray(call.messages ?? request?.messages),
         input: request?.input,
         metadata: call.metadata ?? request?.metadata,
         stream: request?.stream === true,
       };
       const endedAt = Date.now();
       setImmediate(() => {
-        queue.enqueue(buildCallRecord({
+        const input: CallRecordInput = {
           id: call.id, request: sent, startedAt: call.startedAt, endedAt, billed: call.billed, redact,
           ...(call.model ? { model: call.model } : {}),
           ...(call.agentId ? { agentId: call.agentId } : {}),
           ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
           ...outcome,
-        }));
+        };
+        let record: CallRecord;
+        try {
+          record = buildCallRecord(input);
+        } catch {
+          // Contents that cannot be copied as JSON (too deep, a BigInt) must not lose the call: keep everything else.
+          record = buildCallRecord({ ...input, request: { ...sent, messages: undefined, input: '[not serializable]' } });
+        }
+        queue.enqueue(record);
       });
     },
     flush: async () => {
@@ -78,6 +87,10 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
       await queue?.close();
     },
   };
+}
+
+function asArray<T>(value: T[] | undefined): T[] | undefined {
+  return Array.isArray(value) ? value.slice() : undefined;
 }
 
 const noCallStore: CallStore = new Proxy({} as CallStore, {
