@@ -1,5 +1,6 @@
 /**
- * Test helpers: the simulator, scriptable per call, so agents can be unit-tested without network.
+ * Test helpers: the simulator, scriptable per call, so agents can be unit-tested without network; and cassettes,
+ * which record real provider traffic once and replay it in later runs.
  *
  * ```ts
  * const mock = createMockProvider({ replies: ['first answer', { error: { status: 429 } }] });
@@ -12,6 +13,8 @@ import { MockProvider, type MockProviderOptions } from '../providers/mock.ts';
 export { MockProvider } from '../providers/mock.ts';
 export type { MockReply, MockMessage, MockFailure, MockRequest, MockProviderOptions } from '../providers/mock.ts';
 export { exampleFromSchema } from '../internal/example-from-schema.ts';
+export { createCassette, CassetteMismatchError, CASSETTE_REPLAY_KEY } from './cassette.ts';
+export type { Cassette, CassetteOptions, CassetteMode, CassetteInteraction, CassetteRequest, CassetteResponse, CassetteFile } from './cassette.ts';
 
 /** A simulator to hand to `createGateway({ mock })`: replies from a queue, a function, or the default simulation. */
 export function createMockProvider(options?: MockProviderOptions): MockProvider {

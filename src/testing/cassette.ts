@@ -1,0 +1,349 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { ProviderSettings } from '../providers/provider.ts';
+
+/**
+ * Cassettes: record the HTTP traffic between the provider SDKs and the providers during one run, store it in a
+ * JSON file, and replay it in later runs, so an agent's tests run without network and without keys, and give the
+ * same answers every time.
+ *
+ * ```ts
+ * const cassette = createCassette({ path: 'test/cassettes/triage.json', mode: 'auto' });
+ * const gateway = createGateway({ providers: cassette.providers(['openai', 'anthropic']) });
+ * // … run the agent …
+ * await cassette.save(); // writes the file after a recording; does nothing after a replay
+ * ```
+ *
+ * A cassette is a `fetch` function handed to the SDKs (`providers: { <name>: { fetch } }`).
+ *
+ * - **What is stored.** For each request: the method, the URL (its origin kept for reference, secret query
+ *   parameters removed) and the body, normalised. For each response: the status, a few headers (see
+ *   `keepHeaders`) and the body as text; server-sent-event streams are stored as their raw text, JSON answers as
+ *   JSON. No request header is stored, so no `authorization`, `x-api-key`, `x-goog-api-key` or `api-key`; the
+ *   query parameters `key`, `api_key`, `api-key`, `apikey`, `access_token` and `token` are dropped; and every key
+ *   that was sent in those headers or parameters (and every value in `secrets`) is replaced by `[redacted]`
+ *   wherever it appears in a stored body (a 401 that quotes the key, for example).
+ * - **Matching.** A request matches a recorded one when the method, the URL path with its remaining query (sorted)
+ *   and the normalised body are equal. The origin is ignored, so a cassette recorded against a fake server
+ *   replays with the real base URL and the other way round. The normalised body is the JSON body with object keys
+ *   sorted at every level, array order kept, and every field kept (`stream`, `stream_options`, `max_tokens`, …),
+ *   except those listed in `ignoreFields`; a body that is not JSON is compared as text. When comparing, the
+ *   string values of `id`, `tool_call_id` and `tool_use_id` fields are replaced by their order of first
+ *   appearance in the body, because tool-call ids made up during a run (Gemini's) differ in the next run.
+ * - **Order.** Identical requests (a retry after a 429, the same question asked twice) get the recorded answers
+ *   in the order they were recorded; each recorded interaction is replayed once.
+ * - **No match.** Replay throws a `CassetteMismatchError` that names the request and the cassette, with the
+ *   closest recorded request for that path. The SDK reports it as a connection error, so through the gateway it
+ *   arrives as a `ProviderError` whose message includes this text.
+ * - **Record mode** forwards each request to the real `fetch` and hands the SDK the complete response once it has
+ *   been read, so a stream reaches the SDK at once, when it has ended. Requests that fail without an HTTP
+ *   response (a dropped connection) are not recorded.
+ */
+export type CassetteMode = 'record' | 'replay' | 'auto';
+
+export interface CassetteOptions {
+  /** The cassette file (JSON). */
+  path: string;
+  /**
+   * `record` calls the providers and keeps what they answer (`save()` writes it); `replay` answers from the file
+   * and never calls out; `auto` (default) replays when the file exists and records when it does not.
+   */
+  mode?: CassetteMode;
+  /** The fetch that reaches the providers when recording (default `globalThis.fetch`). */
+  fetch?: typeof globalThis.fetch;
+  /** Response headers kept, lower case (default: content-type, retry-after, retry-after-ms, x-request-id, request-id). */
+  keepHeaders?: string[];
+  /** Top-level body fields left out when matching and storing, for values that change from run to run. */
+  ignoreFields?: string[];
+  /** More values to replace by `[redacted]` in what is stored (the keys sent in headers are found on their own). */
+  secrets?: string[];
+}
+
+export interface CassetteRequest {
+  method: string;
+  /** The URL as sent, without secret query parameters. */
+  url: string;
+  /** The normalised body: JSON with sorted keys, or text, or `null` when there was none. */
+  body: unknown;
+}
+
+export interface CassetteResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The body, when it is not JSON (a server-sent-event stream, text). */
+  body?: string;
+  /** The body, when it is JSON. */
+  json?: unknown;
+}
+
+export interface CassetteInteraction {
+  request: CassetteRequest;
+  response: CassetteResponse;
+}
+
+export interface CassetteFile {
+  version: 1;
+  recorded_at: string;
+  interactions: CassetteInteraction[];
+}
+
+export interface Cassette {
+  /** `record` or `replay` (`auto` resolved when the cassette was created). */
+  readonly mode: 'record' | 'replay';
+  readonly path: string;
+  /** Recorded so far (record mode), or loaded from the file (replay mode). */
+  readonly interactions: readonly CassetteInteraction[];
+  /** The fetch to give the SDKs; `providers()` does it for you. */
+  readonly fetch: typeof globalThis.fetch;
+  /**
+   * The `providers` option of `createGateway` for these providers, each with the cassette's fetch; `settings`
+   * is merged in per provider. In replay mode each gets a placeholder `apiKey`, so no real key is needed.
+   */
+  providers(names: string | string[], settings?: Record<string, ProviderSettings>): Record<string, ProviderSettings>;
+  /** Writes the recording to `path` (record mode); does nothing in replay mode. */
+  save(): Promise<void>;
+  /** Recorded interactions not replayed yet (replay mode): useful to check that a test made every call it recorded. */
+  unused(): CassetteInteraction[];
+}
+
+/** No recorded interaction answers a request made during a replay. */
+export class CassetteMismatchError extends Error {
+  override name = 'CassetteMismatchError';
+  readonly request: CassetteRequest;
+  constructor(message: string, request: CassetteRequest) {
+    super(message);
+    this.request = request;
+  }
+}
+
+const DEFAULT_HEADERS = ['content-type', 'retry-after', 'retry-after-ms', 'x-request-id', 'request-id'];
+const SECRET_HEADERS = ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key'];
+const SECRET_PARAMS = ['key', 'api_key', 'api-key', 'apikey', 'access_token', 'token'];
+type FetchInput = Parameters<typeof globalThis.fetch>[0];
+
+/** What replay mode gives each provider instead of a key (nothing is sent anywhere). */
+export const CASSETTE_REPLAY_KEY = 'cassette-replay-key';
+
+export function createCassette(options: CassetteOptions): Cassette {
+  const { path } = options;
+  const requested = options.mode ?? 'auto';
+  const mode: 'record' | 'replay' = requested === 'auto' ? (existsSync(path) ? 'replay' : 'record') : requested;
+  const keepHeaders = new Set((options.keepHeaders ?? DEFAULT_HEADERS).map((name) => name.toLowerCase()));
+  const ignoreFields = new Set(options.ignoreFields ?? []);
+  const realFetch = options.fetch ?? globalThis.fetch;
+  const extraSecrets = options.secrets ?? [];
+
+  const interactions: CassetteInteraction[] = mode === 'replay' ? load(path) : [];
+  const used = new Set<number>();
+  /** Record mode: a slot per request, in the order they were made, filled when the response is complete. */
+  const slots: Array<CassetteInteraction | undefined> = [];
+
+  async function describe(input: FetchInput, init: RequestInit | undefined): Promise<{ request: Request; stored: CassetteRequest; secrets: string[] }> {
+    const request = new Request(input, init);
+    const secrets = [...extraSecrets];
+    for (const name of SECRET_HEADERS) {
+      const value = request.headers.get(name);
+      if (value) secrets.push(value.replace(/^Bearer\s+/i, ''), value);
+    }
+    const url = new URL(request.url);
+    for (const name of [...url.searchParams.keys()]) {
+      if (SECRET_PARAMS.includes(name.toLowerCase())) {
+        secrets.push(...url.searchParams.getAll(name));
+        url.searchParams.delete(name);
+      }
+    }
+    url.username = '';
+    url.password = '';
+    const text = request.body === null ? null : await request.clone().text();
+    return { request, stored: { method: request.method, url: url.toString(), body: normaliseBody(text, ignoreFields, secrets) }, secrets };
+  }
+
+  async function recordingFetch(input: FetchInput, init?: RequestInit): Promise<Response> {
+    const { request, stored, secrets } = await describe(input, init);
+    const slot = slots.push(undefined) - 1;
+    let response: Response;
+    let text: string;
+    try {
+      response = await realFetch(request);
+      text = await response.text();
+    } catch (error) {
+      slots[slot] = undefined;
+      throw error;
+    }
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      if (keepHeaders.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    });
+    slots[slot] = { request: stored, response: storedResponse(response.status, headers, scrub(text, secrets)) };
+    // The SDK gets the body as it came (the stored copy is the redacted one), already decoded.
+    const passed = new Headers(response.headers);
+    for (const name of ['content-encoding', 'content-length', 'transfer-encoding']) passed.delete(name);
+    return new Response(nullBodyStatus(response.status) ? null : text, { status: response.status, statusText: response.statusText, headers: passed });
+  }
+
+  async function replayingFetch(input: FetchInput, init?: RequestInit): Promise<Response> {
+    const { request, stored } = await describe(input, init);
+    if (request.signal.aborted) throw request.signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+    const wanted = matchKey(stored);
+    const index = interactions.findIndex((interaction, position) => !used.has(position) && matchKey(interaction.request) === wanted);
+    if (index === -1) throw mismatch(stored);
+    used.add(index);
+    const { status, headers, body, json } = interactions[index]!.response;
+    const text = json !== undefined ? JSON.stringify(json) : (body ?? '');
+    return new Response(nullBodyStatus(status) ? null : text, { status, headers });
+  }
+
+  function mismatch(stored: CassetteRequest): CassetteMismatchError {
+    const target = new URL(stored.url);
+    const samePath = interactions.filter((interaction) => new URL(interaction.request.url).pathname === target.pathname);
+    const unusedCount = interactions.filter((_, position) => !used.has(position)).length;
+    const closest = samePath.find((interaction) => !used.has(interactions.indexOf(interaction))) ?? samePath[0];
+    const excerpt = (value: unknown) => {
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return text === undefined ? 'no body' : text.length > 300 ? `${text.slice(0, 300)}…` : text;
+    };
+    const lines = [
+      `The cassette ${path} has no recorded answer for ${stored.method} ${target.pathname}${target.search} with body ${excerpt(stored.body)}.`,
+      samePath.length === 0
+        ? `It holds no request to ${target.pathname} at all (${interactions.length} interactions, ${unusedCount} not replayed yet).`
+        : `It holds ${samePath.length} request(s) to that path (${unusedCount} interactions not replayed yet); the first differs: ${firstDifference(closest!.request.body, stored.body)}.`,
+      `Record it again: createCassette({ mode: 'record' }), or delete the file and use mode 'auto'.`,
+    ];
+    return new CassetteMismatchError(lines.join(' '), stored);
+  }
+
+  const fetch = (mode === 'record' ? recordingFetch : replayingFetch) as typeof globalThis.fetch;
+
+  return {
+    mode,
+    path,
+    get interactions() {
+      return mode === 'record' ? slots.filter((slot): slot is CassetteInteraction => slot !== undefined) : interactions;
+    },
+    fetch,
+    providers(names, settings = {}) {
+      const list = typeof names === 'string' ? [names] : names;
+      return Object.fromEntries(list.map((name) => [name, { ...(mode === 'replay' ? { apiKey: CASSETTE_REPLAY_KEY } : {}), ...settings[name], fetch }]));
+    },
+    async save() {
+      if (mode !== 'record') return;
+      const file: CassetteFile = {
+        version: 1,
+        recorded_at: new Date().toISOString(),
+        interactions: slots.filter((slot): slot is CassetteInteraction => slot !== undefined),
+      };
+      await mkdir(dirname(path), { recursive: true });
+      const temporary = `${path}.${process.pid}.tmp`;
+      await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, 'utf8');
+      await rename(temporary, path);
+    },
+    unused: () => interactions.filter((_, position) => !used.has(position)),
+  };
+}
+
+function load(path: string): CassetteInteraction[] {
+  let file: Partial<CassetteFile>;
+  try {
+    file = JSON.parse(readFileSync(path, 'utf8')) as Partial<CassetteFile>;
+  } catch (error) {
+    throw new Error(`Cannot replay the cassette ${path}: ${(error as Error).message}. Record it first (mode: 'record' or 'auto').`, { cause: error });
+  }
+  if (file.version !== 1 || !Array.isArray(file.interactions)) throw new Error(`${path} is not a cassette (expected { "version": 1, "interactions": [...] }).`);
+  return file.interactions;
+}
+
+/** JSON with sorted keys (and `ignoreFields` left out), else the text; secrets replaced. */
+function normaliseBody(text: string | null, ignoreFields: Set<string>, secrets: string[]): unknown {
+  if (text === null || text === '') return null;
+  const clean = scrub(text, secrets);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(clean);
+  } catch {
+    return clean;
+  }
+  if (isPlainObject(parsed)) for (const field of ignoreFields) delete parsed[field];
+  return sortKeys(parsed);
+}
+
+/** Every occurrence of each secret (6 characters or more) replaced by `[redacted]`; nothing else touched. */
+function scrub(text: string, secrets: string[]): string {
+  let result = text;
+  for (const secret of secrets) if (secret.length >= 6) result = result.split(secret).join('[redacted]');
+  return result;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isPlainObject(value)) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortKeys(value[key]);
+  return sorted;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What is compared: method, path, query without secrets (sorted), normalised body with its ids numbered. */
+function matchKey(request: CassetteRequest): string {
+  const url = new URL(request.url);
+  url.searchParams.sort();
+  return JSON.stringify([request.method.toUpperCase(), url.pathname, url.search, numberIds(request.body, new Map())]);
+}
+
+const ID_KEYS = new Set(['id', 'tool_call_id', 'tool_use_id']);
+
+/**
+ * Tool-call ids replaced by their order of first appearance (`#1`, `#2`, …). An id the SDK or the gateway makes up
+ * (Gemini sends none, so its adapter draws one) changes from run to run, and the next turn sends it back; numbered,
+ * the turn still matches, and two different calls still differ.
+ */
+function numberIds(value: unknown, seen: Map<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => numberIds(item, seen));
+  if (!isPlainObject(value)) return value;
+  const result: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (ID_KEYS.has(key) && typeof item === 'string') {
+      if (!seen.has(item)) seen.set(item, `#${seen.size + 1}`);
+      result[key] = seen.get(item);
+    } else result[key] = numberIds(item, seen);
+  }
+  return result;
+}
+
+function storedResponse(status: number, headers: Record<string, string>, text: string): CassetteResponse {
+  if (/json/i.test(headers['content-type'] ?? '') && text !== '') {
+    try {
+      return { status, headers, json: JSON.parse(text) };
+    } catch {
+      // Not valid JSON after all: kept as text.
+    }
+  }
+  return { status, headers, body: text };
+}
+
+function nullBodyStatus(status: number): boolean {
+  return status === 101 || status === 204 || status === 205 || status === 304;
+}
+
+/** The first place where two normalised bodies differ, as `path: recorded → now`. */
+function firstDifference(recorded: unknown, now: unknown, path = 'body'): string {
+  if (JSON.stringify(recorded) === JSON.stringify(now)) return `${path} is equal (the recorded answers were all replayed already)`;
+  if (isPlainObject(recorded) && isPlainObject(now)) {
+    for (const key of [...new Set([...Object.keys(recorded), ...Object.keys(now)])].sort()) {
+      if (JSON.stringify(recorded[key]) !== JSON.stringify(now[key])) return firstDifference(recorded[key], now[key], `${path}.${key}`);
+    }
+  }
+  if (Array.isArray(recorded) && Array.isArray(now)) {
+    for (let index = 0; index < Math.max(recorded.length, now.length); index++) {
+      if (JSON.stringify(recorded[index]) !== JSON.stringify(now[index])) return firstDifference(recorded[index], now[index], `${path}[${index}]`);
+    }
+  }
+  const show = (value: unknown) => {
+    const text = JSON.stringify(value) ?? 'nothing';
+    return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  };
+  return `${path} was ${show(recorded)}, is ${show(now)}`;
+}
