@@ -1,4 +1,5 @@
 import { InvalidRequestError } from './errors.ts';
+import { assertSchemaLimits } from './structured-output/schema-limits.ts';
 import type { CompletionRequest } from './types.ts';
 
 /**
@@ -134,6 +135,7 @@ function validateTools(request: Record<string, unknown>): void {
       if (tool.function.parameters != null && !isObject(tool.function.parameters)) {
         fail(`${at}.function.parameters must be a JSON Schema object.`, `${at}.function.parameters`);
       }
+      assertSchemaLimits(tool.function.parameters, `${at}.function.parameters`);
     });
   }
   const choice = request.tool_choice;
@@ -162,6 +164,7 @@ function validateResponseFormat(format: unknown): void {
   }
   if (spec.strict != null && typeof spec.strict !== 'boolean') fail('response_format.json_schema.strict must be a boolean.', 'response_format.json_schema.strict');
   if (!isObject(spec.schema)) fail('response_format.json_schema.schema must be a JSON Schema object.', 'response_format.json_schema.schema');
+  assertSchemaLimits(spec.schema, 'response_format.json_schema.schema');
 }
 
 const EFFORTS = ['disabled', 'low', 'medium', 'high'];

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { assertSchemaLimits } from '../structured-output/schema-limits.ts';
 import type { ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption, ReasoningSetting } from '../types.ts';
 import { DeploymentValidationError, type DeploymentIssue } from './errors.ts';
 
@@ -217,9 +218,32 @@ const deploymentSchema = z
  * Unknown fields are rejected. Throws `DeploymentValidationError` naming `source` and every faulty field.
  */
 export function validateDeployment(value: unknown, source: string, status?: number): Deployment {
+  // Measured before parsing: a schema thousands of levels deep must not reach zod's recursion or ajv's compiler.
+  const tooBig = schemaLimitIssue(value);
+  if (tooBig) throw new DeploymentValidationError(source, [tooBig], status);
   const result = deploymentSchema.safeParse(value);
   if (result.success) return result.data as Deployment;
   throw new DeploymentValidationError(source, result.error.issues.flatMap(toIssues), status);
+}
+
+/** The first schema of a deployment (output schema, tool parameters) over the size limits, as an issue. */
+function schemaLimitIssue(value: unknown): DeploymentIssue | undefined {
+  const version = (value as { version?: { output_schema?: { json_schema?: unknown }; tools?: unknown } } | null)?.version;
+  if (typeof version !== 'object' || version === null) return undefined;
+  const schemas: Array<[string, unknown]> = [['version.output_schema.json_schema', version.output_schema?.json_schema]];
+  if (Array.isArray(version.tools)) {
+    version.tools.forEach((tool: { function?: { parameters?: unknown } } | null, index) => {
+      schemas.push([`version.tools[${index}].function.parameters`, tool?.function?.parameters]);
+    });
+  }
+  for (const [path, schema] of schemas) {
+    try {
+      assertSchemaLimits(schema, path);
+    } catch (error) {
+      return { path, message: (error as Error).message };
+    }
+  }
+  return undefined;
 }
 
 function toIssues(issue: z.core.$ZodIssue): DeploymentIssue[] {

@@ -216,7 +216,8 @@ export class OpenAIProvider implements Provider {
       );
     }
     const status = apiError.status;
-    const upstream = redactSecrets(apiError.message ?? 'no message', secrets);
+    // The SDK's message starts with the status ("429 Rate limit…"); ours says it once.
+    const upstream = redactSecrets((apiError.message ?? 'no message').replace(/^\d{3} /, ''), secrets);
     const code = apiError.code ?? null;
     // insufficient_quota is a 429 that will not get better by waiting.
     const retryable = isRetryableStatus(status) && code !== 'insufficient_quota';

@@ -24,17 +24,29 @@ export interface NodeListenerOptions {
 export function createNodeListener(handler: SwitchyardHandler, options: NodeListenerOptions) {
   let inFlight = 0;
   const idle: Array<() => void> = [];
-  const settle = () => {
+  const running = new Set<AbortController>();
+  const settle = (abort: AbortController) => {
     inFlight -= 1;
+    running.delete(abort);
     if (inFlight === 0) for (const resolve of idle.splice(0)) resolve();
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
-    inFlight += 1;
+    let converted: ReturnType<typeof toWebRequest>;
     const abort = new AbortController();
+    try {
+      converted = toWebRequest(req, options.origin, abort.signal);
+    } catch {
+      // A request target no URL can be made of (`//`, `//%00/`): answer it; never let it escape the listener.
+      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end(JSON.stringify({ error: { message: 'The request target is not a valid path.', type: 'invalid_request_error', param: null, code: 'invalid_path' } }));
+      return;
+    }
+    inFlight += 1;
+    running.add(abort);
     let callId: string | null = null;
-    const { request, discardBody } = toWebRequest(req, options.origin, abort.signal);
+    const { request, discardBody } = converted;
     // What the handler did not read of an upload (a 401 or 413 before the body) is dropped, keeping the connection usable.
     res.on('finish', discardBody);
     // `close` before `finish` means the client went away: abort the call (and a running stream) it asked for.
@@ -49,7 +61,7 @@ export function createNodeListener(handler: SwitchyardHandler, options: NodeList
         call_id: callId,
         ...(res.writableFinished ? {} : { aborted: true }),
       });
-      settle();
+      settle(abort);
     });
     void handler(request)
       .then((response) => {
@@ -66,6 +78,10 @@ export function createNodeListener(handler: SwitchyardHandler, options: NodeList
     /** Resolves once no request is in flight. */
     drained(): Promise<void> {
       return inFlight === 0 ? Promise.resolve() : new Promise((resolve) => idle.push(resolve));
+    },
+    /** Aborts every call still running: each ends as an error its client sees (an SSE error event for a stream). */
+    abortAll(reason: string): void {
+      for (const abort of running) abort.abort(new Error(reason));
     },
   });
 }

@@ -118,7 +118,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       server.closeIdleConnections();
       const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([listener.drained(), new Promise<void>((resolve) => (timer = setTimeout(resolve, drainTimeoutMs)))]);
+      const deadline = (milliseconds: number) => new Promise<void>((resolve) => (timer = setTimeout(resolve, milliseconds)));
+      await Promise.race([listener.drained(), deadline(drainTimeoutMs)]);
+      clearTimeout(timer);
+      // Past the deadline: abort what still runs, so each call ends (and is recorded) as an error its client sees,
+      // then give those endings a moment to be written before the connections go.
+      listener.abortAll('The server is shutting down.');
+      await Promise.race([listener.drained(), deadline(2_000)]);
       clearTimeout(timer);
       server.closeAllConnections();
       await stopped;

@@ -43,7 +43,8 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       async handle({ request, params: [id = ''] }) {
         const target = requireStore();
         if (!target.put) throw new HttpError(405, 'This server\'s deployment store is read-only.', { code: 'read_only_store' });
-        const deployment = validateDeployment(await readJsonBody(request, maxBodyBytes), `PUT /v1/deployments/${id}`, 400);
+        const body = await readJsonBody(request, maxBodyBytes);
+        const deployment = validateDeployment(body, `PUT /v1/deployments/${id}`, 400);
         if (deployment.id !== id) {
           throw new HttpError(400, `The body's id "${deployment.id}" differs from the id in the path, "${id}".`, { param: 'id', code: 'id_mismatch' });
         }

@@ -1,0 +1,58 @@
+import { InvalidRequestError } from '../errors.ts';
+
+/**
+ * Caps on the JSON Schemas a request carries (`response_format`, tool parameters, a deployment's output schema).
+ * Compiling a validator takes time that grows faster than the schema's depth (about 20 s at 2,500 levels), all of
+ * it blocking the event loop, so one request could stall every other. Real schemas are far below these caps
+ * (OpenAI's structured outputs allow 10 levels of nesting and 5,000 properties).
+ */
+export const SCHEMA_LIMITS = {
+  /** Nesting of JSON objects and arrays inside one schema (the schema object itself is level 1). */
+  maxDepth: 64,
+  /** JSON values (objects, arrays, strings, numbers, booleans, nulls) in one schema. */
+  maxNodes: 5_000,
+} as const;
+
+/** Schemas already measured: apps send the same schema object on every call. */
+const withinLimits = new WeakSet<object>();
+
+/** Throws a 400 (`schema_too_deep` or `schema_too_large`, naming `param`) when a schema passes a limit. */
+export function assertSchemaLimits(schema: unknown, param: string): void {
+  if (typeof schema !== 'object' || schema === null || withinLimits.has(schema)) return;
+  const size = measure(schema);
+  if (size.depth > SCHEMA_LIMITS.maxDepth) {
+    throw new InvalidRequestError(
+      `${param} is nested more than ${SCHEMA_LIMITS.maxDepth} levels deep (objects and arrays); the limit is ${SCHEMA_LIMITS.maxDepth}. Flatten it, or use $defs and $ref for repeated parts.`,
+      param,
+      'schema_too_deep',
+    );
+  }
+  if (size.nodes > SCHEMA_LIMITS.maxNodes) {
+    throw new InvalidRequestError(
+      `${param} has more than ${SCHEMA_LIMITS.maxNodes} JSON values; the limit is ${SCHEMA_LIMITS.maxNodes}. Split the request or simplify the schema.`,
+      param,
+      'schema_too_large',
+    );
+  }
+  withinLimits.add(schema);
+}
+
+/**
+ * Depth and node count without recursion (a value 100,000 levels deep must not overflow the stack), stopping as
+ * soon as either limit is passed, so the cost is bounded by the limits rather than by the body.
+ */
+function measure(root: object): { depth: number; nodes: number } {
+  const stack: Array<[value: unknown, depth: number]> = [[root, 1]];
+  let nodes = 0;
+  let depth = 0;
+  while (stack.length > 0) {
+    const [value, level] = stack.pop()!;
+    nodes += 1;
+    if (value === null || typeof value !== 'object') continue;
+    depth = Math.max(depth, level);
+    if (depth > SCHEMA_LIMITS.maxDepth || nodes > SCHEMA_LIMITS.maxNodes) break;
+    const children = Array.isArray(value) ? value : Object.values(value);
+    for (const child of children) stack.push([child, level + 1]);
+  }
+  return { depth, nodes: nodes + stack.length };
+}
