@@ -5,6 +5,8 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: { entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', server: 'src/server/index.ts' } },
   target: 'node22',
+  // import.meta.url in the CommonJS build, for lazyRequire's createRequire.
+  shims: true,
   platform: 'node',
   splitting: true,
   sourcemap: true,

@@ -1,7 +1,12 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import ajvFormatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FormatsPlugin } from 'ajv-formats';
 import { InvalidRequestError } from '../errors.ts';
+import { lazyRequire } from '../internal/lazy-require.ts';
+
+const ajv07 = lazyRequire<typeof import('ajv')>('ajv');
+const ajv2020 = lazyRequire<typeof import('ajv/dist/2020.js')>('ajv/dist/2020');
+const ajvFormats = lazyRequire<FormatsPlugin & { default?: FormatsPlugin }>('ajv-formats');
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -11,8 +16,7 @@ export interface SchemaValidator {
   errors(): string[];
 }
 
-// ajv-formats is CommonJS: depending on the loader its plugin is the default import or that import's `default`.
-const addFormats = ((ajvFormatsModule as unknown as { default?: unknown }).default ?? ajvFormatsModule) as (ajv: Ajv | Ajv2020) => unknown;
+const addFormats = (engine: Ajv | Ajv2020) => (ajvFormats().default ?? ajvFormats())(engine);
 
 let draft07: Ajv | undefined;
 let draft2020: Ajv2020 | undefined;
@@ -65,7 +69,7 @@ const OPTIONS = { allErrors: true, strict: false, validateFormats: true } as con
 
 function engine07(): Ajv {
   if (!draft07) {
-    draft07 = new Ajv(OPTIONS);
+    draft07 = new (ajv07().Ajv)(OPTIONS);
     addFormats(draft07);
   }
   return draft07;
@@ -73,7 +77,7 @@ function engine07(): Ajv {
 
 function engine2020(): Ajv2020 {
   if (!draft2020) {
-    draft2020 = new Ajv2020(OPTIONS);
+    draft2020 = new (ajv2020().Ajv2020)(OPTIONS);
     addFormats(draft2020);
   }
   return draft2020;

@@ -1,7 +1,7 @@
 import type { AutoParseableResponseFormat } from 'openai/lib/parser';
-import { zodToJsonSchema } from 'zod-to-json-schema';
-import * as z from 'zod';
+import type * as Zod from 'zod';
 import { InvalidRequestError } from '../errors.ts';
+import { lazyRequire } from '../internal/lazy-require.ts';
 import type { JsonSchema } from './json-schema-validator.ts';
 
 /** A zod 4 schema, or a zod 3 one (from `zod@3` or `zod/v3`). */
@@ -30,13 +30,16 @@ export function zodResponseFormat<T>(schema: ZodSchemaLike<T>, name: string, opt
   }) as unknown as AutoParseableResponseFormat<T>;
 }
 
+const zod = lazyRequire<typeof Zod>('zod');
+const zodToJsonSchema = lazyRequire<typeof import('zod-to-json-schema')>('zod-to-json-schema');
+
 function toJsonSchema(schema: ZodSchemaLike): JsonSchema {
   if ('_zod' in schema) {
-    const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema as unknown as z.ZodType, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
+    const { $schema: _dialect, ...jsonSchema } = zod().toJSONSchema(schema as unknown as Zod.ZodType, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
     return jsonSchema;
   }
   if ('_def' in schema) {
-    const { $schema: _dialect, ...jsonSchema } = zodToJsonSchema(schema as never, { target: 'jsonSchema7', $refStrategy: 'root' }) as JsonSchema;
+    const { $schema: _dialect, ...jsonSchema } = zodToJsonSchema().zodToJsonSchema(schema as never, { target: 'jsonSchema7', $refStrategy: 'root' }) as JsonSchema;
     return jsonSchema;
   }
   throw new InvalidRequestError('zodResponseFormat() needs a zod 3 or zod 4 schema.', 'response_format');
