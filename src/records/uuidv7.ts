@@ -5,13 +5,29 @@ import { randomFillSync } from 'node:crypto';
  * Ids sort by creation time as plain strings, which is what lets the call store page by `(created_at, id)`.
  */
 
+// Random bytes drawn 4 KiB at a time: one randomFillSync per id costs more than all the rest of making it.
+const POOL_SIZE = 4096;
+const pool = new Uint8Array(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+function randomBytes16(): Uint8Array {
+  if (poolOffset + 16 > POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const bytes = pool.slice(poolOffset, poolOffset + 16);
+  poolOffset += 16;
+  return bytes;
+}
+
 let lastRequestedMs = -1;
 let lastMs = -1;
 let lastCounter = 0;
 
 /** A new UUIDv7 for `timestampMs` (default now). Ids made by this process for the same or a later time increase. */
 export function uuidv7(timestampMs: number = Date.now()): string {
-  const bytes = randomFillSync(new Uint8Array(16));
+  const bytes = randomBytes16();
   const requested = Math.max(0, Math.floor(timestampMs));
   // rand_a doubles as a counter within one millisecond (RFC 9562 §6.2, method 1), seeded in its lower half so
   // that thousands of ids fit before it overflows; on overflow the id borrows the next millisecond.
@@ -45,8 +61,12 @@ export function uuidv7(timestampMs: number = Date.now()): string {
   bytes[7] = counter & 0xff;
   bytes[8] = 0x80 | (bytes[8]! & 0x3f);
 
-  const hex = Buffer.from(bytes).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  let id = '';
+  for (let index = 0; index < 16; index++) {
+    if (index === 4 || index === 6 || index === 8 || index === 10) id += '-';
+    id += HEX[bytes[index]!];
+  }
+  return id;
 }
 
 /** The Unix milliseconds a UUIDv7 carries. */
