@@ -4,6 +4,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { sameDeployment, validateDeployment, type Deployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
 import { filterAndSort, type DeploymentStore } from './store.ts';
+import { loadSqlite } from '../internal/load-sqlite.ts';
 
 /** `record` holds the validated deployment as JSON; `agent_id` is a column so one agent's list is an index lookup. */
 const SCHEMA = `
@@ -33,7 +34,7 @@ export class SqliteDeploymentStore implements DeploymentStore {
   constructor(path: string) {
     this.path = path;
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.#db = new (loadSqlite().DatabaseSync)(path);
+    this.#db = new (loadSqlite('SqliteDeploymentStore').DatabaseSync)(path);
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.#db.exec(SCHEMA);
     this.#insert = this.#db.prepare('INSERT INTO deployments (id, agent_id, created_at, record) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
@@ -76,16 +77,3 @@ export class SqliteDeploymentStore implements DeploymentStore {
   }
 }
 
-/** `node:sqlite` is fetched when a store is made, so importing this module costs nothing on Node versions without it. */
-function loadSqlite(): typeof import('node:sqlite') {
-  let sqlite: typeof import('node:sqlite') | undefined;
-  try {
-    sqlite = process.getBuiltinModule('node:sqlite');
-  } catch {
-    sqlite = undefined;
-  }
-  if (!sqlite?.DatabaseSync) {
-    throw new Error(`SqliteDeploymentStore needs node:sqlite, which Node.js ${process.version} does not provide without a flag: use Node.js 22.13 or newer.`);
-  }
-  return sqlite;
-}

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import { loadSqlite } from '../internal/load-sqlite.ts';
 
 /** The one SQLite file of a data directory: API keys, deployments and call records live in it, each in its own table. */
 export function databasePath(dataDir: string): string {
@@ -13,14 +14,7 @@ export function databasePath(dataDir: string): string {
  */
 export function openDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  let sqlite: typeof import('node:sqlite') | undefined;
-  try {
-    sqlite = process.getBuiltinModule('node:sqlite');
-  } catch {
-    sqlite = undefined;
-  }
-  if (!sqlite?.DatabaseSync) throw new Error(`switchyard serve needs node:sqlite: use Node.js 22.13 or newer (this is ${process.version}).`);
-  const db = new sqlite.DatabaseSync(path);
+  const db = new (loadSqlite('switchyard serve').DatabaseSync)(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
   return db;
 }

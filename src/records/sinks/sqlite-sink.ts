@@ -19,6 +19,7 @@ import {
 } from '../call-store.ts';
 import { roundUsd } from '../compute-cost.ts';
 import type { RecordSink } from '../sink.ts';
+import { loadSqlite } from '../../internal/load-sqlite.ts';
 
 /** The queryable fields get columns; `record` holds the whole record as JSON, so no field is ever lost. */
 const SCHEMA = `
@@ -67,7 +68,7 @@ export class SqliteSink implements RecordSink, CallStore {
   constructor(path: string) {
     this.path = path;
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.#db = new (loadSqlite().DatabaseSync)(path);
+    this.#db = new (loadSqlite('SqliteSink').DatabaseSync)(path);
     // WAL lets readers (gateway.calls) run while a batch is written; NORMAL is durable across crashes of the process.
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.#db.exec(SCHEMA);
@@ -161,22 +162,6 @@ export class SqliteSink implements RecordSink, CallStore {
   }
 }
 
-/**
- * `node:sqlite` is fetched when a sink is made, not imported with the module: importing it fails on Node 22 before
- * 22.13 (and warns on some later versions) for every user of the package, not only those who store records in SQLite.
- */
-function loadSqlite(): typeof import('node:sqlite') {
-  let sqlite: typeof import('node:sqlite') | undefined;
-  try {
-    sqlite = process.getBuiltinModule('node:sqlite');
-  } catch {
-    sqlite = undefined;
-  }
-  if (!sqlite?.DatabaseSync) {
-    throw new Error(`SqliteSink needs node:sqlite, which Node.js ${process.version} does not provide without a flag: use Node.js 22.13 or newer.`);
-  }
-  return sqlite;
-}
 
 function rowOf(record: CallRecord): SQLInputValue[] {
   return [
