@@ -224,6 +224,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 
     // 3. Try the providers in order until one answers.
     const candidates = candidatesFor(model, reference.provider, request.fallbacks ?? options.fallbacks ?? []);
+    const callRetry = callOptions.retry ? { ...retry, ...callOptions.retry } : retry;
     if (request.stream) {
       // The first chunk is awaited inside the attempt, so a provider that fails before sending anything is retried.
       const { value, candidate, attempts } = await runAttempts(
@@ -234,7 +235,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
             const iterator = (await provider.stream(callFor(candidate, native)))[Symbol.asyncIterator]();
             return { iterator, first: await iterator.next() };
           }),
-        { ...retry, ...callOptions.retry },
+        callRetry,
         callOptions.signal,
       );
       const info = infoFor(candidate, attempts);
@@ -262,7 +263,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         runCandidates,
         getProvider,
         (provider, candidate) => withPromptedFallback(candidate, (native) => provider.complete(callFor(candidate, native, extraMessages))),
-        { ...retry, ...callOptions.retry },
+        callRetry,
         callOptions.signal,
       ).catch((error: unknown) => {
         if (error instanceof SwitchyardError) error.attempts.unshift(...attempts);
@@ -305,21 +306,24 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     }
     const info = infoFor(candidate, attempts);
     info.cost_usd = computeTotalCost(call.billed);
-    return { ...completion, switchyard: info };
+    // The provider's completion object is ours: extend it rather than copy it.
+    return Object.assign(completion, { switchyard: info });
 
-    /** Native structured output where model and provider have it; a provider that rejects the schema gets the prompted path. */
-    async function withPromptedFallback<T>(candidate: Candidate, attempt: (native: boolean) => Promise<T>): Promise<T> {
-      const modelHasIt = output?.kind === 'json_schema' ? candidate.model.supports.structured_outputs : candidate.model.supports.json_mode;
+    /**
+     * Native structured output where model and provider have it; a provider that rejects the schema gets the prompted
+     * path. Without an output spec it is a plain pass-through (no extra promise on the common path).
+     */
+    function withPromptedFallback<T>(candidate: Candidate, attempt: (native: boolean) => Promise<T>): Promise<T> {
+      if (output === undefined) return attempt(false);
+      const modelHasIt = output.kind === 'json_schema' ? candidate.model.supports.structured_outputs : candidate.model.supports.json_mode;
       // The simulator honours schemas for every model it stands in for.
-      const native = output !== undefined && (candidate.offering.provider === 'mock' || (modelHasIt && supportsNativeOutput(candidate.offering.provider)));
+      const native = candidate.offering.provider === 'mock' || (modelHasIt && supportsNativeOutput(candidate.offering.provider));
       if (!native) return attempt(false);
-      try {
-        return await attempt(true);
-      } catch (error) {
+      return attempt(true).catch((error: unknown) => {
         if (!(error instanceof ProviderError && error.status === 400 && /schema|response_format/i.test(error.message))) throw error;
         warn({ code: 'converted_parameter', param: 'response_format', message: `${candidate.offering.provider} rejected the schema natively; it was sent in the prompt instead.` });
         return attempt(false);
-      }
+      });
     }
   }
 
