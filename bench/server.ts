@@ -1,0 +1,327 @@
+/**
+ * `switchyard serve` under load (issue 9, server half): one command, one table.
+ *
+ *   node bench/server.ts [--duration 10] [--long-seconds 240] [--long-requests 1000000] [--portkey /tmp/portkey]
+ *
+ * - bench/mock-server.ts is the provider. This process (autocannon, the undici clients) and the mock are pinned to
+ *   core 1; the server under test to core 0 (`taskset`).
+ * - `switchyard serve` is the built CLI (dist/cli.js) in its own process with OPENAI_BASE_URL at the mock: real HTTP
+ *   to a provider, call records into SQLite, request logs to stderr (sent to /dev/null).
+ * - The peer is @portkey-ai/gateway when installed under --portkey (outside the project:
+ *   `mkdir /tmp/portkey && cd /tmp/portkey && npm install @portkey-ai/gateway`); skipped otherwise.
+ * - Measured in one run: RPS at 32 connections (autocannon), latency at 1 connection (undici, rounds alternated
+ *   between targets), time to the first body byte of a stream (sequential, alternated), the server's RSS idle, under
+ *   load and over a long run (sampled every 10 s). Ratios are within this run.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { Client } from 'undici';
+import { startMock } from './start-mock.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    'long-seconds': { type: 'string', default: '240' },
+    'long-requests': { type: 'string', default: '1000000' },
+    'stream-requests': { type: 'string', default: '200' },
+    portkey: { type: 'string', default: '/tmp/portkey' },
+  },
+});
+const duration = Number(args.duration);
+const longSeconds = Number(args['long-seconds']);
+const longRequests = Number(args['long-requests']);
+const streamRequests = Number(args['stream-requests']);
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const node = process.execPath;
+const log = (message: string) => process.stderr.write(`${message}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+// This process (autocannon, undici clients) and the mock it forks: core 1. Servers under test: core 0.
+if (hasTaskset) execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
+const pinned = (core: number, argv: string[]): [string, string[]] => (hasTaskset ? ['taskset', ['-c', String(core), ...argv]] : [argv[0]!, argv.slice(1)]);
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The server process whose RSS is read; none for the direct mock. */
+  pid?: number;
+}
+
+const messages = [
+  { role: 'system', content: 'You answer with JSON describing a city.' },
+  { role: 'user', content: 'The capital of France, please.' },
+];
+const body = JSON.stringify({ model: 'gpt-4o-mini', messages });
+const streamBody = JSON.stringify({ model: 'gpt-4o-mini', messages, stream: true });
+
+async function waitUntilUp(target: Target, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  while (Date.now() < deadline && !exited) {
+    try {
+      const response = await fetch(`${target.url}/v1/chat/completions`, { method: 'POST', headers: target.headers, body });
+      const text = await response.text();
+      if (response.ok) return;
+      if (response.status !== 404 && response.status < 500) throw new Error(`${target.name}: ${response.status} ${text.slice(0, 300)}`);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith(target.name)) throw error;
+    }
+    await sleep(200);
+  }
+  throw new Error(`${target.name} did not come up`);
+}
+
+async function rps(target: Target, connections: number, seconds: number): Promise<{ rps: number; p50: number; p99: number; errors: number; rssMaxMb: number }> {
+  let rssMax = target.pid ? rssMb(target.pid) : Number.NaN;
+  const timer = target.pid ? setInterval(() => (rssMax = Math.max(rssMax, rssMb(target.pid!))), 500) : undefined;
+  const result = await autocannon({ url: `${target.url}/v1/chat/completions`, method: 'POST', headers: target.headers, body, connections, duration: seconds });
+  if (timer) clearInterval(timer);
+  return { rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, rssMaxMb: rssMax };
+}
+
+/** One connection, sequential requests; `rounds` slices of `seconds / rounds` per target, alternated. */
+async function latency(targets: Target[], seconds: number, rounds = 5): Promise<Map<string, number[]>> {
+  const samples = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+  const clients = new Map(targets.map((target) => [target.name, new Client(target.url, { pipelining: 1 })]));
+  for (let round = 0; round < rounds; round++) {
+    for (const target of round % 2 ? [...targets].reverse() : targets) {
+      const client = clients.get(target.name)!;
+      const list = samples.get(target.name)!;
+      const end = performance.now() + (seconds * 1000) / rounds;
+      let warm = 20;
+      while (performance.now() < end) {
+        const start = performance.now();
+        const response = await client.request({ path: '/v1/chat/completions', method: 'POST', headers: target.headers, body });
+        await response.body.arrayBuffer();
+        if (response.statusCode !== 200) throw new Error(`${target.name}: ${response.statusCode}`);
+        if (warm > 0) warm--;
+        else list.push(performance.now() - start);
+      }
+    }
+  }
+  await Promise.all([...clients.values()].map((client) => client.close()));
+  return samples;
+}
+
+/** Time to the first body byte of `stream: true`, sequential, targets alternated per request. */
+async function firstByte(all: Target[], count: number, failures: Map<string, string>): Promise<Map<string, number[]>> {
+  const samples = new Map<string, number[]>(all.map((target) => [target.name, []]));
+  const clients = new Map(all.map((target) => [target.name, new Client(target.url)]));
+  let targets = all;
+  for (let index = -20; index < count; index++) {
+    for (const target of index % 2 ? [...targets].reverse() : targets) {
+      if (failures.has(target.name)) continue;
+      const start = performance.now();
+      const response = await clients.get(target.name)!.request({ path: '/v1/chat/completions', method: 'POST', headers: target.headers, body: streamBody });
+      let first = Number.NaN;
+      let text = '';
+      for await (const part of response.body) {
+        if (Number.isNaN(first)) first = performance.now() - start;
+        text += (part as Buffer).toString();
+      }
+      if (response.statusCode !== 200 || !text.includes('[DONE]')) {
+        // The peer's failure is reported, not fatal; ours is fatal.
+        if (target.pid === undefined || target.name === 'switchyard serve') throw new Error(`${target.name}: stream ${response.statusCode} ${text.slice(0, 200)}`);
+        failures.set(target.name, `${response.statusCode} ${text.slice(0, 120)}`);
+        targets = targets.filter((other) => other !== target);
+        continue;
+      }
+      if (index >= 0) samples.get(target.name)!.push(first);
+    }
+  }
+  await Promise.all([...clients.values()].map((client) => client.close()));
+  return samples;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const children: ChildProcess[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+const stopAll = () => {
+  for (const child of children) child.kill('SIGKILL');
+};
+process.on('exit', () => {
+  stopAll();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+if (!existsSync(join(root, 'dist/cli.js'))) {
+  log('dist/cli.js is missing: npm run build');
+  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+}
+log(`switchyard serve bench: node ${process.version}; taskset ${hasTaskset ? 'yes: servers on core 0, mock + load on core 1' : 'absent: nothing pinned'}`);
+
+const mock = await startMock();
+const direct: Target = { name: 'direct mock', url: `http://127.0.0.1:${mock.port}`, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' } };
+
+const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', dataDir], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+const servePort = await freePort();
+const [serveCmd, serveArgs] = pinned(0, [node, 'dist/cli.js', 'serve', '--port', String(servePort), '--data', dataDir]);
+const serveChild = spawn(serveCmd, serveArgs, {
+  cwd: root,
+  stdio: 'ignore',
+  env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
+});
+children.push(serveChild);
+const serve: Target = { name: 'switchyard serve', url: `http://127.0.0.1:${servePort}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, pid: serveChild.pid! };
+await sleep(300);
+const serveIdleColdMb = rssMb(serve.pid!);
+await waitUntilUp(serve, serveChild);
+
+let portkey: Target | undefined;
+let portkeyNote = '';
+const portkeyEntry = join(args.portkey, 'node_modules/@portkey-ai/gateway/build/start-server.js');
+if (existsSync(portkeyEntry)) {
+  const port = await freePort();
+  const [cmd, argv] = pinned(0, [node, portkeyEntry, `--port=${port}`, '--headless']);
+  const child = spawn(cmd, argv, { cwd: args.portkey, stdio: 'ignore', env: { ...process.env, NODE_ENV: 'production' } });
+  children.push(child);
+  portkey = {
+    name: 'Portkey gateway',
+    url: `http://127.0.0.1:${port}`,
+    headers: {
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-bench',
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': `http://127.0.0.1:${mock.port}/v1`,
+    },
+    pid: child.pid!,
+  };
+  try {
+    await waitUntilUp(portkey, child);
+  } catch (error) {
+    portkeyNote = `Portkey did not answer: ${(error as Error).message}`;
+    child.kill('SIGKILL');
+    portkey = undefined;
+  }
+} else {
+  portkeyNote = `Portkey not installed at ${args.portkey}`;
+}
+if (portkeyNote) log(portkeyNote);
+
+const targets = [direct, serve, ...(portkey ? [portkey] : [])];
+log('warm-up…');
+for (const target of targets) await rps(target, 32, 2);
+const serveIdleMb = rssMb(serve.pid!);
+
+log(`RPS at 32 connections, ${duration} s each…`);
+const load = new Map<string, Awaited<ReturnType<typeof rps>>>();
+for (const target of targets) load.set(target.name, await rps(target, 32, duration));
+
+log(`latency at 1 connection, ${duration} s each (5 alternated rounds)…`);
+const lat = await latency(targets, duration);
+
+log(`stream first byte, ${streamRequests} sequential requests each…`);
+const streamFailures = new Map<string, string>();
+const ttfb = await firstByte(targets, streamRequests, streamFailures);
+for (const [name, why] of streamFailures) log(`${name}: streaming failed (${why})`);
+
+const serveRps = load.get(serve.name)!.rps;
+const longAmount = Math.min(longRequests, Math.floor(serveRps * longSeconds));
+log(`long run: ${longAmount} requests at 32 connections (RSS every 10 s)…`);
+const rssSeries: number[] = [rssMb(serve.pid!)];
+const sampler = setInterval(() => rssSeries.push(rssMb(serve.pid!)), 10_000);
+const longStart = performance.now();
+const long = await autocannon({ url: `${serve.url}/v1/chat/completions`, method: 'POST', headers: serve.headers, body, connections: 32, amount: longAmount, timeout: 30 });
+const longSecondsTaken = (performance.now() - longStart) / 1000;
+clearInterval(sampler);
+rssSeries.push(rssMb(serve.pid!));
+await sleep(2000);
+const rssAfterLong = rssMb(serve.pid!);
+mock.stop();
+stopAll();
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const f = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '');
+const signed = (value: number, digits = 2) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(digits)}` : '');
+const stat = (name: string) => {
+  const l = lat.get(name)!;
+  const t = ttfb.get(name)!;
+  return { p50: percentile(l, 50), p99: percentile(l, 99), n: l.length, ttfb50: percentile(t, 50), ttfb99: percentile(t, 99) };
+};
+const base = stat(direct.name);
+const rows: string[][] = [];
+for (const target of targets) {
+  const s = stat(target.name);
+  const l = load.get(target.name)!;
+  const isBase = target === direct;
+  rows.push([
+    target.name,
+    f(l.rps, 0),
+    isBase ? 'reference' : `${f(l.rps / load.get(direct.name)!.rps)}× direct${portkey && target === serve ? `, ${f(l.rps / load.get(portkey.name)!.rps, 1)}× Portkey` : ''}`,
+    String(l.errors),
+    f(s.p50, 3), f(s.p99, 3),
+    isBase ? '' : `${signed(s.p50 - base.p50, 3)} / ${signed(s.p99 - base.p99, 3)}`,
+    f(s.ttfb50, 3), isBase ? '' : signed(s.ttfb50 - base.ttfb50, 3),
+    target.pid ? f(l.rssMaxMb, 0) : '',
+  ]);
+}
+const header = ['target', 'c32 RPS', 'c32 RPS ratio', 'c32 errors', 'c1 p50 ms', 'c1 p99 ms', 'c1 added p50 / p99 ms', 'stream 1st byte p50 ms', 'added 1st byte ms', 'RSS max under c32 MB'];
+console.log(`| ${header.join(' | ')} |`);
+console.log(`|${header.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`);
+for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+
+const sv = stat(serve.name);
+const rssUnderLoad = Math.max(load.get(serve.name)!.rssMaxMb, ...rssSeries);
+const firstFull = rssSeries[Math.min(3, rssSeries.length - 1)]!; // after ~30 s of the long run
+const lastFull = rssSeries[rssSeries.length - 1]!;
+console.log('');
+console.log(`switchyard serve RSS: ${f(serveIdleColdMb, 0)} MB at start, ${f(serveIdleMb, 0)} MB idle after warm-up, ${f(rssUnderLoad, 0)} MB max under load, ${f(rssAfterLong, 0)} MB idle after the long run`);
+console.log(`long run: ${long['2xx']} ok of ${longAmount} (${long.errors + long.non2xx + long.timeouts} errors) in ${f(longSecondsTaken, 0)} s = ${f(long['2xx'] / longSecondsTaken, 0)} RPS; RSS every 10 s (MB): ${rssSeries.map((value) => f(value, 0)).join(' ')}`);
+console.log(`RSS drift from 30 s in to the end: ${signed(lastFull - firstFull, 1)} MB`);
+console.log('');
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+if (portkey) {
+  const ratio = serveRps / load.get(portkey.name)!.rps;
+  console.log(`target serve ≥ 10× Portkey RPS at c32: ${f(ratio, 1)}× → ${verdict(ratio >= 10)}`);
+} else {
+  console.log(`target serve ≥ 10× Portkey RPS at c32: not measured (${portkeyNote})`);
+}
+for (const [name, why] of streamFailures) console.log(`${name}: stream: true answered ${why} (no first-byte figure)`);
+console.log(`target +≤ 0.3 ms p50 at c1: ${signed(sv.p50 - base.p50, 3)} ms → ${verdict(sv.p50 - base.p50 <= 0.3)}`);
+console.log(`target +≤ 1 ms p99 at c1: ${signed(sv.p99 - base.p99, 3)} ms → ${verdict(sv.p99 - base.p99 <= 1)}`);
+console.log(`target +≤ 1 ms stream first byte (p50): ${signed(sv.ttfb50 - base.ttfb50, 3)} ms → ${verdict(sv.ttfb50 - base.ttfb50 <= 1)}`);
+console.log(`target RSS ≤ 120 MB under load: ${f(rssUnderLoad, 0)} MB → ${verdict(rssUnderLoad <= 120)}`);
+console.log(`target RSS flat after ${longAmount === longRequests ? '1M' : `${longAmount} (not 1M: ${longSeconds} s cap)`} requests: drift ${signed(lastFull - firstFull, 1)} MB → ${verdict(lastFull - firstFull <= 10)} (flat = within 10 MB)`);
+process.exit(0);
