@@ -15,6 +15,7 @@ import {
 } from '../../src/index.ts';
 import { startFakeDeploymentServer, type FakeDeploymentServer } from '../deployments/fake-deployment-server.ts';
 import { MODELS, bounded, catalog, errorBody, startBackends, type Backends, type ProviderName } from './harness.ts';
+import { captureOutput } from '../helpers/capture-output.ts';
 
 /**
  * Provider keys never leave the process in anything Switchyard produces. A set of calls (answers, 401s that echo
@@ -96,29 +97,8 @@ function file(error: unknown): void {
   channels['util.inspect(error) (what console.error(error) prints)']!.push(inspect(failure, { depth: 8 }));
 }
 
-/** Captures everything written to the console, stdout and stderr, and every process warning, while `work` runs. */
-async function capturingLogs(work: () => Promise<void>): Promise<void> {
-  const logs = channels['console, stdout, stderr, process warnings']!;
-  const methods = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
-  const saved = methods.map((method) => console[method]);
-  const [stdoutWrite, stderrWrite] = [process.stdout.write, process.stderr.write];
-  const onWarning = (warning: Error) => void logs.push(`${warning.name}: ${warning.message}`);
-  for (const method of methods) console[method] = (...args: unknown[]) => void logs.push(args.map((arg) => (typeof arg === 'string' ? arg : inspect(arg, { depth: 8 }))).join(' '));
-  const capture = (chunk: unknown) => {
-    logs.push(String(chunk));
-    return true;
-  };
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
-  process.on('warning', onWarning);
-  try {
-    await work();
-  } finally {
-    methods.forEach((method, index) => (console[method] = saved[index]!));
-    process.stdout.write = stdoutWrite;
-    process.stderr.write = stderrWrite;
-    process.off('warning', onWarning);
-  }
+function capturingLogs(work: () => Promise<void>): Promise<void> {
+  return captureOutput(channels['console, stdout, stderr, process warnings']!, work);
 }
 
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databasePath } from '../../src/server/index.ts';
 import type { Fault } from './faulty-server.ts';
 import { MODELS, bounded, errorBody, startBackends, type Backends, type ProviderName } from './harness.ts';
 import { readTable, serveGatewayOptions, startServeRig, type ServeRig } from './serve-harness.ts';
+import { captureOutput } from '../helpers/capture-output.ts';
 
 /**
  * Keys never leave `switchyard serve` in anything it produces. Calls run through the server with known provider
@@ -60,25 +60,8 @@ async function observe(rig: ServeRig, name: string, body: unknown, key?: string 
   return response.status;
 }
 
-async function capturing(work: () => Promise<void>): Promise<void> {
-  const sink = channels['console, stdout, stderr, warnings']!;
-  const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
-  const saved = methods.map((method) => console[method]);
-  const [stdoutWrite, stderrWrite] = [process.stdout.write, process.stderr.write];
-  const onWarning = (warning: Error) => void sink.push(`${warning.name}: ${warning.message}`);
-  for (const method of methods) console[method] = (...args: unknown[]) => void sink.push(args.map((arg) => (typeof arg === 'string' ? arg : inspect(arg, { depth: 8 }))).join(' '));
-  const capture = ((chunk: unknown) => (sink.push(String(chunk)), true)) as typeof process.stdout.write;
-  process.stdout.write = capture;
-  process.stderr.write = capture;
-  process.on('warning', onWarning);
-  try {
-    await work();
-  } finally {
-    methods.forEach((method, index) => (console[method] = saved[index]!));
-    process.stdout.write = stdoutWrite;
-    process.stderr.write = stderrWrite;
-    process.off('warning', onWarning);
-  }
+function capturing(work: () => Promise<void>): Promise<void> {
+  return captureOutput(channels['console, stdout, stderr, warnings']!, work);
 }
 
 beforeAll(async () => {
