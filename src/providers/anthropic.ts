@@ -4,7 +4,7 @@ import { parseRetryAfter } from '../internal/parse-retry-after.ts';
 import { redactSecrets, redactedCause } from '../internal/redact.ts';
 import type { CompletionChunk } from '../types.ts';
 import { StreamConverter, toAnthropicRequest, toCompletion } from './anthropic-convert.ts';
-import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from './provider.ts';
+import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from './provider.ts';
 
 type AnthropicSDK = typeof import('@anthropic-ai/sdk');
 
@@ -14,16 +14,7 @@ type AnthropicSDK = typeof import('@anthropic-ai/sdk');
  */
 export async function createAnthropicProvider(settings: ResolvedProviderSettings): Promise<Provider> {
   const sdk = await import('@anthropic-ai/sdk');
-  const client = new sdk.default({
-    apiKey: settings.apiKey,
-    baseURL: settings.baseURL,
-    // Passing a timeout also keeps the SDK from refusing non-streaming calls with a large max_tokens.
-    timeout: settings.timeoutMs,
-    // Retries are the gateway's: one policy for every provider, with fallback between them.
-    maxRetries: 0,
-    ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
-    ...(settings.fetch ? { fetch: settings.fetch } : {}),
-  });
+  const client = new sdk.default({ ...sdkClientOptions(settings), baseURL: settings.baseURL });
   return new AnthropicProvider(client, sdk, settings);
 }
 

@@ -1,6 +1,6 @@
 import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
 import { OpenAIProvider } from './openai.ts';
-import type { Provider, ResolvedProviderSettings } from './provider.ts';
+import { sdkClientOptions, type Provider, type ResolvedProviderSettings } from './provider.ts';
 
 /**
  * Azure OpenAI through the `openai` SDK's Azure client: the deployment name goes in the URL path
@@ -9,14 +9,6 @@ import type { Provider, ResolvedProviderSettings } from './provider.ts';
  */
 export async function createAzureProvider(settings: ResolvedProviderSettings, quirks: OpenAIFamilyQuirks): Promise<Provider> {
   const { AzureOpenAI } = await import('openai');
-  const client = new AzureOpenAI({
-    apiKey: settings.apiKey,
-    endpoint: settings.baseURL,
-    apiVersion: settings.apiVersion ?? '2024-10-21',
-    timeout: settings.timeoutMs,
-    maxRetries: 0,
-    ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
-    ...(settings.fetch ? { fetch: settings.fetch } : {}),
-  });
+  const client = new AzureOpenAI({ ...sdkClientOptions(settings), endpoint: settings.baseURL, apiVersion: settings.apiVersion ?? '2024-10-21' });
   return new OpenAIProvider(client, settings, quirks);
 }

@@ -7,20 +7,12 @@ import { redactSecrets, redactedCause } from '../internal/redact.ts';
 import { toStrictJsonSchema } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk, CompletionMessage } from '../types.ts';
 import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
-import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from './provider.ts';
+import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from './provider.ts';
 
 /** The OpenAI adapter, on the official `openai` SDK; every OpenAI-compatible provider runs through it. */
 export async function createOpenAIProvider(settings: ResolvedProviderSettings, quirks: OpenAIFamilyQuirks): Promise<Provider> {
   const { default: OpenAIClient } = await import('openai');
-  const client = new OpenAIClient({
-    apiKey: settings.apiKey,
-    baseURL: settings.baseURL,
-    timeout: settings.timeoutMs,
-    // Retries are the gateway's: one policy for every provider, with fallback between them.
-    maxRetries: 0,
-    ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
-    ...(settings.fetch ? { fetch: settings.fetch } : {}),
-  });
+  const client = new OpenAIClient({ ...sdkClientOptions(settings), baseURL: settings.baseURL });
   return new OpenAIProvider(client, settings, quirks);
 }
 

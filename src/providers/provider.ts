@@ -60,3 +60,18 @@ export interface ResolvedProviderSettings extends ProviderSettings {
   baseURL: string;
   timeoutMs: number;
 }
+
+/**
+ * The client options the openai and Anthropic SDKs share. Their own retries are off: retries are the gateway's,
+ * one policy for every provider, with fallback between them. (A timeout also keeps the Anthropic SDK from refusing
+ * non-streaming calls with a large max_tokens.)
+ */
+export function sdkClientOptions(settings: ResolvedProviderSettings) {
+  return {
+    apiKey: settings.apiKey,
+    timeout: settings.timeoutMs,
+    maxRetries: 0,
+    ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+  };
+}
