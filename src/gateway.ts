@@ -9,7 +9,7 @@ import { InvalidRequestError, ModelNotFoundError, ProviderError, StructuredOutpu
 import { MockProvider } from './providers/mock.ts';
 import type { ProviderCall, ProviderCompletion, ProviderSettings } from './providers/provider.ts';
 import { createProviderPool } from './providers/provider-pool.ts';
-import { providerDefinitions, reservedProviderNames } from './providers/registry.ts';
+import { constrainsOutputNatively, reservedProviderNames } from './providers/registry.ts';
 import { resolveReasoning } from './reasoning.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
 import { createCallRecorder, observeStream, type CallContext, type RecordOptions } from './records/call-recorder.ts';
@@ -315,10 +315,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
      */
     function withPromptedFallback<T>(candidate: Candidate, attempt: (native: boolean) => Promise<T>): Promise<T> {
       if (output === undefined) return attempt(false);
-      const modelHasIt = output.kind === 'json_schema' ? candidate.model.supports.structured_outputs : candidate.model.supports.json_mode;
-      // The simulator honours schemas for every model it stands in for.
-      const native = candidate.offering.provider === 'mock' || (modelHasIt && supportsNativeOutput(candidate.offering.provider));
-      if (!native) return attempt(false);
+      if (!constrainsOutputNatively(candidate.offering.provider, candidate.model, output.kind)) return attempt(false);
       return attempt(true).catch((error: unknown) => {
         if (!(error instanceof ProviderError && error.status === 400 && /schema|response_format/i.test(error.message))) throw error;
         warn({ code: 'converted_parameter', param: 'response_format', message: `${candidate.offering.provider} rejected the schema natively; it was sent in the prompt instead.` });
@@ -376,10 +373,6 @@ async function* emptyStream(): AsyncGenerator<never> {}
 /** Recursion over a caller's value nested tens of thousands deep overflows the stack: the request's fault, not ours. */
 function isStackOverflow(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
-}
-
-function supportsNativeOutput(provider: string): boolean {
-  return providerDefinitions.get(provider)?.nativeStructuredOutputs ?? false;
 }
 
 /** Validation result for an answer, or `undefined` when there is nothing to validate (a refusal, a tool call). */

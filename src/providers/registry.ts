@@ -1,3 +1,4 @@
+import type { ModelEntry } from '../catalog/catalog-schema.ts';
 import { openAIFamily, type OpenAIFamilyQuirks } from './openai-compatible.ts';
 import type { Provider, ResolvedProviderSettings } from './provider.ts';
 
@@ -57,3 +58,14 @@ export const reservedProviderNames: ReadonlySet<string> = new Set([
   ...providerDefinitions.keys(),
   'anthropic', 'google', 'azure', 'bedrock', 'vertex', 'mock',
 ]);
+
+/**
+ * Whether an output requirement is sent to this provider natively (the provider constrains the output itself)
+ * rather than in the prompt: the model must have it (per the catalog) and the provider must enforce it.
+ */
+export function constrainsOutputNatively(provider: string, model: ModelEntry, kind: 'json_schema' | 'json_object'): boolean {
+  // The simulator honours schemas for every model it stands in for.
+  if (provider === 'mock') return true;
+  const modelHasIt = kind === 'json_schema' ? model.supports.structured_outputs : model.supports.json_mode;
+  return modelHasIt && (providerDefinitions.get(provider)?.nativeStructuredOutputs ?? false);
+}
