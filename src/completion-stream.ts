@@ -25,26 +25,32 @@ export class CompletionStream implements AsyncIterable<CompletionChunk> {
   /** The stream as server-sent events (`data: {chunk}` lines, then `data: [DONE]`), for HTTP responses. */
   toSSE(): ReadableStream<Uint8Array> {
     const encoder = new TextEncoder();
-    const iterator = this[Symbol.asyncIterator]();
+    const events = this.sseEvents();
     return new ReadableStream({
       async pull(controller) {
-        try {
-          const { value, done } = await iterator.next();
-          if (done) {
-            controller.enqueue(encoder.encode('data: [DONE]\n\n'));
-            controller.close();
-          } else controller.enqueue(encoder.encode(`data: ${JSON.stringify(value)}\n\n`));
-        } catch (error) {
-          // Our errors say what happened; anything else is a bug whose details stay out of the response.
-          const body = error instanceof SwitchyardError ? error.toJSON() : { error: { message: 'The stream failed.', type: 'api_error', param: null, code: null } };
-          controller.enqueue(encoder.encode(`data: ${JSON.stringify(body)}\n\n`));
-          controller.close();
-        }
+        const { value, done } = await events.next();
+        if (done) controller.close();
+        else controller.enqueue(encoder.encode(value));
       },
       async cancel() {
-        await iterator.return?.();
+        await events.return(undefined);
       },
     });
+  }
+
+  /**
+   * The same events as strings, one per chunk (what a `node:http` server writes without a Web stream in between).
+   * A failure mid-stream becomes a last `data: {"error": …}` event, as OpenAI sends it, instead of a throw.
+   */
+  async *sseEvents(): AsyncGenerator<string, void, undefined> {
+    try {
+      for await (const chunk of this) yield `data: ${JSON.stringify(chunk)}\n\n`;
+      yield 'data: [DONE]\n\n';
+    } catch (error) {
+      // Our errors say what happened; anything else is a bug whose details stay out of the response.
+      const body = error instanceof SwitchyardError ? error.toJSON() : { error: { message: 'The stream failed.', type: 'api_error', param: null, code: null } };
+      yield `data: ${JSON.stringify(body)}\n\n`;
+    }
   }
 }
 

@@ -8,9 +8,8 @@ const MESSAGES = {
 } as const;
 
 /** The key of an `Authorization: Bearer <key>` header, or a 401 in the OpenAI shape (`code: invalid_api_key`). */
-export function authenticate(request: Request, keys: ApiKeyStore): ApiKeyInfo {
-  const header = request.headers.get('authorization') ?? '';
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+export function authenticate(authorization: string | undefined, keys: ApiKeyStore): ApiKeyInfo {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   const result = keys.check(match?.[1]);
   if (result.ok) return result.key;
   throw new HttpError(401, MESSAGES[result.reason], {

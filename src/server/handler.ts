@@ -3,6 +3,7 @@ import { SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ApiKeyStore } from './api-keys.ts';
 import { authenticate } from './authenticate.ts';
+import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy } from './host-check.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
@@ -13,6 +14,7 @@ import { deploymentRoutes } from './routes/deployments.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { modelRoutes } from './routes/models.ts';
 import { workflowPageRoutes } from './routes/workflow-page.ts';
+import { fromWebRequest, toWebResponse } from './web-adapter.ts';
 
 export interface SwitchyardHandlerOptions {
   gateway: Gateway;
@@ -30,15 +32,16 @@ export interface SwitchyardHandlerOptions {
   /** Reported in the MCP server info. */
   version?: string;
   /** Errors that are not `SwitchyardError`s: bugs or outages, answered with a generic 500. */
-  onUnexpectedError?: (error: unknown, request: Request) => void;
+  onUnexpectedError?: (error: unknown, request: { method: string; path: string }) => void;
 }
 
-export type SwitchyardHandler = (request: Request) => Promise<Response>;
-
 /**
- * The whole server as a function from a Web `Request` to a `Response`, so it runs in process in tests and behind any
- * adapter (`node-adapter.ts` for `node:http`). Every route is a thin call into the gateway or a store.
+ * The whole server as a function from a Web `Request` to a `Response` (in-process tests, other runtimes), whose
+ * `handle` answers the runtime-neutral `ServerRequest` that `createNodeListener` builds straight from `node:http`.
  */
+export type SwitchyardHandler = ((request: Request) => Promise<Response>) & { handle(request: ServerRequest): Promise<Reply> };
+
+/** Every route is a thin call into the gateway or a store; errors become OpenAI-shaped answers here. */
 export function createSwitchyardHandler(options: SwitchyardHandlerOptions): SwitchyardHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { gateway, keys } = options;
@@ -51,19 +54,19 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...workflowPageRoutes(gateway, options.mock ?? false),
   ];
 
-  return async (request) => {
-    let response: Response;
+  const handle = async (request: ServerRequest): Promise<Reply> => {
+    let reply: Reply;
     try {
-      const url = new URL(request.url);
-      const { route, params } = findRoute(routes, request.method, url.pathname);
+      const { route, params } = findRoute(routes, request.method, request.path);
       if (route.checkHost) assertAllowedHost(request, options.hostPolicy);
-      if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) authenticate(request, keys);
-      response = await route.handle({ request, url, params });
+      if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) authenticate(request.header('authorization'), keys);
+      reply = await route.handle({ request, params });
     } catch (error) {
       if (!(error instanceof SwitchyardError)) options.onUnexpectedError?.(error, request);
-      response = errorResponse(error);
+      reply = errorResponse(error);
     }
-    if (options.mock) response.headers.set('x-switchyard-mock', 'true');
-    return response;
+    if (options.mock) reply.headers['x-switchyard-mock'] = 'true';
+    return reply;
   };
+  return Object.assign(async (request: Request) => toWebResponse(await handle(fromWebRequest(request))), { handle });
 }

@@ -1,3 +1,4 @@
+import type { ServerRequest } from './exchange.ts';
 import { HttpError } from './responses.ts';
 
 /**
@@ -26,8 +27,8 @@ export function defaultHostPolicy(boundHost: string, port: number, extra: { host
 }
 
 /** Throws 403 unless `Host` is allowed and `Origin`, when sent, is too. */
-export function assertAllowedHost(request: Request, policy: HostPolicy): void {
-  const host = request.headers.get('host')?.toLowerCase();
+export function assertAllowedHost(request: ServerRequest, policy: HostPolicy): void {
+  const host = request.header('host')?.toLowerCase();
   if (!policy.hosts.includes('*') && (!host || !policy.hosts.includes(host))) {
     throw new HttpError(403, `Host "${host ?? ''}" is not allowed. Start the server with --allowed-host ${host ?? '<host:port>'} to accept it.`, {
       type: 'permission_error',
@@ -35,7 +36,7 @@ export function assertAllowedHost(request: Request, policy: HostPolicy): void {
     });
   }
   // Browsers send `Origin` on cross-site requests (and `Origin: null` from sandboxed frames, which is never allowed).
-  const origin = request.headers.get('origin')?.toLowerCase();
+  const origin = request.header('origin')?.toLowerCase();
   if (origin !== undefined && !policy.origins.includes('*') && !policy.origins.includes(origin)) {
     throw new HttpError(403, `Origin "${origin}" is not allowed. Start the server with --allowed-origin ${origin} to accept it.`, {
       type: 'permission_error',

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SwitchyardHandler } from './handler.ts';
+import type { Reply, ServerRequest } from './exchange.ts';
+import { bodyTooLarge } from './read-json-body.ts';
+import { HttpError } from './responses.ts';
 
 export interface RequestLogEntry {
   method: string;
@@ -20,23 +22,26 @@ export interface NodeListenerOptions {
   isClosing?: () => boolean;
 }
 
-/** A `node:http` request listener that runs a Web handler: Request in, Response streamed out chunk by chunk. */
-export function createNodeListener(handler: SwitchyardHandler, options: NodeListenerOptions) {
+/**
+ * A `node:http` request listener over the handler's runtime-neutral `handle`: headers, path and body are read straight
+ * off the `IncomingMessage`, and a complete answer leaves in one write with its `Content-Length`. No Web `Request`,
+ * `Headers` or stream is built unless a route asks for one (`toWeb()`, the MCP transport).
+ */
+export function createNodeListener(handler: { handle(request: ServerRequest): Promise<Reply> }, options: NodeListenerOptions) {
   let inFlight = 0;
   const idle: Array<() => void> = [];
-  const running = new Set<AbortController>();
-  const settle = (abort: AbortController) => {
+  const running = new Set<NodeRequest>();
+  const settle = (request: NodeRequest) => {
     inFlight -= 1;
-    running.delete(abort);
+    running.delete(request);
     if (inFlight === 0) for (const resolve of idle.splice(0)) resolve();
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
-    let converted: ReturnType<typeof toWebRequest>;
-    const abort = new AbortController();
+    let request: NodeRequest;
     try {
-      converted = toWebRequest(req, options.origin, abort.signal);
+      request = new NodeRequest(req, options.origin);
     } catch {
       // A request target no URL can be made of (`//`, `//%00/`): answer it; never let it escape the listener.
       res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
@@ -44,34 +49,31 @@ export function createNodeListener(handler: SwitchyardHandler, options: NodeList
       return;
     }
     inFlight += 1;
-    running.add(abort);
+    running.add(request);
     let callId: string | null = null;
-    const { request, discardBody } = converted;
-    // What the handler did not read of an upload (a 401 or 413 before the body) is dropped, keeping the connection usable.
-    res.on('finish', discardBody);
     // `close` before `finish` means the client went away: abort the call (and a running stream) it asked for.
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort(new Error('The client closed the connection.'));
+    res.once('close', () => {
+      if (!res.writableFinished) request.abort(new Error('The client closed the connection.'));
       options.onRequestLogged?.({
-        method: req.method ?? '',
-        path: (req.url ?? '/').split('?')[0]!,
+        method: request.method,
+        path: request.path,
         // 499, as nginx logs it: the client closed the connection before an answer was sent.
         status: res.headersSent ? res.statusCode : 499,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         call_id: callId,
         ...(res.writableFinished ? {} : { aborted: true }),
       });
-      settle(abort);
+      settle(request);
     });
-    void handler(request)
-      .then((response) => {
-        callId = response.headers.get('x-switchyard-call-id');
-        return writeResponse(res, response, options.isClosing?.() ?? false);
-      })
-      .catch(() => {
-        // Only a broken socket gets here (the handler answers every error itself).
-        res.destroy();
-      });
+    handler.handle(request).then(
+      (reply) => {
+        callId = reply.headers['x-switchyard-call-id'] ?? null;
+        return writeReply(req, res, reply, options.isClosing?.() ?? false);
+      },
+    ).catch(() => {
+      // Only a broken socket gets here (the handler answers every error itself).
+      res.destroy();
+    });
   };
 
   return Object.assign(listener, {
@@ -81,48 +83,126 @@ export function createNodeListener(handler: SwitchyardHandler, options: NodeList
     },
     /** Aborts every call still running: each ends as an error its client sees (an SSE error event for a stream). */
     abortAll(reason: string): void {
-      for (const abort of running) abort.abort(new Error(reason));
+      for (const request of running) request.abort(new Error(reason));
     },
   });
 }
 
-function toWebRequest(req: IncomingMessage, origin: string, signal: AbortSignal): { request: Request; discardBody: () => void } {
-  const headers = new Headers();
-  for (let index = 0; index < req.rawHeaders.length; index += 2) {
-    try {
-      headers.append(req.rawHeaders[index]!, req.rawHeaders[index + 1]!);
-    } catch {
-      // A header value fetch refuses (control characters): drop it rather than fail the request.
+/** Paths made only of plain segments need no URL parser: no `.`/`..` segment, no `//`, no percent-escape. */
+const PLAIN_PATH = /^(?:\/[\w~:@-]+(?:\.[\w~:@-]+)*)*\/?$/;
+
+class NodeRequest implements ServerRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly #req: IncomingMessage;
+  readonly #origin: string;
+  readonly #search: string;
+  #query: URLSearchParams | undefined;
+  #abort: AbortController | undefined;
+  #abortReason: unknown;
+
+  constructor(req: IncomingMessage, origin: string) {
+    this.#req = req;
+    this.#origin = origin;
+    this.method = req.method ?? 'GET';
+    const target = req.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const path = queryAt === -1 ? target : target.slice(0, queryAt);
+    if (PLAIN_PATH.test(path)) {
+      this.path = path;
+      this.#search = queryAt === -1 ? '' : target.slice(queryAt);
+    } else {
+      // Dot segments, escapes and the like: normalised as a URL would be (throws on targets that are no path).
+      const url = parseTarget(req, origin);
+      this.path = url.pathname;
+      this.#search = url.search;
     }
   }
-  let url: URL;
-  try {
-    url = new URL(req.url ?? '/', `http://${req.headers.host ?? ''}`);
-  } catch {
-    url = new URL(req.url ?? '/', origin);
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.#search));
   }
-  const method = req.method ?? 'GET';
-  const body = method === 'GET' || method === 'HEAD' ? undefined : bodyOf(req);
-  const request = new Request(url, { method, headers, signal, ...(body ? { body: body.stream, duplex: 'half' } : {}) } as RequestInit);
-  return { request, discardBody: body?.discard ?? (() => req.resume()) };
+
+  header(name: string): string | undefined {
+    const value = this.#req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#abort) {
+      this.#abort = new AbortController();
+      if (this.#abortReason !== undefined) this.#abort.abort(this.#abortReason);
+    }
+    return this.#abort.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#abortReason ??= reason;
+    this.#abort?.abort(reason);
+  }
+
+  body(maxBytes: number): Promise<Uint8Array> {
+    const req = this.#req;
+    if (Number(req.headers['content-length']) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const stop = () => {
+        req.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= maxBytes) return void chunks.push(chunk);
+        // Stop buffering but keep reading (and dropping) the upload, so the client still receives the 413.
+        stop();
+        req.resume();
+        reject(bodyTooLarge(maxBytes));
+      };
+      const onEnd = () => {
+        stop();
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      };
+      const onClose = () => {
+        stop();
+        reject(new HttpError(400, 'The request body ended before it was complete.', { code: 'incomplete_body' }));
+      };
+      req.on('data', onData).once('end', onEnd).once('close', onClose).once('error', onClose);
+    });
+  }
+
+  toWeb(): Request {
+    const req = this.#req;
+    const headers = new Headers();
+    for (let index = 0; index < req.rawHeaders.length; index += 2) {
+      try {
+        headers.append(req.rawHeaders[index]!, req.rawHeaders[index + 1]!);
+      } catch {
+        // A header value fetch refuses (control characters): drop it rather than fail the request.
+      }
+    }
+    const url = parseTarget(req, this.#origin);
+    const body = this.method === 'GET' || this.method === 'HEAD' ? undefined : webBodyOf(req);
+    return new Request(url, { method: this.method, headers, signal: this.signal, ...(body ? { body, duplex: 'half' } : {}) } as RequestInit);
+  }
 }
 
-/**
- * The request body as a Web stream. Cancelling it (a body over the size limit) discards the rest of the upload
- * instead of destroying the socket, so the client still receives the 413.
- */
-function bodyOf(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; discard: () => void } {
+function parseTarget(req: IncomingMessage, origin: string): URL {
+  try {
+    return new URL(req.url ?? '/', `http://${req.headers.host ?? ''}`);
+  } catch {
+    return new URL(req.url ?? '/', origin);
+  }
+}
+
+/** The upload as a Web stream; cancelling it discards the rest instead of destroying the socket. */
+function webBodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
   let open = true;
   const settle = (finish: () => void) => {
     if (!open) return;
     open = false;
     finish();
   };
-  const discard = () => {
-    open = false;
-    req.resume();
-  };
-  const stream = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     start(controller) {
       req.on('data', (chunk: Buffer) => {
         if (!open) return;
@@ -135,39 +215,35 @@ function bodyOf(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; dis
     pull() {
       req.resume();
     },
-    cancel: discard,
+    cancel() {
+      open = false;
+      req.resume();
+    },
   }, { highWaterMark: 1 });
-  return { stream, discard };
 }
 
-async function writeResponse(res: ServerResponse, response: Response, closing: boolean): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
+async function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, closing: boolean): Promise<void> {
+  const { headers, body } = reply;
   if (closing) headers.connection = 'close';
-  res.writeHead(response.status, headers);
-  if (!response.body) {
-    res.end();
+  if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
+    if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    // Headers and body leave together: `end` with the whole body before any header was flushed is one write.
+    res.writeHead(reply.status, headers);
+    res.end(body ?? undefined);
+    // What the handler did not read of an upload (a 401 or 413 before the body) is dropped, keeping the connection usable.
+    if (!req.complete) req.resume();
     return;
   }
+  res.writeHead(reply.status, headers);
   res.flushHeaders();
-  const reader = response.body.getReader();
-  res.once('close', () => {
-    if (!res.writableFinished) void reader.cancel().catch(() => undefined);
-  });
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
+    for await (const chunk of body) {
+      if (res.destroyed) return;
       // Each chunk is written as soon as it exists (an SSE event reaches the client at once); wait when the socket is full.
-      if (!res.write(value)) await new Promise<void>((resolve) => {
+      if (!res.write(chunk)) await new Promise<void>((resolve) => {
         res.once('drain', resolve);
         res.once('close', resolve);
       });
-      if (res.destroyed) return;
     }
     res.end();
   } catch {

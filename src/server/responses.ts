@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SwitchyardError } from '../errors.ts';
+import type { Reply, ServerRequest } from './exchange.ts';
 
 /** An error the server itself raises (auth, routing, body), in the OpenAI error shape like the library's own. */
 export class HttpError extends SwitchyardError {
@@ -15,26 +16,25 @@ export class HttpError extends SwitchyardError {
   }
 }
 
-export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Reply {
+  headers['content-type'] = 'application/json; charset=utf-8';
+  return { status, headers, body: JSON.stringify(body) };
 }
 
 /**
  * A JSON answer to a GET with a strong ETag (a hash of the body), and `304` when the client already holds it: the
  * `RemoteDeploymentStore` revalidates its cache with `If-None-Match`.
  */
-export function jsonWithEtag(request: Request, body: unknown): Response {
+export function jsonWithEtag(request: ServerRequest, body: unknown): Reply {
   const text = JSON.stringify(body);
   const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
-  const known = request.headers.get('if-none-match');
-  if (known && known.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
-    return new Response(null, { status: 304, headers: { etag } });
-  }
-  return new Response(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', etag } });
+  const known = request.header('if-none-match');
+  if (known && known.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return { status: 304, headers: { etag }, body: null };
+  return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', etag }, body: text };
 }
 
 /** A thrown error as an HTTP answer: a `SwitchyardError` with its own status and body, anything else a generic 500. */
-export function errorResponse(error: unknown): Response {
+export function errorResponse(error: unknown): Reply {
   if (error instanceof SwitchyardError) {
     const headers: Record<string, string> = error instanceof HttpError ? { ...error.headers } : {};
     if (error.callId) headers['x-switchyard-call-id'] = error.callId;

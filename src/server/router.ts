@@ -1,8 +1,8 @@
+import type { Reply, ServerRequest } from './exchange.ts';
 import { HttpError } from './responses.ts';
 
 export interface RouteContext {
-  request: Request;
-  url: URL;
+  request: ServerRequest;
   /** The route pattern's capture groups, URL-decoded. */
   params: string[];
 }
@@ -15,7 +15,7 @@ export interface Route {
   auth: 'key' | 'page' | 'none';
   /** Check `Host` and `Origin` against DNS rebinding (routes that browsers or agents reach). */
   checkHost?: boolean;
-  handle(context: RouteContext): Promise<Response>;
+  handle(context: RouteContext): Promise<Reply>;
 }
 
 /** The route for a request, or the 404 / 405 (with `Allow`) that says why there is none. */

@@ -13,13 +13,13 @@ export function callRoutes(gateway: Gateway): Route[] {
       method: 'GET',
       path: /^\/v1\/calls$/,
       auth: 'key',
-      async handle({ url }) {
+      async handle({ request }) {
         const query: ListCallsQuery = {};
         for (const name of ['agent_id', 'trace_id', 'workflow_name', 'since', 'until', 'cursor'] as const) {
-          const value = url.searchParams.get(name);
+          const value = request.query.get(name);
           if (value !== null) query[name] = value;
         }
-        const limit = integerParam(url, 'limit');
+        const limit = integerParam(request.query, 'limit');
         if (limit !== undefined) query.limit = limit;
         await gateway.flush();
         return json({ object: 'list', ...(await gateway.calls.list(query)) });
@@ -40,9 +40,9 @@ export function callRoutes(gateway: Gateway): Route[] {
       method: 'GET',
       path: /^\/v1\/costs\/daily$/,
       auth: 'key',
-      async handle({ url }) {
-        const workflowName = url.searchParams.get('workflow_name');
-        const days = integerParam(url, 'days');
+      async handle({ request }) {
+        const workflowName = request.query.get('workflow_name');
+        const days = integerParam(request.query, 'days');
         await gateway.flush();
         const data = await gateway.calls.dailyCost({
           ...(workflowName === null ? {} : { workflow_name: workflowName }),
@@ -63,8 +63,8 @@ export function callRoutes(gateway: Gateway): Route[] {
   ];
 }
 
-function integerParam(url: URL, name: string): number | undefined {
-  const value = url.searchParams.get(name);
+function integerParam(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
   if (value === null) return undefined;
   if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw new HttpError(400, `"${name}" must be a whole number of at least 1.`, { param: name, code: 'invalid_parameter' });
   return Number(value);

@@ -7,7 +7,7 @@ import type { Route } from '../router.ts';
 
 /**
  * `POST /v1/chat/completions`: the body goes to `gateway.createCompletion` as it is (the library validates it), and
- * the request's signal aborts the call when the client goes away. Streams leave as `CompletionStream.toSSE()`.
+ * the request's signal aborts the call when the client goes away. Streams leave as `CompletionStream.sseEvents()`.
  */
 export function completionRoutes(gateway: Gateway, maxBodyBytes: number): Route[] {
   return [
@@ -20,9 +20,11 @@ export function completionRoutes(gateway: Gateway, maxBodyBytes: number): Route[
         const result = await gateway.createCompletion(body, { signal: request.signal });
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof CompletionStream)) return json(result, 200, callId);
-        return new Response(result.toSSE(), {
+        return {
+          status: 200,
           headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...callId },
-        });
+          body: result.sseEvents(),
+        };
       },
     },
   ];

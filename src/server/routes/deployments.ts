@@ -20,8 +20,8 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       method: 'GET',
       path: /^\/v1\/deployments$/,
       auth: 'key',
-      async handle({ request, url }) {
-        const agentId = url.searchParams.get('agent_id');
+      async handle({ request }) {
+        const agentId = request.query.get('agent_id');
         const data = await gateway.listDeployments(agentId === null ? {} : { agent_id: agentId });
         return jsonWithEtag(request, { object: 'list', data });
       },

@@ -10,8 +10,8 @@ export function modelRoutes(gateway: Gateway): Route[] {
       method: 'GET',
       path: /^\/v1\/models$/,
       auth: 'none',
-      async handle({ url }) {
-        return json(gateway.listModels({ reasoning: booleanParam(url, 'reasoning') ?? false }));
+      async handle({ request }) {
+        return json(gateway.listModels({ reasoning: booleanParam(request.query, 'reasoning') ?? false }));
       },
     },
     {
@@ -31,8 +31,8 @@ export function modelRoutes(gateway: Gateway): Route[] {
 }
 
 /** `true`/`1`, `false`/`0`, or absent. */
-export function booleanParam(url: URL, name: string): boolean | undefined {
-  const value = url.searchParams.get(name);
+export function booleanParam(query: URLSearchParams, name: string): boolean | undefined {
+  const value = query.get(name);
   if (value === null || value === '') return undefined;
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;

@@ -13,14 +13,14 @@ export function workflowPageRoutes(gateway: Gateway, mock: boolean): Route[] {
       path: /^\/$/,
       auth: 'page',
       checkHost: true,
-      async handle({ url }) {
+      async handle({ request }) {
         await gateway.flush();
         const recent = await gateway.calls.list({ limit: 500 });
         const traces = new Map<string, { trace_id: string; workflow_name: string | null; created_at: string }>();
         for (const call of recent.data) {
           if (call.trace_id !== null && !traces.has(call.trace_id)) traces.set(call.trace_id, { trace_id: call.trace_id, workflow_name: call.workflow_name, created_at: call.created_at });
         }
-        const asked = url.searchParams.get('trace_id');
+        const asked = request.query.get('trace_id');
         const traceId = asked ?? traces.keys().next().value;
         const workflow = traceId === undefined ? null : await gateway.calls.workflow(traceId);
         const body = renderPage({
@@ -32,7 +32,9 @@ export function workflowPageRoutes(gateway: Gateway, mock: boolean): Route[] {
           days: DAYS,
           mock,
         });
-        return new Response(body, {
+        return {
+          status: 200,
+          body,
           headers: {
             'content-type': 'text/html; charset=utf-8',
             // No script, no external asset: the page needs nothing but inline styles.
@@ -40,7 +42,7 @@ export function workflowPageRoutes(gateway: Gateway, mock: boolean): Route[] {
             'x-content-type-options': 'nosniff',
             'cache-control': 'no-store',
           },
-        });
+        };
       },
     },
   ];
