@@ -57,7 +57,8 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const dataDir = options.dataDir ?? '.switchyard';
-  const log = options.log ?? ((line) => process.stderr.write(`${JSON.stringify(line)}\n`));
+  const stderr = options.log ? undefined : bufferedLines(process.stderr);
+  const log = options.log ?? stderr!.write;
   const info = (msg: string, fields: Record<string, unknown> = {}) => log({ time: new Date().toISOString(), level: 'info', msg, ...fields });
 
   const dbPath = databasePath(dataDir);
@@ -95,7 +96,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     version: options.version ?? '0.0.0',
     onUnexpectedError: (error, request) => {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      log({ time: new Date().toISOString(), level: 'error', msg: 'unexpected error', method: request.method, path: new URL(request.url).pathname, error: redactSecrets(detail, []) });
+      log({ time: new Date().toISOString(), level: 'error', msg: 'unexpected error', method: request.method, path: request.path, error: redactSecrets(detail, []) });
     },
   });
   const listener = createNodeListener(handler, {
@@ -132,7 +133,29 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       keys.close();
       sqliteDeployments?.close();
       info('stopped', { records_written: gateway.recordStats.written });
+      stderr?.flush();
     })());
 
   return { url, host, port, gateway, keys, deployments, server, close };
+}
+
+/**
+ * JSON log lines gathered over one event-loop turn and written together: a request log line each is a system call
+ * each otherwise (stderr writes are synchronous for files and pipes), which under load cost more than the lines.
+ */
+function bufferedLines(stream: NodeJS.WritableStream): { write: (line: Record<string, unknown>) => void; flush: () => void } {
+  let pending = '';
+  const flush = () => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    stream.write(text);
+  };
+  return {
+    write(line) {
+      if (pending === '') setImmediate(flush);
+      pending += `${JSON.stringify(line)}\n`;
+    },
+    flush,
+  };
 }
