@@ -1,10 +1,15 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openDatabase } from './open-database.ts';
 
 export const API_KEY_PREFIX = 'sy-';
 /** Characters after `sy-` shown to tell keys apart (`sy-Ab3dEf9h…`); 48 bits, never enough to guess the key. */
 const DISPLAY_PREFIX_LENGTH = 8;
+/**
+ * How long a key found valid is trusted without asking the database again. A key revoked by this process stops
+ * working at once; one revoked by another process (`switchyard keys revoke` while the server runs) within this time.
+ */
+const VALID_KEY_TTL_MS = 1_000;
 
 /** What is stored about a key: never the key itself. */
 export interface ApiKeyInfo {
@@ -37,6 +42,8 @@ CREATE TABLE IF NOT EXISTS api_keys (
 export class ApiKeyStore {
   readonly #db: DatabaseSync;
   readonly #statements: Record<'insert' | 'byHash' | 'all' | 'byIdOrPrefix' | 'revoke' | 'count', StatementSync>;
+  /** Keys found valid, by the base64 of their hash (never the key itself), until `expires` (ms). */
+  readonly #valid = new Map<string, { key: ApiKeyInfo; expires: number }>();
 
   /** `path` is the data directory's database file, or `:memory:`. */
   constructor(path: string) {
@@ -85,6 +92,7 @@ export class ApiKeyStore {
     if (key.revoked_at) return key;
     const revokedAt = new Date().toISOString();
     this.#statements.revoke.run(revokedAt, key.id);
+    this.#valid.clear();
     return { ...key, revoked_at: revokedAt };
   }
 
@@ -93,11 +101,20 @@ export class ApiKeyStore {
     if (!presented) return { ok: false, reason: 'missing' };
     // Anything longer than a key cannot be one; no need to hash a megabyte header.
     if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 100) return { ok: false, reason: 'invalid' };
-    const hash = hashKey(presented);
-    const row = this.#statements.byHash.get(hash) as (ApiKeyInfo & { hash: Uint8Array }) | undefined;
-    if (!row || row.hash.length !== hash.length || !timingSafeEqual(row.hash, hash)) return { ok: false, reason: 'invalid' };
-    if (row.revoked_at) return { ok: false, reason: 'revoked' };
+    const cacheKey = hash('sha256', presented, 'base64');
+    const now = Date.now();
+    const cached = this.#valid.get(cacheKey);
+    if (cached && cached.expires > now) return { ok: true, key: cached.key };
+    const digest = Buffer.from(cacheKey, 'base64');
+    const row = this.#statements.byHash.get(digest) as (ApiKeyInfo & { hash: Uint8Array }) | undefined;
+    if (!row || row.hash.length !== digest.length || !timingSafeEqual(row.hash, digest)) return { ok: false, reason: 'invalid' };
+    if (row.revoked_at) {
+      this.#valid.delete(cacheKey);
+      return { ok: false, reason: 'revoked' };
+    }
     const { hash: _hash, ...info } = row;
+    // Only valid keys are remembered (as many as there are keys), so random invalid ones cannot grow the map.
+    this.#valid.set(cacheKey, { key: info, expires: now + VALID_KEY_TTL_MS });
     return { ok: true, key: info };
   }
 
@@ -107,5 +124,5 @@ export class ApiKeyStore {
 }
 
 function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer');
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeploymentConflictError, DeploymentValidationError } from '../../src/index.ts';
 import { SqliteDeploymentStore } from '../../src/deployments/index.ts';
 import { ApiKeyStore } from '../../src/server/api-keys.ts';
@@ -74,5 +74,29 @@ describe('ApiKeyStore', () => {
     expect(() => keys.revoke('sy-nothing')).toThrow(/No API key/);
     expect(keys.list().map((key) => key.name)).toEqual([null, 'two']);
     keys.close();
+  });
+
+  it('trusts a valid key for a second: a revocation by another process takes effect within it, its own at once', () => {
+    vi.useFakeTimers({ now: new Date('2026-11-22T12:00:00Z'), toFake: ['Date'] });
+    try {
+      const server = new ApiKeyStore(databasePath(dir));
+      const cli = new ApiKeyStore(databasePath(dir));
+      const { key, info } = cli.create('ci');
+      expect(server.check(key).ok).toBe(true);
+      cli.revoke(info.id);
+      vi.advanceTimersByTime(900);
+      expect(server.check(key).ok).toBe(true);
+      vi.advanceTimersByTime(200);
+      expect(server.check(key)).toEqual({ ok: false, reason: 'revoked' });
+
+      const other = server.create('own');
+      expect(server.check(other.key).ok).toBe(true);
+      server.revoke(other.info.prefix);
+      expect(server.check(other.key)).toEqual({ ok: false, reason: 'revoked' });
+      server.close();
+      cli.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
