@@ -1,23 +1,11 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import * as z from 'zod';
 import type { Gateway } from '../../gateway.ts';
 import type { ApiKeyStore } from '../api-keys.ts';
 import type { Route } from '../router.ts';
 
-const listModelsInput = z
-  .object({ reasoning: z.boolean().optional().describe('true: only models that support reasoning. Omit for every model.') })
-  .strict();
-const listDeploymentsInput = z
-  .object({ agent_id: z.string().min(1).describe('The agent whose deployments to list, such as "support".') })
-  .strict();
-const createApiKeyInput = z
-  .object({ name: z.string().max(200).optional().describe('A label to recognise the key by in `switchyard keys list`.') })
-  .strict();
-
 /**
  * `/mcp`: the catalog, deployments and key creation as MCP tools over Streamable HTTP (stateless: a server and a
- * transport per request, answering in JSON). Tools call the same gateway and key store as the HTTP API.
+ * transport per request, answering in JSON). Tools call the same gateway and key store as the HTTP API. The MCP SDK
+ * and zod (about 190 ms and 28 MB) are loaded on the first MCP request, not when the server starts.
  */
 export function mcpRoutes(gateway: Gateway, keys: ApiKeyStore, maxBodyBytes: number, version: string): Route[] {
   return [
@@ -27,65 +15,9 @@ export function mcpRoutes(gateway: Gateway, keys: ApiKeyStore, maxBodyBytes: num
       auth: 'key',
       checkHost: true,
       async handle({ request }) {
-        // No sessionIdGenerator: stateless.
-        const server = buildServer(gateway, keys, version);
-        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, maxRequestBodySize: maxBodyBytes });
-        try {
-          await server.connect(transport);
-          return await transport.handleRequest(request);
-        } finally {
-          // JSON mode: the response is complete once handleRequest resolves.
-          await server.close();
-        }
+        const { answerMcp } = await import('./mcp-server.ts');
+        return answerMcp(request, gateway, keys, maxBodyBytes, version);
       },
     },
   ];
-}
-
-function buildServer(gateway: Gateway, keys: ApiKeyStore, version: string): McpServer {
-  const server = new McpServer({ name: 'switchyard', version });
-  server.registerTool(
-    'list_models',
-    {
-      description: 'Lists the model catalog: id, USD price per 1M input and output tokens, context window, release date, reasoning support.',
-      inputSchema: listModelsInput,
-      annotations: { readOnlyHint: true },
-    },
-    async ({ reasoning }) => {
-      const rows = gateway.listModels({ reasoning: reasoning ?? false }).data.map((model) => ({
-        id: model.id,
-        price_in: model.pricing.input,
-        price_out: model.pricing.output,
-        context_window: model.context_window,
-        release_date: model.release_date,
-        reasoning: model.supports.reasoning,
-      }));
-      return asJson(rows);
-    },
-  );
-  server.registerTool(
-    'list_deployments',
-    {
-      description: 'Lists the stored deployments (agent versions, called as model "switchyard/deployment/<id>") of one agent, newest first.',
-      inputSchema: listDeploymentsInput,
-      annotations: { readOnlyHint: true },
-    },
-    async ({ agent_id }) => asJson(await gateway.listDeployments({ agent_id })),
-  );
-  server.registerTool(
-    'create_api_key',
-    {
-      description: 'Creates an API key for this server. The key is shown once, in this answer, and cannot be read back.',
-      inputSchema: createApiKeyInput,
-    },
-    async ({ name }) => {
-      const { key, info } = keys.create(name);
-      return asJson({ key, id: info.id, name: info.name, prefix: info.prefix, created_at: info.created_at });
-    },
-  );
-  return server;
-}
-
-function asJson(value: unknown): { content: Array<{ type: 'text'; text: string }> } {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
 }
