@@ -4,18 +4,19 @@
  * median of the per-round paired differences. Small changes (5-20 µs per call) are only visible this way on a
  * noisy machine; the HTTP benchmark's noise is ±100 µs.
  *
- *   node --expose-gc bench/compare.ts <treeA> <treeB> [--case plain|schema|big] [--rounds 15] [--calls 3000]
+ *   node --expose-gc bench/compare.ts <treeA> <treeB> [--case plain|schema|big|stream] [--rounds 15] [--calls 3000]
  *       [--records-off-b]
  *
  * A tree is a directory holding `src/index.ts` (this checkout is `.`; a patched copy or a `git worktree` is the
- * other). `--case big` sends a 30-message, 21 kB conversation; `--records-off-b` turns recording off in B, which
+ * other). `--case big` sends a 30-message, 21 kB conversation; `--case stream` reads a 19-chunk stream to its end;
+ * `--records-off-b` turns recording off in B, which
  * measures what recording costs.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
-import { completion } from './payloads.ts';
+import { completion, streamHead, streamTail } from './payloads.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -27,7 +28,7 @@ const { values: args, positionals } = parseArgs({
     'records-off-b': { type: 'boolean', default: false },
   },
 });
-if (positionals.length !== 2) throw new Error('usage: node --expose-gc bench/compare.ts <treeA> <treeB> [--case plain|schema|big]');
+if (positionals.length !== 2) throw new Error('usage: node --expose-gc bench/compare.ts <treeA> <treeB> [--case plain|schema|big|stream]');
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 
@@ -36,7 +37,9 @@ const load = async (tree: string) => (await import(pathToFileURL(resolve(tree, '
 const [a, b] = await Promise.all(positionals.map(load));
 
 const headers = { 'content-type': 'application/json', 'x-request-id': 'req_bench' };
-const stubFetch = (async () => new Response(completion, { headers })) as unknown as typeof fetch;
+const stream = args.case === 'stream';
+const sse = Buffer.concat([streamHead, streamTail]);
+const stubFetch = (async () => (stream ? new Response(sse, { headers: { 'content-type': 'text/event-stream' } }) : new Response(completion, { headers }))) as unknown as typeof fetch;
 const apiKey = 'sk-bench-0000000000000000';
 const baseURL = 'http://127.0.0.1:9/v1';
 const messages: Array<{ role: 'system' | 'user'; content: string }> = [
@@ -61,11 +64,21 @@ const gatewayA = a!.createGateway({ env: {}, providers: { openai: { apiKey, base
 const gatewayB = b!.createGateway({ env: {}, ...(args['records-off-b'] ? { records: false as const } : {}), providers: { openai: { apiKey, baseURL, fetch: stubFetch } } });
 const sdk = new OpenAI({ apiKey, baseURL, fetch: stubFetch });
 
-const cases: Record<string, () => Promise<unknown>> = {
-  sdk: () => sdk.chat.completions.create({ model: 'gpt-4o-mini', messages }),
-  A: () => gatewayA.createCompletion(request),
-  B: () => gatewayB.createCompletion(request),
-};
+/** `--case stream`: every chunk read to the end. */
+async function drain(chunks: AsyncIterable<unknown>): Promise<void> {
+  for await (const _chunk of chunks);
+}
+const cases: Record<string, () => Promise<unknown>> = stream
+  ? {
+      sdk: async () => drain(await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true })),
+      A: async () => drain(await gatewayA.createCompletion({ ...request, stream: true })),
+      B: async () => drain(await gatewayB.createCompletion({ ...request, stream: true })),
+    }
+  : {
+      sdk: () => sdk.chat.completions.create({ model: 'gpt-4o-mini', messages }),
+      A: () => gatewayA.createCompletion(request),
+      B: () => gatewayB.createCompletion(request),
+    };
 
 async function batch(call: () => Promise<unknown>, calls: number, concurrency: number): Promise<number> {
   gc!();

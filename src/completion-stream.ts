@@ -54,39 +54,63 @@ export class CompletionStream implements AsyncIterable<CompletionChunk> {
   }
 }
 
+export interface RelayOptions {
+  /** The catalog id every chunk's `model` is set to. */
+  model: string;
+  /** Keep the usage chunk (the caller sent `stream_options.include_usage`). */
+  includeUsage: boolean;
+  info: SwitchyardResponseInfo;
+  /** Sees every provider chunk, the usage chunk included: the call record. */
+  observe: (chunk: CompletionChunk) => void;
+  /** Sees every chunk the caller gets, and may fail the stream at its end: the structured-output check. */
+  check?: { observe(chunk: CompletionChunk): void; finish(): void } | undefined;
+  /** Called once when the caller's iteration ends: finished, failed (with the error) or stopped early. */
+  onEnd: (error?: unknown) => void;
+}
+
 /**
- * Forwards the provider's chunks to the caller: rewrites `model` to the catalog id, keeps the usage chunk only
- * when the caller asked for it, and turns a failure after the first chunk into a `StreamInterruptedError`.
+ * Relays the provider's chunks to the caller in one layer: the recorder sees each, `model` is rewritten to the
+ * catalog id, the usage chunk is kept only when asked for, the output check runs, and a failure after the first
+ * chunk becomes a `StreamInterruptedError`. `first` is the chunk the gateway awaited before answering (none when
+ * the provider's stream was empty).
  */
-export async function* forwardChunks(
-  first: CompletionChunk,
+export async function* relayChunks(
+  first: IteratorResult<CompletionChunk>,
   rest: AsyncIterator<CompletionChunk>,
-  options: { model: string; includeUsage: boolean; info: SwitchyardResponseInfo },
+  options: RelayOptions,
 ): AsyncGenerator<CompletionChunk> {
-  let chunk: CompletionChunk | undefined = first;
+  const { check } = options;
+  let failure: unknown;
   try {
-    while (chunk) {
+    for (let next = first; !next.done; next = await rest.next()) {
+      const chunk = next.value;
+      options.observe(chunk);
       chunk.model = options.model;
-      if (options.includeUsage) yield chunk;
-      else if (chunk.choices.length > 0) {
+      if (!options.includeUsage) {
+        if (chunk.choices.length === 0) continue;
         delete chunk.usage;
-        yield chunk;
       }
-      const next = await rest.next();
-      chunk = next.done ? undefined : next.value;
+      check?.observe(chunk);
+      yield chunk;
     }
+    check?.finish();
   } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    throw new StreamInterruptedError(`The stream from ${error.provider} (${error.model}) broke off after it had started: ${error.message}`, {
-      provider: error.provider,
-      model: error.model,
-      status: error.status,
-      code: error.code ?? 'stream_interrupted',
-      retryable: false,
-      attempts: options.info.attempts,
-      cause: error,
-    });
+    failure = error instanceof ProviderError && !(error instanceof StreamInterruptedError) ? interrupted(error, options.info) : error;
+    throw failure;
   } finally {
     await rest.return?.();
+    options.onEnd(failure);
   }
+}
+
+function interrupted(error: ProviderError, info: SwitchyardResponseInfo): StreamInterruptedError {
+  return new StreamInterruptedError(`The stream from ${error.provider} (${error.model}) broke off after it had started: ${error.message}`, {
+    provider: error.provider,
+    model: error.model,
+    status: error.status,
+    code: error.code ?? 'stream_interrupted',
+    retryable: false,
+    attempts: info.attempts,
+    cause: error,
+  });
 }

@@ -4,7 +4,7 @@ import { applyModelSupport } from './apply-model-support.ts';
 import { Catalog, type ListModelsOptions, type ModelList } from './catalog/catalog.ts';
 import type { ModelEntry } from './catalog/catalog-schema.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
-import { CompletionStream, forwardChunks } from './completion-stream.ts';
+import { CompletionStream, relayChunks } from './completion-stream.ts';
 import { InvalidRequestError, ModelNotFoundError, ProviderError, StructuredOutputError, SwitchyardError, UnsupportedParameterError } from './errors.ts';
 import { MockProvider } from './providers/mock.ts';
 import type { ProviderCall, ProviderCompletion, ProviderSettings } from './providers/provider.ts';
@@ -12,7 +12,7 @@ import { createProviderPool } from './providers/provider-pool.ts';
 import { constrainsOutputNatively, reservedProviderNames } from './providers/registry.ts';
 import { resolveReasoning } from './reasoning.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
-import { createCallRecorder, observeStream, type CallContext, type RecordOptions } from './records/call-recorder.ts';
+import { createCallRecorder, type CallContext, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
 import { computeTotalCost } from './records/compute-cost.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
@@ -22,7 +22,7 @@ import { resolveDeployment } from './deployments/resolve-deployment.ts';
 import type { DeploymentStore } from './deployments/store.ts';
 import { parseModelReference, type ModelReference } from './routing/parse-model.ts';
 import { runAttempts, type Candidate, type RetryOptions } from './routing/run-attempts.ts';
-import { applyOutputSpec, validateStreamedOutput } from './structured-output/apply-output-spec.ts';
+import { applyOutputSpec, StreamedOutputCheck } from './structured-output/apply-output-spec.ts';
 import { checkOutput, correctionMessages, resolveOutputSpec, type OutputCheck, type OutputSpec } from './structured-output/output-spec.ts';
 import { renderMessages } from './templates.ts';
 import type {
@@ -239,22 +239,22 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         callOptions.signal,
       );
       const info = infoFor(candidate, attempts);
-      const includeUsage = request.stream_options?.include_usage === true;
-      let chunks = value.first.done
-        ? emptyStream()
-        : forwardChunks(value.first.value, value.iterator, { model: candidate.model.id, includeUsage, info });
-      if (output) chunks = validateStreamedOutput(chunks, output, attempts);
       const observed = new StreamRecorder();
       const pricing = candidate.offering.pricing;
-      return new CompletionStream(
-        observeStream(value.first, value.iterator, observed, chunks, (error) => {
+      const chunks = relayChunks(value.first, value.iterator, {
+        model: candidate.model.id,
+        includeUsage: request.stream_options?.include_usage === true,
+        info,
+        observe: (chunk) => observed.observe(chunk),
+        check: output && new StreamedOutputCheck(output, attempts),
+        onEnd: (error) => {
           const summary = observed.summary();
           call.billed.push({ usage: summary.usage, pricing });
           info.cost_usd = computeTotalCost(call.billed);
           recorder.record(request, call, { info, stream: summary, ...(error === undefined ? {} : { error }) });
-        }),
-        info,
-      );
+        },
+      });
+      return new CompletionStream(chunks, info);
     }
 
     const attempts: Attempt[] = [];
@@ -367,8 +367,6 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     catalog,
   };
 }
-
-async function* emptyStream(): AsyncGenerator<never> {}
 
 /** Recursion over a caller's value nested tens of thousands deep overflows the stack: the request's fault, not ours. */
 function isStackOverflow(error: unknown): boolean {

@@ -1,12 +1,11 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { CompletionChunk, CompletionRequest } from '../types.ts';
+import type { CompletionRequest } from '../types.ts';
 import { buildCallRecord, type CallRecordInput } from './build-record.ts';
 import type { CallRecord } from './call-record.ts';
 import { isCallStore, type CallStore } from './call-store.ts';
 import type { BilledUsage } from './compute-cost.ts';
 import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
 import { MemorySink } from './sinks/memory-sink.ts';
-import type { StreamRecorder } from './stream-recorder.ts';
 import { uuidv7 } from './uuidv7.ts';
 
 export type RecordOptions = Partial<RecordQueueOptions> & { redact?: boolean };
@@ -97,31 +96,3 @@ const noCallStore: CallStore = new Proxy({} as CallStore, {
   get: () => () => Promise.reject(new Error('No call-record sink of this gateway answers queries: add a MemorySink or SqliteSink to records.sinks.')),
 });
 
-/**
- * Lets the recorder see every provider chunk (before the caller-facing stream drops usage chunks), and calls
- * `done` once when the caller's iteration ends: finished, failed or stopped early.
- */
-export async function* observeStream(
-  first: IteratorResult<CompletionChunk>,
-  source: AsyncIterator<CompletionChunk>,
-  recorder: StreamRecorder,
-  chunks: AsyncIterable<CompletionChunk>,
-  done: (error?: unknown) => void,
-): AsyncGenerator<CompletionChunk> {
-  if (!first.done) recorder.observe(first.value);
-  const next = source.next.bind(source);
-  source.next = async (...args) => {
-    const result = await next(...args);
-    if (!result.done) recorder.observe(result.value);
-    return result;
-  };
-  let failure: unknown;
-  try {
-    yield* chunks;
-  } catch (error) {
-    failure = error;
-    throw error;
-  } finally {
-    done(failure);
-  }
-}

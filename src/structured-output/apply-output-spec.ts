@@ -30,32 +30,38 @@ function mentionsJson(message: ChatCompletionMessageParam): boolean {
 }
 
 /**
- * Streams content as it comes and validates the whole answer at the end: an answer that does not match the schema
- * ends the stream with a `StructuredOutputError` instead of passing as if valid.
+ * Checks a streamed answer: content passes through as it comes, and the whole of it is validated at the end, so an
+ * answer that does not match the schema ends the stream with a `StructuredOutputError` instead of passing as valid.
  */
-export async function* validateStreamedOutput(
-  chunks: AsyncIterable<CompletionChunk>,
-  spec: OutputSpec,
-  attempts: Attempt[],
-): AsyncGenerator<CompletionChunk> {
-  let content = '';
-  let skip = false;
-  for await (const chunk of chunks) {
-    const choice = chunk.choices[0];
-    if (choice) {
-      content += choice.delta.content ?? '';
-      if (choice.delta.refusal || choice.delta.tool_calls || choice.finish_reason === 'content_filter' || choice.finish_reason === 'tool_calls') skip = true;
-    }
-    yield chunk;
+export class StreamedOutputCheck {
+  readonly #spec: OutputSpec;
+  readonly #attempts: Attempt[];
+  #content = '';
+  // Refusals, tool calls and filtered answers are not the JSON answer: nothing to validate.
+  #skip = false;
+
+  constructor(spec: OutputSpec, attempts: Attempt[]) {
+    this.#spec = spec;
+    this.#attempts = attempts;
   }
-  if (skip) return;
-  const check = checkOutput(content, spec);
-  if (!check.ok) {
+
+  observe(chunk: CompletionChunk): void {
+    const choice = chunk.choices[0];
+    if (!choice) return;
+    this.#content += choice.delta.content ?? '';
+    if (choice.delta.refusal || choice.delta.tool_calls || choice.finish_reason === 'content_filter' || choice.finish_reason === 'tool_calls') this.#skip = true;
+  }
+
+  /** Throws when the finished answer does not match the schema. */
+  finish(): void {
+    if (this.#skip) return;
+    const check = checkOutput(this.#content, this.#spec);
+    if (check.ok) return;
     throw new StructuredOutputError(
-      `The streamed answer does not match the schema "${spec.name}": ${check.errors.slice(0, 5).join('; ')}.`,
-      content,
+      `The streamed answer does not match the schema "${this.#spec.name}": ${check.errors.slice(0, 5).join('; ')}.`,
+      this.#content,
       check.errors,
-      attempts,
+      this.#attempts,
     );
   }
 }
