@@ -9,8 +9,7 @@
  *
  * A tree is a directory holding `src/index.ts` (this checkout is `.`; a patched copy or a `git worktree` is the
  * other). `--case big` sends a 30-message, 21 kB conversation; `--case stream` reads a 19-chunk stream to its end;
- * `--records-off-b` turns recording off in B, which
- * measures what recording costs.
+ * `--records-off-b` turns recording off in B, which measures what recording costs.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
