@@ -1,3 +1,4 @@
+import { jsonCopy } from '../internal/json-copy.ts';
 import { redactSecrets } from '../internal/redact.ts';
 import type { Attempt, ChatCompletionMessageParam, CompletionChoice, SwitchyardResponseInfo } from '../types.ts';
 import { redactRecord, type CallRecord, type RecordError, type RecordOutput, type RecordToolCall } from './call-record.ts';
@@ -124,12 +125,12 @@ function outputFromChoice(choice: CompletionChoice | undefined): RecordOutput | 
 }
 
 /**
- * A deep copy through JSON: what every sink stores anyway, so a record reads the same from memory and from disk,
- * and a value JSON cannot hold (a BigInt, a cycle) cannot make a sink fail later.
+ * A deep copy with JSON's rules: what every sink stores anyway, so a record reads the same from memory and from
+ * disk, and a value JSON cannot hold (a BigInt, a cycle) cannot make a sink fail later.
  */
 function jsonClone(value: unknown): unknown {
   try {
-    return JSON.parse(JSON.stringify(value) ?? 'null') as unknown;
+    return jsonCopy(value);
   } catch {
     return '[unserializable]';
   }
