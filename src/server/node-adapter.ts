@@ -234,8 +234,8 @@ async function writeReply(req: IncomingMessage, res: ServerResponse, reply: Repl
     if (!req.complete) req.resume();
     return;
   }
+  // No flushHeaders(): the headers leave with the first chunk, in one write.
   res.writeHead(reply.status, headers);
-  res.flushHeaders();
   try {
     for await (const chunk of body) {
       if (res.destroyed) return;
