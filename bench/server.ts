@@ -9,6 +9,8 @@
  *   to a provider, call records into SQLite, request logs to stderr (sent to /dev/null).
  * - The peer is @portkey-ai/gateway when installed under --portkey (outside the project:
  *   `mkdir /tmp/portkey && cd /tmp/portkey && npm install @portkey-ai/gateway`); skipped otherwise.
+ * - The yardstick is bench/sdk-proxy.ts: the official openai SDK behind a bare node:http server (no auth, records,
+ *   validation), on the same core and transport; what serve costs over it is what Switchyard itself adds.
  * - Measured in one run: RPS at 32 connections (autocannon), latency at 1 connection (undici, rounds alternated
  *   between targets), time to the first body byte of a stream (sequential, alternated), the server's RSS idle, under
  *   load and over a long run (sampled every 10 s). Ratios are within this run.
@@ -161,7 +163,7 @@ async function firstByte(all: Target[], count: number, failures: Map<string, str
       }
       if (response.statusCode !== 200 || !text.includes('[DONE]')) {
         // The peer's failure is reported, not fatal; ours is fatal.
-        if (target.pid === undefined || target.name === 'switchyard serve') throw new Error(`${target.name}: stream ${response.statusCode} ${text.slice(0, 200)}`);
+        if (target.name !== 'Portkey gateway') throw new Error(`${target.name}: stream ${response.statusCode} ${text.slice(0, 200)}`);
         failures.set(target.name, `${response.statusCode} ${text.slice(0, 120)}`);
         targets = targets.filter((other) => other !== target);
         continue;
@@ -208,6 +210,18 @@ await sleep(300);
 const serveIdleColdMb = rssMb(serve.pid!);
 await waitUntilUp(serve, serveChild);
 
+// The yardstick: the official SDK behind a bare node:http server (bench/sdk-proxy.ts), same core, same transport.
+const proxyPort = await freePort();
+const [proxyCmd, proxyArgs] = pinned(0, [node, 'bench/sdk-proxy.ts', String(proxyPort)]);
+const proxyChild = spawn(proxyCmd, proxyArgs, {
+  cwd: root,
+  stdio: 'ignore',
+  env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
+});
+children.push(proxyChild);
+const sdkProxy: Target = { name: 'bare SDK proxy', url: `http://127.0.0.1:${proxyPort}`, headers: { 'content-type': 'application/json' }, pid: proxyChild.pid! };
+await waitUntilUp(sdkProxy, proxyChild);
+
 let portkey: Target | undefined;
 let portkeyNote = '';
 const portkeyEntry = join(args.portkey, 'node_modules/@portkey-ai/gateway/build/start-server.js');
@@ -239,7 +253,7 @@ if (existsSync(portkeyEntry)) {
 }
 if (portkeyNote) log(portkeyNote);
 
-const targets = [direct, serve, ...(portkey ? [portkey] : [])];
+const targets = [direct, sdkProxy, serve, ...(portkey ? [portkey] : [])];
 log('warm-up…');
 for (const target of targets) await rps(target, 32, 2);
 const serveIdleMb = rssMb(serve.pid!);
@@ -289,7 +303,7 @@ for (const target of targets) {
   rows.push([
     target.name,
     f(l.rps, 0),
-    isBase ? 'reference' : `${f(l.rps / load.get(direct.name)!.rps)}× direct${portkey && target === serve ? `, ${f(l.rps / load.get(portkey.name)!.rps, 1)}× Portkey` : ''}`,
+    isBase ? 'reference' : `${f(l.rps / load.get(direct.name)!.rps)}× direct${target === serve ? `, ${f(l.rps / load.get(sdkProxy.name)!.rps)}× bare SDK proxy` : ''}${portkey && target === serve ? `, ${f(l.rps / load.get(portkey.name)!.rps, 1)}× Portkey` : ''}`,
     String(l.errors),
     f(s.p50, 3), f(s.p99, 3),
     isBase ? '' : `${signed(s.p50 - base.p50, 3)} / ${signed(s.p99 - base.p99, 3)}`,
@@ -303,6 +317,7 @@ console.log(`|${header.map((_, index) => (index === 0 ? '---' : '---:')).join('|
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 
 const sv = stat(serve.name);
+const px = stat(sdkProxy.name);
 const rssUnderLoad = Math.max(load.get(serve.name)!.rssMaxMb, ...rssSeries);
 const firstFull = rssSeries[Math.min(3, rssSeries.length - 1)]!; // after ~30 s of the long run
 const lastFull = rssSeries[rssSeries.length - 1]!;
@@ -319,9 +334,9 @@ if (portkey) {
   console.log(`target serve ≥ 10× Portkey RPS at c32: not measured (${portkeyNote})`);
 }
 for (const [name, why] of streamFailures) console.log(`${name}: stream: true answered ${why} (no first-byte figure)`);
-console.log(`target +≤ 0.3 ms p50 at c1: ${signed(sv.p50 - base.p50, 3)} ms → ${verdict(sv.p50 - base.p50 <= 0.3)}`);
+console.log(`target +≤ 0.3 ms p50 at c1: ${signed(sv.p50 - base.p50, 3)} ms → ${verdict(sv.p50 - base.p50 <= 0.3)} (the bare SDK proxy alone: ${signed(px.p50 - base.p50, 3)} ms; serve over it: ${signed(sv.p50 - px.p50, 3)} ms)`);
 console.log(`target +≤ 1 ms p99 at c1: ${signed(sv.p99 - base.p99, 3)} ms → ${verdict(sv.p99 - base.p99 <= 1)}`);
-console.log(`target +≤ 1 ms stream first byte (p50): ${signed(sv.ttfb50 - base.ttfb50, 3)} ms → ${verdict(sv.ttfb50 - base.ttfb50 <= 1)}`);
+console.log(`target +≤ 1 ms stream first byte (p50): ${signed(sv.ttfb50 - base.ttfb50, 3)} ms → ${verdict(sv.ttfb50 - base.ttfb50 <= 1)} (the bare SDK proxy alone: ${signed(px.ttfb50 - base.ttfb50, 3)} ms)`);
 console.log(`target RSS ≤ 120 MB under load: ${f(rssUnderLoad, 0)} MB → ${verdict(rssUnderLoad <= 120)}`);
 console.log(`target RSS flat after ${longAmount === longRequests ? '1M' : `${longAmount} (not 1M: ${longSeconds} s cap)`} requests: drift ${signed(lastFull - firstFull, 1)} MB → ${verdict(lastFull - firstFull <= 10)} (flat = within 10 MB)`);
 process.exit(0);
