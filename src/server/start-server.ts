@@ -66,7 +66,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const sqliteDeployments = options.deployments === undefined ? new SqliteDeploymentStore(dbPath) : undefined;
   const deployments = sqliteDeployments ?? createDeploymentStore(options.deployments!);
   const mock = options.mock ?? false;
-  const gateway = createGateway({ ...options.gateway, mock, deployments, records: { sinks: [new SqliteSink(dbPath)] } });
+  // node:sqlite writes synchronously: record batches of 32 (~0.5 ms each) instead of 200 (2–4 ms) keep a flush
+  // from holding up the requests that arrive meanwhile (p99 at one connection).
+  const records = { sinks: [new SqliteSink(dbPath)], batchSize: 32 };
+  const gateway = createGateway({ ...options.gateway, mock, deployments, records });
 
   const server = createServer({ requestTimeout: options.requestTimeoutMs ?? 60_000, headersTimeout: Math.min(options.requestTimeoutMs ?? 60_000, 30_000) });
   await new Promise<void>((resolve, reject) => {
