@@ -11,6 +11,7 @@
 export { startServer, type ServeOptions, type RunningServer } from './start-server.ts';
 export { createSwitchyardHandler, type SwitchyardHandler, type SwitchyardHandlerOptions } from './handler.ts';
 export { createNodeListener, type NodeListenerOptions, type RequestLogEntry } from './node-adapter.ts';
+export type { Reply, ServerRequest } from './exchange.ts';
 export { ApiKeyStore, API_KEY_PREFIX, type ApiKeyInfo, type ApiKeyCheck } from './api-keys.ts';
 export { defaultHostPolicy, type HostPolicy } from './host-check.ts';
 export { databasePath } from './open-database.ts';
