@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -66,6 +66,10 @@ describe('the switchyard CLI', () => {
     try {
       await expect.poll(() => stderr, { timeout: 10_000 }).toContain('"msg":"listening"');
       const url = (JSON.parse(stderr.split('\n').find((line) => line.includes('"listening"'))!) as { url: string }).url;
+      // The server re-executed itself in the same process with a bounded young generation (docs/serve.md#memory).
+      if (existsSync(`/proc/${child.pid}/cmdline`) && process.execve) {
+        expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=16');
+      }
       const response = await fetch(`${url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -80,6 +84,22 @@ describe('the switchyard CLI', () => {
       const db = new DatabaseSync(databasePath(dataDir), { readOnly: true });
       expect(db.prepare("SELECT count(*) AS count FROM calls WHERE agent_id = 'cli-serve'").get()).toEqual({ count: 1 });
       db.close();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it.runIf(existsSync('/proc/self/cmdline') && process.execve)('serve keeps a young-generation size the user chose in NODE_OPTIONS', async () => {
+    const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: '--max-semi-space-size=8' },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    try {
+      await expect.poll(() => stderr, { timeout: 10_000 }).toContain('"msg":"listening"');
+      expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')).not.toContain('--max-semi-space-size');
     } finally {
       child.kill('SIGKILL');
     }
