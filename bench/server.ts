@@ -9,8 +9,9 @@
  *   to a provider, call records into SQLite, request logs to stderr (sent to /dev/null).
  * - The peer is @portkey-ai/gateway when installed under --portkey (outside the project:
  *   `mkdir /tmp/portkey && cd /tmp/portkey && npm install @portkey-ai/gateway`); skipped otherwise.
- * - The yardstick is bench/sdk-proxy.ts: the official openai SDK behind a bare node:http server (no auth, records,
- *   validation), on the same core and transport; what serve costs over it is what Switchyard itself adds.
+ * - Two yardsticks on the same core: bench/undici-proxy.ts passes bodies through node:http → undici (the ceiling of
+ *   any Node gateway that calls upstream), bench/sdk-proxy.ts puts the official openai SDK behind a bare node:http
+ *   server (no auth, records, validation; serve's transport): what serve costs over it is what Switchyard adds.
  * - Measured in one run: RPS at 32 connections (autocannon), latency at 1 connection (undici, rounds alternated
  *   between targets), time to the first body byte of a stream (sequential, alternated), the server's RSS idle, under
  *   load and over a long run (sampled every 10 s). Ratios are within this run.
@@ -210,17 +211,23 @@ await sleep(300);
 const serveIdleColdMb = rssMb(serve.pid!);
 await waitUntilUp(serve, serveChild);
 
-// The yardstick: the official SDK behind a bare node:http server (bench/sdk-proxy.ts), same core, same transport.
-const proxyPort = await freePort();
-const [proxyCmd, proxyArgs] = pinned(0, [node, 'bench/sdk-proxy.ts', String(proxyPort)]);
-const proxyChild = spawn(proxyCmd, proxyArgs, {
-  cwd: root,
-  stdio: 'ignore',
-  env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
-});
-children.push(proxyChild);
-const sdkProxy: Target = { name: 'bare SDK proxy', url: `http://127.0.0.1:${proxyPort}`, headers: { 'content-type': 'application/json' }, pid: proxyChild.pid! };
-await waitUntilUp(sdkProxy, proxyChild);
+// Yardsticks on the same core: a pass-through undici proxy (the ceiling of any Node gateway that calls upstream) and
+// the official SDK behind a bare node:http server (the ceiling of one built on the SDK, on serve's transport).
+async function startProxy(name: string, script: string): Promise<Target> {
+  const port = await freePort();
+  const [cmd, argv] = pinned(0, [node, script, String(port)]);
+  const child = spawn(cmd, argv, {
+    cwd: root,
+    stdio: 'ignore',
+    env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
+  });
+  children.push(child);
+  const target: Target = { name, url: `http://127.0.0.1:${port}`, headers: { 'content-type': 'application/json' }, pid: child.pid! };
+  await waitUntilUp(target, child);
+  return target;
+}
+const undiciProxy = await startProxy('bare undici proxy', 'bench/undici-proxy.ts');
+const sdkProxy = await startProxy('bare SDK proxy', 'bench/sdk-proxy.ts');
 
 let portkey: Target | undefined;
 let portkeyNote = '';
@@ -253,7 +260,7 @@ if (existsSync(portkeyEntry)) {
 }
 if (portkeyNote) log(portkeyNote);
 
-const targets = [direct, sdkProxy, serve, ...(portkey ? [portkey] : [])];
+const targets = [direct, undiciProxy, sdkProxy, serve, ...(portkey ? [portkey] : [])];
 log('warm-up…');
 for (const target of targets) await rps(target, 32, 2);
 const serveIdleMb = rssMb(serve.pid!);
@@ -303,7 +310,7 @@ for (const target of targets) {
   rows.push([
     target.name,
     f(l.rps, 0),
-    isBase ? 'reference' : `${f(l.rps / load.get(direct.name)!.rps)}× direct${target === serve ? `, ${f(l.rps / load.get(sdkProxy.name)!.rps)}× bare SDK proxy` : ''}${portkey && target === serve ? `, ${f(l.rps / load.get(portkey.name)!.rps, 1)}× Portkey` : ''}`,
+    isBase ? 'reference' : `${f(l.rps / load.get(direct.name)!.rps)}× direct${portkey && target !== serve && target !== portkey ? `, ${f(l.rps / load.get(portkey.name)!.rps, 1)}× Portkey` : ''}${target === serve ? `, ${f(l.rps / load.get(sdkProxy.name)!.rps)}× bare SDK proxy` : ''}${portkey && target === serve ? `, ${f(l.rps / load.get(portkey.name)!.rps, 1)}× Portkey` : ''}`,
     String(l.errors),
     f(s.p50, 3), f(s.p99, 3),
     isBase ? '' : `${signed(s.p50 - base.p50, 3)} / ${signed(s.p99 - base.p99, 3)}`,
@@ -329,7 +336,8 @@ console.log('');
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 if (portkey) {
   const ratio = serveRps / load.get(portkey.name)!.rps;
-  console.log(`target serve ≥ 10× Portkey RPS at c32: ${f(ratio, 1)}× → ${verdict(ratio >= 10)}`);
+  const portkeyRps = load.get(portkey.name)!.rps;
+  console.log(`target serve ≥ 10× Portkey RPS at c32: ${f(ratio, 1)}× → ${verdict(ratio >= 10)} (ceilings on this core: the bare undici proxy ${f(load.get(undiciProxy.name)!.rps / portkeyRps, 1)}×, the bare SDK proxy ${f(load.get(sdkProxy.name)!.rps / portkeyRps, 1)}×)`);
 } else {
   console.log(`target serve ≥ 10× Portkey RPS at c32: not measured (${portkeyNote})`);
 }
