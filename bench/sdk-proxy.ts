@@ -35,3 +35,4 @@ const server = createServer({ keepAliveTimeout: 60_000 }, (request, response) =>
   });
 });
 server.listen(Number(process.argv[2]), '127.0.0.1');
+process.once('SIGINT', () => process.exit(0));

@@ -59,7 +59,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const dataDir = options.dataDir ?? '.switchyard';
   const stderr = options.log ? undefined : bufferedLines(process.stderr);
   const log = options.log ?? stderr!.write;
-  const info = (msg: string, fields: Record<string, unknown> = {}) => log({ time: new Date().toISOString(), level: 'info', msg, ...fields });
+  const info = (msg: string, fields: object = {}) => log({ time: new Date().toISOString(), level: 'info', msg, ...fields });
 
   const dbPath = databasePath(dataDir);
   const keys = new ApiKeyStore(dbPath);
@@ -105,7 +105,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const listener = createNodeListener(handler, {
     origin: url,
     isClosing: () => closing,
-    onRequestLogged: (entry) => info('request', { ...entry }),
+    onRequestLogged: (entry) => info('request', entry),
   });
   server.on('request', listener);
 

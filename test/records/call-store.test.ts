@@ -40,13 +40,33 @@ describe('SqliteSink', () => {
     expect(sqlite.query('SELECT count(*) AS n FROM calls')).toEqual([{ n: ROWS }]);
   });
 
-  it('runs in WAL mode with synchronous=NORMAL and has the query indexes', () => {
+  it('runs in WAL mode with synchronous=NORMAL and its filtered queries use the partial indexes', () => {
     expect(sqlite.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
     expect(sqlite.query('PRAGMA synchronous')).toEqual([{ synchronous: 1 }]);
     const indexes = sqlite.query('PRAGMA index_list(calls)').map((row) => row.name);
-    expect(indexes).toEqual(expect.arrayContaining(['calls_by_agent_id', 'calls_by_trace_id', 'calls_by_workflow_name', 'calls_by_created_at']));
-    const plan = sqlite.query("EXPLAIN QUERY PLAN SELECT record FROM calls WHERE agent_id = 'x' ORDER BY created_at DESC, id DESC LIMIT 5");
-    expect(JSON.stringify(plan)).toContain('calls_by_agent_id');
+    expect(indexes).toEqual(expect.arrayContaining(['calls_with_agent_id', 'calls_with_trace_id', 'calls_with_workflow_name', 'calls_by_created_at']));
+    for (const field of ['agent_id', 'trace_id', 'workflow_name']) {
+      const plan = sqlite.query(`EXPLAIN QUERY PLAN SELECT record FROM calls WHERE ${field} = ? AND created_at >= ? ORDER BY created_at DESC, id DESC LIMIT 5`, 'x', '2026-01-01');
+      expect(JSON.stringify(plan), field).toContain(`calls_with_${field}`);
+    }
+    const byTrace = sqlite.query('EXPLAIN QUERY PLAN SELECT record FROM calls WHERE trace_id = ? ORDER BY created_at ASC, id ASC', 'x');
+    expect(JSON.stringify(byTrace)).toContain('calls_with_trace_id');
+  });
+
+  it('migrates a database made with the earlier full indexes', async () => {
+    const path = join(directory, 'old.sqlite');
+    const { DatabaseSync } = await import('node:sqlite');
+    const old = new DatabaseSync(path);
+    old.exec('CREATE TABLE calls (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, agent_id TEXT, trace_id TEXT, workflow_name TEXT, deployment_id TEXT, requested_model TEXT NOT NULL, model TEXT, provider TEXT, status TEXT NOT NULL, stream INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, latency_ms REAL NOT NULL, record TEXT NOT NULL)');
+    old.exec('CREATE INDEX calls_by_agent_id ON calls (agent_id, created_at, id); CREATE INDEX calls_by_trace_id ON calls (trace_id, created_at, id); CREATE INDEX calls_by_workflow_name ON calls (workflow_name, created_at, id)');
+    old.close();
+    const store = new SqliteSink(path);
+    const record = makeRecord({ agent_id: 'kept' });
+    store.write([record]);
+    const indexes = store.query('PRAGMA index_list(calls)').map((row) => row.name).sort();
+    expect(indexes.filter((name) => String(name).startsWith('calls_'))).toEqual(['calls_by_created_at', 'calls_with_agent_id', 'calls_with_trace_id', 'calls_with_workflow_name']);
+    expect((await store.list({ agent_id: 'kept' })).data).toEqual([record]);
+    store.close();
   });
 
   it('keeps the whole record: what is read back equals what was written', async () => {

@@ -21,7 +21,12 @@ import { roundUsd } from '../compute-cost.ts';
 import type { RecordSink } from '../sink.ts';
 import { loadSqlite } from '../../internal/load-sqlite.ts';
 
-/** The queryable fields get columns; `record` holds the whole record as JSON, so no field is ever lost. */
+/**
+ * The queryable fields get columns; `record` holds the whole record as JSON, so no field is ever lost. The agent,
+ * trace and workflow indexes are partial: a call without one (most calls have no trace) costs no entry there, and
+ * `x = ?` still uses them. Each index entry is ~8 µs of a row's ~15–40 µs insert. Databases made with the earlier
+ * full indexes are migrated when opened.
+ */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS calls (
   id TEXT PRIMARY KEY,
@@ -44,9 +49,12 @@ CREATE TABLE IF NOT EXISTS calls (
   record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS calls_by_created_at ON calls (created_at, id);
-CREATE INDEX IF NOT EXISTS calls_by_agent_id ON calls (agent_id, created_at, id);
-CREATE INDEX IF NOT EXISTS calls_by_trace_id ON calls (trace_id, created_at, id);
-CREATE INDEX IF NOT EXISTS calls_by_workflow_name ON calls (workflow_name, created_at, id);
+DROP INDEX IF EXISTS calls_by_agent_id;
+DROP INDEX IF EXISTS calls_by_trace_id;
+DROP INDEX IF EXISTS calls_by_workflow_name;
+CREATE INDEX IF NOT EXISTS calls_with_agent_id ON calls (agent_id, created_at, id) WHERE agent_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS calls_with_trace_id ON calls (trace_id, created_at, id) WHERE trace_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS calls_with_workflow_name ON calls (workflow_name, created_at, id) WHERE workflow_name IS NOT NULL;
 `;
 
 const COLUMNS = [
