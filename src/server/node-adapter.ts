@@ -65,15 +65,16 @@ export function createNodeListener(handler: { handle(request: ServerRequest): Pr
       });
       settle(request);
     });
-    handler.handle(request).then(
-      (reply) => {
+    handler
+      .handle(request)
+      .then((reply) => {
         callId = reply.headers['x-switchyard-call-id'] ?? null;
         return writeReply(req, res, reply, options.isClosing?.() ?? false);
-      },
-    ).catch(() => {
-      // Only a broken socket gets here (the handler answers every error itself).
-      res.destroy();
-    });
+      })
+      .catch(() => {
+        // Only a broken socket gets here (the handler answers every error itself).
+        res.destroy();
+      });
   };
 
   return Object.assign(listener, {
