@@ -40,17 +40,25 @@ export class CompletionStream implements AsyncIterable<CompletionChunk> {
 
   /**
    * The same events as strings, one per chunk (what a `node:http` server writes without a Web stream in between).
-   * A failure mid-stream becomes a last `data: {"error": …}` event, as OpenAI sends it, instead of a throw.
+   * A failure mid-stream becomes a last `data: {"error": …}` event, as OpenAI sends it, instead of a throw. Like
+   * iterating, it throws at once when the stream was already iterated.
    */
-  async *sseEvents(): AsyncGenerator<string, void, undefined> {
-    try {
-      for await (const chunk of this) yield `data: ${JSON.stringify(chunk)}\n\n`;
-      yield 'data: [DONE]\n\n';
-    } catch (error) {
-      // Our errors say what happened; anything else is a bug whose details stay out of the response.
-      const body = error instanceof SwitchyardError ? error.toJSON() : { error: { message: 'The stream failed.', type: 'api_error', param: null, code: null } };
-      yield `data: ${JSON.stringify(body)}\n\n`;
-    }
+  sseEvents(): AsyncGenerator<string, void, undefined> {
+    return eventsOf(this[Symbol.asyncIterator]());
+  }
+}
+
+async function* eventsOf(chunks: AsyncIterator<CompletionChunk>): AsyncGenerator<string, void, undefined> {
+  try {
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield `data: ${JSON.stringify(next.value)}\n\n`;
+    yield 'data: [DONE]\n\n';
+  } catch (error) {
+    // Our errors say what happened; anything else is a bug whose details stay out of the response.
+    const body = error instanceof SwitchyardError ? error.toJSON() : { error: { message: 'The stream failed.', type: 'api_error', param: null, code: null } };
+    yield `data: ${JSON.stringify(body)}\n\n`;
+  } finally {
+    // Reached early when the client goes away: stop the provider's stream.
+    await chunks.return?.();
   }
 }
 
@@ -98,8 +106,12 @@ export async function* relayChunks(
     failure = error instanceof ProviderError && !(error instanceof StreamInterruptedError) ? interrupted(error, options.info) : error;
     throw failure;
   } finally {
-    await rest.return?.();
-    options.onEnd(failure);
+    try {
+      await rest.return?.();
+    } finally {
+      // Recorded even when releasing the provider's stream fails.
+      options.onEnd(failure);
+    }
   }
 }
 

@@ -12,7 +12,9 @@ export function jsonCopy(value: unknown): unknown {
 
 function copyValue(input: unknown, key: string, ancestors: object[]): unknown {
   let value = input;
-  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  // JSON asks objects, functions and BigInts (a `BigInt.prototype.toJSON` polyfill) for their toJSON.
+  const kind = typeof value;
+  if (((kind === 'object' && value !== null) || kind === 'function' || kind === 'bigint') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
   }
   switch (typeof value) {
@@ -31,6 +33,7 @@ function copyValue(input: unknown, key: string, ancestors: object[]): unknown {
   }
   if (value === null) return null;
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return copyValue(value.valueOf(), key, ancestors);
+  if (value instanceof BigInt) throw new TypeError('Do not know how to serialize a BigInt');
   if (ancestors.includes(value)) throw new TypeError('Converting circular structure to JSON');
   ancestors.push(value);
   let result: unknown;

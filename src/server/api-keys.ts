@@ -102,7 +102,8 @@ export class ApiKeyStore {
     // Anything longer than a key cannot be one; no need to hash a megabyte header.
     if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 100) return { ok: false, reason: 'invalid' };
     const cacheKey = hash('sha256', presented, 'base64');
-    const now = Date.now();
+    // A monotonic clock: a wall-clock step back must not stretch how long a key stays trusted.
+    const now = performance.now();
     const cached = this.#valid.get(cacheKey);
     if (cached && cached.expires > now) return { ok: true, key: cached.key };
     const digest = Buffer.from(cacheKey, 'base64');

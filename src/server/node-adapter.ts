@@ -69,7 +69,7 @@ export function createNodeListener(handler: { handle(request: ServerRequest): Pr
       .handle(request)
       .then((reply) => {
         callId = reply.headers['x-switchyard-call-id'] ?? null;
-        return writeReply(req, res, reply, options.isClosing?.() ?? false);
+        return writeReply(request, res, reply, options.isClosing?.() ?? false);
       })
       .catch(() => {
         // Only a broken socket gets here (the handler answers every error itself).
@@ -101,12 +101,17 @@ class NodeRequest implements ServerRequest {
   #query: URLSearchParams | undefined;
   #abort: AbortController | undefined;
   #abortReason: unknown;
+  /** Set once the answer is sent: what is left of the upload is read and dropped, not buffered. */
+  #discarding = false;
 
   constructor(req: IncomingMessage, origin: string) {
     this.#req = req;
     this.#origin = origin;
     this.method = req.method ?? 'GET';
-    const target = req.url ?? '/';
+    // A fragment never belongs to the request (clients do not send one); URL parsing would drop it too.
+    const raw = req.url ?? '/';
+    const hashAt = raw.indexOf('#');
+    const target = hashAt === -1 ? raw : raw.slice(0, hashAt);
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
     if (PLAIN_PATH.test(path)) {
@@ -142,9 +147,21 @@ class NodeRequest implements ServerRequest {
     this.#abort?.abort(reason);
   }
 
+  /**
+   * Drops what no route read of the upload (a 401, 406 or 413 answered before the body), so the keep-alive
+   * connection is usable again instead of paused until its request timeout.
+   */
+  discardUnread(): void {
+    if (this.#req.complete) return;
+    this.#discarding = true;
+    this.#req.resume();
+  }
+
   body(maxBytes: number): Promise<Uint8Array> {
     const req = this.#req;
     if (Number(req.headers['content-length']) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+    // The client left before the route got to the body: no event will come.
+    if (req.destroyed && !req.complete) return Promise.reject(incompleteBody());
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -165,7 +182,7 @@ class NodeRequest implements ServerRequest {
       };
       const onClose = () => {
         stop();
-        reject(new HttpError(400, 'The request body ended before it was complete.', { code: 'incomplete_body' }));
+        reject(incompleteBody());
       };
       req.on('data', onData).once('end', onEnd).once('close', onClose).once('error', onClose);
     });
@@ -182,9 +199,13 @@ class NodeRequest implements ServerRequest {
       }
     }
     const url = parseTarget(req, this.#origin);
-    const body = this.method === 'GET' || this.method === 'HEAD' ? undefined : webBodyOf(req);
+    const body = this.method === 'GET' || this.method === 'HEAD' ? undefined : webBodyOf(req, () => this.#discarding);
     return new Request(url, { method: this.method, headers, signal: this.signal, ...(body ? { body, duplex: 'half' } : {}) } as RequestInit);
   }
+}
+
+function incompleteBody(): HttpError {
+  return new HttpError(400, 'The request body ended before it was complete.', { code: 'incomplete_body' });
 }
 
 function parseTarget(req: IncomingMessage, origin: string): URL {
@@ -195,8 +216,11 @@ function parseTarget(req: IncomingMessage, origin: string): URL {
   }
 }
 
-/** The upload as a Web stream; cancelling it discards the rest instead of destroying the socket. */
-function webBodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
+/**
+ * The upload as a Web stream; cancelling it, or the answer being sent (`discarding`), drops the rest instead of
+ * destroying the socket.
+ */
+function webBodyOf(req: IncomingMessage, discarding: () => boolean): ReadableStream<Uint8Array> {
   let open = true;
   const settle = (finish: () => void) => {
     if (!open) return;
@@ -205,8 +229,13 @@ function webBodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      if (req.destroyed && !req.complete) {
+        open = false;
+        controller.error(incompleteBody());
+        return;
+      }
       req.on('data', (chunk: Buffer) => {
-        if (!open) return;
+        if (!open || discarding()) return;
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         if ((controller.desiredSize ?? 0) <= 0) req.pause();
       });
@@ -223,7 +252,7 @@ function webBodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
   }, { highWaterMark: 1 });
 }
 
-async function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, closing: boolean): Promise<void> {
+async function writeReply(request: NodeRequest, res: ServerResponse, reply: Reply, closing: boolean): Promise<void> {
   const { headers, body } = reply;
   if (closing) headers.connection = 'close';
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
@@ -231,8 +260,7 @@ async function writeReply(req: IncomingMessage, res: ServerResponse, reply: Repl
     // Headers and body leave together: `end` with the whole body before any header was flushed is one write.
     res.writeHead(reply.status, headers);
     res.end(body ?? undefined);
-    // What the handler did not read of an upload (a 401 or 413 before the body) is dropped, keeping the connection usable.
-    if (!req.complete) req.resume();
+    request.discardUnread();
     return;
   }
   // No flushHeaders(): the headers leave with the first chunk, in one write.
@@ -241,13 +269,21 @@ async function writeReply(req: IncomingMessage, res: ServerResponse, reply: Repl
     for await (const chunk of body) {
       if (res.destroyed) return;
       // Each chunk is written as soon as it exists (an SSE event reaches the client at once); wait when the socket is full.
-      if (!res.write(chunk)) await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
-      });
+      if (!res.write(chunk)) await drainedOrClosed(res);
     }
     res.end();
+    request.discardUnread();
   } catch {
     res.destroy();
   }
+}
+
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.once('drain', done).once('close', done);
+  });
 }

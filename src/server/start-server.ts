@@ -85,6 +85,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
+  // Lines still gathered when the process exits without close() (a second Ctrl-C, process.exit) are written then.
+  if (stderr) process.on('exit', stderr.flush);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   let closing = false;
@@ -136,7 +138,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       keys.close();
       sqliteDeployments?.close();
       info('stopped', { records_written: gateway.recordStats.written });
-      stderr?.flush();
+      if (stderr) {
+        stderr.flush();
+        process.off('exit', stderr.flush);
+      }
     })());
 
   return { url, host, port, gateway, keys, deployments, server, close };

@@ -50,4 +50,20 @@ describe('jsonCopy', () => {
     expect(Object.keys(copy)).toEqual(['__proto__', 'a']);
     expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
   });
+
+  it('asks BigInts for toJSON like JSON does (a BigInt.prototype.toJSON polyfill), and refuses boxed ones without it', () => {
+    expect(copied({ a: 1n })).toStrictEqual(roundTrip({ a: 1n }));
+    expect(copied({ a: Object(1n) })).toStrictEqual(roundTrip({ a: Object(1n) }));
+    const prototype = BigInt.prototype as unknown as { toJSON?: () => string };
+    prototype.toJSON = function toJSON(this: bigint) {
+      return this.toString();
+    };
+    try {
+      const value = { a: 1n, list: [2n], boxed: Object(3n) };
+      expect(copied(value)).toStrictEqual(roundTrip(value));
+      expect(jsonCopy(value)).toStrictEqual({ a: '1', list: ['2'], boxed: '3' });
+    } finally {
+      delete prototype.toJSON;
+    }
+  });
 });

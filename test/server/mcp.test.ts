@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as HttpClient } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDeployment } from '../deployments/fixtures.ts';
 import { api, rawRequest, startTestServer, type TestServer } from './start-test-server.ts';
@@ -88,4 +89,25 @@ describe('/mcp', () => {
     const sameOrigin = await api(test, '/mcp', { body, headers: { origin: test.url, accept: 'application/json, text/event-stream' } });
     expect(sameOrigin.status).not.toBe(403);
   });
+
+  it('answers an upload it does not read (406) and keeps the keep-alive connection usable', async () => {
+    const connection = new HttpClient(test.url, { pipelining: 1 });
+    try {
+      const upload = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { padding: 'x'.repeat(512 * 1024) } });
+      const refused = await connection.request({
+        path: '/mcp',
+        method: 'POST',
+        headers: { authorization: `Bearer ${test.key}`, 'content-type': 'application/json', accept: 'text/plain' },
+        body: upload,
+      });
+      expect(refused.statusCode).toBe(406);
+      await refused.body.text();
+      // The same socket: it hangs until the server's request timeout if the rest of the upload was left paused.
+      const next = await connection.request({ path: '/v1/models', method: 'GET' });
+      expect(next.statusCode).toBe(200);
+      await next.body.text();
+    } finally {
+      await connection.close();
+    }
+  }, 10_000);
 });
