@@ -17,6 +17,7 @@ import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { areaOf, frameKey, type CpuProfile } from './cpu-profile.ts';
 import { startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
@@ -35,13 +36,6 @@ const { values: args } = parseArgs({
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
 
-interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
 
 interface Breakdown {
   /** µs per call, by frame (self time). */
@@ -60,30 +54,6 @@ function run(command: string[], env: NodeJS.ProcessEnv = process.env): Promise<s
     child.stdout.on('data', (part: Buffer) => (out += part.toString()));
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command.join(' ')} exited with ${code}`))));
   });
-}
-
-/** `src/gateway.ts`, `openai`, `@ai-sdk/provider-utils`, `node:internal/…` groups, `(garbage collector)`, … */
-export function areaOf(url: string, functionName: string): string {
-  if (!url) return functionName.startsWith('(') ? functionName : '(native)';
-  const modules = url.lastIndexOf('/node_modules/');
-  if (modules !== -1) {
-    const rest = url.slice(modules + '/node_modules/'.length).split('/');
-    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
-  }
-  if (url.startsWith('node:internal/deps/undici')) return 'node:undici (global fetch)';
-  if (url.startsWith('node:internal/webstreams')) return 'node:webstreams';
-  if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
-  const src = url.indexOf('/src/');
-  if (src !== -1) return url.slice(src + 1);
-  const bench = url.indexOf('/bench/');
-  if (bench !== -1) return url.slice(bench + 1);
-  return url;
-}
-
-function frameKey(frame: { functionName: string; url: string; lineNumber: number }): string {
-  const area = areaOf(frame.url, frame.functionName);
-  const name = frame.functionName || '(anonymous)';
-  return frame.url ? `${name} ${area}:${frame.lineNumber + 1}` : name;
 }
 
 /**

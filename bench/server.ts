@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Client } from 'undici';
+import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
 import { startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
@@ -46,17 +47,8 @@ const node = process.execPath;
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const hasTaskset = (() => {
-  try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 // This process (autocannon, undici clients) and the mock it forks: core 1. Servers under test: core 0.
-if (hasTaskset) execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
-const pinned = (core: number, argv: string[]): [string, string[]] => (hasTaskset ? ['taskset', ['-c', String(core), ...argv]] : [argv[0]!, argv.slice(1)]);
+pinSelfToLoadCore();
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,0 +1,122 @@
+/**
+ * Where the CPU of `switchyard serve` goes under load: the built CLI (or, for comparison, bench/sdk-proxy.ts) runs
+ * under `node --cpu-prof` pinned to core 0, autocannon drives it at 32 connections from core 1 against
+ * bench/mock-server.ts, and the samples are charged per request: by area and by frame, self time, with native frames
+ * (syscalls, SQLite, JSON) charged to the JS function that called them.
+ *
+ *   npm run build && node bench/profile-server.ts [--target serve|sdk-proxy] [--seconds 10] [--top 25] [--interval 200]
+ *
+ * Per-request figures scale the sample shares to the CPU the process used during the measured run (from
+ * /proc/<pid>/stat) divided by its requests. The profile also holds start-up and a 2 s warm-up (a few % of the
+ * samples); the profiler itself slows the server by about a fifth. Single frames are noisy: confirm with an A/B.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { areaOf, frameKey, type CpuProfile } from './cpu-profile.ts';
+import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
+import { startMock } from './start-mock.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    target: { type: 'string', default: 'serve' },
+    seconds: { type: 'string', default: '10' },
+    top: { type: 'string', default: '25' },
+    interval: { type: 'string', default: '200' },
+  },
+});
+const root = fileURLToPath(new URL('..', import.meta.url));
+const node = process.execPath;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+pinSelfToLoadCore();
+if (args.target === 'serve' && !existsSync(join(root, 'dist/cli.js'))) throw new Error('dist/cli.js is missing: npm run build');
+
+const mock = await startMock();
+const work = mkdtempSync(join(tmpdir(), 'switchyard-prof-server-'));
+const port = 20_000 + Math.floor(Math.random() * 10_000);
+const profiler = ['--cpu-prof', '--cpu-prof-dir', join(work, 'prof'), '--cpu-prof-interval', args.interval!];
+let headers: Record<string, string> = { 'content-type': 'application/json' };
+let argv: string[];
+if (args.target === 'serve') {
+  const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', join(work, 'data')], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  headers = { ...headers, authorization: `Bearer ${key}` };
+  // The flag serve would re-execute itself with, given up front: the profiler's flags survive either way.
+  argv = [node, '--max-semi-space-size=16', ...profiler, 'dist/cli.js', 'serve', '--port', String(port), '--data', join(work, 'data')];
+} else {
+  argv = [node, ...profiler, 'bench/sdk-proxy.ts', String(port)];
+}
+const [command, commandArgs] = pinned(0, argv);
+const child = spawn(command, commandArgs, {
+  cwd: root,
+  stdio: 'ignore',
+  env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
+});
+const exited = new Promise((resolve) => child.once('exit', resolve));
+const url = `http://127.0.0.1:${port}/v1/chat/completions`;
+const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'You answer with JSON describing a city.' }, { role: 'user', content: 'The capital of France, please.' }] });
+for (let attempt = 0; ; attempt++) {
+  try {
+    const response = await fetch(url, { method: 'POST', headers, body });
+    await response.text();
+    if (response.ok) break;
+  } catch {
+    // not listening yet
+  }
+  if (attempt > 150) throw new Error(`${args.target} did not come up`);
+  await sleep(100);
+}
+const cpuTicks = () => {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+};
+await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: 2 });
+const before = cpuTicks();
+const run = await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: Number(args.seconds) });
+const cpuUsPerRequest = ((cpuTicks() - before) * 10_000) / run['2xx'];
+child.kill('SIGINT');
+await exited;
+mock.stop();
+
+const profileDir = join(work, 'prof');
+const profile = JSON.parse(readFileSync(join(profileDir, readdirSync(profileDir)[0]!), 'utf8')) as CpuProfile;
+rmSync(work, { recursive: true, force: true });
+
+const byId = new Map(profile.nodes.map((entry) => [entry.id, entry]));
+const parent = new Map<number, number>();
+for (const entry of profile.nodes) for (const child of entry.children ?? []) parent.set(child, entry.id);
+const frames = new Map<string, number>();
+const areas = new Map<string, number>();
+let busy = 0;
+for (const id of profile.samples) {
+  let frame = byId.get(id)!.callFrame;
+  if (frame.functionName === '(idle)') continue;
+  busy += 1;
+  let key = frameKey(frame);
+  // A native leaf (a syscall, SQLite, JSON) is charged to the JS function that called it.
+  if (!frame.url && !frame.functionName.startsWith('(')) {
+    for (let up = parent.get(id); up !== undefined; up = parent.get(up)) {
+      const caller = byId.get(up)!.callFrame;
+      if (!caller.url) continue;
+      key = `${frameKey(caller)} [${frame.functionName || 'native'}]`;
+      frame = caller;
+      break;
+    }
+  }
+  frames.set(key, (frames.get(key) ?? 0) + 1);
+  const area = areaOf(frame.url, frame.functionName);
+  areas.set(area, (areas.get(area) ?? 0) + 1);
+}
+const perRequest = cpuUsPerRequest / busy;
+const table = (title: string, map: Map<string, number>, count: number) => {
+  console.log(`\n| µs/request | share | ${title} |\n|---:|---:|---|`);
+  for (const [name, samples] of [...map].sort((a, b) => b[1] - a[1]).slice(0, count)) {
+    console.log(`| ${(samples * perRequest).toFixed(1)} | ${((100 * samples) / busy).toFixed(1)} % | ${name} |`);
+  }
+};
+console.log(`${args.target}: ${(run['2xx'] / run.duration).toFixed(0)} RPS at 32 connections under the profiler, ${cpuUsPerRequest.toFixed(0)} µs CPU per request${hasTaskset ? '' : ' (taskset absent: nothing pinned)'}`);
+table('area (self time)', areas, Number(args.top));
+table('frame (self time; [native] charged to its caller)', frames, Number(args.top));
