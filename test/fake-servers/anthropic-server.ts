@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startFakeHttpServer, sendJSON, pieces, type RecordedRequest } from './http.ts';
 
 /**
  * A fake Anthropic Messages API (providers.md §2, API version 2026-10-21): JSON messages, SSE streams with named
@@ -30,13 +30,6 @@ export interface FakeAnthropicReply {
   delayMs?: number;
 }
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: Record<string, any>;
-}
-
 export interface FakeAnthropicServer {
   /** Base URL to hand to the SDK (it appends `/v1/messages`). */
   url: string;
@@ -50,10 +43,7 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
   const queue: FakeAnthropicReply[] = [];
   let counter = 0;
 
-  const server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+  const { origin, close } = await startFakeHttpServer(async (request, response, body) => {
     requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
     counter += 1;
     const requestId = `req_fake${counter}`;
@@ -76,16 +66,11 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
     sendJSON(response, 200, message, { 'request-id': requestId });
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     requests,
     enqueue: (...replies) => queue.push(...replies),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close,
   };
 }
 
@@ -196,15 +181,4 @@ function stream(response: ServerResponse, message: ReturnType<typeof messageOf>,
   });
   send('message_stop', {});
   response.end();
-}
-
-function pieces(text: string): string[] {
-  const result: string[] = [];
-  for (let index = 0; index < text.length; index += 5) result.push(text.slice(index, index + 5));
-  return result;
-}
-
-function sendJSON(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify(body));
 }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startFakeHttpServer, sendJSON as sendJSONWith } from './http.ts';
 
 /**
  * A fake Gemini API server speaking the generateContent wire format (providers.md §3): `POST
@@ -66,10 +66,7 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
   const queue: GeminiReply[] = [];
   let counter = 0;
 
-  const server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+  const { origin, close } = await startFakeHttpServer(async (request, response, body) => {
     const url = new URL(request.url ?? '/', 'http://fake');
     const route = ROUTE.exec(url.pathname);
     requests.push({
@@ -100,20 +97,15 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
     sendJSON(response, 200, whole(reply, responseId, route[2]!));
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     requests,
     enqueue: (...replies) => queue.push(...replies),
     reset: () => {
       requests.length = 0;
       queue.length = 0;
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close,
   };
 }
 
@@ -197,6 +189,5 @@ function sendError(response: ServerResponse, error: NonNullable<GeminiReply['err
 }
 
 function sendJSON(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
-  response.end(JSON.stringify(body));
+  sendJSONWith(response, status, body, { 'content-type': 'application/json; charset=UTF-8' });
 }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startFakeHttpServer, sendJSON as sendJSONWith, pieces, type RecordedRequest } from './http.ts';
 
 /**
  * A fake OpenAI-compatible server speaking the Chat Completions wire format (providers.md §1): JSON completions,
@@ -26,13 +26,6 @@ export interface FakeReply {
   delayMs?: number;
 }
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: Record<string, any>;
-}
-
 export interface FakeOpenAIServer {
   /** Base URL to hand to the SDK, ending in `/v1`. */
   url: string;
@@ -46,10 +39,7 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
   const queue: FakeReply[] = [];
   let counter = 0;
 
-  const server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+  const { origin, close } = await startFakeHttpServer(async (request, response, body) => {
     requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
 
     if (!request.url?.endsWith('/chat/completions')) {
@@ -85,16 +75,11 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
     });
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${origin}/v1`,
     requests,
     enqueue: (...replies) => queue.push(...replies),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close,
   };
 }
 
@@ -142,13 +127,6 @@ function stream(response: ServerResponse, id: string, body: Record<string, any>,
   response.end();
 }
 
-function pieces(text: string): string[] {
-  const result: string[] = [];
-  for (let index = 0; index < text.length; index += 5) result.push(text.slice(index, index + 5));
-  return result;
-}
-
 function sendJSON(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'req_fake', ...headers });
-  response.end(JSON.stringify(body));
+  sendJSONWith(response, status, body, { 'x-request-id': 'req_fake', ...headers });
 }

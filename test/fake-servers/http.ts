@@ -1,0 +1,47 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What a fake provider saw of one request. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, any>;
+}
+
+/**
+ * The plumbing every fake provider shares: a loopback `node:http` server whose handler gets the request body
+ * already parsed as JSON (`{}` when empty), and a `close` that cuts keep-alive connections too.
+ */
+export async function startFakeHttpServer(
+  handle: (request: IncomingMessage, response: ServerResponse, body: Record<string, any>) => unknown,
+): Promise<{ origin: string; close: () => Promise<void> }> {
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, any>) : {};
+    await handle(request, response, body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function sendJSON(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+/** Text cut into 5-character deltas, as streams deliver it. */
+export function pieces(text: string): string[] {
+  const result: string[] = [];
+  for (let index = 0; index < text.length; index += 5) result.push(text.slice(index, index + 5));
+  return result;
+}
