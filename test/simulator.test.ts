@@ -2,14 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError, RateLimitError, StreamInterruptedError, createGateway, type CompletionChunk } from '../src/index.ts';
 import { createMockProvider } from '../src/testing/index.ts';
 import { testCatalog } from './helpers/test-catalog.ts';
+import { collect } from './helpers/chunks.ts';
 
 const hello = [{ role: 'user' as const, content: 'What is the capital of France?' }];
-
-async function collect(stream: AsyncIterable<CompletionChunk>): Promise<CompletionChunk[]> {
-  const chunks: CompletionChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 describe('the simulator (mock: true)', () => {
   const gateway = createGateway({ mock: true });

@@ -13,6 +13,7 @@ import {
   type ModelEntry,
 } from '../../src/index.ts';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
+import { assembleToolCalls, collect, deltaText } from '../helpers/chunks.ts';
 
 const supports: ModelEntry['supports'] = {
   reasoning: true, structured_outputs: true, json_mode: false, tools: true, parallel_tool_calls: true, images: true,
@@ -65,13 +66,6 @@ const hello = [{ role: 'user' as const, content: 'Say hello' }];
 const sent = (index = 0) => server.requests[index]!.body;
 const params = (warnings: Array<{ param?: string }>) => warnings.map((warning) => warning.param);
 
-async function collect(stream: AsyncIterable<CompletionChunk>): Promise<CompletionChunk[]> {
-  const chunks: CompletionChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
-const deltas = (chunks: CompletionChunk[], field: 'content' | 'reasoning_content') =>
-  chunks.map((chunk) => chunk.choices[0]?.delta[field] ?? '').join('');
 
 describe('Anthropic adapter, requests and responses', () => {
   it('moves system and developer messages to the top-level system and normalises the answer and usage', async () => {
@@ -273,7 +267,7 @@ describe('Anthropic adapter, streaming', () => {
     const chunks = await collect(stream);
     expect(sent().stream).toBe(true);
     expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
-    expect(deltas(chunks, 'content')).toBe('Hello, streaming world');
+    expect(deltaText(chunks, 'content')).toBe('Hello, streaming world');
     expect(new Set(chunks.map((chunk) => `${chunk.id}|${chunk.created}|${chunk.model}|${chunk.object}`)).size).toBe(1);
     expect(chunks.at(-2)!.choices[0]).toMatchObject({ delta: {}, finish_reason: 'stop' });
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 3 } } });
@@ -292,20 +286,12 @@ describe('Anthropic adapter, streaming', () => {
       ],
     });
     const chunks = await collect(await gateway().createCompletion({ model: HAIKU, messages: hello, tools: weatherTool, stream: true }));
-    const calls: Record<number, { id?: string; name?: string; arguments: string }> = {};
-    for (const chunk of chunks) {
-      for (const toolCall of chunk.choices[0]?.delta.tool_calls ?? []) {
-        const call = (calls[toolCall.index] ??= { arguments: '' });
-        if (toolCall.id) call.id = toolCall.id;
-        if (toolCall.function?.name) call.name = toolCall.function.name;
-        call.arguments += toolCall.function?.arguments ?? '';
-      }
-    }
+    const calls = assembleToolCalls(chunks);
     expect(calls).toEqual({
       0: { id: 'toolu_a', name: 'lookup', arguments: '{"q":"first query"}' },
       1: { id: 'toolu_b', name: 'now', arguments: '{}' },
     });
-    expect(deltas(chunks, 'content')).toBe('Two lookups.');
+    expect(deltaText(chunks, 'content')).toBe('Two lookups.');
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('tool_calls');
   });
 
@@ -314,7 +300,7 @@ describe('Anthropic adapter, streaming', () => {
     const chunks = await collect(await gateway().createCompletion({
       model: HAIKU, messages: hello, tools: weatherTool, reasoning: { effort: 'low' }, stream: true, stream_options: { include_usage: true },
     }));
-    expect(deltas(chunks, 'reasoning_content')).toBe('The user wants the weather; call the tool.');
+    expect(deltaText(chunks, 'reasoning_content')).toBe('The user wants the weather; call the tool.');
     const firstReasoning = chunks.findIndex((chunk) => chunk.choices[0]?.delta.reasoning_content);
     const firstDetail = chunks.findIndex((chunk) => chunk.choices[0]?.delta.reasoning_details);
     const firstText = chunks.findIndex((chunk) => chunk.choices[0]?.delta.content);
@@ -440,7 +426,7 @@ describe('Anthropic adapter, errors and retries', () => {
     server.enqueue({ content: [{ type: 'text', text: 'never seen' }], streamErrorAfter: 0 }, { content: [{ type: 'text', text: 'second time lucky' }] });
     const stream = await gateway().createCompletion({ model: HAIKU, messages: hello, stream: true });
     const chunks = await collect(stream);
-    expect(deltas(chunks, 'content')).toBe('second time lucky');
+    expect(deltaText(chunks, 'content')).toBe('second time lucky');
     expect(chunks.filter((chunk) => chunk.choices[0]?.delta.role)).toHaveLength(1);
     expect(stream.switchyard.attempts).toEqual([
       expect.objectContaining({ status: 529, outcome: 'overloaded_error' }),

@@ -12,6 +12,7 @@ import {
   type ModelEntry,
 } from '../../src/index.ts';
 import { startFakeGeminiServer, type FakeGeminiServer } from '../fake-servers/gemini-server.ts';
+import { collect, deltaText } from '../helpers/chunks.ts';
 
 const supports: ModelEntry['supports'] = {
   reasoning: true, structured_outputs: true, json_mode: true, tools: true, parallel_tool_calls: true, images: true,
@@ -58,11 +59,6 @@ function gateway(options: Partial<GatewayOptions> & { timeoutMs?: number } = {})
 const hello = [{ role: 'user' as const, content: 'Say hello' }];
 const sent = (index = 0) => server.requests[index]!.body;
 
-async function collect(stream: AsyncIterable<CompletionChunk>): Promise<CompletionChunk[]> {
-  const chunks: CompletionChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 async function caught(promise: Promise<unknown>): Promise<any> {
   try {
     await promise;
@@ -337,7 +333,6 @@ describe('Gemini adapter, reasoning', () => {
 });
 
 describe('Gemini adapter, streaming', () => {
-  const text = (chunks: CompletionChunk[], field: 'content' | 'reasoning_content') => chunks.map((chunk) => chunk.choices[0]?.delta[field] ?? '').join('');
 
   it('streams text over SSE, with the usage chunk only when asked', async () => {
     server.enqueue({ text: 'Hello, streaming world', usage: { promptTokenCount: 5, candidatesTokenCount: 4 } }, { text: 'Hello again' });
@@ -346,7 +341,7 @@ describe('Gemini adapter, streaming', () => {
     expect(server.requests[0]!.path).toBe('/v1beta/models/gemini-2.0-flash-001:streamGenerateContent');
     expect(server.requests[0]!.query).toEqual({ alt: 'sse' });
     expect(chunks[0]!.choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null });
-    expect(text(chunks, 'content')).toBe('Hello, streaming world');
+    expect(deltaText(chunks, 'content')).toBe('Hello, streaming world');
     expect(chunks.at(-2)!.choices[0]).toMatchObject({ delta: {}, finish_reason: 'stop' });
     expect(chunks.at(-1)).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 } });
     expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
@@ -354,7 +349,7 @@ describe('Gemini adapter, streaming', () => {
 
     const plain = await collect(await gateway().createCompletion({ model: 'gemini-2.0-flash-001', messages: hello, stream: true }));
     expect(plain.every((chunk) => chunk.choices.length === 1 && !('usage' in chunk))).toBe(true);
-    expect(text(plain, 'content')).toBe('Hello again');
+    expect(deltaText(plain, 'content')).toBe('Hello again');
   });
 
   it('streams thoughts first, then the answer, function calls whole and their signatures', async () => {
@@ -373,8 +368,8 @@ describe('Gemini adapter, streaming', () => {
     const deltas = chunks.map((chunk) => chunk.choices[0]!.delta);
     const firstContent = deltas.findIndex((delta) => delta.content);
     expect(deltas.findIndex((delta) => delta.reasoning_content)).toBeLessThan(firstContent);
-    expect(text(chunks, 'reasoning_content')).toBe('Thinking it through.');
-    expect(text(chunks, 'content')).toBe('Calling.');
+    expect(deltaText(chunks, 'reasoning_content')).toBe('Thinking it through.');
+    expect(deltaText(chunks, 'content')).toBe('Calling.');
     const calls = deltas.flatMap((delta) => delta.tool_calls ?? []);
     expect(calls).toEqual([
       { index: 0, id: 'fc-1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } },
@@ -409,7 +404,7 @@ describe('Gemini adapter, streaming', () => {
   it('retries a stream that dropped before its first chunk', async () => {
     server.enqueue({ reset: true }, { text: 'second time lucky' });
     const stream = await gateway().createCompletion({ model: 'gemini-2.0-flash-001', messages: hello, stream: true });
-    expect(text(await collect(stream), 'content')).toBe('second time lucky');
+    expect(deltaText(await collect(stream), 'content')).toBe('second time lucky');
     expect(stream.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual(['connection_error', 'ok']);
   });
 });

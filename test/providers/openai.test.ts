@@ -12,6 +12,7 @@ import {
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
 import { gatewayAgainst } from '../helpers/openai-env.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
+import { assembleToolCalls, collect } from '../helpers/chunks.ts';
 
 let server: FakeOpenAIServer;
 beforeAll(async () => {
@@ -23,12 +24,6 @@ afterEach(() => {
 });
 
 const hello = [{ role: 'user' as const, content: 'Say hello' }];
-
-async function collect(stream: AsyncIterable<CompletionChunk>): Promise<CompletionChunk[]> {
-  const chunks: CompletionChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 describe('OpenAI adapter, non-streaming', () => {
   it('sends the OpenAI body through the SDK and returns the OpenAI shape', async () => {
@@ -140,15 +135,7 @@ describe('OpenAI adapter, streaming', () => {
     const gateway = gatewayAgainst(server.url);
     const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }];
     const chunks = await collect(await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, tools, stream: true }));
-    const calls: Record<number, { id?: string; name?: string; arguments: string }> = {};
-    for (const chunk of chunks) {
-      for (const toolCall of chunk.choices[0]?.delta.tool_calls ?? []) {
-        const call = (calls[toolCall.index] ??= { arguments: '' });
-        if (toolCall.id) call.id = toolCall.id;
-        if (toolCall.function?.name) call.name = toolCall.function.name;
-        call.arguments += toolCall.function?.arguments ?? '';
-      }
-    }
+    const calls = assembleToolCalls(chunks);
     expect(calls).toEqual({
       0: { id: 'call_a', name: 'lookup', arguments: '{"q":"first query"}' },
       1: { id: 'call_b', name: 'lookup', arguments: '{"q":"second"}' },
