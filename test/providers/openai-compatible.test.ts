@@ -1,17 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGateway, type CompletionChunk } from '../../src/index.ts';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
-import { gatewayAgainst } from '../helpers/openai-env.ts';
+import { gatewayAgainst, useFakeOpenAIServer } from '../helpers/openai-env.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startFakeOpenAIServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  server.requests.length = 0;
-});
+const server = await useFakeOpenAIServer();
 
 const hello = [{ role: 'user' as const, content: 'Think, then answer' }];
 

@@ -9,19 +9,11 @@ import {
   createGateway,
   type CompletionChunk,
 } from '../../src/index.ts';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
-import { gatewayAgainst } from '../helpers/openai-env.ts';
+import { gatewayAgainst, useFakeOpenAIServer } from '../helpers/openai-env.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
 import { assembleToolCalls, collect } from '../helpers/chunks.ts';
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startFakeOpenAIServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  server.requests.length = 0;
-});
+const server = await useFakeOpenAIServer();
 
 const hello = [{ role: 'user' as const, content: 'Say hello' }];
 

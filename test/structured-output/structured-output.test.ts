@@ -5,18 +5,10 @@ import * as z from 'zod';
 import * as z3 from 'zod/v3';
 import { InvalidRequestError, StructuredOutputError, createGateway, zodResponseFormat, type CompletionChunk } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
-import { gatewayAgainst } from '../helpers/openai-env.ts';
+import { gatewayAgainst, useFakeOpenAIServer } from '../helpers/openai-env.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startFakeOpenAIServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  server.requests.length = 0;
-});
+const server = await useFakeOpenAIServer();
 
 const ask = [{ role: 'system' as const, content: 'You extract contacts.' }, { role: 'user' as const, content: 'Ada Lovelace, 36, ada@example.com' }];
 const contact = {
