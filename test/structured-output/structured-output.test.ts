@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { zodResponseFormat as openaiZodResponseFormat } from 'openai/helpers/zod';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as z3 from 'zod/v3';
 import { InvalidRequestError, StructuredOutputError, createGateway, zodResponseFormat, type CompletionChunk } from '../../src/index.ts';
