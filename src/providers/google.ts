@@ -19,7 +19,9 @@ export async function createGoogleProvider(settings: ResolvedProviderSettings): 
     vertexai: false,
     // Sent as the x-goog-api-key header, never as ?key= in the URL.
     apiKey: settings.apiKey,
-    ...(apiVersion ? { apiVersion } : {}),
+    // v1beta carries the features the conversions use (thinking config, JSON-Schema output); @google/genai 3
+    // defaults to v1 when the base URL names no version.
+    apiVersion: apiVersion ?? 'v1beta',
     httpOptions: {
       baseUrl,
       timeout: settings.timeoutMs,

@@ -41,7 +41,7 @@ beforeAll(async () => {
     });
     request.pipe(upstream);
   });
-  // undici tunnels through a proxy with CONNECT, for http:// targets too.
+  // undici 7 tunnelled http:// targets with CONNECT; undici 8 forwards them in absolute form. Either passes here.
   proxy.on('connect', (request, client, head) => {
     proxied.push(request.url!);
     const [host, port] = request.url!.split(':');
@@ -92,7 +92,8 @@ describe('createPooledFetch', () => {
     const viaProxy = createPooledFetch({ env: { HTTP_PROXY: proxyURL } });
     proxied.length = 0;
     expect(await (await viaProxy(`${originURL}/echo`)).json()).toMatchObject({ url: '/echo' });
-    expect(proxied).toEqual([originURL.replace('http://', '')]);
+    expect(proxied).toHaveLength(1);
+    expect(proxied[0]).toContain(originURL.replace('http://', ''));
 
     const exempt = createPooledFetch({ env: { HTTP_PROXY: proxyURL, NO_PROXY: '127.0.0.1' } });
     proxied.length = 0;
