@@ -94,6 +94,7 @@ export async function* relayChunks(
       const chunk = next.value;
       options.observe(chunk);
       chunk.model = options.model;
+      chunk.object = 'chat.completion.chunk';
       if (!options.includeUsage) {
         if (chunk.choices.length === 0) continue;
         delete chunk.usage;

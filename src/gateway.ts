@@ -299,7 +299,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       }
     }
 
+    // The envelope is ours to state: the catalog id, and the object type whatever a provider wrote there.
     completion.model = candidate.model.id;
+    completion.object = 'chat.completion';
     if (completion.usage) {
       completion.usage.completion_tokens_details ??= {};
       completion.usage.completion_tokens_details.reasoning_tokens ??= 0;

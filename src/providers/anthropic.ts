@@ -1,8 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
+import { ProviderError } from '../errors.ts';
 import { parseRetryAfter } from '../internal/parse-retry-after.ts';
-import { redactSecrets, redactedCause } from '../internal/redact.ts';
 import type { CompletionChunk } from '../types.ts';
+import { checkMessage, checkStreamEvent } from './anthropic-answer-shape.ts';
+import {
+  abortedByCaller, fromStatus, incompleteStream, invalidResponse, refusedBySdk, streamError, timedOut, unreachable, type ErrorScope,
+} from './provider-errors.ts';
 import { StreamConverter, toAnthropicRequest, toCompletion } from './anthropic-convert.ts';
 import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from './provider.ts';
 
@@ -34,6 +37,8 @@ class AnthropicProvider implements Provider {
     const params = toAnthropicRequest(call, false);
     try {
       const message = await this.#client.messages.create({ ...params, stream: false }, { signal: call.signal ?? null });
+      const problem = checkMessage(message, '');
+      if (problem) throw invalidResponse(this.#scope(params.model), problem);
       return toCompletion(message);
     } catch (error) {
       throw this.#toProviderError(error, params.model, call.signal);
@@ -65,6 +70,8 @@ class AnthropicProvider implements Provider {
         if (next.done) break;
         // Events already buffered would keep coming after an abort; stop at once instead.
         if (signal?.aborted) break;
+        const problem = checkStreamEvent(next.value, '');
+        if (problem) throw invalidResponse(this.#scope(model), `stream event: ${problem}`);
         yield* converter.handle(next.value);
       }
     } finally {
@@ -72,71 +79,38 @@ class AnthropicProvider implements Provider {
       await iterator.return?.();
     }
     // The SDK ends a stream quietly when it was aborted; the caller must still learn that it did not finish.
-    if (signal?.aborted) throw this.#aborted(model, signal.reason);
-    if (!converter.finished) {
-      throw new ProviderError(`The stream from anthropic (${model}) ended before the message was complete.`, {
-        provider: this.name, model, status: 502, code: 'incomplete_stream', type: 'api_error', retryable: true,
-      });
-    }
+    if (signal?.aborted) throw abortedByCaller(this.#scope(model), signal.reason);
+    if (!converter.finished) throw incompleteStream(this.#scope(model), 'the message was complete');
     yield converter.usageChunk();
   }
 
-  #aborted(model: string, cause: unknown): ProviderError {
-    return new ProviderError(`The request to anthropic (${model}) was aborted by the caller.`, {
-      provider: this.name, model, status: 499, code: 'aborted', retryable: false, cause: redactedCause(cause, [this.#settings.apiKey]),
-    });
+  #scope(model: string): ErrorScope {
+    const settings = this.#settings;
+    return { provider: this.name, model, secrets: [settings.apiKey], baseURL: settings.baseURL, timeoutMs: settings.timeoutMs };
   }
 
+  /** The SDK's failure as one of the shared provider errors; our own errors (from the conversion) pass unchanged. */
   #toProviderError(error: unknown, model: string, signal: AbortSignal | undefined): unknown {
-    // Our own errors (an InvalidRequestError from the conversion) pass unchanged: they are not the provider's doing.
     if (error instanceof ProviderError || !(error instanceof Error)) return error;
     const sdk = this.#sdk;
-    const name = this.name;
-    const secrets = [this.#settings.apiKey];
-    if (error instanceof sdk.APIUserAbortError || signal?.aborted) return this.#aborted(model, error);
-    if (error instanceof sdk.APIConnectionTimeoutError) {
-      return new ProviderError(`anthropic (${model}) did not answer within ${this.#settings.timeoutMs} ms.`, {
-        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
-      });
-    }
+    const scope = this.#scope(model);
+    if (error instanceof sdk.APIUserAbortError || signal?.aborted) return abortedByCaller(scope, error);
+    if (error instanceof sdk.APIConnectionTimeoutError) return timedOut(scope, error);
     if (error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError)) {
-      const upstream = redactSecrets(error.apiMessage ?? error.message, secrets);
+      const upstream = error.apiMessage ?? error.message;
       const code = error.type ?? null;
       if (error.status === undefined) {
         // An `event: error` after HTTP 200: the request was accepted, then the model failed (overloaded, most often).
-        const status = code === 'overloaded_error' ? 529 : 502;
-        return new ProviderError(`anthropic (${model}) reported an error inside the stream: ${upstream}`, {
-          provider: name, model, status, code: code ?? 'stream_error', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
-        });
+        return streamError(scope, upstream, { status: code === 'overloaded_error' ? 529 : 502, code, cause: error });
       }
-      const status = error.status;
-      const options = {
-        provider: name, model, status, code, retryable: isRetryableStatus(status), retryAfterMs: parseRetryAfter(error.headers), cause: redactedCause(error, [this.#settings.apiKey]),
-      };
-      const message = `anthropic (${model}) answered ${status}: ${upstream}`;
-      if (status === 401 || status === 403) return new AuthenticationError(message, options);
-      if (status === 429) return new RateLimitError(message, options);
-      return new ProviderError(message, options);
+      return fromStatus(scope, error.status, upstream, { code, retryAfterMs: parseRetryAfter(error.headers), cause: error });
     }
     if (error instanceof sdk.AnthropicError && !(error instanceof sdk.APIConnectionError)) {
       // Refused by the SDK before anything was sent: retrying the same request cannot help.
-      return new ProviderError(`The Anthropic SDK refused the request to ${model}: ${redactSecrets(error.message, secrets)}`, {
-        provider: name, model, status: 400, code: 'client_error', retryable: false, cause: redactedCause(error, [this.#settings.apiKey]),
-      });
+      return refusedBySdk(scope, error.message, error);
     }
-    if (error instanceof SyntaxError) {
-      return new ProviderError(`anthropic (${model}) answered with a body that is not valid JSON: ${redactSecrets(error.message, secrets)}`, {
-        provider: name, model, status: 502, code: 'invalid_response', type: 'api_error', retryable: true, cause: redactedCause(error, secrets),
-      });
-    }
+    if (error instanceof SyntaxError) return invalidResponse(scope, `the body is not JSON (${error.message})`, error);
     // APIConnectionError, and network failures while reading the body of a stream.
-    return new ProviderError(`Could not reach anthropic (${model}) at ${this.#settings.baseURL}: ${redactSecrets(describeCause(error), secrets)}`, {
-      provider: name, model, status: 502, code: 'connection_error', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
-    });
+    return unreachable(scope, error);
   }
-}
-
-function describeCause(error: Error): string {
-  const cause = error.cause as { code?: string; message?: string } | undefined;
-  return cause?.code ?? cause?.message ?? error.message;
 }

@@ -1,8 +1,12 @@
 import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from '@google/genai';
-import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
+import { ProviderError, isRetryableStatus } from '../errors.ts';
 import { parseRetryAfter } from '../internal/parse-retry-after.ts';
-import { redactSecrets, redactedCause } from '../internal/redact.ts';
+import { redactSecrets } from '../internal/redact.ts';
 import type { CompletionChunk } from '../types.ts';
+import { checkResponse } from './google-answer-shape.ts';
+import {
+  abortedByCaller, fromStatus, incompleteStream, invalidResponse, timedOut, unreachable, type ErrorScope,
+} from './provider-errors.ts';
 import { StreamConverter, toCompletion, toGeminiRequest, type GeminiRequest } from './google-convert.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from './provider.ts';
 
@@ -61,7 +65,11 @@ class GoogleProvider implements Provider {
     } catch (error) {
       throw this.#toProviderError(error, request.model, call, 'request');
     }
-    return toCompletion(response, request.model, droppedPartReporter(call));
+    const problem = checkResponse(response, '');
+    if (problem) throw invalidResponse(this.#scope(request.model), problem);
+    const completion = toCompletion(response, request.model, droppedPartReporter(call));
+    if (completion.choices.length === 0) throw invalidResponse(this.#scope(request.model), 'no candidates, and no reason the prompt was blocked');
+    return completion;
   }
 
   async stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>> {
@@ -103,52 +111,36 @@ class GoogleProvider implements Provider {
           throw this.#toProviderError(error, model, call, 'stream');
         }
         if (next.done) break;
+        const problem = checkResponse(next.value, '');
+        if (problem) throw invalidResponse(this.#scope(model), `stream chunk: ${problem}`);
         yield* converter.convert(next.value);
       }
       if (call.signal?.aborted) throw this.#toProviderError(new Error('aborted'), model, call, 'stream');
-      if (converter.truncated) {
-        throw new ProviderError(`The stream from ${this.name} (${model}) ended before Gemini sent a finishReason.`, {
-          provider: this.name, model, status: 502, code: 'stream_truncated', type: 'api_error', retryable: true,
-        });
-      }
+      if (converter.truncated) throw incompleteStream(this.#scope(model), 'Gemini sent a finishReason');
       yield* converter.finish();
     } finally {
       close();
     }
   }
 
+  #scope(model: string): ErrorScope {
+    const settings = this.#settings;
+    return { provider: this.name, model, secrets: [settings.apiKey], baseURL: settings.baseURL, timeoutMs: settings.timeoutMs };
+  }
+
+  /** The SDK's failure as one of the shared provider errors. */
   #toProviderError(error: unknown, model: string, call: ProviderCall, phase: Phase): ProviderError {
     if (error instanceof ProviderError) return error;
-    const name = this.name;
-    const secrets = [this.#settings.apiKey];
-    const redact = (text: string) => redactSecrets(text, secrets);
+    const scope = this.#scope(model);
     const failure = error as { name?: string; message?: string; status?: unknown; cause?: { code?: string; message?: string } };
-
-    if (call.signal?.aborted) {
-      return new ProviderError(`The request to ${name} (${model}) was aborted by the caller.`, {
-        provider: name, model, status: 499, code: 'aborted', retryable: false, cause: redactedCause(error, [this.#settings.apiKey]),
-      });
-    }
-    if (failure?.name === 'AbortError' || failure?.name === 'TimeoutError') {
-      return new ProviderError(`${name} (${model}) did not answer within ${this.#settings.timeoutMs} ms.`, {
-        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
-      });
-    }
-    if (failure?.name === 'ApiError' && typeof failure.status === 'number') {
-      return toApiError(failure.status, failure.message ?? '', { name, model, redact });
-    }
-    const detail = redact(failure?.cause?.code ?? failure?.cause?.message ?? failure?.message ?? String(error));
-    if (error instanceof TypeError || failure?.cause?.code) {
-      return new ProviderError(
-        phase === 'stream'
-          ? `The connection to ${name} (${model}) broke during the stream: ${detail}`
-          : `Could not reach ${name} (${model}) at ${this.#settings.baseURL}: ${detail}`,
-        { provider: name, model, status: 502, code: 'connection_error', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]) },
-      );
-    }
-    return new ProviderError(`${name} (${model}) sent a response that could not be read: ${detail}`, {
-      provider: name, model, status: 502, code: phase === 'stream' ? 'stream_error' : 'invalid_response', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
-    });
+    if (call.signal?.aborted) return abortedByCaller(scope, error);
+    if (failure?.name === 'AbortError' || failure?.name === 'TimeoutError') return timedOut(scope, error);
+    if (failure?.name === 'ApiError' && typeof failure.status === 'number') return toApiError(scope, failure.status, failure.message ?? '');
+    // fetch's network failures are TypeErrors with the socket error as cause; a TypeError without one is the SDK
+    // tripping over an answer it could not read.
+    if (failure?.cause !== undefined) return unreachable(scope, error, phase);
+    // The SDK could not read the body: not JSON, or not the shape it parses.
+    return invalidResponse(scope, `the body could not be read (${failure?.message ?? String(error)})`, error);
   }
 }
 
@@ -163,8 +155,7 @@ interface GoogleErrorBody {
  * An HTTP (or in-stream) error from Gemini. The SDK's ApiError carries only the status and the JSON body as its
  * message: `{"error":{"code","message","status","details":[ErrorInfo, RetryInfo, …]}}` (§3.7).
  */
-function toApiError(status: number, sdkMessage: string, context: { name: string; model: string; redact: (text: string) => string }): ProviderError {
-  const { name, model, redact } = context;
+function toApiError(scope: ErrorScope, status: number, sdkMessage: string): ProviderError {
   const body = parseErrorBody(sdkMessage);
   const detailOf = (type: string) => body?.details?.find((detail) => String(detail['@type'] ?? '').endsWith(type));
   const reason = stringOr(detailOf('google.rpc.ErrorInfo')?.reason);
@@ -173,21 +164,16 @@ function toApiError(status: number, sdkMessage: string, context: { name: string;
   // An invalid key is a 400 INVALID_ARGUMENT on Gemini; callers know it as the 401 every other provider sends.
   const invalidKey = reason === 'API_KEY_INVALID';
   const label = [googleStatus, reason && reason !== googleStatus ? `(${reason})` : undefined].filter(Boolean).join(' ');
-  const message = `${name} (${model}) answered ${status}${label ? ` ${label}` : ''}: ${redact(body?.message ?? sdkMessage)}`;
   // The SDK's error message is the raw body; the cause keeps it, redacted like everything else.
-  const cause = Object.assign(new Error(redact(sdkMessage)), { name: 'ApiError', status });
-  const options = {
-    provider: name,
-    model,
-    status: invalidKey ? 401 : status,
+  const cause = Object.assign(new Error(redactSecrets(sdkMessage, scope.secrets)), { name: 'ApiError', status });
+  return fromStatus(scope, invalidKey ? 401 : status, body?.message ?? sdkMessage, {
+    ...(label ? { detail: label } : {}),
+    answered: status,
     code: reason ?? googleStatus ?? null,
     retryable: !invalidKey && isRetryableStatus(status),
     retryAfterMs: parseRetryAfter(undefined, retryDelay),
     cause,
-  };
-  if (invalidKey || status === 401 || status === 403) return new AuthenticationError(message, options);
-  if (status === 429) return new RateLimitError(message, options);
-  return new ProviderError(message, options);
+  });
 }
 
 /** The Google error object inside the SDK's message (which may be prefixed, e.g. "got status: …. {json}"). */

@@ -16,6 +16,8 @@ export interface OpenAIFamilyQuirks {
   reasoningField?: 'reasoning' | 'reasoning_content';
   /** Whether the provider constrains output to a JSON Schema (OpenRouter only passes it on, DeepSeek has JSON mode only). */
   nativeStructuredOutputs: boolean;
+  /** The provider's own finish reasons, under the OpenAI one each means. */
+  finishReasonAliases?: Record<string, 'stop' | 'length' | 'tool_calls' | 'content_filter'>;
   /** Whether the provider honours `stream_options.include_usage`. */
   streamUsage: boolean;
   /** OpenAI pads stream chunks with an `obfuscation` field unless told not to. */
@@ -101,6 +103,8 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_tokens',
     streamUsage: true,
     renamedParams: { seed: 'random_seed' },
+    // "model_length": the model's own context ran out (providers.md §4.1); "error" stays an invalid answer.
+    finishReasonAliases: { model_length: 'length' },
     unsupportedParams: [...OPENAI_ONLY, 'logit_bias', 'logprobs', 'top_logprobs'],
     nineCharToolCallIds: true,
   },

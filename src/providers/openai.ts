@@ -1,11 +1,13 @@
 import { closestEffortLevel } from '../reasoning.ts';
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
+import { ProviderError, isRetryableStatus } from '../errors.ts';
 import { parseRetryAfter } from '../internal/parse-retry-after.ts';
-import { redactSecrets, redactedCause } from '../internal/redact.ts';
+import { isPlainObject } from '../internal/shape.ts';
+import { checkChunk, checkCompletion } from './openai-answer-shape.ts';
+import { abortedByCaller, fromStatus, incompleteStream, invalidResponse, streamError, timedOut, unreachable, type ErrorScope } from './provider-errors.ts';
 import { toStrictJsonSchema } from '../structured-output/strict-json-schema.ts';
-import type { CompletionChunk, CompletionMessage } from '../types.ts';
+import type { CompletionChunk } from '../types.ts';
 import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
 import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from './provider.ts';
 
@@ -33,11 +35,11 @@ export class OpenAIProvider implements Provider {
   async complete(call: ProviderCall): Promise<ProviderCompletion> {
     const body = this.#toRequestBody(call);
     try {
-      const completion = (await this.#client.chat.completions.create(
-        body,
-        { signal: call.signal },
-      )) as ProviderCompletion;
-      for (const choice of completion.choices) this.#normalizeReasoning(choice.message);
+      const completion = (await this.#client.chat.completions.create(body, { signal: call.signal })) as ProviderCompletion;
+      if (isPlainObject(completion)) dropNulls(completion, ['usage']);
+      for (const choice of arrayOrEmpty(completion?.choices)) this.#normalizeChoice(choice, 'message');
+      const problem = checkCompletion(completion, '');
+      if (problem) throw invalidResponse(this.#scope(body.model), problem);
       return completion;
     } catch (error) {
       throw this.#toProviderError(error, body.model);
@@ -64,12 +66,12 @@ export class OpenAIProvider implements Provider {
     let finished = false;
     try {
       for await (const chunk of stream) {
+        for (const choice of arrayOrEmpty(chunk?.choices)) this.#normalizeChoice(choice, 'delta');
+        const problem = checkChunk(chunk, '');
+        if (problem) throw invalidResponse(this.#scope(model), `stream chunk: ${problem}`);
         // Azure opens streams with a choice-less chunk that only carries prompt_filter_results.
         if (chunk.choices.length === 0 && !chunk.usage) continue;
-        for (const choice of chunk.choices) {
-          this.#normalizeReasoning(choice.delta as Record<string, unknown>);
-          if (choice.finish_reason) finished = true;
-        }
+        if (chunk.choices.some((choice) => choice.finish_reason)) finished = true;
         yield chunk;
       }
     } catch (error) {
@@ -77,11 +79,7 @@ export class OpenAIProvider implements Provider {
     }
     // The SDK ends quietly both when the caller aborts and when the body ends without [DONE]; neither is an answer.
     if (signal?.aborted) throw this.#toProviderError(new DOMException('aborted', 'AbortError'), model);
-    if (!finished) {
-      throw new ProviderError(`The stream from ${this.name} (${model}) ended before a finish_reason: the answer is incomplete.`, {
-        provider: this.name, model, status: 502, code: 'stream_truncated', type: 'api_error', retryable: true,
-      });
-    }
+    if (!finished) throw incompleteStream(this.#scope(model), 'a finish_reason');
   }
 
   /** The caller's OpenAI body, adjusted to what this provider accepts. */
@@ -158,76 +156,71 @@ export class OpenAIProvider implements Provider {
     body.reasoning_effort = sent;
   }
 
-  #normalizeReasoning(message: CompletionMessage | Record<string, unknown>): void {
-    const field = this.#quirks.reasoningField;
-    if (!field || field === 'reasoning_content') return;
-    const record = message as Record<string, unknown>;
-    if (record[field] !== undefined) {
-      record.reasoning_content = record[field];
-      delete record[field];
+  /**
+   * Brings one choice to OpenAI's own form before it is checked: this provider's finish reasons and reasoning field
+   * under OpenAI's names, nulls where OpenAI's types say "absent" removed (some providers write `tool_calls: null`),
+   * and a missing message content written as the null it means. Anything else stays as sent, for the check to judge.
+   */
+  #normalizeChoice(choice: unknown, field: 'message' | 'delta'): void {
+    if (!isPlainObject(choice)) return;
+    const alias = this.#quirks.finishReasonAliases?.[choice.finish_reason as string];
+    if (alias) choice.finish_reason = alias;
+    const message = choice[field];
+    if (!isPlainObject(message)) return;
+    const reasoning = this.#quirks.reasoningField;
+    if (reasoning && reasoning !== 'reasoning_content' && message[reasoning] !== undefined) {
+      message.reasoning_content = message[reasoning];
+      delete message[reasoning];
+    }
+    dropNulls(message, field === 'delta' ? ['role', 'tool_calls', 'function_call'] : ['tool_calls', 'function_call']);
+    // A message's content is always present in OpenAI's form: null when there is none (a tool call).
+    if (field === 'message' && message.content === undefined) message.content = null;
+    if (field !== 'delta' || !Array.isArray(message.tool_calls)) return;
+    for (const toolCall of message.tool_calls) {
+      if (!isPlainObject(toolCall)) continue;
+      dropNulls(toolCall, ['id', 'type', 'function']);
+      if (isPlainObject(toolCall.function)) dropNulls(toolCall.function, ['name', 'arguments']);
     }
   }
 
+  #scope(model: string): ErrorScope {
+    const settings = this.#settings;
+    return { provider: this.name, model, secrets: [settings.apiKey], baseURL: settings.baseURL, timeoutMs: settings.timeoutMs };
+  }
+
+  /** The SDK's failure as one of the shared provider errors. */
   #toProviderError(error: unknown, model: string): ProviderError {
     if (error instanceof ProviderError) return error;
-    const name = this.name;
-    const secrets = [this.#settings.apiKey];
-    const apiError = error as {
-      status?: number;
-      message?: string;
-      code?: string | null;
-      type?: string;
-      param?: string | null;
-      headers?: Headers;
-      name?: string;
-    };
+    const scope = this.#scope(model);
     const sdkName = (error as Error)?.constructor?.name ?? '';
-    if (sdkName === 'APIUserAbortError' || (error as Error)?.name === 'AbortError') {
-      return new ProviderError(`The request to ${name} (${model}) was aborted by the caller.`, {
-        provider: name, model, status: 499, code: 'aborted', retryable: false, cause: redactedCause(error, [this.#settings.apiKey]),
-      });
-    }
-    if (sdkName === 'APIConnectionTimeoutError') {
-      return new ProviderError(`${name} (${model}) did not answer within ${this.#settings.timeoutMs} ms.`, {
-        provider: name, model, status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]),
-      });
-    }
-    if (error instanceof SyntaxError) {
-      return new ProviderError(`${name} (${model}) answered with a body that is not valid JSON: ${redactSecrets(error.message, secrets)}`, {
-        provider: name, model, status: 502, code: 'invalid_response', type: 'api_error', retryable: true, cause: redactedCause(error, secrets),
-      });
-    }
-    if (sdkName === 'APIConnectionError' || apiError.status === undefined) {
-      const detail = redactSecrets(String((error as Error)?.message ?? error), secrets);
-      const inStream = apiError.status === undefined && sdkName === 'APIError';
-      return new ProviderError(
-        inStream
-          ? `${name} (${model}) reported an error inside the stream: ${detail}`
-          : `Could not reach ${name} (${model}) at ${this.#settings.baseURL}: ${describeCause(error)}`,
-        { provider: name, model, status: 502, code: inStream ? 'stream_error' : 'connection_error', type: 'api_error', retryable: true, cause: redactedCause(error, [this.#settings.apiKey]) },
-      );
-    }
+    if (sdkName === 'APIUserAbortError' || (error as Error)?.name === 'AbortError') return abortedByCaller(scope, error);
+    if (sdkName === 'APIConnectionTimeoutError') return timedOut(scope, error);
+    if (error instanceof SyntaxError) return invalidResponse(scope, `the body is not JSON (${error.message})`, error);
+    // A TypeError the SDK throws while reading an answer of the wrong shape; fetch's network failures have a cause.
+    if (error instanceof TypeError && error.cause === undefined) return invalidResponse(scope, error.message, error);
+    const apiError = error as { status?: number; message?: string; code?: string | null; param?: string | null; headers?: Headers };
+    if (sdkName === 'APIError' && apiError.status === undefined) return streamError(scope, String(apiError.message), { cause: error });
+    if (sdkName === 'APIConnectionError' || apiError.status === undefined) return unreachable(scope, error);
     const status = apiError.status;
-    // The SDK's message starts with the status ("429 Rate limit…"); ours says it once.
-    const upstream = redactSecrets((apiError.message ?? 'no message').replace(/^\d{3} /, ''), secrets);
     const code = apiError.code ?? null;
-    // insufficient_quota is a 429 that will not get better by waiting.
-    const retryable = isRetryableStatus(status) && code !== 'insufficient_quota';
-    const options = {
-      provider: name,
-      model,
-      status,
+    // The SDK's message starts with the status ("429 Rate limit…"); ours says it once.
+    return fromStatus(scope, status, (apiError.message ?? 'no message').replace(/^\d{3} /, ''), {
       code,
       param: apiError.param ?? null,
-      retryable,
+      // insufficient_quota is a 429 that will not get better by waiting.
+      retryable: isRetryableStatus(status) && code !== 'insufficient_quota',
       retryAfterMs: parseRetryAfter(apiError.headers),
-      cause: redactedCause(error, [this.#settings.apiKey]),
-    };
-    const message = `${name} (${model}) answered ${status}: ${upstream}`;
-    if (status === 401 || status === 403) return new AuthenticationError(message, options);
-    if (status === 429) return new RateLimitError(message, options);
-    return new ProviderError(message, options);
+      cause: error,
+    });
   }
+}
+
+function dropNulls(record: Record<string, unknown>, keys: readonly string[]): void {
+  for (const key of keys) if (record[key] === null) delete record[key];
+}
+
+function arrayOrEmpty(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
 }
 
 /**
@@ -238,11 +231,6 @@ function strictResponseFormat(format: unknown): unknown {
   const responseFormat = format as { type?: string; json_schema?: { strict?: boolean; schema?: Record<string, unknown> } } | undefined;
   if (responseFormat?.type !== 'json_schema' || responseFormat.json_schema?.strict === false || !responseFormat.json_schema?.schema) return format;
   return { ...responseFormat, json_schema: { ...responseFormat.json_schema, strict: true, schema: toStrictJsonSchema(responseFormat.json_schema.schema) } };
-}
-
-function describeCause(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
 }
 
 /**

@@ -322,18 +322,18 @@ describe('malformed body from the provider (200, not JSON): retried; if it persi
 });
 
 describe('stream ended cleanly before the answer was complete (no finish, no [DONE]): must not pass as a complete answer', () => {
-  it('anthropic: StreamInterruptedError incomplete_stream', async () => {
+  it('anthropic: StreamInterruptedError stream_truncated', async () => {
     backends.front.anthropic.enqueue({ kind: 'end', events: EVENTS_UNTIL_HELLO_FROM.anthropic });
     const stream = await bounded(gatewayFor(backends).createCompletion({ model: MODELS.anthropic, messages: hello, stream: true }));
     const { chunks, error } = await drain(stream);
     expect(text(chunks)).toBe('Hello from');
     expect(error).toBeInstanceOf(StreamInterruptedError);
-    expect(error.code).toBe('incomplete_stream');
+    expect(error.code).toBe('stream_truncated');
   });
 
   // Regression (fixed; was a bug in src/providers/openai.ts #convertChunks): when an OpenAI-family stream ends without `data: [DONE]` and
   // without a finish_reason, the adapter ends the caller's stream quietly: the partial answer looks complete and
-  // its call record says status "ok". Anthropic raises incomplete_stream in the same situation.
+  // its call record says status "ok". Anthropic raises stream_truncated in the same situation.
   it('openai: a stream cut off without [DONE] ends in an error', async () => {
     backends.front.openai.enqueue({ kind: 'end', events: EVENTS_UNTIL_HELLO_FROM.openai });
     const stream = await bounded(gatewayFor(backends).createCompletion({ model: MODELS.openai, messages: hello, stream: true }));

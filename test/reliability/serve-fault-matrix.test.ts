@@ -232,7 +232,7 @@ describe('stream truncated mid-way: the SSE carries the text, then data: {"error
     callIdOf(response.headers);
     const { data } = await readSSE(response);
     expect(data).not.toContain('[DONE]');
-    expect(JSON.parse(data.at(-1)!).error.code).toBe(provider === 'anthropic' ? 'incomplete_stream' : 'stream_truncated');
+    expect(JSON.parse(data.at(-1)!).error.code).toBe('stream_truncated');
   });
 });
 

@@ -1,0 +1,32 @@
+import { array, boolean, nullish, number, object, plainObject, string, type Shape } from '../internal/shape.ts';
+
+/**
+ * What a Gemini `GenerateContentResponse` (a whole answer, or one chunk of a stream) must look like before it is
+ * converted (providers.md §3): the fields the conversion reads, with their documented types.
+ */
+
+const part: Shape = object({
+  text: nullish(string),
+  thought: nullish(boolean),
+  thoughtSignature: nullish(string),
+  functionCall: nullish(object({ id: nullish(string), name: string, args: nullish(plainObject) })),
+});
+
+const candidate: Shape = object({
+  index: nullish(number),
+  finishReason: nullish(string),
+  content: nullish(object({ parts: nullish(array(part)) })),
+});
+
+export const checkResponse: Shape = object({
+  responseId: nullish(string),
+  candidates: nullish(array(candidate)),
+  usageMetadata: nullish(object({
+    promptTokenCount: nullish(number),
+    toolUsePromptTokenCount: nullish(number),
+    candidatesTokenCount: nullish(number),
+    thoughtsTokenCount: nullish(number),
+    cachedContentTokenCount: nullish(number),
+  })),
+  promptFeedback: nullish(object({ blockReason: nullish(string), blockReasonMessage: nullish(string) })),
+});
