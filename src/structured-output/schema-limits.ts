@@ -16,10 +16,22 @@ export const SCHEMA_LIMITS = {
 /** Schemas already measured: apps send the same schema object on every call. */
 const withinLimits = new WeakSet<object>();
 
-/** Throws a 400 (`schema_too_deep` or `schema_too_large`, naming `param`) when a schema passes a limit. */
+/**
+ * Throws a 400 (`schema_too_deep` or `schema_too_large`, naming `param`) when a schema passes a limit, and
+ * (`invalid_schema`) when it uses `$async`: ajv compiles that to a validator returning a promise, which a
+ * synchronous check would take as "valid" while its rejection crashed the process.
+ */
 export function assertSchemaLimits(schema: unknown, param: string): void {
   if (typeof schema !== 'object' || schema === null || withinLimits.has(schema)) return;
   const size = measure(schema);
+  if (size.asyncAt !== undefined) {
+    const at = `${param}${size.asyncAt}.$async`;
+    throw new InvalidRequestError(
+      `${at}: asynchronous schemas ("$async": true) are not supported; answers are validated synchronously. Remove the keyword.`,
+      at,
+      'invalid_schema',
+    );
+  }
   if (size.depth > SCHEMA_LIMITS.maxDepth) {
     throw new InvalidRequestError(
       `${param} is nested more than ${SCHEMA_LIMITS.maxDepth} levels deep (objects and arrays); the limit is ${SCHEMA_LIMITS.maxDepth}. Flatten it, or use $defs and $ref for repeated parts.`,
@@ -39,20 +51,25 @@ export function assertSchemaLimits(schema: unknown, param: string): void {
 
 /**
  * Depth and node count without recursion (a value 100,000 levels deep must not overflow the stack), stopping as
- * soon as either limit is passed, so the cost is bounded by the limits rather than by the body.
+ * soon as either limit is passed, so the cost is bounded by the limits rather than by the body; and the path of
+ * the first `"$async": true`, if any.
  */
-function measure(root: object): { depth: number; nodes: number } {
-  const stack: Array<[value: unknown, depth: number]> = [[root, 1]];
+function measure(root: object): { depth: number; nodes: number; asyncAt?: string } {
+  const stack: Array<[value: unknown, depth: number, path: string]> = [[root, 1, '']];
   let nodes = 0;
   let depth = 0;
   while (stack.length > 0) {
-    const [value, level] = stack.pop()!;
+    const [value, level, path] = stack.pop()!;
     nodes += 1;
     if (value === null || typeof value !== 'object') continue;
     depth = Math.max(depth, level);
     if (depth > SCHEMA_LIMITS.maxDepth || nodes > SCHEMA_LIMITS.maxNodes) break;
-    const children = Array.isArray(value) ? value : Object.values(value);
-    for (const child of children) stack.push([child, level + 1]);
+    if (Array.isArray(value)) {
+      value.forEach((child, index) => stack.push([child, level + 1, `${path}[${index}]`]));
+      continue;
+    }
+    if ((value as { $async?: unknown }).$async === true) return { depth, nodes, asyncAt: path };
+    for (const [key, child] of Object.entries(value)) stack.push([child, level + 1, `${path}.${key}`]);
   }
   return { depth, nodes: nodes + stack.length };
 }

@@ -184,3 +184,30 @@ describe('bad schemas are 400s naming the place', () => {
     await expect(scripted.createCompletion({ model: 'gpt-4o-latest', messages: ask, response_format: format })).rejects.toBeInstanceOf(StructuredOutputError);
   });
 });
+
+describe('schemas that cannot be checked synchronously', () => {
+  // ajv compiles `$async: true` to a validator that returns a promise: once the answer "passed" (a promise is
+  // truthy) and then the rejected promise killed the process. Such schemas are refused before any provider is called.
+  const asyncSchema = { $async: true, type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+
+  it('refuses $async in response_format with a 400 naming the keyword, before any provider is called', async () => {
+    const gateway = gatewayAgainst(server.url);
+    const before = server.requests.length;
+    const error = await gateway
+      .createCompletion({ model: 'gpt-4o-latest', messages: ask, response_format: { type: 'json_schema', json_schema: { name: 'n', schema: asyncSchema } } })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error).toMatchObject({ status: 400, code: 'invalid_schema', param: 'response_format.json_schema.schema.$async' });
+    expect((error as Error).message).toMatch(/\$async/);
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('refuses $async in a nested schema and in tool parameters too', async () => {
+    const gateway = createGateway({ mock: true });
+    const nested = { type: 'object', properties: { inner: { $async: true, type: 'object' } } };
+    await expect(gateway.createCompletion({ model: 'gpt-4o-latest', messages: ask, response_format: { type: 'json_schema', json_schema: { name: 'n', schema: nested } } }))
+      .rejects.toMatchObject({ status: 400, param: 'response_format.json_schema.schema.properties.inner.$async' });
+    await expect(gateway.createCompletion({ model: 'gpt-4o-latest', messages: ask, tools: [{ type: 'function', function: { name: 'f', parameters: asyncSchema } }] }))
+      .rejects.toMatchObject({ status: 400, param: 'tools[0].function.parameters.$async' });
+  });
+});
