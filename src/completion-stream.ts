@@ -1,4 +1,6 @@
 import { ProviderError, StreamInterruptedError, SwitchyardError } from './errors.ts';
+import { expiredError, type AttemptScope } from './routing/attempt-scope.ts';
+import { IdleWatch, type OpenedStream } from './routing/open-stream.ts';
 import type { CompletionChunk, SwitchyardResponseInfo } from './types.ts';
 
 /**
@@ -74,46 +76,67 @@ export interface RelayOptions {
   check?: { observe(chunk: CompletionChunk): void; finish(): void } | undefined;
   /** Called once when the caller's iteration ends: finished, failed (with the error) or stopped early. */
   onEnd: (error?: unknown) => void;
+  /** The attempt that serves the stream: disposed of when the stream ends. */
+  scope: AttemptScope;
+  /** `streamIdleTimeoutMs`: the longest wait for the provider's next chunk. */
+  idleMs?: number | undefined;
 }
 
 /**
  * Relays the provider's chunks to the caller in one layer: the recorder sees each, `model` is rewritten to the
- * catalog id, the usage chunk is kept only when asked for, the output check runs, and a failure after the first
- * chunk becomes a `StreamInterruptedError`. `first` is the chunk the gateway awaited before answering (none when
- * the provider's stream was empty).
+ * catalog id, the usage chunk is kept only when asked for, the output check runs, a provider that goes quiet past
+ * `idleMs` is cut off, and a failure after the first chunk becomes a `StreamInterruptedError`. `opened` holds the
+ * chunks the attempt already read (up to the first with content).
  */
-export async function* relayChunks(
-  first: IteratorResult<CompletionChunk>,
-  rest: AsyncIterator<CompletionChunk>,
-  options: RelayOptions,
-): AsyncGenerator<CompletionChunk> {
-  const { check } = options;
+export async function* relayChunks(opened: OpenedStream, options: RelayOptions): AsyncGenerator<CompletionChunk> {
+  const { check, scope, info } = options;
+  const { rest } = opened;
+  const idle = options.idleMs === undefined ? undefined : new IdleWatch(scope, options.idleMs);
   let failure: unknown;
   try {
-    for (let next = first; !next.done; next = await rest.next()) {
-      const chunk = next.value;
-      options.observe(chunk);
-      chunk.model = options.model;
-      chunk.object = 'chat.completion.chunk';
-      if (!options.includeUsage) {
-        if (chunk.choices.length === 0) continue;
-        delete chunk.usage;
+    for (const chunk of opened.head) {
+      const relayed = relay(chunk, options);
+      if (relayed) yield relayed;
+    }
+    if (!opened.ended) {
+      for (;;) {
+        idle?.waiting();
+        const next = await rest.next();
+        idle?.received();
+        if (next.done) break;
+        const relayed = relay(next.value, options);
+        if (relayed) yield relayed;
       }
-      check?.observe(chunk);
-      yield chunk;
     }
     check?.finish();
-  } catch (error) {
-    failure = error instanceof ProviderError && !(error instanceof StreamInterruptedError) ? interrupted(error, options.info) : error;
+  } catch (thrown) {
+    const expired = scope.expired;
+    const error = expired ? expiredError(expired, { provider: info.provider, model: info.provider_model }) : thrown;
+    failure = error instanceof ProviderError && !(error instanceof StreamInterruptedError) ? interrupted(error, info) : error;
     throw failure;
   } finally {
+    idle?.stop();
     try {
       await rest.return?.();
     } finally {
+      scope.dispose();
       // Recorded even when releasing the provider's stream fails.
       options.onEnd(failure);
     }
   }
+}
+
+/** One provider chunk as the caller gets it, or `undefined` for a usage chunk the caller did not ask for. */
+function relay(chunk: CompletionChunk, options: RelayOptions): CompletionChunk | undefined {
+  options.observe(chunk);
+  chunk.model = options.model;
+  chunk.object = 'chat.completion.chunk';
+  if (!options.includeUsage) {
+    if (chunk.choices.length === 0) return undefined;
+    delete chunk.usage;
+  }
+  options.check?.observe(chunk);
+  return chunk;
 }
 
 function interrupted(error: ProviderError, info: SwitchyardResponseInfo): StreamInterruptedError {

@@ -21,6 +21,7 @@ import type { Deployment } from './deployments/deployment.ts';
 import { resolveDeployment } from './deployments/resolve-deployment.ts';
 import type { DeploymentStore } from './deployments/store.ts';
 import { parseModelReference, type ModelReference } from './routing/parse-model.ts';
+import { openStream, type StreamTimeouts } from './routing/open-stream.ts';
 import { runAttempts, type Candidate, type RetryOptions } from './routing/run-attempts.ts';
 import { applyOutputSpec, StreamedOutputCheck } from './structured-output/apply-output-spec.ts';
 import { checkOutput, correctionMessages, resolveOutputSpec, type OutputCheck, type OutputSpec } from './structured-output/output-spec.ts';
@@ -51,6 +52,23 @@ export interface GatewayOptions {
   retry?: RetryOptions;
   /** Time one provider attempt may take, in milliseconds (default 10 minutes, as openai-node). */
   timeoutMs?: number;
+  /**
+   * Streams: time from the start of an attempt to its first content (text, reasoning, a tool call). Past it the
+   * attempt is aborted and retried, or falls back, as nothing has reached the caller yet. Default: none.
+   */
+  firstTokenTimeoutMs?: number;
+  /**
+   * Streams: the longest wait for the provider's next chunk. Before the first content reaches the caller it fails
+   * the attempt (retried); after, it ends the stream with a StreamInterruptedError. Default: none.
+   */
+  streamIdleTimeoutMs?: number;
+  /** Largest answer body read from a provider, in bytes (default 64 MiB); a larger one fails with response_too_large. */
+  maxResponseBytes?: number;
+  /**
+   * Connections kept to each provider (default 128). Calls beyond it wait for a free one; `switchyard serve` also
+   * limits calls per API key, so that one key cannot hold them all.
+   */
+  maxConnectionsPerProvider?: number;
   /** Throw `UnsupportedParameterError` instead of dropping a parameter the model cannot take with a warning. */
   strict?: boolean;
   /** A catalog to use instead of the bundled one. */
@@ -71,8 +89,12 @@ export interface GatewayOptions {
 export interface CompletionOptions {
   /** Aborts the request (and a running stream). */
   signal?: AbortSignal;
-  /** Overrides the gateway's retry policy for this call. */
+  /** Overrides the gateway's retry policy for this call (`totalTimeoutMs` is the call's deadline). */
   retry?: RetryOptions;
+  /** Overrides `firstTokenTimeoutMs` (of the gateway and of the provider) for this call. */
+  firstTokenTimeoutMs?: number;
+  /** Overrides `streamIdleTimeoutMs` (of the gateway and of the provider) for this call. */
+  streamIdleTimeoutMs?: number;
 }
 
 export interface Gateway {
@@ -98,7 +120,7 @@ export interface Gateway {
   readonly catalog: Catalog;
 }
 
-const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 8_000, totalTimeoutMs: 120_000 };
+const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 8_000, totalTimeoutMs: 600_000 };
 
 /** Fields of ours that no provider receives. */
 const SWITCHYARD_FIELDS = [
@@ -111,7 +133,13 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const retry = { ...DEFAULT_RETRY, ...options.retry };
   const timeoutMs = options.timeoutMs ?? 600_000;
   const mock = options.mock === true ? new MockProvider() : options.mock || undefined;
-  const getProvider = createProviderPool({ providers: options.providers, env, timeoutMs, mock });
+  const getProvider = createProviderPool({
+    providers: options.providers,
+    env,
+    timeoutMs,
+    mock,
+    transport: { maxResponseBytes: options.maxResponseBytes, connections: options.maxConnectionsPerProvider },
+  });
   const deploymentStore = options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
   const recorder = createCallRecorder(options.records);
 
@@ -166,6 +194,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   }
 
   async function complete(request: CompletionRequest, callOptions: CompletionOptions, call: CallContext): Promise<CompletionResponse | CompletionStream> {
+    const startedAt = performance.now();
     // 1. Validate and resolve what is asked for; a deployment expands into the request it stores.
     validateRequest(request);
     const parsed = parseModelReference(request.model, reservedProviderNames);
@@ -198,7 +227,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       }
       if (!warnings.some((known) => known.code === warning.code && known.message === warning.message)) warnings.push(warning);
     };
-    const callFor = (candidate: Candidate, native: boolean, extraMessages: ChatCompletionMessageParam[] = []): ProviderCall => {
+    const callFor = (candidate: Candidate, native: boolean, signal: AbortSignal, extraMessages: ChatCompletionMessageParam[] = []): ProviderCall => {
       const callBody: Record<string, unknown> = { ...body, model: candidate.offering.model };
       if (extraMessages.length > 0) callBody.messages = [...(body.messages as ChatCompletionMessageParam[]), ...extraMessages];
       if (output) applyOutputSpec(callBody, output, native, candidate.model.supports.json_mode);
@@ -206,7 +235,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         body: callBody as unknown as ChatCompletionCreateParamsBase,
         model: candidate.model,
         reasoning: candidate.model === model ? reasoning : undefined,
-        signal: callOptions.signal,
+        signal,
         warn,
       };
     };
@@ -225,26 +254,31 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // 3. Try the providers in order until one answers.
     const candidates = candidatesFor(model, reference.provider, request.fallbacks ?? options.fallbacks ?? []);
     const callRetry = callOptions.retry ? { ...retry, ...callOptions.retry } : retry;
+    const deadlineAt = startedAt + callRetry.totalTimeoutMs;
     if (request.stream) {
-      // The first chunk is awaited inside the attempt, so a provider that fails before sending anything is retried.
-      const { value, candidate, attempts } = await runAttempts(
+      // The stream's start (up to its first content) is read inside the attempt, so a provider that fails, stalls
+      // or goes quiet before the caller has anything is retried.
+      const { value, candidate, attempts, scope } = await runAttempts(
         candidates,
         getProvider,
-        (provider, candidate) =>
+        (provider, candidate, scope) =>
           withPromptedFallback(candidate, async (native) => {
-            const iterator = (await provider.stream(callFor(candidate, native)))[Symbol.asyncIterator]();
-            return { iterator, first: await iterator.next() };
+            const source = await provider.stream(callFor(candidate, native, scope.signal));
+            return openStream(source, scope, streamTimeouts(candidate.offering.provider, callOptions));
           }),
         callRetry,
         callOptions.signal,
+        deadlineAt,
       );
       const info = infoFor(candidate, attempts);
       const observed = new StreamRecorder();
       const pricing = candidate.offering.pricing;
-      const chunks = relayChunks(value.first, value.iterator, {
+      const chunks = relayChunks(value, {
         model: candidate.model.id,
         includeUsage: request.stream_options?.include_usage === true,
         info,
+        scope,
+        idleMs: streamTimeouts(candidate.offering.provider, callOptions).idleMs,
         observe: (chunk) => observed.observe(chunk),
         check: output && new StreamedOutputCheck(output, attempts),
         onEnd: (error) => {
@@ -262,13 +296,16 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       const result = await runAttempts(
         runCandidates,
         getProvider,
-        (provider, candidate) => withPromptedFallback(candidate, (native) => provider.complete(callFor(candidate, native, extraMessages))),
+        (provider, candidate, scope) =>
+          withPromptedFallback(candidate, (native) => provider.complete(callFor(candidate, native, scope.signal, extraMessages))),
         callRetry,
         callOptions.signal,
+        deadlineAt,
       ).catch((error: unknown) => {
         if (error instanceof SwitchyardError) error.attempts.unshift(...attempts);
         throw error;
       });
+      result.scope.dispose();
       attempts.push(...result.attempts);
       call.billed.push({ usage: result.value.usage, pricing: result.candidate.offering.pricing });
       return result;
@@ -324,6 +361,15 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         return attempt(false);
       });
     }
+  }
+
+  /** The stream limits of one attempt: the call's own, else the provider's, else the gateway's. */
+  function streamTimeouts(provider: string, callOptions: CompletionOptions): StreamTimeouts {
+    const settings = options.providers?.[provider];
+    return {
+      firstTokenMs: callOptions.firstTokenTimeoutMs ?? settings?.firstTokenTimeoutMs ?? options.firstTokenTimeoutMs,
+      idleMs: callOptions.streamIdleTimeoutMs ?? settings?.streamIdleTimeoutMs ?? options.streamIdleTimeoutMs,
+    };
   }
 
   /** The deployment's stored request, rendered with the caller's `input` and merged with the caller's settings. */

@@ -1,4 +1,4 @@
-import { pipeline, type Readable } from 'node:stream';
+import { Transform, pipeline, type Readable } from 'node:stream';
 import { constants as zlib, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Agent, Dispatcher } from 'undici';
 
@@ -26,6 +26,24 @@ export interface PooledFetchOptions {
   env?: Record<string, string | undefined>;
   /** Use this dispatcher instead of building one (sharing one pool between gateways, tests). */
   dispatcher?: Dispatcher;
+  /**
+   * Largest response body read, in bytes, before and after content decoding (default 64 MiB): past it the body
+   * fails with a `ResponseTooLargeError` instead of filling memory.
+   */
+  maxResponseBytes?: number;
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** A response body passed the size limit; it was not read further. */
+export class ResponseTooLargeError extends Error {
+  override name = 'ResponseTooLargeError';
+  readonly code = 'response_too_large';
+  readonly limitBytes: number;
+  constructor(limitBytes: number) {
+    super(`The response body passed the limit of ${limitBytes} bytes.`);
+    this.limitBytes = limitBytes;
+  }
 }
 
 /** Bodies up to this size with a known length are read before the response is returned (one buffer, no stream). */
@@ -54,6 +72,8 @@ export function createPooledFetch(options: PooledFetchOptions = {}): typeof fetc
     loading ??= createPooledDispatcher(options).then((created) => (dispatcher = created));
     return loading;
   };
+
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
 
   async function pooledFetch(input: string | URL | Request, init?: RequestInit, redirects = 0): Promise<Response> {
     const pool = dispatcher ?? (await getDispatcher());
@@ -96,6 +116,10 @@ export function createPooledFetch(options: PooledFetchOptions = {}): typeof fetc
     }
     const encoding = headers['content-encoding'];
     const length = headers['content-length'];
+    if (length !== undefined && Number(length) > maxBytes) {
+      data.body.destroy();
+      throw new TypeError('fetch failed', { cause: new ResponseTooLargeError(maxBytes) });
+    }
     const contentType = headers['content-type'];
     if (encoding === undefined && length !== undefined && Number(length) <= BUFFER_LIMIT && !String(contentType).startsWith('text/event-stream')) {
       let bytes: Uint8Array;
@@ -106,7 +130,7 @@ export function createPooledFetch(options: PooledFetchOptions = {}): typeof fetc
       }
       return withUrl(new Response(bytes, responseInit), url);
     }
-    return withUrl(new Response(decoded(data.body, encoding), responseInit), url);
+    return withUrl(new Response(decoded(data.body, encoding, maxBytes), responseInit), url);
   }
 
   function viaFetch(input: string | URL | Request, init: RequestInit | undefined, pool: Dispatcher): Promise<Response> {
@@ -126,6 +150,8 @@ export async function createPooledDispatcher(options: PooledFetchOptions = {}): 
   const timeout = options.timeoutMs ?? 600_000;
   const agentOptions: Agent.Options = {
     connections: options.connections ?? 128,
+    // Counted by undici on the wire (before decoding), at no cost per chunk; decoded bodies are counted again.
+    maxResponseSize: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     pipelining: 1,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
     keepAliveMaxTimeout: options.keepAliveMaxTimeoutMs ?? 600_000,
@@ -207,9 +233,27 @@ function responseHeaders(headers: Record<string, string | string[] | undefined>)
   return list;
 }
 
-/** The body with its content-encoding undone (innermost last), flushed chunk by chunk so streams stay live. */
-function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
+/**
+ * The body with its content-encoding undone (innermost last), flushed chunk by chunk so streams stay live, and
+ * its decoded size held to `maxBytes` (a small compressed body can expand a thousandfold).
+ */
+function decoded(body: Readable, encoding: string | string[] | undefined, maxBytes: number): Readable {
   if (encoding === undefined) return body;
+  return pipeline(decompressed(body, encoding), byteLimit(maxBytes), () => undefined);
+}
+
+function byteLimit(maxBytes: number): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      total += chunk.length;
+      if (total > maxBytes) callback(new ResponseTooLargeError(maxBytes));
+      else callback(null, chunk);
+    },
+  });
+}
+
+function decompressed(body: Readable, encoding: string | string[]): Readable {
   const codings = String(encoding).toLowerCase().split(',').map((coding) => coding.trim()).filter(Boolean).reverse();
   let stream = body;
   for (const coding of codings) {
@@ -235,4 +279,30 @@ function fetchError(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason;
   if (error instanceof Error && error.name === 'AbortError') return error;
   return new TypeError('fetch failed', { cause: error });
+}
+
+/**
+ * A fetch given by the caller, with its response bodies held to `maxBytes` like the pooled transport's: the body
+ * errors with a `ResponseTooLargeError` once it passes the limit.
+ */
+export function withResponseLimit(fetchImpl: typeof fetch, maxBytes: number): typeof fetch {
+  return (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const response = await fetchImpl(input, init);
+    if (!response.body) return response;
+    if (Number(response.headers.get('content-length')) > maxBytes) {
+      await response.body.cancel().catch(() => undefined);
+      throw new TypeError('fetch failed', { cause: new ResponseTooLargeError(maxBytes) });
+    }
+    let total = 0;
+    const limited = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        if (total > maxBytes) controller.error(new ResponseTooLargeError(maxBytes));
+        else controller.enqueue(chunk);
+      },
+    }));
+    const limitedResponse = new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
+    Object.defineProperty(limitedResponse, 'url', { value: response.url });
+    return limitedResponse;
+  }) as typeof fetch;
 }

@@ -4,7 +4,7 @@ import { parseRetryAfter } from '../internal/parse-retry-after.ts';
 import type { CompletionChunk } from '../types.ts';
 import { checkMessage, checkStreamEvent } from './anthropic-answer-shape.ts';
 import {
-  abortedByCaller, fromStatus, incompleteStream, invalidResponse, refusedBySdk, streamError, timedOut, unreachable, type ErrorScope,
+  abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, refusedBySdk, streamError, timedOut, unreachable, type ErrorScope,
 } from './provider-errors.ts';
 import { StreamConverter, toAnthropicRequest, toCompletion } from './anthropic-convert.ts';
 import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from './provider.ts';
@@ -94,6 +94,8 @@ class AnthropicProvider implements Provider {
     if (error instanceof ProviderError || !(error instanceof Error)) return error;
     const sdk = this.#sdk;
     const scope = this.#scope(model);
+    const tooLarge = answerTooLarge(scope, error);
+    if (tooLarge) return tooLarge;
     if (error instanceof sdk.APIUserAbortError || signal?.aborted) return abortedByCaller(scope, error);
     if (error instanceof sdk.APIConnectionTimeoutError) return timedOut(scope, error);
     if (error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError)) {

@@ -5,7 +5,7 @@ import { redactSecrets } from '../internal/redact.ts';
 import type { CompletionChunk } from '../types.ts';
 import { checkResponse } from './google-answer-shape.ts';
 import {
-  abortedByCaller, fromStatus, incompleteStream, invalidResponse, timedOut, unreachable, type ErrorScope,
+  abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, timedOut, unreachable, type ErrorScope,
 } from './provider-errors.ts';
 import { StreamConverter, toCompletion, toGeminiRequest, type GeminiRequest } from './google-convert.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from './provider.ts';
@@ -132,6 +132,8 @@ class GoogleProvider implements Provider {
   #toProviderError(error: unknown, model: string, call: ProviderCall, phase: Phase): ProviderError {
     if (error instanceof ProviderError) return error;
     const scope = this.#scope(model);
+    const tooLarge = answerTooLarge(scope, error);
+    if (tooLarge) return tooLarge;
     const failure = error as { name?: string; message?: string; status?: unknown; cause?: { code?: string; message?: string } };
     if (call.signal?.aborted) return abortedByCaller(scope, error);
     if (failure?.name === 'AbortError' || failure?.name === 'TimeoutError') return timedOut(scope, error);

@@ -5,7 +5,7 @@ import { ProviderError, isRetryableStatus } from '../errors.ts';
 import { parseRetryAfter } from '../internal/parse-retry-after.ts';
 import { isPlainObject } from '../internal/shape.ts';
 import { checkChunk, checkCompletion } from './openai-answer-shape.ts';
-import { abortedByCaller, fromStatus, incompleteStream, invalidResponse, streamError, timedOut, unreachable, type ErrorScope } from './provider-errors.ts';
+import { abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, streamError, timedOut, unreachable, type ErrorScope } from './provider-errors.ts';
 import { toStrictJsonSchema } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk } from '../types.ts';
 import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
@@ -192,6 +192,8 @@ export class OpenAIProvider implements Provider {
   #toProviderError(error: unknown, model: string): ProviderError {
     if (error instanceof ProviderError) return error;
     const scope = this.#scope(model);
+    const tooLarge = answerTooLarge(scope, error);
+    if (tooLarge) return tooLarge;
     const sdkName = (error as Error)?.constructor?.name ?? '';
     if (sdkName === 'APIUserAbortError' || (error as Error)?.name === 'AbortError') return abortedByCaller(scope, error);
     if (sdkName === 'APIConnectionTimeoutError') return timedOut(scope, error);

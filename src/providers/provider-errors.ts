@@ -16,17 +16,41 @@ export interface ErrorScope {
   timeoutMs: number;
 }
 
-const label = (scope: ErrorScope) => `${scope.provider} (${scope.model})`;
+/** What errors that do not involve the transport need to know: who was called. */
+type Who = Pick<ErrorScope, 'provider' | 'model'> & Partial<ErrorScope>;
 
-function failure(scope: ErrorScope, message: string, fields: { status: number; code: string; retryable: boolean; type?: string; cause?: unknown }): ProviderError {
-  return new ProviderError(redactSecrets(message, scope.secrets), {
+const label = (scope: Who) => `${scope.provider} (${scope.model})`;
+
+function failure(scope: Who, message: string, fields: { status: number; code: string; retryable: boolean; type?: string; cause?: unknown }): ProviderError {
+  return new ProviderError(redactSecrets(message, scope.secrets ?? []), {
     provider: scope.provider,
     model: scope.model,
     status: fields.status,
     code: fields.code,
     retryable: fields.retryable,
     ...(fields.type ? { type: fields.type } : {}),
-    ...(fields.cause === undefined ? {} : { cause: redactedCause(fields.cause, scope.secrets) }),
+    ...(fields.cause === undefined ? {} : { cause: redactedCause(fields.cause, scope.secrets ?? []) }),
+  });
+}
+
+/** The call's total time (`retry.totalTimeoutMs`) ran out, with an attempt in flight or before the next one. */
+export function deadlineExceeded(scope: Who, totalMs: number): ProviderError {
+  return failure(scope, `The call ran out of its total time of ${totalMs} ms (retry.totalTimeoutMs) while trying ${label(scope)}.`, {
+    status: 504, code: 'deadline_exceeded', type: 'timeout_error', retryable: false,
+  });
+}
+
+/** No content within `firstTokenTimeoutMs` of the start of a streamed attempt: retried, as nothing reached the caller. */
+export function firstTokenTimeout(scope: Who, limitMs: number): ProviderError {
+  return failure(scope, `${label(scope)} sent no content within ${limitMs} ms (firstTokenTimeoutMs).`, {
+    status: 408, code: 'first_token_timeout', type: 'timeout_error', retryable: true,
+  });
+}
+
+/** A stream sent nothing for `streamIdleTimeoutMs`. */
+export function streamIdle(scope: Who, limitMs: number): ProviderError {
+  return failure(scope, `The stream from ${label(scope)} sent nothing for ${limitMs} ms (streamIdleTimeoutMs).`, {
+    status: 408, code: 'stream_idle_timeout', type: 'timeout_error', retryable: true,
   });
 }
 
@@ -61,11 +85,22 @@ export function invalidResponse(scope: ErrorScope, problem: string, cause?: unkn
   });
 }
 
-/** The answer grew past the configured size limit; it was not read further. */
-export function answerTooLarge(scope: ErrorScope, limitBytes: number, cause?: unknown): ProviderError {
-  return failure(scope, `${label(scope)} sent an answer larger than ${limitBytes} bytes (maxResponseBytes); it was not read further.`, {
-    status: 502, code: 'response_too_large', type: 'api_error', retryable: false, cause,
-  });
+/**
+ * The answer grew past the transport's size limit (`maxResponseBytes`), somewhere in the error's cause chain; it
+ * was not read further. Not retried: the same request would most likely grow as large again.
+ */
+export function answerTooLarge(scope: ErrorScope, error: unknown): ProviderError | undefined {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 6 && cause instanceof Error; depth++, cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (code !== 'response_too_large' && code !== 'UND_ERR_RES_EXCEEDED_MAX_SIZE') continue;
+    const limit = (cause as { limitBytes?: unknown }).limitBytes;
+    const size = typeof limit === 'number' ? `${limit} bytes (maxResponseBytes)` : 'maxResponseBytes';
+    return failure(scope, `${label(scope)} sent an answer larger than ${size}; it was not read further.`, {
+      status: 502, code: 'response_too_large', type: 'api_error', retryable: false, cause: error,
+    });
+  }
+  return undefined;
 }
 
 /** The provider's SDK refused the request before sending it: retrying the same request cannot help. */

@@ -1,6 +1,6 @@
 import type { MockProvider } from './mock.ts';
 import type { Provider, ProviderSettings, ResolvedProviderSettings } from './provider.ts';
-import { createPooledFetch } from '../internal/http-transport.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, createPooledFetch, withResponseLimit } from '../internal/http-transport.ts';
 import { providerDefinitions } from './registry.ts';
 
 /** A ready adapter, or the setting that is missing for it (the attempt is then recorded as `missing_credentials`). */
@@ -11,6 +11,8 @@ export interface ProviderPoolOptions {
   env: Record<string, string | undefined>;
   timeoutMs: number;
   mock: MockProvider | undefined;
+  /** The HTTP transport's limits: answer size and connections per provider. */
+  transport?: { maxResponseBytes?: number | undefined; connections?: number | undefined };
 }
 
 /**
@@ -21,6 +23,13 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
   const adapters = new Map<string, Promise<Provider | { missing: string }>>();
   // One keep-alive pool for every SDK of this gateway: their default fetch costs ~0.5 ms of CPU per call (bench/).
   let pooledFetch: typeof fetch | undefined;
+  const maxResponseBytes = options.transport?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const transport = {
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    maxResponseBytes,
+    ...(options.transport?.connections !== undefined ? { connections: options.transport.connections } : {}),
+  };
 
   async function load(name: string): Promise<Provider | { missing: string }> {
     if (name === 'mock' && options.mock) return options.mock;
@@ -36,7 +45,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     const apiVersion = configured.apiVersion ?? env[`${definition.envPrefix}_API_VERSION`];
     const settings: ResolvedProviderSettings = {
       ...configured,
-      fetch: configured.fetch ?? (pooledFetch ??= createPooledFetch({ env, timeoutMs: options.timeoutMs })),
+      fetch: configured.fetch ? withResponseLimit(configured.fetch, maxResponseBytes) : (pooledFetch ??= createPooledFetch(transport)),
       apiKey,
       baseURL,
       timeoutMs: configured.timeoutMs ?? options.timeoutMs,

@@ -46,6 +46,10 @@ export interface ProviderSettings {
   headers?: Record<string, string>;
   /** Per-attempt timeout in milliseconds. */
   timeoutMs?: number;
+  /** Streams from this provider: time to the first content (overrides the gateway's `firstTokenTimeoutMs`). */
+  firstTokenTimeoutMs?: number;
+  /** Streams from this provider: longest wait for the next chunk (overrides the gateway's `streamIdleTimeoutMs`). */
+  streamIdleTimeoutMs?: number;
   /** A fetch implementation to hand to the SDK (proxies, instrumentation, tests). */
   fetch?: typeof fetch;
   /** Azure: the api-version query parameter (default from `AZURE_API_VERSION`, else 2024-10-21). */

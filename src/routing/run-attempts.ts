@@ -3,6 +3,8 @@ import { MissingCredentialsError, ProviderError } from '../errors.ts';
 import type { Provider } from '../providers/provider.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { Attempt } from '../types.ts';
+import { AttemptScope, expiredError } from './attempt-scope.ts';
+import { deadlineExceeded } from '../providers/provider-errors.ts';
 
 /** One provider that could serve the request: a catalog model at one of its providers. */
 export interface Candidate {
@@ -17,7 +19,10 @@ export interface RetryOptions {
   initialDelayMs?: number;
   /** Cap on one backoff delay, including a provider's retry-after (default 8 s). */
   maxDelayMs?: number;
-  /** Total time for every try of every candidate (default 120 s). */
+  /**
+   * Deadline of the whole call: every try of every candidate, the one in flight included, until the answer is
+   * complete (for a stream: until its first content). Default 10 minutes, the per-attempt default.
+   */
   totalTimeoutMs?: number;
 }
 
@@ -26,22 +31,26 @@ export interface AttemptResult<T> {
   value: T;
   candidate: Candidate;
   attempts: Attempt[];
+  /** The successful attempt's scope, settled (its deadline no longer runs); the caller disposes of it when done. */
+  scope: AttemptScope;
 }
 
 /**
  * Tries the candidates in order. Retryable failures are retried with exponential backoff and jitter (honouring the
  * provider's retry-after), then the next candidate is tried; a candidate without credentials is skipped. A
- * non-retryable failure ends the run at once. Whatever escapes carries the full attempt chain.
+ * non-retryable failure ends the run at once, and so does the call's deadline, whose timer aborts an attempt in
+ * flight. Whatever escapes carries the full attempt chain.
  */
 export async function runAttempts<T>(
   candidates: Candidate[],
   getProvider: ProviderLookup,
-  operation: (provider: Provider, candidate: Candidate) => Promise<T>,
+  operation: (provider: Provider, candidate: Candidate, scope: AttemptScope) => Promise<T>,
   options: Required<RetryOptions>,
   signal: AbortSignal | undefined,
+  /** A `performance.now()` time: the call's deadline, shared by every run of one call. */
+  deadlineAt = performance.now() + options.totalTimeoutMs,
 ): Promise<AttemptResult<T>> {
   const attempts: Attempt[] = [];
-  const deadline = Date.now() + options.totalTimeoutMs;
   let lastError: ProviderError | undefined;
 
   for (const candidate of candidates) {
@@ -52,15 +61,22 @@ export async function runAttempts<T>(
       continue;
     }
     for (let retry = 0; ; retry++) {
+      if (performance.now() >= deadlineAt) throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
       const started = performance.now();
+      const scope = new AttemptScope(signal, deadlineAt, options.totalTimeoutMs);
       try {
-        const value = await operation(provider, candidate);
+        const value = await operation(provider, candidate, scope);
+        scope.settle();
         attempts.push({ provider: providerName, model, outcome: 'ok', duration_ms: elapsed(started) });
-        return { value, candidate, attempts };
+        return { value, candidate, attempts, scope };
       } catch (thrown) {
+        scope.dispose();
+        // The gateway's own limits speak for themselves, whatever the adapter made of the abort.
+        const expired = scope.expired;
+        const failure = expired && !signal?.aborted ? expiredError(expired, { provider: providerName, model }) : thrown;
         // Anything but a provider failure (a bug, an invalid request) is not the provider's fault: no retry.
-        if (!(thrown instanceof ProviderError)) throw thrown;
-        const error = thrown;
+        if (!(failure instanceof ProviderError)) throw failure;
+        const error = failure;
         attempts.push({
           provider: providerName, model, status: error.status, outcome: error.code ?? outcomeOf(error.status),
           message: error.message, duration_ms: elapsed(started),
@@ -68,7 +84,8 @@ export async function runAttempts<T>(
         if (!error.retryable || signal?.aborted) throw error.withAttempts(attempts);
         lastError = error;
         const delay = backoff(retry, error.retryAfterMs, options);
-        if (retry >= options.maxRetries || Date.now() + delay >= deadline) break;
+        if (retry >= options.maxRetries) break;
+        if (performance.now() + delay >= deadlineAt) throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
         await sleep(delay, signal);
       }
     }
