@@ -6,7 +6,7 @@ import type { ModelEntry } from './catalog/catalog-schema.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
 import { CompletionStream, relayChunks } from './completion-stream.ts';
 import { InvalidRequestError, ModelNotFoundError, ProviderError, StructuredOutputError, SwitchyardError, UnsupportedParameterError } from './errors.ts';
-import { MockProvider } from './providers/mock.ts';
+import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderCall, ProviderCompletion, ProviderSettings } from './providers/provider.ts';
 import { createProviderPool } from './providers/provider-pool.ts';
 import { constrainsOutputNatively, reservedProviderNames } from './providers/registry.ts';

@@ -1,4 +1,4 @@
-import type { MockProvider } from './mock.ts';
+import type { MockProvider } from './mock/simulator.ts';
 import type { Provider, ProviderSettings, ResolvedProviderSettings } from './provider.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, createPooledFetch, withResponseLimit } from '../internal/http-transport.ts';
 import { providerDefinitions } from './registry.ts';

@@ -1,5 +1,5 @@
 import type { ModelEntry } from '../catalog/catalog-schema.ts';
-import { openAIFamily, type OpenAIFamilyQuirks } from './openai-compatible.ts';
+import { openAIFamily, type OpenAIFamilyQuirks } from './openai/family.ts';
 import type { Provider, ResolvedProviderSettings } from './provider.ts';
 
 /** How to reach one provider: where its settings come from, and how to build its adapter (loaded on first use). */
@@ -23,8 +23,8 @@ function openAIFamilyDefinition(quirks: OpenAIFamilyQuirks): ProviderDefinition 
     nativeStructuredOutputs: quirks.nativeStructuredOutputs,
     load: async (settings) =>
       quirks.name === 'azure'
-        ? (await import('./azure.ts')).createAzureProvider(settings, quirks)
-        : (await import('./openai.ts')).createOpenAIProvider(settings, quirks),
+        ? (await import('./azure/definition.ts')).createAzureProvider(settings, quirks)
+        : (await import('./openai/adapter.ts')).createOpenAIProvider(settings, quirks),
   };
 }
 
@@ -34,7 +34,7 @@ const anthropic: ProviderDefinition = {
   defaultBaseURL: 'https://api.anthropic.com',
   requiresApiKey: true,
   nativeStructuredOutputs: true,
-  load: async (settings) => (await import('./anthropic.ts')).createAnthropicProvider(settings),
+  load: async (settings) => (await import('./anthropic/adapter.ts')).createAnthropicProvider(settings),
 };
 
 const google: ProviderDefinition = {
@@ -43,7 +43,7 @@ const google: ProviderDefinition = {
   defaultBaseURL: 'https://generativelanguage.googleapis.com',
   requiresApiKey: true,
   nativeStructuredOutputs: true,
-  load: async (settings) => (await import('./google.ts')).createGoogleProvider(settings),
+  load: async (settings) => (await import('./google/adapter.ts')).createGoogleProvider(settings),
 };
 
 /** Every provider Switchyard can call. Their names are reserved in the `model` parameter (`<provider>/<model>`). */

@@ -8,10 +8,10 @@
  * ```
  * @module
  */
-import { MockProvider, type MockProviderOptions } from '../providers/mock.ts';
+import { MockProvider, type MockProviderOptions } from '../providers/mock/simulator.ts';
 
-export { MockProvider } from '../providers/mock.ts';
-export type { MockReply, MockMessage, MockFailure, MockRequest, MockProviderOptions } from '../providers/mock.ts';
+export { MockProvider } from '../providers/mock/simulator.ts';
+export type { MockReply, MockMessage, MockFailure, MockRequest, MockProviderOptions } from '../providers/mock/simulator.ts';
 export { exampleFromSchema } from '../internal/example-from-schema.ts';
 export { createCassette, CassetteMismatchError, CASSETTE_REPLAY_KEY } from './cassette.ts';
 export type { Cassette, CassetteOptions, CassetteMode, CassetteInteraction, CassetteRequest, CassetteResponse, CassetteFile } from './cassette.ts';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import type { MockProvider } from '../../src/providers/mock.ts';
+import type { MockProvider } from '../../src/providers/mock/simulator.ts';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/index.ts';
 
 export interface TestServer {

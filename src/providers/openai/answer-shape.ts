@@ -1,4 +1,4 @@
-import { array, byType, literal, nullish, number, object, optional, plainObject, string, type Shape } from '../internal/shape.ts';
+import { array, byType, literal, nullish, number, object, optional, plainObject, string, type Shape } from '../../internal/shape.ts';
 
 /**
  * What an OpenAI-family answer must look like before it is passed on (providers.md §1): every field the gateway or

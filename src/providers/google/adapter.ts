@@ -1,14 +1,14 @@
 import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from '@google/genai';
-import { ProviderError, isRetryableStatus } from '../errors.ts';
-import { parseRetryAfter } from '../internal/parse-retry-after.ts';
-import { redactSecrets } from '../internal/redact.ts';
-import type { CompletionChunk } from '../types.ts';
-import { checkResponse } from './google-answer-shape.ts';
+import { ProviderError, isRetryableStatus } from '../../errors.ts';
+import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
+import { redactSecrets } from '../../internal/redact.ts';
+import type { CompletionChunk } from '../../types.ts';
+import { checkResponse } from './answer-shape.ts';
 import {
   abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, timedOut, unreachable, type ErrorScope,
-} from './provider-errors.ts';
-import { StreamConverter, toCompletion, toGeminiRequest, type GeminiRequest } from './google-convert.ts';
-import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from './provider.ts';
+} from '../provider-errors.ts';
+import { StreamConverter, toCompletion, toGeminiRequest, type GeminiRequest } from './convert.ts';
+import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
 
 /**
  * The Google Gemini adapter, on the official `@google/genai` SDK (Gemini API, not Vertex): OpenAI chat completions in,

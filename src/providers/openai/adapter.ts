@@ -1,15 +1,15 @@
-import { closestEffortLevel } from '../reasoning.ts';
+import { closestEffortLevel } from '../../reasoning.ts';
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { ProviderError, isRetryableStatus } from '../errors.ts';
-import { parseRetryAfter } from '../internal/parse-retry-after.ts';
-import { isPlainObject } from '../internal/shape.ts';
-import { checkChunk, checkCompletion } from './openai-answer-shape.ts';
-import { abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, streamError, timedOut, unreachable, type ErrorScope } from './provider-errors.ts';
-import { toStrictJsonSchema } from '../structured-output/strict-json-schema.ts';
-import type { CompletionChunk } from '../types.ts';
-import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
-import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from './provider.ts';
+import { ProviderError, isRetryableStatus } from '../../errors.ts';
+import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
+import { isPlainObject } from '../../internal/shape.ts';
+import { checkChunk, checkCompletion } from './answer-shape.ts';
+import { abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, streamError, timedOut, unreachable, type ErrorScope } from '../provider-errors.ts';
+import { toStrictJsonSchema } from '../../structured-output/strict-json-schema.ts';
+import type { CompletionChunk } from '../../types.ts';
+import type { OpenAIFamilyQuirks } from './family.ts';
+import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from '../provider.ts';
 
 /** The OpenAI adapter, on the official `openai` SDK; every OpenAI-compatible provider runs through it. */
 export async function createOpenAIProvider(settings: ResolvedProviderSettings, quirks: OpenAIFamilyQuirks): Promise<Provider> {

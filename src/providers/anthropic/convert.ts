@@ -1,4 +1,4 @@
-import { closestEffortLevel } from '../reasoning.ts';
+import { closestEffortLevel } from '../../reasoning.ts';
 import type Anthropic from '@anthropic-ai/sdk';
 import type {
   ChatCompletionAssistantMessageParam,
@@ -9,9 +9,9 @@ import type {
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import { InvalidRequestError } from '../errors.ts';
-import type { CompletionChunk, CompletionChunkDelta, CompletionMessage, ReasoningDetail } from '../types.ts';
-import type { ProviderCall, ProviderCompletion } from './provider.ts';
+import { InvalidRequestError } from '../../errors.ts';
+import type { CompletionChunk, CompletionChunkDelta, CompletionMessage, ReasoningDetail } from '../../types.ts';
+import type { ProviderCall, ProviderCompletion } from '../provider.ts';
 
 /**
  * Pure conversions between the OpenAI chat-completion shapes and Anthropic's Messages API (API version 2026-10-21,

@@ -1,4 +1,4 @@
-import { array, boolean, nullish, number, object, plainObject, string, type Shape } from '../internal/shape.ts';
+import { array, boolean, nullish, number, object, plainObject, string, type Shape } from '../../internal/shape.ts';
 
 /**
  * What a Gemini `GenerateContentResponse` (a whole answer, or one chunk of a stream) must look like before it is

@@ -1,6 +1,6 @@
-import type { OpenAIFamilyQuirks } from './openai-compatible.ts';
-import { OpenAIProvider } from './openai.ts';
-import { sdkClientOptions, type Provider, type ResolvedProviderSettings } from './provider.ts';
+import type { OpenAIFamilyQuirks } from '../openai/family.ts';
+import { OpenAIProvider } from '../openai/adapter.ts';
+import { sdkClientOptions, type Provider, type ResolvedProviderSettings } from '../provider.ts';
 
 /**
  * Azure OpenAI through the `openai` SDK's Azure client: the deployment name goes in the URL path

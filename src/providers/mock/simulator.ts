@@ -1,7 +1,7 @@
-import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
-import { exampleFromSchema } from '../internal/example-from-schema.ts';
-import type { CompletionChunk } from '../types.ts';
-import type { Provider, ProviderCall, ProviderCompletion } from './provider.ts';
+import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../../errors.ts';
+import { exampleFromSchema } from '../../internal/example-from-schema.ts';
+import type { CompletionChunk } from '../../types.ts';
+import type { Provider, ProviderCall, ProviderCompletion } from '../provider.ts';
 
 /** A scripted reply: text, a full message, an error, or a function of the request that returns one of those. */
 export type MockReply = string | MockMessage | MockFailure | ((request: MockRequest) => MockReply | Promise<MockReply>);

@@ -1,13 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { ProviderError } from '../errors.ts';
-import { parseRetryAfter } from '../internal/parse-retry-after.ts';
-import type { CompletionChunk } from '../types.ts';
-import { checkMessage, checkStreamEvent } from './anthropic-answer-shape.ts';
+import { ProviderError } from '../../errors.ts';
+import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
+import type { CompletionChunk } from '../../types.ts';
+import { checkMessage, checkStreamEvent } from './answer-shape.ts';
 import {
   abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, refusedBySdk, streamError, timedOut, unreachable, type ErrorScope,
-} from './provider-errors.ts';
-import { StreamConverter, toAnthropicRequest, toCompletion } from './anthropic-convert.ts';
-import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from './provider.ts';
+} from '../provider-errors.ts';
+import { StreamConverter, toAnthropicRequest, toCompletion } from './convert.ts';
+import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from '../provider.ts';
 
 type AnthropicSDK = typeof import('@anthropic-ai/sdk');
 
