@@ -38,7 +38,7 @@ import type {
   ParsedCompletionResponse,
   SwitchyardResponseInfo,
 } from './types.ts';
-import { validateRequest } from './validate-request.ts';
+import { validateRequest } from './completion/validate-request.ts';
 
 export interface GatewayOptions {
   /** Per-provider settings; anything left out comes from `<NAME>_API_KEY` / `<NAME>_BASE_URL`. */

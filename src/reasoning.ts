@@ -3,8 +3,11 @@ import type { ModelEntry } from './catalog/catalog-schema.ts';
 import type { ResolvedReasoning } from './providers/provider.ts';
 import type { CompletionRequest, ReasoningEffortLevel } from './types.ts';
 
-/** Share of the model's maximum output tokens each effort stands for (spec §8). */
-const EFFORT_SHARE = { low: 0.2, medium: 0.5, high: 0.8 } as const;
+/**
+ * Share of the model's maximum output tokens each effort stands for (spec §8 for low, medium and high; minimal,
+ * xhigh and max, the levels OpenAI added since, continue the scale).
+ */
+const EFFORT_SHARE = { minimal: 0.1, low: 0.2, medium: 0.5, high: 0.8, xhigh: 0.9, max: 1 } as const;
 
 /** Effort → thinking budget in tokens, relative to the model's maximum output tokens. `disabled` is 0. */
 export function effortToBudget(effort: ReasoningEffortLevel, maxOutputTokens: number): number {
@@ -24,9 +27,19 @@ export function budgetToEffort(budget: number, maxOutputTokens: number): Reasoni
  * `reasoning` and `reasoning_effort` together must agree; a model without reasoning rejects both.
  */
 export function resolveReasoning(request: CompletionRequest, model: ModelEntry): ResolvedReasoning | undefined {
-  const { reasoning, reasoning_effort: compatEffort } = request;
-  if (reasoning == null && compatEffort == null) return undefined;
+  const { reasoning, reasoning_effort: openAIEffort } = request;
+  if (reasoning == null && openAIEffort == null) return undefined;
   const max = model.max_output_tokens;
+  // OpenAI's "none" is our "disabled"; only a model that can stop reasoning takes it as a plain parameter.
+  const compatEffort = openAIEffort === 'none' ? 'disabled' : openAIEffort;
+  if (openAIEffort === 'none' && model.supports.reasoning && !model.supports.reasoning_can_disable) {
+    throw new InvalidRequestError(
+      `${model.id} cannot switch reasoning off, so reasoning_effort "none" cannot be honoured. Send reasoning: ` +
+        '{ effort: "disabled" } to get its lowest effort with a warning, or choose a level.',
+      'reasoning_effort',
+      'reasoning_not_disabled',
+    );
+  }
 
   let resolved: ResolvedReasoning;
   if (reasoning?.budget !== undefined) resolved = { budget: reasoning.budget, effort: budgetToEffort(reasoning.budget, max) };

@@ -22,7 +22,8 @@ export type ReasoningSetting =
   | { budget: number; effort?: never }
   | { effort: ReasoningEffortLevel; budget?: never };
 
-export type ReasoningEffortLevel = 'disabled' | 'low' | 'medium' | 'high';
+/** `disabled` switches reasoning off; the others are levels, lowest first (OpenAI's names). */
+export type ReasoningEffortLevel = 'disabled' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 /** Fields Switchyard adds to an OpenAI chat-completion request. */
 export interface SwitchyardRequestFields {

@@ -1,23 +1,27 @@
-import type { MockProvider } from './mock/simulator.ts';
-import type { Provider, ProviderSettings, ResolvedProviderSettings } from './provider.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, createPooledFetch, withResponseLimit } from '../internal/http-transport.ts';
-import { providerDefinitions } from './registry.ts';
+import type { MockProvider } from './mock/simulator.ts';
+import { standIn } from './mock/stand-in.ts';
+import type { Provider, ProviderSettings, ResolvedProviderSettings } from './provider.ts';
+import type { ProviderRegistry } from './registry.ts';
 
 /** A ready adapter, or the setting that is missing for it (the attempt is then recorded as `missing_credentials`). */
 export type ProviderLookup = (name: string) => Promise<Provider | { missing: string }>;
 
 export interface ProviderPoolOptions {
+  registry: ProviderRegistry;
   providers: Record<string, ProviderSettings> | undefined;
   env: Record<string, string | undefined>;
   timeoutMs: number;
-  mock: MockProvider | undefined;
+  /** Mock mode: this simulator answers for every provider, after that provider's own request conversion. */
+  simulator: MockProvider | undefined;
   /** The HTTP transport's limits: answer size and connections per provider. */
   transport?: { maxResponseBytes?: number | undefined; connections?: number | undefined };
 }
 
 /**
  * Builds each provider's adapter once, on first use (its SDK is imported then), from the gateway options, else
- * `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL` and `<PREFIX>_API_VERSION`.
+ * `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL` and `<PREFIX>_API_VERSION`. In mock mode every provider is the
+ * simulator standing in for it: no key needed, nothing sent.
  */
 export function createProviderPool(options: ProviderPoolOptions): ProviderLookup {
   const adapters = new Map<string, Promise<Provider | { missing: string }>>();
@@ -32,14 +36,14 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
   };
 
   async function load(name: string): Promise<Provider | { missing: string }> {
-    if (name === 'mock' && options.mock) return options.mock;
-    const definition = providerDefinitions.get(name);
+    const definition = options.registry.get(name);
+    if (options.simulator) return standIn(options.simulator, definition);
     if (!definition) return { missing: `the ${name} adapter (not available in this version of switchyard; pin another provider)` };
     const { env } = options;
     const configured = options.providers?.[name] ?? {};
     const apiKey = configured.apiKey ?? env[`${definition.envPrefix}_API_KEY`] ?? (definition.requiresApiKey ? undefined : 'unused');
     if (!apiKey) return { missing: `${definition.envPrefix}_API_KEY` };
-    // Azure has no shared endpoint: each resource has its own, so it must be configured.
+    // A provider without a shared endpoint (Azure: one per resource) must be configured.
     const baseURL = configured.baseURL ?? env[`${definition.envPrefix}_BASE_URL`] ?? definition.defaultBaseURL;
     if (!baseURL) return { missing: `${definition.envPrefix}_BASE_URL` };
     const apiVersion = configured.apiVersion ?? env[`${definition.envPrefix}_API_VERSION`];
@@ -51,7 +55,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
       timeoutMs: configured.timeoutMs ?? options.timeoutMs,
       ...(apiVersion ? { apiVersion } : {}),
     };
-    return definition.load(settings);
+    return definition.create(settings);
   }
 
   return (name) => {

@@ -1,6 +1,6 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ModelEntry } from '../catalog/catalog-schema.ts';
-import type { CompletionChunk, CompletionResponse, CompletionWarning } from '../types.ts';
+import type { CompletionChunk, CompletionResponse, CompletionWarning, ReasoningEffortLevel } from '../types.ts';
 
 /**
  * The one interface every provider adapter implements. Requests and results are OpenAI-shaped: adapters of the
@@ -14,6 +14,47 @@ export interface Provider {
    * OpenAI chunks, the last one carrying `usage` with empty `choices`.
    */
   stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>>;
+}
+
+/**
+ * Everything Switchyard knows of one provider, owned by the provider's own folder: its id, where its settings come
+ * from, what it can do, and how to build its adapter. The registry is a list of these; nothing outside a provider's
+ * folder asks which provider it is. Export one to plug your own provider into `createGateway({ providers })`.
+ */
+export interface ProviderDefinition {
+  /** The id used in `<provider>/<model>` and in the catalog's offerings (lower-case letters, digits, `-`). */
+  readonly id: string;
+  /** Prefix of the environment variables read: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_API_VERSION`. */
+  readonly envPrefix: string;
+  /** Used when neither the options nor the environment give one; `''` when every user must set one (Azure). */
+  readonly defaultBaseURL: string;
+  /** `false` for providers that take no key (a local Ollama). */
+  readonly requiresApiKey: boolean;
+  readonly capabilities: ProviderCapabilities;
+  /** Builds the adapter, once per gateway, on the provider's first call (its SDK is imported then). */
+  create(settings: ResolvedProviderSettings): Promise<Provider>;
+  /**
+   * Runs the request conversion alone, with its warnings, without sending anything: the simulator calls it to
+   * stand in faithfully for this provider. Optional for providers of your own.
+   */
+  convertRequest?(call: ProviderCall, streaming: boolean): Promise<unknown>;
+}
+
+/** What a provider can do, for the decisions the pipeline makes before calling it. */
+export interface ProviderCapabilities {
+  /**
+   * Whether the provider constrains the answer to `response_format` itself for this model (else the schema goes in
+   * the prompt). The catalog's `supports` says whether the model can; this says whether the provider enforces it.
+   */
+  nativeOutput(model: ModelEntry, kind: 'json_schema' | 'json_object'): boolean;
+}
+
+/**
+ * The usual `nativeOutput`: native where the model has it (per the catalog's `structured_outputs`, or `json_mode`
+ * for `json_object`) and the provider enforces it.
+ */
+export function nativeOutputWhere(providerEnforces: boolean): ProviderCapabilities['nativeOutput'] {
+  return (model, kind) => providerEnforces && (kind === 'json_schema' ? model.supports.structured_outputs : model.supports.json_mode);
 }
 
 /** What an adapter is handed: everything already validated, resolved and converted to provider-neutral form. */
@@ -30,7 +71,7 @@ export interface ProviderCall {
 }
 
 export interface ResolvedReasoning {
-  effort: 'disabled' | 'low' | 'medium' | 'high';
+  effort: ReasoningEffortLevel;
   /** Thinking tokens; 0 when disabled. */
   budget: number;
 }

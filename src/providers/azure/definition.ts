@@ -1,14 +1,25 @@
-import type { OpenAIFamilyQuirks } from '../openai/family.ts';
-import { OpenAIProvider } from '../openai/adapter.ts';
-import { sdkClientOptions, type Provider, type ResolvedProviderSettings } from '../provider.ts';
+import { openAIFamilyProvider, type OpenAIFamilyQuirks } from '../openai/family.ts';
+
+/** Azure OpenAI speaks the OpenAI wire format; only where it lives and how it authenticates differ. */
+const quirks: OpenAIFamilyQuirks = {
+  name: 'azure',
+  nativeStructuredOutputs: true,
+  envPrefix: 'AZURE',
+  // The resource endpoint, e.g. https://my-resource.openai.azure.com; there is no shared default.
+  defaultBaseURL: '',
+  requiresApiKey: true,
+  maxTokensField: 'max_completion_tokens',
+  streamUsage: true,
+};
 
 /**
  * Azure OpenAI through the `openai` SDK's Azure client: the deployment name goes in the URL path
  * (`/openai/deployments/{deployment}/chat/completions?api-version=…`) and the key in the `api-key` header.
- * Request and response are the OpenAI wire format, so the OpenAI adapter does the rest.
  */
-export async function createAzureProvider(settings: ResolvedProviderSettings, quirks: OpenAIFamilyQuirks): Promise<Provider> {
-  const { AzureOpenAI } = await import('openai');
+export const azureProvider = openAIFamilyProvider(quirks, async (settings) => {
+  const [{ AzureOpenAI }, { OpenAIProvider }, { sdkClientOptions }] = await Promise.all([
+    import('openai'), import('../openai/adapter.ts'), import('../provider.ts'),
+  ]);
   const client = new AzureOpenAI({ ...sdkClientOptions(settings), endpoint: settings.baseURL, apiVersion: settings.apiVersion ?? '2024-10-21' });
   return new OpenAIProvider(client, settings, quirks);
-}
+});

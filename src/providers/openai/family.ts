@@ -1,5 +1,7 @@
+import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
+
 /**
- * The OpenAI-compatible family: one adapter (`openai.ts`), each provider's differences written down as data.
+ * The OpenAI-compatible family: one adapter (`adapter.ts`), each provider's differences written down as data.
  * Facts from each provider's API reference (see ../shared/reference/providers.md §4.1).
  */
 export interface OpenAIFamilyQuirks {
@@ -38,7 +40,7 @@ export interface OpenAIFamilyQuirks {
 const OPENAI_ONLY = ['store', 'service_tier', 'prediction', 'modalities', 'audio', 'web_search_options', 'verbosity',
   'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'safety_identifier', 'moderation'];
 
-export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
+const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   openai: {
     name: 'openai',
     nativeStructuredOutputs: true,
@@ -48,16 +50,6 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_completion_tokens',
     streamUsage: true,
     disableObfuscation: true,
-  },
-  azure: {
-    name: 'azure',
-    nativeStructuredOutputs: true,
-    envPrefix: 'AZURE',
-    // The resource endpoint, e.g. https://my-resource.openai.azure.com; there is no shared default.
-    defaultBaseURL: '',
-    requiresApiKey: true,
-    maxTokensField: 'max_completion_tokens',
-    streamUsage: true,
   },
   groq: {
     name: 'groq',
@@ -153,3 +145,19 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     unsupportedParams: OPENAI_ONLY,
   },
 };
+
+/** A provider of the family: the OpenAI adapter, with the provider's quirks. */
+export function openAIFamilyProvider(quirks: OpenAIFamilyQuirks, create?: ProviderDefinition['create']): ProviderDefinition {
+  return {
+    id: quirks.name,
+    envPrefix: quirks.envPrefix,
+    defaultBaseURL: quirks.defaultBaseURL,
+    requiresApiKey: quirks.requiresApiKey,
+    capabilities: { nativeOutput: nativeOutputWhere(quirks.nativeStructuredOutputs) },
+    create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
+    convertRequest: async (call) => (await import('./convert-request.ts')).toOpenAIRequest(call, quirks),
+  };
+}
+
+/** OpenAI and the providers that speak its API (Azure has a folder of its own, for its client). */
+export const openAIFamilyProviders: ProviderDefinition[] = Object.values(openAIFamily).map((quirks) => openAIFamilyProvider(quirks));

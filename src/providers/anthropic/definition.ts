@@ -1,0 +1,12 @@
+import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
+
+/** Anthropic's Messages API, through `@anthropic-ai/sdk`; conversions in this folder. */
+export const anthropicProvider: ProviderDefinition = {
+  id: 'anthropic',
+  envPrefix: 'ANTHROPIC',
+  defaultBaseURL: 'https://api.anthropic.com',
+  requiresApiKey: true,
+  capabilities: { nativeOutput: nativeOutputWhere(true) },
+  create: async (settings) => (await import('./adapter.ts')).createAnthropicProvider(settings),
+  convertRequest: async (call, streaming) => (await import('./convert.ts')).toAnthropicRequest(call, streaming),
+};

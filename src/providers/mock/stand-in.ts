@@ -1,0 +1,21 @@
+import type { Provider, ProviderDefinition } from '../provider.ts';
+import type { MockProvider } from './simulator.ts';
+
+/**
+ * The simulator in the place of one provider: the provider's own request conversion runs first (its warnings, its
+ * refusals of content it cannot take), then the simulator answers instead of the network. What the pipeline
+ * decides before (native or prompted structured output, gated parameters) it decides as for that provider.
+ */
+export function standIn(simulator: MockProvider, definition: ProviderDefinition | undefined): Provider {
+  return {
+    name: simulator.name,
+    async complete(call) {
+      await definition?.convertRequest?.(call, false);
+      return simulator.complete(call);
+    },
+    async stream(call) {
+      await definition?.convertRequest?.(call, true);
+      return simulator.stream(call);
+    },
+  };
+}
