@@ -1,6 +1,6 @@
 import type { AutoParseableResponseFormat } from 'openai/lib/parser';
 import type { ListModelsOptions, ModelList } from './catalog/catalog.ts';
-import type { CompletionStream } from './completion-stream.ts';
+import type { CompletionStream } from './completion/completion-stream.ts';
 import { createGateway, type CompletionOptions, type Gateway } from './gateway.ts';
 import type { CompletionRequestNonStreaming, CompletionRequestStreaming, CompletionResponse, ParsedCompletionResponse } from './types.ts';
 

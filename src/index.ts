@@ -5,13 +5,13 @@
 export { createGateway } from './gateway.ts';
 export type { Gateway, GatewayOptions, CompletionOptions } from './gateway.ts';
 export { createCompletion, listModels } from './default-gateway.ts';
-export { CompletionStream } from './completion-stream.ts';
+export { CompletionStream } from './completion/completion-stream.ts';
 export { Catalog } from './catalog/catalog.ts';
 export type { ModelInfo, ModelList, ListModelsOptions, ModelReasoningInfo } from './catalog/catalog.ts';
 export type { CatalogData, ModelEntry, ProviderOffering, ModelSupports, ReasoningFacts } from './catalog/catalog-schema.ts';
 export { effortToBudget, budgetToEffort } from './reasoning.ts';
-export { convertLegacyDeploymentReference } from './routing/parse-model.ts';
-export type { RetryOptions } from './routing/run-attempts.ts';
+export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
+export type { RetryOptions } from './completion/run-attempts.ts';
 export {
   MemorySink,
   JsonlFileSink,

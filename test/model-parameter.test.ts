@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError, ModelNotFoundError, convertLegacyDeploymentReference, createGateway } from '../src/index.ts';
-import { parseModelReference } from '../src/routing/parse-model.ts';
+import { parseModelReference } from '../src/completion/parse-model.ts';
 import { reservedProviderNames } from '../src/providers/registry.ts';
 import { testCatalog } from './helpers/test-catalog.ts';
 

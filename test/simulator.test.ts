@@ -101,7 +101,10 @@ describe('a scripted simulator (switchyard/testing)', () => {
     const response = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, fallbacks: ['mistral-large-latest'] });
     expect(response.choices[0]!.message.content).toBe('served by mistral-large-2411');
     expect(response.model).toBe('mistral-large-2411');
-    expect(response.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual(['server_error', 'server_error', 'ok']);
+    // As in production: every provider of the model is tried (here the simulator stands in for each), then the fallback.
+    const providers = testCatalog.find('gpt-4o-latest')!.providers.length;
+    expect(response.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual([...Array(providers * 2).fill('server_error'), 'ok']);
+    expect(response.switchyard.attempts.every((attempt) => attempt.provider === 'mock')).toBe(true);
   });
 
   it('scripts tool calls, refusals and a stream that breaks off', async () => {

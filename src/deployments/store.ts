@@ -9,6 +9,8 @@ export interface DeploymentStore {
   list(filter?: { agent_id?: string }): Promise<Deployment[]>;
   /** Stores a new deployment. The same id with the same content is a no-op; with other content, `DeploymentConflictError`. */
   put?(deployment: Deployment): Promise<void>;
+  /** True while answers come from a cache because the store itself cannot be reached (a remote store). */
+  readonly stale?: boolean;
 }
 
 /** A deployment and where it was read from (a file name, `memory[2]`, a URL), for error messages. */

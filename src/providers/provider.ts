@@ -1,5 +1,6 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ModelEntry } from '../catalog/catalog-schema.ts';
+import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { CompletionChunk, CompletionResponse, CompletionWarning, ReasoningEffortLevel } from '../types.ts';
 
 /**
@@ -65,6 +66,11 @@ export interface ProviderCall {
   model: ModelEntry;
   /** The reasoning setting after validation, converted to both forms; absent when the caller set none. */
   reasoning: ResolvedReasoning | undefined;
+  /**
+   * What the caller asked the answer to be. Adapters read `body.response_format` (present when it is sent natively);
+   * this is for a provider that answers by itself, like the simulator, whatever path the format took.
+   */
+  output?: OutputSpec | undefined;
   signal: AbortSignal | undefined;
   /** Report a parameter the adapter had to drop or convert. */
   warn(warning: CompletionWarning): void;

@@ -15,7 +15,7 @@ export interface FakeReply {
   finish_reason?: string;
   usage?: { prompt_tokens: number; completion_tokens: number; reasoning_tokens?: number; cached_tokens?: number };
   /** Answer with this HTTP error instead. */
-  error?: { status: number; message: string; type?: string; code?: string | null; headers?: Record<string, string> };
+  error?: { status: number; message: string; type?: string; param?: string | null; code?: string | null; headers?: Record<string, string> };
   /** Stream only: after this many content chunks, send an in-stream error event and end. */
   streamErrorAfter?: number;
   /** Stream only: after this many content chunks, destroy the socket. */
@@ -52,8 +52,8 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();
     if (reply.error) {
-      const { status, message, type = 'invalid_request_error', code = null, headers = {} } = reply.error;
-      return sendJSON(response, status, { error: { message, type, param: null, code } }, headers);
+      const { status, message, type = 'invalid_request_error', param = null, code = null, headers = {} } = reply.error;
+      return sendJSON(response, status, { error: { message, type, param, code } }, headers);
     }
     counter += 1;
     const id = `chatcmpl-fake${counter}`;

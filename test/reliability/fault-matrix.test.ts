@@ -402,9 +402,13 @@ describe('invalid response_format schema: a 400 before any provider is called', 
   });
 
   const rejections: Record<ProviderName, Fault> = {
-    openai: statusFault('openai', 400, "Invalid schema for response_format 'answer': In context=(), 'format' is not permitted.", { type: 'invalid_request_error', code: 'invalid_json_schema' }),
-    anthropic: statusFault('anthropic', 400, 'output_format.schema: The keyword "format" is not supported.', { type: 'invalid_request_error' }),
-    google: statusFault('google', 400, 'Invalid JSON payload received. Unknown name "format" at generation_config.response_schema.properties[0].value', { googleStatus: 'INVALID_ARGUMENT' }),
+    // Each as the provider structures it: OpenAI's param and code, the field path opening Anthropic's message, and
+    // Google's BadRequest field violation.
+    openai: statusFault('openai', 400, "Invalid schema for response_format 'answer': In context=(), 'format' is not permitted.", { type: 'invalid_request_error', param: 'response_format', code: 'invalid_json_schema' }),
+    anthropic: statusFault('anthropic', 400, 'output_config.format.schema: The keyword "format" is not supported.', { type: 'invalid_request_error' }),
+    google: statusFault('google', 400, 'Invalid JSON payload received. Unknown name "format" at generation_config.response_json_schema.properties[0].value', {
+      googleStatus: 'INVALID_ARGUMENT', field: 'generation_config.response_json_schema.properties[0].value',
+    }),
   };
   it.each(PROVIDERS)('%s: a schema the provider rejects natively goes into the prompt instead, with a warning', async (provider) => {
     const json = '{"answer":"hello"}';

@@ -109,12 +109,18 @@ export function gatewayFor(backends: Backends, options: GatewayOptions = {}): Ga
 }
 
 /** A provider error body in each provider's own wire shape. */
-export function errorBody(provider: ProviderName, status: number, message: string, extra: { code?: string; type?: string; googleStatus?: string; reason?: string; retryDelay?: string } = {}): unknown {
-  if (provider === 'openai') return { error: { message, type: extra.type ?? 'server_error', param: null, code: extra.code ?? null } };
+export function errorBody(
+  provider: ProviderName,
+  status: number,
+  message: string,
+  extra: { code?: string; type?: string; param?: string; googleStatus?: string; reason?: string; retryDelay?: string; field?: string } = {},
+): unknown {
+  if (provider === 'openai') return { error: { message, type: extra.type ?? 'server_error', param: extra.param ?? null, code: extra.code ?? null } };
   if (provider === 'anthropic') return { type: 'error', error: { type: extra.type ?? 'api_error', message }, request_id: 'req_faulty' };
   const details: unknown[] = [];
   if (extra.reason) details.push({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: extra.reason, domain: 'googleapis.com' });
   if (extra.retryDelay) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: extra.retryDelay });
+  if (extra.field) details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: extra.field, description: message }] });
   return { error: { code: status, message, status: extra.googleStatus ?? 'INTERNAL', ...(details.length ? { details } : {}) } };
 }
 

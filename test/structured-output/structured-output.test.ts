@@ -47,7 +47,11 @@ describe('native path (OpenAI strict json_schema)', () => {
   });
 
   it('falls back to the prompted path when the provider rejects the schema', async () => {
-    server.enqueue({ error: { status: 400, message: "Invalid schema for response_format 'contact': unsupported keyword" } }, { content: '{"name":"Ada","email":"ada@example.com"}' });
+    // As OpenAI answers it: the rejected field in `param`.
+    server.enqueue(
+      { error: { status: 400, message: "Invalid schema for response_format 'contact': unsupported keyword", param: 'response_format' } },
+      { content: '{"name":"Ada","email":"ada@example.com"}' },
+    );
     const gateway = gatewayAgainst(server.url);
     const response = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: ask, response_format: format });
     expect(server.requests[1]!.body.response_format).toEqual({ type: 'json_object' });

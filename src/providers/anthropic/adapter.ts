@@ -6,14 +6,16 @@ import { checkMessage, checkStreamEvent } from './answer-shape.ts';
 import {
   abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, refusedBySdk, streamError, timedOut, unreachable, type ErrorScope,
 } from '../provider-errors.ts';
-import { StreamConverter, toAnthropicRequest, toCompletion } from './convert.ts';
+import { toAnthropicRequest } from './convert-request.ts';
+import { toCompletion } from './convert-response.ts';
+import { StreamConverter } from './stream-converter.ts';
 import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from '../provider.ts';
 
 type AnthropicSDK = typeof import('@anthropic-ai/sdk');
 
 /**
  * The Anthropic adapter, on the official `@anthropic-ai/sdk` (1.x, API version 2026-10-21): OpenAI requests are
- * translated to the Messages API and the answers back (conversions in `anthropic-convert.ts`).
+ * translated to the Messages API and the answers back (the conversions are the other files of this folder).
  */
 export async function createAnthropicProvider(settings: ResolvedProviderSettings): Promise<Provider> {
   const sdk = await import('@anthropic-ai/sdk');
@@ -105,7 +107,7 @@ class AnthropicProvider implements Provider {
         // An `event: error` after HTTP 200: the request was accepted, then the model failed (overloaded, most often).
         return streamError(scope, upstream, { status: code === 'overloaded_error' ? 529 : 502, code, cause: error });
       }
-      return fromStatus(scope, error.status, upstream, { code, retryAfterMs: parseRetryAfter(error.headers), cause: error });
+      return fromStatus(scope, error.status, upstream, { code, param: rejectedField(upstream), retryAfterMs: parseRetryAfter(error.headers), cause: error });
     }
     if (error instanceof sdk.AnthropicError && !(error instanceof sdk.APIConnectionError)) {
       // Refused by the SDK before anything was sent: retrying the same request cannot help.
@@ -115,4 +117,14 @@ class AnthropicProvider implements Provider {
     // APIConnectionError, and network failures while reading the body of a stream.
     return unreachable(scope, error);
   }
+}
+
+/**
+ * The request field an Anthropic error names: its messages open with the field's path (`output_config.format.schema:
+ * …`, `messages.2.content: …`). The output format is reported as our `response_format`, which it came from.
+ */
+function rejectedField(message: string): string | null {
+  const field = /^([a-z_]+(?:\.[\w]+)*): /.exec(message)?.[1];
+  if (!field) return null;
+  return /^output_(config\.)?format/.test(field) ? 'response_format' : field;
 }

@@ -8,5 +8,5 @@ export const anthropicProvider: ProviderDefinition = {
   requiresApiKey: true,
   capabilities: { nativeOutput: nativeOutputWhere(true) },
   create: async (settings) => (await import('./adapter.ts')).createAnthropicProvider(settings),
-  convertRequest: async (call, streaming) => (await import('./convert.ts')).toAnthropicRequest(call, streaming),
+  convertRequest: async (call, streaming) => (await import('./convert-request.ts')).toAnthropicRequest(call, streaming),
 };

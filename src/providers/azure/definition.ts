@@ -10,6 +10,7 @@ const quirks: OpenAIFamilyQuirks = {
   requiresApiKey: true,
   maxTokensField: 'max_completion_tokens',
   streamUsage: true,
+  newToolKinds: true,
 };
 
 /**

@@ -7,13 +7,15 @@ import { checkResponse } from './answer-shape.ts';
 import {
   abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, timedOut, unreachable, type ErrorScope,
 } from '../provider-errors.ts';
-import { StreamConverter, toCompletion, toGeminiRequest, type GeminiRequest } from './convert.ts';
+import { toGeminiRequest, type GeminiRequest } from './convert-request.ts';
+import { toCompletion } from './convert-response.ts';
+import { StreamConverter } from './stream-converter.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
 
 /**
  * The Google Gemini adapter, on the official `@google/genai` SDK (Gemini API, not Vertex): OpenAI chat completions in,
  * `generateContent` / `streamGenerateContent` on the wire, OpenAI chat completions out. The conversions live in
- * `google-convert.ts`; this file owns the client, streaming and error mapping.
+ * the other files of this folder; this one owns the client, streaming and error mapping.
  */
 export async function createGoogleProvider(settings: ResolvedProviderSettings): Promise<Provider> {
   const { GoogleGenAI: Client } = await import('@google/genai');
@@ -161,6 +163,8 @@ function toApiError(scope: ErrorScope, status: number, sdkMessage: string): Prov
   const body = parseErrorBody(sdkMessage);
   const detailOf = (type: string) => body?.details?.find((detail) => String(detail['@type'] ?? '').endsWith(type));
   const reason = stringOr(detailOf('google.rpc.ErrorInfo')?.reason);
+  const violations = detailOf('google.rpc.BadRequest')?.fieldViolations;
+  const field = Array.isArray(violations) ? stringOr((violations[0] as { field?: unknown } | undefined)?.field) : undefined;
   const retryDelay = stringOr(detailOf('google.rpc.RetryInfo')?.retryDelay);
   const googleStatus = stringOr(body?.status);
   // An invalid key is a 400 INVALID_ARGUMENT on Gemini; callers know it as the 401 every other provider sends.
@@ -172,6 +176,8 @@ function toApiError(scope: ErrorScope, status: number, sdkMessage: string): Prov
     ...(label ? { detail: label } : {}),
     answered: status,
     code: reason ?? googleStatus ?? null,
+    // Google names the offending field in a BadRequest detail; the JSON-Schema output is our response_format.
+    param: field && /^generation_?config\.response_(json_)?schema/i.test(field) ? 'response_format' : (field ?? null),
     retryable: !invalidKey && isRetryableStatus(status),
     retryAfterMs: parseRetryAfter(undefined, retryDelay),
     cause,

@@ -8,5 +8,5 @@ export const googleProvider: ProviderDefinition = {
   requiresApiKey: true,
   capabilities: { nativeOutput: nativeOutputWhere(true) },
   create: async (settings) => (await import('./adapter.ts')).createGoogleProvider(settings),
-  convertRequest: async (call) => (await import('./convert.ts')).toGeminiRequest(call),
+  convertRequest: async (call) => (await import('./convert-request.ts')).toGeminiRequest(call),
 };

@@ -1,7 +1,9 @@
-import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../../errors.ts';
-import { exampleFromSchema } from '../../internal/example-from-schema.ts';
-import type { CompletionChunk } from '../../types.ts';
+import type { ProviderError } from '../../errors.ts';
+import type { CompletionChunk, CompletionChunkDelta } from '../../types.ts';
 import type { Provider, ProviderCall, ProviderCompletion } from '../provider.ts';
+import { fromStatus } from '../provider-errors.ts';
+import { logprobsOf, shapeChoices, tokensOf, type SimulatedChoice } from './shape-answer.ts';
+import { simulateAnswer } from './simulate-answer.ts';
 
 /** A scripted reply: text, a full message, an error, or a function of the request that returns one of those. */
 export type MockReply = string | MockMessage | MockFailure | ((request: MockRequest) => MockReply | Promise<MockReply>);
@@ -27,6 +29,8 @@ export interface MockRequest {
   model: string;
   body: ProviderCall['body'];
   reasoning: ProviderCall['reasoning'];
+  /** What the caller asked the answer to be, whether it reached the body natively or went into the prompt. */
+  output: ProviderCall['output'];
 }
 
 export interface MockProviderOptions {
@@ -39,7 +43,9 @@ export interface MockProviderOptions {
 
 /**
  * The simulator: answers every catalog model deterministically without network, streams like the real thing,
- * and can be scripted per call. It runs behind the same routing, retries and records as a real provider.
+ * and can be scripted per call. It runs behind the same routing, retries and records as a real provider, standing
+ * in for each model's provider after that provider's own request conversion (see `stand-in.ts`), and shapes its
+ * answers by the request as a provider would: `n`, `stop`, `max_tokens`, `logprobs`.
  */
 export class MockProvider implements Provider {
   readonly name = 'mock';
@@ -64,73 +70,73 @@ export class MockProvider implements Provider {
 
   async complete(call: ProviderCall): Promise<ProviderCompletion> {
     const { id, message, request } = await this.#answer(call);
-    const usage = usageOf(message, request);
-    const toolCalls = toolCallsOf(message, id);
+    const choices = shapeChoices(message, call.body, id);
     return {
       id,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: request.model,
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: message.refusal ? null : (message.content ?? null),
-            refusal: message.refusal ?? null,
-            ...(message.reasoning_content !== undefined ? { reasoning_content: message.reasoning_content } : {}),
-            ...(toolCalls ? { tool_calls: toolCalls } : {}),
-          },
-          finish_reason: finishReasonOf(message, toolCalls),
-          logprobs: null,
+      choices: choices.map((choice) => ({
+        index: choice.index,
+        message: {
+          role: 'assistant',
+          content: choice.content,
+          refusal: choice.refusal,
+          ...(choice.reasoning !== undefined ? { reasoning_content: choice.reasoning } : {}),
+          ...(choice.toolCalls ? { tool_calls: choice.toolCalls } : {}),
         },
-      ],
-      usage,
+        finish_reason: choice.finishReason,
+        logprobs: choice.logprobs,
+      })),
+      usage: usageOf(message, request, choices),
     };
   }
 
   async stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>> {
     const { id, message, request } = await this.#answer(call);
-    return this.#chunks(id, message, request);
+    return this.#chunks(id, message, request, shapeChoices(message, call.body, id));
   }
 
-  async *#chunks(id: string, message: MockMessage, request: MockRequest): AsyncIterable<CompletionChunk> {
+  async *#chunks(id: string, message: MockMessage, request: MockRequest, choices: SimulatedChoice[]): AsyncIterable<CompletionChunk> {
     const created = Math.floor(Date.now() / 1000);
-    const chunk = (delta: CompletionChunk['choices'][number]['delta'], finish: CompletionChunk['choices'][number]['finish_reason'] = null): CompletionChunk => ({
-      id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-    });
-    yield chunk({ role: 'assistant', content: '' });
-    for (const piece of split(message.reasoning_content, this.#chunkSize)) yield chunk({ reasoning_content: piece });
-    for (const piece of split(message.refusal ? undefined : (message.content ?? undefined), this.#chunkSize)) yield chunk({ content: piece });
-    if (message.refusal) yield chunk({ refusal: message.refusal });
-    const toolCalls = toolCallsOf(message, id);
-    // Like OpenAI: the first fragment of a call names it, later fragments carry pieces of its arguments.
-    for (const [index, toolCall] of (toolCalls ?? []).entries()) {
-      yield chunk({ tool_calls: [{ index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } }] });
-      for (const piece of split(toolCall.function.arguments, this.#chunkSize)) {
-        yield chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+    const base = { id, object: 'chat.completion.chunk' as const, created, model: request.model };
+    const top = request.body.top_logprobs ?? 0;
+    for (const choice of choices) {
+      const chunk = (delta: CompletionChunkDelta, finish: SimulatedChoice['finishReason'] | null = null, logprobs: SimulatedChoice['logprobs'] = null): CompletionChunk => ({
+        ...base, choices: [{ index: choice.index, delta, finish_reason: finish, logprobs }],
+      });
+      yield chunk({ role: 'assistant', content: '' });
+      for (const piece of split(choice.reasoning, this.#chunkSize)) yield chunk({ reasoning_content: piece });
+      for (const piece of split(choice.content ?? undefined, this.#chunkSize)) {
+        yield chunk({ content: piece }, null, choice.logprobs && { content: logprobsOf(piece, top), refusal: null });
       }
+      if (choice.refusal) yield chunk({ refusal: choice.refusal });
+      // Like OpenAI: the first fragment of a call names it, later fragments carry pieces of its arguments.
+      for (const [index, toolCall] of (choice.toolCalls ?? []).entries()) {
+        yield chunk({ tool_calls: [{ index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } }] });
+        for (const piece of split(toolCall.function.arguments, this.#chunkSize)) yield chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+      }
+      if (message.stream_error) throw failure({ error: message.stream_error }, request.model);
+      yield chunk({}, choice.finishReason);
     }
-    if (message.stream_error) throw failure({ error: message.stream_error }, request.model);
-    yield chunk({}, finishReasonOf(message, toolCalls));
-    yield { id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage: usageOf(message, request) };
+    yield { ...base, choices: [], usage: usageOf(message, request, choices) };
   }
 
   async #answer(call: ProviderCall): Promise<{ id: string; message: MockMessage; request: MockRequest }> {
-    const request: MockRequest = { model: call.model.id, body: call.body, reasoning: call.reasoning };
+    const request: MockRequest = { model: call.model.id, body: call.body, reasoning: call.reasoning, output: call.output };
     this.calls.push(request);
-    let reply: MockReply = this.#replies.shift() ?? this.#respond ?? simulate;
+    let reply: MockReply = this.#replies.shift() ?? this.#respond ?? simulateAnswer;
     while (typeof reply === 'function') {
       try {
         reply = await reply(request);
       } catch (error) {
-        if (reply !== simulate) throw error;
+        if (reply !== simulateAnswer) throw error;
         // A schema the simulator cannot instantiate is malformed: a real provider would reject it with a 400.
         throw failure({ error: { status: 400, message: `The simulator could not use a schema in the request: ${(error as Error).message}` } }, request.model);
       }
     }
     if (typeof reply === 'object' && 'error' in reply) throw failure(reply, request.model);
-    const message: MockMessage = typeof reply === 'string' ? { content: reply } : reply;
+    const message: MockMessage = typeof reply === 'string' ? { content: reply } : { ...reply };
     if (message.reasoning_content === undefined && call.model.supports.reasoning && call.reasoning && call.reasoning.effort !== 'disabled') {
       message.reasoning_content = `Simulated reasoning for ${call.model.id} at ${call.reasoning.effort} effort.`;
     }
@@ -139,52 +145,16 @@ export class MockProvider implements Provider {
   }
 }
 
-/** The default answer: text that names the model and echoes the last user message; schema-valid JSON or a tool call when asked. */
-function simulate(request: MockRequest): MockReply {
-  const { body } = request;
-  const choice = body.tool_choice;
-  const forced = typeof choice === 'object' && choice && 'function' in choice ? choice.function.name : choice === 'required' ? firstToolName(body) : undefined;
-  if (forced) {
-    const tool = body.tools?.find((candidate) => candidate.type === 'function' && candidate.function.name === forced);
-    const parameters = tool && tool.type === 'function' ? tool.function.parameters : undefined;
-    return { tool_calls: [{ name: forced, arguments: (exampleFromSchema(parameters ?? { type: 'object' }) ?? {}) as Record<string, unknown> }] };
+/** Usage as a provider counts it: the prompt once, every choice's output. */
+function usageOf(message: MockMessage, request: MockRequest, choices: SimulatedChoice[]) {
+  const prompt = message.usage?.prompt_tokens ?? tokensOf(JSON.stringify(request.body.messages));
+  let reasoning = 0;
+  let visible = 0;
+  for (const choice of choices) {
+    reasoning += tokensOf(choice.reasoning);
+    visible += tokensOf(choice.content) + tokensOf(choice.refusal) + tokensOf(JSON.stringify(choice.toolCalls ?? ''));
   }
-  const format = body.response_format;
-  if (format?.type === 'json_schema') return JSON.stringify(exampleFromSchema(format.json_schema.schema ?? { type: 'object' }));
-  if (format?.type === 'json_object') return JSON.stringify({ model: request.model, reply: lastUserText(body) });
-  return `Simulated reply from ${request.model} to: ${lastUserText(body).slice(0, 120)}`;
-}
-
-function firstToolName(body: ProviderCall['body']): string | undefined {
-  const tool = body.tools?.[0];
-  return tool && tool.type === 'function' ? tool.function.name : undefined;
-}
-
-function lastUserText(body: ProviderCall['body']): string {
-  const message = [...body.messages].reverse().find((candidate) => candidate.role === 'user');
-  if (!message) return '';
-  if (typeof message.content === 'string') return message.content;
-  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ').trim();
-}
-
-function toolCallsOf(message: MockMessage, id: string) {
-  return message.tool_calls?.map((toolCall, index) => ({
-    id: toolCall.id ?? `call_${id.slice(-6)}_${index}`,
-    type: 'function' as const,
-    function: { name: toolCall.name, arguments: typeof toolCall.arguments === 'string' ? toolCall.arguments : JSON.stringify(toolCall.arguments) },
-  }));
-}
-
-function finishReasonOf(message: MockMessage, toolCalls: unknown[] | undefined) {
-  return message.finish_reason ?? (message.refusal ? 'content_filter' : toolCalls?.length ? 'tool_calls' : 'stop');
-}
-
-/** Roughly four characters a token, like the usual rule of thumb; deterministic for a given request. */
-function usageOf(message: MockMessage, request: MockRequest) {
-  const tokens = (text: string | null | undefined) => (text ? Math.ceil(text.length / 4) : 0);
-  const prompt = message.usage?.prompt_tokens ?? tokens(JSON.stringify(request.body.messages));
-  const reasoning = message.usage?.reasoning_tokens ?? tokens(message.reasoning_content);
-  const visible = tokens(message.content) + tokens(message.refusal) + tokens(JSON.stringify(message.tool_calls ?? ''));
+  if (message.usage?.reasoning_tokens !== undefined) reasoning = message.usage.reasoning_tokens;
   const completion = message.usage?.completion_tokens ?? visible + reasoning;
   return {
     prompt_tokens: prompt,
@@ -197,13 +167,9 @@ function usageOf(message: MockMessage, request: MockRequest) {
 
 function failure(reply: MockFailure, model: string): ProviderError {
   const { status, message = `Simulated ${status} error`, code, retry_after_ms } = reply.error;
-  const options = {
-    provider: 'mock', model, status, code: code ?? null, retryable: isRetryableStatus(status), retryAfterMs: retry_after_ms,
-  };
-  const text = `mock (${model}) answered ${status}: ${message}`;
-  if (status === 401 || status === 403) return new AuthenticationError(text, options);
-  if (status === 429) return new RateLimitError(text, options);
-  return new ProviderError(text, options);
+  return fromStatus({ provider: 'mock', model, secrets: [], baseURL: 'simulator', timeoutMs: 0 }, status, message, {
+    code: code ?? null, retryAfterMs: retry_after_ms,
+  });
 }
 
 function split(text: string | undefined, size: number): string[] {

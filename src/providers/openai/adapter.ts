@@ -107,7 +107,8 @@ export class OpenAIProvider implements Provider {
     // The SDK's message starts with the status ("429 Rate limit…"); ours says it once.
     return fromStatus(scope, status, (apiError.message ?? 'no message').replace(/^\d{3} /, ''), {
       code,
-      param: apiError.param ?? null,
+      // OpenAI names the rejected field in `param`; a schema strict mode cannot take also has its own code.
+      param: apiError.param ?? (code === 'invalid_json_schema' ? 'response_format' : null),
       // insufficient_quota is a 429 that will not get better by waiting.
       retryable: isRetryableStatus(status) && code !== 'insufficient_quota',
       retryAfterMs: parseRetryAfter(apiError.headers),

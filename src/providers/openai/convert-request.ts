@@ -1,5 +1,6 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { toStrictJsonSchema } from '../../structured-output/strict-json-schema.ts';
+import { portableTools } from '../portable-tools.ts';
 import type { ProviderCall } from '../provider.ts';
 import { chooseReasoning } from '../reasoning-choice.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
@@ -33,12 +34,24 @@ export function toOpenAIRequest(call: ProviderCall, quirks: OpenAIFamilyQuirks, 
     body[theirs] = body[ours];
     delete body[ours];
   }
+  if (!quirks.newToolKinds && usesNewToolKinds(call)) {
+    const { tools, choice } = portableTools(call, quirks.name);
+    if (tools) body.tools = tools;
+    else delete body.tools;
+    if (choice) body.tool_choice = choice;
+    else delete body.tool_choice;
+  }
   body.messages = withoutReasoningState(call.body.messages, quirks.acceptsReasoningContent ?? false);
   if (quirks.nineCharToolCallIds) body.messages = rewriteToolCallIds(body.messages as ChatCompletionCreateParamsBase['messages']);
   applyReasoning(call, body, quirks);
   body.response_format = strictResponseFormat(body.response_format);
   if (body.response_format === undefined) delete body.response_format;
   return body as unknown as ChatCompletionCreateParamsBase;
+}
+
+function usesNewToolKinds(call: ProviderCall): boolean {
+  const choice = call.body.tool_choice;
+  return (typeof choice === 'object' && choice.type !== 'function') || (call.body.tools?.some((tool) => tool.type !== 'function') ?? false);
 }
 
 /** Effort-controlled models take `reasoning_effort`; DeepSeek is switched off with its own field. */

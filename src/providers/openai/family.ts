@@ -18,6 +18,8 @@ export interface OpenAIFamilyQuirks {
   reasoningField?: 'reasoning' | 'reasoning_content';
   /** Whether the provider constrains output to a JSON Schema (OpenRouter only passes it on, DeepSeek has JSON mode only). */
   nativeStructuredOutputs: boolean;
+  /** Takes OpenAI's custom (free-form) tools and the `allowed_tools` tool choice (others get them made portable). */
+  newToolKinds?: boolean;
   /** The provider's own finish reasons, under the OpenAI one each means. */
   finishReasonAliases?: Record<string, 'stop' | 'length' | 'tool_calls' | 'content_filter'>;
   /** Whether the provider honours `stream_options.include_usage`. */
@@ -50,6 +52,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_completion_tokens',
     streamUsage: true,
     disableObfuscation: true,
+    newToolKinds: true,
   },
   groq: {
     name: 'groq',

@@ -1,4 +1,4 @@
-import { CompletionStream } from '../../completion-stream.ts';
+import { CompletionStream } from '../../completion/completion-stream.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { CompletionRequest } from '../../types.ts';
 import { readJsonBody } from '../read-json-body.ts';

@@ -1,67 +1,47 @@
-import { ProviderError, StreamInterruptedError, SwitchyardError } from './errors.ts';
-import { expiredError, type AttemptScope } from './routing/attempt-scope.ts';
-import { IdleWatch, type OpenedStream } from './routing/open-stream.ts';
-import type { CompletionChunk, SwitchyardResponseInfo } from './types.ts';
+import { ProviderError, StreamInterruptedError } from '../errors.ts';
+import type { ProviderOffering } from '../catalog/catalog-schema.ts';
+import { StreamRecorder } from '../records/stream-recorder.ts';
+import { computeTotalCost } from '../records/compute-cost.ts';
+import { StreamedOutputCheck } from '../structured-output/apply-output-spec.ts';
+import type { CompletionChunk, CompletionRequest, SwitchyardResponseInfo } from '../types.ts';
+import { expiredError, type AttemptScope } from './attempt-scope.ts';
+import type { CallPlan, CallTrace } from './call-plan.ts';
+import { CompletionStream } from './completion-stream.ts';
+import { recordCall, responseInfo } from './finalise.ts';
+import { IdleWatch, type OpenedStream } from './open-stream.ts';
+import type { AttemptResult } from './run-attempts.ts';
+import type { Services } from './services.ts';
 
 /**
- * What `createCompletion({ stream: true })` resolves to: an async iterable of OpenAI `ChatCompletionChunk`s, exactly
- * as openai-node yields them, plus the `switchyard` routing facts. It can be iterated once.
+ * Stage 4, for streams: the opened provider stream as the caller's `CompletionStream`. When it ends (finished,
+ * failed, or left early) its usage is billed and the call is recorded.
  */
-export class CompletionStream implements AsyncIterable<CompletionChunk> {
-  /** Which provider serves the stream, the attempts it took, and warnings about dropped or converted parameters. */
-  readonly switchyard: SwitchyardResponseInfo;
-  readonly #chunks: AsyncIterable<CompletionChunk>;
-  #iterated = false;
-
-  constructor(chunks: AsyncIterable<CompletionChunk>, info: SwitchyardResponseInfo) {
-    this.#chunks = chunks;
-    this.switchyard = info;
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<CompletionChunk> {
-    if (this.#iterated) throw new Error('A CompletionStream can be iterated only once.');
-    this.#iterated = true;
-    return this.#chunks[Symbol.asyncIterator]();
-  }
-
-  /** The stream as server-sent events (`data: {chunk}` lines, then `data: [DONE]`), for HTTP responses. */
-  toSSE(): ReadableStream<Uint8Array> {
-    const encoder = new TextEncoder();
-    const events = this.sseEvents();
-    return new ReadableStream({
-      async pull(controller) {
-        const { value, done } = await events.next();
-        if (done) controller.close();
-        else controller.enqueue(encoder.encode(value));
-      },
-      async cancel() {
-        await events.return(undefined);
-      },
-    });
-  }
-
-  /**
-   * The same events as strings, one per chunk (what a `node:http` server writes without a Web stream in between).
-   * A failure mid-stream becomes a last `data: {"error": …}` event, as OpenAI sends it, instead of a throw. Like
-   * iterating, it throws at once when the stream was already iterated.
-   */
-  sseEvents(): AsyncGenerator<string, void, undefined> {
-    return eventsOf(this[Symbol.asyncIterator]());
-  }
-}
-
-async function* eventsOf(chunks: AsyncIterator<CompletionChunk>): AsyncGenerator<string, void, undefined> {
-  try {
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield `data: ${JSON.stringify(next.value)}\n\n`;
-    yield 'data: [DONE]\n\n';
-  } catch (error) {
-    // Our errors say what happened; anything else is a bug whose details stay out of the response.
-    const body = error instanceof SwitchyardError ? error.toJSON() : { error: { message: 'The stream failed.', type: 'api_error', param: null, code: null } };
-    yield `data: ${JSON.stringify(body)}\n\n`;
-  } finally {
-    // Reached early when the client goes away: stop the provider's stream.
-    await chunks.return?.();
-  }
+export function relayStream(
+  services: Services,
+  request: CompletionRequest,
+  plan: CallPlan,
+  trace: CallTrace,
+  opened: AttemptResult<OpenedStream>,
+): CompletionStream {
+  const info = responseInfo(plan, trace, opened);
+  const observed = new StreamRecorder();
+  const pricing: ProviderOffering['pricing'] = opened.candidate.offering.pricing;
+  const chunks = relayChunks(opened.value, {
+    model: opened.candidate.model.id,
+    includeUsage: plan.includeUsage,
+    info,
+    scope: opened.scope,
+    idleMs: plan.streamTimeouts(opened.candidate.offering.provider).idleMs,
+    observe: (chunk) => observed.observe(chunk),
+    check: plan.output && new StreamedOutputCheck(plan.output, trace.attempts),
+    onEnd: (error) => {
+      const summary = observed.summary();
+      trace.billed.push({ usage: summary.usage, pricing });
+      info.cost_usd = computeTotalCost(trace.billed);
+      recordCall(services, request, plan, trace, { info, stream: summary, ...(error === undefined ? {} : { error }) });
+    },
+  });
+  return new CompletionStream(chunks, info);
 }
 
 export interface RelayOptions {
@@ -88,7 +68,7 @@ export interface RelayOptions {
  * `idleMs` is cut off, and a failure after the first chunk becomes a `StreamInterruptedError`. `opened` holds the
  * chunks the attempt already read (up to the first with content).
  */
-export async function* relayChunks(opened: OpenedStream, options: RelayOptions): AsyncGenerator<CompletionChunk> {
+async function* relayChunks(opened: OpenedStream, options: RelayOptions): AsyncGenerator<CompletionChunk> {
   const { check, scope, info } = options;
   const { rest } = opened;
   const idle = options.idleMs === undefined ? undefined : new IdleWatch(scope, options.idleMs);

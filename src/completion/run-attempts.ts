@@ -1,16 +1,11 @@
-import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { MissingCredentialsError, ProviderError } from '../errors.ts';
+import { deadlineExceeded } from '../providers/provider-errors.ts';
 import type { Provider } from '../providers/provider.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { Attempt } from '../types.ts';
 import { AttemptScope, expiredError } from './attempt-scope.ts';
-import { deadlineExceeded } from '../providers/provider-errors.ts';
-
-/** One provider that could serve the request: a catalog model at one of its providers. */
-export interface Candidate {
-  model: ModelEntry;
-  offering: ProviderOffering;
-}
+import type { CallPlan } from './call-plan.ts';
+import type { Candidate } from './plan-candidates.ts';
 
 export interface RetryOptions {
   /** Retries of one provider after its first try, on retryable failures (default 2). */
@@ -30,36 +25,39 @@ export interface RetryOptions {
 export interface AttemptResult<T> {
   value: T;
   candidate: Candidate;
-  attempts: Attempt[];
+  /** The adapter that answered (the simulator's name in mock mode). */
+  provider: string;
   /** The successful attempt's scope, settled (its deadline no longer runs); the caller disposes of it when done. */
   scope: AttemptScope;
 }
 
+/** One try at one candidate, inside the attempt's scope (whose signal the adapter must be handed). */
+export type AttemptOperation<T> = (provider: Provider, candidate: Candidate, scope: AttemptScope) => Promise<T>;
+
 /**
- * Tries the candidates in order. Retryable failures are retried with exponential backoff and jitter (honouring the
- * provider's retry-after), then the next candidate is tried; a candidate without credentials is skipped. A
- * non-retryable failure ends the run at once, and so does the call's deadline, whose timer aborts an attempt in
- * flight. Whatever escapes carries the full attempt chain.
+ * Stage 3: tries the candidates in order. Retryable failures are retried with exponential backoff and jitter
+ * (honouring the provider's retry-after), then the next candidate is tried; a candidate without credentials is
+ * skipped. A non-retryable failure ends the run at once, and so does the call's deadline, whose timer aborts an
+ * attempt in flight. Every try is added to `attempts` (the call's trace); whatever escapes carries the whole chain.
  */
 export async function runAttempts<T>(
-  candidates: Candidate[],
   getProvider: ProviderLookup,
-  operation: (provider: Provider, candidate: Candidate, scope: AttemptScope) => Promise<T>,
-  options: Required<RetryOptions>,
-  signal: AbortSignal | undefined,
-  /** A `performance.now()` time: the call's deadline, shared by every run of one call. */
-  deadlineAt = performance.now() + options.totalTimeoutMs,
+  plan: CallPlan,
+  candidates: readonly Candidate[],
+  attempts: Attempt[],
+  operation: AttemptOperation<T>,
 ): Promise<AttemptResult<T>> {
-  const attempts: Attempt[] = [];
+  const { retry: options, signal, deadlineAt } = plan;
   let lastError: ProviderError | undefined;
 
   for (const candidate of candidates) {
-    const { provider: providerName, model } = candidate.offering;
-    const provider = await getProvider(providerName);
+    const { model } = candidate.offering;
+    const provider = await getProvider(candidate.offering.provider);
     if ('missing' in provider) {
-      attempts.push({ provider: providerName, model, outcome: 'missing_credentials', message: `${provider.missing} is not set`, duration_ms: 0 });
+      attempts.push({ provider: candidate.offering.provider, model, outcome: 'missing_credentials', message: `${provider.missing} is not set`, duration_ms: 0 });
       continue;
     }
+    const providerName = provider.name;
     for (let retry = 0; ; retry++) {
       if (performance.now() >= deadlineAt) throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
       const started = performance.now();
@@ -68,7 +66,7 @@ export async function runAttempts<T>(
         const value = await operation(provider, candidate, scope);
         scope.settle();
         attempts.push({ provider: providerName, model, outcome: 'ok', duration_ms: elapsed(started) });
-        return { value, candidate, attempts, scope };
+        return { value, candidate, provider: providerName, scope };
       } catch (thrown) {
         scope.dispose();
         // The gateway's own limits speak for themselves, whatever the adapter made of the abort.
@@ -92,7 +90,7 @@ export async function runAttempts<T>(
   }
 
   if (lastError) throw lastError.withAttempts(attempts);
-  const missing = attempts.map((attempt) => attempt.message?.replace(' is not set', '')).filter(Boolean);
+  const missing = attempts.filter((attempt) => attempt.outcome === 'missing_credentials').map((attempt) => attempt.message?.replace(' is not set', ''));
   throw new MissingCredentialsError(
     `No provider of ${candidates.map((candidate) => candidate.model.id).filter(unique).join(', ')} has credentials. ` +
       `Set ${[...new Set(missing)].join(' or ')} (or pass providers: { <name>: { apiKey } } to createGateway).`,

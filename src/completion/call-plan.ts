@@ -1,0 +1,78 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ModelEntry } from '../catalog/catalog-schema.ts';
+import { UnsupportedParameterError } from '../errors.ts';
+import type { ResolvedReasoning } from '../providers/provider.ts';
+import type { BilledUsage } from '../records/compute-cost.ts';
+import { uuidv7 } from '../records/uuidv7.ts';
+import type { OutputSpec } from '../structured-output/output-spec.ts';
+import type { Attempt, CompletionRequest, CompletionWarning } from '../types.ts';
+import type { RetryOptions } from './run-attempts.ts';
+import type { StreamTimeouts } from './open-stream.ts';
+
+/**
+ * What one call sends, decided once by `resolveRequest` and read by every later stage: the model, the
+ * provider-neutral body, and the settings that shape the attempts. Nothing changes it after it is made.
+ */
+export interface CallPlan {
+  /** The request as the caller effectively made it: a deployment's stored request merged with the caller's. */
+  readonly request: CompletionRequest;
+  readonly model: ModelEntry;
+  /** The provider a `<provider>/<model>` reference pinned. */
+  readonly pinnedProvider: string | undefined;
+  readonly agentId: string | undefined;
+  readonly deploymentId: string | undefined;
+  readonly metadata: Record<string, string> | undefined;
+  /**
+   * The OpenAI body every provider starts from: the caller's parameters that providers receive, the messages
+   * rendered with `input`, minus what the model cannot take. Without `model` (each candidate names its own).
+   */
+  readonly body: Readonly<Record<string, unknown>> & { messages: ChatCompletionMessageParam[] };
+  readonly output: OutputSpec | undefined;
+  readonly reasoning: ResolvedReasoning | undefined;
+  readonly stream: boolean;
+  readonly includeUsage: boolean;
+  /** Models tried after every provider of `model` failed. */
+  readonly fallbacks: readonly string[];
+  readonly retry: Required<RetryOptions>;
+  /** When the call must be over, as a `performance.now()` time. */
+  readonly deadlineAt: number;
+  /** The stream limits of one candidate provider: the call's own, else the provider's, else the gateway's. */
+  readonly streamTimeouts: (provider: string) => StreamTimeouts;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * What happened during one call, gathered as the stages run and read when the call is recorded: every attempt,
+ * every warning (each once), and every completion paid for.
+ */
+export class CallTrace {
+  /** The call's id (UUIDv7), given to the caller as `switchyard.call_id` and to its record. */
+  readonly id = uuidv7();
+  /** Epoch milliseconds, for the record. */
+  readonly startedAt = Date.now();
+  /** `performance.now()` at the start, for the deadline. */
+  readonly startedMonotonic = performance.now();
+  readonly attempts: Attempt[] = [];
+  readonly warnings: CompletionWarning[] = [];
+  /** Every completion the call paid for (a structured-output correction is a second one), with its price. */
+  readonly billed: BilledUsage[] = [];
+  readonly #strict: boolean;
+
+  constructor(strict: boolean) {
+    this.#strict = strict;
+  }
+
+  /**
+   * Notes something that could not be honoured as asked. Under `strict`, a dropped parameter is an error instead.
+   * The same warning twice (one per attempt) is kept once.
+   */
+  readonly warn = (warning: CompletionWarning): void => {
+    if (this.#strict && (warning.code === 'unsupported_parameter' || warning.code === 'unsupported_content')) {
+      throw new UnsupportedParameterError(
+        `${warning.message} Under strict mode that is an error: remove it, or create the gateway without strict: true.`,
+        warning.param ?? '',
+      );
+    }
+    if (!this.warnings.some((known) => known.code === warning.code && known.message === warning.message)) this.warnings.push(warning);
+  };
+}

@@ -1,0 +1,77 @@
+import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { ProviderError } from '../errors.ts';
+import type { ProviderCall, ProviderCompletion } from '../providers/provider.ts';
+import { applyOutputSpec } from '../structured-output/apply-output-spec.ts';
+import type { CallPlan, CallTrace } from './call-plan.ts';
+import { openStream, type OpenedStream } from './open-stream.ts';
+import type { Candidate } from './plan-candidates.ts';
+import type { AttemptOperation } from './run-attempts.ts';
+import type { Services } from './services.ts';
+
+/** The attempt of a non-streamed call: one completion from one candidate. `extraMessages` follow the caller's. */
+export function completeAttempt(services: Services, plan: CallPlan, trace: CallTrace, extraMessages: ChatCompletionMessageParam[] = []): AttemptOperation<ProviderCompletion> {
+  return (provider, candidate, scope) =>
+    inOutputMode(services, plan, trace, candidate, (native) => provider.complete(providerCall(plan, trace, candidate, native, scope.signal, extraMessages)));
+}
+
+/**
+ * The attempt of a streamed call: the provider's stream, read up to its first content inside the attempt, so a
+ * provider that fails or stalls before the caller has anything is retried like any other failure.
+ */
+export function streamAttempt(services: Services, plan: CallPlan, trace: CallTrace): AttemptOperation<OpenedStream> {
+  return (provider, candidate, scope) =>
+    inOutputMode(services, plan, trace, candidate, async (native) => {
+      const source = await provider.stream(providerCall(plan, trace, candidate, native, scope.signal));
+      return openStream(source, scope, plan.streamTimeouts(candidate.offering.provider));
+    });
+}
+
+/** What the candidate's adapter is handed: the plan's body for its model, with the output requirement applied. */
+function providerCall(
+  plan: CallPlan,
+  trace: CallTrace,
+  candidate: Candidate,
+  native: boolean,
+  signal: AbortSignal,
+  extraMessages: ChatCompletionMessageParam[] = [],
+): ProviderCall {
+  const body: Record<string, unknown> = { ...plan.body, model: candidate.offering.model };
+  if (extraMessages.length > 0) body.messages = [...plan.body.messages, ...extraMessages];
+  if (plan.output) applyOutputSpec(body, plan.output, native, candidate.model.supports.json_mode);
+  return {
+    body: body as unknown as ChatCompletionCreateParamsBase,
+    model: candidate.model,
+    // A fallback model is a different model: the caller's reasoning setting was resolved against the requested one.
+    reasoning: candidate.model === plan.model ? plan.reasoning : undefined,
+    output: plan.output,
+    signal,
+    warn: trace.warn,
+  };
+}
+
+/**
+ * Runs an attempt with the requested output format sent natively where the candidate's provider enforces it for
+ * the model, else in the prompt. A provider that refuses the format natively (its error names `response_format`)
+ * gets the prompted path at once, with a warning.
+ */
+async function inOutputMode<T>(services: Services, plan: CallPlan, trace: CallTrace, candidate: Candidate, attempt: (native: boolean) => Promise<T>): Promise<T> {
+  const output = plan.output;
+  if (output === undefined) return attempt(false);
+  const capabilities = services.registry.get(candidate.offering.provider)?.capabilities;
+  if (!capabilities?.nativeOutput(candidate.model, output.kind)) return attempt(false);
+  try {
+    return await attempt(true);
+  } catch (error) {
+    if (!rejectsOutputFormat(error)) throw error;
+    trace.warn({
+      code: 'converted_parameter',
+      param: 'response_format',
+      message: `${candidate.offering.provider} rejected the schema natively; it was sent in the prompt instead.`,
+    });
+    return attempt(false);
+  }
+}
+
+function rejectsOutputFormat(error: unknown): boolean {
+  return error instanceof ProviderError && error.status === 400 && (error.param?.startsWith('response_format') ?? false);
+}

@@ -1,0 +1,55 @@
+import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import type { CompletionRequest, CompletionResponse } from '../types.ts';
+import { CallTrace, type CallPlan } from './call-plan.ts';
+import { streamAttempt } from './call-provider.ts';
+import type { CompletionStream } from './completion-stream.ts';
+import { enforceOutput } from './enforce-output.ts';
+import { finalise, recordCall } from './finalise.ts';
+import { planCandidates } from './plan-candidates.ts';
+import { relayStream } from './relay-stream.ts';
+import { resolveRequest, type CompletionOptions } from './resolve-request.ts';
+import { runAttempts } from './run-attempts.ts';
+import { runCompletion } from './run-completion.ts';
+import type { Services } from './services.ts';
+
+/**
+ * One call, start to end. Every stage is a function of its own, handed the call's plan (what to send, fixed once
+ * resolved) and its trace (attempts, warnings and billed usage, gathered as it goes); the record is built from
+ * both, off the request path, whether the call succeeds or fails.
+ *
+ *   resolve → plan candidates → run attempts → enforce output | relay stream → finalise
+ */
+export async function createCompletion(
+  services: Services,
+  request: CompletionRequest,
+  options: CompletionOptions = {},
+): Promise<CompletionResponse | CompletionStream> {
+  const trace = new CallTrace(services.settings.strict);
+  let plan: CallPlan | undefined;
+  try {
+    plan = await resolveRequest(services, request, options, trace);
+    const candidates = planCandidates(services, plan);
+    if (plan.stream) {
+      const opened = await runAttempts(services.getProvider, plan, candidates, trace.attempts, streamAttempt(services, plan, trace));
+      // Recorded when the stream ends.
+      return relayStream(services, request, plan, trace, opened);
+    }
+    const answered = await runCompletion(services, plan, trace, candidates);
+    const response = finalise(plan, trace, await enforceOutput(services, plan, trace, candidates, answered));
+    recordCall(services, request, plan, trace, { info: response.switchyard, response });
+    return response;
+  } catch (thrown) {
+    const error = asCallError(thrown);
+    if (error instanceof SwitchyardError) error.callId = trace.id;
+    recordCall(services, request, plan, trace, { error });
+    throw error;
+  }
+}
+
+/** Recursion over a caller's value nested tens of thousands deep overflows the stack: the request's fault, not ours. */
+function asCallError(thrown: unknown): unknown {
+  if (thrown instanceof RangeError && /call stack/i.test(thrown.message)) {
+    return new InvalidRequestError('The request is nested too deeply to process; flatten the deepest values.', null, 'too_deep');
+  }
+  return thrown;
+}

@@ -1,0 +1,56 @@
+import type { ProviderCompletion } from '../providers/provider.ts';
+import type { CallRecordInput } from '../records/build-record.ts';
+import type { CallContext } from '../records/call-recorder.ts';
+import { computeTotalCost } from '../records/compute-cost.ts';
+import type { CompletionRequest, CompletionResponse, SwitchyardResponseInfo } from '../types.ts';
+import type { CallPlan, CallTrace } from './call-plan.ts';
+import type { AttemptResult } from './run-attempts.ts';
+import type { Services } from './services.ts';
+
+/**
+ * Stage 5, for answers: the provider's completion as the caller gets it. The envelope is ours to state (the catalog
+ * id as `model`, the object type), and the routing facts and cost go beside it in `switchyard`. The completion
+ * object is the call's own, so it is extended rather than copied.
+ */
+export function finalise(plan: CallPlan, trace: CallTrace, result: AttemptResult<ProviderCompletion>): CompletionResponse {
+  const completion = result.value;
+  completion.model = result.candidate.model.id;
+  completion.object = 'chat.completion';
+  if (completion.usage) {
+    completion.usage.completion_tokens_details ??= {};
+    completion.usage.completion_tokens_details.reasoning_tokens ??= 0;
+  }
+  return Object.assign(completion, { switchyard: responseInfo(plan, trace, result) });
+}
+
+/** The `switchyard` facts of a response or stream: who answered, after which attempts, warnings, and the cost so far. */
+export function responseInfo(plan: CallPlan, trace: CallTrace, result: AttemptResult<unknown>): SwitchyardResponseInfo {
+  return {
+    model: result.candidate.model.id,
+    provider: result.provider,
+    provider_model: result.candidate.offering.model,
+    ...(plan.agentId !== undefined ? { agent_id: plan.agentId } : {}),
+    ...(plan.deploymentId !== undefined ? { deployment_id: plan.deploymentId } : {}),
+    call_id: trace.id,
+    cost_usd: computeTotalCost(trace.billed),
+    attempts: trace.attempts,
+    warnings: trace.warnings,
+  };
+}
+
+/** Queues the call's record: built from what the call asked, planned and went through, off the request path. */
+export function recordCall(
+  services: Services,
+  request: CompletionRequest,
+  plan: CallPlan | undefined,
+  trace: CallTrace,
+  outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>,
+): void {
+  const context: CallContext = {
+    id: trace.id,
+    startedAt: trace.startedAt,
+    billed: trace.billed,
+    ...(plan ? { model: plan.model.id, agentId: plan.agentId, deploymentId: plan.deploymentId, metadata: plan.metadata, messages: plan.body.messages } : {}),
+  };
+  services.recorder.record(request, context, outcome);
+}

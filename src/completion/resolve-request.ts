@@ -1,0 +1,116 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ModelEntry } from '../catalog/catalog-schema.ts';
+import { resolveDeployment } from '../deployments/resolve-deployment.ts';
+import { InvalidRequestError, ModelNotFoundError } from '../errors.ts';
+import { resolveReasoning } from '../reasoning.ts';
+import { resolveOutputSpec } from '../structured-output/output-spec.ts';
+import { renderMessages } from '../templates.ts';
+import type { CompletionRequest } from '../types.ts';
+import type { CallPlan, CallTrace } from './call-plan.ts';
+import { gateModelSupport } from './gate-model-support.ts';
+import { parseModelReference, type ModelReference } from './parse-model.ts';
+import type { RetryOptions } from './run-attempts.ts';
+import { SENT_PARAMETERS } from './request-parameters.ts';
+import type { Services } from './services.ts';
+import { validateRequest } from './validate-request.ts';
+
+/** Per-call options: kept out of the request body so the body stays exactly OpenAI's. */
+export interface CompletionOptions {
+  /** Aborts the request (and a running stream). */
+  signal?: AbortSignal;
+  /** Overrides the gateway's retry policy for this call (`totalTimeoutMs` is the call's deadline). */
+  retry?: RetryOptions;
+  /** Overrides `firstTokenTimeoutMs` (of the gateway and of the provider) for this call. */
+  firstTokenTimeoutMs?: number;
+  /** Overrides `streamIdleTimeoutMs` (of the gateway and of the provider) for this call. */
+  streamIdleTimeoutMs?: number;
+}
+
+/**
+ * Stage 1: what the call asks for. Validates the request, expands a deployment into the request it stores, finds
+ * the model, and builds the provider-neutral body: the parameters providers receive, the messages rendered with
+ * `input`, minus what the model cannot take (each dropped with a warning).
+ */
+export async function resolveRequest(services: Services, request: CompletionRequest, options: CompletionOptions, trace: CallTrace): Promise<CallPlan> {
+  validateRequest(request);
+  const parsed = parseModelReference(request.model, services.registry.reservedNames);
+  const deploymentId = parsed.kind === 'deployment' ? parsed.deploymentId : undefined;
+  const { request: asked, reference } = deploymentId === undefined
+    ? { request, reference: parsed as ModelReference & { kind: 'model' } }
+    : await expandDeployment(services, request, deploymentId, trace);
+
+  const model = findModel(services, reference.model);
+  if (!asked.messages || asked.messages.length === 0) {
+    throw new InvalidRequestError('"messages" is required for a direct model call (only deployments may omit it).', 'messages');
+  }
+  const body: Record<string, unknown> = {};
+  for (const param of SENT_PARAMETERS) if (asked[param as keyof CompletionRequest] !== undefined) body[param] = asked[param as keyof CompletionRequest];
+  body.messages = asked.input === undefined ? asked.messages : renderMessages(asked.messages, asked.input);
+  gateModelSupport(body, model, trace.warn);
+
+  const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
+  return {
+    request: asked,
+    model,
+    pinnedProvider: reference.provider,
+    agentId: asked.metadata?.agent_id ?? reference.agentId,
+    deploymentId,
+    metadata: asked.metadata ?? undefined,
+    body: body as CallPlan['body'],
+    output: resolveOutputSpec(asked.response_format),
+    reasoning: resolveReasoning(asked, model),
+    stream: asked.stream === true,
+    includeUsage: asked.stream_options?.include_usage === true,
+    fallbacks: asked.fallbacks ?? services.settings.fallbacks,
+    retry,
+    deadlineAt: trace.startedMonotonic + retry.totalTimeoutMs,
+    streamTimeouts: (provider) => {
+      const configured = services.settings.providers?.[provider];
+      const defaults = services.settings.streamTimeouts;
+      return {
+        firstTokenMs: options.firstTokenTimeoutMs ?? configured?.firstTokenTimeoutMs ?? defaults.firstTokenMs,
+        idleMs: options.streamIdleTimeoutMs ?? configured?.streamIdleTimeoutMs ?? defaults.idleMs,
+      };
+    },
+    signal: options.signal,
+  };
+}
+
+/** A catalog model by id, alias or synonym; a 404 that suggests close ids otherwise. */
+export function findModel(services: Services, id: string): ModelEntry {
+  const entry = services.catalog.find(id);
+  if (!entry) throw new ModelNotFoundError(id, services.catalog.suggest(id));
+  return entry;
+}
+
+/** The deployment's stored request, rendered with the caller's `input` and merged with the caller's settings. */
+async function expandDeployment(
+  services: Services,
+  request: CompletionRequest,
+  id: string,
+  trace: CallTrace,
+): Promise<{ request: CompletionRequest; reference: ModelReference & { kind: 'model' } }> {
+  const store = services.deployments;
+  if (!store) {
+    throw new InvalidRequestError(
+      `"${request.model}" is a deployment reference, and this gateway has no deployment store: pass createGateway({ deployments: <directory or URL> }).`,
+      'model',
+      'deployment_not_found',
+    );
+  }
+  const resolved = await resolveDeployment(store, id, request);
+  if (store.stale) {
+    trace.warn({ code: 'deployment_store_stale', message: `The deployment store is unreachable; "${id}" was served from its cache.` });
+  }
+  const expanded = {
+    ...resolved.settings,
+    model: resolved.model,
+    messages: resolved.messages as ChatCompletionMessageParam[],
+    // The deployment's agent wins over the caller's metadata and any model prefix; trace and workflow are kept.
+    metadata: { ...request.metadata, agent_id: resolved.agentId },
+  } as CompletionRequest;
+  validateRequest(expanded);
+  const reference = parseModelReference(resolved.model, services.registry.reservedNames);
+  if (reference.kind !== 'model') throw new InvalidRequestError(`Deployment "${id}" names another deployment as its model.`, 'model');
+  return { request: expanded, reference };
+}

@@ -1,0 +1,24 @@
+import type { Catalog } from '../catalog/catalog.ts';
+import type { DeploymentStore } from '../deployments/store.ts';
+import type { ProviderLookup } from '../providers/provider-pool.ts';
+import type { ProviderSettings } from '../providers/provider.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { CallRecorder } from '../records/call-recorder.ts';
+import type { StreamTimeouts } from './open-stream.ts';
+import type { RetryOptions } from './run-attempts.ts';
+
+/** What the stages of a call use from their gateway: built once by `createGateway`, shared by every call. */
+export interface Services {
+  readonly catalog: Catalog;
+  readonly registry: ProviderRegistry;
+  readonly getProvider: ProviderLookup;
+  readonly recorder: CallRecorder;
+  readonly deployments: DeploymentStore | undefined;
+  readonly settings: {
+    readonly strict: boolean;
+    readonly fallbacks: readonly string[];
+    readonly retry: Required<RetryOptions>;
+    readonly streamTimeouts: StreamTimeouts;
+    readonly providers: Readonly<Record<string, ProviderSettings>> | undefined;
+  };
+}

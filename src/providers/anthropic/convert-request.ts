@@ -1,0 +1,111 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type {
+  ChatCompletionCreateParamsBase,
+} from 'openai/resources/chat/completions';
+import type { ProviderCall, } from '../provider.ts';
+import { applyReasoning } from './apply-reasoning.ts';
+import { convertMessages } from './convert-messages.ts';
+import { applyTools } from './convert-tools.ts';
+
+/**
+ * The OpenAI chat-completion request as an Anthropic Messages request (API version 2026-10-21, the one
+ * `@anthropic-ai/sdk` 1.x speaks). Messages, tools and reasoning are converted in their own files.
+ */
+
+/**
+ * `max_tokens` of a non-streaming call when the caller set none. Anthropic requires the field; the model's ceiling
+ * (64k–128k) would let one answer run far past the per-attempt timeout, and the SDK estimates 128k tokens per hour,
+ * so this is what fits in its 10-minute default (Anthropic's docs recommend streaming above it). Streams get the
+ * model's ceiling.
+ */
+export const NON_STREAMING_MAX_TOKENS = 21_333;
+
+/** Room for the visible answer when `max_tokens` has to grow to hold the thinking budget. */
+export const ANSWER_ROOM = 8_192;
+
+/** The least answer room a thinking budget may leave below the model's output ceiling. */
+export const MIN_ANSWER_ROOM = 1_024;
+
+type Body = ChatCompletionCreateParamsBase & Record<string, unknown>;
+
+export type Params = Omit<Anthropic.MessageCreateParamsNonStreaming, 'stream'>;
+
+/** OpenAI fields converted below; every other field present is dropped with a warning unless it is a no-op value. */
+const HANDLED = new Set([
+  'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'tools', 'tool_choice',
+  'parallel_tool_calls', 'user', 'safety_identifier', 'response_format', 'service_tier',
+]);
+
+const NO_OP_VALUES: Record<string, unknown> = { n: 1, logprobs: false, store: false, frequency_penalty: 0, presence_penalty: 0 };
+
+/** The caller's OpenAI body as an Anthropic Messages request (without `stream`). */
+export function toAnthropicRequest(call: ProviderCall, streaming: boolean): Params {
+  const body = call.body as Body;
+  const { system, messages } = convertMessages(body.messages);
+  const params: Params = { model: body.model, max_tokens: maxTokens(call, streaming), messages };
+  if (system.length > 0) params.system = system;
+
+  for (const param of ['temperature', 'top_p'] as const) {
+    if (body[param] == null) continue;
+    call.warn({
+      code: 'unsupported_parameter',
+      param,
+      message: `Anthropic's API (version 2026-10-21) no longer accepts sampling parameters; "${param}" was not sent.`,
+    });
+  }
+  const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
+  const usable = stops.filter((stop) => stop.trim() !== '');
+  if (usable.length < stops.length) {
+    call.warn({ code: 'converted_parameter', param: 'stop', message: 'Anthropic rejects whitespace-only stop sequences; they were not sent.' });
+  }
+  if (usable.length > 0) params.stop_sequences = usable;
+
+  applyTools(call, params);
+  const userId = body.safety_identifier ?? body.user;
+  if (userId) params.metadata = { user_id: userId };
+  applyResponseFormat(call, params);
+  if (body.service_tier === 'auto' || body.service_tier === 'default') {
+    params.service_tier = body.service_tier === 'auto' ? 'auto' : 'standard_only';
+  } else if (body.service_tier != null) {
+    call.warn({ code: 'unsupported_parameter', param: 'service_tier', message: `Anthropic has no "${body.service_tier}" service tier; it was not sent.` });
+  }
+  for (const [param, value] of Object.entries(body)) {
+    if (HANDLED.has(param) || value == null || NO_OP_VALUES[param] === value) continue;
+    call.warn({ code: 'unsupported_parameter', param, message: `Anthropic has no equivalent of "${param}"; it was not sent.` });
+  }
+  if (call.reasoning) applyReasoning(call, params);
+  return params;
+}
+
+/** The caller's limit (capped at the model's), or the default: the model's ceiling when streaming. */
+function maxTokens(call: ProviderCall, streaming: boolean): number {
+  const ceiling = call.model.max_output_tokens;
+  const asked = call.body.max_completion_tokens ?? call.body.max_tokens;
+  if (asked == null) return streaming ? ceiling : Math.min(ceiling, NON_STREAMING_MAX_TOKENS);
+  if (asked <= ceiling) return asked;
+  const param = call.body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
+  call.warn({ code: 'converted_parameter', param, message: `${call.model.id} writes at most ${ceiling} tokens; ${param} ${asked} was lowered to ${ceiling}.` });
+  return ceiling;
+}
+
+function applyResponseFormat(call: ProviderCall, params: Params): void {
+  const format = call.body.response_format;
+  if (!format || format.type === 'text') return;
+  if (format.type === 'json_schema' && call.model.supports.structured_outputs && format.json_schema.schema) {
+    params.output_config = { ...params.output_config, format: { type: 'json_schema', schema: format.json_schema.schema } };
+    return;
+  }
+  if (format.type === 'json_object') {
+    // No JSON mode, and a schema-less object schema is not accepted: ask for it in the system prompt instead.
+    params.system = [...(params.system as Anthropic.TextBlockParam[] | undefined ?? []), { type: 'text', text: JSON_OBJECT_INSTRUCTION }];
+    call.warn({ code: 'converted_parameter', param: 'response_format', message: 'Anthropic has no JSON mode; the JSON answer was asked for in the system prompt.' });
+    return;
+  }
+  call.warn({
+    code: 'unsupported_parameter',
+    param: 'response_format',
+    message: `${call.model.id} has no native JSON-schema output on Anthropic; response_format was not sent.`,
+  });
+}
+
+const JSON_OBJECT_INSTRUCTION = 'Answer with one JSON object only: no prose, no code fences.';

@@ -1,0 +1,105 @@
+
+import type {
+  Content,
+  GenerateContentConfig,
+} from '@google/genai';
+import type {
+  ChatCompletionCreateParamsBase,
+} from 'openai/resources/chat/completions';
+import type { ProviderCall, } from '../provider.ts';
+
+import { toContents } from './convert-contents.ts';
+import { applyTools } from './convert-tools.ts';
+import { toThinkingConfig } from './thinking-config.ts';
+
+/**
+ * The OpenAI chat-completion request as Gemini `generateContent` parameters (providers.md §3). Contents, tools and
+ * thinking are converted in their own files; every dropped or converted parameter is warned about.
+ */
+
+/** Gemini accepts at most this many stop sequences. */
+const MAX_STOP_SEQUENCES = 5;
+
+/** Body fields this adapter translates (or that have no effect worth a warning when left at their default). */
+const HANDLED = new Set([
+  'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'seed',
+  'presence_penalty', 'frequency_penalty', 'n', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format',
+]);
+
+export interface GeminiRequest {
+  model: string;
+  contents: Content[];
+  config: GenerateContentConfig;
+}
+
+/** The caller's OpenAI body as `generateContent` parameters; every dropped or converted parameter is warned about. */
+export function toGeminiRequest(call: ProviderCall): GeminiRequest {
+  const body = call.body as ChatCompletionCreateParamsBase & Record<string, unknown>;
+  const config: GenerateContentConfig = {};
+  const { systemParts, contents } = toContents(body.messages, call);
+  if (systemParts.length > 0) config.systemInstruction = { parts: systemParts };
+
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  if (maxTokens != null) config.maxOutputTokens = maxTokens;
+  if (body.temperature != null) config.temperature = body.temperature;
+  if (body.top_p != null) config.topP = body.top_p;
+  if (body.seed != null) config.seed = body.seed;
+  if (body.presence_penalty != null) config.presencePenalty = body.presence_penalty;
+  if (body.frequency_penalty != null) config.frequencyPenalty = body.frequency_penalty;
+  if (body.n != null && body.n !== 1) config.candidateCount = body.n;
+  if (body.stop != null) {
+    const stops = typeof body.stop === 'string' ? [body.stop] : body.stop;
+    if (stops.length > MAX_STOP_SEQUENCES) {
+      call.warn({
+        code: 'converted_parameter',
+        param: 'stop',
+        message: `Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences; only the first ${MAX_STOP_SEQUENCES} of ${stops.length} were sent.`,
+      });
+    }
+    if (stops.length > 0) config.stopSequences = stops.slice(0, MAX_STOP_SEQUENCES);
+  }
+
+  applyTools(body, config, call);
+  applyResponseFormat(body, config, call);
+  const thinking = toThinkingConfig(call);
+  if (thinking) config.thinkingConfig = thinking;
+  // Thinking tokens count within maxOutputTokens: a cap at or below the budget would leave no room for the answer.
+  const budget = thinking?.thinkingBudget ?? 0;
+  if (maxTokens != null && budget > 0 && maxTokens <= budget) {
+    config.maxOutputTokens = Math.min(call.model.max_output_tokens, budget + maxTokens);
+    call.warn({
+      code: 'converted_parameter',
+      param: 'max_tokens',
+      message: `Gemini counts thinking within maxOutputTokens; it was raised from ${maxTokens} to ${config.maxOutputTokens} to hold the ${budget}-token thinking budget.`,
+    });
+  }
+
+  for (const [param, value] of Object.entries(body)) {
+    if (HANDLED.has(param) || value == null || value === false) continue;
+    call.warn({ code: 'unsupported_parameter', param, message: `Gemini has no equivalent of "${param}"; it was not sent.` });
+  }
+  return { model: body.model, contents, config };
+}
+
+function applyResponseFormat(body: ChatCompletionCreateParamsBase, config: GenerateContentConfig, call: ProviderCall): void {
+  const format = body.response_format;
+  if (!format || format.type === 'text') return;
+  const { supports } = call.model;
+  if (format.type === 'json_schema' && supports.structured_outputs) {
+    config.responseMimeType = 'application/json';
+    config.responseJsonSchema = format.json_schema.schema ?? { type: 'object' };
+    return;
+  }
+  if (!supports.json_mode && !supports.structured_outputs) {
+    call.warn({ code: 'unsupported_parameter', param: 'response_format', message: `${call.model.id} has no JSON mode; response_format was not sent.` });
+    return;
+  }
+  config.responseMimeType = 'application/json';
+  if (format.type === 'json_schema') {
+    call.warn({
+      code: 'converted_parameter',
+      param: 'response_format',
+      message: `${call.model.id} cannot enforce a JSON schema; JSON mode was used instead, so the schema is not guaranteed.`,
+    });
+  }
+}

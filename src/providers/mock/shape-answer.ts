@@ -1,0 +1,71 @@
+import type { ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
+import type { ProviderCall } from '../provider.ts';
+import type { MockMessage } from './simulator.ts';
+
+/** One simulated choice, after the request's parameters shaped the answer. */
+export interface SimulatedChoice {
+  index: number;
+  content: string | null;
+  refusal: string | null;
+  reasoning: string | undefined;
+  toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> | undefined;
+  finishReason: 'stop' | 'length' | 'tool_calls' | 'content_filter';
+  logprobs: { content: ChatCompletionTokenLogprob[]; refusal: null } | null;
+}
+
+/** About four characters a token: the usual rule of thumb, for lengths and usage alike. */
+export const CHARS_PER_TOKEN = 4;
+export const tokensOf = (text: string | null | undefined) => (text ? Math.ceil(text.length / CHARS_PER_TOKEN) : 0);
+
+/**
+ * The answer as a real provider would shape it for this request: `n` choices, the text cut at the first `stop`
+ * sequence, cut at `max_completion_tokens` / `max_tokens` with finish reason `length`, and token logprobs when
+ * `logprobs` is asked (synthetic but well-formed, `top_logprobs` alternatives each).
+ */
+export function shapeChoices(message: MockMessage, body: ProviderCall['body'], id: string): SimulatedChoice[] {
+  const count = body.n ?? 1;
+  const limit = body.max_completion_tokens ?? body.max_tokens ?? undefined;
+  const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
+  return Array.from({ length: count }, (_, index) => {
+    const toolCalls = message.tool_calls?.map((toolCall, position) => ({
+      id: toolCall.id ?? `call_${id.slice(-6)}_${index}_${position}`,
+      type: 'function' as const,
+      function: { name: toolCall.name, arguments: typeof toolCall.arguments === 'string' ? toolCall.arguments : JSON.stringify(toolCall.arguments) },
+    }));
+    let content = message.refusal ? null : (message.content ?? null);
+    let finishReason = message.finish_reason ?? (message.refusal ? 'content_filter' : toolCalls?.length ? 'tool_calls' : 'stop');
+    if (content !== null) {
+      const stopAt = Math.min(...stops.map((stop) => content!.indexOf(stop)).filter((at) => at >= 0));
+      if (Number.isFinite(stopAt)) content = content.slice(0, stopAt);
+      if (limit != null && tokensOf(content) > limit) {
+        content = content.slice(0, limit * CHARS_PER_TOKEN);
+        finishReason = 'length';
+      }
+    }
+    return {
+      index,
+      content,
+      refusal: message.refusal ?? null,
+      reasoning: message.reasoning_content,
+      toolCalls,
+      finishReason,
+      logprobs: body.logprobs ? { content: logprobsOf(content ?? '', body.top_logprobs ?? 0), refusal: null } : null,
+    };
+  });
+}
+
+/** Token logprobs for `text`: one entry per four characters, each with `top` alternatives. */
+export function logprobsOf(text: string, top: number): ChatCompletionTokenLogprob[] {
+  const entries: ChatCompletionTokenLogprob[] = [];
+  for (let at = 0; at < text.length; at += CHARS_PER_TOKEN) {
+    const token = text.slice(at, at + CHARS_PER_TOKEN);
+    const logprob = -0.01 * ((at / CHARS_PER_TOKEN) % 7);
+    const alternatives = Array.from({ length: top }, (_, rank) => ({
+      token: rank === 0 ? token : `${token}${rank}`,
+      logprob: rank === 0 ? logprob : logprob - rank,
+      bytes: [...Buffer.from(rank === 0 ? token : `${token}${rank}`)],
+    }));
+    entries.push({ token, logprob, bytes: [...Buffer.from(token)], top_logprobs: alternatives });
+  }
+  return entries;
+}
