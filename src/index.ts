@@ -23,6 +23,7 @@ export {
   computeTotalCost,
   uuidv7,
   buildCallRecord,
+  RecordsRefusedError,
 } from './records/index.ts';
 export type {
   CallRecord,
