@@ -18,7 +18,7 @@ import {
   type WorkflowSummary,
 } from '../call-store.ts';
 import { roundUsd } from '../compute-cost.ts';
-import type { RecordSink } from '../sink.ts';
+import { RecordsRefusedError, type RecordSink } from '../sink.ts';
 import { loadSqlite } from '../../internal/load-sqlite.ts';
 
 /**
@@ -83,15 +83,54 @@ export class SqliteSink implements RecordSink, CallStore {
     this.#insert = this.#db.prepare(INSERT);
   }
 
-  /** One transaction per batch: a single fsync instead of one per row. */
+  /**
+   * One transaction per batch: a single fsync instead of one per row. A row SQLite refuses (or cannot bind) costs
+   * that row only: the batch is written again row by row, a savepoint each, and the refused rows are reported in a
+   * `RecordsRefusedError`. A write error of the database itself (disk full, I/O) fails the batch with SQLite's own
+   * error, never with the error of a ROLLBACK that SQLite made already.
+   */
   write(records: CallRecord[]): void {
     if (records.length === 0) return;
+    try {
+      this.#transaction(() => {
+        for (const record of records) this.#insert.run(...rowOf(record));
+      });
+      return;
+    } catch (error) {
+      if (isStorageError(error)) throw error;
+    }
+    let refused = 0;
+    let firstRefusal: unknown;
+    this.#transaction(() => {
+      for (const record of records) {
+        this.#db.exec('SAVEPOINT row');
+        try {
+          this.#insert.run(...rowOf(record));
+        } catch (error) {
+          if (isStorageError(error)) throw error;
+          this.#db.exec('ROLLBACK TO row');
+          refused += 1;
+          firstRefusal ??= error;
+        }
+        this.#db.exec('RELEASE row');
+      }
+    });
+    if (refused > 0) throw new RecordsRefusedError(refused, records.length, firstRefusal);
+  }
+
+  /** Runs `work` in a transaction: committed, or rolled back and its error thrown (not the rollback's). */
+  #transaction(work: () => void): void {
     this.#db.exec('BEGIN');
     try {
-      for (const record of records) this.#insert.run(...rowOf(record));
+      work();
       this.#db.exec('COMMIT');
     } catch (error) {
-      this.#db.exec('ROLLBACK');
+      // SQLITE_FULL and I/O errors may have rolled the transaction back already.
+      try {
+        if (this.#db.isTransaction !== false) this.#db.exec('ROLLBACK');
+      } catch {
+        // The original error is the one that says what went wrong.
+      }
       throw error;
     }
   }
@@ -177,6 +216,17 @@ function rowOf(record: CallRecord): SQLInputValue[] {
     record.model, record.provider, record.status, record.stream ? 1 : 0, record.usage.prompt_tokens, record.usage.completion_tokens,
     record.usage.reasoning_tokens, record.usage.cached_tokens, record.cost_usd, record.latency_ms, JSON.stringify(record),
   ];
+}
+
+/**
+ * SQLite result codes (the low byte of the extended code) of the database failing as a whole: busy, locked, out of
+ * memory, read-only, I/O error, corrupt, full, cannot open, not a database. Retrying row by row cannot help those.
+ */
+const STORAGE_ERRORS = new Set([5, 6, 7, 8, 10, 11, 13, 14, 26]);
+
+function isStorageError(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && STORAGE_ERRORS.has(code & 0xff);
 }
 
 function parseRecord(row: Record<string, SQLInputValue>): CallRecord {
