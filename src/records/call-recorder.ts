@@ -53,7 +53,7 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
   return {
     calls: (recordOptions?.sinks?.find(isCallStore) as CallStore | undefined) ?? noCallStore,
     get stats() {
-      return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0, build_failed: 0 };
+      return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null };
     },
     begin: () => ({ id: uuidv7(), startedAt: Date.now(), billed: [] }),
     record(request, call, outcome) {

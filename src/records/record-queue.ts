@@ -32,6 +32,8 @@ export interface RecordQueueStats {
   failed: number;
   /** Records only partly built (a malformed answer, say): stored with a `record_incomplete` warning naming what is missing. */
   build_failed: number;
+  /** When a record was last dropped or not stored (ISO 8601); `null` while none was lost. */
+  last_loss_at: string | null;
 }
 
 /**
@@ -114,12 +116,8 @@ export class RecordQueue {
   }
 
   get stats(): RecordQueueStats {
-    return { queued: this.#queue.length, written: this.#written, dropped: this.#dropped, failed: this.#failed, build_failed: this.#buildFailed };
-  }
-
-  /** Epoch milliseconds of the last record dropped or not stored; `undefined` while none was lost. */
-  get lastLossAt(): number | undefined {
-    return this.#lastLossAt;
+    const lastLossAt = this.#lastLossAt === undefined ? null : new Date(this.#lastLossAt).toISOString();
+    return { queued: this.#queue.length, written: this.#written, dropped: this.#dropped, failed: this.#failed, build_failed: this.#buildFailed, last_loss_at: lastLossAt };
   }
 
   get dropped(): number {
