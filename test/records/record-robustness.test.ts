@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemorySink, SqliteSink, SwitchyardError, buildCallRecord, type CallRecord } from '../../src/index.ts';
+import { StreamRecorder } from '../../src/records/index.ts';
 import { startFakeHttpServer, sendJSON } from '../fake-servers/http.ts';
 import { gatewayAgainst } from '../helpers/openai-env.ts';
 
@@ -51,6 +52,22 @@ describe('building a record never throws', () => {
     expect(record.trace_id).toBe('a\ufffdb');
     expect(record.agent_id).toBe('\ufffd');
     expect(() => encodeURIComponent(record.trace_id!)).not.toThrow();
+  });
+});
+
+describe('a stream recorder never throws', () => {
+  it('takes what it can from chunks that break the wire format', () => {
+    const recorder = new StreamRecorder();
+    const chunk = (choices: unknown, usage?: unknown) => ({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices, usage }) as never;
+    const odd = [
+      chunk([{ index: 0, delta: null }]), chunk(null), chunk('lots', 'lots'), chunk([null]),
+      chunk([{ index: 0, delta: { content: 5, tool_calls: 'x' } }]), chunk([{ index: 0, delta: { tool_calls: [null, { index: 0, function: null }] } }]),
+      chunk([{ index: 0, delta: { content: 'kept', tool_calls: [{ index: 1, id: 'call_1', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'stop' }]),
+    ];
+    for (const piece of odd) expect(() => recorder.observe(piece)).not.toThrow();
+    const { output } = recorder.summary();
+    expect(output).toMatchObject({ content: 'kept', finish_reason: 'stop' });
+    expect(output!.tool_calls.at(-1)).toEqual({ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } });
   });
 });
 
