@@ -3,7 +3,7 @@ import { redactSecrets } from '../internal/redact.ts';
 import type { Attempt, ChatCompletionMessageParam, CompletionChoice, CompletionWarning, SwitchyardResponseInfo } from '../types.ts';
 import { redactRecord, type CallRecord, type RecordError, type RecordOutput, type RecordToolCall } from './call-record.ts';
 import { computeTotalCost, normalizeUsage, sumUsage, type BilledUsage, type TokenPricing, type UsageLike } from './compute-cost.ts';
-import { capStrings, capText, DEFAULT_MAX_TEXT_LENGTH, wellFormed } from './record-text.ts';
+import { capStrings, capText, DEFAULT_MAX_TEXT_LENGTH, MAX_RECORD_DEPTH, wellFormed } from './record-text.ts';
 import type { StreamSummary } from './stream-recorder.ts';
 import { uuidv7 } from './uuidv7.ts';
 
@@ -63,6 +63,7 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
   const limit = Math.max(1, input.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH);
   const problems: string[] = [];
   const truncated: string[] = [];
+  const tooDeep = new Set<string>();
   const part = <T>(name: string, fallback: T, build: () => T): T => {
     try {
       return build();
@@ -101,8 +102,8 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     attempts: part('attempts', [], () => (info?.attempts ?? attemptsOf(input.error)).map((attempt) =>
       attempt.message === undefined ? { ...attempt } : { ...attempt, message: redactSecrets(attempt.message, []) })),
     input_messages: part('input_messages', null, () =>
-      request.messages ? (capped(jsonClone(request.messages), limit, truncated, 'input_messages') as ChatCompletionMessageParam[] | null) : null),
-    input: part('input', null, () => (request.input === undefined ? null : capped(jsonClone(request.input), limit, truncated, 'input'))),
+      request.messages ? (capped(jsonClone(request.messages), limit, truncated, tooDeep, 'input_messages') as ChatCompletionMessageParam[] | null) : null),
+    input: part('input', null, () => (request.input === undefined ? null : capped(jsonClone(request.input), limit, truncated, tooDeep, 'input'))),
     output: part('output', null, () => {
       const output = input.response ? outputFromChoices(input.response.choices) : (input.stream?.output ?? null);
       return output && capOutput(output, textOrNull);
@@ -119,8 +120,10 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
   if (dropped.length > 0) {
     warnings.push({ code: 'metadata_dropped', param: 'metadata', message: `Not stored: metadata values that are not strings (${listed(dropped)}).` });
   }
-  if (truncated.length > 0) {
-    warnings.push({ code: 'record_truncated', message: `Stored cut to ${limit} characters, marked where cut: ${listed(truncated)}.` });
+  if (truncated.length > 0 || tooDeep.size > 0) {
+    const cut = truncated.length > 0 ? [`Stored cut to ${limit} characters, marked where cut: ${listed(truncated)}.`] : [];
+    if (tooDeep.size > 0) cut.push(`Values nested deeper than ${MAX_RECORD_DEPTH} levels replaced by a marker in: ${listed([...tooDeep])}.`);
+    warnings.push({ code: 'record_truncated', message: cut.join(' ') });
   }
   if (problems.length > 0) {
     warnings.push({ code: 'record_incomplete', message: `Parts of this record could not be built and are missing: ${listed(problems)}.` });
@@ -209,8 +212,8 @@ function stringMetadata(metadata: unknown, dropped: string[]): Record<string, st
   return strings;
 }
 
-function capped(value: unknown, limit: number, truncated: string[], root: string): unknown {
-  return capStrings(value, limit, (path) => truncated.push(path), root);
+function capped(value: unknown, limit: number, truncated: string[], tooDeep: Set<string>, root: string): unknown {
+  return capStrings(value, limit, (path, deep) => (deep ? tooDeep.add(path) : truncated.push(path)), root);
 }
 
 function optionalText(value: unknown, field: string): string | null {

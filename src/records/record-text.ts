@@ -21,22 +21,35 @@ export function capText(text: string, limit: number, onCut: (length: number) => 
 }
 
 /**
- * Caps every string inside a freshly copied JSON value, in place (objects and arrays are the copy's own), and
- * returns it. `onCut` is told the path of each cut string. Iterative, so depth cannot overflow the stack.
+ * Levels of nesting a record keeps in a copied value. Deeper values are replaced by a marker: a value JSON can copy
+ * may still be too deep for `JSON.stringify` when a sink writes it (a fuzzed request 20,000 levels deep was).
  */
-export function capStrings(value: unknown, limit: number, onCut: (path: string) => void, root = ''): unknown {
-  if (typeof value === 'string') return capText(value, limit, () => onCut(root));
-  const pending: Array<{ holder: Record<string, unknown> | unknown[]; path: string }> = [];
-  if (typeof value === 'object' && value !== null) pending.push({ holder: value as Record<string, unknown>, path: root });
+export const MAX_RECORD_DEPTH = 200;
+
+/**
+ * Caps every string inside a freshly copied JSON value, in place (objects and arrays are the copy's own), and
+ * returns it; values nested deeper than `MAX_RECORD_DEPTH` become a marker. `onCut` is told the path of each cut
+ * string, and the root of a value cut for its depth.
+ * Iterative, so depth cannot overflow the stack.
+ */
+export function capStrings(value: unknown, limit: number, onCut: (path: string, tooDeep: boolean) => void, root = ''): unknown {
+  if (typeof value === 'string') return capText(value, limit, () => onCut(root, false));
+  const pending: Array<{ holder: Record<string, unknown> | unknown[]; path: string; depth: number }> = [];
+  if (typeof value === 'object' && value !== null) pending.push({ holder: value as Record<string, unknown>, path: root, depth: 1 });
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const { holder, path } = next;
+    const { holder, path, depth } = next;
     for (const key of Object.keys(holder)) {
       const item = (holder as Record<string, unknown>)[key];
       const pathOf = () => (Array.isArray(holder) ? `${path}[${key}]` : `${path}.${key}`);
       if (typeof item === 'string') {
-        if (item.length > limit) (holder as Record<string, unknown>)[key] = capText(item, limit, () => onCut(pathOf()));
+        if (item.length > limit) (holder as Record<string, unknown>)[key] = capText(item, limit, () => onCut(pathOf(), false));
       } else if (typeof item === 'object' && item !== null) {
-        pending.push({ holder: item as Record<string, unknown>, path: pathOf() });
+        if (depth < MAX_RECORD_DEPTH) pending.push({ holder: item as Record<string, unknown>, path: pathOf(), depth: depth + 1 });
+        else {
+          (holder as Record<string, unknown>)[key] = `[nested deeper than ${MAX_RECORD_DEPTH} levels: not stored]`;
+          // The path would be hundreds of segments long: the field it starts from says enough.
+          onCut(root, true);
+        }
       }
     }
   }

@@ -95,6 +95,21 @@ describe('over-long text is stored cut, with a marker saying how much', () => {
     }));
   });
 
+  it('keeps 200 levels of a deeply nested value, so every sink can write the record (found by serve-fuzz)', () => {
+    // Deep enough that a sink's JSON.stringify, deeper in the stack than the copy, may overflow where the copy did not.
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 3_000; level++) deep = { a: deep };
+    const record = buildCallRecord({ request: { model: 'm', messages: [], input: deep }, startedAt: 0 });
+    expect(() => JSON.stringify(record)).not.toThrow();
+    let level = 0;
+    for (let value = record.input as Record<string, unknown>; typeof value === 'object'; value = value.a as Record<string, unknown>) level += 1;
+    expect(level).toBe(200);
+    expect(record.warnings).toContainEqual({ code: 'record_truncated', message: 'Values nested deeper than 200 levels replaced by a marker in: input.' });
+    const sink = new SqliteSink(':memory:');
+    expect(() => sink.write([record])).not.toThrow();
+    sink.close();
+  });
+
   it('never splits a surrogate pair, and keeps text at the limit whole', () => {
     const short = { model: 'm', messages: [] };
     const emoji = `${'a'.repeat(9)}😀rest`;
