@@ -27,7 +27,9 @@ program
   .addOption(deploymentsOption())
   .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
   .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
-  .option('--max-concurrent-per-key <n>', 'requests one API key may have in flight; more get 429', parsePositiveInteger, 64)
+  .option(
+    '--max-concurrent-per-key <n>', 'requests one API key may have in flight; more get 429', parsePositiveInteger, 64,
+  )
   .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
   .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
   .action(async (options: ServeCommandOptions) => {
@@ -52,7 +54,8 @@ program
       // A third signal exits at once, whatever is left.
       if (signals > 2) process.exit(130);
       const now = signals === 2;
-      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: now ? 'shutting down now' : 'shutting down', signal })}\n`);
+      const msg = now ? 'shutting down now' : 'shutting down';
+      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg, signal })}\n`);
       // Once a second signal came, the shutdown it cut short ends with 130 too.
       if (!now) return void server.close().then(() => process.exit(signals > 1 ? 130 : 0), () => process.exit(1));
       // A second one stops waiting for in-flight requests (they are aborted), but still writes every call's record.
@@ -185,7 +188,10 @@ interface ServeCommandOptions {
 function logWarningsAsJsonLines(): void {
   process.removeAllListeners('warning');
   process.on('warning', (warning: Error & { code?: string }) => {
-    const line = { time: new Date().toISOString(), level: 'warn', msg: warning.message, warning: warning.name, ...(warning.code ? { code: warning.code } : {}) };
+    const line = {
+      time: new Date().toISOString(), level: 'warn', msg: warning.message, warning: warning.name,
+      ...(warning.code ? { code: warning.code } : {}),
+    };
     process.stderr.write(`${JSON.stringify(line)}\n`);
   });
 }

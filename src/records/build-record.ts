@@ -1,6 +1,8 @@
 import { jsonCopy } from '../internal/json-copy.ts';
 import { redactSecrets } from '../internal/redact.ts';
-import type { Attempt, ChatCompletionMessageParam, CompletionChoice, CompletionWarning, SwitchyardResponseInfo } from '../types.ts';
+import type {
+  Attempt, ChatCompletionMessageParam, CompletionChoice, CompletionWarning, SwitchyardResponseInfo,
+} from '../types.ts';
 import { redactRecord, type CallRecord, type RecordError, type RecordOutput, type RecordToolCall } from './call-record.ts';
 import { computeTotalCost, normalizeUsage, sumUsage, type BilledUsage, type TokenPricing, type UsageLike } from './compute-cost.ts';
 import { capStrings, capText, DEFAULT_MAX_TEXT_LENGTH, MAX_RECORD_DEPTH, wellFormed } from './record-text.ts';
@@ -45,7 +47,7 @@ export interface CallRecordInput {
   error?: unknown;
   /** Replace message contents, input and answer text by `"[redacted]"`. */
   redact?: boolean;
-  /** Longest text kept per field (characters); longer text is cut, with a marker saying how much (default 1,000,000). */
+  /** Longest text kept per field (characters); longer text is cut, with a marker saying how much (default 1e6). */
   maxTextLength?: number;
 }
 
@@ -73,19 +75,23 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     }
   };
   const text = (value: string, field: string) => capText(wellFormed(value), limit, () => truncated.push(field));
-  const textOrNull = (value: string | null | undefined, field: string) => (typeof value === 'string' ? text(value, field) : null);
+  const textOrNull = (value: string | null | undefined, field: string) =>
+    typeof value === 'string' ? text(value, field) : null;
 
   const endedAt = input.endedAt ?? Date.now();
   const dropped: string[] = [];
   const metadata = part('metadata', {}, () => stringMetadata(request.metadata, dropped));
   const otherMetadata: Record<string, string> = {};
-  for (const [key, value] of Object.entries(metadata)) if (!PROMOTED_METADATA.has(key)) otherMetadata[key] = text(value, `metadata.${key}`);
+  for (const [key, value] of Object.entries(metadata)) {
+    if (!PROMOTED_METADATA.has(key)) otherMetadata[key] = text(value, `metadata.${key}`);
+  }
 
   const answerUsage = input.response?.usage ?? input.stream?.usage ?? null;
   const billed = input.billed ?? [{ usage: answerUsage, pricing: input.pricing }];
   const error = input.error === undefined ? null : recordErrorFrom(input.error);
   const firstTokenAt = input.stream?.firstTokenAt ?? null;
-  const warnings: CompletionWarning[] = part('warnings', [], () => (info?.warnings ?? []).map((warning) => ({ ...warning })));
+  const warnings: CompletionWarning[] = part('warnings', [], () =>
+    (info?.warnings ?? []).map((warning) => ({ ...warning })));
 
   const record: CallRecord = {
     id: input.id ?? uuidv7(input.startedAt),
@@ -102,13 +108,16 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     attempts: part('attempts', [], () => (info?.attempts ?? attemptsOf(input.error)).map((attempt) =>
       attempt.message === undefined ? { ...attempt } : { ...attempt, message: redactSecrets(attempt.message, []) })),
     input_messages: part('input_messages', null, () =>
-      request.messages ? (capped(jsonClone(request.messages), limit, truncated, tooDeep, 'input_messages') as ChatCompletionMessageParam[] | null) : null),
-    input: part('input', null, () => (request.input === undefined ? null : capped(jsonClone(request.input), limit, truncated, tooDeep, 'input'))),
+      request.messages ? capped(jsonClone(request.messages), limit, truncated, tooDeep, 'input_messages') : null,
+    ) as ChatCompletionMessageParam[] | null,
+    input: part('input', null, () =>
+      request.input === undefined ? null : capped(jsonClone(request.input), limit, truncated, tooDeep, 'input')),
     output: part('output', null, () => {
       const output = input.response ? outputFromChoices(input.response.choices) : (input.stream?.output ?? null);
       return output && capOutput(output, textOrNull);
     }),
-    usage: part('usage', normalizeUsage(null), () => (input.billed ? sumUsage(billed.map((entry) => entry.usage)) : normalizeUsage(answerUsage))),
+    usage: part('usage', normalizeUsage(null), () =>
+      input.billed ? sumUsage(billed.map((entry) => entry.usage)) : normalizeUsage(answerUsage)),
     cost_usd: part('cost_usd', 0, () => computeTotalCost(billed)),
     latency_ms: Math.max(0, endedAt - input.startedAt),
     time_to_first_token_ms: firstTokenAt === null ? null : Math.max(0, firstTokenAt - input.startedAt),
@@ -118,15 +127,20 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     warnings,
   };
   if (dropped.length > 0) {
-    warnings.push({ code: 'metadata_dropped', param: 'metadata', message: `Not stored: metadata values that are not strings (${listed(dropped)}).` });
+    const message = `Not stored: metadata values that are not strings (${listed(dropped)}).`;
+    warnings.push({ code: 'metadata_dropped', param: 'metadata', message });
   }
   if (truncated.length > 0 || tooDeep.size > 0) {
-    const cut = truncated.length > 0 ? [`Stored cut to ${limit} characters, marked where cut: ${listed(truncated)}.`] : [];
-    if (tooDeep.size > 0) cut.push(`Values nested deeper than ${MAX_RECORD_DEPTH} levels replaced by a marker in: ${listed([...tooDeep])}.`);
+    const cut: string[] = [];
+    if (truncated.length > 0) cut.push(`Stored cut to ${limit} characters, marked where cut: ${listed(truncated)}.`);
+    if (tooDeep.size > 0) {
+      cut.push(`Values nested deeper than ${MAX_RECORD_DEPTH} levels replaced by a marker: ${listed([...tooDeep])}.`);
+    }
     warnings.push({ code: 'record_truncated', message: cut.join(' ') });
   }
   if (problems.length > 0) {
-    warnings.push({ code: 'record_incomplete', message: `Parts of this record could not be built and are missing: ${listed(problems)}.` });
+    const message = `Parts of this record could not be built and are missing: ${listed(problems)}.`;
+    warnings.push({ code: 'record_incomplete', message });
   }
   return { record: input.redact ? redactRecord(record) : record, incomplete: problems.length > 0 };
 }
@@ -181,13 +195,19 @@ function outputFromChoices(choices: unknown): RecordOutput | null {
 }
 
 /** The output with every text capped (the record keeps at most `limit` characters per field). */
-function capOutput(output: RecordOutput, textOrNull: (value: string | null, field: string) => string | null): RecordOutput {
+function capOutput(
+  output: RecordOutput,
+  textOrNull: (value: string | null, field: string) => string | null,
+): RecordOutput {
   return {
     content: textOrNull(output.content, 'output.content'),
     reasoning_content: textOrNull(output.reasoning_content, 'output.reasoning_content'),
     tool_calls: output.tool_calls.map((call, index) => ({
       ...call,
-      function: { name: call.function.name, arguments: textOrNull(call.function.arguments, `output.tool_calls[${index}].function.arguments`) ?? '' },
+      function: {
+        name: call.function.name,
+        arguments: textOrNull(call.function.arguments, `output.tool_calls[${index}].function.arguments`) ?? '',
+      },
     })),
     refusal: textOrNull(output.refusal, 'output.refusal'),
     finish_reason: output.finish_reason,

@@ -98,17 +98,25 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
 }
 
 /** What is known of a call without touching the request's contents or the answer, and why that is all. */
-function bareRecord(call: CallContext, model: string, endedAt: number, callError: unknown, failure: unknown): CallRecord {
+function bareRecord(
+  call: CallContext, model: string, endedAt: number, callError: unknown, failure: unknown,
+): CallRecord {
   const reason = failure instanceof Error ? failure.message : String(failure);
   return {
-    id: call.id, created_at: new Date(call.startedAt).toISOString(), agent_id: null, trace_id: null, workflow_name: null, metadata: {},
-    deployment_id: null, requested_model: model.slice(0, 1000), model: call.model ?? null, provider: null, provider_model: null,
+    id: call.id, created_at: new Date(call.startedAt).toISOString(),
+    agent_id: null, trace_id: null, workflow_name: null, metadata: {}, deployment_id: null,
+    requested_model: model.slice(0, 1000), model: call.model ?? null, provider: null, provider_model: null,
     attempts: [], input_messages: null, input: null, output: null,
     usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cached_tokens: 0 }, cost_usd: 0,
     latency_ms: Math.max(0, endedAt - call.startedAt), time_to_first_token_ms: null, stream: false,
     status: callError === undefined ? 'ok' : 'error',
-    error: callError === undefined ? null : safely(() => recordErrorFrom(callError), { type: 'unknown_error', code: null, status: null, message: '' }),
-    warnings: [{ code: 'record_incomplete', message: `Only the call's id, times and model were recorded: building the record failed (${reason.slice(0, 500)}).` }],
+    error: callError === undefined
+      ? null
+      : safely(() => recordErrorFrom(callError), { type: 'unknown_error', code: null, status: null, message: '' }),
+    warnings: [{
+      code: 'record_incomplete',
+      message: `Only the call's id, times and model were recorded; building the record failed: ${reason.slice(0, 500)}`,
+    }],
   };
 }
 

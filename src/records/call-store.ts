@@ -49,6 +49,9 @@ export interface CallTiming {
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
+/** A workflow summary over calls of some shape (records, or their timings). */
+export type SummaryOf<Call> = Omit<WorkflowSummary, 'calls'> & { calls: Call[] };
+
 /** A workflow's totals with the first calls' timings: `calls` holds at most the limit asked for, `call_count` all. */
 export interface WorkflowTimeline extends Omit<WorkflowSummary, 'calls'> {
   calls: CallTiming[];
@@ -207,8 +210,8 @@ export function pageFrom(rows: CallRecord[], limit: number): CallPage {
 
 /** The workflow view of a trace's calls, given oldest first. Shared so both stores add up identically. */
 export function summarizeWorkflow(traceId: string, calls: CallRecord[]): WorkflowSummary | null;
-export function summarizeWorkflow<Call extends CallTiming>(traceId: string, calls: Call[]): (Omit<WorkflowSummary, 'calls'> & { calls: Call[] }) | null;
-export function summarizeWorkflow(traceId: string, calls: CallTiming[]): (Omit<WorkflowSummary, 'calls'> & { calls: CallTiming[] }) | null {
+export function summarizeWorkflow<Call extends CallTiming>(traceId: string, calls: Call[]): SummaryOf<Call> | null;
+export function summarizeWorkflow(traceId: string, calls: CallTiming[]): SummaryOf<CallTiming> | null {
   const first = calls[0];
   if (!first) return null;
   const agents = new Map<string | null, AgentTotals>();
@@ -238,7 +241,7 @@ export function summarizeWorkflow(traceId: string, calls: CallTiming[]): (Omit<W
 }
 
 /** A timeline from a full workflow summary: for stores without `workflowTimeline`, and the memory store. */
-export function timelineOf(summary: Omit<WorkflowSummary, 'calls'> & { calls: CallTiming[] }, limit: number): WorkflowTimeline {
+export function timelineOf(summary: SummaryOf<CallTiming>, limit: number): WorkflowTimeline {
   const calls = summary.calls.slice(0, limit).map(timingOf);
   return { ...summary, calls, call_count: summary.calls.length };
 }
@@ -252,12 +255,16 @@ export function timingOf(call: CallTiming): CallTiming {
 }
 
 /** Distinct traces of calls given newest first, at most `limit`. */
-export function tracesOf(calls: Iterable<Pick<CallRecord, 'trace_id' | 'workflow_name' | 'created_at'>>, limit: number): TraceSummary[] {
+export function tracesOf(
+  calls: Iterable<Pick<CallRecord, 'trace_id' | 'workflow_name' | 'created_at'>>,
+  limit: number,
+): TraceSummary[] {
   const traces = new Map<string, TraceSummary>();
   for (const call of calls) {
     if (traces.size >= limit) break;
     if (call.trace_id !== null && !traces.has(call.trace_id)) {
-      traces.set(call.trace_id, { trace_id: call.trace_id, workflow_name: call.workflow_name, created_at: call.created_at });
+      const { trace_id, workflow_name, created_at } = call;
+      traces.set(trace_id, { trace_id, workflow_name, created_at });
     }
   }
   return [...traces.values()];

@@ -13,11 +13,14 @@ export interface RecordQueueOptions {
   /** A flush starts at the latest this long after a record arrives (default 1000 ms). */
   flushIntervalMs?: number;
   /**
-   * Told about a sink's failure: the first one after a success, then at most once a minute while it keeps failing. `error` is the
-   * sink's own (SQLite's "database or disk is full", say). Default: a process warning.
+   * Told about a sink's failure: the first one after a success, then at most once a minute while it keeps
+   * failing. `error` is the sink's own (SQLite's "database or disk is full", say). Default: a process warning.
    */
   onError?: (error: unknown, sink: RecordSink) => void;
-  /** Told when records are dropped (queue full or closed): the first time, then at most once a minute. Default: a process warning. */
+  /**
+   * Told when records are dropped (queue full or closed): the first time, then at most once a minute.
+   * Default: a process warning.
+   */
   onDropped?: (stats: RecordQueueStats) => void;
 }
 
@@ -28,9 +31,9 @@ export interface RecordQueueStats {
   written: number;
   /** Records refused because the queue was full or closed. */
   dropped: number;
-  /** Failed writes: one per record a sink could not store (a whole batch when the sink threw, else the rows it refused). */
+  /** Failed writes: one per record a sink could not store (the batch when the sink threw, else the rows it refused). */
   failed: number;
-  /** Records only partly built (a malformed answer, say): stored with a `record_incomplete` warning naming what is missing. */
+  /** Records only partly built (a malformed answer, say): stored with a `record_incomplete` warning naming the gaps. */
   build_failed: number;
   /** When a record was last dropped or not stored (ISO 8601); `null` while none was lost. */
   last_loss_at: string | null;
@@ -117,7 +120,10 @@ export class RecordQueue {
 
   get stats(): RecordQueueStats {
     const lastLossAt = this.#lastLossAt === undefined ? null : new Date(this.#lastLossAt).toISOString();
-    return { queued: this.#queue.length, written: this.#written, dropped: this.#dropped, failed: this.#failed, build_failed: this.#buildFailed, last_loss_at: lastLossAt };
+    return {
+      queued: this.#queue.length, written: this.#written, dropped: this.#dropped, failed: this.#failed,
+      build_failed: this.#buildFailed, last_loss_at: lastLossAt,
+    };
   }
 
   get dropped(): number {
@@ -157,7 +163,8 @@ export class RecordQueue {
       this.#reportedAt.delete(sink);
       return 0;
     } catch (error) {
-      const lost = error instanceof RecordsRefusedError ? Math.min(Math.max(0, error.refused), batch.length) : batch.length;
+      const refused = error instanceof RecordsRefusedError ? Math.max(0, error.refused) : batch.length;
+      const lost = Math.min(refused, batch.length);
       this.#failed += lost;
       this.#lastLossAt = Date.now();
       const last = this.#reportedAt.get(sink);
@@ -191,7 +198,8 @@ export class RecordQueue {
 }
 
 function emitDropWarning(stats: RecordQueueStats): void {
-  process.emitWarning(`switchyard: call records dropped (${stats.dropped} so far): the record queue was full or closed`, { code: 'SWITCHYARD_RECORDS_DROPPED' });
+  const message = `switchyard: call records dropped (${stats.dropped} so far): the record queue was full or closed`;
+  process.emitWarning(message, { code: 'SWITCHYARD_RECORDS_DROPPED' });
 }
 
 function emitSinkWarning(error: unknown, sink: RecordSink): void {

@@ -17,7 +17,8 @@ export function capText(text: string, limit: number, onCut: (length: number) => 
   onCut(text.length);
   // Never split a surrogate pair: half of one would be a lone surrogate.
   const end = isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
-  return `${text.slice(0, end)}… [truncated by switchyard: ${text.length - end} of ${text.length} characters not stored]`;
+  const marker = `… [truncated by switchyard: ${text.length - end} of ${text.length} characters not stored]`;
+  return `${text.slice(0, end)}${marker}`;
 }
 
 /**
@@ -32,19 +33,27 @@ export const MAX_RECORD_DEPTH = 200;
  * string, and the root of a value cut for its depth.
  * Iterative, so depth cannot overflow the stack.
  */
-export function capStrings(value: unknown, limit: number, onCut: (path: string, tooDeep: boolean) => void, root = ''): unknown {
+export function capStrings(
+  value: unknown,
+  limit: number,
+  onCut: (path: string, tooDeep: boolean) => void,
+  root = '',
+): unknown {
   if (typeof value === 'string') return capText(value, limit, () => onCut(root, false));
   const pending: Array<{ holder: Record<string, unknown> | unknown[]; path: string; depth: number }> = [];
-  if (typeof value === 'object' && value !== null) pending.push({ holder: value as Record<string, unknown>, path: root, depth: 1 });
+  if (typeof value === 'object' && value !== null)
+    pending.push({ holder: value as Record<string, unknown>, path: root, depth: 1 });
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { holder, path, depth } = next;
     for (const key of Object.keys(holder)) {
       const item = (holder as Record<string, unknown>)[key];
       const pathOf = () => (Array.isArray(holder) ? `${path}[${key}]` : `${path}.${key}`);
       if (typeof item === 'string') {
-        if (item.length > limit) (holder as Record<string, unknown>)[key] = capText(item, limit, () => onCut(pathOf(), false));
+        if (item.length > limit)
+          (holder as Record<string, unknown>)[key] = capText(item, limit, () => onCut(pathOf(), false));
       } else if (typeof item === 'object' && item !== null) {
-        if (depth < MAX_RECORD_DEPTH) pending.push({ holder: item as Record<string, unknown>, path: pathOf(), depth: depth + 1 });
+        if (depth < MAX_RECORD_DEPTH)
+          pending.push({ holder: item as Record<string, unknown>, path: pathOf(), depth: depth + 1 });
         else {
           (holder as Record<string, unknown>)[key] = `[nested deeper than ${MAX_RECORD_DEPTH} levels: not stored]`;
           // The path would be hundreds of segments long: the field it starts from says enough.

@@ -33,7 +33,7 @@ export interface SwitchyardHandlerOptions {
   hostPolicy: HostPolicy;
   /** Reported in the MCP server info and by `GET /v1/health`. */
   version?: string;
-  /** Providers with credentials, reported by `GET /v1/health` (`startServer` works them out from the gateway options). */
+  /** Providers with credentials, for `GET /v1/health` (`startServer` works them out from the gateway options). */
   providers?: readonly string[];
   /** Requests one API key may have in flight at once; more get 429 (default 64). */
   maxConcurrentPerKey?: number;

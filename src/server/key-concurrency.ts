@@ -19,11 +19,16 @@ export class KeyConcurrency {
   acquire(keyId: string): () => void {
     const active = this.#active.get(keyId) ?? 0;
     if (active >= this.limit) {
-      throw new HttpError(429, `This API key already has ${this.limit} requests in flight, the most this server allows; retry once one has finished.`, {
-        type: 'rate_limit_error',
-        code: 'concurrency_limit_exceeded',
-        headers: { 'retry-after': '1' },
-      });
+      throw new HttpError(
+        429,
+        `This API key already has ${this.limit} requests in flight, the most this server allows; ` +
+          'retry once one has finished.',
+        {
+          type: 'rate_limit_error',
+          code: 'concurrency_limit_exceeded',
+          headers: { 'retry-after': '1' },
+        },
+      );
     }
     this.#active.set(keyId, active + 1);
     let released = false;

@@ -69,7 +69,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const stderr = options.log ? undefined : bufferedLines(process.stderr);
   const log = options.log ?? stderr!.write;
   const info = (msg: string, fields: object = {}) => log({ time: new Date().toISOString(), level: 'info', msg, ...fields });
-  const warn = (msg: string, fields: object = {}) => log({ time: new Date().toISOString(), level: 'warn', msg, ...fields });
+  const warn = (msg: string, fields: object = {}) =>
+    log({ time: new Date().toISOString(), level: 'warn', msg, ...fields });
 
   const dbPath = databasePath(dataDir);
   const keys = new ApiKeyStore(dbPath);
@@ -82,11 +83,16 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const records = {
     sinks: [new SqliteSink(dbPath)],
     batchSize: 32,
-    onError: (error: unknown) => warn('call records could not be stored', { error: redactSecrets(messageOf(error), []), records: gateway.recordStats }),
+    onError: (error: unknown) => {
+      const reason = redactSecrets(messageOf(error), []);
+      warn('call records could not be stored', { error: reason, records: gateway.recordStats });
+    },
     onDropped: () => warn('call records dropped: the record queue is full', { records: gateway.recordStats }),
   };
   const gateway: Gateway = createGateway({ ...options.gateway, mock, deployments, records });
-  const providers = mock === false ? providersWithCredentials({ providers: options.gateway?.providers, env: options.gateway?.env ?? process.env }) : ['mock'];
+  const providers = mock === false
+    ? providersWithCredentials({ providers: options.gateway?.providers, env: options.gateway?.env ?? process.env })
+    : ['mock'];
 
   const server = createServer({ requestTimeout: options.requestTimeoutMs ?? 60_000, headersTimeout: Math.min(options.requestTimeoutMs ?? 60_000, 30_000) });
   await new Promise<void>((resolve, reject) => {
@@ -130,9 +136,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   });
   server.on('request', listener);
 
-  info('listening', { url, data: dbPath, deployments: options.deployments ?? 'sqlite', mock: mock !== false, providers });
+  info('listening', {
+    url, data: dbPath, deployments: options.deployments ?? 'sqlite', mock: mock !== false, providers,
+  });
   if (mock !== false) info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');
-  else if (providers.length === 0) warn('no provider has credentials: calls will fail with 503 provider_not_configured until one is set (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …)');
+  else if (providers.length === 0) {
+    warn('no provider has credentials: calls will fail with 503 provider_not_configured until one is set ' +
+      '(OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …)');
+  }
   if (!isLoopback(host)) info('not on loopback: the workflow page requires an API key too');
   if (keys.activeCount() === 0) info(`no API keys yet: create one with \`switchyard keys create --data ${dataDir}\``);
 
@@ -160,7 +171,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       keys.close();
       sqliteDeployments?.close();
       const stats = gateway.recordStats;
-      const counts = { records_written: stats.written, records_dropped: stats.dropped, records_failed: stats.failed, records_build_failed: stats.build_failed };
+      const counts = {
+        records_written: stats.written, records_dropped: stats.dropped,
+        records_failed: stats.failed, records_build_failed: stats.build_failed,
+      };
       (stats.dropped + stats.failed > 0 ? warn : info)('stopped', counts);
       if (stderr) {
         stderr.flush();

@@ -26,7 +26,10 @@ describe('one bad record never drops others', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(RecordsRefusedError);
-    expect(thrown).toMatchObject({ refused: 1, message: expect.stringMatching(/^1 of 33 call records could not be stored: /) });
+    expect(thrown).toMatchObject({
+      refused: 1,
+      message: expect.stringMatching(/^1 of 33 call records could not be stored: /),
+    });
     expect(count(sink)).toBe(32);
     expect(sink.query('SELECT count(*) AS n FROM calls WHERE agent_id = ?', 'agent-7')[0]!.n).toBe(0);
     sink.close();
@@ -35,7 +38,12 @@ describe('one bad record never drops others', () => {
   it('the queue counts the one refused row as failed and the others as written', async () => {
     const sink = newSink();
     const errors: unknown[] = [];
-    const queue = new RecordQueue({ sinks: [sink], batchSize: 32, flushIntervalMs: 60_000, onError: (error) => errors.push(error) });
+    const queue = new RecordQueue({
+      sinks: [sink],
+      batchSize: 32,
+      flushIntervalMs: 60_000,
+      onError: (error) => errors.push(error),
+    });
     const records: CallRecord[] = Array.from({ length: 32 }, () => makeRecord());
     records[3] = { ...records[3]!, metadata: { big: 10n } as unknown as Record<string, string> };
     for (const record of records) queue.enqueue(record);
@@ -48,11 +56,22 @@ describe('one bad record never drops others', () => {
 
   it('a request failing validation with a non-string metadata.trace_id costs no other call its record', async () => {
     const sink = newSink();
-    const gateway = createGateway({ catalog: testCatalog, mock: true, records: { sinks: [sink], batchSize: 1000, flushIntervalMs: 60_000 } });
+    const gateway = createGateway({
+      catalog: testCatalog,
+      mock: true,
+      records: { sinks: [sink], batchSize: 1000, flushIntervalMs: 60_000 },
+    });
     const calls = Array.from({ length: 32 }, (_, index) =>
-      gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: `hi ${index}` }], metadata: { trace_id: 'batch' } }));
+      gateway.createCompletion({
+        model: 'gpt-4o-latest',
+        messages: [{ role: 'user', content: `hi ${index}` }],
+        metadata: { trace_id: 'batch' },
+      }),
+    );
     const invalid = gateway.createCompletion({
-      model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'hi' }], metadata: { trace_id: { injected: 1 }, agent_id: 'odd' } as never,
+      model: 'gpt-4o-latest',
+      messages: [{ role: 'user', content: 'hi' }],
+      metadata: { trace_id: { injected: 1 }, agent_id: 'odd' } as never,
     });
     await Promise.all(calls);
     await expect(invalid).rejects.toMatchObject({ status: 400, param: 'metadata.trace_id' });
@@ -61,7 +80,9 @@ describe('one bad record never drops others', () => {
     expect(count(sink)).toBe(33);
     const [refused] = sink.query("SELECT trace_id, agent_id, status, record FROM calls WHERE status = 'error'");
     expect(refused).toMatchObject({ trace_id: null, agent_id: 'odd', status: 'error' });
-    expect(JSON.parse(refused!.record as string).warnings).toContainEqual(expect.objectContaining({ code: 'metadata_dropped' }));
+    expect(JSON.parse(refused!.record as string).warnings).toContainEqual(
+      expect.objectContaining({ code: 'metadata_dropped' }),
+    );
     await gateway.close();
   });
 });
@@ -83,11 +104,12 @@ describe('a full database is loud', () => {
     sink.close();
   });
 
-  it('through a gateway: every call is answered, the lost records are counted, and the real error is reported', async () => {
+  it('through a gateway: every call is answered, the lost records are counted, the real error reported', async () => {
     const sink = newSink();
     const errors: unknown[] = [];
     const gateway = createGateway({
-      catalog: testCatalog, mock: true,
+      catalog: testCatalog,
+      mock: true,
       records: { sinks: [sink], batchSize: 10, flushIntervalMs: 60_000, onError: (error) => errors.push(error) },
     });
     await gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'fits' }] });
@@ -95,7 +117,10 @@ describe('a full database is loud', () => {
     const pages = sink.query('PRAGMA page_count')[0]!.page_count as number;
     sink.query(`PRAGMA max_page_count = ${pages}`);
     for (let index = 0; index < 30; index++) {
-      const answer = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'y'.repeat(50_000) }] });
+      const answer = await gateway.createCompletion({
+        model: 'gpt-4o-latest',
+        messages: [{ role: 'user', content: 'y'.repeat(50_000) }],
+      });
       expect(answer.choices[0]!.message.content).toBeTruthy();
     }
     await gateway.flush();

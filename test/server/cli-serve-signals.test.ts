@@ -16,7 +16,14 @@ const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-cli-signals-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** `switchyard serve --mock` as a child process, its stderr gathered. */
-async function serve(nodeArgs: string[] = []): Promise<{ child: ChildProcessWithoutNullStreams; url: string; stderr: () => string; exited: Promise<number | null> }> {
+async function serve(
+  nodeArgs: string[] = [],
+): Promise<{
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}> {
   const child = spawn(node, [...nodeArgs, cli, 'serve', '--mock', '--port', '0', '--data', dataDir], { cwd: root });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -27,21 +34,28 @@ async function serve(nodeArgs: string[] = []): Promise<{ child: ChildProcessWith
 }
 
 describe('switchyard serve and signals', () => {
-  it('a second SIGTERM stops waiting for in-flight requests, and still writes the records of completed calls', async () => {
-    const key = (await promisify(execFile)(node, [cli, 'keys', 'create', '--data', dataDir], { cwd: root })).stdout.trim();
+  it('a second SIGTERM stops waiting for in-flight requests, and still writes the completed calls', async () => {
+    const key = (
+      await promisify(execFile)(node, [cli, 'keys', 'create', '--data', dataDir], { cwd: root })
+    ).stdout.trim();
     const server = await serve();
     try {
       for (let index = 0; index < 5; index++) {
         const response = await fetch(`${server.url}/v1/chat/completions`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'hi' }], metadata: { agent_id: 'second-signal' } }),
+          body: JSON.stringify({
+            model: 'gpt-4o-latest',
+            messages: [{ role: 'user', content: 'hi' }],
+            metadata: { agent_id: 'second-signal' },
+          }),
         });
         expect(response.status).toBe(200);
       }
       // A request still in flight (its body never ends) keeps the first shutdown waiting for it.
       const hanging = request(`${server.url}/v1/chat/completions`, {
-        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '1000' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '1000' },
       });
       hanging.on('error', () => undefined);
       hanging.write('{"model":');
@@ -51,7 +65,9 @@ describe('switchyard serve and signals', () => {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(130);
       const db = new DatabaseSync(databasePath(dataDir), { readOnly: true });
-      expect(db.prepare("SELECT count(*) AS count FROM calls WHERE agent_id = 'second-signal'").get()).toEqual({ count: 5 });
+      expect(db.prepare("SELECT count(*) AS count FROM calls WHERE agent_id = 'second-signal'").get()).toEqual({
+        count: 5,
+      });
       db.close();
       expect(server.stderr()).toContain('"msg":"shutting down now"');
       expect(server.stderr()).toContain('"msg":"stopped"');
@@ -60,10 +76,12 @@ describe('switchyard serve and signals', () => {
     }
   });
 
-  it('stderr stays JSON lines when the runtime warns (Node 22 warns that SQLite is experimental as it loads)', async () => {
+  it('stderr stays JSON lines when the runtime warns (Node 22 warns that SQLite is experimental)', async () => {
     // What Node 22 does when node:sqlite is first loaded; Node 24 no longer warns, so the preload says it instead.
     const preload = join(dataDir, 'warn-like-node-22.mjs');
-    writeFileSync(preload, `
+    writeFileSync(
+      preload,
+      `
       const load = process.getBuiltinModule.bind(process);
       let warned = false;
       process.getBuiltinModule = (id) => {
@@ -73,7 +91,8 @@ describe('switchyard serve and signals', () => {
         }
         return load(id);
       };
-    `);
+    `,
+    );
     const server = await serve(['--import', pathToFileURL(preload).href]);
     try {
       await fetch(`${server.url}/v1/health`);
@@ -81,9 +100,13 @@ describe('switchyard serve and signals', () => {
       expect(await server.exited).toBe(0);
       const lines = server.stderr().trim().split('\n');
       for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-      expect(lines.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({
-        level: 'warn', warning: 'ExperimentalWarning', msg: 'SQLite is an experimental feature and might change at any time',
-      }));
+      expect(lines.map((line) => JSON.parse(line))).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          warning: 'ExperimentalWarning',
+          msg: 'SQLite is an experimental feature and might change at any time',
+        }),
+      );
     } finally {
       server.child.kill('SIGKILL');
     }

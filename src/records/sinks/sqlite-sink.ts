@@ -185,28 +185,36 @@ export class SqliteSink implements RecordSink, CallStore {
 
   /** From the columns only: the page never parses a record's JSON, however large the records are. */
   async recentTraces(limit: number): Promise<TraceSummary[]> {
-    const sql = 'SELECT trace_id, workflow_name, created_at FROM calls WHERE trace_id IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT ?';
+    const sql = `SELECT trace_id, workflow_name, created_at FROM calls WHERE trace_id IS NOT NULL
+      ORDER BY created_at DESC, id DESC LIMIT ?`;
     return tracesOf(this.#statement(sql).all(RECENT_TRACE_CALLS) as unknown as TraceSummary[], limit);
   }
 
   /** The first `limit` calls from their columns, and the totals over all of them from SQL aggregates. */
   async workflowTimeline(traceId: string, limit: number): Promise<WorkflowTimeline | null> {
-    const rows = this.#statement(`SELECT ${TIMING_COLUMNS} FROM calls WHERE trace_id = ? ORDER BY created_at ASC, id ASC LIMIT ?`).all(traceId, limit);
+    const sql = `SELECT ${TIMING_COLUMNS} FROM calls WHERE trace_id = ? ORDER BY created_at ASC, id ASC LIMIT ?`;
+    const rows = this.#statement(sql).all(traceId, limit);
     const calls = (rows as unknown as TimingRow[]).map(timingOfRow);
     const first = calls[0];
     if (!first) return null;
     if (calls.length < limit) return timelineOf(summarizeWorkflow(traceId, calls)!, limit);
-    const agents = this.#statement(`SELECT agent_id, count(*) AS calls, sum(cost_usd) AS cost_usd, sum(prompt_tokens) AS prompt_tokens,
-      sum(completion_tokens) AS completion_tokens FROM calls WHERE trace_id = ? GROUP BY agent_id ORDER BY min(created_at), min(id)`).all(traceId);
+    const agents = this.#statement(`SELECT agent_id, count(*) AS calls, sum(cost_usd) AS cost_usd,
+      sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens
+      FROM calls WHERE trace_id = ? GROUP BY agent_id ORDER BY min(created_at), min(id)`).all(traceId);
     const totals = this.#statement(`SELECT count(*) AS call_count, sum(cost_usd) AS cost_usd,
-      max(unixepoch(created_at, 'subsec') * 1000 + latency_ms) AS end_ms FROM calls WHERE trace_id = ?`).get(traceId) as { call_count: number; cost_usd: number; end_ms: number };
-    const named = this.#statement('SELECT workflow_name FROM calls WHERE trace_id = ? AND workflow_name IS NOT NULL ORDER BY created_at ASC, id ASC LIMIT 1').get(traceId);
+      max(unixepoch(created_at, 'subsec') * 1000 + latency_ms) AS end_ms FROM calls WHERE trace_id = ?`)
+      .get(traceId) as { call_count: number; cost_usd: number; end_ms: number };
+    const named = this.#statement(`SELECT workflow_name FROM calls WHERE trace_id = ? AND workflow_name IS NOT NULL
+      ORDER BY created_at ASC, id ASC LIMIT 1`).get(traceId);
     return {
       trace_id: traceId,
       workflow_name: (named?.workflow_name as string | undefined) ?? null,
       calls,
       call_count: totals.call_count,
-      agents: (agents as unknown as WorkflowSummary['agents']).map((agent) => ({ ...agent, cost_usd: roundUsd(agent.cost_usd) })),
+      agents: (agents as unknown as WorkflowSummary['agents']).map((agent) => ({
+        ...agent,
+        cost_usd: roundUsd(agent.cost_usd),
+      })),
       cost_usd: roundUsd(totals.cost_usd),
       duration_ms: Math.round(totals.end_ms) - Date.parse(first.created_at),
     };
@@ -264,7 +272,8 @@ function isStorageError(error: unknown): boolean {
   return typeof code === 'number' && STORAGE_ERRORS.has(code & 0xff);
 }
 
-const TIMING_COLUMNS = 'id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms, prompt_tokens, completion_tokens';
+const TIMING_COLUMNS = `id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms,
+  prompt_tokens, completion_tokens`;
 
 type TimingRow = Omit<CallTiming, 'usage'> & { prompt_tokens: number; completion_tokens: number };
 

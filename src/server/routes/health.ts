@@ -24,7 +24,8 @@ export function healthRoutes(gateway: Gateway, options: HealthOptions): Route[] 
       auth: 'none',
       async handle() {
         const records = gateway.recordStats;
-        const degraded = records.last_loss_at !== null && Date.now() - Date.parse(records.last_loss_at) < RECENT_LOSS_MS;
+        const degraded =
+          records.last_loss_at !== null && Date.now() - Date.parse(records.last_loss_at) < RECENT_LOSS_MS;
         return json(
           {
             status: degraded ? 'degraded' : 'ok',

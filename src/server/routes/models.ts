@@ -27,7 +27,8 @@ export function modelRoutes(gateway: Gateway): Route[] {
         // The catalog lists aliases (gpt-4o-latest) as models of their own: the name asked for wins over its target.
         const listed = (name: string) => {
           const entry = gateway.catalog.find(name);
-          return models.find((candidate) => candidate.id === name) ?? (entry && models.find((candidate) => candidate.id === entry.id));
+          const byId = (wanted: string) => models.find((candidate) => candidate.id === wanted);
+          return byId(name) ?? (entry && byId(entry.id));
         };
         const referenced = listed(id) ? undefined : referencedModel(gateway, id);
         const model = listed(id) ?? (referenced === undefined ? undefined : listed(referenced));
@@ -48,7 +49,8 @@ function referencedModel(gateway: Gateway, reference: string): string | undefine
   const entry = gateway.catalog.find(parsed.model);
   if (entry && parsed.provider && !entry.providers.some((offering) => offering.provider === parsed.provider)) {
     const providers = entry.providers.map((offering) => offering.provider).join(', ');
-    throw new InvalidRequestError(`${entry.id} is not served by ${parsed.provider}. Its providers: ${providers}.`, 'model', 'provider_not_serving_model');
+    const message = `${entry.id} is not served by ${parsed.provider}. Its providers: ${providers}.`;
+    throw new InvalidRequestError(message, 'model', 'provider_not_serving_model');
   }
   return parsed.model;
 }
