@@ -19,10 +19,13 @@ export {
   type AgentTotals,
   type CallPage,
   type CallStore,
+  type CallTiming,
   type DailyCostQuery,
   type DailyCostRow,
   type ListCallsQuery,
+  type TraceSummary,
   type WorkflowSummary,
+  type WorkflowTimeline,
 } from './call-store.ts';
 export {
   computeCost,
