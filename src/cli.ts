@@ -27,10 +27,14 @@ program
   .addOption(deploymentsOption())
   .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
   .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
+  .option(
+    '--max-concurrent-per-key <n>', 'requests one API key may have in flight; more get 429', parsePositiveInteger, 64,
+  )
   .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
   .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
-  .action(async (options: { host: string; port: number; data: string; deployments?: string; mock: boolean; maxBodyBytes: number; allowedHost?: string[]; allowedOrigin?: string[] }) => {
+  .action(async (options: ServeCommandOptions) => {
     restartWithBoundedYoungGeneration();
+    logWarningsAsJsonLines();
     const { startServer } = await import('./server/start-server.ts');
     const server = await startServer({
       host: options.host,
@@ -39,6 +43,7 @@ program
       ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
       mock: options.mock,
       maxBodyBytes: options.maxBodyBytes,
+      maxConcurrentPerKey: options.maxConcurrentPerKey,
       allowedHosts: options.allowedHost ?? [],
       allowedOrigins: options.allowedOrigin ?? [],
       version: packageJson.version,
@@ -46,10 +51,16 @@ program
     let signals = 0;
     const stop = (signal: NodeJS.Signals) => {
       signals += 1;
-      // A second Ctrl-C does not wait for in-flight requests.
-      if (signals > 1) process.exit(130);
-      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'shutting down', signal })}\n`);
-      server.close().then(() => process.exit(0), () => process.exit(1));
+      // A third signal exits at once, whatever is left.
+      if (signals > 2) process.exit(130);
+      const now = signals === 2;
+      const msg = now ? 'shutting down now' : 'shutting down';
+      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg, signal })}\n`);
+      // Once a second signal came, the shutdown it cut short ends with 130 too.
+      if (!now) return void server.close().then(() => process.exit(signals > 1 ? 130 : 0), () => process.exit(1));
+      // A second one stops waiting for in-flight requests (they are aborted), but still writes every call's record.
+      setTimeout(() => process.exit(130), 10_000).unref();
+      server.closeNow().then(() => process.exit(130), () => process.exit(130));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
@@ -157,6 +168,33 @@ deployments
       process.stdout.write(`${existed ? 'Unchanged' : 'Stored'} ${deployment.id}\n`);
     });
   });
+
+interface ServeCommandOptions {
+  host: string;
+  port: number;
+  data: string;
+  deployments?: string;
+  mock: boolean;
+  maxBodyBytes: number;
+  maxConcurrentPerKey: number;
+  allowedHost?: string[];
+  allowedOrigin?: string[];
+}
+
+/**
+ * `serve` logs JSON lines on stderr; Node's own warning printer would add lines that are not JSON (Node 22 warns
+ * that SQLite is experimental when it loads). Warnings become log lines of level `warn` instead.
+ */
+function logWarningsAsJsonLines(): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) => {
+    const line = {
+      time: new Date().toISOString(), level: 'warn', msg: warning.message, warning: warning.name,
+      ...(warning.code ? { code: warning.code } : {}),
+    };
+    process.stderr.write(`${JSON.stringify(line)}\n`);
+  });
+}
 
 interface StoreOptions {
   data: string;

@@ -66,11 +66,15 @@ export class UnsupportedParameterError extends SwitchyardError {
   }
 }
 
-/** No provider of the model has credentials configured. */
+/**
+ * No provider of the model has credentials configured: the server's configuration is incomplete, not the caller's
+ * key wrong. So a 503 `server_error` (code `provider_not_configured`), never a 401 that would make a client ask
+ * its user for a new key. The message names the variables to set.
+ */
 export class MissingCredentialsError extends SwitchyardError {
   override name = 'MissingCredentialsError';
   constructor(message: string, attempts: Attempt[]) {
-    super(message, { status: 401, type: 'authentication_error', code: 'missing_credentials', attempts });
+    super(message, { status: 503, type: 'server_error', code: 'provider_not_configured', attempts });
   }
 }
 

@@ -23,6 +23,7 @@ export {
   computeTotalCost,
   uuidv7,
   buildCallRecord,
+  RecordsRefusedError,
 } from './records/index.ts';
 export type {
   CallRecord,
@@ -30,6 +31,9 @@ export type {
   CallPage,
   ListCallsQuery,
   WorkflowSummary,
+  WorkflowTimeline,
+  TraceSummary,
+  CallTiming,
   DailyCostQuery,
   DailyCostRow,
   AgentSummary,

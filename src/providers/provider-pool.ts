@@ -67,3 +67,19 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     return adapter;
   };
 }
+
+/**
+ * The providers configured for this gateway, read as the pool reads them (settings, else `<PREFIX>_API_KEY` and
+ * `<PREFIX>_BASE_URL`): those with a key and an endpoint, and those that need no key (a local Ollama) once their
+ * endpoint is set. For startup logs and health checks; never the keys themselves.
+ */
+export function providersWithCredentials(options: Pick<ProviderPoolOptions, 'providers' | 'env'>): string[] {
+  const names: string[] = [];
+  for (const [name, definition] of providerDefinitions) {
+    const configured = options.providers?.[name] ?? {};
+    const apiKey = configured.apiKey ?? options.env[`${definition.envPrefix}_API_KEY`];
+    const baseURL = configured.baseURL ?? options.env[`${definition.envPrefix}_BASE_URL`];
+    if (definition.requiresApiKey ? apiKey && (baseURL ?? definition.defaultBaseURL) : baseURL) names.push(name);
+  }
+  return names;
+}

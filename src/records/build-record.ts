@@ -1,8 +1,11 @@
 import { jsonCopy } from '../internal/json-copy.ts';
 import { redactSecrets } from '../internal/redact.ts';
-import type { Attempt, ChatCompletionMessageParam, CompletionChoice, SwitchyardResponseInfo } from '../types.ts';
+import type {
+  Attempt, ChatCompletionMessageParam, CompletionChoice, CompletionWarning, SwitchyardResponseInfo,
+} from '../types.ts';
 import { redactRecord, type CallRecord, type RecordError, type RecordOutput, type RecordToolCall } from './call-record.ts';
 import { computeTotalCost, normalizeUsage, sumUsage, type BilledUsage, type TokenPricing, type UsageLike } from './compute-cost.ts';
+import { capStrings, capText, DEFAULT_MAX_TEXT_LENGTH, MAX_RECORD_DEPTH, wellFormed } from './record-text.ts';
 import type { StreamSummary } from './stream-recorder.ts';
 import { uuidv7 } from './uuidv7.ts';
 
@@ -18,7 +21,8 @@ export interface CallRecordInput {
     model: string;
     messages?: ChatCompletionMessageParam[] | undefined;
     input?: unknown;
-    metadata?: Record<string, string> | null | undefined;
+    /** Validated requests carry string values; a request that failed validation may carry anything. */
+    metadata?: unknown;
     stream?: boolean | null | undefined;
   };
   /** Epoch milliseconds when `createCompletion` was entered. */
@@ -43,48 +47,102 @@ export interface CallRecordInput {
   error?: unknown;
   /** Replace message contents, input and answer text by `"[redacted]"`. */
   redact?: boolean;
+  /** Longest text kept per field (characters); longer text is cut, with a marker saying how much (default 1e6). */
+  maxTextLength?: number;
 }
 
 /** The call record for one call. Copies what it keeps: callers often push onto their `messages` array afterwards. */
 export function buildCallRecord(input: CallRecordInput): CallRecord {
+  return buildRecord(input).record;
+}
+
+/**
+ * The record, and whether a part of it could not be built. Each part is built on its own: a malformed provider
+ * answer or an odd request costs that part (`null`, and named in a `record_incomplete` warning), never the record.
+ */
+export function buildRecord(input: CallRecordInput): { record: CallRecord; incomplete: boolean } {
   const { request, info } = input;
+  const limit = Math.max(1, input.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH);
+  const problems: string[] = [];
+  const truncated: string[] = [];
+  const tooDeep = new Set<string>();
+  const part = <T>(name: string, fallback: T, build: () => T): T => {
+    try {
+      return build();
+    } catch (error) {
+      problems.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      return fallback;
+    }
+  };
+  const text = (value: string, field: string) => capText(wellFormed(value), limit, () => truncated.push(field));
+  const textOrNull = (value: string | null | undefined, field: string) =>
+    typeof value === 'string' ? text(value, field) : null;
+
   const endedAt = input.endedAt ?? Date.now();
-  const metadata = request.metadata ?? {};
+  const dropped: string[] = [];
+  const metadata = part('metadata', {}, () => stringMetadata(request.metadata, dropped));
   const otherMetadata: Record<string, string> = {};
-  for (const [key, value] of Object.entries(metadata)) if (!PROMOTED_METADATA.has(key)) otherMetadata[key] = value;
+  for (const [key, value] of Object.entries(metadata)) {
+    if (!PROMOTED_METADATA.has(key)) otherMetadata[key] = text(value, `metadata.${key}`);
+  }
 
   const answerUsage = input.response?.usage ?? input.stream?.usage ?? null;
   const billed = input.billed ?? [{ usage: answerUsage, pricing: input.pricing }];
   const error = input.error === undefined ? null : recordErrorFrom(input.error);
-  const attempts = info?.attempts ?? attemptsOf(input.error);
   const firstTokenAt = input.stream?.firstTokenAt ?? null;
+  const warnings: CompletionWarning[] = part('warnings', [], () =>
+    (info?.warnings ?? []).map((warning) => ({ ...warning })));
 
   const record: CallRecord = {
     id: input.id ?? uuidv7(input.startedAt),
     created_at: new Date(input.startedAt).toISOString(),
-    agent_id: input.agentId ?? info?.agent_id ?? metadata.agent_id ?? null,
-    trace_id: metadata.trace_id ?? null,
-    workflow_name: metadata.workflow_name ?? null,
+    agent_id: textOrNull(input.agentId ?? info?.agent_id ?? metadata.agent_id, 'agent_id'),
+    trace_id: textOrNull(metadata.trace_id, 'trace_id'),
+    workflow_name: textOrNull(metadata.workflow_name, 'workflow_name'),
     metadata: otherMetadata,
     deployment_id: input.deploymentId ?? null,
-    requested_model: request.model,
+    requested_model: text(request.model, 'requested_model'),
     model: info?.model ?? input.model ?? null,
     provider: info?.provider ?? null,
     provider_model: info?.provider_model ?? null,
-    attempts: attempts.map((attempt) => (attempt.message === undefined ? { ...attempt } : { ...attempt, message: redactSecrets(attempt.message, []) })),
-    input_messages: request.messages ? (jsonClone(request.messages) as ChatCompletionMessageParam[] | null) : null,
-    input: request.input === undefined ? null : jsonClone(request.input),
-    output: input.response ? outputFromChoice(input.response.choices[0]) : (input.stream?.output ?? null),
-    usage: input.billed ? sumUsage(billed.map((part) => part.usage)) : normalizeUsage(answerUsage),
-    cost_usd: computeTotalCost(billed),
+    attempts: part('attempts', [], () => (info?.attempts ?? attemptsOf(input.error)).map((attempt) =>
+      attempt.message === undefined ? { ...attempt } : { ...attempt, message: redactSecrets(attempt.message, []) })),
+    input_messages: part('input_messages', null, () =>
+      request.messages ? capped(jsonClone(request.messages), limit, truncated, tooDeep, 'input_messages') : null,
+    ) as ChatCompletionMessageParam[] | null,
+    input: part('input', null, () =>
+      request.input === undefined ? null : capped(jsonClone(request.input), limit, truncated, tooDeep, 'input')),
+    output: part('output', null, () => {
+      const output = input.response ? outputFromChoices(input.response.choices) : (input.stream?.output ?? null);
+      return output && capOutput(output, textOrNull);
+    }),
+    usage: part('usage', normalizeUsage(null), () =>
+      input.billed ? sumUsage(billed.map((entry) => entry.usage)) : normalizeUsage(answerUsage)),
+    cost_usd: part('cost_usd', 0, () => computeTotalCost(billed)),
     latency_ms: Math.max(0, endedAt - input.startedAt),
     time_to_first_token_ms: firstTokenAt === null ? null : Math.max(0, firstTokenAt - input.startedAt),
     stream: request.stream === true,
     status: error ? 'error' : 'ok',
     error,
-    warnings: (info?.warnings ?? []).map((warning) => ({ ...warning })),
+    warnings,
   };
-  return input.redact ? redactRecord(record) : record;
+  if (dropped.length > 0) {
+    const message = `Not stored: metadata values that are not strings (${listed(dropped)}).`;
+    warnings.push({ code: 'metadata_dropped', param: 'metadata', message });
+  }
+  if (truncated.length > 0 || tooDeep.size > 0) {
+    const cut: string[] = [];
+    if (truncated.length > 0) cut.push(`Stored cut to ${limit} characters, marked where cut: ${listed(truncated)}.`);
+    if (tooDeep.size > 0) {
+      cut.push(`Values nested deeper than ${MAX_RECORD_DEPTH} levels replaced by a marker: ${listed([...tooDeep])}.`);
+    }
+    warnings.push({ code: 'record_truncated', message: cut.join(' ') });
+  }
+  if (problems.length > 0) {
+    const message = `Parts of this record could not be built and are missing: ${listed(problems)}.`;
+    warnings.push({ code: 'record_incomplete', message });
+  }
+  return { record: input.redact ? redactRecord(record) : record, incomplete: problems.length > 0 };
 }
 
 /** `{ type, code, status, message }` of anything thrown; credentials are scrubbed from the message. */
@@ -107,21 +165,97 @@ function attemptsOf(error: unknown): Attempt[] {
   return Array.isArray(attempts) ? (attempts as Attempt[]) : [];
 }
 
-function outputFromChoice(choice: CompletionChoice | undefined): RecordOutput | null {
-  if (!choice) return null;
+/** The first choice's answer, or an error naming the first field that is not what the wire format promises. */
+function outputFromChoices(choices: unknown): RecordOutput | null {
+  if (!Array.isArray(choices)) throw new Error(`choices is ${kindOf(choices)}, not an array`);
+  const choice: unknown = choices[0];
+  if (choice === undefined) return null;
+  if (!isObject(choice)) throw new Error(`choices[0] is ${kindOf(choice)}, not an object`);
   const message = choice.message;
-  const toolCalls: RecordToolCall[] = (message.tool_calls ?? []).map((call) =>
-    call.type === 'function'
-      ? { id: call.id, type: call.type, function: { name: call.function.name, arguments: call.function.arguments } }
-      : { id: call.id, type: call.type, function: { name: call.custom.name, arguments: call.custom.input } },
-  );
+  if (!isObject(message)) throw new Error(`choices[0].message is ${kindOf(message)}, not an object`);
+  const calls = message.tool_calls ?? [];
+  if (!Array.isArray(calls)) throw new Error(`choices[0].message.tool_calls is ${kindOf(calls)}, not an array`);
+  const toolCalls = calls.map((call: unknown, index): RecordToolCall => {
+    if (!isObject(call)) throw new Error(`choices[0].message.tool_calls[${index}] is ${kindOf(call)}, not an object`);
+    const target = isObject(call.function) ? call.function : isObject(call.custom) ? call.custom : {};
+    const argumentsText = target.arguments ?? target.input;
+    return {
+      id: String(call.id ?? ''),
+      type: String(call.type ?? 'function'),
+      function: { name: String(target.name ?? ''), arguments: typeof argumentsText === 'string' ? argumentsText : '' },
+    };
+  });
   return {
-    content: message.content ?? null,
-    reasoning_content: message.reasoning_content ?? null,
+    content: optionalText(message.content, 'choices[0].message.content'),
+    reasoning_content: optionalText(message.reasoning_content, 'choices[0].message.reasoning_content'),
     tool_calls: toolCalls,
-    refusal: message.refusal ?? null,
-    finish_reason: choice.finish_reason ?? null,
+    refusal: optionalText(message.refusal, 'choices[0].message.refusal'),
+    finish_reason: optionalText(choice.finish_reason, 'choices[0].finish_reason'),
   };
+}
+
+/** The output with every text capped (the record keeps at most `limit` characters per field). */
+function capOutput(
+  output: RecordOutput,
+  textOrNull: (value: string | null, field: string) => string | null,
+): RecordOutput {
+  return {
+    content: textOrNull(output.content, 'output.content'),
+    reasoning_content: textOrNull(output.reasoning_content, 'output.reasoning_content'),
+    tool_calls: output.tool_calls.map((call, index) => ({
+      ...call,
+      function: {
+        name: call.function.name,
+        arguments: textOrNull(call.function.arguments, `output.tool_calls[${index}].function.arguments`) ?? '',
+      },
+    })),
+    refusal: textOrNull(output.refusal, 'output.refusal'),
+    finish_reason: output.finish_reason,
+  };
+}
+
+/**
+ * The request's metadata as the record stores it: string values only. A request that failed validation is
+ * recorded too, with whatever it sent; a number or an object there must not reach a string column.
+ */
+function stringMetadata(metadata: unknown, dropped: string[]): Record<string, string> {
+  if (metadata === null || metadata === undefined) return {};
+  if (!isObject(metadata)) {
+    dropped.push(`metadata is ${kindOf(metadata)}`);
+    return {};
+  }
+  const strings: Record<string, string> = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    if (typeof value === 'string') strings[key] = value;
+    else dropped.push(`${key}: ${kindOf(value)}`);
+  }
+  return strings;
+}
+
+function capped(value: unknown, limit: number, truncated: string[], tooDeep: Set<string>, root: string): unknown {
+  return capStrings(value, limit, (path, deep) => (deep ? tooDeep.add(path) : truncated.push(path)), root);
+}
+
+function optionalText(value: unknown, field: string): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'string') throw new Error(`${field} is ${kindOf(value)}, not a string`);
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return value === undefined ? 'missing' : `a ${typeof value}`;
+}
+
+/** The first ten items, then how many more: a warning stays short whatever the request held. */
+function listed(items: string[]): string {
+  const shown = items.slice(0, 10).map((item) => (item.length > 200 ? `${item.slice(0, 200)}…` : item));
+  return items.length > 10 ? `${shown.join('; ')}; and ${items.length - 10} more` : shown.join('; ');
 }
 
 /**

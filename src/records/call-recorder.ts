@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { CompletionRequest } from '../types.ts';
-import { buildCallRecord, type CallRecordInput } from './build-record.ts';
+import { buildRecord, recordErrorFrom, type CallRecordInput } from './build-record.ts';
 import type { CallRecord } from './call-record.ts';
 import { isCallStore, type CallStore } from './call-store.ts';
 import type { BilledUsage } from './compute-cost.ts';
@@ -8,7 +8,14 @@ import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './r
 import { MemorySink } from './sinks/memory-sink.ts';
 import { uuidv7 } from './uuidv7.ts';
 
-export type RecordOptions = Partial<RecordQueueOptions> & { redact?: boolean };
+export type RecordOptions = Partial<RecordQueueOptions> & {
+  redact?: boolean;
+  /**
+   * Longest text a record keeps per field, in characters: each message content, template value, answer,
+   * reasoning and tool-call arguments. Longer text is cut with a marker saying how much (default 1,000,000).
+   */
+  maxTextLength?: number;
+};
 
 /** What the record of one call needs, filled in as the pipeline learns it. */
 export interface CallContext {
@@ -39,13 +46,14 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
   const recordOptions = options === false ? undefined : { sinks: [new MemorySink()], ...options };
   const queue = recordOptions ? new RecordQueue(recordOptions as RecordQueueOptions) : undefined;
   const redact = recordOptions?.redact ?? false;
+  const maxTextLength = recordOptions?.maxTextLength;
   // Records are built one event-loop turn after each call: wait for that turn, then for the queue.
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
   return {
     calls: (recordOptions?.sinks?.find(isCallStore) as CallStore | undefined) ?? noCallStore,
     get stats() {
-      return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0 };
+      return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null };
     },
     begin: () => ({ id: uuidv7(), startedAt: Date.now(), billed: [] }),
     record(request, call, outcome) {
@@ -62,19 +70,20 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
       setImmediate(() => {
         const input: CallRecordInput = {
           id: call.id, request: sent, startedAt: call.startedAt, endedAt, billed: call.billed, redact,
+          ...(maxTextLength !== undefined ? { maxTextLength } : {}),
           ...(call.model ? { model: call.model } : {}),
           ...(call.agentId ? { agentId: call.agentId } : {}),
           ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
           ...outcome,
         };
-        let record: CallRecord;
+        // This runs in its own tick: anything thrown here would end the process. buildRecord isolates each part;
+        // this is the last line, for a failure outside the parts.
         try {
-          record = buildCallRecord(input);
-        } catch {
-          // Contents that cannot be copied as JSON (too deep, a BigInt) must not lose the call: keep everything else.
-          record = buildCallRecord({ ...input, request: { ...sent, messages: undefined, input: '[not serializable]' } });
+          const { record, incomplete } = buildRecord(input);
+          queue.enqueue(record, incomplete);
+        } catch (error) {
+          queue.enqueue(bareRecord(call, sent.model, endedAt, outcome.error, error), true);
         }
-        queue.enqueue(record);
       });
     },
     flush: async () => {
@@ -86,6 +95,37 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
       await queue?.close();
     },
   };
+}
+
+/** What is known of a call without touching the request's contents or the answer, and why that is all. */
+function bareRecord(
+  call: CallContext, model: string, endedAt: number, callError: unknown, failure: unknown,
+): CallRecord {
+  const reason = failure instanceof Error ? failure.message : String(failure);
+  return {
+    id: call.id, created_at: new Date(call.startedAt).toISOString(),
+    agent_id: null, trace_id: null, workflow_name: null, metadata: {}, deployment_id: null,
+    requested_model: model.slice(0, 1000), model: call.model ?? null, provider: null, provider_model: null,
+    attempts: [], input_messages: null, input: null, output: null,
+    usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cached_tokens: 0 }, cost_usd: 0,
+    latency_ms: Math.max(0, endedAt - call.startedAt), time_to_first_token_ms: null, stream: false,
+    status: callError === undefined ? 'ok' : 'error',
+    error: callError === undefined
+      ? null
+      : safely(() => recordErrorFrom(callError), { type: 'unknown_error', code: null, status: null, message: '' }),
+    warnings: [{
+      code: 'record_incomplete',
+      message: `Only the call's id, times and model were recorded; building the record failed: ${reason.slice(0, 500)}`,
+    }],
+  };
+}
+
+function safely<T>(build: () => T, fallback: T): T {
+  try {
+    return build();
+  } catch {
+    return fallback;
+  }
 }
 
 function asArray<T>(value: T[] | undefined): T[] | undefined {

@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../errors.ts';
-import type { CallRecord } from './call-record.ts';
+import type { CallRecord, CallStatus } from './call-record.ts';
 import { roundUsd } from './compute-cost.ts';
 
 /** Read access to stored call records: `gateway.calls`. Implemented by `MemorySink` and `SqliteSink`. */
@@ -12,6 +12,50 @@ export interface CallStore {
   dailyCost(query?: DailyCostQuery): Promise<DailyCostRow[]>;
   /** Totals per agent, highest cost first. */
   agents(): Promise<AgentSummary[]>;
+  /**
+   * The traces of the most recent traced calls (at most `RECENT_TRACE_CALLS` looked at), newest first, at most
+   * `limit`. Reads no record contents. Optional for other stores: the workflow page then falls back to `list`.
+   */
+  recentTraces?(limit: number): Promise<TraceSummary[]>;
+  /**
+   * `workflow()` without the record contents: each call's timing, cost and status, the first `limit` calls, with
+   * the totals of them all. What the workflow page draws, however large the records. Optional, as `recentTraces`.
+   */
+  workflowTimeline?(traceId: string, limit: number): Promise<WorkflowTimeline | null>;
+}
+
+/** Traced calls the trace picker looks at, newest first. */
+export const RECENT_TRACE_CALLS = 500;
+
+export interface TraceSummary {
+  trace_id: string;
+  /** That of the trace's newest call. */
+  workflow_name: string | null;
+  /** Start of the trace's newest call. */
+  created_at: string;
+}
+
+/** What a workflow summary needs of a call: no contents. */
+export interface CallTiming {
+  id: string;
+  created_at: string;
+  agent_id: string | null;
+  workflow_name: string | null;
+  model: string | null;
+  requested_model: string;
+  status: CallStatus;
+  cost_usd: number;
+  latency_ms: number;
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+
+/** A workflow summary over calls of some shape (records, or their timings). */
+export type SummaryOf<Call> = Omit<WorkflowSummary, 'calls'> & { calls: Call[] };
+
+/** A workflow's totals with the first calls' timings: `calls` holds at most the limit asked for, `call_count` all. */
+export interface WorkflowTimeline extends Omit<WorkflowSummary, 'calls'> {
+  calls: CallTiming[];
+  call_count: number;
 }
 
 /** Whether a sink also answers queries, so the gateway can expose it as `gateway.calls`. */
@@ -165,7 +209,9 @@ export function pageFrom(rows: CallRecord[], limit: number): CallPage {
 }
 
 /** The workflow view of a trace's calls, given oldest first. Shared so both stores add up identically. */
-export function summarizeWorkflow(traceId: string, calls: CallRecord[]): WorkflowSummary | null {
+export function summarizeWorkflow(traceId: string, calls: CallRecord[]): WorkflowSummary | null;
+export function summarizeWorkflow<Call extends CallTiming>(traceId: string, calls: Call[]): SummaryOf<Call> | null;
+export function summarizeWorkflow(traceId: string, calls: CallTiming[]): SummaryOf<CallTiming> | null {
   const first = calls[0];
   if (!first) return null;
   const agents = new Map<string | null, AgentTotals>();
@@ -192,6 +238,36 @@ export function summarizeWorkflow(traceId: string, calls: CallRecord[]): Workflo
     cost_usd: roundUsd(cost),
     duration_ms: end - Date.parse(first.created_at),
   };
+}
+
+/** A timeline from a full workflow summary: for stores without `workflowTimeline`, and the memory store. */
+export function timelineOf(summary: SummaryOf<CallTiming>, limit: number): WorkflowTimeline {
+  const calls = summary.calls.slice(0, limit).map(timingOf);
+  return { ...summary, calls, call_count: summary.calls.length };
+}
+
+export function timingOf(call: CallTiming): CallTiming {
+  const { id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms, usage } = call;
+  return {
+    id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms,
+    usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
+  };
+}
+
+/** Distinct traces of calls given newest first, at most `limit`. */
+export function tracesOf(
+  calls: Iterable<Pick<CallRecord, 'trace_id' | 'workflow_name' | 'created_at'>>,
+  limit: number,
+): TraceSummary[] {
+  const traces = new Map<string, TraceSummary>();
+  for (const call of calls) {
+    if (traces.size >= limit) break;
+    if (call.trace_id !== null && !traces.has(call.trace_id)) {
+      const { trace_id, workflow_name, created_at } = call;
+      traces.set(trace_id, { trace_id, workflow_name, created_at });
+    }
+  }
+  return [...traces.values()];
 }
 
 /** The daily-cost window: from midnight UTC `days - 1` days before `now` to the midnight after `now`. */

@@ -1,5 +1,6 @@
 /** Call records: one per completion, queued off the request path, written to sinks, queried through a call store. */
 export { buildCallRecord, recordErrorFrom, type CallRecordInput } from './build-record.ts';
+export { DEFAULT_MAX_TEXT_LENGTH } from './record-text.ts';
 export {
   REDACTED,
   redactRecord,
@@ -18,10 +19,13 @@ export {
   type AgentTotals,
   type CallPage,
   type CallStore,
+  type CallTiming,
   type DailyCostQuery,
   type DailyCostRow,
   type ListCallsQuery,
+  type TraceSummary,
   type WorkflowSummary,
+  type WorkflowTimeline,
 } from './call-store.ts';
 export {
   computeCost,
@@ -34,7 +38,7 @@ export {
   type UsageLike,
 } from './compute-cost.ts';
 export { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
-export type { RecordSink } from './sink.ts';
+export { RecordsRefusedError, type RecordSink } from './sink.ts';
 export { CallbackSink } from './sinks/callback-sink.ts';
 export { JsonlFileSink } from './sinks/jsonl-file-sink.ts';
 export { MemorySink, type MemorySinkOptions } from './sinks/memory-sink.ts';

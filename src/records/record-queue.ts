@@ -1,5 +1,8 @@
 import type { CallRecord } from './call-record.ts';
-import type { RecordSink } from './sink.ts';
+import { RecordsRefusedError, type RecordSink } from './sink.ts';
+
+/** A failing sink or a full queue is reported at most once per this interval, so it is loud without flooding logs. */
+const REPORT_INTERVAL_MS = 60_000;
 
 export interface RecordQueueOptions {
   sinks: RecordSink[];
@@ -10,10 +13,15 @@ export interface RecordQueueOptions {
   /** A flush starts at the latest this long after a record arrives (default 1000 ms). */
   flushIntervalMs?: number;
   /**
-   * Told about a sink's failure once, until that sink succeeds again, so a broken sink cannot flood the logs.
-   * Default: a process warning.
+   * Told about a sink's failure: the first one after a success, then at most once a minute while it keeps
+   * failing. `error` is the sink's own (SQLite's "database or disk is full", say). Default: a process warning.
    */
   onError?: (error: unknown, sink: RecordSink) => void;
+  /**
+   * Told when records are dropped (queue full or closed): the first time, then at most once a minute.
+   * Default: a process warning.
+   */
+  onDropped?: (stats: RecordQueueStats) => void;
 }
 
 export interface RecordQueueStats {
@@ -23,8 +31,12 @@ export interface RecordQueueStats {
   written: number;
   /** Records refused because the queue was full or closed. */
   dropped: number;
-  /** Failed writes: one per record per sink that threw. */
+  /** Failed writes: one per record a sink could not store (the batch when the sink threw, else the rows it refused). */
   failed: number;
+  /** Records only partly built (a malformed answer, say): stored with a `record_incomplete` warning naming the gaps. */
+  build_failed: number;
+  /** When a record was last dropped or not stored (ISO 8601); `null` while none was lost. */
+  last_loss_at: string | null;
 }
 
 /**
@@ -38,7 +50,10 @@ export class RecordQueue {
   readonly #batchSize: number;
   readonly #flushIntervalMs: number;
   readonly #onError: (error: unknown, sink: RecordSink) => void;
-  readonly #failingSinks = new Set<RecordSink>();
+  readonly #onDropped: (stats: RecordQueueStats) => void;
+  /** When each sink's failure was last reported (`performance.now()`). */
+  readonly #reportedAt = new Map<RecordSink, number>();
+  #dropsReportedAt: number | undefined;
   #queue: CallRecord[] = [];
   #timer: NodeJS.Timeout | undefined;
   #flushScheduled = false;
@@ -48,6 +63,8 @@ export class RecordQueue {
   #written = 0;
   #dropped = 0;
   #failed = 0;
+  #buildFailed = 0;
+  #lastLossAt: number | undefined;
 
   constructor(options: RecordQueueOptions) {
     this.#sinks = [...options.sinks];
@@ -55,12 +72,19 @@ export class RecordQueue {
     this.#batchSize = Math.max(1, Math.floor(options.batchSize ?? 200));
     this.#flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
     this.#onError = options.onError ?? emitSinkWarning;
+    this.#onDropped = options.onDropped ?? emitDropWarning;
   }
 
-  /** Queues a record; `false` when it was dropped (queue full or closed). Never throws, never waits. */
-  enqueue(record: CallRecord): boolean {
+  /**
+   * Queues a record; `false` when it was dropped (queue full or closed). Never throws, never waits. `incomplete`:
+   * the record could only be built in part (counted as `build_failed`).
+   */
+  enqueue(record: CallRecord, incomplete = false): boolean {
+    if (incomplete) this.#buildFailed += 1;
     if (this.#closing || this.#queue.length >= this.#maxQueued) {
       this.#dropped += 1;
+      this.#lastLossAt = Date.now();
+      this.#reportDrops();
       return false;
     }
     this.#queue.push(record);
@@ -95,7 +119,11 @@ export class RecordQueue {
   }
 
   get stats(): RecordQueueStats {
-    return { queued: this.#queue.length, written: this.#written, dropped: this.#dropped, failed: this.#failed };
+    const lastLossAt = this.#lastLossAt === undefined ? null : new Date(this.#lastLossAt).toISOString();
+    return {
+      queued: this.#queue.length, written: this.#written, dropped: this.#dropped, failed: this.#failed,
+      build_failed: this.#buildFailed, last_loss_at: lastLossAt,
+    };
   }
 
   get dropped(): number {
@@ -122,24 +150,41 @@ export class RecordQueue {
     while (remaining > 0) {
       const batch = this.#queue.splice(0, Math.min(this.#batchSize, remaining));
       remaining -= batch.length;
-      const failures = await Promise.all(this.#sinks.map((sink) => this.#writeTo(sink, batch)));
-      if (!failures.includes(true)) this.#written += batch.length;
+      const lost = await Promise.all(this.#sinks.map((sink) => this.#writeTo(sink, batch)));
+      this.#written += batch.length - Math.max(0, ...lost);
     }
   }
 
-  /** `true` when the sink failed on the batch. */
-  async #writeTo(sink: RecordSink, batch: CallRecord[]): Promise<boolean> {
+  /** How many records of the batch the sink did not store: all when it threw, the refused ones when it said so. */
+  async #writeTo(sink: RecordSink, batch: CallRecord[]): Promise<number> {
     try {
       await sink.write(batch);
-      this.#failingSinks.delete(sink);
-      return false;
+      // Recovered: its next failure is news, whenever it comes.
+      this.#reportedAt.delete(sink);
+      return 0;
     } catch (error) {
-      this.#failed += batch.length;
-      if (!this.#failingSinks.has(sink)) {
-        this.#failingSinks.add(sink);
+      const refused = error instanceof RecordsRefusedError ? Math.max(0, error.refused) : batch.length;
+      const lost = Math.min(refused, batch.length);
+      this.#failed += lost;
+      this.#lastLossAt = Date.now();
+      const last = this.#reportedAt.get(sink);
+      const now = performance.now();
+      if (last === undefined || now - last >= REPORT_INTERVAL_MS) {
+        this.#reportedAt.set(sink, now);
         this.#report(error, sink);
       }
-      return true;
+      return lost;
+    }
+  }
+
+  #reportDrops(): void {
+    const now = performance.now();
+    if (this.#dropsReportedAt !== undefined && now - this.#dropsReportedAt < REPORT_INTERVAL_MS) return;
+    this.#dropsReportedAt = now;
+    try {
+      this.#onDropped(this.stats);
+    } catch {
+      // A throwing handler must not break the queue.
     }
   }
 
@@ -150,6 +195,11 @@ export class RecordQueue {
       // A throwing error handler must not break the queue either.
     }
   }
+}
+
+function emitDropWarning(stats: RecordQueueStats): void {
+  const message = `switchyard: call records dropped (${stats.dropped} so far): the record queue was full or closed`;
+  process.emitWarning(message, { code: 'SWITCHYARD_RECORDS_DROPPED' });
 }
 
 function emitSinkWarning(error: unknown, sink: RecordSink): void {

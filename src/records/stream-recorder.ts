@@ -32,31 +32,37 @@ export class StreamRecorder {
   #firstTokenAt: number | null = null;
   #sawChoice = false;
 
+  /** Never throws: a chunk that is not what the wire format promises (`delta: null`, say) adds what it can. */
   observe(chunk: CompletionChunk): void {
-    if (chunk.usage) this.#usage = chunk.usage;
-    for (const choice of chunk.choices) {
-      if (choice.index !== 0) continue;
+    if (isObject(chunk.usage)) this.#usage = chunk.usage;
+    if (!Array.isArray(chunk.choices)) return;
+    for (const choice of chunk.choices as unknown[]) {
+      if (!isObject(choice) || choice.index !== 0) continue;
       this.#sawChoice = true;
+      if (typeof choice.finish_reason === 'string' && choice.finish_reason) this.#finishReason = choice.finish_reason;
       const delta = choice.delta;
+      if (!isObject(delta)) continue;
       let token = false;
       for (const [text, parts] of [[delta.content, this.#content], [delta.reasoning_content, this.#reasoning], [delta.refusal, this.#refusal]] as const) {
-        if (!text) continue;
+        if (typeof text !== 'string' || !text) continue;
         parts.push(text);
         token = true;
       }
-      for (const call of delta.tool_calls ?? []) {
+      for (const call of Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []) {
+        if (!isObject(call)) continue;
         token = true;
-        let parts = this.#toolCalls.get(call.index);
+        const index = typeof call.index === 'number' ? call.index : 0;
+        let parts = this.#toolCalls.get(index);
         if (!parts) {
           parts = { id: '', type: 'function', name: '', arguments: [] };
-          this.#toolCalls.set(call.index, parts);
+          this.#toolCalls.set(index, parts);
         }
-        if (call.id) parts.id = call.id;
-        if (call.type) parts.type = call.type;
-        if (call.function?.name) parts.name += call.function.name;
-        if (call.function?.arguments) parts.arguments.push(call.function.arguments);
+        const fn = isObject(call.function) ? call.function : {};
+        if (typeof call.id === 'string' && call.id) parts.id = call.id;
+        if (typeof call.type === 'string' && call.type) parts.type = call.type;
+        if (typeof fn.name === 'string') parts.name += fn.name;
+        if (typeof fn.arguments === 'string' && fn.arguments) parts.arguments.push(fn.arguments);
       }
-      if (choice.finish_reason) this.#finishReason = choice.finish_reason;
       if (token && this.#firstTokenAt === null) this.#firstTokenAt = Date.now();
     }
   }
@@ -80,4 +86,8 @@ export class StreamRecorder {
 
 function joined(parts: string[]): string | null {
   return parts.length === 0 ? null : parts.join('');
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,12 +5,14 @@ import type { ApiKeyStore } from './api-keys.ts';
 import { authenticate } from './authenticate.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy } from './host-check.ts';
+import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
 import { findRoute, type Route } from './router.ts';
 import { callRoutes } from './routes/calls.ts';
 import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
+import { healthRoutes } from './routes/health.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { modelRoutes } from './routes/models.ts';
 import { workflowPageRoutes } from './routes/workflow-page.ts';
@@ -29,8 +31,12 @@ export interface SwitchyardHandlerOptions {
   publicPage?: boolean;
   /** Accepted `Host` and `Origin` values for `/` and `/mcp` (DNS-rebinding protection). */
   hostPolicy: HostPolicy;
-  /** Reported in the MCP server info. */
+  /** Reported in the MCP server info and by `GET /v1/health`. */
   version?: string;
+  /** Providers with credentials, for `GET /v1/health` (`startServer` works them out from the gateway options). */
+  providers?: readonly string[];
+  /** Requests one API key may have in flight at once; more get 429 (default 64). */
+  maxConcurrentPerKey?: number;
   /** Errors that are not `SwitchyardError`s: bugs or outages, answered with a generic 500. */
   onUnexpectedError?: (error: unknown, request: { method: string; path: string }) => void;
 }
@@ -45,6 +51,7 @@ export type SwitchyardHandler = ((request: Request) => Promise<Response>) & { ha
 export function createSwitchyardHandler(options: SwitchyardHandlerOptions): SwitchyardHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { gateway, keys } = options;
+  const concurrency = new KeyConcurrency(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
     ...modelRoutes(gateway),
@@ -52,21 +59,59 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...callRoutes(gateway),
     ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0'),
     ...workflowPageRoutes(gateway, options.mock ?? false),
+    ...healthRoutes(gateway, { version: options.version ?? '0.0.0', providers: options.providers ?? [] }),
   ];
 
   const handle = async (request: ServerRequest): Promise<Reply> => {
     let reply: Reply;
+    let release: (() => void) | undefined;
     try {
       const { route, params } = findRoute(routes, request.method, request.path);
       if (route.checkHost) assertAllowedHost(request, options.hostPolicy);
-      if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) authenticate(request.header('authorization'), keys);
+      if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) {
+        const key = authenticate(request.header('authorization'), keys);
+        if (route.auth === 'key') release = concurrency.acquire(key.id);
+      }
       reply = await route.handle({ request, params });
     } catch (error) {
       if (!(error instanceof SwitchyardError)) options.onUnexpectedError?.(error, request);
       reply = errorResponse(error);
     }
+    if (release) reply = releasedWhenSent(reply, release, request.signal);
+    if (request.method === 'HEAD') reply = withoutBody(reply);
     if (options.mock) reply.headers['x-switchyard-mock'] = 'true';
     return reply;
   };
   return Object.assign(async (request: Request) => toWebResponse(await handle(fromWebRequest(request))), { handle });
+}
+
+/**
+ * The reply, with the key's slot given back once it is sent: now for a complete body, at the end of a stream (or
+ * when its reader stops), or when the client goes away before the stream was read at all.
+ */
+function releasedWhenSent(reply: Reply, release: () => void, signal: AbortSignal): Reply {
+  const { body } = reply;
+  if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
+    release();
+    return reply;
+  }
+  signal.addEventListener('abort', release, { once: true });
+  return { ...reply, body: releasing(body, release) };
+}
+
+async function* releasing<T>(body: AsyncIterable<T>, release: () => void): AsyncGenerator<T> {
+  try {
+    yield* body;
+  } finally {
+    release();
+  }
+}
+
+/** A HEAD answer: the GET's status and headers (with the length the body would have), no body. */
+function withoutBody(reply: Reply): Reply {
+  const { body } = reply;
+  if (typeof body === 'string') reply.headers['content-length'] = String(Buffer.byteLength(body));
+  else if (body instanceof Uint8Array) reply.headers['content-length'] = String(body.byteLength);
+  else if (body !== null) void body[Symbol.asyncIterator]().return?.();
+  return { ...reply, body: null };
 }

@@ -18,14 +18,16 @@ export interface Route {
   handle(context: RouteContext): Promise<Reply>;
 }
 
-/** The route for a request, or the 404 / 405 (with `Allow`) that says why there is none. */
+/** The route for a request, or the 404 / 405 (with `Allow`) that says why there is none. HEAD runs the GET route. */
 export function findRoute(routes: ReadonlyArray<Route>, method: string, pathname: string): { route: Route; params: string[] } {
   const allowed: string[] = [];
+  const wanted = method === 'HEAD' ? 'GET' : method;
   for (const route of routes) {
     const match = route.path.exec(pathname);
     if (!match) continue;
-    if (route.method === method) return { route, params: match.slice(1).map(decodeParam) };
+    if (route.method === wanted) return { route, params: match.slice(1).map(decodeParam) };
     allowed.push(route.method);
+    if (route.method === 'GET') allowed.push('HEAD');
   }
   if (allowed.length === 0) throw new HttpError(404, `Unknown route: ${method} ${pathname}.`, { code: 'unknown_url' });
   throw new HttpError(405, `${method} is not allowed on ${pathname}; use ${allowed.join(' or ')}.`, {

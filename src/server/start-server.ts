@@ -5,10 +5,12 @@ import { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
 import { redactSecrets } from '../internal/redact.ts';
+import { providersWithCredentials } from '../providers/provider-pool.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { createSwitchyardHandler } from './handler.ts';
 import { defaultHostPolicy, isLoopback } from './host-check.ts';
+import { DEFAULT_MAX_CONCURRENT_PER_KEY } from './key-concurrency.ts';
 import { createNodeListener } from './node-adapter.ts';
 import { databasePath } from './open-database.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
@@ -31,6 +33,8 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
   /** On shutdown, how long in-flight requests may take to finish before their connections are cut (default 30 s). */
   drainTimeoutMs?: number;
+  /** Requests one API key may have in flight at once; more get 429 with `retry-after` (default 64). */
+  maxConcurrentPerKey?: number;
   /** More `Host` values (`name:port`) to accept on `/` and `/mcp`; `*` accepts any. */
   allowedHosts?: string[];
   /** More `Origin` values (`https://name`) to accept on `/` and `/mcp`; `*` accepts any. */
@@ -51,6 +55,11 @@ export interface RunningServer {
   server: Server;
   /** Stops accepting, lets in-flight requests finish, then closes the gateway (flushing records) and the stores. */
   close(): Promise<void>;
+  /**
+   * Like `close()`, without waiting for in-flight requests: they are aborted at once (and recorded as errors), then
+   * the records of every call are written. Cuts short a `close()` already running (a second Ctrl-C).
+   */
+  closeNow(): Promise<void>;
 }
 
 /** `switchyard serve`: one SQLite file, one gateway, the HTTP handler on `node:http`. */
@@ -60,6 +69,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const stderr = options.log ? undefined : bufferedLines(process.stderr);
   const log = options.log ?? stderr!.write;
   const info = (msg: string, fields: object = {}) => log({ time: new Date().toISOString(), level: 'info', msg, ...fields });
+  const warn = (msg: string, fields: object = {}) =>
+    log({ time: new Date().toISOString(), level: 'warn', msg, ...fields });
 
   const dbPath = databasePath(dataDir);
   const keys = new ApiKeyStore(dbPath);
@@ -68,8 +79,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const mock = options.mock ?? false;
   // node:sqlite writes synchronously: record batches of 32 (~0.5 ms each) instead of 200 (2–4 ms) keep a flush
   // from holding up the requests that arrive meanwhile (p99 at one connection).
-  const records = { sinks: [new SqliteSink(dbPath)], batchSize: 32 };
-  const gateway = createGateway({ ...options.gateway, mock, deployments, records });
+  // Lost records are loud: a warning the first time, then at most once a minute (the queue's pace), with the counts.
+  const records = {
+    sinks: [new SqliteSink(dbPath)],
+    batchSize: 32,
+    onError: (error: unknown) => {
+      const reason = redactSecrets(messageOf(error), []);
+      warn('call records could not be stored', { error: reason, records: gateway.recordStats });
+    },
+    onDropped: () => warn('call records dropped: the record queue is full', { records: gateway.recordStats }),
+  };
+  const gateway: Gateway = createGateway({ ...options.gateway, mock, deployments, records });
+  const providers = mock === false
+    ? providersWithCredentials({ providers: options.gateway?.providers, env: options.gateway?.env ?? process.env })
+    : ['mock'];
 
   const server = createServer({ requestTimeout: options.requestTimeoutMs ?? 60_000, headersTimeout: Math.min(options.requestTimeoutMs ?? 60_000, 30_000) });
   await new Promise<void>((resolve, reject) => {
@@ -99,6 +122,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     publicPage: isLoopback(host),
     hostPolicy: defaultHostPolicy(host, port, { hosts: options.allowedHosts ?? [], origins: options.allowedOrigins ?? [] }),
     version: options.version ?? '0.0.0',
+    providers,
+    maxConcurrentPerKey: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
     onUnexpectedError: (error, request) => {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       log({ time: new Date().toISOString(), level: 'error', msg: 'unexpected error', method: request.method, path: request.path, error: redactSecrets(detail, []) });
@@ -111,12 +136,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   });
   server.on('request', listener);
 
-  info('listening', { url, data: dbPath, deployments: options.deployments ?? 'sqlite', mock: mock !== false });
+  info('listening', {
+    url, data: dbPath, deployments: options.deployments ?? 'sqlite', mock: mock !== false, providers,
+  });
   if (mock !== false) info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');
+  else if (providers.length === 0) {
+    warn('no provider has credentials: calls will fail with 503 provider_not_configured until one is set ' +
+      '(OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …)');
+  }
   if (!isLoopback(host)) info('not on loopback: the workflow page requires an API key too');
   if (keys.activeCount() === 0) info(`no API keys yet: create one with \`switchyard keys create --data ${dataDir}\``);
 
   let closed: Promise<void> | undefined;
+  let stopWaiting: () => void = () => undefined;
+  const waitCutShort = new Promise<void>((resolve) => (stopWaiting = resolve));
   const close = () =>
     (closed ??= (async () => {
       closing = true;
@@ -125,7 +158,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
       let timer: NodeJS.Timeout | undefined;
       const deadline = (milliseconds: number) => new Promise<void>((resolve) => (timer = setTimeout(resolve, milliseconds)));
-      await Promise.race([listener.drained(), deadline(drainTimeoutMs)]);
+      await Promise.race([listener.drained(), deadline(drainTimeoutMs), waitCutShort]);
       clearTimeout(timer);
       // Past the deadline: abort what still runs, so each call ends (and is recorded) as an error its client sees,
       // then give those endings a moment to be written before the connections go.
@@ -137,14 +170,28 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       await gateway.close();
       keys.close();
       sqliteDeployments?.close();
-      info('stopped', { records_written: gateway.recordStats.written });
+      const stats = gateway.recordStats;
+      const counts = {
+        records_written: stats.written, records_dropped: stats.dropped,
+        records_failed: stats.failed, records_build_failed: stats.build_failed,
+      };
+      (stats.dropped + stats.failed > 0 ? warn : info)('stopped', counts);
       if (stderr) {
         stderr.flush();
         process.off('exit', stderr.flush);
       }
     })());
 
-  return { url, host, port, gateway, keys, deployments, server, close };
+  const closeNow = () => {
+    stopWaiting();
+    return close();
+  };
+
+  return { url, host, port, gateway, keys, deployments, server, close, closeNow };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -256,6 +256,8 @@ describe('credentials', () => {
     const gateway = createGateway({ catalog: testCatalog, env: {} });
     const error = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello }).catch((caught) => caught);
     expect(error).toBeInstanceOf(MissingCredentialsError);
+    // The server's configuration is missing something, not the caller's key: never a 401.
+    expect(error).toMatchObject({ status: 503, type: 'server_error', code: 'provider_not_configured' });
     expect(error.message).toContain('OPENAI_API_KEY');
     expect(error.message).toContain('OPENROUTER_API_KEY');
     expect(error.message).toContain('AZURE_API_KEY');

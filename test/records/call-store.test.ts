@@ -78,11 +78,12 @@ describe('SqliteSink', () => {
     store.close();
   });
 
-  it('rolls back a failing batch as a whole', () => {
+  it('stores the rows of a batch that SQLite accepts, and refuses the others by name', () => {
     const store = new SqliteSink(':memory:');
     const broken = { ...makeRecord(), requested_model: null } as unknown as CallRecord;
-    expect(() => store.write([makeRecord(), broken])).toThrow();
-    expect(store.query('SELECT count(*) AS n FROM calls')).toEqual([{ n: 0 }]);
+    expect(() => store.write([makeRecord(), broken]))
+      .toThrow(/1 of 2 call records could not be stored: NOT NULL constraint failed: calls.requested_model/);
+    expect(store.query('SELECT count(*) AS n FROM calls')).toEqual([{ n: 1 }]);
     store.close();
   });
 });

@@ -44,7 +44,8 @@ describe('RecordQueue', () => {
     expect(queue.dropped).toBe(3);
     await queue.flush();
     expect(sink.count).toBe(5);
-    expect(queue.stats).toEqual({ queued: 0, written: 5, dropped: 3, failed: 0 });
+    expect(queue.stats)
+      .toEqual({ queued: 0, written: 5, dropped: 3, failed: 0, build_failed: 0, last_loss_at: expect.any(String) });
   });
 
   it('writes in batches of batchSize as soon as a batch is full', async () => {
@@ -89,7 +90,8 @@ describe('RecordQueue', () => {
     expect(second.records()).toEqual(records);
     expect(first.closed).toBe(true);
     expect(queue.enqueue(makeRecord())).toBe(false);
-    expect(queue.stats).toEqual({ queued: 0, written: 30, dropped: 1, failed: 0 });
+    expect(queue.stats)
+      .toEqual({ queued: 0, written: 30, dropped: 1, failed: 0, build_failed: 0, last_loss_at: expect.any(String) });
   });
 
   it('serialises concurrent flushes: a sink never gets two batches at once', async () => {

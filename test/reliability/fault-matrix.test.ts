@@ -477,7 +477,7 @@ describe('provider without credentials: MissingCredentialsError naming the varia
     const withoutKey = gatewayFor(backends, { providers: others });
     const error = await rejection(withoutKey.createCompletion({ model: MODELS[provider], messages: hello }));
     expect(error).toBeInstanceOf(MissingCredentialsError);
-    expect(error).toMatchObject({ status: 401, code: 'missing_credentials', type: 'authentication_error' });
+    expect(error).toMatchObject({ status: 503, code: 'provider_not_configured', type: 'server_error' });
     expect(error.message).toContain(variable[provider]);
     expect(error.attempts).toEqual([expect.objectContaining({ provider, outcome: 'missing_credentials' })]);
 

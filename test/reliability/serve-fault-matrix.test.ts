@@ -285,12 +285,13 @@ describe('the request itself is wrong: 4xx before any provider is called', () =>
   });
 
   const variable: Record<ProviderName, string> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', google: 'GEMINI_API_KEY' };
-  it.each(PROVIDERS)('%s without credentials → 401 missing_credentials naming the variable (AuthenticationError, told apart by code)', async (provider) => {
+  it.each(PROVIDERS)('%s without credentials → 503 provider_not_configured naming the variable', async (provider) => {
     const { [provider]: _left, ...others } = providerSettings(backends);
     const partial = await startServeRig(backends, { gateway: serveGatewayOptions(backends, { providers: others }) });
     try {
       const { error } = await errorRow('missing credentials', { model: MODELS[provider], messages: hello },
-        { status: 401, type: 'authentication_error', code: 'missing_credentials', sdk: OpenAI.AuthenticationError }, undefined, partial);
+        { status: 503, type: 'server_error', code: 'provider_not_configured', sdk: OpenAI.InternalServerError },
+        undefined, partial);
       expect(error.message).toContain(variable[provider]);
       expect(backends.front[provider].requests).toHaveLength(0);
     } finally {

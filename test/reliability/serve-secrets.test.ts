@@ -127,7 +127,7 @@ beforeAll(async () => {
     front.openai.enqueue(unavailable, unavailable, unavailable, statusFault('openai', 401, `Bad key ${PROVIDER_KEYS.openrouter}`, { code: 'invalid_api_key' }));
     await observe(main, 'openai 503s then openrouter 401 quoting its key', { model: 'gpt-4o-mini-2024-07-18', messages: hello });
 
-    expect(await observe(partial, 'google without credentials', { model: MODELS.google, messages: hello })).toBe(401);
+    expect(await observe(partial, 'google without credentials', { model: MODELS.google, messages: hello })).toBe(503);
     expect(await observe(partial, 'google without credentials, anthropic fallback', { model: MODELS.google, messages: hello, fallbacks: [MODELS.anthropic] })).toBe(200);
 
     // Refused client keys: revoked, never issued, in a malformed header, missing.

@@ -7,14 +7,19 @@ import {
   newestFirst,
   normalizeListQuery,
   pageFrom,
+  RECENT_TRACE_CALLS,
   summarizeWorkflow,
+  timelineOf,
+  tracesOf,
   type AgentSummary,
   type CallPage,
   type CallStore,
   type DailyCostQuery,
   type DailyCostRow,
   type ListCallsQuery,
+  type TraceSummary,
   type WorkflowSummary,
+  type WorkflowTimeline,
 } from '../call-store.ts';
 import { roundUsd } from '../compute-cost.ts';
 import type { RecordSink } from '../sink.ts';
@@ -68,6 +73,16 @@ export class MemorySink implements RecordSink, CallStore {
   async workflow(traceId: string): Promise<WorkflowSummary | null> {
     const calls = this.records().filter((record) => record.trace_id === traceId).sort((a, b) => newestFirst(b, a));
     return summarizeWorkflow(traceId, calls);
+  }
+
+  async recentTraces(limit: number): Promise<TraceSummary[]> {
+    const traced = this.records().filter((record) => record.trace_id !== null).sort(newestFirst);
+    return tracesOf(traced.slice(0, RECENT_TRACE_CALLS), limit);
+  }
+
+  async workflowTimeline(traceId: string, limit: number): Promise<WorkflowTimeline | null> {
+    const summary = await this.workflow(traceId);
+    return summary && timelineOf(summary, limit);
   }
 
   async dailyCost(query: DailyCostQuery = {}): Promise<DailyCostRow[]> {

@@ -8,17 +8,23 @@ import {
   dailyCostWindow,
   normalizeListQuery,
   pageFrom,
+  RECENT_TRACE_CALLS,
   summarizeWorkflow,
+  timelineOf,
+  tracesOf,
   type AgentSummary,
   type CallPage,
   type CallStore,
   type DailyCostQuery,
   type DailyCostRow,
+  type CallTiming,
   type ListCallsQuery,
+  type TraceSummary,
   type WorkflowSummary,
+  type WorkflowTimeline,
 } from '../call-store.ts';
 import { roundUsd } from '../compute-cost.ts';
-import type { RecordSink } from '../sink.ts';
+import { RecordsRefusedError, type RecordSink } from '../sink.ts';
 import { loadSqlite } from '../../internal/load-sqlite.ts';
 
 /**
@@ -83,15 +89,54 @@ export class SqliteSink implements RecordSink, CallStore {
     this.#insert = this.#db.prepare(INSERT);
   }
 
-  /** One transaction per batch: a single fsync instead of one per row. */
+  /**
+   * One transaction per batch: a single fsync instead of one per row. A row SQLite refuses (or cannot bind) costs
+   * that row only: the batch is written again row by row, a savepoint each, and the refused rows are reported in a
+   * `RecordsRefusedError`. A write error of the database itself (disk full, I/O) fails the batch with SQLite's own
+   * error, never with the error of a ROLLBACK that SQLite made already.
+   */
   write(records: CallRecord[]): void {
     if (records.length === 0) return;
+    try {
+      this.#transaction(() => {
+        for (const record of records) this.#insert.run(...rowOf(record));
+      });
+      return;
+    } catch (error) {
+      if (isStorageError(error)) throw error;
+    }
+    let refused = 0;
+    let firstRefusal: unknown;
+    this.#transaction(() => {
+      for (const record of records) {
+        this.#db.exec('SAVEPOINT row');
+        try {
+          this.#insert.run(...rowOf(record));
+        } catch (error) {
+          if (isStorageError(error)) throw error;
+          this.#db.exec('ROLLBACK TO row');
+          refused += 1;
+          firstRefusal ??= error;
+        }
+        this.#db.exec('RELEASE row');
+      }
+    });
+    if (refused > 0) throw new RecordsRefusedError(refused, records.length, firstRefusal);
+  }
+
+  /** Runs `work` in a transaction: committed, or rolled back and its error thrown (not the rollback's). */
+  #transaction(work: () => void): void {
     this.#db.exec('BEGIN');
     try {
-      for (const record of records) this.#insert.run(...rowOf(record));
+      work();
       this.#db.exec('COMMIT');
     } catch (error) {
-      this.#db.exec('ROLLBACK');
+      // SQLITE_FULL and I/O errors may have rolled the transaction back already.
+      try {
+        if (this.#db.isTransaction !== false) this.#db.exec('ROLLBACK');
+      } catch {
+        // The original error is the one that says what went wrong.
+      }
       throw error;
     }
   }
@@ -138,6 +183,43 @@ export class SqliteSink implements RecordSink, CallStore {
     return summarizeWorkflow(traceId, rows.map(parseRecord));
   }
 
+  /** From the columns only: the page never parses a record's JSON, however large the records are. */
+  async recentTraces(limit: number): Promise<TraceSummary[]> {
+    const sql = `SELECT trace_id, workflow_name, created_at FROM calls WHERE trace_id IS NOT NULL
+      ORDER BY created_at DESC, id DESC LIMIT ?`;
+    return tracesOf(this.#statement(sql).all(RECENT_TRACE_CALLS) as unknown as TraceSummary[], limit);
+  }
+
+  /** The first `limit` calls from their columns, and the totals over all of them from SQL aggregates. */
+  async workflowTimeline(traceId: string, limit: number): Promise<WorkflowTimeline | null> {
+    const sql = `SELECT ${TIMING_COLUMNS} FROM calls WHERE trace_id = ? ORDER BY created_at ASC, id ASC LIMIT ?`;
+    const rows = this.#statement(sql).all(traceId, limit);
+    const calls = (rows as unknown as TimingRow[]).map(timingOfRow);
+    const first = calls[0];
+    if (!first) return null;
+    if (calls.length < limit) return timelineOf(summarizeWorkflow(traceId, calls)!, limit);
+    const agents = this.#statement(`SELECT agent_id, count(*) AS calls, sum(cost_usd) AS cost_usd,
+      sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens
+      FROM calls WHERE trace_id = ? GROUP BY agent_id ORDER BY min(created_at), min(id)`).all(traceId);
+    const totals = this.#statement(`SELECT count(*) AS call_count, sum(cost_usd) AS cost_usd,
+      max(unixepoch(created_at, 'subsec') * 1000 + latency_ms) AS end_ms FROM calls WHERE trace_id = ?`)
+      .get(traceId) as { call_count: number; cost_usd: number; end_ms: number };
+    const named = this.#statement(`SELECT workflow_name FROM calls WHERE trace_id = ? AND workflow_name IS NOT NULL
+      ORDER BY created_at ASC, id ASC LIMIT 1`).get(traceId);
+    return {
+      trace_id: traceId,
+      workflow_name: (named?.workflow_name as string | undefined) ?? null,
+      calls,
+      call_count: totals.call_count,
+      agents: (agents as unknown as WorkflowSummary['agents']).map((agent) => ({
+        ...agent,
+        cost_usd: roundUsd(agent.cost_usd),
+      })),
+      cost_usd: roundUsd(totals.cost_usd),
+      duration_ms: Math.round(totals.end_ms) - Date.parse(first.created_at),
+    };
+  }
+
   async dailyCost(query: DailyCostQuery = {}): Promise<DailyCostRow[]> {
     const { since, until } = dailyCostWindow(query);
     const byWorkflow = query.workflow_name === undefined ? '' : 'AND workflow_name = ?';
@@ -177,6 +259,26 @@ function rowOf(record: CallRecord): SQLInputValue[] {
     record.model, record.provider, record.status, record.stream ? 1 : 0, record.usage.prompt_tokens, record.usage.completion_tokens,
     record.usage.reasoning_tokens, record.usage.cached_tokens, record.cost_usd, record.latency_ms, JSON.stringify(record),
   ];
+}
+
+/**
+ * SQLite result codes (the low byte of the extended code) of the database failing as a whole: busy, locked, out of
+ * memory, read-only, I/O error, corrupt, full, cannot open, not a database. Retrying row by row cannot help those.
+ */
+const STORAGE_ERRORS = new Set([5, 6, 7, 8, 10, 11, 13, 14, 26]);
+
+function isStorageError(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && STORAGE_ERRORS.has(code & 0xff);
+}
+
+const TIMING_COLUMNS = `id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms,
+  prompt_tokens, completion_tokens`;
+
+type TimingRow = Omit<CallTiming, 'usage'> & { prompt_tokens: number; completion_tokens: number };
+
+function timingOfRow({ prompt_tokens, completion_tokens, ...row }: TimingRow): CallTiming {
+  return { ...row, usage: { prompt_tokens, completion_tokens } };
 }
 
 function parseRecord(row: Record<string, SQLInputValue>): CallRecord {

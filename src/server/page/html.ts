@@ -1,3 +1,5 @@
+import { wellFormed } from '../../records/record-text.ts';
+
 /** Markup that is already safe: produced by `html`, never by concatenating strings. */
 export class SafeHtml {
   readonly value: string;
@@ -30,4 +32,12 @@ function render(value: unknown): string {
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/**
+ * `encodeURIComponent` that cannot throw: it throws a URIError on a lone surrogate, which a trace id stored by an
+ * older version may hold. Those become U+FFFD, as SQLite stores them in the trace_id column.
+ */
+export function urlComponent(text: string): string {
+  return encodeURIComponent(wellFormed(text));
 }

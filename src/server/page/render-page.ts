@@ -1,12 +1,12 @@
-import type { AgentSummary, DailyCostRow, WorkflowSummary } from '../../records/call-store.ts';
-import { html, SafeHtml } from './html.ts';
+import type { AgentSummary, DailyCostRow, TraceSummary, WorkflowTimeline } from '../../records/call-store.ts';
+import { html, SafeHtml, urlComponent } from './html.ts';
 import { dailyCostChart, formatUsd, waterfallChart } from './svg-charts.ts';
 
 export interface PageData {
   agents: AgentSummary[];
   /** Recent traces, newest first, for the picker. */
-  traces: Array<{ trace_id: string; workflow_name: string | null; created_at: string }>;
-  workflow: WorkflowSummary | null;
+  traces: TraceSummary[];
+  workflow: WorkflowTimeline | null;
   /** The trace asked for with `?trace_id=`, when it has no calls. */
   missingTraceId: string | null;
   daily: DailyCostRow[];
@@ -65,7 +65,7 @@ function agentsTable(agents: AgentSummary[]): SafeHtml {
 
 function workflowSection(data: PageData): SafeHtml {
   const picker = data.traces.length > 0
-    ? html`<p class="traces">Recent traces: ${data.traces.map((trace) => html`<a href="/?trace_id=${encodeURIComponent(trace.trace_id)}">${trace.workflow_name ? `${trace.workflow_name} · ` : ''}${trace.trace_id}</a>`)}</p>`
+    ? html`<p class="traces">Recent traces: ${data.traces.map(traceLink)}</p>`
     : '';
   if (data.missingTraceId !== null) return html`${picker}<p>No call has the trace_id “${data.missingTraceId}”.</p>`;
   const workflow = data.workflow;
@@ -73,7 +73,17 @@ function workflowSection(data: PageData): SafeHtml {
   const agents = workflow.agents.map((agent) => html`<tr><td>${agent.agent_id ?? '(no agent)'}</td><td class="num">${agent.calls}</td><td class="num">$${formatUsd(agent.cost_usd)}</td></tr>`);
   return html`${picker}
 <p><strong>${workflow.workflow_name ?? '(no workflow name)'}</strong> · trace <code>${workflow.trace_id}</code> ·
-${workflow.calls.length} calls · ${Math.round(workflow.duration_ms)} ms · $${formatUsd(workflow.cost_usd)}</p>
+${workflow.call_count} calls${drawnNote(workflow)} ·
+${Math.round(workflow.duration_ms)} ms · $${formatUsd(workflow.cost_usd)}</p>
 ${waterfallChart(workflow)}
 <table class="workflow-agents"><thead><tr><th>Agent</th><th class="num">Calls</th><th class="num">Cost</th></tr></thead><tbody>${agents}</tbody></table>`;
+}
+
+function traceLink(trace: TraceSummary): SafeHtml {
+  const label = `${trace.workflow_name ? `${trace.workflow_name} · ` : ''}${trace.trace_id}`;
+  return html`<a href="/?trace_id=${urlComponent(trace.trace_id)}">${label}</a>`;
+}
+
+function drawnNote(workflow: WorkflowTimeline): string {
+  return workflow.call_count > workflow.calls.length ? ` (the first ${workflow.calls.length} drawn)` : '';
 }

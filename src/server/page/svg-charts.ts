@@ -1,4 +1,4 @@
-import type { DailyCostRow, WorkflowSummary } from '../../records/call-store.ts';
+import type { DailyCostRow, WorkflowTimeline } from '../../records/call-store.ts';
 import { html, type SafeHtml } from './html.ts';
 
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
@@ -9,7 +9,7 @@ export function colourFor(name: string | null, names: ReadonlyArray<string | nul
 }
 
 /** One row per call, in start order: a bar from its start offset, as long as its latency. */
-export function waterfallChart(workflow: WorkflowSummary): SafeHtml {
+export function waterfallChart(workflow: WorkflowTimeline): SafeHtml {
   const width = 960;
   const labelWidth = 260;
   const rowHeight = 26;

@@ -70,6 +70,9 @@ function buildServer(gateway: Gateway, keys: ApiKeyStore, version: string): McpS
       return asJson({ key, id: info.id, name: info.name, prefix: info.prefix, created_at: info.created_at });
     },
   );
+  // The SDK advertises tools.listChanged once a tool is registered; a stateless exchange can never send that
+  // notification (and the tool list is fixed), so clients must not wait for one.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 

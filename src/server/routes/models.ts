@@ -1,5 +1,7 @@
-import { ModelNotFoundError } from '../../errors.ts';
+import { InvalidRequestError, ModelNotFoundError } from '../../errors.ts';
 import type { Gateway } from '../../gateway.ts';
+import { reservedProviderNames } from '../../providers/registry.ts';
+import { parseModelReference } from '../../routing/parse-model.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
 
@@ -15,19 +17,42 @@ export function modelRoutes(gateway: Gateway): Route[] {
       },
     },
     {
-      // Ids hold dots and colons, and may hold an encoded "/": everything after /v1/models/ is the id.
+      // Ids hold dots and colons. Everything after /v1/models/ is read as the chat `model` parameter is:
+      // `openai/gpt-4o` (or `openai%2Fgpt-4o`) and `<agent_id>/<model>` name the catalog model they call.
       method: 'GET',
       path: /^\/v1\/models\/(.+)$/,
       auth: 'none',
       async handle({ params: [id = ''] }) {
         const models = gateway.listModels().data;
-        const entry = gateway.catalog.find(id);
-        const model = models.find((candidate) => candidate.id === id) ?? (entry && models.find((candidate) => candidate.id === entry.id));
+        // The catalog lists aliases (gpt-4o-latest) as models of their own: the name asked for wins over its target.
+        const listed = (name: string) => {
+          const entry = gateway.catalog.find(name);
+          const byId = (wanted: string) => models.find((candidate) => candidate.id === wanted);
+          return byId(name) ?? (entry && byId(entry.id));
+        };
+        const referenced = listed(id) ? undefined : referencedModel(gateway, id);
+        const model = listed(id) ?? (referenced === undefined ? undefined : listed(referenced));
         if (!model) throw new ModelNotFoundError(id, gateway.catalog.suggest(id));
         return json(model);
       },
     },
   ];
+}
+
+/**
+ * The model a `model` reference (`<provider>/<model>`, `<agent_id>/<model>`) names, checked as a chat call checks
+ * it; `undefined` for a deployment or a model the catalog does not know.
+ */
+function referencedModel(gateway: Gateway, reference: string): string | undefined {
+  const parsed = parseModelReference(reference, reservedProviderNames);
+  if (parsed.kind !== 'model') return undefined;
+  const entry = gateway.catalog.find(parsed.model);
+  if (entry && parsed.provider && !entry.providers.some((offering) => offering.provider === parsed.provider)) {
+    const providers = entry.providers.map((offering) => offering.provider).join(', ');
+    const message = `${entry.id} is not served by ${parsed.provider}. Its providers: ${providers}.`;
+    throw new InvalidRequestError(message, 'model', 'provider_not_serving_model');
+  }
+  return parsed.model;
 }
 
 /** `true`/`1`, `false`/`0`, or absent. */

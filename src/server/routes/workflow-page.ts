@@ -1,9 +1,14 @@
 import type { Gateway } from '../../gateway.ts';
+import {
+  RECENT_TRACE_CALLS, timelineOf, tracesOf, type CallStore, type TraceSummary, type WorkflowTimeline,
+} from '../../records/call-store.ts';
 import { renderPage } from '../page/render-page.ts';
 import type { Route } from '../router.ts';
 
 const DAYS = 30;
 const TRACES_SHOWN = 12;
+/** Calls drawn in the waterfall; the totals cover every call of the trace. */
+const WATERFALL_CALLS = 200;
 
 /** `GET /[?trace_id=]`: the workflow page, from the same `gateway.calls` queries as the API. */
 export function workflowPageRoutes(gateway: Gateway, mock: boolean): Route[] {
@@ -15,17 +20,13 @@ export function workflowPageRoutes(gateway: Gateway, mock: boolean): Route[] {
       checkHost: true,
       async handle({ request }) {
         await gateway.flush();
-        const recent = await gateway.calls.list({ limit: 500 });
-        const traces = new Map<string, { trace_id: string; workflow_name: string | null; created_at: string }>();
-        for (const call of recent.data) {
-          if (call.trace_id !== null && !traces.has(call.trace_id)) traces.set(call.trace_id, { trace_id: call.trace_id, workflow_name: call.workflow_name, created_at: call.created_at });
-        }
+        const traces = await recentTraces(gateway.calls);
         const asked = request.query.get('trace_id');
-        const traceId = asked ?? traces.keys().next().value;
-        const workflow = traceId === undefined ? null : await gateway.calls.workflow(traceId);
+        const traceId = asked ?? traces[0]?.trace_id;
+        const workflow = traceId === undefined ? null : await timeline(gateway.calls, traceId);
         const body = renderPage({
           agents: await gateway.calls.agents(),
-          traces: [...traces.values()].slice(0, TRACES_SHOWN),
+          traces,
           workflow,
           missingTraceId: asked !== null && !workflow ? asked : null,
           daily: await gateway.calls.dailyCost({ days: DAYS }),
@@ -46,4 +47,16 @@ export function workflowPageRoutes(gateway: Gateway, mock: boolean): Route[] {
       },
     },
   ];
+}
+
+/** Aggregates and columns only, where the store has them (SQLite, memory): records can be megabytes each. */
+async function recentTraces(store: CallStore): Promise<TraceSummary[]> {
+  if (store.recentTraces) return store.recentTraces(TRACES_SHOWN);
+  return tracesOf((await store.list({ limit: RECENT_TRACE_CALLS })).data, TRACES_SHOWN);
+}
+
+async function timeline(store: CallStore, traceId: string): Promise<WorkflowTimeline | null> {
+  if (store.workflowTimeline) return store.workflowTimeline(traceId, WATERFALL_CALLS);
+  const summary = await store.workflow(traceId);
+  return summary && timelineOf(summary, WATERFALL_CALLS);
 }
