@@ -12,7 +12,7 @@ import type { DeploymentStore } from './deployments/store.ts';
 import { InvalidRequestError } from './errors.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderDefinition, ProviderSettings } from './providers/provider.ts';
-import { createProviderPool } from './providers/provider-pool.ts';
+import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
 import { builtInProviders, ProviderRegistry } from './providers/registry.ts';
 import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
@@ -89,13 +89,15 @@ export interface Gateway {
   listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
   /** Queries over the call records (the first sink that answers queries: memory by default, or SQLite). */
   readonly calls: CallStore;
-  /** Queue counters: records waiting, written, dropped because the queue was full, failed in a sink. */
+  /** Record counters: waiting, written, dropped (queue full), failed in a sink, built only in part, and the last loss. */
   readonly recordStats: RecordQueueStats;
   /** Resolves once every record of the calls made so far has been written. */
   flush(): Promise<void>;
   /** Flushes the records and closes the sinks. */
   close(): Promise<void>;
   readonly catalog: Catalog;
+  /** The providers this gateway can call (credentials found; never the keys); `["mock"]` in mock mode. */
+  configuredProviders(): string[];
 }
 
 const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 8_000, totalTimeoutMs: 600_000 };
@@ -108,15 +110,16 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const catalog = options.catalog ?? defaultCatalog();
   const registry = new ProviderRegistry([...builtInProviders, ...ownProviders(options.providers)]);
   const simulator = options.mock === true ? new MockProvider() : options.mock || undefined;
+  const env = options.env ?? process.env;
   const getProvider = createProviderPool({
     registry,
     providers: options.providers,
-    env: options.env ?? process.env,
+    env,
     timeoutMs: options.timeoutMs ?? 600_000,
     simulator,
     transport: { maxResponseBytes: options.maxResponseBytes, connections: options.maxConnectionsPerProvider },
   });
-  const deployments = options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env: options.env ?? process.env });
+  const deployments = options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
   const recorder = createCallRecorder(options.records);
   const services: Services = {
     catalog,
@@ -144,6 +147,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     flush: recorder.flush,
     close: recorder.close,
     catalog,
+    configuredProviders: () => (simulator ? [simulator.name] : providersWithCredentials({ registry, providers: options.providers, env })),
   };
 }
 

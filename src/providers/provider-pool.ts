@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_RESPONSE_BYTES, createPooledFetch, withResponseLimit } from '../internal/http-transport.ts';
 import type { MockProvider } from './mock/simulator.ts';
 import { standIn } from './mock/stand-in.ts';
-import type { Provider, ProviderSettings, ResolvedProviderSettings } from './provider.ts';
+import type { Provider, ProviderDefinition, ProviderSettings, ResolvedProviderSettings } from './provider.ts';
 import type { ProviderRegistry } from './registry.ts';
 
 /** A ready adapter, or the setting that is missing for it (the attempt is then recorded as `missing_credentials`). */
@@ -39,21 +39,14 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     const definition = options.registry.get(name);
     if (options.simulator) return standIn(options.simulator, definition);
     if (!definition) return { missing: `the ${name} adapter (not available in this version of switchyard; pin another provider)` };
-    const { env } = options;
     const configured = options.providers?.[name] ?? {};
-    const apiKey = configured.apiKey ?? env[`${definition.envPrefix}_API_KEY`] ?? (definition.requiresApiKey ? undefined : 'unused');
-    if (!apiKey) return { missing: `${definition.envPrefix}_API_KEY` };
-    // A provider without a shared endpoint (Azure: one per resource) must be configured.
-    const baseURL = configured.baseURL ?? env[`${definition.envPrefix}_BASE_URL`] ?? definition.defaultBaseURL;
-    if (!baseURL) return { missing: `${definition.envPrefix}_BASE_URL` };
-    const apiVersion = configured.apiVersion ?? env[`${definition.envPrefix}_API_VERSION`];
+    const found = credentialsOf(definition, configured, options.env);
+    if ('missing' in found) return found;
     const settings: ResolvedProviderSettings = {
       ...configured,
+      ...found,
       fetch: configured.fetch ? withResponseLimit(configured.fetch, maxResponseBytes) : (pooledFetch ??= createPooledFetch(transport)),
-      apiKey,
-      baseURL,
       timeoutMs: configured.timeoutMs ?? options.timeoutMs,
-      ...(apiVersion ? { apiVersion } : {}),
     };
     return definition.create(settings);
   }
@@ -69,17 +62,36 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
 }
 
 /**
- * The providers configured for this gateway, read as the pool reads them (settings, else `<PREFIX>_API_KEY` and
- * `<PREFIX>_BASE_URL`): those with a key and an endpoint, and those that need no key (a local Ollama) once their
- * endpoint is set. For startup logs and health checks; never the keys themselves.
+ * Where a provider's key and endpoint come from: the gateway's settings, else `<PREFIX>_API_KEY`,
+ * `<PREFIX>_BASE_URL` and `<PREFIX>_API_VERSION`, else the provider's default endpoint. The variable to set when
+ * one is missing.
  */
-export function providersWithCredentials(options: Pick<ProviderPoolOptions, 'providers' | 'env'>): string[] {
+function credentialsOf(
+  definition: ProviderDefinition,
+  configured: ProviderSettings,
+  env: Record<string, string | undefined>,
+): { apiKey: string; baseURL: string; apiVersion?: string } | { missing: string } {
+  const prefix = definition.envPrefix;
+  const apiKey = configured.apiKey ?? env[`${prefix}_API_KEY`] ?? (definition.requiresApiKey ? undefined : 'unused');
+  if (!apiKey) return { missing: `${prefix}_API_KEY` };
+  // A provider without a shared endpoint (Azure: one per resource) must be configured.
+  const baseURL = configured.baseURL ?? env[`${prefix}_BASE_URL`] ?? definition.defaultBaseURL;
+  if (!baseURL) return { missing: `${prefix}_BASE_URL` };
+  const apiVersion = configured.apiVersion ?? env[`${prefix}_API_VERSION`];
+  return { apiKey, baseURL, ...(apiVersion ? { apiVersion } : {}) };
+}
+
+/**
+ * The providers that can be called: those with a key and an endpoint, and those that need no key (a local Ollama)
+ * once their endpoint is set explicitly. For startup logs and health checks; never the keys themselves.
+ */
+export function providersWithCredentials(options: Pick<ProviderPoolOptions, 'registry' | 'providers' | 'env'>): string[] {
   const names: string[] = [];
-  for (const [name, definition] of providerDefinitions) {
-    const configured = options.providers?.[name] ?? {};
-    const apiKey = configured.apiKey ?? options.env[`${definition.envPrefix}_API_KEY`];
-    const baseURL = configured.baseURL ?? options.env[`${definition.envPrefix}_BASE_URL`];
-    if (definition.requiresApiKey ? apiKey && (baseURL ?? definition.defaultBaseURL) : baseURL) names.push(name);
+  for (const definition of options.registry.definitions) {
+    const configured = options.providers?.[definition.id] ?? {};
+    const explicitEndpoint = configured.baseURL ?? options.env[`${definition.envPrefix}_BASE_URL`];
+    const found = credentialsOf(definition, configured, options.env);
+    if (!('missing' in found) && (definition.requiresApiKey || explicitEndpoint)) names.push(definition.id);
   }
   return names;
 }

@@ -5,7 +5,6 @@ import { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
 import { redactSecrets } from '../internal/redact.ts';
-import { providersWithCredentials } from '../providers/provider-pool.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { createSwitchyardHandler } from './handler.ts';
@@ -90,9 +89,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     onDropped: () => warn('call records dropped: the record queue is full', { records: gateway.recordStats }),
   };
   const gateway: Gateway = createGateway({ ...options.gateway, mock, deployments, records });
-  const providers = mock === false
-    ? providersWithCredentials({ providers: options.gateway?.providers, env: options.gateway?.env ?? process.env })
-    : ['mock'];
+  const providers = gateway.configuredProviders();
 
   const server = createServer({ requestTimeout: options.requestTimeoutMs ?? 60_000, headersTimeout: Math.min(options.requestTimeoutMs ?? 60_000, 30_000) });
   await new Promise<void>((resolve, reject) => {

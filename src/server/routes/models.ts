@@ -1,7 +1,7 @@
 import { InvalidRequestError, ModelNotFoundError } from '../../errors.ts';
 import type { Gateway } from '../../gateway.ts';
 import { reservedProviderNames } from '../../providers/registry.ts';
-import { parseModelReference } from '../../routing/parse-model.ts';
+import { parseModelReference } from '../../completion/parse-model.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
 
