@@ -39,13 +39,6 @@ export interface ListModelsOptions {
   reasoning?: boolean;
 }
 
-/** A catalog id looked up: the entry, and how it was named. */
-export interface ResolvedModel {
-  entry: ModelEntry;
-  /** The id as the caller wrote it (alias, synonym or pinned). */
-  requested: string;
-}
-
 /** The model catalog: data from `models.json`, indexed once. */
 export class Catalog {
   readonly data: CatalogData;
@@ -68,10 +61,6 @@ export class Catalog {
   /** Finds a model by pinned id, `-latest` alias or synonym; `undefined` when the catalog has no such id. */
   find(id: string): ModelEntry | undefined {
     return this.#byId.get(id);
-  }
-
-  has(id: string): boolean {
-    return this.#byId.has(id);
   }
 
   /** Up to three known ids closest to a mistyped one. */

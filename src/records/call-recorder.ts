@@ -6,7 +6,6 @@ import { isCallStore, type CallStore } from './call-store.ts';
 import type { BilledUsage } from './compute-cost.ts';
 import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
 import { MemorySink } from './sinks/memory-sink.ts';
-import { uuidv7 } from './uuidv7.ts';
 
 export type RecordOptions = Partial<RecordQueueOptions> & {
   redact?: boolean;
@@ -17,7 +16,7 @@ export type RecordOptions = Partial<RecordQueueOptions> & {
   maxTextLength?: number;
 };
 
-/** What the record of one call needs, filled in as the pipeline learns it. */
+/** What the record of one call needs besides the request and outcome: handed over once, when the call ends. */
 export interface CallContext {
   id: string;
   startedAt: number;
@@ -34,7 +33,6 @@ export interface CallContext {
 export interface CallRecorder {
   readonly calls: CallStore;
   readonly stats: RecordQueueStats;
-  begin(): CallContext;
   /** Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer. */
   record(request: CompletionRequest, call: CallContext, outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>): void;
   flush(): Promise<void>;
@@ -55,7 +53,6 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
     get stats() {
       return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null };
     },
-    begin: () => ({ id: uuidv7(), startedAt: Date.now(), billed: [] }),
     record(request, call, outcome) {
       if (!queue) return;
       const sent = {

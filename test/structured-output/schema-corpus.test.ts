@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { StructuredOutputError, createGateway, toStrictJsonSchema } from '../../src/index.ts';
 import { compileSchema, type JsonSchema } from '../../src/structured-output/json-schema-validator.ts';
 import { createMockProvider, exampleFromSchema } from '../../src/testing/index.ts';
+import { sendJSON, startFakeHttpServer } from '../fake-servers/http.ts';
 
 interface Fixture { name: string; description: string; schema: JsonSchema }
 
@@ -32,7 +33,7 @@ function expectValid(name: string, value: unknown): void {
 
 const gateway = createGateway({ mock: true });
 const models = gateway.listModels().data;
-// Models without native structured outputs get the schema in the prompt; the simulator does not read it from there.
+// Models without native structured outputs get the schema in the prompt.
 const nativeModels = models.filter((model) => model.supports.structured_outputs);
 const promptedModels = models.filter((model) => !model.supports.structured_outputs);
 const messages = [{ role: 'user' as const, content: 'Extract the data from the attached document.' }];
@@ -71,8 +72,8 @@ describe('every native-structured-output model answers every schema with a valid
     }
   });
 
-  // Models without native structured outputs: the simulator stands in for their provider and honours the schema too.
-  it(`the ${promptedModels.length} models without native structured outputs answer too`, async () => {
+  // The simulator stands in for their provider on the same prompted path, and answers the schema too.
+  it(`the simulator answers the ${promptedModels.length} models without native structured outputs too`, async () => {
     for (const model of promptedModels) {
       for (const fixture of fixtures) {
         const response = await gateway.createCompletion({ model: model.id, messages, response_format: formatOf(fixture) });
@@ -207,3 +208,56 @@ function resolve(schema: JsonSchema, root: JsonSchema): JsonSchema {
   for (const segment of schema.$ref.slice(2).split('/')) target = (target as Record<string, unknown>)[segment];
   return resolve(target as JsonSchema, root);
 }
+
+/**
+ * A model behind an OpenAI-compatible API that honours a JSON Schema only when it reads one in its prompt: it
+ * answers with an instance of the schema it finds in a system message, and `{}` when there is none. Models
+ * without native structured outputs must be served through the prompt, or their answers fail validation.
+ */
+async function startPromptReadingModel() {
+  const requests: Array<Record<string, any>> = [];
+  const server = await startFakeHttpServer((_request, response, body) => {
+    requests.push(body);
+    const system = (body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === 'system').map((message) => message.content).join('\n');
+    const schemaText = system.slice(system.indexOf('\n{') + 1);
+    let schema: unknown;
+    try {
+      schema = JSON.parse(schemaText);
+    } catch {
+      schema = undefined;
+    }
+    const content = JSON.stringify(schema ? exampleFromSchema(schema as JsonSchema) : {});
+    sendJSON(response, 200, {
+      id: 'chatcmpl-prompted', object: 'chat.completion', created: 1_760_000_000, model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+    });
+  });
+  return { ...server, requests };
+}
+
+describe('models without native structured outputs take the prompted path, through their providers\' API', () => {
+  it(`every one of the ${promptedModels.length} models gets each schema in its prompt, and its answer is validated`, async () => {
+    const model = await startPromptReadingModel();
+    try {
+      const family = [...new Set(promptedModels.map((entry) => entry.providers[0]!.provider))];
+      const real = createGateway({
+        env: {},
+        retry: { maxRetries: 0 },
+        providers: Object.fromEntries(family.map((name) => [name, { apiKey: `key-${name}`, baseURL: model.origin }])),
+      });
+      for (const entry of promptedModels) {
+        for (const fixture of fixtures) {
+          const before = model.requests.length;
+          const response = await real.createCompletion({ model: entry.id, messages, response_format: formatOf(fixture) });
+          const sent = model.requests[before]!;
+          expect(sent.response_format?.type, `${entry.id}: JSON mode, never a schema it cannot enforce`).toBe('json_object');
+          expect(sent.messages.some((message: { role: string; content: string }) => message.role === 'system' && message.content.includes(JSON.stringify(fixture.schema))), entry.id).toBe(true);
+          expectValid(fixture.name, JSON.parse(response.choices[0]!.message.content!));
+        }
+      }
+    } finally {
+      await model.close();
+    }
+  });
+});
