@@ -47,7 +47,18 @@ export type {
   MemorySinkOptions,
   OpenTelemetrySinkOptions,
 } from './records/index.ts';
-export type { ProviderSettings } from './providers/provider.ts';
+export type {
+  Provider,
+  ProviderCall,
+  ProviderCapabilities,
+  ProviderCompletion,
+  ProviderDefinition,
+  ProviderSettings,
+  RequestShape,
+  ResolvedProviderSettings,
+  ResolvedReasoning,
+} from './providers/provider.ts';
+export { nativeOutputWhere } from './providers/provider.ts';
 export { renderTemplate } from './templates.ts';
 export {
   DEPLOYMENT_ENVIRONMENTS,

@@ -35,10 +35,37 @@ export interface ProviderDefinition {
   /** Builds the adapter, once per gateway, on the provider's first call (its SDK is imported then). */
   create(settings: ResolvedProviderSettings): Promise<Provider>;
   /**
-   * Runs the request conversion alone, with its warnings, without sending anything: the simulator calls it to
-   * stand in faithfully for this provider. Optional for providers of your own.
+   * Runs the request conversion alone, with its warnings, without sending anything, and says what the converted
+   * request asks for: the simulator calls it to stand in faithfully for this provider. Optional for providers of
+   * your own (the simulator then answers the request as it is).
    */
-  convertRequest?(call: ProviderCall, streaming: boolean): Promise<unknown>;
+  convertRequest?(call: ProviderCall, streaming: boolean): Promise<RequestShape>;
+}
+
+/**
+ * What a provider's request asks of the answer once converted, in neutral terms: a simulator standing in for the
+ * provider shapes its answer by this, so it gives the choices and finish reasons the provider would.
+ */
+export interface RequestShape {
+  /** Choices asked for (1 where the provider has no `n`). */
+  choices: number;
+  /** The output-token limit sent, if any. */
+  maxTokens: number | undefined;
+  /** Stop sequences sent. */
+  stop: string[];
+  /** Alternatives per token when token logprobs are asked for; `false` when they are not (or cannot be). */
+  logprobs: number | false;
+}
+
+/** The shape of an OpenAI-style body: `n`, `max_completion_tokens` / `max_tokens`, `stop`, `logprobs`. */
+export function shapeOfOpenAIBody(body: ChatCompletionCreateParamsBase): RequestShape {
+  const stop = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
+  return {
+    choices: body.n ?? 1,
+    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    stop,
+    logprobs: body.logprobs ? (body.top_logprobs ?? 0) : false,
+  };
 }
 
 /** What a provider can do, for the decisions the pipeline makes before calling it. */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { startFakeHttpServer, sendJSON, pieces, type RecordedRequest } from './http.ts';
+import { startFakeHttpServer, sendJSON, pieces, withinLimits, type RecordedRequest } from './http.ts';
 
 /**
  * A fake Anthropic Messages API (providers.md §2, API version 2026-10-21): JSON messages, SSE streams with named
@@ -106,8 +106,14 @@ function invalidRequest(body: Record<string, any>, version: string | string[] | 
 }
 
 function messageOf(reply: FakeAnthropicReply, body: Record<string, any>, id: string) {
-  const content = (reply.content ?? [{ type: 'text', text: `Hello from fake ${body.model}` }]).map((block) =>
-    block.type === 'text' ? { ...block, citations: null } : block.type === 'tool_use' ? { ...block, caller: { type: 'direct' } } : block);
+  // Text held to max_tokens and stop_sequences, as the Messages API does.
+  let stop: { reason: string; sequence: string | null } | undefined;
+  const content = (reply.content ?? [{ type: 'text', text: `Hello from fake ${body.model}` }]).map((block) => {
+    if (block.type !== 'text') return block.type === 'tool_use' ? { ...block, caller: { type: 'direct' } } : block;
+    const { text, cut, stopSequence } = withinLimits(block.text, { maxTokens: body.max_tokens, stop: body.stop_sequences });
+    if (cut && !stop) stop = { reason: cut === 'length' ? 'max_tokens' : 'stop_sequence', sequence: stopSequence ?? null };
+    return { ...block, text, citations: null };
+  });
   const { input_tokens = 12, output_tokens = 7, cache_creation_input_tokens = 0, cache_read_input_tokens = 0, thinking_tokens } = reply.usage ?? {};
   return {
     id,
@@ -115,8 +121,8 @@ function messageOf(reply: FakeAnthropicReply, body: Record<string, any>, id: str
     role: 'assistant',
     model: body.model,
     content,
-    stop_reason: reply.stop_reason ?? (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
-    stop_sequence: reply.stop_sequence ?? null,
+    stop_reason: reply.stop_reason ?? stop?.reason ?? (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
+    stop_sequence: reply.stop_sequence ?? stop?.sequence ?? null,
     stop_details: reply.stop_details ?? null,
     container: null,
     diagnostics: null,

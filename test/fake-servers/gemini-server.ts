@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startFakeHttpServer, sendJSON as sendJSONWith } from './http.ts';
+import { startFakeHttpServer, sendJSON as sendJSONWith, withinLimits } from './http.ts';
 
 /**
  * A fake Gemini API server speaking the generateContent wire format (providers.md §3): `POST
@@ -87,7 +87,7 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
         status: 403, googleStatus: 'PERMISSION_DENIED', message: "Method doesn't allow unregistered callers. Please use an API key.",
       });
     }
-    const reply = queue.shift() ?? { text: `Hello from fake ${route[2]}` };
+    const reply = limitedReply(queue.shift() ?? { text: `Hello from fake ${route[2]}` }, body.generationConfig ?? {});
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();
     if (reply.error) return sendError(response, reply.error);
@@ -107,6 +107,18 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
     },
     close,
   };
+}
+
+/**
+ * The reply as Gemini shapes it for the request: `candidateCount` candidates, text held to `maxOutputTokens` and
+ * `stopSequences`.
+ */
+function limitedReply(reply: GeminiReply, config: Record<string, any>): GeminiReply {
+  if (reply.text === undefined || reply.parts || reply.finishReason !== undefined) return reply;
+  const { text, cut } = withinLimits(reply.text, { maxTokens: config.maxOutputTokens, stop: config.stopSequences });
+  const finishReason = cut === 'length' ? 'MAX_TOKENS' : 'STOP';
+  const extra = Array.from({ length: (config.candidateCount ?? 1) - 1 }, () => ({ parts: [{ text }], finishReason }));
+  return { ...reply, text, finishReason, ...(extra.length && !reply.extraCandidates ? { extraCandidates: extra } : {}) };
 }
 
 function partsOf(reply: GeminiReply): WirePart[] {

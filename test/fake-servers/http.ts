@@ -45,3 +45,22 @@ export function pieces(text: string): string[] {
   for (let index = 0; index < text.length; index += 5) result.push(text.slice(index, index + 5));
   return result;
 }
+
+/**
+ * A generated text held to a request's limits, as a provider would: cut before the first stop sequence, then at the
+ * output-token limit. Tokens are counted at four characters each, as the simulator counts them, so that comparing
+ * the two compares conversions, not tokenizers.
+ */
+export function withinLimits(text: string, limits: { maxTokens?: number | null | undefined; stop?: readonly string[] | null | undefined }): { text: string; cut?: 'length' | 'stop'; stopSequence?: string } {
+  let result: { text: string; cut?: 'length' | 'stop'; stopSequence?: string } = { text };
+  let at = Infinity;
+  for (const stop of limits.stop ?? []) {
+    const found = text.indexOf(stop);
+    if (found >= 0 && found < at) {
+      at = found;
+      result = { text: text.slice(0, found), cut: 'stop', stopSequence: stop };
+    }
+  }
+  if (limits.maxTokens != null && Math.ceil(result.text.length / 4) > limits.maxTokens) result = { text: result.text.slice(0, limits.maxTokens * 4), cut: 'length' };
+  return result;
+}

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { startFakeHttpServer, sendJSON as sendJSONWith, pieces, type RecordedRequest } from './http.ts';
+import { startFakeHttpServer, sendJSON as sendJSONWith, pieces, withinLimits, type RecordedRequest } from './http.ts';
 
 /**
  * A fake OpenAI-compatible server speaking the Chat Completions wire format (providers.md §1): JSON completions,
@@ -58,18 +58,21 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
     counter += 1;
     const id = `chatcmpl-fake${counter}`;
     const usage = usageOf(reply);
-    if (body.stream) return stream(response, id, body, reply, usage);
-    const message: Record<string, unknown> = { role: 'assistant', content: reply.content ?? null, refusal: reply.refusal ?? null };
-    if (reply.reasoning) message[reply.reasoning.field] = reply.reasoning.text;
-    if (reply.tool_calls) {
-      message.tool_calls = reply.tool_calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    if (body.stream) return stream(response, id, body, limitedReply(reply, body), usage);
+    const limited = limitedReply(reply, body);
+    const message: Record<string, unknown> = { role: 'assistant', content: limited.content ?? null, refusal: limited.refusal ?? null };
+    if (limited.reasoning) message[limited.reasoning.field] = limited.reasoning.text;
+    if (limited.tool_calls) {
+      message.tool_calls = limited.tool_calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
     }
+    const finish = limited.finish_reason ?? (limited.tool_calls ? 'tool_calls' : 'stop');
     sendJSON(response, 200, {
       id,
       object: 'chat.completion',
       created: 1_760_000_000,
       model: body.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop') }],
+      // As OpenAI does: `n` choices.
+      choices: Array.from({ length: body.n ?? 1 }, (_, index) => ({ index, message, logprobs: null, finish_reason: finish })),
       usage,
       system_fingerprint: 'fp_fake',
     });
@@ -81,6 +84,14 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
     enqueue: (...replies) => queue.push(...replies),
     close,
   };
+}
+
+/** The reply's text held to the request's `max_completion_tokens` / `max_tokens` and `stop`, as OpenAI would. */
+function limitedReply(reply: FakeReply, body: Record<string, any>): FakeReply {
+  if (typeof reply.content !== 'string' || reply.tool_calls || reply.finish_reason) return reply;
+  const stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
+  const { text, cut } = withinLimits(reply.content, { maxTokens: body.max_completion_tokens ?? body.max_tokens, stop });
+  return { ...reply, content: text, ...(cut ? { finish_reason: cut } : {}) };
 }
 
 function usageOf(reply: FakeReply) {
@@ -100,28 +111,32 @@ function stream(response: ServerResponse, id: string, body: Record<string, any>,
   const base = { id, object: 'chat.completion.chunk', created: 1_760_000_000, model: body.model, system_fingerprint: 'fp_fake' };
   const send = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     response.write(`data: ${JSON.stringify({ ...base, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`);
-  const delta = (value: Record<string, unknown>, finish: string | null = null) => send([{ index: 0, delta: value, logprobs: null, finish_reason: finish }]);
+  let choice = 0;
+  const delta = (value: Record<string, unknown>, finish: string | null = null) => send([{ index: choice, delta: value, logprobs: null, finish_reason: finish }]);
 
-  delta({ role: 'assistant', content: '', refusal: null });
-  if (reply.reasoning) for (const piece of pieces(reply.reasoning.text)) delta({ [reply.reasoning.field]: piece });
-  const contentPieces = pieces(reply.content ?? '');
-  for (const [index, piece] of contentPieces.entries()) {
-    if (reply.truncateAfter === index) {
-      // Let what was written reach the client first, as when a connection dies mid-answer.
-      setTimeout(() => response.socket?.destroy(), 30);
-      return;
+  // As OpenAI does: `n` choices, each streamed in turn under its index.
+  for (; choice < (body.n ?? 1); choice++) {
+    delta({ role: 'assistant', content: '', refusal: null });
+    if (reply.reasoning) for (const piece of pieces(reply.reasoning.text)) delta({ [reply.reasoning.field]: piece });
+    const contentPieces = pieces(reply.content ?? '');
+    for (const [index, piece] of contentPieces.entries()) {
+      if (reply.truncateAfter === index) {
+        // Let what was written reach the client first, as when a connection dies mid-answer.
+        setTimeout(() => response.socket?.destroy(), 30);
+        return;
+      }
+      if (reply.streamErrorAfter === index) {
+        response.write(`data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`);
+        return void response.end();
+      }
+      delta({ content: piece });
     }
-    if (reply.streamErrorAfter === index) {
-      response.write(`data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`);
-      return void response.end();
+    for (const [index, call] of (reply.tool_calls ?? []).entries()) {
+      delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
+      for (const piece of pieces(call.arguments)) delta({ tool_calls: [{ index, function: { arguments: piece } }] });
     }
-    delta({ content: piece });
+    delta({}, reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop'));
   }
-  for (const [index, call] of (reply.tool_calls ?? []).entries()) {
-    delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
-    for (const piece of pieces(call.arguments)) delta({ tool_calls: [{ index, function: { arguments: piece } }] });
-  }
-  delta({}, reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop'));
   if (includeUsage) response.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
   response.write('data: [DONE]\n\n');
   response.end();

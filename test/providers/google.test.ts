@@ -103,7 +103,7 @@ describe('Gemini adapter, requests', () => {
   });
 
   it('maps the generation parameters, trims stop sequences and returns one choice per candidate', async () => {
-    server.enqueue({ text: 'one', extraCandidates: [{ parts: [{ text: 'two' }], finishReason: 'MAX_TOKENS' }] });
+    server.enqueue({ text: 'uno', extraCandidates: [{ parts: [{ text: 'two' }], finishReason: 'MAX_TOKENS' }] });
     const response = await gateway().createCompletion({
       model: 'gemini-2.0-flash-001', messages: hello, max_tokens: 300, temperature: 0.4, top_p: 0.9, seed: 7, n: 2,
       presence_penalty: 0.5, frequency_penalty: 0.25, stop: ['a', 'b', 'c', 'd', 'e', 'f'],
@@ -113,7 +113,7 @@ describe('Gemini adapter, requests', () => {
       stopSequences: ['a', 'b', 'c', 'd', 'e'],
     });
     expect(response.switchyard.warnings).toEqual([expect.objectContaining({ code: 'converted_parameter', param: 'stop' })]);
-    expect(response.choices.map((choice) => [choice.index, choice.message.content, choice.finish_reason])).toEqual([[0, 'one', 'stop'], [1, 'two', 'length']]);
+    expect(response.choices.map((choice) => [choice.index, choice.message.content, choice.finish_reason])).toEqual([[0, 'uno', 'stop'], [1, 'two', 'length']]);
   });
 
   it('warns about every parameter Gemini has no equivalent for, and does not send it', async () => {

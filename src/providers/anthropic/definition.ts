@@ -8,5 +8,9 @@ export const anthropicProvider: ProviderDefinition = {
   requiresApiKey: true,
   capabilities: { nativeOutput: nativeOutputWhere(true) },
   create: async (settings) => (await import('./adapter.ts')).createAnthropicProvider(settings),
-  convertRequest: async (call, streaming) => (await import('./convert-request.ts')).toAnthropicRequest(call, streaming),
+  convertRequest: async (call, streaming) => {
+    const params = (await import('./convert-request.ts')).toAnthropicRequest(call, streaming);
+    // One answer per request; no token logprobs.
+    return { choices: 1, maxTokens: params.max_tokens, stop: params.stop_sequences ?? [], logprobs: false };
+  },
 };

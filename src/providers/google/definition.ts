@@ -8,5 +8,9 @@ export const googleProvider: ProviderDefinition = {
   requiresApiKey: true,
   capabilities: { nativeOutput: nativeOutputWhere(true) },
   create: async (settings) => (await import('./adapter.ts')).createGoogleProvider(settings),
-  convertRequest: async (call) => (await import('./convert-request.ts')).toGeminiRequest(call),
+  convertRequest: async (call) => {
+    const { config } = (await import('./convert-request.ts')).toGeminiRequest(call);
+    // Token logprobs are not asked of Gemini (the conversion drops them with a warning).
+    return { choices: config.candidateCount ?? 1, maxTokens: config.maxOutputTokens, stop: config.stopSequences ?? [], logprobs: false };
+  },
 };

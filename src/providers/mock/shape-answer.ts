@@ -1,5 +1,5 @@
 import type { ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
-import type { ProviderCall } from '../provider.ts';
+import type { RequestShape } from '../provider.ts';
 import type { MockMessage } from './simulator.ts';
 
 /** One simulated choice, after the request's parameters shaped the answer. */
@@ -18,15 +18,13 @@ export const CHARS_PER_TOKEN = 4;
 export const tokensOf = (text: string | null | undefined) => (text ? Math.ceil(text.length / CHARS_PER_TOKEN) : 0);
 
 /**
- * The answer as a real provider would shape it for this request: `n` choices, the text cut at the first `stop`
- * sequence, cut at `max_completion_tokens` / `max_tokens` with finish reason `length`, and token logprobs when
- * `logprobs` is asked (synthetic but well-formed, `top_logprobs` alternatives each).
+ * The answer as a real provider would shape it for the request it was sent: so many choices, the text cut at the
+ * first stop sequence, cut at the output-token limit with finish reason `length`, and token logprobs when asked
+ * (synthetic but well-formed, with the alternatives asked for).
  */
-export function shapeChoices(message: MockMessage, body: ProviderCall['body'], id: string): SimulatedChoice[] {
-  const count = body.n ?? 1;
-  const limit = body.max_completion_tokens ?? body.max_tokens ?? undefined;
-  const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
-  return Array.from({ length: count }, (_, index) => {
+export function shapeChoices(message: MockMessage, shape: RequestShape, id: string): SimulatedChoice[] {
+  const { maxTokens: limit, stop: stops } = shape;
+  return Array.from({ length: shape.choices }, (_, index) => {
     const toolCalls = message.tool_calls?.map((toolCall, position) => ({
       id: toolCall.id ?? `call_${id.slice(-6)}_${index}_${position}`,
       type: 'function' as const,
@@ -49,7 +47,7 @@ export function shapeChoices(message: MockMessage, body: ProviderCall['body'], i
       reasoning: message.reasoning_content,
       toolCalls,
       finishReason,
-      logprobs: body.logprobs ? { content: logprobsOf(content ?? '', body.top_logprobs ?? 0), refusal: null } : null,
+      logprobs: shape.logprobs === false ? null : { content: logprobsOf(content ?? '', shape.logprobs), refusal: null },
     };
   });
 }

@@ -1,6 +1,6 @@
 import type { ProviderError } from '../../errors.ts';
 import type { CompletionChunk, CompletionChunkDelta } from '../../types.ts';
-import type { Provider, ProviderCall, ProviderCompletion } from '../provider.ts';
+import { shapeOfOpenAIBody, type Provider, type ProviderCall, type ProviderCompletion, type RequestShape } from '../provider.ts';
 import { fromStatus } from '../provider-errors.ts';
 import { logprobsOf, shapeChoices, tokensOf, type SimulatedChoice } from './shape-answer.ts';
 import { simulateAnswer } from './simulate-answer.ts';
@@ -68,9 +68,10 @@ export class MockProvider implements Provider {
     return this;
   }
 
-  async complete(call: ProviderCall): Promise<ProviderCompletion> {
+  /** `shape`: what the request asks once a provider converted it (default: the call's own OpenAI body). */
+  async complete(call: ProviderCall, shape: RequestShape = shapeOfOpenAIBody(call.body)): Promise<ProviderCompletion> {
     const { id, message, request } = await this.#answer(call);
-    const choices = shapeChoices(message, call.body, id);
+    const choices = shapeChoices(message, shape, id);
     return {
       id,
       object: 'chat.completion',
@@ -92,15 +93,14 @@ export class MockProvider implements Provider {
     };
   }
 
-  async stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>> {
+  async stream(call: ProviderCall, shape: RequestShape = shapeOfOpenAIBody(call.body)): Promise<AsyncIterable<CompletionChunk>> {
     const { id, message, request } = await this.#answer(call);
-    return this.#chunks(id, message, request, shapeChoices(message, call.body, id));
+    return this.#chunks(id, message, request, shapeChoices(message, shape, id), shape.logprobs || 0);
   }
 
-  async *#chunks(id: string, message: MockMessage, request: MockRequest, choices: SimulatedChoice[]): AsyncIterable<CompletionChunk> {
+  async *#chunks(id: string, message: MockMessage, request: MockRequest, choices: SimulatedChoice[], top: number): AsyncIterable<CompletionChunk> {
     const created = Math.floor(Date.now() / 1000);
     const base = { id, object: 'chat.completion.chunk' as const, created, model: request.model };
-    const top = request.body.top_logprobs ?? 0;
     for (const choice of choices) {
       const chunk = (delta: CompletionChunkDelta, finish: SimulatedChoice['finishReason'] | null = null, logprobs: SimulatedChoice['logprobs'] = null): CompletionChunk => ({
         ...base, choices: [{ index: choice.index, delta, finish_reason: finish, logprobs }],

@@ -10,12 +10,10 @@ export function standIn(simulator: MockProvider, definition: ProviderDefinition 
   return {
     name: simulator.name,
     async complete(call) {
-      await definition?.convertRequest?.(call, false);
-      return simulator.complete(call);
+      return simulator.complete(call, await definition?.convertRequest?.(call, false));
     },
     async stream(call) {
-      await definition?.convertRequest?.(call, true);
-      return simulator.stream(call);
+      return simulator.stream(call, await definition?.convertRequest?.(call, true));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
+import { nativeOutputWhere, shapeOfOpenAIBody, type ProviderDefinition } from '../provider.ts';
 
 /**
  * The OpenAI-compatible family: one adapter (`adapter.ts`), each provider's differences written down as data.
@@ -158,7 +158,7 @@ export function openAIFamilyProvider(quirks: OpenAIFamilyQuirks, create?: Provid
     requiresApiKey: quirks.requiresApiKey,
     capabilities: { nativeOutput: nativeOutputWhere(quirks.nativeStructuredOutputs) },
     create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
-    convertRequest: async (call) => (await import('./convert-request.ts')).toOpenAIRequest(call, quirks),
+    convertRequest: async (call) => shapeOfOpenAIBody((await import('./convert-request.ts')).toOpenAIRequest(call, quirks)),
   };
 }
 
