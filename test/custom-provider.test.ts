@@ -21,7 +21,10 @@ let failuresLeft = 0;
 
 class EchoProvider implements Provider {
   readonly name = 'acme';
-  constructor(readonly apiKey: string) {}
+  readonly apiKey: string;
+  constructor(apiKey: string) {
+    this.apiKey = apiKey;
+  }
 
   async complete(call: ProviderCall) {
     calls.push(call);

@@ -1,6 +1,7 @@
-import { Transform, pipeline, type Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { constants as zlib, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Agent, Dispatcher } from 'undici';
+import { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError, byteLimit } from './response-limit.ts';
 
 export interface PooledFetchOptions {
   /**
@@ -31,19 +32,6 @@ export interface PooledFetchOptions {
    * fails with a `ResponseTooLargeError` instead of filling memory.
    */
   maxResponseBytes?: number;
-}
-
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-/** A response body passed the size limit; it was not read further. */
-export class ResponseTooLargeError extends Error {
-  override name = 'ResponseTooLargeError';
-  readonly code = 'response_too_large';
-  readonly limitBytes: number;
-  constructor(limitBytes: number) {
-    super(`The response body passed the limit of ${limitBytes} bytes.`);
-    this.limitBytes = limitBytes;
-  }
 }
 
 /** Bodies up to this size with a known length are read before the response is returned (one buffer, no stream). */
@@ -242,17 +230,6 @@ function decoded(body: Readable, encoding: string | string[] | undefined, maxByt
   return pipeline(decompressed(body, encoding), byteLimit(maxBytes), () => undefined);
 }
 
-function byteLimit(maxBytes: number): Transform {
-  let total = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      total += chunk.length;
-      if (total > maxBytes) callback(new ResponseTooLargeError(maxBytes));
-      else callback(null, chunk);
-    },
-  });
-}
-
 function decompressed(body: Readable, encoding: string | string[]): Readable {
   const codings = String(encoding).toLowerCase().split(',').map((coding) => coding.trim()).filter(Boolean).reverse();
   let stream = body;
@@ -279,30 +256,4 @@ function fetchError(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason;
   if (error instanceof Error && error.name === 'AbortError') return error;
   return new TypeError('fetch failed', { cause: error });
-}
-
-/**
- * A fetch given by the caller, with its response bodies held to `maxBytes` like the pooled transport's: the body
- * errors with a `ResponseTooLargeError` once it passes the limit.
- */
-export function withResponseLimit(fetchImpl: typeof fetch, maxBytes: number): typeof fetch {
-  return (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    const response = await fetchImpl(input, init);
-    if (!response.body) return response;
-    if (Number(response.headers.get('content-length')) > maxBytes) {
-      await response.body.cancel().catch(() => undefined);
-      throw new TypeError('fetch failed', { cause: new ResponseTooLargeError(maxBytes) });
-    }
-    let total = 0;
-    const limited = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (total > maxBytes) controller.error(new ResponseTooLargeError(maxBytes));
-        else controller.enqueue(chunk);
-      },
-    }));
-    const limitedResponse = new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
-    Object.defineProperty(limitedResponse, 'url', { value: response.url });
-    return limitedResponse;
-  }) as typeof fetch;
 }

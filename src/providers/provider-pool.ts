@@ -1,4 +1,5 @@
-import { DEFAULT_MAX_RESPONSE_BYTES, createPooledFetch, withResponseLimit } from '../internal/http-transport.ts';
+import { createPooledFetch } from '../internal/http-transport.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, withResponseLimit } from '../internal/response-limit.ts';
 import type { MockProvider } from './mock/simulator.ts';
 import { standIn } from './mock/stand-in.ts';
 import type { Provider, ProviderDefinition, ProviderSettings, ResolvedProviderSettings } from './provider.ts';

@@ -11,9 +11,8 @@ export {
   type RecordToolCall,
   type RecordUsage,
 } from './call-record.ts';
+export { decodeCursor, encodeCursor } from './call-store-queries.ts';
 export {
-  decodeCursor,
-  encodeCursor,
   isCallStore,
   type AgentSummary,
   type AgentTotals,

@@ -1,26 +1,6 @@
 import type { CallRecord } from '../call-record.ts';
-import {
-  compareAgentSummaries,
-  compareDailyCostRows,
-  dailyCostWindow,
-  matchesListQuery,
-  newestFirst,
-  normalizeListQuery,
-  pageFrom,
-  RECENT_TRACE_CALLS,
-  summarizeWorkflow,
-  timelineOf,
-  tracesOf,
-  type AgentSummary,
-  type CallPage,
-  type CallStore,
-  type DailyCostQuery,
-  type DailyCostRow,
-  type ListCallsQuery,
-  type TraceSummary,
-  type WorkflowSummary,
-  type WorkflowTimeline,
-} from '../call-store.ts';
+import { RECENT_TRACE_CALLS, type AgentSummary, type CallPage, type CallStore, type DailyCostQuery, type DailyCostRow, type ListCallsQuery, type TraceSummary, type WorkflowSummary, type WorkflowTimeline } from '../call-store.ts';
+import { compareAgentSummaries, compareDailyCostRows, dailyCostWindow, matchesListQuery, newestFirst, normalizeListQuery, pageFrom, summarizeWorkflow, timelineOf, tracesOf } from '../call-store-queries.ts';
 import { roundUsd } from '../compute-cost.ts';
 import type { RecordSink } from '../sink.ts';
 

@@ -2,27 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { CallRecord } from '../call-record.ts';
-import {
-  compareAgentSummaries,
-  compareDailyCostRows,
-  dailyCostWindow,
-  normalizeListQuery,
-  pageFrom,
-  RECENT_TRACE_CALLS,
-  summarizeWorkflow,
-  timelineOf,
-  tracesOf,
-  type AgentSummary,
-  type CallPage,
-  type CallStore,
-  type DailyCostQuery,
-  type DailyCostRow,
-  type CallTiming,
-  type ListCallsQuery,
-  type TraceSummary,
-  type WorkflowSummary,
-  type WorkflowTimeline,
-} from '../call-store.ts';
+import { RECENT_TRACE_CALLS, type AgentSummary, type CallPage, type CallStore, type DailyCostQuery, type DailyCostRow, type CallTiming, type ListCallsQuery, type TraceSummary, type WorkflowSummary, type WorkflowTimeline } from '../call-store.ts';
+import { compareAgentSummaries, compareDailyCostRows, dailyCostWindow, normalizeListQuery, pageFrom, summarizeWorkflow, timelineOf, tracesOf } from '../call-store-queries.ts';
 import { roundUsd } from '../compute-cost.ts';
 import { RecordsRefusedError, type RecordSink } from '../sink.ts';
 import { loadSqlite } from '../../internal/load-sqlite.ts';

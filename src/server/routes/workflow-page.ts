@@ -1,7 +1,6 @@
 import type { Gateway } from '../../gateway.ts';
-import {
-  RECENT_TRACE_CALLS, timelineOf, tracesOf, type CallStore, type TraceSummary, type WorkflowTimeline,
-} from '../../records/call-store.ts';
+import { RECENT_TRACE_CALLS, type CallStore, type TraceSummary, type WorkflowTimeline } from '../../records/call-store.ts';
+import { timelineOf, tracesOf } from '../../records/call-store-queries.ts';
 import { renderPage } from '../page/render-page.ts';
 import type { Route } from '../router.ts';
 

@@ -1,0 +1,57 @@
+import { Transform } from 'node:stream';
+
+/**
+ * The size limit on provider answers: a body past it fails with `ResponseTooLargeError` instead of filling memory.
+ * The pooled transport enforces it on the wire (undici's `maxResponseSize`) and after decoding (`byteLimit`); a
+ * fetch the caller gives is wrapped (`withResponseLimit`).
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** A response body passed the size limit; it was not read further. */
+export class ResponseTooLargeError extends Error {
+  override name = 'ResponseTooLargeError';
+  readonly code = 'response_too_large';
+  readonly limitBytes: number;
+  constructor(limitBytes: number) {
+    super(`The response body passed the limit of ${limitBytes} bytes.`);
+    this.limitBytes = limitBytes;
+  }
+}
+
+/** Counts a decoded body, failing it once it passes `maxBytes`. */
+export function byteLimit(maxBytes: number): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      total += chunk.length;
+      if (total > maxBytes) callback(new ResponseTooLargeError(maxBytes));
+      else callback(null, chunk);
+    },
+  });
+}
+
+/**
+ * A fetch given by the caller, with its response bodies held to `maxBytes` like the pooled transport's: the body
+ * errors with a `ResponseTooLargeError` once it passes the limit.
+ */
+export function withResponseLimit(fetchImpl: typeof fetch, maxBytes: number): typeof fetch {
+  return (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const response = await fetchImpl(input, init);
+    if (!response.body) return response;
+    if (Number(response.headers.get('content-length')) > maxBytes) {
+      await response.body.cancel().catch(() => undefined);
+      throw new TypeError('fetch failed', { cause: new ResponseTooLargeError(maxBytes) });
+    }
+    let total = 0;
+    const limited = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        if (total > maxBytes) controller.error(new ResponseTooLargeError(maxBytes));
+        else controller.enqueue(chunk);
+      },
+    }));
+    const limitedResponse = new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
+    Object.defineProperty(limitedResponse, 'url', { value: response.url });
+    return limitedResponse;
+  }) as typeof fetch;
+}

@@ -1,0 +1,172 @@
+import { InvalidRequestError } from '../errors.ts';
+import type { CallRecord, } from './call-record.ts';
+import { roundUsd } from './compute-cost.ts';
+import type { TraceSummary, CallTiming, SummaryOf, WorkflowTimeline, ListCallsQuery, CallPage, AgentTotals, WorkflowSummary, DailyCostQuery, DailyCostRow, AgentSummary } from './call-store.ts';
+
+/** What the stores that answer queries share: query normalising, cursors, summaries and sort orders. */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 1000;
+
+/** What both stores run a list query with: the filters made comparable to the `created_at` strings. */
+export interface NormalizedListQuery {
+  agent_id: string | undefined;
+  trace_id: string | undefined;
+  workflow_name: string | undefined;
+  since: string | undefined;
+  until: string | undefined;
+  limit: number;
+  after: CursorPosition | undefined;
+}
+
+/** The last row of a page: the next page holds the rows strictly older than it in `(created_at, id)` order. */
+export interface CursorPosition {
+  created_at: string;
+  id: string;
+}
+
+export function normalizeListQuery(query: ListCallsQuery = {}): NormalizedListQuery {
+  const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Math.floor(query.limit);
+  if (!Number.isFinite(limit) || limit < 1) throw new InvalidRequestError(`"limit" must be between 1 and ${MAX_PAGE_SIZE}.`, 'limit');
+  return {
+    agent_id: query.agent_id,
+    trace_id: query.trace_id,
+    workflow_name: query.workflow_name,
+    since: query.since === undefined ? undefined : toIso(query.since, 'since'),
+    until: query.until === undefined ? undefined : toIso(query.until, 'until'),
+    limit: Math.min(limit, MAX_PAGE_SIZE),
+    after: query.cursor ? decodeCursor(query.cursor) : undefined,
+  };
+}
+
+export function encodeCursor(record: CursorPosition): string {
+  return Buffer.from(JSON.stringify([record.created_at, record.id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): CursorPosition {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+      return { created_at: value[0], id: value[1] };
+    }
+  } catch {
+    // Falls through to the error below.
+  }
+  throw new InvalidRequestError('"cursor" is not a cursor this store returned.', 'cursor', 'invalid_cursor');
+}
+
+/** Newest first; ties on `created_at` broken by id, so pages never skip or repeat a row. */
+export function newestFirst(a: CursorPosition, b: CursorPosition): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
+  return a.id === b.id ? 0 : a.id < b.id ? 1 : -1;
+}
+
+export function matchesListQuery(record: CallRecord, query: NormalizedListQuery): boolean {
+  if (query.agent_id !== undefined && record.agent_id !== query.agent_id) return false;
+  if (query.trace_id !== undefined && record.trace_id !== query.trace_id) return false;
+  if (query.workflow_name !== undefined && record.workflow_name !== query.workflow_name) return false;
+  if (query.since !== undefined && record.created_at < query.since) return false;
+  if (query.until !== undefined && record.created_at >= query.until) return false;
+  return query.after === undefined || newestFirst(record, query.after) > 0;
+}
+
+/** A page from rows already filtered and sorted newest first, fetched with one row beyond `limit`. */
+export function pageFrom(rows: CallRecord[], limit: number): CallPage {
+  const data = rows.slice(0, limit);
+  const last = data.at(-1);
+  return { data, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+/** The workflow view of a trace's calls, given oldest first. Shared so both stores add up identically. */
+export function summarizeWorkflow(traceId: string, calls: CallRecord[]): WorkflowSummary | null;
+export function summarizeWorkflow<Call extends CallTiming>(traceId: string, calls: Call[]): SummaryOf<Call> | null;
+export function summarizeWorkflow(traceId: string, calls: CallTiming[]): SummaryOf<CallTiming> | null {
+  const first = calls[0];
+  if (!first) return null;
+  const agents = new Map<string | null, AgentTotals>();
+  let cost = 0;
+  let end = Date.parse(first.created_at);
+  for (const call of calls) {
+    let totals = agents.get(call.agent_id);
+    if (!totals) {
+      totals = { agent_id: call.agent_id, calls: 0, cost_usd: 0, prompt_tokens: 0, completion_tokens: 0 };
+      agents.set(call.agent_id, totals);
+    }
+    totals.calls += 1;
+    totals.cost_usd += call.cost_usd;
+    totals.prompt_tokens += call.usage.prompt_tokens;
+    totals.completion_tokens += call.usage.completion_tokens;
+    cost += call.cost_usd;
+    end = Math.max(end, Date.parse(call.created_at) + call.latency_ms);
+  }
+  return {
+    trace_id: traceId,
+    workflow_name: calls.find((call) => call.workflow_name !== null)?.workflow_name ?? null,
+    calls,
+    agents: [...agents.values()].map((totals) => ({ ...totals, cost_usd: roundUsd(totals.cost_usd) })),
+    cost_usd: roundUsd(cost),
+    duration_ms: end - Date.parse(first.created_at),
+  };
+}
+
+/** A timeline from a full workflow summary: for stores without `workflowTimeline`, and the memory store. */
+export function timelineOf(summary: SummaryOf<CallTiming>, limit: number): WorkflowTimeline {
+  const calls = summary.calls.slice(0, limit).map(timingOf);
+  return { ...summary, calls, call_count: summary.calls.length };
+}
+
+export function timingOf(call: CallTiming): CallTiming {
+  const { id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms, usage } = call;
+  return {
+    id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms,
+    usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
+  };
+}
+
+/** Distinct traces of calls given newest first, at most `limit`. */
+export function tracesOf(
+  calls: Iterable<Pick<CallRecord, 'trace_id' | 'workflow_name' | 'created_at'>>,
+  limit: number,
+): TraceSummary[] {
+  const traces = new Map<string, TraceSummary>();
+  for (const call of calls) {
+    if (traces.size >= limit) break;
+    if (call.trace_id !== null && !traces.has(call.trace_id)) {
+      const { trace_id, workflow_name, created_at } = call;
+      traces.set(trace_id, { trace_id, workflow_name, created_at });
+    }
+  }
+  return [...traces.values()];
+}
+
+/** The daily-cost window: from midnight UTC `days - 1` days before `now` to the midnight after `now`. */
+export function dailyCostWindow(query: DailyCostQuery): { since: string; until: string } {
+  const days = Math.max(1, Math.floor(query.days ?? 30));
+  const now = query.now ?? new Date();
+  const midnight = (offsetDays: number) =>
+    new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + offsetDays)).toISOString();
+  return { since: midnight(-(days - 1)), until: midnight(1) };
+}
+
+export function compareDailyCostRows(a: DailyCostRow, b: DailyCostRow): number {
+  if (a.day !== b.day) return a.day < b.day ? -1 : 1;
+  return compareNullableText(a.workflow_name, b.workflow_name);
+}
+
+export function compareAgentSummaries(a: AgentSummary, b: AgentSummary): number {
+  if (a.cost_usd !== b.cost_usd) return b.cost_usd - a.cost_usd;
+  return compareNullableText(a.agent_id, b.agent_id);
+}
+
+/** `null` first, then code-unit order, as SQLite's BINARY collation sorts ASCII. */
+function compareNullableText(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1;
+}
+
+function toIso(value: string | Date, param: string): string {
+  const time = value instanceof Date ? value.getTime() : Date.parse(value);
+  if (Number.isNaN(time)) throw new InvalidRequestError(`"${param}" is not a date.`, param);
+  return new Date(time).toISOString();
+}
