@@ -87,7 +87,8 @@ const oursPooled = createGateway({ env: {}, providers: { openai: { apiKey, baseU
 
 // In-process: a fetch that answers at once with the mock's bytes. What remains is client-side work only (SDK,
 // Response parsing, and for createCompletion routing, translation and recording), without sockets or the kernel.
-const stubJSONHeaders = { 'content-type': 'application/json', 'x-request-id': 'req_bench' };
+// A JSON answer states its length, as an uncompressed one does (see docs/performance.md on a caller's own fetch).
+const stubJSONHeaders = { 'content-type': 'application/json', 'x-request-id': 'req_bench', 'content-length': String(completion.byteLength) };
 const stubSSEHeaders = { 'content-type': 'text/event-stream', 'x-request-id': 'req_bench' };
 const stubStream = Buffer.concat([streamHead, streamTail]);
 const stubFetch = (async (_input: string | URL | Request, init?: RequestInit) =>

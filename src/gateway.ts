@@ -52,7 +52,11 @@ export interface GatewayOptions {
    * the attempt (retried); after, it ends the stream with a StreamInterruptedError. Default: none.
    */
   streamIdleTimeoutMs?: number;
-  /** Largest answer body read from a provider, in bytes (default 64 MiB); a larger one fails with response_too_large. */
+  /**
+   * Largest answer body read from a provider, in bytes (default 64 MiB), counted on the wire and again decoded; a
+   * larger one fails with response_too_large. A `fetch` you pass in a provider's settings is held to it only when
+   * you set this option.
+   */
   maxResponseBytes?: number;
   /**
    * Connections kept to each provider (default 128). Calls beyond it wait for a free one; `switchyard serve` also
@@ -111,11 +115,12 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const registry = new ProviderRegistry([...builtInProviders, ...ownProviders(options.providers)]);
   const simulator = options.mock === true ? new MockProvider() : options.mock || undefined;
   const env = options.env ?? process.env;
+  const timeoutMs = options.timeoutMs ?? 600_000;
   const getProvider = createProviderPool({
     registry,
     providers: options.providers,
     env,
-    timeoutMs: options.timeoutMs ?? 600_000,
+    timeoutMs,
     simulator,
     transport: { maxResponseBytes: options.maxResponseBytes, connections: options.maxConnectionsPerProvider },
   });
@@ -131,6 +136,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       strict: options.strict ?? false,
       fallbacks: options.fallbacks ?? [],
       retry: { ...DEFAULT_RETRY, ...options.retry },
+      timeoutMs,
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },
       providers: options.providers,
     },

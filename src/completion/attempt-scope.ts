@@ -17,39 +17,67 @@ export class AttemptExpired extends Error {
 }
 
 /**
- * The life of one provider attempt: its own `AbortSignal`, which the caller's signal, the call's deadline and the
- * stream timeouts all abort. The adapter is handed `signal`; whoever finishes with the attempt calls `dispose()`
- * (for a stream, when the stream ends) so no timer or listener outlives it.
+ * How far the SDK's own timeout may end an attempt past the call's deadline before the attempt gets a signal of its
+ * own: with both at their 10-minute defaults, the first attempt needs none.
+ */
+const DEADLINE_SLACK_MS = 1_000;
+
+/**
+ * The life of one provider attempt: the `AbortSignal` the adapter is handed, which the caller's signal, the call's
+ * deadline and the stream limits all abort. Whoever finishes with the attempt calls `dispose()` (for a stream, when
+ * the stream ends) so no timer or listener outlives it.
+ *
+ * The signal is made only when something may need to abort the attempt: an SDK handed a signal links it to its
+ * own (about 30 µs a call), and an attempt the SDK's own timeout ends before the deadline needs none.
  */
 export class AttemptScope {
-  readonly #controller = new AbortController();
   readonly #callerSignal: AbortSignal | undefined;
-  readonly #onCallerAbort = () => this.#controller.abort(this.#callerSignal!.reason);
+  readonly #deadlineAt: number;
+  readonly #totalMs: number;
+  #controller: AbortController | undefined;
   #deadline: NodeJS.Timeout | undefined;
+  readonly #onCallerAbort = () => this.#controller?.abort(this.#callerSignal!.reason);
 
   /** `deadlineAt` is a `performance.now()` time; past it the attempt is aborted with `AttemptExpired('deadline')`. */
   constructor(callerSignal: AbortSignal | undefined, deadlineAt: number, totalMs: number) {
     this.#callerSignal = callerSignal;
-    if (callerSignal?.aborted) this.#controller.abort(callerSignal.reason);
-    else callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
-    const remaining = Math.max(0, deadlineAt - performance.now());
-    this.#deadline = setTimeout(() => this.expire(new AttemptExpired('deadline', totalMs)), remaining);
-    this.#deadline.unref();
+    this.#deadlineAt = deadlineAt;
+    this.#totalMs = totalMs;
   }
 
+  /**
+   * The signal to hand the adapter, or `undefined` when nothing could abort the attempt: no caller signal, no
+   * stream limit, and a deadline the SDK's own per-attempt timeout reaches first.
+   */
+  signalFor(needs: { attemptTimeoutMs: number; streamLimits: boolean }): AbortSignal | undefined {
+    const remaining = this.#deadlineAt - performance.now();
+    if (!this.#callerSignal && !needs.streamLimits && remaining + DEADLINE_SLACK_MS >= needs.attemptTimeoutMs) return undefined;
+    return this.signal;
+  }
+
+  /** The attempt's signal (made on first use, with the caller's signal linked and the deadline armed). */
   get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#callerSignal?.aborted) this.#controller.abort(this.#callerSignal.reason);
+      else this.#callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
+      const remaining = Math.max(0, this.#deadlineAt - performance.now());
+      this.#deadline = setTimeout(() => this.expire(new AttemptExpired('deadline', this.#totalMs)), remaining);
+      this.#deadline.unref();
+    }
     return this.#controller.signal;
   }
 
   /** The gateway's own reason the attempt was aborted, if it was (undefined when the caller aborted, or nothing did). */
   get expired(): AttemptExpired | undefined {
-    const reason: unknown = this.#controller.signal.reason;
+    const reason: unknown = this.#controller?.signal.reason;
     return reason instanceof AttemptExpired ? reason : undefined;
   }
 
   /** Aborts the attempt for one of the gateway's limits. */
   expire(reason: AttemptExpired): void {
-    this.#controller.abort(reason);
+    void this.signal;
+    this.#controller!.abort(reason);
   }
 
   /** The answer is in the caller's hands (complete, or streaming): the call's deadline no longer applies. */
@@ -60,7 +88,7 @@ export class AttemptScope {
 
   dispose(): void {
     this.settle();
-    this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
+    if (this.#controller) this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
   }
 }
 

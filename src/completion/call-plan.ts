@@ -36,6 +36,8 @@ export interface CallPlan {
   readonly retry: Required<RetryOptions>;
   /** When the call must be over, as a `performance.now()` time. */
   readonly deadlineAt: number;
+  /** The per-attempt timeout of one candidate provider (its SDK's request timeout). */
+  readonly attemptTimeoutMs: (provider: string) => number;
   /** The stream limits of one candidate provider: the call's own, else the provider's, else the gateway's. */
   readonly streamTimeouts: (provider: string) => StreamTimeouts;
   readonly signal: AbortSignal | undefined;

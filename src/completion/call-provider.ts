@@ -3,6 +3,7 @@ import { ProviderError } from '../errors.ts';
 import type { ProviderCall, ProviderCompletion } from '../providers/provider.ts';
 import { applyOutputSpec } from '../structured-output/apply-output-spec.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
+import type { AttemptScope } from './attempt-scope.ts';
 import { openStream, type OpenedStream } from './open-stream.ts';
 import type { Candidate } from './plan-candidates.ts';
 import type { AttemptOperation } from './run-attempts.ts';
@@ -11,7 +12,8 @@ import type { Services } from './services.ts';
 /** The attempt of a non-streamed call: one completion from one candidate. `extraMessages` follow the caller's. */
 export function completeAttempt(services: Services, plan: CallPlan, trace: CallTrace, extraMessages: ChatCompletionMessageParam[] = []): AttemptOperation<ProviderCompletion> {
   return (provider, candidate, scope) =>
-    inOutputMode(services, plan, trace, candidate, (native) => provider.complete(providerCall(plan, trace, candidate, native, scope.signal, extraMessages)));
+    inOutputMode(services, plan, trace, candidate, (native) =>
+      provider.complete(providerCall(plan, trace, candidate, native, attemptSignal(plan, candidate, scope, false), extraMessages)));
 }
 
 /**
@@ -21,7 +23,7 @@ export function completeAttempt(services: Services, plan: CallPlan, trace: CallT
 export function streamAttempt(services: Services, plan: CallPlan, trace: CallTrace): AttemptOperation<OpenedStream> {
   return (provider, candidate, scope) =>
     inOutputMode(services, plan, trace, candidate, async (native) => {
-      const source = await provider.stream(providerCall(plan, trace, candidate, native, scope.signal));
+      const source = await provider.stream(providerCall(plan, trace, candidate, native, attemptSignal(plan, candidate, scope, true)));
       return openStream(source, scope, plan.streamTimeouts(candidate.offering.provider));
     });
 }
@@ -32,7 +34,7 @@ function providerCall(
   trace: CallTrace,
   candidate: Candidate,
   native: boolean,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
   extraMessages: ChatCompletionMessageParam[] = [],
 ): ProviderCall {
   const body: Record<string, unknown> = { ...plan.body, model: candidate.offering.model };
@@ -47,6 +49,14 @@ function providerCall(
     signal,
     warn: trace.warn,
   };
+}
+
+/** The attempt's signal, when something may have to abort it (see `AttemptScope.signalFor`). */
+function attemptSignal(plan: CallPlan, candidate: Candidate, scope: AttemptScope, streaming: boolean): AbortSignal | undefined {
+  const provider = candidate.offering.provider;
+  const limits = streaming ? plan.streamTimeouts(provider) : undefined;
+  const streamLimits = limits !== undefined && (limits.firstTokenMs !== undefined || limits.idleMs !== undefined);
+  return scope.signalFor({ attemptTimeoutMs: plan.attemptTimeoutMs(provider), streamLimits });
 }
 
 /**

@@ -64,6 +64,7 @@ export async function resolveRequest(services: Services, request: CompletionRequ
     fallbacks: asked.fallbacks ?? services.settings.fallbacks,
     retry,
     deadlineAt: trace.startedMonotonic + retry.totalTimeoutMs,
+    attemptTimeoutMs: (provider) => services.settings.providers?.[provider]?.timeoutMs ?? services.settings.timeoutMs,
     streamTimeouts: (provider) => {
       const configured = services.settings.providers?.[provider];
       const defaults = services.settings.streamTimeouts;

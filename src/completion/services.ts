@@ -18,6 +18,8 @@ export interface Services {
     readonly strict: boolean;
     readonly fallbacks: readonly string[];
     readonly retry: Required<RetryOptions>;
+    /** Time one provider attempt may take (the SDKs' request timeout), unless the provider's settings say otherwise. */
+    readonly timeoutMs: number;
     readonly streamTimeouts: StreamTimeouts;
     readonly providers: Readonly<Record<string, ProviderSettings>> | undefined;
   };

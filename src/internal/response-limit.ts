@@ -38,20 +38,34 @@ export function withResponseLimit(fetchImpl: typeof fetch, maxBytes: number): ty
   return (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
     const response = await fetchImpl(input, init);
     if (!response.body) return response;
-    if (Number(response.headers.get('content-length')) > maxBytes) {
+    const length = response.headers.get('content-length');
+    if (Number(length) > maxBytes) {
       await response.body.cancel().catch(() => undefined);
       throw new TypeError('fetch failed', { cause: new ResponseTooLargeError(maxBytes) });
     }
-    let total = 0;
-    const limited = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (total > maxBytes) controller.error(new ResponseTooLargeError(maxBytes));
-        else controller.enqueue(chunk);
-      },
-    }));
-    const limitedResponse = new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
-    Object.defineProperty(limitedResponse, 'url', { value: response.url });
-    return limitedResponse;
+    // A body of a known length within the limit cannot pass it (fetch fails a body longer than its length); one
+    // that was compressed can, once decoded.
+    if (length !== null && !response.headers.has('content-encoding')) return response;
+    const limited = new Response(limitedBody(response.body, maxBytes), { status: response.status, statusText: response.statusText, headers: response.headers });
+    Object.defineProperty(limited, 'url', { value: response.url });
+    return limited;
   }) as typeof fetch;
+}
+
+/** The body, read chunk by chunk as it is pulled, failing once more than `maxBytes` came (one stream, no pipe). */
+function limitedBody(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let total = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) return controller.close();
+      total += value.byteLength;
+      if (total > maxBytes) {
+        controller.error(new ResponseTooLargeError(maxBytes));
+        await reader.cancel().catch(() => undefined);
+      } else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }

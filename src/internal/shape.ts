@@ -1,11 +1,24 @@
 /**
  * A small structural checker for JSON that arrives from outside (provider answers): each `Shape` says what a value
- * must look like and returns the first problem as text (`choices[0].message must be an object, got null`), or
- * `undefined` when the value fits. Object shapes check the keys they name and ignore the rest, so fields a provider
- * adds later pass. Written by hand rather than with a schema library: it runs on every answer and every stream
- * event, and costs about a microsecond there.
+ * must look like, and `checkShape` returns the first problem as text (`choices[0].message must be an object, got
+ * null`), or `undefined` when the value fits. Object shapes check the keys they name and ignore the rest, so fields
+ * a provider adds later pass. Written by hand rather than with a schema library: it runs on every answer and every
+ * stream event, and allocates nothing unless a value does not fit (the path is put together on the way out).
  */
-export type Shape = (value: unknown, path: string) => string | undefined;
+export type Shape = (value: unknown) => Mismatch | undefined;
+
+/** Where a value does not fit (relative to the shape that was checked) and what was expected. */
+export interface Mismatch {
+  path: string;
+  problem: string;
+}
+
+/** The first mismatch of `value` against `shape`, as a sentence; `undefined` when it fits. */
+export function checkShape(shape: Shape, value: unknown): string | undefined {
+  const mismatch = shape(value);
+  if (!mismatch) return undefined;
+  return `${mismatch.path.replace(/^\./, '') || 'the answer'} ${mismatch.problem}`;
+}
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
@@ -13,40 +26,40 @@ function kindOf(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
 }
 
-function expected(what: string, value: unknown, path: string): string {
-  return `${path || 'the answer'} must be ${what}, got ${kindOf(value)}`;
+function expected(what: string, value: unknown): Mismatch {
+  return { path: '', problem: `must be ${what}, got ${kindOf(value)}` };
 }
 
-export const string: Shape = (value, path) => (typeof value === 'string' ? undefined : expected('a string', value, path));
-export const number: Shape = (value, path) => (typeof value === 'number' && Number.isFinite(value) ? undefined : expected('a number', value, path));
-export const boolean: Shape = (value, path) => (typeof value === 'boolean' ? undefined : expected('a boolean', value, path));
-/** Anything at all, including nothing: for fields that are passed on untouched and never read. */
-export const any: Shape = () => undefined;
+export const string: Shape = (value) => (typeof value === 'string' ? undefined : expected('a string', value));
+export const number: Shape = (value) => (typeof value === 'number' && Number.isFinite(value) ? undefined : expected('a number', value));
+export const boolean: Shape = (value) => (typeof value === 'boolean' ? undefined : expected('a boolean', value));
 
 /** A JSON object (not an array, not null). */
-export const plainObject: Shape = (value, path) => (isPlainObject(value) ? undefined : expected('an object', value, path));
+export const plainObject: Shape = (value) => (isPlainObject(value) ? undefined : expected('an object', value));
 
 /** `undefined` (the key is missing) or the shape. */
 export function optional(shape: Shape): Shape {
-  return (value, path) => (value === undefined ? undefined : shape(value, path));
+  return (value) => (value === undefined ? undefined : shape(value));
 }
 
 /** `undefined`, `null` or the shape: the common "may be absent" of JSON APIs. */
 export function nullish(shape: Shape): Shape {
-  return (value, path) => (value === undefined || value === null ? undefined : shape(value, path));
+  return (value) => (value === undefined || value === null ? undefined : shape(value));
 }
 
 export function literal(...allowed: ReadonlyArray<string | number | boolean | null>): Shape {
-  return (value, path) => (allowed.includes(value as string) ? undefined : expected(`one of ${allowed.map((item) => JSON.stringify(item)).join(', ')}`, value, path));
+  return (value) => (allowed.includes(value as string) ? undefined : expected(`one of ${allowed.map((item) => JSON.stringify(item)).join(', ')}`, value));
 }
 
 export function array(item: Shape, options: { min?: number } = {}): Shape {
-  return (value, path) => {
-    if (!Array.isArray(value)) return expected('an array', value, path);
-    if (options.min !== undefined && value.length < options.min) return `${path || 'the answer'} must have at least ${options.min} item${options.min === 1 ? '' : 's'}, got none`;
+  return (value) => {
+    if (!Array.isArray(value)) return expected('an array', value);
+    if (options.min !== undefined && value.length < options.min) {
+      return { path: '', problem: `must have at least ${options.min} item${options.min === 1 ? '' : 's'}, got none` };
+    }
     for (let index = 0; index < value.length; index++) {
-      const problem = item(value[index], `${path}[${index}]`);
-      if (problem) return problem;
+      const mismatch = item(value[index]);
+      if (mismatch) return within(`[${index}]`, mismatch);
     }
     return undefined;
   };
@@ -55,11 +68,11 @@ export function array(item: Shape, options: { min?: number } = {}): Shape {
 /** An object whose named keys fit their shapes; other keys are not looked at. */
 export function object(fields: Record<string, Shape>): Shape {
   const entries = Object.entries(fields);
-  return (value, path) => {
-    if (!isPlainObject(value)) return expected('an object', value, path);
+  return (value) => {
+    if (!isPlainObject(value)) return expected('an object', value);
     for (const [key, shape] of entries) {
-      const problem = shape(value[key], path ? `${path}.${key}` : key);
-      if (problem) return problem;
+      const mismatch = shape(value[key]);
+      if (mismatch) return within(`.${key}`, mismatch);
     }
     return undefined;
   };
@@ -67,19 +80,24 @@ export function object(fields: Record<string, Shape>): Shape {
 
 /** Chooses the shape by the value's `type` field; types not listed fit `otherwise` (default: any object). */
 export function byType(shapes: Record<string, Shape>, otherwise: Shape = plainObject): Shape {
-  return (value, path) => {
-    if (!isPlainObject(value)) return expected('an object', value, path);
+  return (value) => {
+    if (!isPlainObject(value)) return expected('an object', value);
     const type = value.type;
     const shape = typeof type === 'string' && Object.hasOwn(shapes, type) ? shapes[type]! : otherwise;
-    return shape(value, path);
+    return shape(value);
   };
 }
 
 /** Both shapes. */
 export function both(first: Shape, second: Shape): Shape {
-  return (value, path) => first(value, path) ?? second(value, path);
+  return (value) => first(value) ?? second(value);
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function within(step: string, mismatch: Mismatch): Mismatch {
+  mismatch.path = step + mismatch.path;
+  return mismatch;
 }

@@ -36,6 +36,11 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     ...(options.transport?.connections !== undefined ? { connections: options.transport.connections } : {}),
   };
 
+  // A caller's own fetch is theirs to bound, unless they set maxResponseBytes: limiting a stream that arrives through
+  // it costs a web stream per answer, where the pooled transport counts on the wire for nothing.
+  const explicitLimit = options.transport?.maxResponseBytes;
+  const ownFetch = (fetchImpl: typeof fetch) => (explicitLimit === undefined ? fetchImpl : withResponseLimit(fetchImpl, explicitLimit));
+
   async function load(name: string): Promise<Provider | { missing: string }> {
     const definition = options.registry.get(name);
     if (options.simulator) return standIn(options.simulator, definition);
@@ -46,7 +51,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     const settings: ResolvedProviderSettings = {
       ...configured,
       ...found,
-      fetch: configured.fetch ? withResponseLimit(configured.fetch, maxResponseBytes) : (pooledFetch ??= createPooledFetch(transport)),
+      fetch: configured.fetch ? ownFetch(configured.fetch) : (pooledFetch ??= createPooledFetch(transport)),
       timeoutMs: configured.timeoutMs ?? options.timeoutMs,
     };
     return definition.create(settings);

@@ -1,3 +1,4 @@
+import { checkShape } from '../../internal/shape.ts';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ProviderError } from '../../errors.ts';
 import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
@@ -39,7 +40,7 @@ class AnthropicProvider implements Provider {
     const params = toAnthropicRequest(call, false);
     try {
       const message = await this.#client.messages.create({ ...params, stream: false }, { signal: call.signal ?? null });
-      const problem = checkMessage(message, '');
+      const problem = checkShape(checkMessage, message);
       if (problem) throw invalidResponse(this.#scope(params.model), problem);
       return toCompletion(message);
     } catch (error) {
@@ -72,7 +73,7 @@ class AnthropicProvider implements Provider {
         if (next.done) break;
         // Events already buffered would keep coming after an abort; stop at once instead.
         if (signal?.aborted) break;
-        const problem = checkStreamEvent(next.value, '');
+        const problem = checkShape(checkStreamEvent, next.value);
         if (problem) throw invalidResponse(this.#scope(model), `stream event: ${problem}`);
         yield* converter.handle(next.value);
       }

@@ -1,3 +1,4 @@
+import { checkShape } from '../../internal/shape.ts';
 import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import { ProviderError, isRetryableStatus } from '../../errors.ts';
 import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
@@ -67,7 +68,7 @@ class GoogleProvider implements Provider {
     } catch (error) {
       throw this.#toProviderError(error, request.model, call, 'request');
     }
-    const problem = checkResponse(response, '');
+    const problem = checkShape(checkResponse, response);
     if (problem) throw invalidResponse(this.#scope(request.model), problem);
     const completion = toCompletion(response, request.model, droppedPartReporter(call));
     if (completion.choices.length === 0) throw invalidResponse(this.#scope(request.model), 'no candidates, and no reason the prompt was blocked');
@@ -113,7 +114,7 @@ class GoogleProvider implements Provider {
           throw this.#toProviderError(error, model, call, 'stream');
         }
         if (next.done) break;
-        const problem = checkResponse(next.value, '');
+        const problem = checkShape(checkResponse, next.value);
         if (problem) throw invalidResponse(this.#scope(model), `stream chunk: ${problem}`);
         yield* converter.convert(next.value);
       }

@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { ProviderError, isRetryableStatus } from '../../errors.ts';
 import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
-import { isPlainObject } from '../../internal/shape.ts';
+import { checkShape, isPlainObject } from '../../internal/shape.ts';
 import { checkChunk, checkCompletion } from './answer-shape.ts';
 import { toOpenAIRequest } from './convert-request.ts';
 import { arrayOrEmpty, normalizeChoice } from './normalize-answer.ts';
@@ -38,7 +38,7 @@ export class OpenAIProvider implements Provider {
       const completion = (await this.#client.chat.completions.create(body, { signal: call.signal })) as ProviderCompletion;
       if (isPlainObject(completion) && completion.usage === null) delete completion.usage;
       for (const choice of arrayOrEmpty(completion?.choices)) normalizeChoice(choice, 'message', this.#quirks);
-      const problem = checkCompletion(completion, '');
+      const problem = checkShape(checkCompletion, completion);
       if (problem) throw invalidResponse(this.#scope(body.model), problem);
       return completion;
     } catch (error) {
@@ -67,7 +67,7 @@ export class OpenAIProvider implements Provider {
     try {
       for await (const chunk of stream) {
         for (const choice of arrayOrEmpty(chunk?.choices)) normalizeChoice(choice, 'delta', this.#quirks);
-        const problem = checkChunk(chunk, '');
+        const problem = checkShape(checkChunk, chunk);
         if (problem) throw invalidResponse(this.#scope(model), `stream chunk: ${problem}`);
         // Azure opens streams with a choice-less chunk that only carries prompt_filter_results.
         if (chunk.choices.length === 0 && !chunk.usage) continue;

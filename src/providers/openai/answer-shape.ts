@@ -11,7 +11,7 @@ const toolCall: Shape = byType(
     function: object({ id: string, function: object({ name: string, arguments: string }) }),
     custom: object({ id: string, custom: object({ name: string, input: string }) }),
   },
-  (value, path) => `${path}.type must be "function" or "custom", got ${JSON.stringify((value as { type?: unknown }).type)}`,
+  (value) => ({ path: '.type', problem: `must be "function" or "custom", got ${JSON.stringify((value as { type?: unknown }).type)}` }),
 );
 
 /** OpenAI's finish reasons; providers' own (Mistral's `model_length`) are mapped to these by the adapter first. */

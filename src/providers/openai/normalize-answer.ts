@@ -17,19 +17,25 @@ export function normalizeChoice(choice: unknown, field: 'message' | 'delta', qui
     message.reasoning_content = message[reasoning];
     delete message[reasoning];
   }
-  dropNulls(message, field === 'delta' ? ['role', 'tool_calls', 'function_call'] : ['tool_calls', 'function_call']);
+  dropNulls(message, field === 'delta' ? DELTA_OPTIONALS : MESSAGE_OPTIONALS);
   // A message's content is always present in OpenAI's form: null when there is none (a tool call).
   if (field === 'message' && message.content === undefined) message.content = null;
   if (field !== 'delta' || !Array.isArray(message.tool_calls)) return;
   for (const toolCall of message.tool_calls) {
     if (!isPlainObject(toolCall)) continue;
-    dropNulls(toolCall, ['id', 'type', 'function']);
-    if (isPlainObject(toolCall.function)) dropNulls(toolCall.function, ['name', 'arguments']);
+    dropNulls(toolCall, TOOL_CALL_OPTIONALS);
+    if (isPlainObject(toolCall.function)) dropNulls(toolCall.function, FUNCTION_OPTIONALS);
   }
 }
 
+// Fields OpenAI's types mark optional but not nullable.
+const MESSAGE_OPTIONALS = ['tool_calls', 'function_call'];
+const DELTA_OPTIONALS = ['role', 'tool_calls', 'function_call'];
+const TOOL_CALL_OPTIONALS = ['id', 'type', 'function'];
+const FUNCTION_OPTIONALS = ['name', 'arguments'];
+
 function dropNulls(record: Record<string, unknown>, keys: readonly string[]): void {
-  for (const key of keys) if (record[key] === null) delete record[key];
+  for (let index = 0; index < keys.length; index++) if (record[keys[index]!] === null) delete record[keys[index]!];
 }
 
 export function arrayOrEmpty(value: unknown): unknown[] {
