@@ -11,7 +11,15 @@ declare module 'autocannon' {
     pipelining?: number;
     timeout?: number;
   }
-  interface Histogram { average: number; mean: number; p50: number; p90: number; p99: number; max: number; total: number }
+  interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+    total: number;
+  }
   interface Result {
     requests: Histogram;
     latency: Histogram;

@@ -27,7 +27,8 @@ const { values: args, positionals } = parseArgs({
     'records-off-b': { type: 'boolean', default: false },
   },
 });
-if (positionals.length !== 2) throw new Error('usage: node --expose-gc bench/compare.ts <treeA> <treeB> [--case plain|schema|big|stream]');
+if (positionals.length !== 2)
+  throw new Error('usage: node --expose-gc bench/compare.ts <treeA> <treeB> [--case plain|schema|big|stream]');
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 
@@ -37,18 +38,32 @@ const [a, b] = await Promise.all(positionals.map(load));
 
 // A JSON answer states its length, as an uncompressed one does (docs/performance.md: a caller's own fetch limits
 // the size of a body without one as it streams, at a cost).
-const headers = { 'content-type': 'application/json', 'x-request-id': 'req_bench', 'content-length': String(completion.byteLength) };
+const headers = {
+  'content-type': 'application/json',
+  'x-request-id': 'req_bench',
+  'content-length': String(completion.byteLength),
+};
 const stream = args.case === 'stream';
 const sse = Buffer.concat([streamHead, streamTail]);
-const stubFetch = (async () => (stream ? new Response(sse, { headers: { 'content-type': 'text/event-stream' } }) : new Response(completion, { headers }))) as unknown as typeof fetch;
+const stubFetch = (async () =>
+  stream
+    ? new Response(sse, { headers: { 'content-type': 'text/event-stream' } })
+    : new Response(completion, { headers })) as unknown as typeof fetch;
 const apiKey = 'sk-bench-0000000000000000';
 const baseURL = 'http://127.0.0.1:9/v1';
 const messages: Array<{ role: 'system' | 'user'; content: string }> = [
   { role: 'system', content: 'You are a terse geography assistant. Answer with facts only.' },
-  { role: 'user', content: 'Which city is the capital of France, in which country is it, and how many people live there?' },
+  {
+    role: 'user',
+    content: 'Which city is the capital of France, in which country is it, and how many people live there?',
+  },
 ];
 if (args.case === 'big') {
-  for (let index = 0; index < 30; index++) messages.push({ role: index % 2 ? 'user' : 'system', content: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(12) });
+  for (let index = 0; index < 30; index++)
+    messages.push({
+      role: index % 2 ? 'user' : 'system',
+      content: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(12),
+    });
 }
 const schema = {
   type: 'object',
@@ -59,10 +74,16 @@ const schema = {
 const request = {
   model: 'gpt-4o-mini-latest',
   messages,
-  ...(args.case === 'schema' ? { response_format: { type: 'json_schema' as const, json_schema: { name: 'city', schema, strict: true } } } : {}),
+  ...(args.case === 'schema'
+    ? { response_format: { type: 'json_schema' as const, json_schema: { name: 'city', schema, strict: true } } }
+    : {}),
 };
 const gatewayA = a!.createGateway({ env: {}, providers: { openai: { apiKey, baseURL, fetch: stubFetch } } });
-const gatewayB = b!.createGateway({ env: {}, ...(args['records-off-b'] ? { records: false as const } : {}), providers: { openai: { apiKey, baseURL, fetch: stubFetch } } });
+const gatewayB = b!.createGateway({
+  env: {},
+  ...(args['records-off-b'] ? { records: false as const } : {}),
+  providers: { openai: { apiKey, baseURL, fetch: stubFetch } },
+});
 const sdk = new OpenAI({ apiKey, baseURL, fetch: stubFetch });
 
 /** `--case stream`: every chunk read to the end. */
@@ -85,9 +106,11 @@ async function batch(call: () => Promise<unknown>, calls: number, concurrency: n
   gc!();
   let next = 0;
   const started = process.cpuUsage();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next++ < calls) await call();
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < calls) await call();
+    }),
+  );
   // Records are built on the next turn of the event loop: bill them to this batch.
   await new Promise((done) => setImmediate(done));
   await new Promise((done) => setImmediate(done));
@@ -101,12 +124,23 @@ for (const call of Object.values(cases)) await batch(call, calls, concurrency);
 const results: Record<string, number[]> = { sdk: [], A: [], B: [] };
 const names = Object.keys(cases);
 for (let round = 0; round < Number(args.rounds); round++) {
-  for (const name of names.map((_, index) => names[(index + round) % names.length]!)) results[name]!.push(await batch(cases[name]!, calls, concurrency));
+  for (const name of names.map((_, index) => names[(index + round) % names.length]!))
+    results[name]!.push(await batch(cases[name]!, calls, concurrency));
 }
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1]!;
-const paired = (left: string, right: string) => median(results[left]!.map((value, index) => value - results[right]![index]!));
-console.log(`case ${args.case}, ${args.rounds} rounds × ${calls} calls at concurrency ${concurrency}; CPU µs per call, medians of rounds`);
-console.log(`  openai SDK alone ${median(results.sdk!).toFixed(1)}, A ${median(results.A!).toFixed(1)}, B ${median(results.B!).toFixed(1)}`);
-console.log(`  A − SDK ${paired('A', 'sdk').toFixed(1)}, B − SDK ${paired('B', 'sdk').toFixed(1)}, B − A ${paired('B', 'A').toFixed(1)} (paired per round)`);
+const paired = (left: string, right: string) =>
+  median(results[left]!.map((value, index) => value - results[right]![index]!));
+console.log(
+  `case ${args.case}, ${args.rounds} rounds × ${calls} calls at concurrency ${concurrency}; CPU µs per call, ` +
+    `medians of rounds`,
+);
+console.log(
+  `  openai SDK alone ${median(results.sdk!).toFixed(1)}, A ${median(results.A!).toFixed(1)}, B ` +
+    `${median(results.B!).toFixed(1)}`,
+);
+console.log(
+  `  A − SDK ${paired('A', 'sdk').toFixed(1)}, B − SDK ${paired('B', 'sdk').toFixed(1)}, B − A ` +
+    `${paired('B', 'A').toFixed(1)} (paired per round)`,
+);
 await Promise.all([gatewayA.close(), gatewayB.close()]);
 process.exit(0);

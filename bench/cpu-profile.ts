@@ -1,6 +1,10 @@
 /** The parts of a V8 `.cpuprofile` the profiling scripts read, and how they name where a sample was taken. */
 export interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+  nodes: Array<{
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }>;
   startTime: number;
   endTime: number;
   samples: number[];

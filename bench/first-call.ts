@@ -37,7 +37,12 @@ if (args.target === 'openai-sdk') {
 } else {
   // `<provider>-pooled`: the provider's SDK gets createPooledFetch() instead of its default fetch.
   const [provider, pooled] = (args.target ?? '').split('-');
-  const model = ({ openai: 'gpt-4o-mini-latest', anthropic: 'claude-sonnet-latest', google: 'gemini-2.5-flash' } as Record<string, string>)[provider ?? ''];
+  const model = (
+    { openai: 'gpt-4o-mini-latest', anthropic: 'claude-sonnet-latest', google: 'gemini-2.5-flash' } as Record<
+      string,
+      string
+    >
+  )[provider ?? ''];
   if (!model || (pooled !== undefined && pooled !== 'pooled')) throw new Error(`unknown --target ${args.target}`);
   const transport = pooled ? { fetch: createPooledFetch() } : {};
   const gateway = createGateway({

@@ -2,7 +2,8 @@
  * The measured process: every client under test, in one process, against the mock provider started by run.ts.
  * Prints one JSON object (see `LoadResult`) on stdout. Run it through bench/run.ts; alone:
  *
- *   node --expose-gc bench/load.ts --port 12345 [--rounds 5] [--seq 200] [--calls 1000] [--concurrency 32] [--only ours,sdk]
+ *   node --expose-gc bench/load.ts --port 12345 [--rounds 5] [--seq 200] [--calls 1000] [--concurrency 32] [--only
+ * ours,sdk]
  *
  * Method: warm-up, then `rounds` rounds; each round runs every scenario (in an order rotated every round, so drift
  * is spread evenly) once sequentially and once at `concurrency` in flight. A full GC runs before each batch so one
@@ -25,6 +26,7 @@ export interface Scenario {
   /** Calls per batch relative to the others (in-process scenarios are fast and get more). */
   weight?: number;
   /** One call; streams resolve to the `performance.now()` at which the first chunk with text arrived. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: the non-stream scenarios are `async () => void (await …)`.
   run(): Promise<number | void>;
 }
 
@@ -41,7 +43,10 @@ export interface LoadResult {
   /** scenario → mode ('seq' | 'c<N>') → one entry per round. */
   rounds: Record<string, Record<string, BatchStats[]>>;
   /** Latencies of every round pooled: scenario → mode → stats. */
-  pooled: Record<string, Record<string, { medianMs: number; p99Ms: number; ttfcMedianMs: number | null; ttfcP99Ms: number | null }>>;
+  pooled: Record<
+    string,
+    Record<string, { medianMs: number; p99Ms: number; ttfcMedianMs: number | null; ttfcP99Ms: number | null }>
+  >;
 }
 
 const { values: args } = parseArgs({
@@ -63,8 +68,14 @@ const baseURL = `${origin}/v1`;
 const apiKey = 'sk-bench-0000000000000000';
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-const systemMessage = { role: 'system' as const, content: 'You are a terse geography assistant. Answer with facts only.' };
-const userMessage = { role: 'user' as const, content: 'Which city is the capital of France, in which country is it, and how many people live there?' };
+const systemMessage = {
+  role: 'system' as const,
+  content: 'You are a terse geography assistant. Answer with facts only.',
+};
+const userMessage = {
+  role: 'user' as const,
+  content: 'Which city is the capital of France, in which country is it, and how many people live there?',
+};
 const messages = [systemMessage, userMessage];
 const schema = {
   type: 'object',
@@ -88,7 +99,11 @@ const oursPooled = createGateway({ env: {}, providers: { openai: { apiKey, baseU
 // In-process: a fetch that answers at once with the mock's bytes. What remains is client-side work only (SDK,
 // Response parsing, and for createCompletion routing, translation and recording), without sockets or the kernel.
 // A JSON answer states its length, as an uncompressed one does (see docs/performance.md on a caller's own fetch).
-const stubJSONHeaders = { 'content-type': 'application/json', 'x-request-id': 'req_bench', 'content-length': String(completion.byteLength) };
+const stubJSONHeaders = {
+  'content-type': 'application/json',
+  'x-request-id': 'req_bench',
+  'content-length': String(completion.byteLength),
+};
 const stubSSEHeaders = { 'content-type': 'text/event-stream', 'x-request-id': 'req_bench' };
 const stubStream = Buffer.concat([streamHead, streamTail]);
 const stubFetch = (async (_input: string | URL | Request, init?: RequestInit) =>
@@ -103,7 +118,8 @@ const aiModel = aiProvider.chatModel('gpt-4o-mini');
 /** The AI SDK's idiom (and no warning per call): the system prompt as `system`, not as a message. */
 const aiPrompt = { system: systemMessage.content, messages: [userMessage] };
 
-const hasText = (chunk: { choices: Array<{ delta?: { content?: string | null } }> }) => Boolean(chunk.choices[0]?.delta?.content);
+const hasText = (chunk: { choices: Array<{ delta?: { content?: string | null } }> }) =>
+  Boolean(chunk.choices[0]?.delta?.content);
 
 async function consume<T>(stream: AsyncIterable<T>, isText: (item: T) => boolean): Promise<number> {
   let first = 0;
@@ -113,63 +129,159 @@ async function consume<T>(stream: AsyncIterable<T>, isText: (item: T) => boolean
 
 export const scenarios: Scenario[] = [
   {
-    name: 'floor', label: 'undici.request (floor)', stream: false,
+    name: 'floor',
+    label: 'undici.request (floor)',
+    stream: false,
     run: async () => {
-      const { body } = await request(chatURL, { method: 'POST', headers: floorHeaders, body: JSON.stringify({ model: 'gpt-4o-mini', messages }), dispatcher: floorAgent });
+      const { body } = await request(chatURL, {
+        method: 'POST',
+        headers: floorHeaders,
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages }),
+        dispatcher: floorAgent,
+      });
       await body.json();
     },
   },
-  { name: 'sdk', label: 'openai SDK, defaults', stream: false, run: async () => void (await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages })) },
-  { name: 'sdk-pooled', label: 'openai SDK + pooled fetch', stream: false, run: async () => void (await sdkPooled.chat.completions.create({ model: 'gpt-4o-mini', messages })) },
-  { name: 'ours', label: 'createCompletion', stream: false, run: async () => void (await ours.createCompletion({ model: 'gpt-4o-mini-latest', messages })) },
-  { name: 'ours-pooled', label: 'createCompletion + pooled fetch', stream: false, run: async () => void (await oursPooled.createCompletion({ model: 'gpt-4o-mini-latest', messages })) },
   {
-    name: 'ours-schema', label: 'createCompletion json_schema', stream: false,
-    run: async () => void (await ours.createCompletion({ model: 'gpt-4o-mini-latest', messages, response_format: responseFormat })),
+    name: 'sdk',
+    label: 'openai SDK, defaults',
+    stream: false,
+    run: async () => void (await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages })),
   },
   {
-    name: 'ours-schema-pooled', label: 'createCompletion json_schema + pooled', stream: false,
-    run: async () => void (await oursPooled.createCompletion({ model: 'gpt-4o-mini-latest', messages, response_format: responseFormat })),
+    name: 'sdk-pooled',
+    label: 'openai SDK + pooled fetch',
+    stream: false,
+    run: async () => void (await sdkPooled.chat.completions.create({ model: 'gpt-4o-mini', messages })),
   },
-  { name: 'ai', label: 'AI SDK generateText', stream: false, run: async () => void (await generateText({ model: aiModel, ...aiPrompt })) },
   {
-    name: 'floor-stream', label: 'undici.request SSE (floor)', stream: true,
+    name: 'ours',
+    label: 'createCompletion',
+    stream: false,
+    run: async () => void (await ours.createCompletion({ model: 'gpt-4o-mini-latest', messages })),
+  },
+  {
+    name: 'ours-pooled',
+    label: 'createCompletion + pooled fetch',
+    stream: false,
+    run: async () => void (await oursPooled.createCompletion({ model: 'gpt-4o-mini-latest', messages })),
+  },
+  {
+    name: 'ours-schema',
+    label: 'createCompletion json_schema',
+    stream: false,
+    run: async () =>
+      void (await ours.createCompletion({ model: 'gpt-4o-mini-latest', messages, response_format: responseFormat })),
+  },
+  {
+    name: 'ours-schema-pooled',
+    label: 'createCompletion json_schema + pooled',
+    stream: false,
+    run: async () =>
+      void (await oursPooled.createCompletion({
+        model: 'gpt-4o-mini-latest',
+        messages,
+        response_format: responseFormat,
+      })),
+  },
+  {
+    name: 'ai',
+    label: 'AI SDK generateText',
+    stream: false,
+    run: async () => void (await generateText({ model: aiModel, ...aiPrompt })),
+  },
+  {
+    name: 'floor-stream',
+    label: 'undici.request SSE (floor)',
+    stream: true,
     run: async () => {
       const { body } = await request(chatURL, {
-        method: 'POST', headers: floorHeaders, body: JSON.stringify({ model: 'gpt-4o-mini', messages, stream: true }), dispatcher: floorAgent,
+        method: 'POST',
+        headers: floorHeaders,
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages, stream: true }),
+        dispatcher: floorAgent,
       });
       return consume(body, () => true);
     },
   },
-  { name: 'sdk-stream', label: 'openai SDK stream', stream: true, run: async () => consume(await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true }), hasText) },
   {
-    name: 'ours-stream', label: 'createCompletion stream', stream: true,
-    run: async () => consume(await ours.createCompletion({ model: 'gpt-4o-mini-latest', messages, stream: true }), hasText),
+    name: 'sdk-stream',
+    label: 'openai SDK stream',
+    stream: true,
+    run: async () =>
+      consume(await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true }), hasText),
   },
   {
-    name: 'ours-stream-pooled', label: 'createCompletion stream + pooled', stream: true,
-    run: async () => consume(await oursPooled.createCompletion({ model: 'gpt-4o-mini-latest', messages, stream: true }), hasText),
-  },
-  { name: 'ai-stream', label: 'AI SDK streamText', stream: true, run: async () => consume(streamText({ model: aiModel, ...aiPrompt }).textStream, (text) => text.length > 0) },
-  { name: 'sdk-stub', label: 'in-process: openai SDK', stream: false, weight: 4, run: async () => void (await sdkStub.chat.completions.create({ model: 'gpt-4o-mini', messages })) },
-  { name: 'ours-stub', label: 'in-process: createCompletion', stream: false, weight: 4, run: async () => void (await oursStub.createCompletion({ model: 'gpt-4o-mini-latest', messages })) },
-  {
-    name: 'ours-schema-stub', label: 'in-process: createCompletion json_schema', stream: false, weight: 4,
-    run: async () => void (await oursStub.createCompletion({ model: 'gpt-4o-mini-latest', messages, response_format: responseFormat })),
+    name: 'ours-stream',
+    label: 'createCompletion stream',
+    stream: true,
+    run: async () =>
+      consume(await ours.createCompletion({ model: 'gpt-4o-mini-latest', messages, stream: true }), hasText),
   },
   {
-    name: 'sdk-stream-stub', label: 'in-process: openai SDK stream', stream: true, weight: 4,
-    run: async () => consume(await sdkStub.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true }), hasText),
+    name: 'ours-stream-pooled',
+    label: 'createCompletion stream + pooled',
+    stream: true,
+    run: async () =>
+      consume(await oursPooled.createCompletion({ model: 'gpt-4o-mini-latest', messages, stream: true }), hasText),
   },
   {
-    name: 'ours-stream-stub', label: 'in-process: createCompletion stream', stream: true, weight: 4,
-    run: async () => consume(await oursStub.createCompletion({ model: 'gpt-4o-mini-latest', messages, stream: true }), hasText),
+    name: 'ai-stream',
+    label: 'AI SDK streamText',
+    stream: true,
+    run: async () => consume(streamText({ model: aiModel, ...aiPrompt }).textStream, (text) => text.length > 0),
+  },
+  {
+    name: 'sdk-stub',
+    label: 'in-process: openai SDK',
+    stream: false,
+    weight: 4,
+    run: async () => void (await sdkStub.chat.completions.create({ model: 'gpt-4o-mini', messages })),
+  },
+  {
+    name: 'ours-stub',
+    label: 'in-process: createCompletion',
+    stream: false,
+    weight: 4,
+    run: async () => void (await oursStub.createCompletion({ model: 'gpt-4o-mini-latest', messages })),
+  },
+  {
+    name: 'ours-schema-stub',
+    label: 'in-process: createCompletion json_schema',
+    stream: false,
+    weight: 4,
+    run: async () =>
+      void (await oursStub.createCompletion({
+        model: 'gpt-4o-mini-latest',
+        messages,
+        response_format: responseFormat,
+      })),
+  },
+  {
+    name: 'sdk-stream-stub',
+    label: 'in-process: openai SDK stream',
+    stream: true,
+    weight: 4,
+    run: async () =>
+      consume(await sdkStub.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true }), hasText),
+  },
+  {
+    name: 'ours-stream-stub',
+    label: 'in-process: createCompletion stream',
+    stream: true,
+    weight: 4,
+    run: async () =>
+      consume(await oursStub.createCompletion({ model: 'gpt-4o-mini-latest', messages, stream: true }), hasText),
   },
 ];
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-async function batch(scenario: Scenario, baseCalls: number, concurrency: number): Promise<{ stats: BatchStats; latencies: number[]; ttfc: number[] }> {
+async function batch(
+  scenario: Scenario,
+  baseCalls: number,
+  concurrency: number,
+): Promise<{ stats: BatchStats; latencies: number[]; ttfc: number[] }> {
   gc?.();
   const calls = baseCalls * (scenario.weight ?? 1);
   const latencies = new Array<number>(calls);
@@ -229,9 +341,14 @@ async function main(): Promise<void> {
     const cpuStart = process.cpuUsage();
     for (const scenario of selected) await batch(scenario, Number(args.profile), concurrency);
     const cpu = process.cpuUsage(cpuStart);
-    process.stdout.write(`${JSON.stringify({
-      profileStartUs: Number(started), profileEndUs: Number(process.hrtime.bigint() / 1000n), calls: Number(args.profile) * selected.length, cpuUs: cpu.user + cpu.system,
-    })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({
+        profileStartUs: Number(started),
+        profileEndUs: Number(process.hrtime.bigint() / 1000n),
+        calls: Number(args.profile) * selected.length,
+        cpuUs: cpu.user + cpu.system,
+      })}\n`,
+    );
     await Promise.all([ours.close(), oursPooled.close(), oursStub.close(), floorAgent.close()]);
     return;
   }
@@ -239,7 +356,10 @@ async function main(): Promise<void> {
   const rounds = Number(args.rounds);
   const seq = Number(args.seq);
   const calls = Number(args.calls);
-  const modes: Array<[mode: string, calls: number, concurrency: number]> = [['seq', seq, 1], [`c${concurrency}`, calls, concurrency]];
+  const modes: Array<[mode: string, calls: number, concurrency: number]> = [
+    ['seq', seq, 1],
+    [`c${concurrency}`, calls, concurrency],
+  ];
 
   // Warm-up: JIT, connection pools, lazy SDK imports, validator compilation.
   for (const scenario of selected) {
@@ -248,7 +368,14 @@ async function main(): Promise<void> {
   }
 
   const result: LoadResult = {
-    settings: { rounds, seq, calls, concurrency, node: process.version, cpus: (await import('node:os')).availableParallelism() },
+    settings: {
+      rounds,
+      seq,
+      calls,
+      concurrency,
+      node: process.version,
+      cpus: (await import('node:os')).availableParallelism(),
+    },
     rounds: {},
     pooled: {},
   };

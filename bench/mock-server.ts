@@ -9,21 +9,44 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { anthropicMessage, completion, geminiResponse, streamHead, streamTail } from './payloads.ts';
 
 function sendJSON(response: ServerResponse, body: Buffer): void {
-  response.writeHead(200, ['content-type', 'application/json', 'content-length', String(body.length), 'x-request-id', 'req_bench']);
+  response.writeHead(200, [
+    'content-type',
+    'application/json',
+    'content-length',
+    String(body.length),
+    'x-request-id',
+    'req_bench',
+  ]);
   response.end(body);
 }
 
 function handle(request: IncomingMessage, response: ServerResponse, body: string): void {
   const url = request.url ?? '';
   if (url.endsWith('/chat/completions')) {
-    if (!body.includes('"stream":true')) return sendJSON(response, completion);
-    response.writeHead(200, ['content-type', 'text/event-stream', 'cache-control', 'no-cache', 'x-request-id', 'req_bench']);
+    if (!body.includes('"stream":true')) {
+      sendJSON(response, completion);
+      return;
+    }
+    response.writeHead(200, [
+      'content-type',
+      'text/event-stream',
+      'cache-control',
+      'no-cache',
+      'x-request-id',
+      'req_bench',
+    ]);
     response.write(streamHead);
     setImmediate(() => response.end(streamTail));
     return;
   }
-  if (url === '/v1/messages') return sendJSON(response, anthropicMessage);
-  if (url.includes(':generateContent')) return sendJSON(response, geminiResponse);
+  if (url === '/v1/messages') {
+    sendJSON(response, anthropicMessage);
+    return;
+  }
+  if (url.includes(':generateContent')) {
+    sendJSON(response, geminiResponse);
+    return;
+  }
   response.writeHead(404, ['content-type', 'application/json']);
   response.end('{"error":{"message":"not found","type":"invalid_request_error"}}');
 }
@@ -31,7 +54,13 @@ function handle(request: IncomingMessage, response: ServerResponse, body: string
 const server = createServer({ keepAlive: true, keepAliveTimeout: 60_000, requestTimeout: 0 }, (request, response) => {
   const parts: Buffer[] = [];
   request.on('data', (part: Buffer) => parts.push(part));
-  request.on('end', () => handle(request, response, parts.length === 1 ? parts[0]!.toString('latin1') : Buffer.concat(parts).toString('latin1')));
+  request.on('end', () =>
+    handle(
+      request,
+      response,
+      parts.length === 1 ? parts[0]!.toString('latin1') : Buffer.concat(parts).toString('latin1'),
+    ),
+  );
 });
 server.keepAliveTimeout = 60_000;
 server.maxRequestsPerSocket = 0;

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { areaOf, frameKey, type CpuProfile } from './cpu-profile.ts';
+import { areaOf, type CpuProfile, frameKey } from './cpu-profile.ts';
 import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
 import { startMock } from './start-mock.ts';
 
@@ -33,7 +33,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 pinSelfToLoadCore();
-if (args.target === 'serve' && !existsSync(join(root, 'dist/cli.js'))) throw new Error('dist/cli.js is missing: npm run build');
+if (args.target === 'serve' && !existsSync(join(root, 'dist/cli.js')))
+  throw new Error('dist/cli.js is missing: npm run build');
 
 const mock = await startMock();
 const work = mkdtempSync(join(tmpdir(), 'switchyard-prof-server-'));
@@ -42,10 +43,24 @@ const profiler = ['--cpu-prof', '--cpu-prof-dir', join(work, 'prof'), '--cpu-pro
 let headers: Record<string, string> = { 'content-type': 'application/json' };
 let argv: string[];
 if (args.target === 'serve') {
-  const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', join(work, 'data')], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', join(work, 'data')], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).trim();
   headers = { ...headers, authorization: `Bearer ${key}` };
   // The flag serve would re-execute itself with, given up front: the profiler's flags survive either way.
-  argv = [node, '--max-semi-space-size=16', ...profiler, 'dist/cli.js', 'serve', '--port', String(port), '--data', join(work, 'data')];
+  argv = [
+    node,
+    '--max-semi-space-size=16',
+    ...profiler,
+    'dist/cli.js',
+    'serve',
+    '--port',
+    String(port),
+    '--data',
+    join(work, 'data'),
+  ];
 } else {
   argv = [node, ...profiler, 'bench/sdk-proxy.ts', String(port)];
 }
@@ -57,7 +72,13 @@ const child = spawn(command, commandArgs, {
 });
 const exited = new Promise((resolve) => child.once('exit', resolve));
 const url = `http://127.0.0.1:${port}/v1/chat/completions`;
-const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'You answer with JSON describing a city.' }, { role: 'user', content: 'The capital of France, please.' }] });
+const body = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages: [
+    { role: 'system', content: 'You answer with JSON describing a city.' },
+    { role: 'user', content: 'The capital of France, please.' },
+  ],
+});
 for (let attempt = 0; ; attempt++) {
   try {
     const response = await fetch(url, { method: 'POST', headers, body });
@@ -117,6 +138,9 @@ const table = (title: string, map: Map<string, number>, count: number) => {
     console.log(`| ${(samples * perRequest).toFixed(1)} | ${((100 * samples) / busy).toFixed(1)} % | ${name} |`);
   }
 };
-console.log(`${args.target}: ${(run['2xx'] / run.duration).toFixed(0)} RPS at 32 connections under the profiler, ${cpuUsPerRequest.toFixed(0)} µs CPU per request${hasTaskset ? '' : ' (taskset absent: nothing pinned)'}`);
+console.log(
+  `${args.target}: ${(run['2xx'] / run.duration).toFixed(0)} RPS at 32 connections under the profiler, ` +
+    `${cpuUsPerRequest.toFixed(0)} µs CPU per request${hasTaskset ? '' : ' (taskset absent: nothing pinned)'}`,
+);
 table('area (self time)', areas, Number(args.top));
 table('frame (self time; [native] charged to its caller)', frames, Number(args.top));

@@ -4,7 +4,8 @@
  * the measured phase only, and prints per call: the top frames by self time, self time by area (our files, each
  * package, Node internals, GC), and the frames where the scenario spends more than the baseline.
  *
- *   node bench/profile.ts [--scenario ours-pooled] [--baseline sdk-pooled] [--calls 4000] [--concurrency 32] [--top 20] [--interval 250]
+ *   node bench/profile.ts [--scenario ours-pooled] [--baseline sdk-pooled] [--calls 4000] [--concurrency 32] [--top 20]
+ * [--interval 250]
  *
  * Caveat: V8's sampler is signal-driven and over-counts frames that sit in system calls (randomFillSync, writev);
  * confirm any single frame with an A/B measurement before acting on it.
@@ -12,12 +13,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { areaOf, frameKey, type CpuProfile } from './cpu-profile.ts';
+import { areaOf, type CpuProfile, frameKey } from './cpu-profile.ts';
 import { startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
@@ -36,7 +37,6 @@ const { values: args } = parseArgs({
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
 
-
 interface Breakdown {
   /** µs per call, by frame (self time). */
   frames: Map<string, number>;
@@ -52,7 +52,9 @@ function run(command: string[], env: NodeJS.ProcessEnv = process.env): Promise<s
     const child = spawn(node, command, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (part: Buffer) => (out += part.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command.join(' ')} exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command.join(' ')} exited with ${code}`)),
+    );
   });
 }
 
@@ -100,10 +102,28 @@ async function profileScenario(scenario: string, port: number): Promise<Breakdow
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-prof-'));
   try {
     const out = await run([
-      '--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', args.interval!, '--expose-gc',
-      'bench/load.ts', '--port', String(port), '--only', scenario, '--profile', args.calls!, '--concurrency', args.concurrency!,
+      '--cpu-prof',
+      '--cpu-prof-dir',
+      dir,
+      '--cpu-prof-interval',
+      args.interval!,
+      '--expose-gc',
+      'bench/load.ts',
+      '--port',
+      String(port),
+      '--only',
+      scenario,
+      '--profile',
+      args.calls!,
+      '--concurrency',
+      args.concurrency!,
     ]);
-    const marks = JSON.parse(out.trim().split('\n').pop()!) as { profileStartUs: number; profileEndUs: number; calls: number; cpuUs: number };
+    const marks = JSON.parse(out.trim().split('\n').pop()!) as {
+      profileStartUs: number;
+      profileEndUs: number;
+      calls: number;
+      cpuUs: number;
+    };
     const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!;
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
     return analyse(profile, marks.profileStartUs, marks.profileEndUs, marks.calls, marks.cpuUs);
@@ -122,7 +142,8 @@ function printTable(title: string, rows: Array<[string, number]>, total: number)
   console.log(`\n${title}`);
   console.log('|   µs/call | share | frame |');
   console.log('|----------:|------:|-------|');
-  for (const [key, value] of rows) console.log(`| ${fmt(value)} | ${((value / total) * 100).toFixed(1).padStart(4)}% | ${key} |`);
+  for (const [key, value] of rows)
+    console.log(`| ${fmt(value)} | ${((value / total) * 100).toFixed(1).padStart(4)}% | ${key} |`);
 }
 
 /** Bare packages that `dist/<entry>` loads statically (following its own chunks), in first-seen order. */
@@ -146,7 +167,8 @@ function staticDependencies(entry: string): string[] {
 
 async function importMs(script: string, conditions: string[] = [], times = 3): Promise<number> {
   const samples: number[] = [];
-  for (let index = 0; index < times; index++) samples.push(Number(await run([...conditions, '--input-type=module', '-e', script])));
+  for (let index = 0; index < times; index++)
+    samples.push(Number(await run([...conditions, '--input-type=module', '-e', script])));
   samples.sort((a, b) => a - b);
   return samples[samples.length >> 1]!;
 }
@@ -155,13 +177,20 @@ async function importMs(script: string, conditions: string[] = [], times = 3): P
 async function importProfile(which: string): Promise<void> {
   const conditions = which === 'src' ? ['--conditions=switchyard-source'] : [];
   const timeImport = (before: string[], specifier: string) =>
-    `${before.map((name) => `await import(${JSON.stringify(name)});`).join(' ')} const t = performance.now(); await import(${JSON.stringify(specifier)}); console.log(performance.now() - t);`;
+    `${before.map((name) => `await import(${JSON.stringify(name)});`).join(' ')} const t = performance.now(); await ` +
+    `import(${JSON.stringify(specifier)}); console.log(performance.now() - t);`;
   const dependencies = staticDependencies('index.js');
   const total = await importMs(timeImport([], 'switchyard'), conditions);
   const own = await importMs(timeImport(dependencies, 'switchyard'), conditions);
-  const together = await importMs(`const t = performance.now(); ${dependencies.map((name) => `await import(${JSON.stringify(name)});`).join(' ')} console.log(performance.now() - t);`);
+  const together = await importMs(
+    `const t = performance.now(); ${dependencies.map((name) => `await import(${JSON.stringify(name)});`).join(' ')} ` +
+      `console.log(performance.now() - t);`,
+  );
   console.log(`import('switchyard') from ${which}, median of 3 fresh processes: ${total.toFixed(0)} ms`);
-  console.log(`  its static dependencies together: ${together.toFixed(0)} ms; switchyard's own modules with them preloaded: ${own.toFixed(0)} ms`);
+  console.log(
+    `  its static dependencies together: ${together.toFixed(0)} ms; switchyard's own modules with them preloaded: ` +
+      `${own.toFixed(0)} ms`,
+  );
   console.log('| dependency (alone, fresh process) | ms |');
   console.log('|---|---:|');
   for (const name of dependencies) console.log(`| ${name} | ${(await importMs(timeImport([], name))).toFixed(0)} |`);
@@ -177,16 +206,27 @@ try {
   const count = Number(args.top);
   const subject = await profileScenario(args.scenario!, mock.port);
   const baseline = await profileScenario(args.baseline!, mock.port);
-  console.log(`${args.scenario}: ${subject.totalUsPerCall.toFixed(0)} µs sampled CPU per call; ${args.baseline}: ${baseline.totalUsPerCall.toFixed(0)} µs (${args.calls} calls each at concurrency ${args.concurrency})`);
+  console.log(
+    `${args.scenario}: ${subject.totalUsPerCall.toFixed(0)} µs sampled CPU per call; ${args.baseline}: ` +
+      `${baseline.totalUsPerCall.toFixed(0)} µs (${args.calls} calls each at concurrency ${args.concurrency})`,
+  );
   printTable(`Top frames of ${args.scenario} (self time)`, top(subject.frames, count), subject.totalUsPerCall);
   printTable(`${args.scenario} by area (self time)`, top(subject.areas, count), subject.totalUsPerCall);
   printTable(`${args.scenario}: our functions, inclusive`, top(subject.ours, count), subject.totalUsPerCall);
   const extra = new Map<string, number>();
   for (const [key, value] of subject.areas) extra.set(key, value - (baseline.areas.get(key) ?? 0));
-  printTable(`Areas where ${args.scenario} spends more than ${args.baseline} (µs/call difference)`, top(extra, count).filter(([, value]) => value > 0), subject.totalUsPerCall);
+  printTable(
+    `Areas where ${args.scenario} spends more than ${args.baseline} (µs/call difference)`,
+    top(extra, count).filter(([, value]) => value > 0),
+    subject.totalUsPerCall,
+  );
   const extraFrames = new Map<string, number>();
   for (const [key, value] of subject.frames) extraFrames.set(key, value - (baseline.frames.get(key) ?? 0));
-  printTable(`Frames where ${args.scenario} spends more than ${args.baseline} (µs/call difference)`, top(extraFrames, count).filter(([, value]) => value > 0), subject.totalUsPerCall);
+  printTable(
+    `Frames where ${args.scenario} spends more than ${args.baseline} (µs/call difference)`,
+    top(extraFrames, count).filter(([, value]) => value > 0),
+    subject.totalUsPerCall,
+  );
 } finally {
   mock.stop();
 }

@@ -30,7 +30,9 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     json: { type: 'string' },
     'skip-startup': { type: 'boolean', default: false },
-    /** Print the table of earlier runs saved with --json (comma-separated files): rounds pooled, medians across runs. */
+    /**
+     * Print the table of earlier runs saved with --json (comma-separated files): rounds pooled, medians across runs.
+     */
     merge: { type: 'string' },
   },
 });
@@ -61,15 +63,19 @@ function runNode(argv: string[]): Promise<string> {
       err += part.toString();
       if (argv.includes('bench/load.ts')) process.stderr.write(part);
     });
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`node ${argv.join(' ')} exited with ${code}\n${err}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`node ${argv.join(' ')} exited with ${code}\n${err}`)),
+    );
   });
 }
 
 /** Milliseconds `import(specifier)` takes in a fresh process, median of `times`. */
 async function importTime(specifier: string, conditions: string[], times = 5): Promise<number> {
-  const script = `const t = performance.now(); await import(${JSON.stringify(specifier)}); console.log(performance.now() - t);`;
+  const script =
+    `const t = performance.now(); await import(${JSON.stringify(specifier)}); ` + `console.log(performance.now() - t);`;
   const samples: number[] = [];
-  for (let index = 0; index < times; index++) samples.push(Number(await runNode([...conditions, '--input-type=module', '-e', script])));
+  for (let index = 0; index < times; index++)
+    samples.push(Number(await runNode([...conditions, '--input-type=module', '-e', script])));
   return median(samples);
 }
 
@@ -87,22 +93,31 @@ async function firstCall(port: number, target: string, times = 5): Promise<{ fir
 
 /** Kilobytes on disk of the production dependency closure (package-lock entries not marked dev), and the largest. */
 function dependencySize(): { totalKb: number; count: number; largest: Array<[string, number]> } {
-  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; devOptional?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; devOptional?: boolean }>;
+  };
   const paths = Object.entries(lock.packages)
-    .filter(([path, info]) => path.startsWith('node_modules/') && !info.dev && !info.devOptional && existsSync(join(root, path)))
+    .filter(
+      ([path, info]) =>
+        path.startsWith('node_modules/') && !info.dev && !info.devOptional && existsSync(join(root, path)),
+    )
     .map(([path]) => path);
   const included = new Set(paths);
   // A nested package is inside its parent's directory: count it through the parent only.
   const outermost = paths.filter((path) => {
     const parts = path.split('/node_modules/');
-    for (let depth = 1; depth < parts.length; depth++) if (included.has(parts.slice(0, depth).join('/node_modules/'))) return false;
+    for (let depth = 1; depth < parts.length; depth++)
+      if (included.has(parts.slice(0, depth).join('/node_modules/'))) return false;
     return true;
   });
   const out = execFileSync('du', ['-sk', ...outermost], { cwd: root, encoding: 'utf8', maxBuffer: 16 << 20 });
-  const sizes = out.trim().split('\n').map((line) => {
-    const [kb, path] = line.split('\t');
-    return [path!.replace(/^node_modules\//, ''), Number(kb)] as [string, number];
-  });
+  const sizes = out
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [kb, path] = line.split('\t');
+      return [path!.replace(/^node_modules\//, ''), Number(kb)] as [string, number];
+    });
   return {
     totalKb: sizes.reduce((sum, [, kb]) => sum + kb, 0),
     count: paths.length,
@@ -112,7 +127,11 @@ function dependencySize(): { totalKb: number; count: number; largest: Array<[str
 
 function packSize(): { sizeKb: number; unpackedKb: number; files: number } | undefined {
   try {
-    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const [pack] = JSON.parse(out) as Array<{ size: number; unpackedSize: number; entryCount: number }>;
     return { sizeKb: pack!.size / 1024, unpackedKb: pack!.unpackedSize / 1024, files: pack!.entryCount };
   } catch {
@@ -135,7 +154,10 @@ interface Report {
 
 async function measure(): Promise<Report> {
   const hasDist = existsSync(join(root, 'dist/index.js'));
-  log(`switchyard bench: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}); rounds ${rounds}, seq ${seq}, ${cN} ${calls}`);
+  log(
+    `switchyard bench: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}); ` +
+      `rounds ${rounds}, seq ${seq}, ${cN} ${calls}`,
+  );
   if (!hasDist) log('dist/index.js is missing: the dist import time is skipped (npm run build to include it)');
   const mock = await startMock();
   let load: LoadResult;
@@ -143,19 +165,55 @@ async function measure(): Promise<Report> {
   try {
     if (!args['skip-startup']) {
       log('import times (fresh processes, median of 5)…');
-      startup.importMs.push(['import switchyard (src, --conditions=switchyard-source)', await importTime('switchyard', ['--conditions=switchyard-source']), 'type stripping included']);
-      if (hasDist) startup.importMs.push(['import switchyard (dist/index.js)', await importTime('switchyard', []), 'what users load']);
+      startup.importMs.push([
+        'import switchyard (src, --conditions=switchyard-source)',
+        await importTime('switchyard', ['--conditions=switchyard-source']),
+        'type stripping included',
+      ]);
+      if (hasDist)
+        startup.importMs.push([
+          'import switchyard (dist/index.js)',
+          await importTime('switchyard', []),
+          'what users load',
+        ]);
       startup.importMs.push(['import openai (reference)', await importTime('openai', []), '']);
-      startup.importMs.push(['import ai + @ai-sdk/openai-compatible (reference)', await importTime('ai', []) + await importTime('@ai-sdk/openai-compatible', []), 'sum of two']);
-      startup.importMs.push(['import undici (reference)', await importTime('undici', []), 'loaded lazily by the pooled fetch']);
+      startup.importMs.push([
+        'import ai + @ai-sdk/openai-compatible (reference)',
+        (await importTime('ai', [])) + (await importTime('@ai-sdk/openai-compatible', [])),
+        'sum of two',
+      ]);
+      startup.importMs.push([
+        'import undici (reference)',
+        await importTime('undici', []),
+        'loaded lazily by the pooled fetch',
+      ]);
       log('first calls (fresh processes, median of 5)…');
-      for (const target of ['openai-sdk', 'openai', 'openai-pooled', 'anthropic', 'anthropic-pooled', 'google', 'google-pooled']) {
+      for (const target of [
+        'openai-sdk',
+        'openai',
+        'openai-pooled',
+        'anthropic',
+        'anthropic-pooled',
+        'google',
+        'google-pooled',
+      ]) {
         startup.firstCalls.push([target, await firstCall(mock.port, target)]);
       }
     }
     log('load benchmark…');
     const out = await runNode([
-      '--expose-gc', 'bench/load.ts', '--port', String(mock.port), '--rounds', rounds, '--seq', seq, '--calls', calls, '--concurrency', String(concurrency),
+      '--expose-gc',
+      'bench/load.ts',
+      '--port',
+      String(mock.port),
+      '--rounds',
+      rounds,
+      '--seq',
+      seq,
+      '--calls',
+      calls,
+      '--concurrency',
+      String(concurrency),
     ]);
     load = JSON.parse(out.trim().split('\n').pop()!) as LoadResult;
   } finally {
@@ -181,15 +239,27 @@ function merge(reports: Report[]): Report {
         const numbers = values.map((value) => value[field]).filter((value): value is number => value !== null);
         return numbers.length ? median(numbers) : null;
       };
-      (load.pooled[name] ??= {})[mode] = { medianMs: pick('medianMs')!, p99Ms: pick('p99Ms')!, ttfcMedianMs: pick('ttfcMedianMs'), ttfcP99Ms: pick('ttfcP99Ms') };
+      (load.pooled[name] ??= {})[mode] = {
+        medianMs: pick('medianMs')!,
+        p99Ms: pick('p99Ms')!,
+        ttfcMedianMs: pick('ttfcMedianMs'),
+        ttfcP99Ms: pick('ttfcP99Ms'),
+      };
     }
   }
   const startup: Startup = {
-    importMs: first!.startup.importMs.map(([label, , note], index) => [label, median(reports.map((report) => report.startup.importMs[index]?.[1] ?? Number.NaN)), note]),
-    firstCalls: first!.startup.firstCalls.map(([target], index) => [target, {
-      firstMs: median(reports.map((report) => report.startup.firstCalls[index]?.[1].firstMs ?? Number.NaN)),
-      extraMs: median(reports.map((report) => report.startup.firstCalls[index]?.[1].extraMs ?? Number.NaN)),
-    }]),
+    importMs: first!.startup.importMs.map(([label, , note], index) => [
+      label,
+      median(reports.map((report) => report.startup.importMs[index]?.[1] ?? Number.NaN)),
+      note,
+    ]),
+    firstCalls: first!.startup.firstCalls.map(([target], index) => [
+      target,
+      {
+        firstMs: median(reports.map((report) => report.startup.firstCalls[index]?.[1].firstMs ?? Number.NaN)),
+        extraMs: median(reports.map((report) => report.startup.firstCalls[index]?.[1].extraMs ?? Number.NaN)),
+      },
+    ]),
   };
   return { load, startup, size: first!.size, pack: first!.pack };
 }
@@ -203,7 +273,8 @@ const runs = args.merge ? args.merge.split(',').length : 1;
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const perRound = (name: string, mode: string, field: keyof BatchStats): number[] => (load.rounds[name]?.[mode] ?? []).map((stats) => stats[field] as number);
+const perRound = (name: string, mode: string, field: keyof BatchStats): number[] =>
+  (load.rounds[name]?.[mode] ?? []).map((stats) => stats[field] as number);
 const med = (name: string, mode: string, field: keyof BatchStats) => median(perRound(name, mode, field));
 /** Median over rounds of the per-round ratio a/b (paired, so drift between rounds cancels). */
 function ratio(a: string, b: string, mode: string, field: keyof BatchStats): number {
@@ -217,11 +288,13 @@ function difference(a: string, b: string, mode: string, field: keyof BatchStats)
   return median(left.map((value, index) => value - right[index]!));
 }
 
-const f1 = (value: number | null | undefined) => (value == null || !Number.isFinite(value) ? '' : value.toFixed(value < 10 ? 2 : 1));
+const f1 = (value: number | null | undefined) =>
+  value == null || !Number.isFinite(value) ? '' : value.toFixed(value < 10 ? 2 : 1);
 const f0 = (value: number | null | undefined) => (value == null || !Number.isFinite(value) ? '' : value.toFixed(0));
 const x = (value: number) => `${value.toFixed(2)}×`;
 /** A difference with its sign: +12 or −3. */
-const signed = (value: number) => (Number.isFinite(value) ? `${value < 0 ? '−' : '+'}${Math.abs(value).toFixed(0)}` : '');
+const signed = (value: number) =>
+  Number.isFinite(value) ? `${value < 0 ? '−' : '+'}${Math.abs(value).toFixed(0)}` : '';
 
 const labels: Record<string, string> = {
   floor: 'undici.request POST (floor)',
@@ -248,7 +321,11 @@ function ratios(name: string): string {
   if (name.endsWith('-stub')) {
     if (name.startsWith('sdk')) return 'reference (no network: client-side CPU only)';
     const reference = name.includes('stream') ? 'sdk-stream-stub' : 'sdk-stub';
-    return `CPU ${signed(difference(name, reference, cN, 'cpuUsPerCall'))} µs (${cN}), ${signed(difference(name, reference, 'seq', 'cpuUsPerCall'))} µs (seq) vs ${reference}; calls/s ${x(ratio(name, reference, cN, 'callsPerSecond'))}`;
+    return (
+      `CPU ${signed(difference(name, reference, cN, 'cpuUsPerCall'))} µs (${cN}), ` +
+      `${signed(difference(name, reference, 'seq', 'cpuUsPerCall'))} µs (seq) vs ${reference}; calls/s ` +
+      `${x(ratio(name, reference, cN, 'callsPerSecond'))}`
+    );
   }
   if (name === 'sdk') return 'reference (SDK)';
   const stream = name.endsWith('-stream') || name.includes('-stream-');
@@ -256,7 +333,8 @@ function ratios(name: string): string {
   if (!stream) {
     const parts = [
       `median ${x(ratio(name, 'sdk', 'seq', 'medianMs'))} SDK`,
-      `calls/s ${x(ratio(name, 'sdk', cN, 'callsPerSecond'))} SDK, ${x(ratio(name, 'floor', cN, 'callsPerSecond'))} floor`,
+      `calls/s ${x(ratio(name, 'sdk', cN, 'callsPerSecond'))} SDK, ${x(ratio(name, 'floor', cN, 'callsPerSecond'))} ` +
+        `floor`,
       `CPU ${signed(difference(name, 'floor', cN, 'cpuUsPerCall'))} µs vs floor`,
     ];
     if (name.startsWith('ours')) {
@@ -266,10 +344,26 @@ function ratios(name: string): string {
     return parts.join('; ');
   }
   if (name === 'sdk-stream') return `TTFC ${x(ratio(name, 'floor-stream', 'seq', 'ttfcMedianMs'))} floor`;
-  return `TTFC ${x(ratio(name, 'sdk-stream', 'seq', 'ttfcMedianMs'))} SDK; CPU ${x(ratio(name, 'ai-stream', cN, 'cpuUsPerCall'))} AI SDK, ${x(ratio(name, 'sdk-stream', cN, 'cpuUsPerCall'))} SDK`;
+  return (
+    `TTFC ${x(ratio(name, 'sdk-stream', 'seq', 'ttfcMedianMs'))} SDK; CPU ` +
+    `${x(ratio(name, 'ai-stream', cN, 'cpuUsPerCall'))} AI SDK, ${x(ratio(name, 'sdk-stream', cN, 'cpuUsPerCall'))} ` +
+    `SDK`
+  );
 }
 
-const header = ['case', 'median ms', 'p99 ms', 'calls/s', `${cN} median ms`, `${cN} p99 ms`, `${cN} calls/s`, 'CPU µs/call', `${cN} CPU µs/call`, 'TTFC ms', 'ratios (same run, median of per-round ratios)'];
+const header = [
+  'case',
+  'median ms',
+  'p99 ms',
+  'calls/s',
+  `${cN} median ms`,
+  `${cN} p99 ms`,
+  `${cN} calls/s`,
+  'CPU µs/call',
+  `${cN} CPU µs/call`,
+  'TTFC ms',
+  'ratios (same run, median of per-round ratios)',
+];
 const rows: string[][] = [];
 for (const name of Object.keys(labels)) {
   if (!load.rounds[name]) continue;
@@ -277,24 +371,69 @@ for (const name of Object.keys(labels)) {
   const pooledC = load.pooled[name]?.[cN];
   rows.push([
     labels[name]!,
-    f1(pooledSeq?.medianMs), f1(pooledSeq?.p99Ms), f0(med(name, 'seq', 'callsPerSecond')),
-    f1(pooledC?.medianMs), f1(pooledC?.p99Ms), f0(med(name, cN, 'callsPerSecond')),
-    f0(med(name, 'seq', 'cpuUsPerCall')), f0(med(name, cN, 'cpuUsPerCall')),
+    f1(pooledSeq?.medianMs),
+    f1(pooledSeq?.p99Ms),
+    f0(med(name, 'seq', 'callsPerSecond')),
+    f1(pooledC?.medianMs),
+    f1(pooledC?.p99Ms),
+    f0(med(name, cN, 'callsPerSecond')),
+    f0(med(name, 'seq', 'cpuUsPerCall')),
+    f0(med(name, cN, 'cpuUsPerCall')),
     f1(pooledSeq?.ttfcMedianMs ?? null),
     ratios(name),
   ]);
 }
 for (const [label, ms, note] of startup.importMs) rows.push([label, f1(ms), '', '', '', '', '', '', '', '', note]);
 for (const [target, result] of startup.firstCalls) {
-  rows.push([`first call: ${target}`, f1(result.firstMs), '', '', '', '', '', '', '', '', `${signed(result.extraMs)} ms over the 2nd call (lazy import, client)`]);
+  rows.push([
+    `first call: ${target}`,
+    f1(result.firstMs),
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    `${signed(result.extraMs)} ms over the 2nd call (lazy import, client)`,
+  ]);
 }
 rows.push([
-  'installed size: production dependencies', '', '', '', '', '', '', '', '', '',
-  `${(size.totalKb / 1024).toFixed(1)} MB in ${size.count} packages; largest ${size.largest.map(([name, kb]) => `${name} ${(kb / 1024).toFixed(1)} MB`).join(', ')}`,
+  'installed size: production dependencies',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  `${(size.totalKb / 1024).toFixed(1)} MB in ${size.count} packages; largest ` +
+    `${size.largest.map(([name, kb]) => `${name} ${(kb / 1024).toFixed(1)} MB`).join(', ')}`,
 ]);
-if (pack) rows.push(['npm pack (own files)', '', '', '', '', '', '', '', '', '', `${pack.sizeKb.toFixed(0)} kB packed, ${(pack.unpackedKb / 1024).toFixed(1)} MB unpacked, ${pack.files} files`]);
+if (pack)
+  rows.push([
+    'npm pack (own files)',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    `${pack.sizeKb.toFixed(0)} kB packed, ${(pack.unpackedKb / 1024).toFixed(1)} MB unpacked, ${pack.files} files`,
+  ]);
 
-console.log(`\nswitchyard bench — node ${load.settings.node}, ${load.settings.cpus} CPUs, ${runs > 1 ? `${runs} runs, ` : ''}${load.settings.rounds} rounds × (seq ${load.settings.seq} + ${cN} ${load.settings.calls}; in-process cases ×4) per case; latency percentiles over all calls${runs > 1 ? ' (median of runs)' : ''}; calls/s and CPU are medians of rounds\n`);
+console.log(
+  `\nswitchyard bench — node ${load.settings.node}, ${load.settings.cpus} CPUs, ` +
+    `${runs > 1 ? `${runs} runs, ` : ''}${load.settings.rounds} rounds × (seq ${load.settings.seq} + ${cN} ` +
+    `${load.settings.calls}; in-process cases ×4) per case; latency percentiles over all ` +
+    `calls${runs > 1 ? ' (median of runs)' : ''}; calls/s and CPU are medians of rounds\n`,
+);
 console.log(`| ${header.join(' | ')} |`);
 console.log(`|${header.map((_, index) => (index === 0 || index === header.length - 1 ? '---' : '---:')).join('|')}|`);
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
@@ -302,22 +441,36 @@ for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 // Targets of issue 9, judged on the ratios of this run.
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 const lines: string[] = [];
-for (const [name, what] of [['ours', 'with defaults'], ['ours-pooled', 'with a pooled fetch passed explicitly']] as const) {
+for (const [name, what] of [
+  ['ours', 'with defaults'],
+  ['ours-pooled', 'with a pooled fetch passed explicitly'],
+] as const) {
   if (!load.rounds[name]) continue;
   const latency = ratio(name, 'sdk', 'seq', 'medianMs');
   const throughput = ratio(name, 'sdk', cN, 'callsPerSecond');
   const floorShare = ratio(name, 'floor', cN, 'callsPerSecond');
   const cpu = difference(name, 'floor', cN, 'cpuUsPerCall');
-  lines.push(`createCompletion ${what}: median ${x(latency)} SDK (≤ 1.0×: ${verdict(latency <= 1)}); ${cN} calls/s ${x(throughput)} SDK (≥ 1.3×: ${verdict(throughput >= 1.3)}); ${x(floorShare)} floor (≥ 0.6×: ${verdict(floorShare >= 0.6)}); CPU ${signed(cpu)} µs over floor (≤ 30: ${verdict(Math.round(cpu) <= 30)})`);
+  lines.push(
+    `createCompletion ${what}: median ${x(latency)} SDK (≤ 1.0×: ${verdict(latency <= 1)}); ${cN} calls/s ` +
+      `${x(throughput)} SDK (≥ 1.3×: ${verdict(throughput >= 1.3)}); ${x(floorShare)} floor (≥ 0.6×: ` +
+      `${verdict(floorShare >= 0.6)}); CPU ${signed(cpu)} µs over floor (≤ 30: ${verdict(Math.round(cpu) <= 30)})`,
+  );
 }
 for (const name of ['ours-stub', 'ours-schema-stub']) {
   if (!load.rounds[name]) continue;
   const limit = name.includes('schema') ? 50 : 30;
   const cpu = difference(name, 'sdk-stub', cN, 'cpuUsPerCall');
-  lines.push(`${labels[name]} (no network): ${signed(cpu)} µs CPU per call over the SDK alone = routing, translation, recording (≤ ${limit} µs: ${verdict(Math.round(cpu) <= limit)})`);
+  lines.push(
+    `${labels[name]} (no network): ${signed(cpu)} µs CPU per call over the SDK alone = routing, translation, ` +
+      `recording (≤ ${limit} µs: ${verdict(Math.round(cpu) <= limit)})`,
+  );
 }
 if (load.rounds['ours-stream-stub']) {
-  lines.push(`${labels['ours-stream-stub']} (no network): ${signed(difference('ours-stream-stub', 'sdk-stream-stub', cN, 'cpuUsPerCall'))} µs CPU per stream over the SDK alone (no target; for the record)`);
+  lines.push(
+    `${labels['ours-stream-stub']} (no network): ` +
+      `${signed(difference('ours-stream-stub', 'sdk-stream-stub', cN, 'cpuUsPerCall'))} µs CPU per stream over the ` +
+      `SDK alone (no target; for the record)`,
+  );
 }
 for (const name of ['ours-schema', 'ours-schema-pooled']) {
   if (!load.rounds[name]) continue;
@@ -328,7 +481,10 @@ for (const name of ['ours-stream', 'ours-stream-pooled']) {
   if (!load.rounds[name] || !load.rounds['sdk-stream'] || !load.rounds['ai-stream']) continue;
   const ttfc = ratio(name, 'sdk-stream', 'seq', 'ttfcMedianMs');
   const cpu = ratio(name, 'ai-stream', cN, 'cpuUsPerCall');
-  lines.push(`${labels[name]}: first chunk ${x(ttfc)} SDK (≤ 1.0×: ${verdict(ttfc <= 1)}); CPU per stream ${x(cpu)} AI SDK (≤ 0.5×: ${verdict(cpu <= 0.5)})`);
+  lines.push(
+    `${labels[name]}: first chunk ${x(ttfc)} SDK (≤ 1.0×: ${verdict(ttfc <= 1)}); CPU per stream ${x(cpu)} AI SDK ` +
+      `(≤ 0.5×: ${verdict(cpu <= 0.5)})`,
+  );
 }
 const core = startup.importMs.find(([label]) => label.includes('dist')) ?? startup.importMs[0];
 if (core) lines.push(`${core[0]}: ${f0(core[1])} ms (≤ 60 ms: ${verdict(core[1] <= 60)})`);

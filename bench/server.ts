@@ -16,7 +16,7 @@
  *   between targets), time to the first body byte of a stream (sequential, alternated), the server's RSS idle, under
  *   load and over a long run (sampled every 10 s). Ratios are within this run.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -94,10 +94,15 @@ async function waitUntilUp(target: Target, child: ChildProcess): Promise<void> {
   child.once('exit', () => (exited = true));
   while (Date.now() < deadline && !exited) {
     try {
-      const response = await fetch(`${target.url}/v1/chat/completions`, { method: 'POST', headers: target.headers, body });
+      const response = await fetch(`${target.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: target.headers,
+        body,
+      });
       const text = await response.text();
       if (response.ok) return;
-      if (response.status !== 404 && response.status < 500) throw new Error(`${target.name}: ${response.status} ${text.slice(0, 300)}`);
+      if (response.status !== 404 && response.status < 500)
+        throw new Error(`${target.name}: ${response.status} ${text.slice(0, 300)}`);
     } catch (error) {
       if (error instanceof Error && error.message.startsWith(target.name)) throw error;
     }
@@ -106,12 +111,29 @@ async function waitUntilUp(target: Target, child: ChildProcess): Promise<void> {
   throw new Error(`${target.name} did not come up`);
 }
 
-async function rps(target: Target, connections: number, seconds: number): Promise<{ rps: number; p50: number; p99: number; errors: number; rssMaxMb: number }> {
+async function rps(
+  target: Target,
+  connections: number,
+  seconds: number,
+): Promise<{ rps: number; p50: number; p99: number; errors: number; rssMaxMb: number }> {
   let rssMax = target.pid ? rssMb(target.pid) : Number.NaN;
   const timer = target.pid ? setInterval(() => (rssMax = Math.max(rssMax, rssMb(target.pid!))), 500) : undefined;
-  const result = await autocannon({ url: `${target.url}/v1/chat/completions`, method: 'POST', headers: target.headers, body, connections, duration: seconds });
+  const result = await autocannon({
+    url: `${target.url}/v1/chat/completions`,
+    method: 'POST',
+    headers: target.headers,
+    body,
+    connections,
+    duration: seconds,
+  });
   if (timer) clearInterval(timer);
-  return { rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, rssMaxMb: rssMax };
+  return {
+    rps: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts,
+    rssMaxMb: rssMax,
+  };
 }
 
 /** One connection, sequential requests; `rounds` slices of `seconds / rounds` per target, alternated. */
@@ -126,7 +148,12 @@ async function latency(targets: Target[], seconds: number, rounds = 5): Promise<
       let warm = 20;
       while (performance.now() < end) {
         const start = performance.now();
-        const response = await client.request({ path: '/v1/chat/completions', method: 'POST', headers: target.headers, body });
+        const response = await client.request({
+          path: '/v1/chat/completions',
+          method: 'POST',
+          headers: target.headers,
+          body,
+        });
         await response.body.arrayBuffer();
         if (response.statusCode !== 200) throw new Error(`${target.name}: ${response.statusCode}`);
         if (warm > 0) warm--;
@@ -147,7 +174,9 @@ async function firstByte(all: Target[], count: number, failures: Map<string, str
     for (const target of index % 2 ? [...targets].reverse() : targets) {
       if (failures.has(target.name)) continue;
       const start = performance.now();
-      const response = await clients.get(target.name)!.request({ path: '/v1/chat/completions', method: 'POST', headers: target.headers, body: streamBody });
+      const response = await clients
+        .get(target.name)!
+        .request({ path: '/v1/chat/completions', method: 'POST', headers: target.headers, body: streamBody });
       let first = Number.NaN;
       let text = '';
       for await (const part of response.body) {
@@ -156,7 +185,8 @@ async function firstByte(all: Target[], count: number, failures: Map<string, str
       }
       if (response.statusCode !== 200 || !text.includes('[DONE]')) {
         // The peer's failure is reported, not fatal; ours is fatal.
-        if (target.name !== 'Portkey gateway') throw new Error(`${target.name}: stream ${response.statusCode} ${text.slice(0, 200)}`);
+        if (target.name !== 'Portkey gateway')
+          throw new Error(`${target.name}: stream ${response.statusCode} ${text.slice(0, 200)}`);
         failures.set(target.name, `${response.statusCode} ${text.slice(0, 120)}`);
         targets = targets.filter((other) => other !== target);
         continue;
@@ -184,12 +214,23 @@ if (!existsSync(join(root, 'dist/cli.js'))) {
   log('dist/cli.js is missing: npm run build');
   execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 }
-log(`switchyard serve bench: node ${process.version}; taskset ${hasTaskset ? 'yes: servers on core 0, mock + load on core 1' : 'absent: nothing pinned'}`);
+log(
+  `switchyard serve bench: node ${process.version}; taskset ` +
+    `${hasTaskset ? 'yes: servers on core 0, mock + load on core 1' : 'absent: nothing pinned'}`,
+);
 
 const mock = await startMock();
-const direct: Target = { name: 'direct mock', url: `http://127.0.0.1:${mock.port}`, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' } };
+const direct: Target = {
+  name: 'direct mock',
+  url: `http://127.0.0.1:${mock.port}`,
+  headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+};
 
-const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', dataDir], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', dataDir], {
+  cwd: root,
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'ignore'],
+}).trim();
 const servePort = await freePort();
 const [serveCmd, serveArgs] = pinned(0, [node, 'dist/cli.js', 'serve', '--port', String(servePort), '--data', dataDir]);
 const serveChild = spawn(serveCmd, serveArgs, {
@@ -198,7 +239,12 @@ const serveChild = spawn(serveCmd, serveArgs, {
   env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
 });
 children.push(serveChild);
-const serve: Target = { name: 'switchyard serve', url: `http://127.0.0.1:${servePort}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, pid: serveChild.pid! };
+const serve: Target = {
+  name: 'switchyard serve',
+  url: `http://127.0.0.1:${servePort}`,
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+  pid: serveChild.pid!,
+};
 await sleep(300);
 const serveIdleColdMb = rssMb(serve.pid!);
 await waitUntilUp(serve, serveChild);
@@ -214,7 +260,12 @@ async function startProxy(name: string, script: string): Promise<Target> {
     env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
   });
   children.push(child);
-  const target: Target = { name, url: `http://127.0.0.1:${port}`, headers: { 'content-type': 'application/json' }, pid: child.pid! };
+  const target: Target = {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    headers: { 'content-type': 'application/json' },
+    pid: child.pid!,
+  };
   await waitUntilUp(target, child);
   return target;
 }
@@ -227,7 +278,11 @@ const portkeyEntry = join(args.portkey, 'node_modules/@portkey-ai/gateway/build/
 if (existsSync(portkeyEntry)) {
   const port = await freePort();
   const [cmd, argv] = pinned(0, [node, portkeyEntry, `--port=${port}`, '--headless']);
-  const child = spawn(cmd, argv, { cwd: args.portkey, stdio: 'ignore', env: { ...process.env, NODE_ENV: 'production' } });
+  const child = spawn(cmd, argv, {
+    cwd: args.portkey,
+    stdio: 'ignore',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   children.push(child);
   portkey = {
     name: 'Portkey gateway',
@@ -275,7 +330,15 @@ log(`long run: ${longAmount} requests at 32 connections (RSS every 10 s)…`);
 const rssSeries: number[] = [rssMb(serve.pid!)];
 const sampler = setInterval(() => rssSeries.push(rssMb(serve.pid!)), 10_000);
 const longStart = performance.now();
-const long = await autocannon({ url: `${serve.url}/v1/chat/completions`, method: 'POST', headers: serve.headers, body, connections: 32, amount: longAmount, timeout: 30 });
+const long = await autocannon({
+  url: `${serve.url}/v1/chat/completions`,
+  method: 'POST',
+  headers: serve.headers,
+  body,
+  connections: 32,
+  amount: longAmount,
+  timeout: 30,
+});
 const longSecondsTaken = (performance.now() - longStart) / 1000;
 clearInterval(sampler);
 rssSeries.push(rssMb(serve.pid!));
@@ -287,11 +350,18 @@ stopAll();
 // ---------------------------------------------------------------------------------------------------------------
 
 const f = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '');
-const signed = (value: number, digits = 2) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(digits)}` : '');
+const signed = (value: number, digits = 2) =>
+  Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(digits)}` : '';
 const stat = (name: string) => {
   const l = lat.get(name)!;
   const t = ttfb.get(name)!;
-  return { p50: percentile(l, 50), p99: percentile(l, 99), n: l.length, ttfb50: percentile(t, 50), ttfb99: percentile(t, 99) };
+  return {
+    p50: percentile(l, 50),
+    p99: percentile(l, 99),
+    n: l.length,
+    ttfb50: percentile(t, 50),
+    ttfb99: percentile(t, 99),
+  };
 };
 const base = stat(direct.name);
 const rows: string[][] = [];
@@ -302,15 +372,28 @@ for (const target of targets) {
   rows.push([
     target.name,
     f(l.rps, 0),
-    isBase ? 'reference' : `${f(l.rps / load.get(direct.name)!.rps)}× direct${portkey && target !== serve && target !== portkey ? `, ${f(l.rps / load.get(portkey.name)!.rps, 1)}× Portkey` : ''}${target === serve ? `, ${f(l.rps / load.get(sdkProxy.name)!.rps)}× bare SDK proxy` : ''}${portkey && target === serve ? `, ${f(l.rps / load.get(portkey.name)!.rps, 1)}× Portkey` : ''}`,
+    isBase ? 'reference' : ratios(l.rps, target),
     String(l.errors),
-    f(s.p50, 3), f(s.p99, 3),
+    f(s.p50, 3),
+    f(s.p99, 3),
     isBase ? '' : `${signed(s.p50 - base.p50, 3)} / ${signed(s.p99 - base.p99, 3)}`,
-    f(s.ttfb50, 3), isBase ? '' : signed(s.ttfb50 - base.ttfb50, 3),
+    f(s.ttfb50, 3),
+    isBase ? '' : signed(s.ttfb50 - base.ttfb50, 3),
     target.pid ? f(l.rssMaxMb, 0) : '',
   ]);
 }
-const header = ['target', 'c32 RPS', 'c32 RPS ratio', 'c32 errors', 'c1 p50 ms', 'c1 p99 ms', 'c1 added p50 / p99 ms', 'stream 1st byte p50 ms', 'added 1st byte ms', 'RSS max under c32 MB'];
+const header = [
+  'target',
+  'c32 RPS',
+  'c32 RPS ratio',
+  'c32 errors',
+  'c1 p50 ms',
+  'c1 p99 ms',
+  'c1 added p50 / p99 ms',
+  'stream 1st byte p50 ms',
+  'added 1st byte ms',
+  'RSS max under c32 MB',
+];
 console.log(`| ${header.join(' | ')} |`);
 console.log(`|${header.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`);
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
@@ -321,22 +404,53 @@ const rssUnderLoad = Math.max(load.get(serve.name)!.rssMaxMb, ...rssSeries);
 const firstFull = rssSeries[Math.min(3, rssSeries.length - 1)]!; // after ~30 s of the long run
 const lastFull = rssSeries[rssSeries.length - 1]!;
 console.log('');
-console.log(`switchyard serve RSS: ${f(serveIdleColdMb, 0)} MB at start, ${f(serveIdleMb, 0)} MB idle after warm-up, ${f(rssUnderLoad, 0)} MB max under load, ${f(rssAfterLong, 0)} MB idle after the long run`);
-console.log(`long run: ${long['2xx']} ok of ${longAmount} (${long.errors + long.non2xx + long.timeouts} errors) in ${f(longSecondsTaken, 0)} s = ${f(long['2xx'] / longSecondsTaken, 0)} RPS; RSS every 10 s (MB): ${rssSeries.map((value) => f(value, 0)).join(' ')}`);
+console.log(
+  `switchyard serve RSS: ${f(serveIdleColdMb, 0)} MB at start, ${f(serveIdleMb, 0)} MB idle after warm-up, ` +
+    `${f(rssUnderLoad, 0)} MB max under load, ${f(rssAfterLong, 0)} MB idle after the long run`,
+);
+console.log(
+  `long run: ${long['2xx']} ok of ${longAmount} (${long.errors + long.non2xx + long.timeouts} errors) in ` +
+    `${f(longSecondsTaken, 0)} s = ${f(long['2xx'] / longSecondsTaken, 0)} RPS; RSS every 10 s (MB): ` +
+    `${rssSeries.map((value) => f(value, 0)).join(' ')}`,
+);
 console.log(`RSS drift from 30 s in to the end: ${signed(lastFull - firstFull, 1)} MB`);
 console.log('');
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 if (portkey) {
   const ratio = serveRps / load.get(portkey.name)!.rps;
   const portkeyRps = load.get(portkey.name)!.rps;
-  console.log(`target serve ≥ 10× Portkey RPS at c32: ${f(ratio, 1)}× → ${verdict(ratio >= 10)} (ceilings on this core: the bare undici proxy ${f(load.get(undiciProxy.name)!.rps / portkeyRps, 1)}×, the bare SDK proxy ${f(load.get(sdkProxy.name)!.rps / portkeyRps, 1)}×)`);
+  console.log(
+    `target serve ≥ 10× Portkey RPS at c32: ${f(ratio, 1)}× → ${verdict(ratio >= 10)} (ceilings on this core: the ` +
+      `bare undici proxy ${f(load.get(undiciProxy.name)!.rps / portkeyRps, 1)}×, the bare SDK proxy ` +
+      `${f(load.get(sdkProxy.name)!.rps / portkeyRps, 1)}×)`,
+  );
 } else {
   console.log(`target serve ≥ 10× Portkey RPS at c32: not measured (${portkeyNote})`);
 }
 for (const [name, why] of streamFailures) console.log(`${name}: stream: true answered ${why} (no first-byte figure)`);
-console.log(`target +≤ 0.3 ms p50 at c1: ${signed(sv.p50 - base.p50, 3)} ms → ${verdict(sv.p50 - base.p50 <= 0.3)} (the bare SDK proxy alone: ${signed(px.p50 - base.p50, 3)} ms; serve over it: ${signed(sv.p50 - px.p50, 3)} ms)`);
+console.log(
+  `target +≤ 0.3 ms p50 at c1: ${signed(sv.p50 - base.p50, 3)} ms → ${verdict(sv.p50 - base.p50 <= 0.3)} (the bare ` +
+    `SDK proxy alone: ${signed(px.p50 - base.p50, 3)} ms; serve over it: ${signed(sv.p50 - px.p50, 3)} ms)`,
+);
 console.log(`target +≤ 1 ms p99 at c1: ${signed(sv.p99 - base.p99, 3)} ms → ${verdict(sv.p99 - base.p99 <= 1)}`);
-console.log(`target +≤ 1 ms stream first byte (p50): ${signed(sv.ttfb50 - base.ttfb50, 3)} ms → ${verdict(sv.ttfb50 - base.ttfb50 <= 1)} (the bare SDK proxy alone: ${signed(px.ttfb50 - base.ttfb50, 3)} ms)`);
+console.log(
+  `target +≤ 1 ms stream first byte (p50): ${signed(sv.ttfb50 - base.ttfb50, 3)} ms → ` +
+    `${verdict(sv.ttfb50 - base.ttfb50 <= 1)} (the bare SDK proxy alone: ${signed(px.ttfb50 - base.ttfb50, 3)} ms)`,
+);
 console.log(`target RSS ≤ 120 MB under load: ${f(rssUnderLoad, 0)} MB → ${verdict(rssUnderLoad <= 120)}`);
-console.log(`target RSS flat after ${longAmount === longRequests ? '1M' : `${longAmount} (not 1M: ${longSeconds} s cap)`} requests: drift ${signed(lastFull - firstFull, 1)} MB → ${verdict(lastFull - firstFull <= 10)} (flat = within 10 MB)`);
+console.log(
+  `target RSS flat after ${longAmount === longRequests ? '1M' : `${longAmount} (not 1M: ${longSeconds} s cap)`} ` +
+    `requests: drift ${signed(lastFull - firstFull, 1)} MB → ${verdict(lastFull - firstFull <= 10)} ` +
+    '(flat = within 10 MB)',
+);
 process.exit(0);
+
+/** How a target's RPS compares with the direct mock, Portkey and (for serve) the bare SDK proxy. */
+function ratios(rps: number, target: { name: string }): string {
+  const versus = (name: string, digits?: number) => f(rps / load.get(name)!.rps, digits);
+  let text = `${versus(direct.name)}× direct`;
+  if (portkey && target !== serve && target !== portkey) text += `, ${versus(portkey.name, 1)}× Portkey`;
+  if (target === serve) text += `, ${versus(sdkProxy.name)}× bare SDK proxy`;
+  if (portkey && target === serve) text += `, ${versus(portkey.name, 1)}× Portkey`;
+  return text;
+}

@@ -3,7 +3,10 @@ import { fork } from 'node:child_process';
 /** Starts bench/mock-server.ts in its own process; resolves once it listens. */
 export async function startMock(): Promise<{ port: number; stop: () => void }> {
   // execArgv: [] so flags of this process (--cpu-prof, --conditions) do not reach the mock.
-  const child = fork(new URL('./mock-server.ts', import.meta.url), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('./mock-server.ts', import.meta.url), [], {
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { port: number }).port));
     child.once('exit', (code) => reject(new Error(`mock provider exited with ${code}`)));

@@ -23,7 +23,9 @@ const server = createServer({ keepAliveTimeout: 60_000 }, (request, response) =>
         headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.OPENAI_API_KEY}` },
         body: Buffer.concat(parts),
       });
-      response.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') });
+      response.writeHead(answer.statusCode, {
+        'content-type': String(answer.headers['content-type'] ?? 'application/json'),
+      });
       for await (const part of answer.body) response.write(part);
       response.end();
     } catch (error) {

@@ -2,7 +2,7 @@
  * Quickstart: run with `npm run demo`. It uses the simulator (`mock: true`), so it needs no keys and no network.
  * Remove `mock: true` and set OPENAI_API_KEY / ANTHROPIC_API_KEY / GEMINI_API_KEY … to call the real providers.
  */
-import { ModelNotFoundError, createGateway } from 'switchyard';
+import { createGateway, ModelNotFoundError } from 'switchyard';
 
 const gateway = createGateway({ mock: true });
 
@@ -33,12 +33,19 @@ const stream = await gateway.createCompletion({
 let section = '';
 for await (const chunk of stream) {
   const delta = chunk.choices[0]?.delta;
-  for (const [name, text] of [['thinking', delta?.reasoning_content], ['answer', delta?.content]] as const) {
+  for (const [name, text] of [
+    ['thinking', delta?.reasoning_content],
+    ['answer', delta?.content],
+  ] as const) {
     if (!text) continue;
     if (section !== name) process.stdout.write(`\n[${(section = name)}] `);
     process.stdout.write(text);
   }
-  if (chunk.usage) console.log(`\n${chunk.usage.completion_tokens} completion tokens, ${chunk.usage.completion_tokens_details?.reasoning_tokens} of them reasoning.`);
+  if (chunk.usage)
+    console.log(
+      `\n${chunk.usage.completion_tokens} completion tokens, ` +
+        `${chunk.usage.completion_tokens_details?.reasoning_tokens} of them reasoning.`,
+    );
 }
 
 // 4. Errors are typed and say what to do.

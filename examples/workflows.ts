@@ -1,6 +1,7 @@
 /**
  * Two-agent workflows, sequential and parallel, tied together by metadata (trace_id, workflow_name, agent_id),
- * then viewed per workflow and charted per day. Runs on the simulator: `node --conditions=switchyard-source examples/workflows.ts`.
+ * then viewed per workflow and charted per day. Runs on the simulator: `node --conditions=switchyard-source
+ * examples/workflows.ts`.
  */
 import { createGateway, uuidv7 } from 'switchyard';
 
@@ -36,7 +37,10 @@ async function review(change: string): Promise<string> {
       }),
     ),
   );
-  console.log(`[parallel] security: ${security!.choices[0]!.message.content}\n[parallel] style: ${style!.choices[0]!.message.content}`);
+  console.log(
+    `[parallel] security: ${security!.choices[0]!.message.content}\n[parallel] style: ` +
+      `${style!.choices[0]!.message.content}`,
+  );
   return metadata.trace_id;
 }
 
@@ -46,8 +50,14 @@ await gateway.flush(); // records are written off the request path; flush before
 
 for (const traceId of [digestTrace, reviewTrace]) {
   const workflow = (await gateway.calls.workflow(traceId))!;
-  console.log(`\n${workflow.workflow_name} (${traceId}): ${workflow.calls.length} calls, $${workflow.cost_usd.toFixed(6)}`);
-  for (const call of workflow.calls) console.log(`  ${call.created_at}  ${call.agent_id?.padEnd(18)} ${call.model}  ${call.latency_ms} ms  $${call.cost_usd.toFixed(6)}`);
+  console.log(
+    `\n${workflow.workflow_name} (${traceId}): ${workflow.calls.length} calls, $${workflow.cost_usd.toFixed(6)}`,
+  );
+  for (const call of workflow.calls)
+    console.log(
+      `  ${call.created_at}  ${call.agent_id?.padEnd(18)} ${call.model}  ${call.latency_ms} ms  ` +
+        `$${call.cost_usd.toFixed(6)}`,
+    );
 }
 console.log('\nDaily cost per workflow:', await gateway.calls.dailyCost({ days: 1 }));
 await gateway.close();

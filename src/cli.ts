@@ -1,17 +1,26 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
+import { formatTokens, parsePort, parsePositiveInteger, printJson, printTable } from './cli/format.ts';
+import { logWarningsAsJsonLines, restartWithBoundedYoungGeneration } from './cli/serve-process.ts';
 import type { DeploymentStore } from './deployments/store.ts';
 import { ApiKeyStore } from './server/api-keys.ts';
 import { databasePath } from './server/open-database.ts';
 
-// Each command imports what it needs when it runs: `keys create` should not pay for loading the gateway and the MCP SDK.
+// Each command imports what it needs when it runs: `keys create` should not pay for loading the gateway and the MCP
+// SDK.
 
 const DEFAULT_DATA_DIR = '.switchyard';
+
 const dataOption = () => new Option('--data <dir>', 'data directory holding the SQLite file').default(DEFAULT_DATA_DIR);
-const deploymentsOption = () => new Option('--deployments <dir|url>', 'a deployment directory or a switchyard serve URL (key from SWITCHYARD_API_KEY) instead of the data directory');
+
+const deploymentsOption = () =>
+  new Option(
+    '--deployments <dir|url>',
+    'a deployment directory or a switchyard serve URL (key from SWITCHYARD_API_KEY) instead of the data directory',
+  );
 
 const program = new Command('switchyard')
   .description('One OpenAI-shaped API for every language model.')
@@ -28,7 +37,10 @@ program
   .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
   .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
   .option(
-    '--max-concurrent-per-key <n>', 'requests one API key may have in flight; more get 429', parsePositiveInteger, 64,
+    '--max-concurrent-per-key <n>',
+    'requests one API key may have in flight; more get 429',
+    parsePositiveInteger,
+    64,
   )
   .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
   .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
@@ -57,10 +69,17 @@ program
       const msg = now ? 'shutting down now' : 'shutting down';
       process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg, signal })}\n`);
       // Once a second signal came, the shutdown it cut short ends with 130 too.
-      if (!now) return void server.close().then(() => process.exit(signals > 1 ? 130 : 0), () => process.exit(1));
+      if (!now)
+        return void server.close().then(
+          () => process.exit(signals > 1 ? 130 : 0),
+          () => process.exit(1),
+        );
       // A second one stops waiting for in-flight requests (they are aborted), but still writes every call's record.
       setTimeout(() => process.exit(130), 10_000).unref();
-      server.closeNow().then(() => process.exit(130), () => process.exit(130));
+      server.closeNow().then(
+        () => process.exit(130),
+        () => process.exit(130),
+      );
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
@@ -88,7 +107,10 @@ keys
     withKeys(options.data, (store) => {
       const list = store.list();
       if (options.json) return printJson(list);
-      printTable(['id', 'prefix', 'name', 'created', 'revoked'], list.map((key) => [key.id, `${key.prefix}…`, key.name ?? '', key.created_at, key.revoked_at ?? '']));
+      printTable(
+        ['id', 'prefix', 'name', 'created', 'revoked'],
+        list.map((key) => [key.id, `${key.prefix}…`, key.name ?? '', key.created_at, key.revoked_at ?? '']),
+      );
     });
   });
 keys
@@ -128,7 +150,7 @@ const deployments = program.command('deployments').description('List, show and s
 deployments
   .command('list')
   .description('List deployments, newest first')
-  .option('--agent-id <agent>', 'only this agent\'s deployments')
+  .option('--agent-id <agent>', "only this agent's deployments")
   .addOption(dataOption())
   .addOption(deploymentsOption())
   .option('--json', 'print JSON')
@@ -136,7 +158,17 @@ deployments
     await withDeployments(options, async (store) => {
       const list = await store.list(options.agentId === undefined ? {} : { agent_id: options.agentId });
       if (options.json) return printJson(list);
-      printTable(['id', 'agent', 'environment', 'number', 'model', 'created'], list.map((item) => [item.id, item.agent_id, item.environment, String(item.number), item.version.model, item.created_at]));
+      printTable(
+        ['id', 'agent', 'environment', 'number', 'model', 'created'],
+        list.map((item) => [
+          item.id,
+          item.agent_id,
+          item.environment,
+          String(item.number),
+          item.version.model,
+          item.created_at,
+        ]),
+      );
     });
   });
 deployments
@@ -181,21 +213,6 @@ interface ServeCommandOptions {
   allowedOrigin?: string[];
 }
 
-/**
- * `serve` logs JSON lines on stderr; Node's own warning printer would add lines that are not JSON (Node 22 warns
- * that SQLite is experimental when it loads). Warnings become log lines of level `warn` instead.
- */
-function logWarningsAsJsonLines(): void {
-  process.removeAllListeners('warning');
-  process.on('warning', (warning: Error & { code?: string }) => {
-    const line = {
-      time: new Date().toISOString(), level: 'warn', msg: warning.message, warning: warning.name,
-      ...(warning.code ? { code: warning.code } : {}),
-    };
-    process.stderr.write(`${JSON.stringify(line)}\n`);
-  });
-}
-
 interface StoreOptions {
   data: string;
   deployments?: string;
@@ -228,32 +245,6 @@ async function parseFile(file: string): Promise<unknown> {
   return yaml.parse(text);
 }
 
-function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const lines = [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
-  process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-function formatTokens(tokens: number): string {
-  return tokens >= 1_000_000 ? `${+(tokens / 1_000_000).toFixed(2)}M` : `${Math.round(tokens / 1000)}K`;
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');
-  return port;
-}
-
-function parsePositiveInteger(value: string): number {
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
-  return number;
-}
-
 // `switchyard models | head` closes the pipe early; that is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
@@ -264,21 +255,3 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`switchyard: ${(error as Error).message}\n`);
   process.exitCode = 1;
 });
-
-/**
- * Under load V8 grows its young generation to 64 MB semi-spaces (RSS ~230 MB where ~160 MB do), and that size can
- * only be set when the process starts. So `serve` replaces its own process (same pid, no parent left behind) with
- * one started with `--max-semi-space-size=16`. It does not when the user chose a size (in the node flags or
- * NODE_OPTIONS), when it already did (the environment marker), when it has an IPC channel to a parent (`fork`, PM2:
- * only stdio survives exec), or when the runtime has no `process.execve` (before Node 22.15 / 23.11, Windows).
- */
-function restartWithBoundedYoungGeneration(): void {
-  const marker = 'SWITCHYARD_SERVE_REEXECUTED';
-  const chosen = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) => /^["']?--max[-_]semi[-_]space[-_]size/.test(arg));
-  if (chosen || process.env[marker] || process.channel || !process.execve) return;
-  try {
-    process.execve(process.execPath, [process.execPath, '--max-semi-space-size=16', ...process.execArgv, ...process.argv.slice(1)], { ...process.env, [marker]: '1' });
-  } catch {
-    // Not permitted here (a sandbox, a worker): serve with V8's defaults.
-  }
-}

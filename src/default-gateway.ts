@@ -1,8 +1,13 @@
 import type { AutoParseableResponseFormat } from 'openai/lib/parser';
 import type { ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import type { CompletionStream } from './completion/completion-stream.ts';
-import { createGateway, type CompletionOptions, type Gateway } from './gateway.ts';
-import type { CompletionRequestNonStreaming, CompletionRequestStreaming, CompletionResponse, ParsedCompletionResponse } from './types.ts';
+import { type CompletionOptions, createGateway, type Gateway } from './gateway.ts';
+import type {
+  CompletionRequestNonStreaming,
+  CompletionRequestStreaming,
+  CompletionResponse,
+  ParsedCompletionResponse,
+} from './types.ts';
 
 let gateway: Gateway | undefined;
 
@@ -13,12 +18,18 @@ function defaultGateway(): Gateway {
 }
 
 /** `createCompletion` on a default gateway that reads provider keys from `<NAME>_API_KEY`. */
-export function createCompletion(request: CompletionRequestStreaming, options?: CompletionOptions): Promise<CompletionStream>;
+export function createCompletion(
+  request: CompletionRequestStreaming,
+  options?: CompletionOptions,
+): Promise<CompletionStream>;
 export function createCompletion<Parsed>(
   request: CompletionRequestNonStreaming & { response_format: AutoParseableResponseFormat<Parsed> },
   options?: CompletionOptions,
 ): Promise<ParsedCompletionResponse<Parsed>>;
-export function createCompletion(request: CompletionRequestNonStreaming, options?: CompletionOptions): Promise<CompletionResponse>;
+export function createCompletion(
+  request: CompletionRequestNonStreaming,
+  options?: CompletionOptions,
+): Promise<CompletionResponse>;
 export function createCompletion(
   request: CompletionRequestStreaming | CompletionRequestNonStreaming,
   options?: CompletionOptions,

@@ -18,7 +18,14 @@ export class SwitchyardError extends Error {
 
   constructor(
     message: string,
-    options: { status: number; type: string; code?: string | null; param?: string | null; attempts?: Attempt[]; cause?: unknown },
+    options: {
+      status: number;
+      type: string;
+      code?: string | null;
+      param?: string | null;
+      attempts?: Attempt[];
+      cause?: unknown;
+    },
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = options.status;
@@ -115,7 +122,8 @@ export class ProviderError extends SwitchyardError {
     const copy = Object.create(Object.getPrototypeOf(this)) as ProviderError;
     Object.assign(copy, this, { attempts, stack: this.stack, message: this.message });
     // `cause` is not enumerable, so Object.assign leaves it behind.
-    if (this.cause !== undefined) Object.defineProperty(copy, 'cause', { value: this.cause, writable: true, configurable: true });
+    if (this.cause !== undefined)
+      Object.defineProperty(copy, 'cause', { value: this.cause, writable: true, configurable: true });
     return copy;
   }
 }
@@ -128,7 +136,9 @@ export class RateLimitError extends ProviderError {
   override name = 'RateLimitError';
 }
 
-/** The first byte of a stream reached the caller, then the provider failed: never retried, surfaced from the iterator. */
+/**
+ * The first byte of a stream reached the caller, then the provider failed: never retried, surfaced from the iterator.
+ */
 export class StreamInterruptedError extends ProviderError {
   override name = 'StreamInterruptedError';
 }

@@ -1,5 +1,5 @@
 import type { AutoParseableResponseFormat } from 'openai/lib/parser';
-import { Catalog, type ListModelsOptions, type ModelList } from './catalog/catalog.ts';
+import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
 import type { CompletionStream } from './completion/completion-stream.ts';
 import { createCompletion } from './completion/create-completion.ts';
@@ -86,14 +86,19 @@ export interface Gateway {
     options?: CompletionOptions,
   ): Promise<ParsedCompletionResponse<Parsed>>;
   createCompletion(request: CompletionRequestNonStreaming, options?: CompletionOptions): Promise<CompletionResponse>;
-  createCompletion(request: CompletionRequest, options?: CompletionOptions): Promise<CompletionResponse | CompletionStream>;
+  createCompletion(
+    request: CompletionRequest,
+    options?: CompletionOptions,
+  ): Promise<CompletionResponse | CompletionStream>;
   /** The catalog in the OpenAI `/v1/models` shape. */
   listModels(options?: ListModelsOptions): ModelList;
   /** The stored deployments, optionally of one agent (empty without a deployment store). */
   listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
   /** Queries over the call records (the first sink that answers queries: memory by default, or SQLite). */
   readonly calls: CallStore;
-  /** Record counters: waiting, written, dropped (queue full), failed in a sink, built only in part, and the last loss. */
+  /**
+   * Record counters: waiting, written, dropped (queue full), failed in a sink, built only in part, and the last loss.
+   */
   readonly recordStats: RecordQueueStats;
   /** Resolves once every record of the calls made so far has been written. */
   flush(): Promise<void>;
@@ -104,7 +109,12 @@ export interface Gateway {
   configuredProviders(): string[];
 }
 
-const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 8_000, totalTimeoutMs: 600_000 };
+const DEFAULT_RETRY: Required<RetryOptions> = {
+  maxRetries: 2,
+  initialDelayMs: 500,
+  maxDelayMs: 8_000,
+  totalTimeoutMs: 600_000,
+};
 
 /**
  * A gateway: the catalog, the providers (built on first use), the deployment store and the call recorder that
@@ -124,7 +134,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     simulator,
     transport: { maxResponseBytes: options.maxResponseBytes, connections: options.maxConnectionsPerProvider },
   });
-  const deployments = options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
+  const deployments =
+    options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
   const recorder = createCallRecorder(options.records);
   const services: Services = {
     catalog,
@@ -143,7 +154,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   };
 
   return {
-    createCompletion: ((request: CompletionRequest, callOptions?: CompletionOptions) => createCompletion(services, request, callOptions)) as Gateway['createCompletion'],
+    createCompletion: ((request: CompletionRequest, callOptions?: CompletionOptions) =>
+      createCompletion(services, request, callOptions)) as Gateway['createCompletion'],
     listModels: (listOptions) => catalog.list(listOptions),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,
@@ -153,7 +165,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     flush: recorder.flush,
     close: recorder.close,
     catalog,
-    configuredProviders: () => (simulator ? [simulator.name] : providersWithCredentials({ registry, providers: options.providers, env })),
+    configuredProviders: () =>
+      simulator ? [simulator.name] : providersWithCredentials({ registry, providers: options.providers, env }),
   };
 }
 
@@ -163,7 +176,10 @@ function ownProviders(providers: GatewayOptions['providers']): ProviderDefinitio
     const definition = settings.definition;
     if (!definition) return [];
     if (definition.id !== id) {
-      throw new InvalidRequestError(`providers.${id} holds the definition of "${definition.id}"; put it under providers["${definition.id}"].`, `providers.${id}`);
+      throw new InvalidRequestError(
+        `providers.${id} holds the definition of "${definition.id}"; put it under providers["${definition.id}"].`,
+        `providers.${id}`,
+      );
     }
     return [definition];
   });

@@ -2,51 +2,59 @@
  * Switchyard: one OpenAI-shaped API for every language model.
  * @module
  */
-export { createGateway } from './gateway.ts';
-export type { Gateway, GatewayOptions, CompletionOptions } from './gateway.ts';
-export { createCompletion, listModels } from './default-gateway.ts';
-export { CompletionStream } from './completion/completion-stream.ts';
+
+export type { ListModelsOptions, ModelInfo, ModelList, ModelReasoningInfo } from './catalog/catalog.ts';
 export { Catalog } from './catalog/catalog.ts';
-export type { ModelInfo, ModelList, ListModelsOptions, ModelReasoningInfo } from './catalog/catalog.ts';
-export type { CatalogData, ModelEntry, ProviderOffering, ModelSupports, ReasoningFacts } from './catalog/catalog-schema.ts';
-export { effortToBudget, budgetToEffort } from './reasoning.ts';
+export type {
+  CatalogData,
+  ModelEntry,
+  ModelSupports,
+  ProviderOffering,
+  ReasoningFacts,
+} from './catalog/catalog-schema.ts';
+export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';
-export {
-  MemorySink,
-  JsonlFileSink,
-  SqliteSink,
-  OpenTelemetrySink,
-  CallbackSink,
-  RecordQueue,
-  computeCost,
-  computeTotalCost,
-  uuidv7,
-  buildCallRecord,
-  RecordsRefusedError,
-} from './records/index.ts';
+export { createCompletion, listModels } from './default-gateway.ts';
 export type {
-  CallRecord,
-  CallStore,
-  CallPage,
-  ListCallsQuery,
-  WorkflowSummary,
-  WorkflowTimeline,
-  TraceSummary,
-  CallTiming,
-  DailyCostQuery,
-  DailyCostRow,
-  AgentSummary,
-  RecordSink,
-  RecordQueueOptions,
-  RecordQueueStats,
-  RecordUsage,
-  RecordOutput,
-  RecordError,
-  TokenPricing,
-  MemorySinkOptions,
-  OpenTelemetrySinkOptions,
-} from './records/index.ts';
+  CreateDeploymentStoreOptions,
+  Deployment,
+  DeploymentEnvironment,
+  DeploymentIssue,
+  DeploymentStore,
+  DeploymentVersion,
+  RemoteDeploymentStoreOptions,
+  ResolvedDeployment,
+} from './deployments/index.ts';
+export {
+  createDeploymentStore,
+  DEPLOYMENT_ENVIRONMENTS,
+  DeploymentConflictError,
+  DeploymentNotFoundError,
+  DeploymentStoreError,
+  DeploymentValidationError,
+  FileDeploymentStore,
+  formatDeploymentId,
+  MemoryDeploymentStore,
+  parseDeploymentId,
+  RemoteDeploymentStore,
+  resolveDeployment,
+  validateDeployment,
+} from './deployments/index.ts';
+export {
+  AuthenticationError,
+  InvalidRequestError,
+  MissingCredentialsError,
+  ModelNotFoundError,
+  ProviderError,
+  RateLimitError,
+  StreamInterruptedError,
+  StructuredOutputError,
+  SwitchyardError,
+  UnsupportedParameterError,
+} from './errors.ts';
+export type { CompletionOptions, Gateway, GatewayOptions } from './gateway.ts';
+export { createGateway } from './gateway.ts';
 export type {
   Provider,
   ProviderCall,
@@ -59,60 +67,59 @@ export type {
   ResolvedReasoning,
 } from './providers/provider.ts';
 export { nativeOutputWhere } from './providers/provider.ts';
-export { renderTemplate } from './templates.ts';
-export {
-  DEPLOYMENT_ENVIRONMENTS,
-  formatDeploymentId,
-  parseDeploymentId,
-  validateDeployment,
-  DeploymentConflictError,
-  DeploymentNotFoundError,
-  DeploymentStoreError,
-  DeploymentValidationError,
-  MemoryDeploymentStore,
-  FileDeploymentStore,
-  RemoteDeploymentStore,
-  createDeploymentStore,
-  resolveDeployment,
-} from './deployments/index.ts';
+export { budgetToEffort, effortToBudget } from './reasoning.ts';
 export type {
-  Deployment,
-  DeploymentEnvironment,
-  DeploymentVersion,
-  DeploymentStore,
-  DeploymentIssue,
-  RemoteDeploymentStoreOptions,
-  CreateDeploymentStoreOptions,
-  ResolvedDeployment,
-} from './deployments/index.ts';
+  AgentSummary,
+  CallPage,
+  CallRecord,
+  CallStore,
+  CallTiming,
+  DailyCostQuery,
+  DailyCostRow,
+  ListCallsQuery,
+  MemorySinkOptions,
+  OpenTelemetrySinkOptions,
+  RecordError,
+  RecordOutput,
+  RecordQueueOptions,
+  RecordQueueStats,
+  RecordSink,
+  RecordUsage,
+  TokenPricing,
+  TraceSummary,
+  WorkflowSummary,
+  WorkflowTimeline,
+} from './records/index.ts';
+export {
+  buildCallRecord,
+  CallbackSink,
+  computeCost,
+  computeTotalCost,
+  JsonlFileSink,
+  MemorySink,
+  OpenTelemetrySink,
+  RecordQueue,
+  RecordsRefusedError,
+  SqliteSink,
+  uuidv7,
+} from './records/index.ts';
 export { zodResponseFormat } from './structured-output/response-format.ts';
 export { toStrictJsonSchema } from './structured-output/strict-json-schema.ts';
-export {
-  SwitchyardError,
-  InvalidRequestError,
-  ModelNotFoundError,
-  UnsupportedParameterError,
-  MissingCredentialsError,
-  ProviderError,
-  AuthenticationError,
-  RateLimitError,
-  StreamInterruptedError,
-  StructuredOutputError,
-} from './errors.ts';
+export { renderTemplate } from './templates.ts';
 export type {
-  CompletionRequest,
-  CompletionRequestStreaming,
-  CompletionRequestNonStreaming,
-  CompletionResponse,
+  Attempt,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
   CompletionChunk,
   CompletionMessage,
+  CompletionRequest,
+  CompletionRequestNonStreaming,
+  CompletionRequestStreaming,
+  CompletionResponse,
   CompletionWarning,
   ParsedCompletionResponse,
   ReasoningDetail,
-  Attempt,
-  ReasoningSetting,
   ReasoningEffortLevel,
+  ReasoningSetting,
   SwitchyardResponseInfo,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
 } from './types.ts';

@@ -1,5 +1,5 @@
-import { InvalidRequestError } from './errors.ts';
 import type { ModelEntry } from './catalog/catalog-schema.ts';
+import { InvalidRequestError } from './errors.ts';
 import type { ResolvedReasoning } from './providers/provider.ts';
 import type { CompletionRequest, ReasoningEffortLevel } from './types.ts';
 
@@ -42,7 +42,8 @@ export function resolveReasoning(request: CompletionRequest, model: ModelEntry):
   }
 
   let resolved: ResolvedReasoning;
-  if (reasoning?.budget !== undefined) resolved = { budget: reasoning.budget, effort: budgetToEffort(reasoning.budget, max) };
+  if (reasoning?.budget !== undefined)
+    resolved = { budget: reasoning.budget, effort: budgetToEffort(reasoning.budget, max) };
   else {
     const effort = (reasoning?.effort ?? compatEffort) as ReasoningEffortLevel;
     resolved = { effort, budget: effortToBudget(effort, max) };
@@ -56,7 +57,8 @@ export function resolveReasoning(request: CompletionRequest, model: ModelEntry):
   }
   if (!model.supports.reasoning) {
     throw new InvalidRequestError(
-      `${model.id} does not reason, so "reasoning"/"reasoning_effort" cannot apply. Remove it, or pick a model from listModels({ reasoning: true }).`,
+      `${model.id} does not reason, so "reasoning"/"reasoning_effort" cannot apply. Remove it, or pick a model from ` +
+        `listModels({ reasoning: true }).`,
       'reasoning',
       'reasoning_not_supported',
     );

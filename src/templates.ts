@@ -13,16 +13,27 @@ export function renderTemplate(text: string, input: unknown, where: string): str
     let value: unknown = input;
     for (const key of path.split('.')) {
       // Own properties only: `{{constructor}}` must not reach into the prototype chain.
-      value = value !== null && typeof value === 'object' && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+      value =
+        value !== null && typeof value === 'object' && Object.hasOwn(value, key)
+          ? (value as Record<string, unknown>)[key]
+          : undefined;
     }
     if (value === undefined) {
-      throw new InvalidRequestError(`${where} uses the variable {{${path}}}, which "input" does not provide.`, `input.${path}`, 'missing_variable');
+      throw new InvalidRequestError(
+        `${where} uses the variable {{${path}}}, which "input" does not provide.`,
+        `input.${path}`,
+        'missing_variable',
+      );
     }
     if (typeof value === 'string') return value;
     try {
       return JSON.stringify(value);
     } catch (error) {
-      throw new InvalidRequestError(`input.${path} cannot be written as JSON into ${where}: ${(error as Error).message}.`, `input.${path}`, 'invalid_input');
+      throw new InvalidRequestError(
+        `input.${path} cannot be written as JSON into ${where}: ${(error as Error).message}.`,
+        `input.${path}`,
+        'invalid_input',
+      );
     }
   });
 }
@@ -31,15 +42,21 @@ export function renderTemplate(text: string, input: unknown, where: string): str
  * Renders every text in the messages (string contents, text parts, image URLs); returns new message objects.
  * `label` prefixes the place named in a missing-variable error (`Deployment "x" messages[0]`).
  */
-export function renderMessages(messages: ChatCompletionMessageParam[], input: unknown, label = ''): ChatCompletionMessageParam[] {
+export function renderMessages(
+  messages: ChatCompletionMessageParam[],
+  input: unknown,
+  label = '',
+): ChatCompletionMessageParam[] {
   return messages.map((message, index) => {
     const where = `${label}messages[${index}]`;
     const content = message.content;
-    if (typeof content === 'string') return { ...message, content: renderTemplate(content, input, where) } as ChatCompletionMessageParam;
+    if (typeof content === 'string')
+      return { ...message, content: renderTemplate(content, input, where) } as ChatCompletionMessageParam;
     if (!Array.isArray(content)) return message;
     const parts = content.map((part) => {
       if (part.type === 'text') return { ...part, text: renderTemplate(part.text, input, where) };
-      if (part.type === 'image_url') return { ...part, image_url: { ...part.image_url, url: renderTemplate(part.image_url.url, input, where) } };
+      if (part.type === 'image_url')
+        return { ...part, image_url: { ...part.image_url, url: renderTemplate(part.image_url.url, input, where) } };
       return part;
     });
     return { ...message, content: parts } as ChatCompletionMessageParam;

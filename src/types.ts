@@ -11,16 +11,14 @@ import type {
 } from 'openai/resources/chat/completions';
 
 export type {
+  ChatCompletionContentPart,
   ChatCompletionMessageParam,
   ChatCompletionTool,
   ChatCompletionToolChoiceOption,
-  ChatCompletionContentPart,
 } from 'openai/resources/chat/completions';
 
 /** Provider-neutral reasoning setting: exactly one of `budget` (tokens) or `effort`. */
-export type ReasoningSetting =
-  | { budget: number; effort?: never }
-  | { effort: ReasoningEffortLevel; budget?: never };
+export type ReasoningSetting = { budget: number; effort?: never } | { effort: ReasoningEffortLevel; budget?: never };
 
 /** `disabled` switches reasoning off; the others are levels, lowest first (OpenAI's names). */
 export type ReasoningEffortLevel = 'disabled' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -62,7 +60,10 @@ export interface Attempt {
   model: string;
   /** HTTP status, when the provider answered. */
   status?: number;
-  /** `ok`, or why the attempt failed: `rate_limited`, `server_error`, `timeout`, `connection_error`, `missing_credentials`, … */
+  /**
+   * `ok`, or why the attempt failed: `rate_limited`, `server_error`, `timeout`, `connection_error`,
+   * `missing_credentials`, …
+   */
   outcome: string;
   message?: string;
   duration_ms: number;
@@ -108,7 +109,9 @@ export type CompletionMessage = ChatCompletionMessage & {
   /** Reasoning text, when the provider exposes it (never for OpenAI models, whose API hides it). */
   reasoning_content?: string | null;
   reasoning_details?: ReasoningDetail[];
-  /** With `response_format` json_schema/json_object: the validated answer, parsed (by the zod schema, if one was given). */
+  /**
+   * With `response_format` json_schema/json_object: the validated answer, parsed (by the zod schema, if one was given).
+   */
   parsed?: unknown;
 };
 

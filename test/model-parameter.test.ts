@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError, ModelNotFoundError, convertLegacyDeploymentReference, createGateway } from '../src/index.ts';
 import { parseModelReference } from '../src/completion/parse-model.ts';
+import {
+  convertLegacyDeploymentReference,
+  createGateway,
+  InvalidRequestError,
+  ModelNotFoundError,
+} from '../src/index.ts';
 import { reservedProviderNames } from '../src/providers/registry.ts';
 import { testCatalog } from './helpers/test-catalog.ts';
 
@@ -12,7 +17,10 @@ describe('the model parameter grammar', () => {
     ['gpt-4o-latest', { kind: 'model', model: 'gpt-4o-latest' }],
     ['openai/gpt-4o-latest', { kind: 'model', model: 'gpt-4o-latest', provider: 'openai' }],
     ['support-bot/gpt-4o-latest', { kind: 'model', model: 'gpt-4o-latest', agentId: 'support-bot' }],
-    ['support-bot/groq/llama-3.3-70b-instruct', { kind: 'model', model: 'llama-3.3-70b-instruct', provider: 'groq', agentId: 'support-bot' }],
+    [
+      'support-bot/groq/llama-3.3-70b-instruct',
+      { kind: 'model', model: 'llama-3.3-70b-instruct', provider: 'groq', agentId: 'support-bot' },
+    ],
     ['switchyard/deployment/bot:production#3', { kind: 'deployment', deploymentId: 'bot:production#3' }],
     ['deployment/bot:dev#1', { kind: 'deployment', deploymentId: 'bot:dev#1' }],
   ])('%s', (model, expected) => {
@@ -44,7 +52,11 @@ describe('model resolution in the gateway', () => {
   it('metadata.agent_id wins over the model prefix', async () => {
     const prefixed = await gateway.createCompletion({ model: 'billing/gpt-4o-latest', messages: hello });
     expect(prefixed.switchyard.agent_id).toBe('billing');
-    const both = await gateway.createCompletion({ model: 'billing/gpt-4o-latest', messages: hello, metadata: { agent_id: 'refunds' } });
+    const both = await gateway.createCompletion({
+      model: 'billing/gpt-4o-latest',
+      messages: hello,
+      metadata: { agent_id: 'refunds' },
+    });
     expect(both.switchyard.agent_id).toBe('refunds');
   });
 
@@ -57,12 +69,16 @@ describe('model resolution in the gateway', () => {
   });
 
   it('a provider that does not serve the model is a 400 naming the ones that do', async () => {
-    const error = await gateway.createCompletion({ model: 'groq/gpt-4o-latest', messages: hello }).catch((caught) => caught);
+    const error = await gateway
+      .createCompletion({ model: 'groq/gpt-4o-latest', messages: hello })
+      .catch((caught) => caught);
     expect(error).toMatchObject({ status: 400, code: 'provider_not_serving_model' });
     expect(error.message).toContain('openai, openrouter');
   });
 
   it('a deployment reference without a deployment store says so', async () => {
-    await expect(gateway.createCompletion({ model: 'switchyard/deployment/bot:production#1' })).rejects.toMatchObject({ code: 'deployment_not_found' });
+    await expect(gateway.createCompletion({ model: 'switchyard/deployment/bot:production#1' })).rejects.toMatchObject({
+      code: 'deployment_not_found',
+    });
   });
 });

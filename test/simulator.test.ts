@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError, RateLimitError, StreamInterruptedError, createGateway, type CompletionChunk } from '../src/index.ts';
+import { createGateway, ProviderError, RateLimitError, StreamInterruptedError } from '../src/index.ts';
 import { createMockProvider } from '../src/testing/index.ts';
-import { testCatalog } from './helpers/test-catalog.ts';
 import { collect } from './helpers/chunks.ts';
+import { testCatalog } from './helpers/test-catalog.ts';
 
 const hello = [{ role: 'user' as const, content: 'What is the capital of France?' }];
 
@@ -24,8 +24,17 @@ describe('the simulator (mock: true)', () => {
 
   it('streams the same text, with a usage chunk when asked', async () => {
     const plain = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello });
-    const chunks = await collect(await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true, stream_options: { include_usage: true } }));
-    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(plain.choices[0]!.message.content);
+    const chunks = await collect(
+      await gateway.createCompletion({
+        model: 'gpt-4o-latest',
+        messages: hello,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(
+      plain.choices[0]!.message.content,
+    );
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: plain.usage });
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
   });
@@ -34,11 +43,29 @@ describe('the simulator (mock: true)', () => {
     const response = await gateway.createCompletion({
       model: 'gpt-4o-latest',
       messages: hello,
-      tools: [{ type: 'function', function: { name: 'lookup_city', parameters: { type: 'object', properties: { city: { type: 'string', examples: ['Paris'] }, limit: { type: 'integer', minimum: 1 } }, required: ['city'] } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'lookup_city',
+            parameters: {
+              type: 'object',
+              properties: { city: { type: 'string', examples: ['Paris'] }, limit: { type: 'integer', minimum: 1 } },
+              required: ['city'],
+            },
+          },
+        },
+      ],
       tool_choice: 'required',
     });
     expect(response.choices[0]!.finish_reason).toBe('tool_calls');
-    expect(JSON.parse(response.choices[0]!.message.tool_calls![0]!.type === 'function' ? response.choices[0]!.message.tool_calls![0]!.function.arguments : '')).toEqual({ city: 'Paris', limit: 1 });
+    expect(
+      JSON.parse(
+        response.choices[0]!.message.tool_calls![0]!.type === 'function'
+          ? response.choices[0]!.message.tool_calls![0]!.function.arguments
+          : '',
+      ),
+    ).toEqual({ city: 'Paris', limit: 1 });
   });
 
   it('answers json_schema requests with an instance of the schema', async () => {
@@ -47,16 +74,43 @@ describe('the simulator (mock: true)', () => {
       messages: hello,
       response_format: {
         type: 'json_schema',
-        json_schema: { name: 'answer', schema: { type: 'object', properties: { capital: { type: 'string' }, population: { type: 'integer', minimum: 0 }, tags: { type: 'array', items: { enum: ['city', 'capital'] } } }, required: ['capital'] } },
+        json_schema: {
+          name: 'answer',
+          schema: {
+            type: 'object',
+            properties: {
+              capital: { type: 'string' },
+              population: { type: 'integer', minimum: 0 },
+              tags: { type: 'array', items: { enum: ['city', 'capital'] } },
+            },
+            required: ['capital'],
+          },
+        },
       },
     });
-    expect(JSON.parse(response.choices[0]!.message.content!)).toEqual({ capital: 'example', population: 0, tags: ['city'] });
+    expect(JSON.parse(response.choices[0]!.message.content!)).toEqual({
+      capital: 'example',
+      population: 0,
+      tags: ['city'],
+    });
   });
 
   it('emits reasoning_content first, and counts reasoning tokens, on reasoning models asked to reason', async () => {
-    const reasoningModel = gateway.listModels({ reasoning: true }).data.find((model) => model.reasoning?.control === 'effort')!;
-    const chunks = await collect(await gateway.createCompletion({ model: reasoningModel.id, messages: hello, reasoning: { effort: 'high' }, stream: true, stream_options: { include_usage: true } }));
-    const order = chunks.flatMap((chunk) => (chunk.choices[0]?.delta.reasoning_content ? ['r'] : chunk.choices[0]?.delta.content ? ['c'] : []));
+    const reasoningModel = gateway
+      .listModels({ reasoning: true })
+      .data.find((model) => model.reasoning?.control === 'effort')!;
+    const chunks = await collect(
+      await gateway.createCompletion({
+        model: reasoningModel.id,
+        messages: hello,
+        reasoning: { effort: 'high' },
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
+    const order = chunks.flatMap((chunk) =>
+      chunk.choices[0]?.delta.reasoning_content ? ['r'] : chunk.choices[0]?.delta.content ? ['c'] : [],
+    );
     expect(order[0]).toBe('r');
     expect(order.lastIndexOf('r')).toBeLessThan(order.indexOf('c'));
     expect(chunks.at(-1)!.usage!.completion_tokens_details!.reasoning_tokens).toBeGreaterThan(0);
@@ -72,7 +126,9 @@ describe('a scripted simulator (switchyard/testing)', () => {
     const gateway = createGateway({ catalog: testCatalog, mock });
     const contents = [];
     for (let index = 0; index < 3; index++) {
-      contents.push((await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello })).choices[0]!.message.content);
+      contents.push(
+        (await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello })).choices[0]!.message.content,
+      );
     }
     expect(contents).toEqual(['first', 'second', 'echo gpt-4o-2024-11-20']);
     expect(mock.calls).toHaveLength(3);
@@ -80,7 +136,9 @@ describe('a scripted simulator (switchyard/testing)', () => {
   });
 
   it('scripts errors that go through the same retries', async () => {
-    const mock = createMockProvider({ replies: [{ error: { status: 429, message: 'slow down', retry_after_ms: 1 } }, 'after the retry'] });
+    const mock = createMockProvider({
+      replies: [{ error: { status: 429, message: 'slow down', retry_after_ms: 1 } }, 'after the retry'],
+    });
     const gateway = createGateway({ catalog: testCatalog, mock });
     const response = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello });
     expect(response.choices[0]!.message.content).toBe('after the retry');
@@ -95,15 +153,24 @@ describe('a scripted simulator (switchyard/testing)', () => {
 
   it('uses fallback models after the first model keeps failing', async () => {
     const mock = createMockProvider({
-      respond: (request) => (request.model === 'gpt-4o-2024-11-20' ? { error: { status: 503 } } : `served by ${request.model}`),
+      respond: (request) =>
+        request.model === 'gpt-4o-2024-11-20' ? { error: { status: 503 } } : `served by ${request.model}`,
     });
     const gateway = createGateway({ catalog: testCatalog, mock, retry: { initialDelayMs: 1, maxRetries: 1 } });
-    const response = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, fallbacks: ['mistral-large-latest'] });
+    const response = await gateway.createCompletion({
+      model: 'gpt-4o-latest',
+      messages: hello,
+      fallbacks: ['mistral-large-latest'],
+    });
     expect(response.choices[0]!.message.content).toBe('served by mistral-large-2411');
     expect(response.model).toBe('mistral-large-2411');
-    // As in production: every provider of the model is tried (here the simulator stands in for each), then the fallback.
+    // As in production: every provider of the model is tried (here the simulator stands in for each), then the
+    // fallback.
     const providers = testCatalog.find('gpt-4o-latest')!.providers.length;
-    expect(response.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual([...Array(providers * 2).fill('server_error'), 'ok']);
+    expect(response.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual([
+      ...Array(providers * 2).fill('server_error'),
+      'ok',
+    ]);
     expect(response.switchyard.attempts.every((attempt) => attempt.provider === 'mock')).toBe(true);
   });
 
@@ -117,9 +184,15 @@ describe('a scripted simulator (switchyard/testing)', () => {
     });
     const gateway = createGateway({ catalog: testCatalog, mock });
     const tool = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello });
-    expect(tool.choices[0]).toMatchObject({ finish_reason: 'tool_calls', message: { tool_calls: [{ type: 'function', function: { name: 'search', arguments: '{"q":"paris"}' } }] } });
+    expect(tool.choices[0]).toMatchObject({
+      finish_reason: 'tool_calls',
+      message: { tool_calls: [{ type: 'function', function: { name: 'search', arguments: '{"q":"paris"}' } }] },
+    });
     const refusal = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello });
-    expect(refusal.choices[0]).toMatchObject({ finish_reason: 'content_filter', message: { content: null, refusal: 'I cannot help with that.' } });
+    expect(refusal.choices[0]).toMatchObject({
+      finish_reason: 'content_filter',
+      message: { content: null, refusal: 'I cannot help with that.' },
+    });
     const stream = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true });
     await expect(collect(stream)).rejects.toBeInstanceOf(StreamInterruptedError);
   });

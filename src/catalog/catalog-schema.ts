@@ -37,7 +37,10 @@ export const reasoningFactsSchema = z.strictObject({
 
 export const supportsSchema = z.strictObject({
   reasoning: z.boolean(),
-  /** Native JSON-Schema-constrained output (OpenAI json_schema, Anthropic output_config.format, Gemini responseJsonSchema). */
+  /**
+   * Native JSON-Schema-constrained output (OpenAI json_schema, Anthropic output_config.format, Gemini
+   * responseJsonSchema).
+   */
   structured_outputs: z.boolean(),
   json_mode: z.boolean(),
   tools: z.boolean(),
@@ -54,7 +57,7 @@ export const modelEntrySchema = z.strictObject({
   /** Pinned id: carries a date or version suffix. */
   id: z.string().regex(/^[a-z0-9][a-z0-9.\-_:]*$/),
   name: z.string().min(1),
-  /** The model's maker, lower-case slug: openai, anthropic, google, mistral, xai, deepseek, meta, qwen, moonshot, … */
+  /** The model's maker, a lower-case slug: openai, anthropic, google, mistral, xai, deepseek, meta, qwen, … */
   maker: z.string().regex(/^[a-z][a-z0-9-]*$/),
   release_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   context_window: z.number().int().positive(),

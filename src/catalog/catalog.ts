@@ -1,5 +1,5 @@
 import { effortToBudget } from '../reasoning.ts';
-import type { CatalogData, ModelEntry, ProviderOffering, ModelSupports, ReasoningFacts } from './catalog-schema.ts';
+import type { CatalogData, ModelEntry, ModelSupports, ProviderOffering, ReasoningFacts } from './catalog-schema.ts';
 
 /** A reasoning model's facts, plus the thinking budgets each effort stands for on it. */
 export type ModelReasoningInfo = ReasoningFacts & {
@@ -68,7 +68,10 @@ export class Catalog {
     const wanted = id.toLowerCase();
     const scored: Array<[string, number]> = [];
     for (const known of this.#byId.keys()) {
-      const distance = known.startsWith(wanted) || wanted.startsWith(known) ? Math.abs(known.length - wanted.length) : editDistance(wanted, known);
+      const distance =
+        known.startsWith(wanted) || wanted.startsWith(known)
+          ? Math.abs(known.length - wanted.length)
+          : editDistance(wanted, known);
       if (distance <= Math.max(2, Math.floor(wanted.length / 4))) scored.push([known, distance]);
     }
     scored.sort((a, b) => a[1] - b[1] || a[0].length - b[0].length);
@@ -111,7 +114,8 @@ function toModelInfo(id: string, entry: ModelEntry): ModelInfo {
 
 function effectiveBudgets(entry: ModelEntry): ModelReasoningInfo['budgets'] {
   const { min_budget: min = 0, max_budget: max = entry.max_output_tokens } = entry.reasoning ?? {};
-  const budget = (effort: 'low' | 'medium' | 'high') => Math.min(max, Math.max(min, effortToBudget(effort, entry.max_output_tokens)));
+  const budget = (effort: 'low' | 'medium' | 'high') =>
+    Math.min(max, Math.max(min, effortToBudget(effort, entry.max_output_tokens)));
   return { low: budget('low'), medium: budget('medium'), high: budget('high') };
 }
 

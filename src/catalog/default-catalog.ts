@@ -1,6 +1,6 @@
-import data from './models.json' with { type: 'json' };
 import { Catalog } from './catalog.ts';
 import type { CatalogData } from './catalog-schema.ts';
+import data from './models.json' with { type: 'json' };
 
 let catalog: Catalog | undefined;
 

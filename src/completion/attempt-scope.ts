@@ -51,7 +51,8 @@ export class AttemptScope {
    */
   signalFor(needs: { attemptTimeoutMs: number; streamLimits: boolean }): AbortSignal | undefined {
     const remaining = this.#deadlineAt - performance.now();
-    if (!this.#callerSignal && !needs.streamLimits && remaining + DEADLINE_SLACK_MS >= needs.attemptTimeoutMs) return undefined;
+    if (!this.#callerSignal && !needs.streamLimits && remaining + DEADLINE_SLACK_MS >= needs.attemptTimeoutMs)
+      return undefined;
     return this.signal;
   }
 
@@ -68,7 +69,9 @@ export class AttemptScope {
     return this.#controller.signal;
   }
 
-  /** The gateway's own reason the attempt was aborted, if it was (undefined when the caller aborted, or nothing did). */
+  /**
+   * The gateway's own reason the attempt was aborted, if it was (undefined when the caller aborted, or nothing did).
+   */
   get expired(): AttemptExpired | undefined {
     const reason: unknown = this.#controller?.signal.reason;
     return reason instanceof AttemptExpired ? reason : undefined;

@@ -6,8 +6,8 @@ import type { BilledUsage } from '../records/compute-cost.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { Attempt, CompletionRequest, CompletionWarning } from '../types.ts';
-import type { RetryOptions } from './run-attempts.ts';
 import type { StreamTimeouts } from './open-stream.ts';
+import type { RetryOptions } from './run-attempts.ts';
 
 /**
  * What one call sends, decided once by `resolveRequest` and read by every later stage: the model, the
@@ -75,6 +75,7 @@ export class CallTrace {
         warning.param ?? '',
       );
     }
-    if (!this.warnings.some((known) => known.code === warning.code && known.message === warning.message)) this.warnings.push(warning);
+    if (!this.warnings.some((known) => known.code === warning.code && known.message === warning.message))
+      this.warnings.push(warning);
   };
 }

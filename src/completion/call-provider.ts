@@ -2,18 +2,26 @@ import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 
 import { ProviderError } from '../errors.ts';
 import type { ProviderCall, ProviderCompletion } from '../providers/provider.ts';
 import { applyOutputSpec } from '../structured-output/apply-output-spec.ts';
-import type { CallPlan, CallTrace } from './call-plan.ts';
 import type { AttemptScope } from './attempt-scope.ts';
-import { openStream, type OpenedStream } from './open-stream.ts';
+import type { CallPlan, CallTrace } from './call-plan.ts';
+import { type OpenedStream, openStream } from './open-stream.ts';
 import type { Candidate } from './plan-candidates.ts';
 import type { AttemptOperation } from './run-attempts.ts';
 import type { Services } from './services.ts';
 
 /** The attempt of a non-streamed call: one completion from one candidate. `extraMessages` follow the caller's. */
-export function completeAttempt(services: Services, plan: CallPlan, trace: CallTrace, extraMessages: ChatCompletionMessageParam[] = []): AttemptOperation<ProviderCompletion> {
+export function completeAttempt(
+  services: Services,
+  plan: CallPlan,
+  trace: CallTrace,
+  extraMessages: ChatCompletionMessageParam[] = [],
+): AttemptOperation<ProviderCompletion> {
   return (provider, candidate, scope) =>
     inOutputMode(services, plan, trace, candidate, (native) =>
-      provider.complete(providerCall(plan, trace, candidate, native, attemptSignal(plan, candidate, scope, false), extraMessages)));
+      provider.complete(
+        providerCall(plan, trace, candidate, native, attemptSignal(plan, candidate, scope, false), extraMessages),
+      ),
+    );
 }
 
 /**
@@ -23,7 +31,9 @@ export function completeAttempt(services: Services, plan: CallPlan, trace: CallT
 export function streamAttempt(services: Services, plan: CallPlan, trace: CallTrace): AttemptOperation<OpenedStream> {
   return (provider, candidate, scope) =>
     inOutputMode(services, plan, trace, candidate, async (native) => {
-      const source = await provider.stream(providerCall(plan, trace, candidate, native, attemptSignal(plan, candidate, scope, true)));
+      const source = await provider.stream(
+        providerCall(plan, trace, candidate, native, attemptSignal(plan, candidate, scope, true)),
+      );
       return openStream(source, scope, plan.streamTimeouts(candidate.offering.provider));
     });
 }
@@ -52,7 +62,12 @@ function providerCall(
 }
 
 /** The attempt's signal, when something may have to abort it (see `AttemptScope.signalFor`). */
-function attemptSignal(plan: CallPlan, candidate: Candidate, scope: AttemptScope, streaming: boolean): AbortSignal | undefined {
+function attemptSignal(
+  plan: CallPlan,
+  candidate: Candidate,
+  scope: AttemptScope,
+  streaming: boolean,
+): AbortSignal | undefined {
   const provider = candidate.offering.provider;
   const limits = streaming ? plan.streamTimeouts(provider) : undefined;
   const streamLimits = limits !== undefined && (limits.firstTokenMs !== undefined || limits.idleMs !== undefined);
@@ -64,7 +79,13 @@ function attemptSignal(plan: CallPlan, candidate: Candidate, scope: AttemptScope
  * the model, else in the prompt. A provider that refuses the format natively (its error names `response_format`)
  * gets the prompted path at once, with a warning.
  */
-async function inOutputMode<T>(services: Services, plan: CallPlan, trace: CallTrace, candidate: Candidate, attempt: (native: boolean) => Promise<T>): Promise<T> {
+async function inOutputMode<T>(
+  services: Services,
+  plan: CallPlan,
+  trace: CallTrace,
+  candidate: Candidate,
+  attempt: (native: boolean) => Promise<T>,
+): Promise<T> {
   const output = plan.output;
   if (output === undefined) return attempt(false);
   const capabilities = services.registry.get(candidate.offering.provider)?.capabilities;
@@ -83,5 +104,7 @@ async function inOutputMode<T>(services: Services, plan: CallPlan, trace: CallTr
 }
 
 function rejectsOutputFormat(error: unknown): boolean {
-  return error instanceof ProviderError && error.status === 400 && (error.param?.startsWith('response_format') ?? false);
+  return (
+    error instanceof ProviderError && error.status === 400 && (error.param?.startsWith('response_format') ?? false)
+  );
 }

@@ -50,11 +50,15 @@ export class CompletionStream implements AsyncIterable<CompletionChunk> {
 
 async function* eventsOf(chunks: AsyncIterator<CompletionChunk>): AsyncGenerator<string, void, undefined> {
   try {
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield `data: ${JSON.stringify(next.value)}\n\n`;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next())
+      yield `data: ${JSON.stringify(next.value)}\n\n`;
     yield 'data: [DONE]\n\n';
   } catch (error) {
     // Our errors say what happened; anything else is a bug whose details stay out of the response.
-    const body = error instanceof SwitchyardError ? error.toJSON() : { error: { message: 'The stream failed.', type: 'api_error', param: null, code: null } };
+    const body =
+      error instanceof SwitchyardError
+        ? error.toJSON()
+        : { error: { message: 'The stream failed.', type: 'api_error', param: null, code: null } };
     yield `data: ${JSON.stringify(body)}\n\n`;
   } finally {
     // Reached early when the client goes away: stop the provider's stream.

@@ -1,13 +1,13 @@
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { CompletionRequest, CompletionResponse } from '../types.ts';
-import { CallTrace, type CallPlan } from './call-plan.ts';
+import { type CallPlan, CallTrace } from './call-plan.ts';
 import { streamAttempt } from './call-provider.ts';
 import type { CompletionStream } from './completion-stream.ts';
 import { enforceOutput } from './enforce-output.ts';
 import { finalise, recordCall } from './finalise.ts';
 import { planCandidates } from './plan-candidates.ts';
 import { relayStream } from './relay-stream.ts';
-import { resolveRequest, type CompletionOptions } from './resolve-request.ts';
+import { type CompletionOptions, resolveRequest } from './resolve-request.ts';
 import { runAttempts } from './run-attempts.ts';
 import { runCompletion } from './run-completion.ts';
 import type { Services } from './services.ts';
@@ -30,7 +30,13 @@ export async function createCompletion(
     plan = await resolveRequest(services, request, options, trace);
     const candidates = planCandidates(services, plan);
     if (plan.stream) {
-      const opened = await runAttempts(services.getProvider, plan, candidates, trace.attempts, streamAttempt(services, plan, trace));
+      const opened = await runAttempts(
+        services.getProvider,
+        plan,
+        candidates,
+        trace.attempts,
+        streamAttempt(services, plan, trace),
+      );
       // Recorded when the stream ends.
       return relayStream(services, request, plan, trace, opened);
     }
@@ -49,7 +55,11 @@ export async function createCompletion(
 /** Recursion over a caller's value nested tens of thousands deep overflows the stack: the request's fault, not ours. */
 function asCallError(thrown: unknown): unknown {
   if (thrown instanceof RangeError && /call stack/i.test(thrown.message)) {
-    return new InvalidRequestError('The request is nested too deeply to process; flatten the deepest values.', null, 'too_deep');
+    return new InvalidRequestError(
+      'The request is nested too deeply to process; flatten the deepest values.',
+      null,
+      'too_deep',
+    );
   }
   return thrown;
 }

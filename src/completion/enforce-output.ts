@@ -1,8 +1,13 @@
 import { StructuredOutputError } from '../errors.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
-import { checkOutput, correctionMessages, type OutputCheck, type OutputSpec } from '../structured-output/output-spec.ts';
+import {
+  checkOutput,
+  correctionMessages,
+  type OutputCheck,
+  type OutputSpec,
+} from '../structured-output/output-spec.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
-import { planCandidates, type Candidate } from './plan-candidates.ts';
+import { type Candidate, planCandidates } from './plan-candidates.ts';
 import { findModel } from './resolve-request.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import { runCompletion } from './run-completion.ts';
@@ -25,20 +30,32 @@ export async function enforceOutput(
   let result = answered;
   let check = checkAnswer(result.value, output);
   if (check && !check.ok) {
-    trace.warn({ code: 'structured_output_retry', message: `The answer did not match the schema (${check.errors[0]}); the model was asked to correct it.` });
+    trace.warn({
+      code: 'structured_output_retry',
+      message: `The answer did not match the schema (${check.errors[0]}); the model was asked to correct it.`,
+    });
     const answer = result.value.choices[0]?.message.content;
     result = await runCompletion(services, plan, trace, candidates, correctionMessages(answer, check.errors));
     check = checkAnswer(result.value, output);
   }
   const fallback = plan.request.structured_output_fallback;
   if (check && !check.ok && fallback) {
-    trace.warn({ code: 'structured_output_fallback', message: `Falling back to ${fallback} for a schema-valid answer.` });
-    result = await runCompletion(services, plan, trace, planCandidates(services, { model: findModel(services, fallback), pinnedProvider: undefined, fallbacks: [] }));
+    trace.warn({
+      code: 'structured_output_fallback',
+      message: `Falling back to ${fallback} for a schema-valid answer.`,
+    });
+    result = await runCompletion(
+      services,
+      plan,
+      trace,
+      planCandidates(services, { model: findModel(services, fallback), pinnedProvider: undefined, fallbacks: [] }),
+    );
     check = checkAnswer(result.value, output);
   }
   if (check && !check.ok) {
     throw new StructuredOutputError(
-      `${result.candidate.model.id} did not produce JSON matching the schema "${output.name}": ${check.errors.slice(0, 5).join('; ')}.`,
+      `${result.candidate.model.id} did not produce JSON matching the schema "${output.name}": ` +
+        `${check.errors.slice(0, 5).join('; ')}.`,
       result.value.choices[0]?.message.content ?? null,
       check.errors,
       trace.attempts,
@@ -47,10 +64,18 @@ export async function enforceOutput(
   return result;
 }
 
-/** The check of an answer, or `undefined` when there is nothing to check (a refusal, a tool call, a filtered answer). */
+/**
+ * The check of an answer, or `undefined` when there is nothing to check (a refusal, a tool call, a filtered answer).
+ */
 function checkAnswer(completion: ProviderCompletion, output: OutputSpec): OutputCheck | undefined {
   const choice = completion.choices[0];
-  if (!choice || choice.message.refusal || choice.finish_reason === 'content_filter' || choice.message.tool_calls?.length) return undefined;
+  if (
+    !choice ||
+    choice.message.refusal ||
+    choice.finish_reason === 'content_filter' ||
+    choice.message.tool_calls?.length
+  )
+    return undefined;
   const check = checkOutput(choice.message.content, output);
   if (check.ok) {
     choice.message.content = check.content;

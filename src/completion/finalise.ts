@@ -12,7 +12,11 @@ import type { Services } from './services.ts';
  * id as `model`, the object type), and the routing facts and cost go beside it in `switchyard`. The completion
  * object is the call's own, so it is extended rather than copied.
  */
-export function finalise(plan: CallPlan, trace: CallTrace, result: AttemptResult<ProviderCompletion>): CompletionResponse {
+export function finalise(
+  plan: CallPlan,
+  trace: CallTrace,
+  result: AttemptResult<ProviderCompletion>,
+): CompletionResponse {
   const completion = result.value;
   completion.model = result.candidate.model.id;
   completion.object = 'chat.completion';
@@ -23,7 +27,9 @@ export function finalise(plan: CallPlan, trace: CallTrace, result: AttemptResult
   return Object.assign(completion, { switchyard: responseInfo(plan, trace, result) });
 }
 
-/** The `switchyard` facts of a response or stream: who answered, after which attempts, warnings, and the cost so far. */
+/**
+ * The `switchyard` facts of a response or stream: who answered, after which attempts, warnings, and the cost so far.
+ */
 export function responseInfo(plan: CallPlan, trace: CallTrace, result: AttemptResult<unknown>): SwitchyardResponseInfo {
   return {
     model: result.candidate.model.id,
@@ -50,7 +56,15 @@ export function recordCall(
     id: trace.id,
     startedAt: trace.startedAt,
     billed: trace.billed,
-    ...(plan ? { model: plan.model.id, agentId: plan.agentId, deploymentId: plan.deploymentId, metadata: plan.metadata, messages: plan.body.messages } : {}),
+    ...(plan
+      ? {
+          model: plan.model.id,
+          agentId: plan.agentId,
+          deploymentId: plan.deploymentId,
+          metadata: plan.metadata,
+          messages: plan.body.messages,
+        }
+      : {}),
   };
   services.recorder.record(request, context, outcome);
 }

@@ -8,17 +8,30 @@ import { GATED_PARAMETERS } from './request-parameters.ts';
  * switching models keeps working: the parameters a catalog flag rules out, and image parts for a model without
  * image input. `body` is the call's own copy; its messages are copied only when a part is dropped.
  */
-export function gateModelSupport(body: Record<string, unknown>, model: ModelEntry, warn: (warning: CompletionWarning) => void): void {
+export function gateModelSupport(
+  body: Record<string, unknown>,
+  model: ModelEntry,
+  warn: (warning: CompletionWarning) => void,
+): void {
   for (const [param, flag] of GATED_PARAMETERS) {
     if (body[param] == null || model.supports[flag]) continue;
-    warn({ code: 'unsupported_parameter', param, message: `${model.id} does not support "${param}"; it was not sent.` });
+    warn({
+      code: 'unsupported_parameter',
+      param,
+      message: `${model.id} does not support "${param}"; it was not sent.`,
+    });
     delete body[param];
   }
   if (!model.supports.images) body.messages = withoutImages(body.messages as ChatCompletionMessageParam[], model, warn);
 }
 
-function withoutImages(messages: ChatCompletionMessageParam[], model: ModelEntry, warn: (warning: CompletionWarning) => void): ChatCompletionMessageParam[] {
-  const hasImage = (message: ChatCompletionMessageParam) => Array.isArray(message.content) && message.content.some((part) => part.type === 'image_url');
+function withoutImages(
+  messages: ChatCompletionMessageParam[],
+  model: ModelEntry,
+  warn: (warning: CompletionWarning) => void,
+): ChatCompletionMessageParam[] {
+  const hasImage = (message: ChatCompletionMessageParam) =>
+    Array.isArray(message.content) && message.content.some((part) => part.type === 'image_url');
   if (!messages.some(hasImage)) return messages;
   return messages.map((message, index) => {
     if (!hasImage(message)) return message;

@@ -26,7 +26,11 @@ const MAX_HEAD = 16;
  * takes longer than `firstTokenMs` before the caller has seen anything fails the attempt, which is retried or falls
  * back like any other failure. The chunks read are handed on, none lost.
  */
-export async function openStream(source: AsyncIterable<CompletionChunk>, scope: AttemptScope, timeouts: StreamTimeouts): Promise<OpenedStream> {
+export async function openStream(
+  source: AsyncIterable<CompletionChunk>,
+  scope: AttemptScope,
+  timeouts: StreamTimeouts,
+): Promise<OpenedStream> {
   const rest = source[Symbol.asyncIterator]();
   const head: CompletionChunk[] = [];
   const started = performance.now();
@@ -53,12 +57,19 @@ interface WaitLimit {
 function headLimit(timeouts: StreamTimeouts, elapsedMs: number): WaitLimit | undefined {
   const { firstTokenMs, idleMs } = timeouts;
   const firstLeft = firstTokenMs === undefined ? Infinity : Math.max(0, firstTokenMs - elapsedMs);
-  if (idleMs !== undefined && idleMs <= firstLeft) return { waitMs: idleMs, expiry: new AttemptExpired('stream_idle', idleMs) };
-  return firstTokenMs === undefined ? undefined : { waitMs: firstLeft, expiry: new AttemptExpired('first_token', firstTokenMs) };
+  if (idleMs !== undefined && idleMs <= firstLeft)
+    return { waitMs: idleMs, expiry: new AttemptExpired('stream_idle', idleMs) };
+  return firstTokenMs === undefined
+    ? undefined
+    : { waitMs: firstLeft, expiry: new AttemptExpired('first_token', firstTokenMs) };
 }
 
 /** The iterator's next result, or the attempt expired once the limit passes (the provider's request is aborted). */
-async function nextWithin<T>(iterator: AsyncIterator<T>, scope: AttemptScope, limit: WaitLimit | undefined): Promise<IteratorResult<T>> {
+async function nextWithin<T>(
+  iterator: AsyncIterator<T>,
+  scope: AttemptScope,
+  limit: WaitLimit | undefined,
+): Promise<IteratorResult<T>> {
   const pending = iterator.next();
   if (limit === undefined) return pending;
   let timer: NodeJS.Timeout | undefined;
@@ -79,8 +90,15 @@ async function nextWithin<T>(iterator: AsyncIterator<T>, scope: AttemptScope, li
 
 function carriesContent(chunk: CompletionChunk): boolean {
   if (chunk.usage) return true;
-  return chunk.choices.some(({ delta, finish_reason }) =>
-    finish_reason != null || !!delta.content || !!delta.reasoning_content || !!delta.refusal || !!delta.tool_calls?.length || !!delta.reasoning_details?.length);
+  return chunk.choices.some(
+    ({ delta, finish_reason }) =>
+      finish_reason != null ||
+      !!delta.content ||
+      !!delta.reasoning_content ||
+      !!delta.refusal ||
+      !!delta.tool_calls?.length ||
+      !!delta.reasoning_details?.length,
+  );
 }
 
 /**

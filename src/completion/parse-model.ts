@@ -22,7 +22,8 @@ export function parseModelReference(model: string, providers: ReadonlySet<string
   const legacy = LEGACY_DEPLOYMENT.exec(model);
   if (legacy) {
     throw new InvalidRequestError(
-      `"${model}" is the legacy deployment form, which is no longer accepted. Use "${convertLegacyDeploymentReference(model)}".`,
+      `"${model}" is the legacy deployment form, which is no longer accepted. Use ` +
+        `"${convertLegacyDeploymentReference(model)}".`,
       'model',
       'legacy_deployment_reference',
     );
@@ -34,11 +35,15 @@ export function parseModelReference(model: string, providers: ReadonlySet<string
   const rest = model.slice(slash + 1);
   if (head === '' || rest === '') throw new InvalidRequestError(`"${model}" is not a valid model reference.`, 'model');
   if (providers.has(head)) {
-    if (rest.includes('/')) throw new InvalidRequestError(`"${model}": after the provider "${head}/" comes one catalog model id.`, 'model');
+    if (rest.includes('/'))
+      throw new InvalidRequestError(`"${model}": after the provider "${head}/" comes one catalog model id.`, 'model');
     return { kind: 'model', model: rest, provider: head };
   }
   if (head === 'switchyard') {
-    throw new InvalidRequestError(`"${model}": the "switchyard/" prefix is reserved for "switchyard/deployment/<id>".`, 'model');
+    throw new InvalidRequestError(
+      `"${model}": the "switchyard/" prefix is reserved for "switchyard/deployment/<id>".`,
+      'model',
+    );
   }
   const inner = parseModelReference(rest, providers);
   if (inner.agentId !== undefined) {
@@ -52,7 +57,8 @@ export function parseModelReference(model: string, providers: ReadonlySet<string
 }
 
 /**
- * Converts the legacy `<agent_id>/#<number>/<environment>` form to `switchyard/deployment/<agent_id>:<environment>#<number>`.
+ * Converts the legacy `<agent_id>/#<number>/<environment>` form to
+ * `switchyard/deployment/<agent_id>:<environment>#<number>`.
  * Returns `undefined` when the string is not in the legacy form.
  */
 export function convertLegacyDeploymentReference(model: string): string | undefined {

@@ -14,12 +14,18 @@ export interface Candidate {
  * Stage 2: the providers to try, in order: the model's own (only the pinned one, with `<provider>/<model>`),
  * then every provider of each fallback model.
  */
-export function planCandidates(services: Services, plan: Pick<CallPlan, 'model' | 'pinnedProvider' | 'fallbacks'>): Candidate[] {
+export function planCandidates(
+  services: Services,
+  plan: Pick<CallPlan, 'model' | 'pinnedProvider' | 'fallbacks'>,
+): Candidate[] {
   const { model, pinnedProvider } = plan;
-  const offerings = pinnedProvider ? model.providers.filter((offering) => offering.provider === pinnedProvider) : model.providers;
+  const offerings = pinnedProvider
+    ? model.providers.filter((offering) => offering.provider === pinnedProvider)
+    : model.providers;
   if (offerings.length === 0) {
     throw new InvalidRequestError(
-      `${model.id} is not served by ${pinnedProvider}. Its providers: ${model.providers.map((offering) => offering.provider).join(', ')}.`,
+      `${model.id} is not served by ${pinnedProvider}. Its providers: ` +
+        `${model.providers.map((offering) => offering.provider).join(', ')}.`,
       'model',
       'provider_not_serving_model',
     );

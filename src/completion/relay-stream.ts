@@ -1,10 +1,10 @@
-import { ProviderError, StreamInterruptedError } from '../errors.ts';
 import type { ProviderOffering } from '../catalog/catalog-schema.ts';
-import { StreamRecorder } from '../records/stream-recorder.ts';
+import { ProviderError, StreamInterruptedError } from '../errors.ts';
 import { computeTotalCost } from '../records/compute-cost.ts';
+import { StreamRecorder } from '../records/stream-recorder.ts';
 import { StreamedOutputCheck } from '../structured-output/apply-output-spec.ts';
 import type { CompletionChunk, CompletionRequest, SwitchyardResponseInfo } from '../types.ts';
-import { expiredError, type AttemptScope } from './attempt-scope.ts';
+import { type AttemptScope, expiredError } from './attempt-scope.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { CompletionStream } from './completion-stream.ts';
 import { recordCall, responseInfo } from './finalise.ts';
@@ -92,7 +92,8 @@ async function* relayChunks(opened: OpenedStream, options: RelayOptions): AsyncG
   } catch (thrown) {
     const expired = scope.expired;
     const error = expired ? expiredError(expired, { provider: info.provider, model: info.provider_model }) : thrown;
-    failure = error instanceof ProviderError && !(error instanceof StreamInterruptedError) ? interrupted(error, info) : error;
+    failure =
+      error instanceof ProviderError && !(error instanceof StreamInterruptedError) ? interrupted(error, info) : error;
     throw failure;
   } finally {
     idle?.stop();
@@ -120,13 +121,16 @@ function relay(chunk: CompletionChunk, options: RelayOptions): CompletionChunk |
 }
 
 function interrupted(error: ProviderError, info: SwitchyardResponseInfo): StreamInterruptedError {
-  return new StreamInterruptedError(`The stream from ${error.provider} (${error.model}) broke off after it had started: ${error.message}`, {
-    provider: error.provider,
-    model: error.model,
-    status: error.status,
-    code: error.code ?? 'stream_interrupted',
-    retryable: false,
-    attempts: info.attempts,
-    cause: error,
-  });
+  return new StreamInterruptedError(
+    `The stream from ${error.provider} (${error.model}) broke off after it had started: ${error.message}`,
+    {
+      provider: error.provider,
+      model: error.model,
+      status: error.status,
+      code: error.code ?? 'stream_interrupted',
+      retryable: false,
+      attempts: info.attempts,
+      cause: error,
+    },
+  );
 }

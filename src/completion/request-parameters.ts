@@ -86,10 +86,14 @@ export function parameterRow(name: string): RequestParameter | undefined {
 }
 
 /** Parameters that reach providers: the rows of kind `sent`. */
-export const SENT_PARAMETERS: readonly string[] = [...ROWS].filter(([, row]) => row.kind === 'sent').map(([name]) => name);
+export const SENT_PARAMETERS: readonly string[] = [...ROWS]
+  .filter(([, row]) => row.kind === 'sent')
+  .map(([name]) => name);
 
 /** Parameters a catalog flag can rule out, with the flag. */
-export const GATED_PARAMETERS: ReadonlyArray<[string, keyof ModelSupports]> = [...ROWS].flatMap(([name, row]) => (row.gate ? [[name, row.gate] as [string, keyof ModelSupports]] : []));
+export const GATED_PARAMETERS: ReadonlyArray<[string, keyof ModelSupports]> = [...ROWS].flatMap(([name, row]) =>
+  row.gate ? [[name, row.gate] as [string, keyof ModelSupports]] : [],
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Checks
@@ -100,7 +104,11 @@ export const OPENAI_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhig
 
 function modelReference(value: unknown): void {
   if (typeof value !== 'string' || value.trim() === '') {
-    fail('"model" is required: a model id such as "gpt-4o-latest" (listModels() lists them) or "switchyard/deployment/<id>".', 'model');
+    fail(
+      '"model" is required: a model id such as "gpt-4o-latest" (listModels() lists them) or ' +
+        '"switchyard/deployment/<id>".',
+      'model',
+    );
   }
 }
 
@@ -115,7 +123,8 @@ function numberIn(param: string, min: number, max: number) {
 function integer(param: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: unknown) => {
     if (Number.isInteger(value) && (value as number) >= min && (value as number) <= max) return;
-    const range = min === Number.MIN_SAFE_INTEGER ? '' : max === Number.MAX_SAFE_INTEGER ? ` ≥ ${min}` : ` from ${min} to ${max}`;
+    const range =
+      min === Number.MIN_SAFE_INTEGER ? '' : max === Number.MAX_SAFE_INTEGER ? ` ≥ ${min}` : ` from ${min} to ${max}`;
     fail(`"${param}" must be a whole number${range} (got ${JSON.stringify(value)}).`, param);
   };
 }
@@ -146,19 +155,24 @@ function object(param: string) {
 
 function oneOf(param: string, allowed: readonly string[]) {
   return (value: unknown) => {
-    if (!allowed.includes(value as string)) fail(`"${param}" must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)}).`, param);
+    if (!allowed.includes(value as string))
+      fail(`"${param}" must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)}).`, param);
   };
 }
 
 function stop(value: unknown): void {
-  if (typeof value !== 'string' && !isStringArray(value)) fail('"stop" must be a string or an array of strings.', 'stop');
+  if (typeof value !== 'string' && !isStringArray(value))
+    fail('"stop" must be a string or an array of strings.', 'stop');
 }
 
 function streamOptions(value: unknown): void {
   if (!isObject(value)) fail('"stream_options" must be an object such as { "include_usage": true }.', 'stream_options');
   const include = value.include_usage;
   if (include != null && typeof include !== 'boolean') {
-    fail(`"stream_options.include_usage" must be true or false (got ${JSON.stringify(include)}).`, 'stream_options.include_usage');
+    fail(
+      `"stream_options.include_usage" must be true or false (got ${JSON.stringify(include)}).`,
+      'stream_options.include_usage',
+    );
   }
 }
 
@@ -185,18 +199,27 @@ function reasoning(value: unknown): void {
   const hasBudget = value.budget !== undefined;
   const hasEffort = value.effort !== undefined;
   if (hasBudget && hasEffort) fail('reasoning takes either "budget" or "effort", not both.', 'reasoning');
-  if (!hasBudget && !hasEffort) fail(`"reasoning" needs "budget" (tokens) or "effort" (${EFFORTS.join(', ')}).`, 'reasoning');
+  if (!hasBudget && !hasEffort)
+    fail(`"reasoning" needs "budget" (tokens) or "effort" (${EFFORTS.join(', ')}).`, 'reasoning');
   for (const key of Object.keys(value)) {
-    if (key !== 'budget' && key !== 'effort') fail(`Unknown field reasoning.${key}; reasoning takes "budget" or "effort".`, `reasoning.${key}`);
+    if (key !== 'budget' && key !== 'effort')
+      fail(`Unknown field reasoning.${key}; reasoning takes "budget" or "effort".`, `reasoning.${key}`);
   }
   if (hasBudget && !(Number.isInteger(value.budget) && (value.budget as number) >= 0)) {
-    fail(`reasoning.budget must be a whole number of tokens ≥ 0 (got ${JSON.stringify(value.budget)}).`, 'reasoning.budget');
+    fail(
+      `reasoning.budget must be a whole number of tokens ≥ 0 (got ${JSON.stringify(value.budget)}).`,
+      'reasoning.budget',
+    );
   }
   if (hasEffort && !(EFFORTS as readonly unknown[]).includes(value.effort)) {
-    fail(`reasoning.effort must be one of ${EFFORTS.join(', ')} (got ${JSON.stringify(value.effort)}).`, 'reasoning.effort');
+    fail(
+      `reasoning.effort must be one of ${EFFORTS.join(', ')} (got ${JSON.stringify(value.effort)}).`,
+      'reasoning.effort',
+    );
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: validation reads the caller's untyped JSON, checking each field it uses.
 export function isObject(value: unknown): value is Record<string, any> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -8,9 +8,9 @@ import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { gateModelSupport } from './gate-model-support.ts';
-import { parseModelReference, type ModelReference } from './parse-model.ts';
-import type { RetryOptions } from './run-attempts.ts';
+import { type ModelReference, parseModelReference } from './parse-model.ts';
 import { SENT_PARAMETERS } from './request-parameters.ts';
+import type { RetryOptions } from './run-attempts.ts';
 import type { Services } from './services.ts';
 import { validateRequest } from './validate-request.ts';
 
@@ -31,20 +31,30 @@ export interface CompletionOptions {
  * the model, and builds the provider-neutral body: the parameters providers receive, the messages rendered with
  * `input`, minus what the model cannot take (each dropped with a warning).
  */
-export async function resolveRequest(services: Services, request: CompletionRequest, options: CompletionOptions, trace: CallTrace): Promise<CallPlan> {
+export async function resolveRequest(
+  services: Services,
+  request: CompletionRequest,
+  options: CompletionOptions,
+  trace: CallTrace,
+): Promise<CallPlan> {
   validateRequest(request);
   const parsed = parseModelReference(request.model, services.registry.reservedNames);
   const deploymentId = parsed.kind === 'deployment' ? parsed.deploymentId : undefined;
-  const { request: asked, reference } = deploymentId === undefined
-    ? { request, reference: parsed as ModelReference & { kind: 'model' } }
-    : await expandDeployment(services, request, deploymentId, trace);
+  const { request: asked, reference } =
+    deploymentId === undefined
+      ? { request, reference: parsed as ModelReference & { kind: 'model' } }
+      : await expandDeployment(services, request, deploymentId, trace);
 
   const model = findModel(services, reference.model);
   if (!asked.messages || asked.messages.length === 0) {
-    throw new InvalidRequestError('"messages" is required for a direct model call (only deployments may omit it).', 'messages');
+    throw new InvalidRequestError(
+      '"messages" is required for a direct model call (only deployments may omit it).',
+      'messages',
+    );
   }
   const body: Record<string, unknown> = {};
-  for (const param of SENT_PARAMETERS) if (asked[param as keyof CompletionRequest] !== undefined) body[param] = asked[param as keyof CompletionRequest];
+  for (const param of SENT_PARAMETERS)
+    if (asked[param as keyof CompletionRequest] !== undefined) body[param] = asked[param as keyof CompletionRequest];
   body.messages = asked.input === undefined ? asked.messages : renderMessages(asked.messages, asked.input);
   gateModelSupport(body, model, trace.warn);
 
@@ -94,14 +104,18 @@ async function expandDeployment(
   const store = services.deployments;
   if (!store) {
     throw new InvalidRequestError(
-      `"${request.model}" is a deployment reference, and this gateway has no deployment store: pass createGateway({ deployments: <directory or URL> }).`,
+      `"${request.model}" is a deployment reference, and this gateway has no deployment store: pass createGateway({ ` +
+        `deployments: <directory or URL> }).`,
       'model',
       'deployment_not_found',
     );
   }
   const resolved = await resolveDeployment(store, id, request);
   if (store.stale) {
-    trace.warn({ code: 'deployment_store_stale', message: `The deployment store is unreachable; "${id}" was served from its cache.` });
+    trace.warn({
+      code: 'deployment_store_stale',
+      message: `The deployment store is unreachable; "${id}" was served from its cache.`,
+    });
   }
   const expanded = {
     ...resolved.settings,
@@ -112,6 +126,7 @@ async function expandDeployment(
   } as CompletionRequest;
   validateRequest(expanded);
   const reference = parseModelReference(resolved.model, services.registry.reservedNames);
-  if (reference.kind !== 'model') throw new InvalidRequestError(`Deployment "${id}" names another deployment as its model.`, 'model');
+  if (reference.kind !== 'model')
+    throw new InvalidRequestError(`Deployment "${id}" names another deployment as its model.`, 'model');
   return { request: expanded, reference };
 }

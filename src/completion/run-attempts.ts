@@ -1,6 +1,6 @@
 import { MissingCredentialsError, ProviderError } from '../errors.ts';
-import { deadlineExceeded } from '../providers/provider-errors.ts';
 import type { Provider } from '../providers/provider.ts';
+import { deadlineExceeded } from '../providers/provider-errors.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { Attempt } from '../types.ts';
 import { AttemptScope, expiredError } from './attempt-scope.ts';
@@ -20,7 +20,6 @@ export interface RetryOptions {
    */
   totalTimeoutMs?: number;
 }
-
 
 export interface AttemptResult<T> {
   value: T;
@@ -54,12 +53,19 @@ export async function runAttempts<T>(
     const { model } = candidate.offering;
     const provider = await getProvider(candidate.offering.provider);
     if ('missing' in provider) {
-      attempts.push({ provider: candidate.offering.provider, model, outcome: 'missing_credentials', message: `${provider.missing} is not set`, duration_ms: 0 });
+      attempts.push({
+        provider: candidate.offering.provider,
+        model,
+        outcome: 'missing_credentials',
+        message: `${provider.missing} is not set`,
+        duration_ms: 0,
+      });
       continue;
     }
     const providerName = provider.name;
     for (let retry = 0; ; retry++) {
-      if (performance.now() >= deadlineAt) throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
+      if (performance.now() >= deadlineAt)
+        throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
       const started = performance.now();
       const scope = new AttemptScope(signal, deadlineAt, options.totalTimeoutMs);
       try {
@@ -76,23 +82,33 @@ export async function runAttempts<T>(
         if (!(failure instanceof ProviderError)) throw failure;
         const error = failure;
         attempts.push({
-          provider: providerName, model, status: error.status, outcome: error.code ?? outcomeOf(error.status),
-          message: error.message, duration_ms: elapsed(started),
+          provider: providerName,
+          model,
+          status: error.status,
+          outcome: error.code ?? outcomeOf(error.status),
+          message: error.message,
+          duration_ms: elapsed(started),
         });
         if (!error.retryable || signal?.aborted) throw error.withAttempts(attempts);
         lastError = error;
         const delay = backoff(retry, error.retryAfterMs, options);
         if (retry >= options.maxRetries) break;
-        if (performance.now() + delay >= deadlineAt) throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
+        if (performance.now() + delay >= deadlineAt)
+          throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
         await sleep(delay, signal);
       }
     }
   }
 
   if (lastError) throw lastError.withAttempts(attempts);
-  const missing = attempts.filter((attempt) => attempt.outcome === 'missing_credentials').map((attempt) => attempt.message?.replace(' is not set', ''));
+  const missing = attempts
+    .filter((attempt) => attempt.outcome === 'missing_credentials')
+    .map((attempt) => attempt.message?.replace(' is not set', ''));
   throw new MissingCredentialsError(
-    `No provider of ${candidates.map((candidate) => candidate.model.id).filter(unique).join(', ')} has credentials. ` +
+    `No provider of ${candidates
+      .map((candidate) => candidate.model.id)
+      .filter(unique)
+      .join(', ')} has credentials. ` +
       `Set ${[...new Set(missing)].join(' or ')} (or pass providers: { <name>: { apiKey } } to createGateway).`,
     attempts,
   );

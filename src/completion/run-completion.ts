@@ -3,7 +3,7 @@ import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { completeAttempt } from './call-provider.ts';
 import type { Candidate } from './plan-candidates.ts';
-import { runAttempts, type AttemptResult } from './run-attempts.ts';
+import { type AttemptResult, runAttempts } from './run-attempts.ts';
 import type { Services } from './services.ts';
 
 /** A non-streamed answer from the first candidate that gives one; its usage is billed at that offering's price. */
@@ -14,7 +14,13 @@ export async function runCompletion(
   candidates: readonly Candidate[],
   extraMessages: ChatCompletionMessageParam[] = [],
 ): Promise<AttemptResult<ProviderCompletion>> {
-  const result = await runAttempts(services.getProvider, plan, candidates, trace.attempts, completeAttempt(services, plan, trace, extraMessages));
+  const result = await runAttempts(
+    services.getProvider,
+    plan,
+    candidates,
+    trace.attempts,
+    completeAttempt(services, plan, trace, extraMessages),
+  );
   result.scope.dispose();
   trace.billed.push({ usage: result.value.usage, pricing: result.candidate.offering.pricing });
   return result;

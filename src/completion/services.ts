@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
-import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { ProviderSettings } from '../providers/provider.ts';
+import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CallRecorder } from '../records/call-recorder.ts';
 import type { StreamTimeouts } from './open-stream.ts';

@@ -15,7 +15,10 @@ export function validateMessages(messages: unknown): void {
     const at = `messages[${index}]`;
     if (!isObject(message)) fail(`${at} must be an object with "role" and "content".`, at);
     if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
-      fail(`${at}.role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(message.role)}).`, `${at}.role`);
+      fail(
+        `${at}.role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(message.role)}).`,
+        `${at}.role`,
+      );
     }
     const content = message.content;
     if (message.role === 'assistant') {
@@ -27,7 +30,10 @@ export function validateMessages(messages: unknown): void {
       fail(`${at}.content is required for a ${message.role} message.`, `${at}.content`);
     }
     if (message.role === 'tool' && typeof message.tool_call_id !== 'string') {
-      fail(`${at}.tool_call_id is required: the id of the assistant tool call this message answers.`, `${at}.tool_call_id`);
+      fail(
+        `${at}.tool_call_id is required: the id of the assistant tool call this message answers.`,
+        `${at}.tool_call_id`,
+      );
     }
     if (content == null || typeof content === 'string') return;
     if (!Array.isArray(content)) fail(`${at}.content must be a string or an array of content parts.`, `${at}.content`);
@@ -36,9 +42,11 @@ export function validateMessages(messages: unknown): void {
       if (!isObject(part) || typeof part.type !== 'string' || !PART_TYPES.has(part.type)) {
         fail(`${partAt} must be a content part with type text, image_url, input_audio or file.`, partAt);
       }
-      if (part.type === 'text' && typeof part.text !== 'string') fail(`${partAt}.text must be a string.`, `${partAt}.text`);
+      if (part.type === 'text' && typeof part.text !== 'string')
+        fail(`${partAt}.text must be a string.`, `${partAt}.text`);
       if (part.type === 'image_url' && !(isObject(part.image_url) && typeof part.image_url.url === 'string')) {
-        fail(`${partAt}.image_url must be { "url": "https://… or data:image/…;base64,…" }.`, `${partAt}.image_url`);
+        const hint = '{ "url": "https://… or data:image/…;base64,…" }';
+        fail(`${partAt}.image_url must be ${hint}.`, `${partAt}.image_url`);
       }
     });
   });
@@ -61,18 +69,26 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Function tools and OpenAI's custom (free-form input) tools; names are unique across both. */
 export function validateTools(tools: unknown): void {
-  if (!Array.isArray(tools)) fail('"tools" must be an array of { type: "function", function: { name, parameters } }.', 'tools');
+  if (!Array.isArray(tools))
+    fail('"tools" must be an array of { type: "function", function: { name, parameters } }.', 'tools');
   const names = new Set<string>();
   tools.forEach((tool: unknown, index) => {
     const at = `tools[${index}]`;
     const kind = isObject(tool) ? tool.type : undefined;
     const spec = kind === 'function' || kind === 'custom' ? (tool as Record<string, unknown>)[kind] : undefined;
     if (!isObject(spec)) {
-      fail(`${at} must be { type: "function", function: { name, description?, parameters? } } or { type: "custom", custom: { name } }.`, at);
+      fail(
+        `${at} must be { type: "function", function: { name, description?, parameters? } } or { type: "custom", ` +
+          `custom: { name } }.`,
+        at,
+      );
     }
     const name = spec.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
-      fail(`${at}.${kind}.name must be 1–64 letters, digits, "_" or "-" (got ${JSON.stringify(name)}).`, `${at}.${kind}.name`);
+      fail(
+        `${at}.${kind}.name must be 1–64 letters, digits, "_" or "-" (got ${JSON.stringify(name)}).`,
+        `${at}.${kind}.name`,
+      );
     }
     if (names.has(name)) fail(`Two tools are named "${name}"; tool names must be unique.`, `${at}.${kind}.name`);
     names.add(name);
@@ -91,45 +107,73 @@ const TOOL_CHOICE_HINT =
 /** `tool_choice` in every form OpenAI accepts, naming only tools that `tools` defines. */
 export function validateToolChoice(choice: unknown, tools: unknown): void {
   const names = new Set(
-    (Array.isArray(tools) ? tools : []).map((tool: any) => tool?.[tool?.type]?.name).filter((name): name is string => typeof name === 'string'),
+    (Array.isArray(tools) ? tools : [])
+      .map((tool: unknown) => toolName(tool))
+      .filter((name): name is string => typeof name === 'string'),
   );
   if (typeof choice === 'string') {
     if (!['none', 'auto', 'required'].includes(choice)) fail(TOOL_CHOICE_HINT, 'tool_choice');
-    if (choice === 'required' && names.size === 0) fail('tool_choice "required" needs at least one tool in "tools".', 'tool_choice');
+    if (choice === 'required' && names.size === 0)
+      fail('tool_choice "required" needs at least one tool in "tools".', 'tool_choice');
     return;
   }
   if (!isObject(choice)) fail(TOOL_CHOICE_HINT, 'tool_choice');
   if (choice.type === 'allowed_tools') {
     const allowed = choice.allowed_tools;
-    if (!isObject(allowed) || (allowed.mode !== 'auto' && allowed.mode !== 'required') || !Array.isArray(allowed.tools)) {
-      fail('tool_choice.allowed_tools must be { mode: "auto" | "required", tools: [{ type: "function", function: { name } }, …] }.', 'tool_choice.allowed_tools');
+    if (
+      !isObject(allowed) ||
+      (allowed.mode !== 'auto' && allowed.mode !== 'required') ||
+      !Array.isArray(allowed.tools)
+    ) {
+      fail(
+        'tool_choice.allowed_tools must be { mode: "auto" | "required", tools: [{ type: "function", function: { ' +
+          'name } }, …] }.',
+        'tool_choice.allowed_tools',
+      );
     }
-    allowed.tools.forEach((tool: unknown, index: number) => namedTool(tool, names, `tool_choice.allowed_tools.tools[${index}]`));
+    allowed.tools.forEach((tool: unknown, index: number) => {
+      namedTool(tool, names, `tool_choice.allowed_tools.tools[${index}]`);
+    });
     return;
   }
   namedTool(choice, names, 'tool_choice');
 }
 
 function namedTool(choice: unknown, names: ReadonlySet<string>, at: string): void {
-  const kind = isObject(choice) ? choice.type : undefined;
-  const name = kind === 'function' || kind === 'custom' ? (choice as any)[kind]?.name : undefined;
-  if (typeof name !== 'string') fail(at === 'tool_choice' ? TOOL_CHOICE_HINT : `${at} must be { type: "function", function: { name } }.`, at);
+  const name = toolName(choice);
+  if (typeof name !== 'string')
+    fail(at === 'tool_choice' ? TOOL_CHOICE_HINT : `${at} must be { type: "function", function: { name } }.`, at);
   if (!names.has(name)) fail(`${at} names "${name}", which is not in "tools".`, at);
 }
 
 export function validateResponseFormat(format: unknown): void {
   if (format == null) return;
-  const hint = 'Use { type: "text" }, { type: "json_object" } or { type: "json_schema", json_schema: { name, schema, strict? } }.';
-  if (!isObject(format) || typeof format.type !== 'string') fail(`"response_format" must be an object. ${hint}`, 'response_format');
+  const hint =
+    'Use { type: "text" }, { type: "json_object" } or { type: "json_schema", json_schema: { name, schema, strict? } }.';
+  if (!isObject(format) || typeof format.type !== 'string')
+    fail(`"response_format" must be an object. ${hint}`, 'response_format');
   if (format.type === 'text' || format.type === 'json_object') return;
-  if (format.type !== 'json_schema') fail(`response_format.type "${format.type}" is not supported. ${hint}`, 'response_format.type');
+  if (format.type !== 'json_schema')
+    fail(`response_format.type "${format.type}" is not supported. ${hint}`, 'response_format.type');
   const spec = format.json_schema;
-  if (!isObject(spec)) fail(`response_format.json_schema is required with type "json_schema". ${hint}`, 'response_format.json_schema');
+  if (!isObject(spec))
+    fail(`response_format.json_schema is required with type "json_schema". ${hint}`, 'response_format.json_schema');
   if (typeof spec.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(spec.name)) {
-    fail('response_format.json_schema.name must be 1–64 letters, digits, "_" or "-".', 'response_format.json_schema.name');
+    fail(
+      'response_format.json_schema.name must be 1–64 letters, digits, "_" or "-".',
+      'response_format.json_schema.name',
+    );
   }
-  if (spec.strict != null && typeof spec.strict !== 'boolean') fail('response_format.json_schema.strict must be a boolean.', 'response_format.json_schema.strict');
-  if (!isObject(spec.schema)) fail('response_format.json_schema.schema must be a JSON Schema object.', 'response_format.json_schema.schema');
+  if (spec.strict != null && typeof spec.strict !== 'boolean')
+    fail('response_format.json_schema.strict must be a boolean.', 'response_format.json_schema.strict');
+  if (!isObject(spec.schema))
+    fail('response_format.json_schema.schema must be a JSON Schema object.', 'response_format.json_schema.schema');
   assertSchemaLimits(spec.schema, 'response_format.json_schema.schema');
 }
 
+/** The name of a function or custom tool (or a choice naming one), whatever else the value holds. */
+function toolName(tool: unknown): unknown {
+  if (!isObject(tool) || (tool.type !== 'function' && tool.type !== 'custom')) return undefined;
+  const spec = tool[tool.type];
+  return isObject(spec) ? spec.name : undefined;
+}

@@ -1,5 +1,5 @@
-import { fail, isObject, parameterRow } from './request-parameters.ts';
 import type { CompletionRequest } from '../types.ts';
+import { fail, isObject, parameterRow } from './request-parameters.ts';
 
 /**
  * Checks a chat-completion request before anything else happens, so a bad request fails fast with a 400 that
@@ -11,7 +11,11 @@ export function validateRequest(request: unknown): asserts request is Completion
   for (const key of Object.keys(request)) {
     const row = parameterRow(key);
     if (!row) {
-      fail(`Unrecognized request parameter "${key}". Supported: the OpenAI chat-completion parameters plus metadata, input, reasoning and fallbacks.`, key);
+      fail(
+        `Unrecognized request parameter "${key}". Supported: the OpenAI chat-completion parameters plus metadata, ` +
+          `input, reasoning and fallbacks.`,
+        key,
+      );
     }
     const value = request[key];
     if (value != null) row.check?.(value, request);

@@ -20,12 +20,18 @@ export interface CreateDeploymentStoreOptions {
  * A store from a configuration value: an `http(s)://` URL gives a `RemoteDeploymentStore`, a `file://` URL or a
  * path gives a `FileDeploymentStore` over that directory, a store is returned as it is.
  */
-export function createDeploymentStore(source: string | DeploymentStore, options: CreateDeploymentStoreOptions = {}): DeploymentStore {
+export function createDeploymentStore(
+  source: string | DeploymentStore,
+  options: CreateDeploymentStoreOptions = {},
+): DeploymentStore {
   if (typeof source !== 'string') return source;
   if (/^https?:\/\//i.test(source)) {
     const apiKey = options.apiKey ?? (options.env ?? process.env).SWITCHYARD_API_KEY;
     if (!apiKey) {
-      throw new MissingCredentialsError(`The deployment store ${source} needs an API key: set SWITCHYARD_API_KEY or pass apiKey.`, []);
+      throw new MissingCredentialsError(
+        `The deployment store ${source} needs an API key: set SWITCHYARD_API_KEY or pass apiKey.`,
+        [],
+      );
     }
     return new RemoteDeploymentStore({
       url: source,
@@ -36,7 +42,9 @@ export function createDeploymentStore(source: string | DeploymentStore, options:
   }
   if (/^file:\/\//i.test(source)) return new FileDeploymentStore(fileURLToPath(source));
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
-    throw new DeploymentStoreError(`Unsupported deployment store "${source}": give an http(s):// URL or a directory.`, { location: source });
+    throw new DeploymentStoreError(`Unsupported deployment store "${source}": give an http(s):// URL or a directory.`, {
+      location: source,
+    });
   }
   return new FileDeploymentStore(source);
 }

@@ -12,7 +12,8 @@ export class DeploymentNotFoundError extends SwitchyardError {
   readonly deploymentId: string;
   readonly knownIds: string[];
   constructor(deploymentId: string, knownIds: string[] = []) {
-    const hint = knownIds.length > 0 ? ` Deployments of the same agent: ${knownIds.map((id) => `"${id}"`).join(', ')}.` : '';
+    const hint =
+      knownIds.length > 0 ? ` Deployments of the same agent: ${knownIds.map((id) => `"${id}"`).join(', ')}.` : '';
     super(`No deployment has the id "${deploymentId}".${hint}`, {
       status: 404,
       type: 'invalid_request_error',
@@ -30,7 +31,8 @@ export class DeploymentConflictError extends SwitchyardError {
   readonly deploymentId: string;
   constructor(deploymentId: string, where: string) {
     super(
-      `The deployment "${deploymentId}" already exists (${where}) with different content. A stored version is immutable: ` +
+      `The deployment "${deploymentId}" already exists (${where}) with different content. A stored version is ` +
+        `immutable: ` +
         'store the change under a new id, for example with the next deployment number.',
       { status: 409, type: 'invalid_request_error', code: 'deployment_conflict', param: null },
     );
@@ -49,7 +51,9 @@ export class DeploymentValidationError extends SwitchyardError {
   readonly issues: DeploymentIssue[];
   /** `status` is 400 for a record handed to `put`, 500 for a file, 502 for a remote answer. */
   constructor(source: string, issues: DeploymentIssue[], status = 500) {
-    const lines = issues.map((issue) => (issue.path ? `${source}: ${issue.path}: ${issue.message}` : `${source}: ${issue.message}`));
+    const lines = issues.map((issue) =>
+      issue.path ? `${source}: ${issue.path}: ${issue.message}` : `${source}: ${issue.message}`,
+    );
     super(lines.join('\n'), {
       status,
       type: status < 500 ? 'invalid_request_error' : 'api_error',

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { access, link, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { sameDeployment, validateDeployment, type Deployment } from './deployment.ts';
+import { type Deployment, sameDeployment, validateDeployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError, DeploymentValidationError } from './errors.ts';
-import { filterAndSort, indexById, type DeploymentStore, type SourcedDeployment } from './store.ts';
+import { type DeploymentStore, filterAndSort, indexById, type SourcedDeployment } from './store.ts';
 
 const EXTENSIONS = new Set(['.json', '.yaml', '.yml']);
 
@@ -33,7 +33,10 @@ export class FileDeploymentStore implements DeploymentStore {
   }
 
   async list(filter: { agent_id?: string } = {}): Promise<Deployment[]> {
-    return filterAndSort([...(await this.#load()).values()].map((entry) => entry.deployment), filter);
+    return filterAndSort(
+      [...(await this.#load()).values()].map((entry) => entry.deployment),
+      filter,
+    );
   }
 
   async put(deployment: Deployment): Promise<void> {
@@ -53,7 +56,9 @@ export class FileDeploymentStore implements DeploymentStore {
         const other = await readEntry(this.dir, name).catch(() => undefined);
         if (other?.deployment.id === checked.id) return assertSame(other, checked);
       }
-      throw new DeploymentStoreError(`Could not find a free file name for "${checked.id}" in ${this.dir}.`, { location: this.dir });
+      throw new DeploymentStoreError(`Could not find a free file name for "${checked.id}" in ${this.dir}.`, {
+        location: this.dir,
+      });
     } finally {
       await unlink(temp).catch(() => undefined);
     }
@@ -99,7 +104,9 @@ export class FileDeploymentStore implements DeploymentStore {
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
       throw new DeploymentStoreError(
-        missing ? `The deployment directory ${this.dir} does not exist.` : `Cannot read the deployment directory ${this.dir}: ${(error as Error).message}`,
+        missing
+          ? `The deployment directory ${this.dir} does not exist.`
+          : `Cannot read the deployment directory ${this.dir}: ${(error as Error).message}`,
         { location: this.dir, cause: error },
       );
     }
@@ -107,14 +114,18 @@ export class FileDeploymentStore implements DeploymentStore {
 }
 
 function assertSame(existing: SourcedDeployment, deployment: Deployment): void {
-  if (!sameDeployment(existing.deployment, deployment)) throw new DeploymentConflictError(deployment.id, existing.source);
+  if (!sameDeployment(existing.deployment, deployment))
+    throw new DeploymentConflictError(deployment.id, existing.source);
 }
 
 /** Reads, parses and validates one file; errors name the file (and the field). */
 async function readEntry(dir: string, name: string): Promise<SourcedDeployment> {
   const source = join(dir, name);
   const text = await readFile(source, 'utf8').catch((error: unknown) => {
-    throw new DeploymentStoreError(`Cannot read ${source}: ${(error as Error).message}`, { location: source, cause: error });
+    throw new DeploymentStoreError(`Cannot read ${source}: ${(error as Error).message}`, {
+      location: source,
+      cause: error,
+    });
   });
   const json = extname(name).toLowerCase() === '.json';
   let value: unknown;
@@ -123,7 +134,9 @@ async function readEntry(dir: string, name: string): Promise<SourcedDeployment> 
   } catch (error) {
     if (error instanceof DeploymentStoreError) throw error;
     const reason = (error as Error).message.split('\n')[0];
-    throw new DeploymentValidationError(source, [{ path: '', message: `not valid ${json ? 'JSON' : 'YAML'}: ${reason}` }]);
+    throw new DeploymentValidationError(source, [
+      { path: '', message: `not valid ${json ? 'JSON' : 'YAML'}: ${reason}` },
+    ]);
   }
   return { deployment: validateDeployment(value, source), source };
 }
@@ -149,7 +162,10 @@ function loadYaml(file: string): Promise<YamlModule> {
 
 /** A file name for an id: characters other than letters, digits, ".", "_" and "-" become "_". */
 function fileBaseName(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\./, '_').slice(0, 200);
+  return id
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^\./, '_')
+    .slice(0, 200);
 }
 
 /** Moves `temp` to `target` unless `target` exists; `false` when it does. */
@@ -163,7 +179,10 @@ async function placeWithoutOverwrite(temp: string, target: string): Promise<bool
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw error;
   }
   // No hard links on this file system: check, then rename (atomic for readers; a concurrent writer could slip in).
-  const exists = await access(target).then(() => true, () => false);
+  const exists = await access(target).then(
+    () => true,
+    () => false,
+  );
   if (exists) return false;
   await rename(temp, target);
   return true;

@@ -1,17 +1,28 @@
+export { type CreateDeploymentStoreOptions, createDeploymentStore } from './create-store.ts';
 export {
   DEPLOYMENT_ENVIRONMENTS,
-  formatDeploymentId,
-  parseDeploymentId,
-  validateDeployment,
   type Deployment,
   type DeploymentEnvironment,
   type DeploymentVersion,
+  formatDeploymentId,
   type JsonSchemaObject,
+  parseDeploymentId,
+  validateDeployment,
 } from './deployment.ts';
-export { DeploymentConflictError, DeploymentNotFoundError, DeploymentStoreError, DeploymentValidationError, type DeploymentIssue } from './errors.ts';
-export { MemoryDeploymentStore, type DeploymentStore } from './store.ts';
+export {
+  DeploymentConflictError,
+  type DeploymentIssue,
+  DeploymentNotFoundError,
+  DeploymentStoreError,
+  DeploymentValidationError,
+} from './errors.ts';
 export { FileDeploymentStore } from './file-store.ts';
-export { SqliteDeploymentStore } from './sqlite-store.ts';
 export { RemoteDeploymentStore, type RemoteDeploymentStoreOptions } from './remote-store.ts';
-export { createDeploymentStore, type CreateDeploymentStoreOptions } from './create-store.ts';
-export { resolveDeployment, type DeploymentCallRequest, type DeploymentSettings, type ResolvedDeployment } from './resolve-deployment.ts';
+export {
+  type DeploymentCallRequest,
+  type DeploymentSettings,
+  type ResolvedDeployment,
+  resolveDeployment,
+} from './resolve-deployment.ts';
+export { SqliteDeploymentStore } from './sqlite-store.ts';
+export { type DeploymentStore, MemoryDeploymentStore } from './store.ts';

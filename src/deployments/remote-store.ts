@@ -1,8 +1,9 @@
 import { isRetryableStatus } from '../errors.ts';
 import { redactSecrets } from '../internal/redact.ts';
-import { formatPath, validateDeployment, type Deployment } from './deployment.ts';
+import type { Deployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError, DeploymentValidationError } from './errors.ts';
-import { filterAndSort, indexById, type DeploymentStore } from './store.ts';
+import { type DeploymentStore, filterAndSort, indexById } from './store.ts';
+import { formatPath, validateDeployment } from './validate-deployment.ts';
 
 export interface RemoteDeploymentStoreOptions {
   /** The service's base URL, such as `https://deployments.example.com` (a trailing `/v1` is accepted too). */
@@ -66,23 +67,35 @@ export class RemoteDeploymentStore implements DeploymentStore {
   async get(id: string): Promise<Deployment | undefined> {
     return (await this.#read(`id:${id}`, `/v1/deployments/${encodeURIComponent(id)}`, true, (body, url) => {
       const deployment = validateDeployment(body, url, 502);
-      if (deployment.id !== id) throw new DeploymentValidationError(url, [{ path: 'id', message: `expected "${id}", got "${deployment.id}"` }], 502);
+      if (deployment.id !== id)
+        throw new DeploymentValidationError(
+          url,
+          [{ path: 'id', message: `expected "${id}", got "${deployment.id}"` }],
+          502,
+        );
       return deployment;
     })) as Deployment | undefined;
   }
 
   async list(filter: { agent_id?: string } = {}): Promise<Deployment[]> {
     const query = filter.agent_id === undefined ? '' : `?agent_id=${encodeURIComponent(filter.agent_id)}`;
-    const deployments = (await this.#read(`list:${filter.agent_id ?? ''}`, `/v1/deployments${query}`, false, parseList)) as Deployment[];
+    const deployments = (await this.#read(
+      `list:${filter.agent_id ?? ''}`,
+      `/v1/deployments${query}`,
+      false,
+      parseList,
+    )) as Deployment[];
     return filterAndSort([...deployments], filter);
   }
 
   async put(deployment: Deployment): Promise<void> {
     const checked = validateDeployment(deployment, 'put', 400);
     const url = `${this.url}/v1/deployments/${encodeURIComponent(checked.id)}`;
-    const response = await this.#request(url, { method: 'PUT', body: JSON.stringify(checked) }).catch((error: unknown) => {
-      throw this.#unreachable(url, error);
-    });
+    const response = await this.#request(url, { method: 'PUT', body: JSON.stringify(checked) }).catch(
+      (error: unknown) => {
+        throw this.#unreachable(url, error);
+      },
+    );
     if (response.status === 409) {
       await response.body?.cancel();
       throw new DeploymentConflictError(checked.id, url);
@@ -91,11 +104,21 @@ export class RemoteDeploymentStore implements DeploymentStore {
     await response.body?.cancel();
     this.#lastError = undefined;
     for (const key of this.#cache.keys()) if (key.startsWith('list:')) this.#cache.delete(key);
-    this.#cache.set(`id:${checked.id}`, { value: checked, etag: response.headers.get('etag') ?? undefined, freshUntil: Date.now() + this.ttlMs, stale: false });
+    this.#cache.set(`id:${checked.id}`, {
+      value: checked,
+      etag: response.headers.get('etag') ?? undefined,
+      freshUntil: Date.now() + this.ttlMs,
+      stale: false,
+    });
   }
 
   /** A cached answer while fresh; otherwise one request per key at a time. */
-  async #read(key: string, path: string, allowMissing: boolean, parse: (body: unknown, url: string) => unknown): Promise<unknown> {
+  async #read(
+    key: string,
+    path: string,
+    allowMissing: boolean,
+    parse: (body: unknown, url: string) => unknown,
+  ): Promise<unknown> {
     const entry = this.#cache.get(key);
     if (entry && Date.now() < entry.freshUntil) {
       this.#stale = entry.stale;
@@ -103,13 +126,20 @@ export class RemoteDeploymentStore implements DeploymentStore {
     }
     let pending = this.#inflight.get(key);
     if (!pending) {
-      pending = this.#revalidate(key, `${this.url}${path}`, allowMissing, parse).finally(() => this.#inflight.delete(key));
+      pending = this.#revalidate(key, `${this.url}${path}`, allowMissing, parse).finally(() =>
+        this.#inflight.delete(key),
+      );
       this.#inflight.set(key, pending);
     }
     return pending;
   }
 
-  async #revalidate(key: string, url: string, allowMissing: boolean, parse: (body: unknown, url: string) => unknown): Promise<unknown> {
+  async #revalidate(
+    key: string,
+    url: string,
+    allowMissing: boolean,
+    parse: (body: unknown, url: string) => unknown,
+  ): Promise<unknown> {
     const entry = this.#cache.get(key);
     let response: Response;
     try {
@@ -133,7 +163,10 @@ export class RemoteDeploymentStore implements DeploymentStore {
     try {
       body = await response.json();
     } catch {
-      return this.#serveStale(key, new DeploymentValidationError(url, [{ path: '', message: 'the answer is not JSON' }], 502));
+      return this.#serveStale(
+        key,
+        new DeploymentValidationError(url, [{ path: '', message: 'the answer is not JSON' }], 502),
+      );
     }
     let value: unknown;
     try {
@@ -185,12 +218,16 @@ export class RemoteDeploymentStore implements DeploymentStore {
   }
 
   #unreachable(url: string, error: unknown): DeploymentStoreError {
-    const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    return new DeploymentStoreError(`The deployment store at ${url} could not be reached: ${redactSecrets(reason, [this.#apiKey])}.`, {
-      location: url,
-      code: 'deployment_store_unavailable',
-      cause: error,
-    });
+    const reason =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    return new DeploymentStoreError(
+      `The deployment store at ${url} could not be reached: ${redactSecrets(reason, [this.#apiKey])}.`,
+      {
+        location: url,
+        code: 'deployment_store_unavailable',
+        cause: error,
+      },
+    );
   }
 
   async #statusError(url: string, response: Response): Promise<DeploymentStoreError> {
@@ -203,11 +240,14 @@ export class RemoteDeploymentStore implements DeploymentStore {
       // not JSON: keep the text
     }
     detail = redactSecrets(detail.trim(), [this.#apiKey]);
-    return new DeploymentStoreError(`The deployment store at ${url} answered ${response.status}${detail ? `: ${detail}` : ''}.`, {
-      location: url,
-      upstreamStatus: response.status,
-      code: isRetryableStatus(response.status) ? 'deployment_store_unavailable' : 'deployment_store_error',
-    });
+    return new DeploymentStoreError(
+      `The deployment store at ${url} answered ${response.status}${detail ? `: ${detail}` : ''}.`,
+      {
+        location: url,
+        upstreamStatus: response.status,
+        code: isRetryableStatus(response.status) ? 'deployment_store_unavailable' : 'deployment_store_error',
+      },
+    );
   }
 }
 
@@ -215,7 +255,11 @@ export class RemoteDeploymentStore implements DeploymentStore {
 function parseList(body: unknown, url: string): Deployment[] {
   const data = (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) {
-    throw new DeploymentValidationError(url, [{ path: 'data', message: 'expected { "object": "list", "data": [ … ] }' }], 502);
+    throw new DeploymentValidationError(
+      url,
+      [{ path: 'data', message: 'expected { "object": "list", "data": [ … ] }' }],
+      502,
+    );
   }
   const entries = data.map((item, index) => {
     try {
@@ -223,8 +267,13 @@ function parseList(body: unknown, url: string): Deployment[] {
     } catch (error) {
       if (!(error instanceof DeploymentValidationError)) throw error;
       const prefix = formatPath(['data', index]);
-      const within = (path: string) => (!path ? prefix : path.startsWith('[') ? `${prefix}${path}` : `${prefix}.${path}`);
-      throw new DeploymentValidationError(url, error.issues.map((issue) => ({ ...issue, path: within(issue.path) })), 502);
+      const within = (path: string) =>
+        !path ? prefix : path.startsWith('[') ? `${prefix}${path}` : `${prefix}.${path}`;
+      throw new DeploymentValidationError(
+        url,
+        error.issues.map((issue) => ({ ...issue, path: within(issue.path) })),
+        502,
+      );
     }
   });
   return [...indexById(entries, url).values()].map((entry) => entry.deployment);

@@ -1,7 +1,7 @@
 import { InvalidRequestError } from '../errors.ts';
 import { renderMessages } from '../templates.ts';
 import type { ChatCompletionMessageParam, CompletionRequestBase } from '../types.ts';
-import { parseDeploymentId, type Deployment, type JsonSchemaObject } from './deployment.ts';
+import { type Deployment, type JsonSchemaObject, parseDeploymentId } from './deployment.ts';
 import { DeploymentNotFoundError } from './errors.ts';
 import type { DeploymentStore } from './store.ts';
 
@@ -47,7 +47,11 @@ const REPLACES: Record<string, string[]> = {
  * Throws `DeploymentNotFoundError` (404) for an unknown id, and the 400 `InvalidRequestError` of `renderTemplate`
  * when the prompt uses a variable that `input` lacks.
  */
-export async function resolveDeployment(store: DeploymentStore, id: string, request: DeploymentCallRequest = {}): Promise<ResolvedDeployment> {
+export async function resolveDeployment(
+  store: DeploymentStore,
+  id: string,
+  request: DeploymentCallRequest = {},
+): Promise<ResolvedDeployment> {
   const deployment = await store.get(id);
   if (!deployment) throw new DeploymentNotFoundError(id, await knownIdsOfAgent(store, id));
 
@@ -60,7 +64,10 @@ export async function resolveDeployment(store: DeploymentStore, id: string, requ
   }
   const outputSchema = outputSpec?.json_schema;
   if (outputSchema && settings.response_format === undefined) {
-    settings.response_format = { type: 'json_schema', json_schema: { name: schemaName(deployment.agent_id), schema: outputSchema } };
+    settings.response_format = {
+      type: 'json_schema',
+      json_schema: { name: schemaName(deployment.agent_id), schema: outputSchema },
+    };
   }
 
   const messages = [
@@ -68,9 +75,19 @@ export async function resolveDeployment(store: DeploymentStore, id: string, requ
     ...(request.messages ?? []),
   ];
   if (messages.length === 0) {
-    throw new InvalidRequestError(`Deployment "${deployment.id}" stores no prompt, so the request must send "messages".`, 'messages');
+    throw new InvalidRequestError(
+      `Deployment "${deployment.id}" stores no prompt, so the request must send "messages".`,
+      'messages',
+    );
   }
-  return { deployment, agentId: deployment.agent_id, model, messages, settings: settings as DeploymentSettings, outputSchema };
+  return {
+    deployment,
+    agentId: deployment.agent_id,
+    model,
+    messages,
+    settings: settings as DeploymentSettings,
+    outputSchema,
+  };
 }
 
 /** Up to 5 ids of the agent an unknown id seems to belong to, newest first; none when that cannot be told. */

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { sameDeployment, validateDeployment, type Deployment } from './deployment.ts';
-import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
-import { filterAndSort, type DeploymentStore } from './store.ts';
 import { loadSqlite } from '../internal/load-sqlite.ts';
+import { type Deployment, sameDeployment, validateDeployment } from './deployment.ts';
+import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
+import { type DeploymentStore, filterAndSort } from './store.ts';
 
 /** `record` holds the validated deployment as JSON; `agent_id` is a column so one agent's list is an index lookup. */
 const SCHEMA = `
@@ -37,7 +37,9 @@ export class SqliteDeploymentStore implements DeploymentStore {
     this.#db = new (loadSqlite('SqliteDeploymentStore').DatabaseSync)(path);
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.#db.exec(SCHEMA);
-    this.#insert = this.#db.prepare('INSERT INTO deployments (id, agent_id, created_at, record) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
+    this.#insert = this.#db.prepare(
+      'INSERT INTO deployments (id, agent_id, created_at, record) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+    );
     this.#byId = this.#db.prepare('SELECT record FROM deployments WHERE id = ?');
     this.#all = this.#db.prepare('SELECT id, record FROM deployments');
     this.#byAgent = this.#db.prepare('SELECT id, record FROM deployments WHERE agent_id = ?');
@@ -49,8 +51,14 @@ export class SqliteDeploymentStore implements DeploymentStore {
   }
 
   async list(filter: { agent_id?: string } = {}): Promise<Deployment[]> {
-    const rows = (filter.agent_id === undefined ? this.#all.all() : this.#byAgent.all(filter.agent_id)) as Array<{ id: string; record: string }>;
-    return filterAndSort(rows.map((row) => this.#parse(row.id, row.record)), filter);
+    const rows = (filter.agent_id === undefined ? this.#all.all() : this.#byAgent.all(filter.agent_id)) as Array<{
+      id: string;
+      record: string;
+    }>;
+    return filterAndSort(
+      rows.map((row) => this.#parse(row.id, row.record)),
+      filter,
+    );
   }
 
   async put(deployment: Deployment): Promise<void> {
@@ -58,7 +66,8 @@ export class SqliteDeploymentStore implements DeploymentStore {
     const { changes } = this.#insert.run(checked.id, checked.agent_id, checked.created_at, JSON.stringify(checked));
     if (changes > 0) return;
     const existing = await this.get(checked.id);
-    if (existing && !sameDeployment(existing, checked)) throw new DeploymentConflictError(checked.id, 'in the SQLite deployment store');
+    if (existing && !sameDeployment(existing, checked))
+      throw new DeploymentConflictError(checked.id, 'in the SQLite deployment store');
   }
 
   close(): void {
@@ -71,9 +80,11 @@ export class SqliteDeploymentStore implements DeploymentStore {
     try {
       value = JSON.parse(text);
     } catch (cause) {
-      throw new DeploymentStoreError(`The deployment "${id}" in ${this.path} is not valid JSON.`, { location: this.path, cause });
+      throw new DeploymentStoreError(`The deployment "${id}" in ${this.path} is not valid JSON.`, {
+        location: this.path,
+        cause,
+      });
     }
     return validateDeployment(value, `${this.path} (deployment "${id}")`);
   }
 }
-

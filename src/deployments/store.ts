@@ -1,4 +1,4 @@
-import { sameDeployment, validateDeployment, type Deployment } from './deployment.ts';
+import { type Deployment, sameDeployment, validateDeployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
 
 /** Where deployments are kept. Every store validates what it returns; `put` never changes an existing version. */
@@ -7,7 +7,10 @@ export interface DeploymentStore {
   get(id: string): Promise<Deployment | undefined>;
   /** Every deployment, or those of one agent, newest first. */
   list(filter?: { agent_id?: string }): Promise<Deployment[]>;
-  /** Stores a new deployment. The same id with the same content is a no-op; with other content, `DeploymentConflictError`. */
+  /**
+   * Stores a new deployment. The same id with the same content is a no-op; with other content,
+   * `DeploymentConflictError`.
+   */
   put?(deployment: Deployment): Promise<void>;
   /** True while answers come from a cache because the store itself cannot be reached (a remote store). */
   readonly stale?: boolean;
@@ -24,7 +27,10 @@ export class MemoryDeploymentStore implements DeploymentStore {
   readonly #byId = new Map<string, SourcedDeployment>();
 
   constructor(deployments: ReadonlyArray<Deployment> = []) {
-    const entries = deployments.map((deployment, index) => ({ deployment: validateDeployment(deployment, `memory[${index}]`, 400), source: `memory[${index}]` }));
+    const entries = deployments.map((deployment, index) => ({
+      deployment: validateDeployment(deployment, `memory[${index}]`, 400),
+      source: `memory[${index}]`,
+    }));
     for (const [id, entry] of indexById(entries, 'memory')) this.#byId.set(id, entry);
   }
 
@@ -33,7 +39,10 @@ export class MemoryDeploymentStore implements DeploymentStore {
   }
 
   async list(filter: { agent_id?: string } = {}): Promise<Deployment[]> {
-    return filterAndSort([...this.#byId.values()].map((entry) => entry.deployment), filter);
+    return filterAndSort(
+      [...this.#byId.values()].map((entry) => entry.deployment),
+      filter,
+    );
   }
 
   async put(deployment: Deployment): Promise<void> {
@@ -54,7 +63,8 @@ export function indexById(entries: ReadonlyArray<SourcedDeployment>, location: s
     const known = byId.get(entry.deployment.id);
     if (known) {
       throw new DeploymentStoreError(
-        `The deployment id "${entry.deployment.id}" is defined twice: in ${known.source} and in ${entry.source}. Deployment ids are unique across agents.`,
+        `The deployment id "${entry.deployment.id}" is defined twice: in ${known.source} and in ${entry.source}. ` +
+          `Deployment ids are unique across agents.`,
         { location, code: 'duplicate_deployment_id' },
       );
     }

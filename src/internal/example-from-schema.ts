@@ -1,4 +1,5 @@
 import { compileSchema, type SchemaValidator } from '../structured-output/json-schema-validator.ts';
+import { fromPattern } from './example-from-pattern.ts';
 
 type Schema = Record<string, any>;
 
@@ -16,11 +17,15 @@ const FORMATS: Record<string, (n: number) => string> = {
   ipv4: (n) => `192.0.2.${1 + (n % 254)}`,
   ipv6: (n) => `2001:db8::${(n + 1).toString(16)}`,
 };
+
 /** From this nesting level on, optional properties are left out, arrays shrink to `minItems` and nullable values
  * become null, so recursive schemas end. */
 const DEEP = 4;
 
-interface Context { root: Schema; budget: number }
+interface Context {
+  root: Schema;
+  budget: number;
+}
 
 /**
  * A deterministic instance of a JSON Schema, used by the simulator to answer schema-constrained requests: `const`,
@@ -40,27 +45,42 @@ function generate(raw: Schema | boolean, ctx: Context, depth: number, variant: n
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[variant % schema.enum.length];
   if (Array.isArray(schema.oneOf)) return pickOneOf(schema, ctx, depth, variant);
-  if (Array.isArray(schema.anyOf)) return generate(withBranch(schema, 'anyOf', preferred(schema.anyOf, ctx.root, deep)[0] ?? {}), ctx, depth, variant);
+  if (Array.isArray(schema.anyOf))
+    return generate(withBranch(schema, 'anyOf', preferred(schema.anyOf, ctx.root, deep)[0] ?? {}), ctx, depth, variant);
 
   const types: string[] = schema.type ? [schema.type].flat() : [inferType(schema)];
   if (deep && types.includes('null')) return null;
   const type = types.find((candidate) => candidate !== 'null') ?? 'null';
   // The author's own examples read best, but only scalars we can check against the constraints.
-  const samples = [...(Array.isArray(schema.examples) ? schema.examples : []), ...('default' in schema ? [schema.default] : [])];
+  const samples = [
+    ...(Array.isArray(schema.examples) ? schema.examples : []),
+    ...('default' in schema ? [schema.default] : []),
+  ];
   if (samples[variant] !== undefined && fitsScalar(samples[variant], schema, type)) return samples[variant];
   switch (type) {
-    case 'object': return object(schema, ctx, depth, variant);
-    case 'array': return array(schema, ctx, depth, variant);
-    case 'integer': case 'number': return number(schema, type === 'integer', variant);
-    case 'boolean': return variant % 2 === 0;
-    case 'null': return null;
-    default: return string(schema, variant);
+    case 'object':
+      return object(schema, ctx, depth, variant);
+    case 'array':
+      return array(schema, ctx, depth, variant);
+    case 'integer':
+    case 'number':
+      return number(schema, type === 'integer', variant);
+    case 'boolean':
+      return variant % 2 === 0;
+    case 'null':
+      return null;
+    default:
+      return string(schema, variant);
   }
 }
 
 function inferType(schema: Schema): string {
   if (schema.properties || schema.additionalProperties !== undefined || schema.required) return 'object';
-  return schema.items || schema.prefixItems ? 'array' : 'minimum' in schema || 'maximum' in schema || 'multipleOf' in schema ? 'number' : 'string';
+  return schema.items || schema.prefixItems
+    ? 'array'
+    : 'minimum' in schema || 'maximum' in schema || 'multipleOf' in schema
+      ? 'number'
+      : 'string';
 }
 
 function object(schema: Schema, ctx: Context, depth: number, variant: number): Record<string, unknown> {
@@ -77,7 +97,9 @@ function object(schema: Schema, ctx: Context, depth: number, variant: number): R
   const shallowEntry = extra && depth < DEEP - 1 ? Object.keys(result).length + 1 : 0;
   const wanted = Math.min(Math.max(schema.minProperties ?? 0, shallowEntry), schema.maxProperties ?? Infinity);
   for (let index = 0; extra && Object.keys(result).length < wanted && index < wanted + 8; index++) {
-    const name = schema.propertyNames ? String(generate(schema.propertyNames, ctx, depth + 1, index)) : `key_${index + 1}`;
+    const name = schema.propertyNames
+      ? String(generate(schema.propertyNames, ctx, depth + 1, index))
+      : `key_${index + 1}`;
     if (!(name in result)) result[name] = generate(extra, ctx, depth + 1, index);
   }
   return result;
@@ -89,7 +111,11 @@ function array(schema: Schema, ctx: Context, depth: number, variant: number): un
   const wanted = Math.max(schema.minItems ?? 0, depth >= DEEP ? 0 : Math.max(1, prefix.length));
   const count = Math.min(wanted, schema.maxItems ?? Infinity, rest === false ? prefix.length : Infinity);
   // Item i asks for variant i (offset by the parent's): distinct items, so uniqueItems holds without a second pass.
-  return Array.from({ length: count }, (_, index) => (index < prefix.length ? generate(prefix[index]!, ctx, depth + 1, variant) : generate(rest, ctx, depth + 1, variant + index)));
+  return Array.from({ length: count }, (_, index) =>
+    index < prefix.length
+      ? generate(prefix[index]!, ctx, depth + 1, variant)
+      : generate(rest, ctx, depth + 1, variant + index),
+  );
 }
 
 /** Walks up from the lower bound (down from an upper one) on the multipleOf grid; the variant-th fit wins. */
@@ -119,92 +145,26 @@ function string(schema: Schema, variant: number): string {
 }
 
 function fitsScalar(value: unknown, schema: Schema, type: string): boolean {
-  if (type === 'number' || type === 'integer') return typeof value === 'number' && fitsNumber(value, schema) && (type === 'number' || Number.isInteger(value));
+  if (type === 'number' || type === 'integer')
+    return typeof value === 'number' && fitsNumber(value, schema) && (type === 'number' || Number.isInteger(value));
   if (type !== 'string' || typeof value !== 'string') return type === 'boolean' && typeof value === 'boolean';
   const { minLength = 0, maxLength = Infinity, pattern } = schema;
-  return value.length >= minLength && value.length <= maxLength && (typeof pattern !== 'string' || new RegExp(pattern, 'u').test(value));
+  return (
+    value.length >= minLength &&
+    value.length <= maxLength &&
+    (typeof pattern !== 'string' || new RegExp(pattern, 'u').test(value))
+  );
 }
 
 function fitsNumber(value: number, schema: Schema): boolean {
   const { minimum, maximum, exclusiveMinimum: above, exclusiveMaximum: below, multipleOf } = schema;
-  return !(value < minimum || value > maximum || (typeof above === 'number' && value <= above) || (typeof below === 'number' && value >= below)
-    || (multipleOf && !Number.isInteger(value / multipleOf)));
-}
-
-// A small regex-to-string generator for the patterns schemas really use: anchors, literals, escapes (\d \w \s \.),
-// classes ([A-Z0-9_-], [^…]), groups with alternation, quantifiers (? * + {n} {n,} {n,m}). Anything else (lookarounds,
-// backreferences) gives up, and the caller falls back to a format example or plain text.
-interface Atom { chars?: string; alternatives?: Atom[][]; min: number; max: number }
-const WORD = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_';
-const ESCAPES: Record<string, string> = { d: '0123456789', w: WORD, s: ' ', D: 'a', W: '-', S: 'a' };
-
-function fromPattern(pattern: string, minLength: number, variant: number): string | undefined {
-  try {
-    const { alternatives } = parseGroup(pattern, 0);
-    const atoms = alternatives[variant % alternatives.length]!;
-    const counts = atoms.map((atom) => atom.min);
-    const render = () => atoms.map((atom, index) => renderAtom(atom, variant, counts[index]!)).join('');
-    // Shortest match first; when minLength wants more, repeat the first atoms that may repeat.
-    for (let index = 0; index < atoms.length && render().length < minLength; ) {
-      if (counts[index]! < atoms[index]!.max && renderAtom(atoms[index]!, variant, 1) !== '') counts[index]! += 1;
-      else index += 1;
-    }
-    return new RegExp(pattern, 'u').test(render()) ? render() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function renderAtom(atom: Atom, variant: number, count: number): string {
-  const once = atom.chars !== undefined
-    ? atom.chars[variant % atom.chars.length] ?? ''
-    : atom.alternatives![variant % atom.alternatives!.length]!.map((inner) => renderAtom(inner, variant, inner.min)).join('');
-  return once.repeat(count);
-}
-
-function parseGroup(source: string, start: number): { alternatives: Atom[][]; end: number } {
-  const alternatives: Atom[][] = [[]];
-  let index = start;
-  for (; index < source.length && source[index] !== ')'; index++) {
-    const char = source[index]!;
-    let atom: Atom | undefined;
-    if (char === '|') alternatives.push([]);
-    else if (char === '(') {
-      const named = source.startsWith('(?<', index) && !/^\(\?<[=!]/.test(source.slice(index));
-      const group = parseGroup(source, index + (source.startsWith('(?:', index) ? 3 : named ? source.indexOf('>', index) + 1 - index : 1));
-      [atom, index] = [{ alternatives: group.alternatives, min: 1, max: 1 }, group.end];
-    } else if (char === '[') {
-      const close = source.indexOf(']', index + 2);
-      if (close === -1) throw new Error('unclosed class');
-      [atom, index] = [{ chars: parseClass(source.slice(index + 1, close)), min: 1, max: 1 }, close];
-    } else if (char === '\\') {
-      const escaped = source[++index]!;
-      if (!/[bB]/.test(escaped)) atom = { chars: ESCAPES[escaped] ?? escaped, min: 1, max: 1 };
-    } else if ('*+?{'.includes(char)) throw new Error('unsupported pattern');
-    else if (char !== '^' && char !== '$') atom = { chars: char === '.' ? 'x' : char, min: 1, max: 1 };
-    if (!atom) continue;
-    const quantifier = /^(?:\?|\*|\+|\{(\d+)(,(\d*))?\})\??/.exec(source.slice(index + 1));
-    if (quantifier) {
-      const [text, low, comma, high] = quantifier;
-      if (low !== undefined) [atom.min, atom.max] = [Number(low), comma ? (high ? Number(high) : Infinity) : Number(low)];
-      else [atom.min, atom.max] = text.startsWith('+') ? [1, Infinity] : text.startsWith('*') ? [0, Infinity] : [0, 1];
-      index += text.length;
-    }
-    alternatives.at(-1)!.push(atom);
-  }
-  return { alternatives, end: index };
-}
-
-/** The characters a class admits (ranges expanded); a negated class gets the word characters it leaves out. */
-function parseClass(body: string): string {
-  const negated = body.startsWith('^');
-  let chars = '';
-  for (const [, from, to] of body.slice(negated ? 1 : 0).matchAll(/(\\.|[^\\])(?:-(\\.|[^\\]))?/g)) {
-    const [first, last] = [from!, to].map((char) => (char?.length === 2 ? (ESCAPES[char[1]!] ?? char[1]!) : char));
-    if (last === undefined) chars += first;
-    else for (let code = first!.charCodeAt(0); code <= last.charCodeAt(0); code++) chars += String.fromCharCode(code);
-  }
-  return negated ? [...WORD].filter((char) => !chars.includes(char)).join('') : chars;
+  return !(
+    value < minimum ||
+    value > maximum ||
+    (typeof above === 'number' && value <= above) ||
+    (typeof below === 'number' && value >= below) ||
+    (multipleOf && !Number.isInteger(value / multipleOf))
+  );
 }
 
 /** oneOf: the first branch (in `preferred` order) whose value matches that branch and no other. */
@@ -214,7 +174,9 @@ function pickOneOf(schema: Schema, ctx: Context, depth: number, variant: number)
   for (const option of ordered) {
     const value = withOption(option);
     // A branch that fails to compile on its own (say, a `$ref: "#"`) is assumed to match only itself.
-    const matches = schema.oneOf.filter((other: Schema) => validatorFor(other, ctx.root)?.validate(value) ?? other === option).length;
+    const matches = schema.oneOf.filter(
+      (other: Schema) => validatorFor(other, ctx.root)?.validate(value) ?? other === option,
+    ).length;
     if (matches === 1) return value;
   }
   return ordered[0] && withOption(ordered[0]);
@@ -226,7 +188,10 @@ function withBranch(schema: Schema, key: 'anyOf' | 'oneOf', branch: Schema): Sch
   return { ...rest, allOf: [...(rest.allOf ?? []), branch] };
 }
 
-/** Branches in the order to try: null last normally; when deep, null first, then branches without `$ref`s (ends recursion). */
+/**
+ * Branches in the order to try: null last normally; when deep, null first, then branches without `$ref`s (ends
+ * recursion).
+ */
 function preferred(options: Schema[], root: Schema, deep: boolean): Schema[] {
   const weight = (option: Schema) =>
     deref(option, root).type === 'null' ? (deep ? 0 : 2) : deep && JSON.stringify(option).includes('$ref') ? 1.5 : 1;
@@ -238,9 +203,15 @@ const validators = new WeakMap<object, SchemaValidator | null>();
 /** A branch validated on its own, with the root's `$schema` and definitions so that its `$ref`s resolve. */
 function validatorFor(branch: Schema, root: Schema): SchemaValidator | undefined {
   if (!validators.has(branch)) {
-    const context = Object.fromEntries(['$schema', '$defs', 'definitions'].filter((key) => key in root).map((key) => [key, root[key]]));
+    const context = Object.fromEntries(
+      ['$schema', '$defs', 'definitions'].filter((key) => key in root).map((key) => [key, root[key]]),
+    );
     let validator: SchemaValidator | null = null;
-    try { validator = compileSchema({ ...branch, ...context }); } catch { /* pickOneOf then judges by identity */ }
+    try {
+      validator = compileSchema({ ...branch, ...context });
+    } catch {
+      /* pickOneOf then judges by identity */
+    }
     validators.set(branch, validator);
   }
   return validators.get(branch) ?? undefined;
@@ -279,6 +250,7 @@ function mergeAllOf(schema: Schema, root: Schema): Schema {
 function resolveRef(ref: string, root: Schema): Schema {
   if (!ref.startsWith('#')) return {};
   let node: any = root;
-  for (const segment of ref.slice(1).split('/').filter(Boolean)) node = node?.[decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const segment of ref.slice(1).split('/').filter(Boolean))
+    node = node?.[decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~')];
   return node ?? {};
 }

@@ -1,7 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
-import { constants as zlib, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
 import type { Agent, Dispatcher } from 'undici';
-import { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError, byteLimit } from './response-limit.ts';
+import { byteLimit, DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from './response-limit.ts';
 
 export interface PooledFetchOptions {
   /**
@@ -109,7 +109,12 @@ export function createPooledFetch(options: PooledFetchOptions = {}): typeof fetc
       throw new TypeError('fetch failed', { cause: new ResponseTooLargeError(maxBytes) });
     }
     const contentType = headers['content-type'];
-    if (encoding === undefined && length !== undefined && Number(length) <= BUFFER_LIMIT && !String(contentType).startsWith('text/event-stream')) {
+    if (
+      encoding === undefined &&
+      length !== undefined &&
+      Number(length) <= BUFFER_LIMIT &&
+      !String(contentType).startsWith('text/event-stream')
+    ) {
       let bytes: Uint8Array;
       try {
         bytes = await data.body.bytes();
@@ -163,18 +168,34 @@ export async function createPooledDispatcher(options: PooledFetchOptions = {}): 
  * The request a redirect leads to, by fetch's rules: 303 (and 301/302 after a POST) becomes a bodiless GET, 307/308
  * resend as they were; credentials are not carried to another origin; at most 20 hops; `redirect: 'error'` fails.
  */
-function redirectRequest(from: URL, status: number, location: string, method: string, init: RequestInit | undefined, hops: number): { url: URL; init: RequestInit } {
-  if (init?.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error(`unexpected redirect to ${location}`) });
+function redirectRequest(
+  from: URL,
+  status: number,
+  location: string,
+  method: string,
+  init: RequestInit | undefined,
+  hops: number,
+): { url: URL; init: RequestInit } {
+  if (init?.redirect === 'error')
+    throw new TypeError('fetch failed', { cause: new Error(`unexpected redirect to ${location}`) });
   if (hops >= 20) throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') });
   const url = new URL(location, from);
-  const toGet = (status === 303 && method !== 'GET' && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST');
+  const toGet =
+    (status === 303 && method !== 'GET' && method !== 'HEAD') ||
+    ((status === 301 || status === 302) && method === 'POST');
   const dropped = new Set<string>();
-  if (toGet) for (const name of ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']) dropped.add(name);
-  if (url.origin !== from.origin) for (const name of ['authorization', 'proxy-authorization', 'cookie']) dropped.add(name);
-  const headers = requestHeaders(init?.headers, undefined).reduce<Array<[string, string]>>((list, value, index, flat) => {
-    if (index % 2 === 0 && !dropped.has(value)) list.push([value, flat[index + 1]!]);
-    return list;
-  }, []);
+  if (toGet)
+    for (const name of ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'])
+      dropped.add(name);
+  if (url.origin !== from.origin)
+    for (const name of ['authorization', 'proxy-authorization', 'cookie']) dropped.add(name);
+  const headers = requestHeaders(init?.headers, undefined).reduce<Array<[string, string]>>(
+    (list, value, index, flat) => {
+      if (index % 2 === 0 && !dropped.has(value)) list.push([value, flat[index + 1]!]);
+      return list;
+    },
+    [],
+  );
   return { url, init: { ...init, headers, ...(toGet ? { method: 'GET', body: null } : {}) } };
 }
 
@@ -187,7 +208,9 @@ function requestHeaders(headers: RequestInit['headers'], body: unknown): string[
   const flat: string[] = [];
   // A Headers object of any fetch implementation (global, undici's): names come lower-cased, duplicates joined.
   if (headers && !Array.isArray(headers) && typeof (headers as { forEach?: unknown }).forEach === 'function') {
-    (headers as unknown as Headers).forEach((value, name) => flat.push(name, value));
+    (headers as unknown as Headers).forEach((value, name) => {
+      flat.push(name, value);
+    });
   } else if (Array.isArray(headers)) {
     for (const [name, value] of headers as Array<[string, string]>) flat.push(name.toLowerCase(), value);
   } else if (headers) {
@@ -231,14 +254,23 @@ function decoded(body: Readable, encoding: string | string[] | undefined, maxByt
 }
 
 function decompressed(body: Readable, encoding: string | string[]): Readable {
-  const codings = String(encoding).toLowerCase().split(',').map((coding) => coding.trim()).filter(Boolean).reverse();
+  const codings = String(encoding)
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter(Boolean)
+    .reverse();
   let stream = body;
   for (const coding of codings) {
     const flush = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
-    const decoder = coding === 'gzip' || coding === 'x-gzip' ? createGunzip(flush)
-      : coding === 'deflate' ? createInflate(flush)
-        : coding === 'br' ? createBrotliDecompress({ flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH })
-          : undefined;
+    const decoder =
+      coding === 'gzip' || coding === 'x-gzip'
+        ? createGunzip(flush)
+        : coding === 'deflate'
+          ? createInflate(flush)
+          : coding === 'br'
+            ? createBrotliDecompress({ flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH })
+            : undefined;
     if (!decoder) return stream;
     stream = pipeline(stream, decoder, () => undefined);
   }

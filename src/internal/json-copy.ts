@@ -14,7 +14,10 @@ function copyValue(input: unknown, key: string, ancestors: object[]): unknown {
   let value = input;
   // JSON asks objects, functions and BigInts (a `BigInt.prototype.toJSON` polyfill) for their toJSON.
   const kind = typeof value;
-  if (((kind === 'object' && value !== null) || kind === 'function' || kind === 'bigint') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  if (
+    ((kind === 'object' && value !== null) || kind === 'function' || kind === 'bigint') &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  ) {
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
   }
   switch (typeof value) {
@@ -32,7 +35,8 @@ function copyValue(input: unknown, key: string, ancestors: object[]): unknown {
       return undefined;
   }
   if (value === null) return null;
-  if (value instanceof Number || value instanceof String || value instanceof Boolean) return copyValue(value.valueOf(), key, ancestors);
+  if (value instanceof Number || value instanceof String || value instanceof Boolean)
+    return copyValue(value.valueOf(), key, ancestors);
   if (value instanceof BigInt) throw new TypeError('Do not know how to serialize a BigInt');
   if (ancestors.includes(value)) throw new TypeError('Converting circular structure to JSON');
   ancestors.push(value);
@@ -40,7 +44,8 @@ function copyValue(input: unknown, key: string, ancestors: object[]): unknown {
   if (Array.isArray(value)) {
     // A loop, not map(): holes in sparse arrays become null as JSON writes them.
     const array: unknown[] = new Array(value.length);
-    for (let index = 0; index < value.length; index++) array[index] = copyValue(value[index], String(index), ancestors) ?? null;
+    for (let index = 0; index < value.length; index++)
+      array[index] = copyValue(value[index], String(index), ancestors) ?? null;
     result = array;
   } else {
     const object: Record<string, unknown> = {};
@@ -48,7 +53,8 @@ function copyValue(input: unknown, key: string, ancestors: object[]): unknown {
       const item = copyValue((value as Record<string, unknown>)[name], name, ancestors);
       if (item === undefined) continue;
       // An own "__proto__" key is data in JSON; plain assignment would set the prototype instead.
-      if (name === '__proto__') Object.defineProperty(object, name, { value: item, enumerable: true, writable: true, configurable: true });
+      if (name === '__proto__')
+        Object.defineProperty(object, name, { value: item, enumerable: true, writable: true, configurable: true });
       else object[name] = item;
     }
     result = object;

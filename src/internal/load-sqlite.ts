@@ -11,7 +11,10 @@ export function loadSqlite(who: string): typeof import('node:sqlite') {
     sqlite = undefined;
   }
   if (!sqlite?.DatabaseSync) {
-    throw new Error(`${who} needs node:sqlite, which Node.js ${process.version} does not provide without a flag: use Node.js 22.13 or newer.`);
+    throw new Error(
+      `${who} needs node:sqlite, which Node.js ${process.version} does not provide without a flag: use Node.js ` +
+        `22.13 or newer.`,
+    );
   }
   return sqlite;
 }

@@ -2,7 +2,10 @@
  * Milliseconds a provider asked us to wait, from `retry-after-ms`, `retry-after` (seconds or an HTTP date), or a
  * Google `RetryInfo.retryDelay` string such as "7s" / "1.5s". `undefined` when nothing usable was sent.
  */
-export function parseRetryAfter(headers: { get(name: string): string | null } | undefined, retryDelay?: string): number | undefined {
+export function parseRetryAfter(
+  headers: { get(name: string): string | null } | undefined,
+  retryDelay?: string,
+): number | undefined {
   const milliseconds = Number(headers?.get('retry-after-ms') ?? Number.NaN);
   if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
   const retryAfter = headers?.get('retry-after');

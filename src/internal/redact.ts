@@ -1,4 +1,7 @@
-/** Shapes of provider and Switchyard keys (OpenAI/Anthropic `sk-…`, ours `sy-…`, Groq `gsk_…`, xAI `xai-…`, Google `AIza…`). */
+/**
+ * Shapes of provider and Switchyard keys (OpenAI/Anthropic `sk-…`, ours `sy-…`, Groq `gsk_…`, xAI `xai-…`, Google
+ * `AIza…`).
+ */
 const KEY_LIKE = /\b(?:sk-|sy-|gsk_|xai-)[A-Za-z0-9_*-]{16,}|\bAIza[A-Za-z0-9_-]{30,}/g;
 
 /** Removes credentials from text that may reach logs, errors or records: the known keys, then anything key-shaped. */

@@ -46,7 +46,11 @@ export function withResponseLimit(fetchImpl: typeof fetch, maxBytes: number): ty
     // A body of a known length within the limit cannot pass it (fetch fails a body longer than its length); one
     // that was compressed can, once decoded.
     if (length !== null && !response.headers.has('content-encoding')) return response;
-    const limited = new Response(limitedBody(response.body, maxBytes), { status: response.status, statusText: response.statusText, headers: response.headers });
+    const limited = new Response(limitedBody(response.body, maxBytes), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
     Object.defineProperty(limited, 'url', { value: response.url });
     return limited;
   }) as typeof fetch;

@@ -31,7 +31,8 @@ function expected(what: string, value: unknown): Mismatch {
 }
 
 export const string: Shape = (value) => (typeof value === 'string' ? undefined : expected('a string', value));
-export const number: Shape = (value) => (typeof value === 'number' && Number.isFinite(value) ? undefined : expected('a number', value));
+export const number: Shape = (value) =>
+  typeof value === 'number' && Number.isFinite(value) ? undefined : expected('a number', value);
 export const boolean: Shape = (value) => (typeof value === 'boolean' ? undefined : expected('a boolean', value));
 
 /** A JSON object (not an array, not null). */
@@ -48,7 +49,10 @@ export function nullish(shape: Shape): Shape {
 }
 
 export function literal(...allowed: ReadonlyArray<string | number | boolean | null>): Shape {
-  return (value) => (allowed.includes(value as string) ? undefined : expected(`one of ${allowed.map((item) => JSON.stringify(item)).join(', ')}`, value));
+  return (value) =>
+    allowed.includes(value as string)
+      ? undefined
+      : expected(`one of ${allowed.map((item) => JSON.stringify(item)).join(', ')}`, value);
 }
 
 export function array(item: Shape, options: { min?: number } = {}): Shape {

@@ -10,26 +10,46 @@ export type PortableToolChoice = 'none' | 'auto' | 'required' | ChatCompletionNa
  * is a choice naming one. `allowed_tools` ("only these may be called") becomes exactly that: the other tools are
  * not sent, and its mode becomes the choice.
  */
-export function portableTools(call: ProviderCall, provider: string): { tools: ChatCompletionFunctionTool[] | undefined; choice: PortableToolChoice | undefined } {
+export function portableTools(
+  call: ProviderCall,
+  provider: string,
+): { tools: ChatCompletionFunctionTool[] | undefined; choice: PortableToolChoice | undefined } {
   const { tools: sent, tool_choice: asked } = call.body;
   let tools: ChatCompletionFunctionTool[] = [];
   sent?.forEach((tool, index) => {
     if (tool.type === 'function') tools.push(tool);
-    else call.warn({ code: 'unsupported_parameter', param: `tools[${index}]`, message: `${provider} takes function tools only; the custom tool "${tool.custom.name}" was not sent.` });
+    else
+      call.warn({
+        code: 'unsupported_parameter',
+        param: `tools[${index}]`,
+        message: `${provider} takes function tools only; the custom tool "${tool.custom.name}" was not sent.`,
+      });
   });
   let choice: PortableToolChoice | undefined;
   if (asked === undefined || typeof asked === 'string' || asked.type === 'function') choice = asked;
   else if (asked.type === 'allowed_tools') {
-    const allowed = new Set(asked.allowed_tools.tools.map((tool) => (tool as { function?: { name?: unknown } }).function?.name));
+    const allowed = new Set(
+      asked.allowed_tools.tools.map((tool) => (tool as { function?: { name?: unknown } }).function?.name),
+    );
     tools = tools.filter((tool) => allowed.has(tool.function.name));
     choice = asked.allowed_tools.mode;
     call.warn({
       code: 'converted_parameter',
       param: 'tool_choice',
-      message: `${provider} has no allowed_tools choice; only the allowed tools were sent, with tool_choice "${choice}".`,
+      message:
+        `${provider} has no allowed_tools choice; only the allowed tools were sent, with tool_choice ` + `"${choice}".`,
     });
   } else {
-    call.warn({ code: 'unsupported_parameter', param: 'tool_choice', message: `${provider} takes function tools only; tool_choice naming the custom tool "${asked.custom.name}" was not sent.` });
+    call.warn({
+      code: 'unsupported_parameter',
+      param: 'tool_choice',
+      message:
+        `${provider} takes function tools only; tool_choice naming the custom tool "${asked.custom.name}" ` +
+        `was not sent.`,
+    });
   }
-  return { tools: tools.length > 0 ? tools : undefined, choice: tools.length > 0 || choice === 'none' ? choice : undefined };
+  return {
+    tools: tools.length > 0 ? tools : undefined,
+    choice: tools.length > 0 || choice === 'none' ? choice : undefined,
+  };
 }

@@ -1,5 +1,5 @@
-import { AuthenticationError, ProviderError, RateLimitError, isRetryableStatus } from '../errors.ts';
-import { redactSecrets, redactedCause } from '../internal/redact.ts';
+import { AuthenticationError, isRetryableStatus, ProviderError, RateLimitError } from '../errors.ts';
+import { redactedCause, redactSecrets } from '../internal/redact.ts';
 
 /**
  * The errors an adapter raises, built in one place so every provider words, classifies and redacts them alike.
@@ -21,7 +21,11 @@ type Who = Pick<ErrorScope, 'provider' | 'model'> & Partial<ErrorScope>;
 
 const label = (scope: Who) => `${scope.provider} (${scope.model})`;
 
-function failure(scope: Who, message: string, fields: { status: number; code: string; retryable: boolean; type?: string; cause?: unknown }): ProviderError {
+function failure(
+  scope: Who,
+  message: string,
+  fields: { status: number; code: string; retryable: boolean; type?: string; cause?: unknown },
+): ProviderError {
   return new ProviderError(redactSecrets(message, scope.secrets ?? []), {
     provider: scope.provider,
     model: scope.model,
@@ -35,43 +39,68 @@ function failure(scope: Who, message: string, fields: { status: number; code: st
 
 /** The call's total time (`retry.totalTimeoutMs`) ran out, with an attempt in flight or before the next one. */
 export function deadlineExceeded(scope: Who, totalMs: number): ProviderError {
-  return failure(scope, `The call ran out of its total time of ${totalMs} ms (retry.totalTimeoutMs) while trying ${label(scope)}.`, {
-    status: 504, code: 'deadline_exceeded', type: 'timeout_error', retryable: false,
-  });
+  return failure(
+    scope,
+    `The call ran out of its total time of ${totalMs} ms (retry.totalTimeoutMs) while trying ${label(scope)}.`,
+    {
+      status: 504,
+      code: 'deadline_exceeded',
+      type: 'timeout_error',
+      retryable: false,
+    },
+  );
 }
 
-/** No content within `firstTokenTimeoutMs` of the start of a streamed attempt: retried, as nothing reached the caller. */
+/**
+ * No content within `firstTokenTimeoutMs` of the start of a streamed attempt: retried, as nothing reached the caller.
+ */
 export function firstTokenTimeout(scope: Who, limitMs: number): ProviderError {
   return failure(scope, `${label(scope)} sent no content within ${limitMs} ms (firstTokenTimeoutMs).`, {
-    status: 408, code: 'first_token_timeout', type: 'timeout_error', retryable: true,
+    status: 408,
+    code: 'first_token_timeout',
+    type: 'timeout_error',
+    retryable: true,
   });
 }
 
 /** A stream sent nothing for `streamIdleTimeoutMs`. */
 export function streamIdle(scope: Who, limitMs: number): ProviderError {
   return failure(scope, `The stream from ${label(scope)} sent nothing for ${limitMs} ms (streamIdleTimeoutMs).`, {
-    status: 408, code: 'stream_idle_timeout', type: 'timeout_error', retryable: true,
+    status: 408,
+    code: 'stream_idle_timeout',
+    type: 'timeout_error',
+    retryable: true,
   });
 }
 
 /** The caller's signal fired: not the provider's fault, never retried. */
 export function abortedByCaller(scope: ErrorScope, cause?: unknown): ProviderError {
-  return failure(scope, `The request to ${label(scope)} was aborted by the caller.`, { status: 499, code: 'aborted', retryable: false, cause });
+  return failure(scope, `The request to ${label(scope)} was aborted by the caller.`, {
+    status: 499,
+    code: 'aborted',
+    retryable: false,
+    cause,
+  });
 }
 
 /** No answer within the per-attempt timeout. */
 export function timedOut(scope: ErrorScope, cause?: unknown): ProviderError {
   return failure(scope, `${label(scope)} did not answer within ${scope.timeoutMs} ms.`, {
-    status: 408, code: 'timeout', type: 'timeout_error', retryable: true, cause,
+    status: 408,
+    code: 'timeout',
+    type: 'timeout_error',
+    retryable: true,
+    cause,
   });
 }
 
 /** The connection could not be made, or broke (before or during a stream). */
 export function unreachable(scope: ErrorScope, cause: unknown, phase: 'request' | 'stream' = 'request'): ProviderError {
   const detail = describeCause(cause);
-  const message = phase === 'stream'
-    ? `The connection to ${label(scope)} broke during the stream: ${detail}`
-    : `Could not reach ${label(scope)} at ${scope.baseURL}: ${detail}`;
+  const message =
+    phase === 'stream'
+      ? `The connection to ${label(scope)} broke during the stream: ${detail}`
+      : `Could not reach ${label(scope)} at ${scope.baseURL}: ${detail}`;
   return failure(scope, message, { status: 502, code: 'connection_error', type: 'api_error', retryable: true, cause });
 }
 
@@ -81,7 +110,11 @@ export function unreachable(scope: ErrorScope, cause: unknown, phase: 'request' 
  */
 export function invalidResponse(scope: ErrorScope, problem: string, cause?: unknown): ProviderError {
   return failure(scope, `${label(scope)} sent an answer that is not valid: ${problem}.`, {
-    status: 502, code: 'invalid_response', type: 'api_error', retryable: true, cause,
+    status: 502,
+    code: 'invalid_response',
+    type: 'api_error',
+    retryable: true,
+    cause,
   });
 }
 
@@ -97,7 +130,11 @@ export function answerTooLarge(scope: ErrorScope, error: unknown): ProviderError
     const limit = (cause as { limitBytes?: unknown }).limitBytes;
     const size = typeof limit === 'number' ? `${limit} bytes (maxResponseBytes)` : 'maxResponseBytes';
     return failure(scope, `${label(scope)} sent an answer larger than ${size}; it was not read further.`, {
-      status: 502, code: 'response_too_large', type: 'api_error', retryable: false, cause: error,
+      status: 502,
+      code: 'response_too_large',
+      type: 'api_error',
+      retryable: false,
+      cause: error,
     });
   }
   return undefined;
@@ -106,21 +143,35 @@ export function answerTooLarge(scope: ErrorScope, error: unknown): ProviderError
 /** The provider's SDK refused the request before sending it: retrying the same request cannot help. */
 export function refusedBySdk(scope: ErrorScope, detail: string, cause?: unknown): ProviderError {
   return failure(scope, `The ${scope.provider} SDK refused the request to ${scope.model}: ${detail}`, {
-    status: 400, code: 'client_error', retryable: false, cause,
+    status: 400,
+    code: 'client_error',
+    retryable: false,
+    cause,
   });
 }
 
 /** A stream that ended without its final event: the answer is incomplete. */
 export function incompleteStream(scope: ErrorScope, detail: string): ProviderError {
   return failure(scope, `The stream from ${label(scope)} ended before ${detail}: the answer is incomplete.`, {
-    status: 502, code: 'stream_truncated', type: 'api_error', retryable: true,
+    status: 502,
+    code: 'stream_truncated',
+    type: 'api_error',
+    retryable: true,
   });
 }
 
 /** An error event inside a stream that had answered 200: the model failed after the request was accepted. */
-export function streamError(scope: ErrorScope, upstream: string, fields: { status?: number; code?: string | null; cause?: unknown } = {}): ProviderError {
+export function streamError(
+  scope: ErrorScope,
+  upstream: string,
+  fields: { status?: number; code?: string | null; cause?: unknown } = {},
+): ProviderError {
   return failure(scope, `${label(scope)} reported an error inside the stream: ${upstream}`, {
-    status: fields.status ?? 502, code: fields.code ?? 'stream_error', type: 'api_error', retryable: true, cause: fields.cause,
+    status: fields.status ?? 502,
+    code: fields.code ?? 'stream_error',
+    type: 'api_error',
+    retryable: true,
+    cause: fields.cause,
   });
 }
 
@@ -154,7 +205,10 @@ export function fromStatus(
     retryAfterMs: fields.retryAfterMs,
     ...(fields.cause === undefined ? {} : { cause: redactedCause(fields.cause, scope.secrets) }),
   };
-  const message = redactSecrets(`${label(scope)} answered ${fields.answered ?? status}${fields.detail ? ` ${fields.detail}` : ''}: ${upstream}`, scope.secrets);
+  const message = redactSecrets(
+    `${label(scope)} answered ${fields.answered ?? status}${fields.detail ? ` ${fields.detail}` : ''}: ${upstream}`,
+    scope.secrets,
+  );
   if (status === 401 || status === 403) return new AuthenticationError(message, options);
   if (status === 429) return new RateLimitError(message, options);
   return new ProviderError(message, options);

@@ -39,12 +39,14 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
   // A caller's own fetch is theirs to bound, unless they set maxResponseBytes: limiting a stream that arrives through
   // it costs a web stream per answer, where the pooled transport counts on the wire for nothing.
   const explicitLimit = options.transport?.maxResponseBytes;
-  const ownFetch = (fetchImpl: typeof fetch) => (explicitLimit === undefined ? fetchImpl : withResponseLimit(fetchImpl, explicitLimit));
+  const ownFetch = (fetchImpl: typeof fetch) =>
+    explicitLimit === undefined ? fetchImpl : withResponseLimit(fetchImpl, explicitLimit);
 
   async function load(name: string): Promise<Provider | { missing: string }> {
     const definition = options.registry.get(name);
     if (options.simulator) return standIn(options.simulator, definition);
-    if (!definition) return { missing: `the ${name} adapter (not available in this version of switchyard; pin another provider)` };
+    if (!definition)
+      return { missing: `the ${name} adapter (not available in this version of switchyard; pin another provider)` };
     const configured = options.providers?.[name] ?? {};
     const found = credentialsOf(definition, configured, options.env);
     if ('missing' in found) return found;
@@ -91,7 +93,9 @@ function credentialsOf(
  * The providers that can be called: those with a key and an endpoint, and those that need no key (a local Ollama)
  * once their endpoint is set explicitly. For startup logs and health checks; never the keys themselves.
  */
-export function providersWithCredentials(options: Pick<ProviderPoolOptions, 'registry' | 'providers' | 'env'>): string[] {
+export function providersWithCredentials(
+  options: Pick<ProviderPoolOptions, 'registry' | 'providers' | 'env'>,
+): string[] {
   const names: string[] = [];
   for (const definition of options.registry.definitions) {
     const configured = options.providers?.[definition.id] ?? {};

@@ -82,7 +82,8 @@ export interface ProviderCapabilities {
  * for `json_object`) and the provider enforces it.
  */
 export function nativeOutputWhere(providerEnforces: boolean): ProviderCapabilities['nativeOutput'] {
-  return (model, kind) => providerEnforces && (kind === 'json_schema' ? model.supports.structured_outputs : model.supports.json_mode);
+  return (model, kind) =>
+    providerEnforces && (kind === 'json_schema' ? model.supports.structured_outputs : model.supports.json_mode);
 }
 
 /** What an adapter is handed: everything already validated, resolved and converted to provider-neutral form. */

@@ -26,7 +26,11 @@ export interface ReasoningOptions {
 }
 
 /** The reasoning to send for `call`, or `undefined` when the caller set none. */
-export function chooseReasoning(call: ProviderCall, provider: string, options: ReasoningOptions): ReasoningChoice | undefined {
+export function chooseReasoning(
+  call: ProviderCall,
+  provider: string,
+  options: ReasoningOptions,
+): ReasoningChoice | undefined {
   const reasoning = call.reasoning;
   if (!reasoning) return undefined;
   const known = call.model.reasoning;
@@ -39,12 +43,18 @@ export function chooseReasoning(call: ProviderCall, provider: string, options: R
     const max = Math.min(facts.max_budget ?? Number.MAX_SAFE_INTEGER, options.maxBudget ?? Number.MAX_SAFE_INTEGER);
     if (reasoning.effort === 'disabled') {
       if (facts.can_disable) return { kind: 'off' };
-      warn('reasoning_not_disabled', `${id} cannot switch reasoning off; it was sent the smallest thinking budget, ${min} tokens.`);
+      warn(
+        'reasoning_not_disabled',
+        `${id} cannot switch reasoning off; it was sent the smallest thinking budget, ${min} tokens.`,
+      );
       return { kind: 'budget', tokens: min };
     }
     const tokens = Math.max(min, Math.min(reasoning.budget, max));
     if (tokens !== reasoning.budget) {
-      warn('converted_parameter', `${id} takes a thinking budget from ${min} to ${max} tokens; ${reasoning.budget} became ${tokens}.`);
+      warn(
+        'converted_parameter',
+        `${id} takes a thinking budget from ${min} to ${max} tokens; ${reasoning.budget} became ${tokens}.`,
+      );
     }
     return { kind: 'budget', tokens };
   }
@@ -54,11 +64,15 @@ export function chooseReasoning(call: ProviderCall, provider: string, options: R
     if (reasoning.effort === 'disabled') {
       if (levels.includes('none')) return { kind: 'level', level: 'none' };
       if (facts.can_disable && options.levelSwitchOff) return { kind: 'off' };
-      warn('reasoning_not_disabled', `${id} cannot switch reasoning off; it was sent the lowest effort, "${levels[0]}".`);
+      warn(
+        'reasoning_not_disabled',
+        `${id} cannot switch reasoning off; it was sent the lowest effort, "${levels[0]}".`,
+      );
       return { kind: 'level', level: levels[0]! };
     }
     const level = closestEffortLevel(levels, reasoning.effort);
-    if (level !== reasoning.effort) warn('converted_parameter', `${id} has no "${reasoning.effort}" effort; "${level}" was sent.`);
+    if (level !== reasoning.effort)
+      warn('converted_parameter', `${id} has no "${reasoning.effort}" effort; "${level}" was sent.`);
     return { kind: 'level', level };
   }
 

@@ -5,7 +5,12 @@ import { openAIFamilyProviders } from './openai/family.ts';
 import type { ProviderDefinition } from './provider.ts';
 
 /** Every provider Switchyard ships, each defined in its own folder. */
-export const builtInProviders: readonly ProviderDefinition[] = [...openAIFamilyProviders, azureProvider, anthropicProvider, googleProvider];
+export const builtInProviders: readonly ProviderDefinition[] = [
+  ...openAIFamilyProviders,
+  azureProvider,
+  anthropicProvider,
+  googleProvider,
+];
 
 /**
  * Provider names the `model` parameter reads as `<provider>/…` although no definition has them yet: names the

@@ -1,10 +1,27 @@
 import { jsonCopy } from '../internal/json-copy.ts';
 import { redactSecrets } from '../internal/redact.ts';
 import type {
-  Attempt, ChatCompletionMessageParam, CompletionChoice, CompletionWarning, SwitchyardResponseInfo,
+  Attempt,
+  ChatCompletionMessageParam,
+  CompletionChoice,
+  CompletionWarning,
+  SwitchyardResponseInfo,
 } from '../types.ts';
-import { redactRecord, type CallRecord, type RecordError, type RecordOutput, type RecordToolCall } from './call-record.ts';
-import { computeTotalCost, normalizeUsage, sumUsage, type BilledUsage, type TokenPricing, type UsageLike } from './compute-cost.ts';
+import {
+  type CallRecord,
+  type RecordError,
+  type RecordOutput,
+  type RecordToolCall,
+  redactRecord,
+} from './call-record.ts';
+import {
+  type BilledUsage,
+  computeTotalCost,
+  normalizeUsage,
+  sumUsage,
+  type TokenPricing,
+  type UsageLike,
+} from './compute-cost.ts';
 import { capStrings, capText, DEFAULT_MAX_TEXT_LENGTH, MAX_RECORD_DEPTH, wellFormed } from './record-text.ts';
 import type { StreamSummary } from './stream-recorder.ts';
 import { uuidv7 } from './uuidv7.ts';
@@ -91,7 +108,8 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
   const error = input.error === undefined ? null : recordErrorFrom(input.error);
   const firstTokenAt = input.stream?.firstTokenAt ?? null;
   const warnings: CompletionWarning[] = part('warnings', [], () =>
-    (info?.warnings ?? []).map((warning) => ({ ...warning })));
+    (info?.warnings ?? []).map((warning) => ({ ...warning })),
+  );
 
   const record: CallRecord = {
     id: input.id ?? uuidv7(input.startedAt),
@@ -105,19 +123,24 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     model: info?.model ?? input.model ?? null,
     provider: info?.provider ?? null,
     provider_model: info?.provider_model ?? null,
-    attempts: part('attempts', [], () => (info?.attempts ?? attemptsOf(input.error)).map((attempt) =>
-      attempt.message === undefined ? { ...attempt } : { ...attempt, message: redactSecrets(attempt.message, []) })),
+    attempts: part('attempts', [], () =>
+      (info?.attempts ?? attemptsOf(input.error)).map((attempt) =>
+        attempt.message === undefined ? { ...attempt } : { ...attempt, message: redactSecrets(attempt.message, []) },
+      ),
+    ),
     input_messages: part('input_messages', null, () =>
       request.messages ? capped(jsonClone(request.messages), limit, truncated, tooDeep, 'input_messages') : null,
     ) as ChatCompletionMessageParam[] | null,
     input: part('input', null, () =>
-      request.input === undefined ? null : capped(jsonClone(request.input), limit, truncated, tooDeep, 'input')),
+      request.input === undefined ? null : capped(jsonClone(request.input), limit, truncated, tooDeep, 'input'),
+    ),
     output: part('output', null, () => {
       const output = input.response ? outputFromChoices(input.response.choices) : (input.stream?.output ?? null);
       return output && capOutput(output, textOrNull);
     }),
     usage: part('usage', normalizeUsage(null), () =>
-      input.billed ? sumUsage(billed.map((entry) => entry.usage)) : normalizeUsage(answerUsage)),
+      input.billed ? sumUsage(billed.map((entry) => entry.usage)) : normalizeUsage(answerUsage),
+    ),
     cost_usd: part('cost_usd', 0, () => computeTotalCost(billed)),
     latency_ms: Math.max(0, endedAt - input.startedAt),
     time_to_first_token_ms: firstTokenAt === null ? null : Math.max(0, firstTokenAt - input.startedAt),

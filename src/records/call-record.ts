@@ -87,7 +87,10 @@ export function redactRecord(record: CallRecord): CallRecord {
       content: redactText(record.output.content),
       reasoning_content: redactText(record.output.reasoning_content),
       refusal: redactText(record.output.refusal),
-      tool_calls: record.output.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: REDACTED } })),
+      tool_calls: record.output.tool_calls.map((call) => ({
+        ...call,
+        function: { ...call.function, arguments: REDACTED },
+      })),
     },
   };
 }

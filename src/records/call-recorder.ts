@@ -1,8 +1,8 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { CompletionRequest } from '../types.ts';
-import { buildRecord, recordErrorFrom, type CallRecordInput } from './build-record.ts';
+import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
 import type { CallRecord } from './call-record.ts';
-import { isCallStore, type CallStore } from './call-store.ts';
+import { type CallStore, isCallStore } from './call-store.ts';
 import type { BilledUsage } from './compute-cost.ts';
 import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
 import { MemorySink } from './sinks/memory-sink.ts';
@@ -34,12 +34,18 @@ export interface CallRecorder {
   readonly calls: CallStore;
   readonly stats: RecordQueueStats;
   /** Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer. */
-  record(request: CompletionRequest, call: CallContext, outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>): void;
+  record(
+    request: CompletionRequest,
+    call: CallContext,
+    outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>,
+  ): void;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The gateway's recording: a bounded queue to the sinks (a queryable memory sink unless told otherwise), or nothing. */
+/**
+ * The gateway's recording: a bounded queue to the sinks (a queryable memory sink unless told otherwise), or nothing.
+ */
 export function createCallRecorder(options: false | RecordOptions | undefined): CallRecorder {
   const recordOptions = options === false ? undefined : { sinks: [new MemorySink()], ...options };
   const queue = recordOptions ? new RecordQueue(recordOptions as RecordQueueOptions) : undefined;
@@ -66,7 +72,12 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
       const endedAt = Date.now();
       setImmediate(() => {
         const input: CallRecordInput = {
-          id: call.id, request: sent, startedAt: call.startedAt, endedAt, billed: call.billed, redact,
+          id: call.id,
+          request: sent,
+          startedAt: call.startedAt,
+          endedAt,
+          billed: call.billed,
+          redact,
           ...(maxTextLength !== undefined ? { maxTextLength } : {}),
           ...(call.model ? { model: call.model } : {}),
           ...(call.agentId ? { agentId: call.agentId } : {}),
@@ -96,24 +107,46 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
 
 /** What is known of a call without touching the request's contents or the answer, and why that is all. */
 function bareRecord(
-  call: CallContext, model: string, endedAt: number, callError: unknown, failure: unknown,
+  call: CallContext,
+  model: string,
+  endedAt: number,
+  callError: unknown,
+  failure: unknown,
 ): CallRecord {
   const reason = failure instanceof Error ? failure.message : String(failure);
   return {
-    id: call.id, created_at: new Date(call.startedAt).toISOString(),
-    agent_id: null, trace_id: null, workflow_name: null, metadata: {}, deployment_id: null,
-    requested_model: model.slice(0, 1000), model: call.model ?? null, provider: null, provider_model: null,
-    attempts: [], input_messages: null, input: null, output: null,
-    usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cached_tokens: 0 }, cost_usd: 0,
-    latency_ms: Math.max(0, endedAt - call.startedAt), time_to_first_token_ms: null, stream: false,
+    id: call.id,
+    created_at: new Date(call.startedAt).toISOString(),
+    agent_id: null,
+    trace_id: null,
+    workflow_name: null,
+    metadata: {},
+    deployment_id: null,
+    requested_model: model.slice(0, 1000),
+    model: call.model ?? null,
+    provider: null,
+    provider_model: null,
+    attempts: [],
+    input_messages: null,
+    input: null,
+    output: null,
+    usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cached_tokens: 0 },
+    cost_usd: 0,
+    latency_ms: Math.max(0, endedAt - call.startedAt),
+    time_to_first_token_ms: null,
+    stream: false,
     status: callError === undefined ? 'ok' : 'error',
-    error: callError === undefined
-      ? null
-      : safely(() => recordErrorFrom(callError), { type: 'unknown_error', code: null, status: null, message: '' }),
-    warnings: [{
-      code: 'record_incomplete',
-      message: `Only the call's id, times and model were recorded; building the record failed: ${reason.slice(0, 500)}`,
-    }],
+    error:
+      callError === undefined
+        ? null
+        : safely(() => recordErrorFrom(callError), { type: 'unknown_error', code: null, status: null, message: '' }),
+    warnings: [
+      {
+        code: 'record_incomplete',
+        message:
+          `Only the call's id, times and model were recorded; building the record failed: ` + `${reason.slice(0, 500)}`,
+      },
+    ],
   };
 }
 
@@ -130,6 +163,10 @@ function asArray<T>(value: T[] | undefined): T[] | undefined {
 }
 
 const noCallStore: CallStore = new Proxy({} as CallStore, {
-  get: () => () => Promise.reject(new Error('No call-record sink of this gateway answers queries: add a MemorySink or SqliteSink to records.sinks.')),
+  get: () => () =>
+    Promise.reject(
+      new Error(
+        'No call-record sink of this gateway answers queries: add a MemorySink or SqliteSink to records.sinks.',
+      ),
+    ),
 });
-

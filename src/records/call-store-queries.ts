@@ -1,7 +1,19 @@
 import { InvalidRequestError } from '../errors.ts';
-import type { CallRecord, } from './call-record.ts';
+import type { CallRecord } from './call-record.ts';
+import type {
+  AgentSummary,
+  AgentTotals,
+  CallPage,
+  CallTiming,
+  DailyCostQuery,
+  DailyCostRow,
+  ListCallsQuery,
+  SummaryOf,
+  TraceSummary,
+  WorkflowSummary,
+  WorkflowTimeline,
+} from './call-store.ts';
 import { roundUsd } from './compute-cost.ts';
-import type { TraceSummary, CallTiming, SummaryOf, WorkflowTimeline, ListCallsQuery, CallPage, AgentTotals, WorkflowSummary, DailyCostQuery, DailyCostRow, AgentSummary } from './call-store.ts';
 
 /** What the stores that answer queries share: query normalising, cursors, summaries and sort orders. */
 export const DEFAULT_PAGE_SIZE = 50;
@@ -26,7 +38,8 @@ export interface CursorPosition {
 
 export function normalizeListQuery(query: ListCallsQuery = {}): NormalizedListQuery {
   const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Math.floor(query.limit);
-  if (!Number.isFinite(limit) || limit < 1) throw new InvalidRequestError(`"limit" must be between 1 and ${MAX_PAGE_SIZE}.`, 'limit');
+  if (!Number.isFinite(limit) || limit < 1)
+    throw new InvalidRequestError(`"limit" must be between 1 and ${MAX_PAGE_SIZE}.`, 'limit');
   return {
     agent_id: query.agent_id,
     trace_id: query.trace_id,
@@ -117,7 +130,15 @@ export function timelineOf(summary: SummaryOf<CallTiming>, limit: number): Workf
 export function timingOf(call: CallTiming): CallTiming {
   const { id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms, usage } = call;
   return {
-    id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms,
+    id,
+    created_at,
+    agent_id,
+    workflow_name,
+    model,
+    requested_model,
+    status,
+    cost_usd,
+    latency_ms,
     usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
   };
 }

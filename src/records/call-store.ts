@@ -1,4 +1,3 @@
-
 import type { CallRecord, CallStatus } from './call-record.ts';
 
 /** Read access to stored call records: `gateway.calls`. Implemented by `MemorySink` and `SqliteSink`. */
@@ -61,9 +60,12 @@ export interface WorkflowTimeline extends Omit<WorkflowSummary, 'calls'> {
 export function isCallStore(value: unknown): value is CallStore {
   const store = value as Partial<Record<keyof CallStore, unknown>> | null;
   return (
-    typeof store === 'object' && store !== null &&
-    typeof store.list === 'function' && typeof store.workflow === 'function' &&
-    typeof store.dailyCost === 'function' && typeof store.agents === 'function'
+    typeof store === 'object' &&
+    store !== null &&
+    typeof store.list === 'function' &&
+    typeof store.workflow === 'function' &&
+    typeof store.dailyCost === 'function' &&
+    typeof store.agents === 'function'
   );
 }
 

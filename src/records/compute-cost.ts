@@ -24,7 +24,12 @@ export interface UsageLike {
   completion_tokens_details?: { reasoning_tokens?: number | null } | null;
 }
 
-export const ZERO_USAGE: Readonly<RecordUsage> = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cached_tokens: 0 });
+export const ZERO_USAGE: Readonly<RecordUsage> = Object.freeze({
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  reasoning_tokens: 0,
+  cached_tokens: 0,
+});
 
 /**
  * The four counts the records keep. Every adapter reports OpenAI's convention: `prompt_tokens` includes the cached
@@ -83,7 +88,10 @@ export function roundUsd(value: number): number {
 function rawCost(usage: RecordUsage, pricing: TokenPricing | null | undefined): number {
   if (!pricing) return 0;
   const uncached = usage.prompt_tokens - usage.cached_tokens;
-  const cost = uncached * price(pricing.input) + usage.cached_tokens * price(pricing.cached_input) + usage.completion_tokens * price(pricing.output);
+  const cost =
+    uncached * price(pricing.input) +
+    usage.cached_tokens * price(pricing.cached_input) +
+    usage.completion_tokens * price(pricing.output);
   return Number.isFinite(cost) ? cost / 1_000_000 : 0;
 }
 

@@ -1,5 +1,5 @@
 import type { CallRecord } from './call-record.ts';
-import { RecordsRefusedError, type RecordSink } from './sink.ts';
+import { type RecordSink, RecordsRefusedError } from './sink.ts';
 
 /** A failing sink or a full queue is reported at most once per this interval, so it is loud without flooding logs. */
 const REPORT_INTERVAL_MS = 60_000;
@@ -103,7 +103,9 @@ export class RecordQueue {
     return this.#flushChain;
   }
 
-  /** Refuses new records, flushes the queued ones, then closes every sink. Calling it again returns the same promise. */
+  /**
+   * Refuses new records, flushes the queued ones, then closes every sink. Calling it again returns the same promise.
+   */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.flush();
@@ -121,8 +123,12 @@ export class RecordQueue {
   get stats(): RecordQueueStats {
     const lastLossAt = this.#lastLossAt === undefined ? null : new Date(this.#lastLossAt).toISOString();
     return {
-      queued: this.#queue.length, written: this.#written, dropped: this.#dropped, failed: this.#failed,
-      build_failed: this.#buildFailed, last_loss_at: lastLossAt,
+      queued: this.#queue.length,
+      written: this.#written,
+      dropped: this.#dropped,
+      failed: this.#failed,
+      build_failed: this.#buildFailed,
+      last_loss_at: lastLossAt,
     };
   }
 
@@ -204,5 +210,7 @@ function emitDropWarning(stats: RecordQueueStats): void {
 
 function emitSinkWarning(error: unknown, sink: RecordSink): void {
   const reason = error instanceof Error ? error.message : String(error);
-  process.emitWarning(`switchyard: the ${sink.constructor.name} call-record sink failed: ${reason}`, { code: 'SWITCHYARD_RECORD_SINK' });
+  process.emitWarning(`switchyard: the ${sink.constructor.name} call-record sink failed: ${reason}`, {
+    code: 'SWITCHYARD_RECORD_SINK',
+  });
 }

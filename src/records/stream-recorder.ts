@@ -2,7 +2,9 @@ import type { CompletionChunk } from '../types.ts';
 import type { RecordOutput, RecordToolCall } from './call-record.ts';
 import type { UsageLike } from './compute-cost.ts';
 
-/** What a stream produced, as far as it got: the first choice's answer, the usage chunk, and when the first token came. */
+/**
+ * What a stream produced, as far as it got: the first choice's answer, the usage chunk, and when the first token came.
+ */
 export interface StreamSummary {
   output: RecordOutput | null;
   usage: UsageLike | null;
@@ -43,7 +45,11 @@ export class StreamRecorder {
       const delta = choice.delta;
       if (!isObject(delta)) continue;
       let token = false;
-      for (const [text, parts] of [[delta.content, this.#content], [delta.reasoning_content, this.#reasoning], [delta.refusal, this.#refusal]] as const) {
+      for (const [text, parts] of [
+        [delta.content, this.#content],
+        [delta.reasoning_content, this.#reasoning],
+        [delta.refusal, this.#refusal],
+      ] as const) {
         if (typeof text !== 'string' || !text) continue;
         parts.push(text);
         token = true;
@@ -70,7 +76,11 @@ export class StreamRecorder {
   summary(): StreamSummary {
     const toolCalls: RecordToolCall[] = [...this.#toolCalls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([, parts]) => ({ id: parts.id, type: parts.type, function: { name: parts.name, arguments: parts.arguments.join('') } }));
+      .map(([, parts]) => ({
+        id: parts.id,
+        type: parts.type,
+        function: { name: parts.name, arguments: parts.arguments.join('') },
+      }));
     const output: RecordOutput | null = this.#sawChoice
       ? {
           content: joined(this.#content),

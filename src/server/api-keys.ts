@@ -53,7 +53,9 @@ export class ApiKeyStore {
       insert: this.#db.prepare('INSERT INTO api_keys (id, hash, prefix, name, created_at) VALUES (?, ?, ?, ?, ?)'),
       byHash: this.#db.prepare('SELECT id, hash, prefix, name, created_at, revoked_at FROM api_keys WHERE hash = ?'),
       all: this.#db.prepare('SELECT id, prefix, name, created_at, revoked_at FROM api_keys ORDER BY rowid'),
-      byIdOrPrefix: this.#db.prepare('SELECT id, prefix, name, created_at, revoked_at FROM api_keys WHERE id = ? OR prefix = ?'),
+      byIdOrPrefix: this.#db.prepare(
+        'SELECT id, prefix, name, created_at, revoked_at FROM api_keys WHERE id = ? OR prefix = ?',
+      ),
       revoke: this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       count: this.#db.prepare('SELECT count(*) AS count FROM api_keys WHERE revoked_at IS NULL'),
     };
@@ -87,7 +89,10 @@ export class ApiKeyStore {
     const prefix = idOrPrefix.startsWith(API_KEY_PREFIX) ? idOrPrefix : `${API_KEY_PREFIX}${idOrPrefix}`;
     const matches = this.#statements.byIdOrPrefix.all(idOrPrefix, prefix) as unknown as ApiKeyInfo[];
     if (matches.length === 0) throw new Error(`No API key has the id or prefix "${idOrPrefix}".`);
-    if (matches.length > 1) throw new Error(`Several API keys have the prefix "${idOrPrefix}": revoke by id (${matches.map((key) => key.id).join(', ')}).`);
+    if (matches.length > 1)
+      throw new Error(
+        `Several API keys have the prefix "${idOrPrefix}": revoke by id (${matches.map((key) => key.id).join(', ')}).`,
+      );
     const key = matches[0]!;
     if (key.revoked_at) return key;
     const revokedAt = new Date().toISOString();
@@ -108,7 +113,8 @@ export class ApiKeyStore {
     if (cached && cached.expires > now) return { ok: true, key: cached.key };
     const digest = Buffer.from(cacheKey, 'base64');
     const row = this.#statements.byHash.get(digest) as (ApiKeyInfo & { hash: Uint8Array }) | undefined;
-    if (!row || row.hash.length !== digest.length || !timingSafeEqual(row.hash, digest)) return { ok: false, reason: 'invalid' };
+    if (!row || row.hash.length !== digest.length || !timingSafeEqual(row.hash, digest))
+      return { ok: false, reason: 'invalid' };
     if (row.revoked_at) {
       this.#valid.delete(cacheKey);
       return { ok: false, reason: 'revoked' };

@@ -2,7 +2,9 @@ import type { ApiKeyInfo, ApiKeyStore } from './api-keys.ts';
 import { HttpError } from './responses.ts';
 
 const MESSAGES = {
-  missing: "You didn't provide an API key. Send it as 'Authorization: Bearer sy-…' (create one with: switchyard keys create).",
+  missing:
+    "You didn't provide an API key. Send it as 'Authorization: Bearer sy-…' " +
+    '(create one with: switchyard keys create).',
   invalid: 'Incorrect API key provided. Create one with: switchyard keys create.',
   revoked: 'This API key has been revoked. Create a new one with: switchyard keys create.',
 } as const;

@@ -45,7 +45,9 @@ export interface SwitchyardHandlerOptions {
  * The whole server as a function from a Web `Request` to a `Response` (in-process tests, other runtimes), whose
  * `handle` answers the runtime-neutral `ServerRequest` that `createNodeListener` builds straight from `node:http`.
  */
-export type SwitchyardHandler = ((request: Request) => Promise<Response>) & { handle(request: ServerRequest): Promise<Reply> };
+export type SwitchyardHandler = ((request: Request) => Promise<Response>) & {
+  handle(request: ServerRequest): Promise<Reply>;
+};
 
 /** Every route is a thin call into the gateway or a store; errors become OpenAI-shaped answers here. */
 export function createSwitchyardHandler(options: SwitchyardHandlerOptions): SwitchyardHandler {

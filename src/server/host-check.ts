@@ -15,14 +15,21 @@ export interface HostPolicy {
 }
 
 /** The bound address and the loopback names, at the bound port; plus anything configured. */
-export function defaultHostPolicy(boundHost: string, port: number, extra: { hosts?: string[]; origins?: string[] } = {}): HostPolicy {
+export function defaultHostPolicy(
+  boundHost: string,
+  port: number,
+  extra: { hosts?: string[]; origins?: string[] } = {},
+): HostPolicy {
   const names = new Set(['localhost', '127.0.0.1', '[::1]']);
-  if (!isWildcard(boundHost)) names.add(boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost);
+  if (!isWildcard(boundHost))
+    names.add(boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost);
   const hosts = [...names].map((name) => `${name}:${port}`.toLowerCase());
   if (port === 80) hosts.push(...names);
   const extraHosts = (extra.hosts ?? []).map((host) => host.toLowerCase());
   const allHosts = [...new Set([...hosts, ...extraHosts])];
-  const origins = [...allHosts.map((host) => `http://${host}`), ...(extra.origins ?? [])].map((origin) => origin.toLowerCase());
+  const origins = [...allHosts.map((host) => `http://${host}`), ...(extra.origins ?? [])].map((origin) =>
+    origin.toLowerCase(),
+  );
   return { hosts: allHosts, origins: [...new Set(origins)] };
 }
 
@@ -30,18 +37,27 @@ export function defaultHostPolicy(boundHost: string, port: number, extra: { host
 export function assertAllowedHost(request: ServerRequest, policy: HostPolicy): void {
   const host = request.header('host')?.toLowerCase();
   if (!policy.hosts.includes('*') && (!host || !policy.hosts.includes(host))) {
-    throw new HttpError(403, `Host "${host ?? ''}" is not allowed. Start the server with --allowed-host ${host ?? '<host:port>'} to accept it.`, {
-      type: 'permission_error',
-      code: 'host_not_allowed',
-    });
+    throw new HttpError(
+      403,
+      `Host "${host ?? ''}" is not allowed. Start the server with --allowed-host ${host ?? '<host:port>'} to accept ` +
+        `it.`,
+      {
+        type: 'permission_error',
+        code: 'host_not_allowed',
+      },
+    );
   }
   // Browsers send `Origin` on cross-site requests (and `Origin: null` from sandboxed frames, which is never allowed).
   const origin = request.header('origin')?.toLowerCase();
   if (origin !== undefined && !policy.origins.includes('*') && !policy.origins.includes(origin)) {
-    throw new HttpError(403, `Origin "${origin}" is not allowed. Start the server with --allowed-origin ${origin} to accept it.`, {
-      type: 'permission_error',
-      code: 'origin_not_allowed',
-    });
+    throw new HttpError(
+      403,
+      `Origin "${origin}" is not allowed. Start the server with --allowed-origin ${origin} to accept it.`,
+      {
+        type: 'permission_error',
+        code: 'origin_not_allowed',
+      },
+    );
   }
 }
 

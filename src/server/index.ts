@@ -8,11 +8,12 @@
  * ```
  * @module
  */
-export { startServer, type ServeOptions, type RunningServer } from './start-server.ts';
-export { createSwitchyardHandler, type SwitchyardHandler, type SwitchyardHandlerOptions } from './handler.ts';
-export { createNodeListener, type NodeListenerOptions, type RequestLogEntry } from './node-adapter.ts';
-export type { Reply, ServerRequest } from './exchange.ts';
-export { ApiKeyStore, API_KEY_PREFIX, type ApiKeyInfo, type ApiKeyCheck } from './api-keys.ts';
-export { defaultHostPolicy, type HostPolicy } from './host-check.ts';
-export { databasePath } from './open-database.ts';
+
 export { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
+export { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo, ApiKeyStore } from './api-keys.ts';
+export type { Reply, ServerRequest } from './exchange.ts';
+export { createSwitchyardHandler, type SwitchyardHandler, type SwitchyardHandlerOptions } from './handler.ts';
+export { defaultHostPolicy, type HostPolicy } from './host-check.ts';
+export { createNodeListener, type NodeListenerOptions, type RequestLogEntry } from './node-adapter.ts';
+export { databasePath } from './open-database.ts';
+export { type RunningServer, type ServeOptions, startServer } from './start-server.ts';

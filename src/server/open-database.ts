@@ -3,7 +3,9 @@ import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { loadSqlite } from '../internal/load-sqlite.ts';
 
-/** The one SQLite file of a data directory: API keys, deployments and call records live in it, each in its own table. */
+/**
+ * The one SQLite file of a data directory: API keys, deployments and call records live in it, each in its own table.
+ */
 export function databasePath(dataDir: string): string {
   return join(dataDir, 'switchyard.sqlite');
 }

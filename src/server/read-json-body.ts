@@ -11,8 +11,11 @@ export async function readJsonBody(request: ServerRequest, maxBytes: number): Pr
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    if (text.trim() === '') throw new HttpError(400, 'The request body is empty: send a JSON object.', { code: 'invalid_json' });
-    throw new HttpError(400, `The request body is not valid JSON: ${(error as Error).message}.`, { code: 'invalid_json' });
+    if (text.trim() === '')
+      throw new HttpError(400, 'The request body is empty: send a JSON object.', { code: 'invalid_json' });
+    throw new HttpError(400, `The request body is not valid JSON: ${(error as Error).message}.`, {
+      code: 'invalid_json',
+    });
   }
 }
 

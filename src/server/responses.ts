@@ -11,7 +11,12 @@ export class HttpError extends SwitchyardError {
     message: string,
     options: { type?: string; code?: string | null; param?: string | null; headers?: Record<string, string> } = {},
   ) {
-    super(message, { status, type: options.type ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), code: options.code ?? null, param: options.param ?? null });
+    super(message, {
+      status,
+      type: options.type ?? (status >= 500 ? 'api_error' : 'invalid_request_error'),
+      code: options.code ?? null,
+      param: options.param ?? null,
+    });
     this.headers = options.headers ?? {};
   }
 }
@@ -29,7 +34,8 @@ export function jsonWithEtag(request: ServerRequest, body: unknown): Reply {
   const text = JSON.stringify(body);
   const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
   const known = request.header('if-none-match');
-  if (known && known.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return { status: 304, headers: { etag }, body: null };
+  if (known?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
+    return { status: 304, headers: { etag }, body: null };
   return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', etag }, body: text };
 }
 
@@ -41,7 +47,17 @@ export function errorResponse(error: unknown): Reply {
     return json(error.toJSON(), error.status, headers);
   }
   // The detail of an unexpected error may quote internals; it goes to the log, not to the client.
-  return json({ error: { message: 'The server had an error while processing your request.', type: 'api_error', param: null, code: 'internal_error' } }, 500);
+  return json(
+    {
+      error: {
+        message: 'The server had an error while processing your request.',
+        type: 'api_error',
+        param: null,
+        code: 'internal_error',
+      },
+    },
+    500,
+  );
 }
 
 export function notFound(message: string, code = 'not_found', param: string | null = null): HttpError {

@@ -19,7 +19,11 @@ export interface Route {
 }
 
 /** The route for a request, or the 404 / 405 (with `Allow`) that says why there is none. HEAD runs the GET route. */
-export function findRoute(routes: ReadonlyArray<Route>, method: string, pathname: string): { route: Route; params: string[] } {
+export function findRoute(
+  routes: ReadonlyArray<Route>,
+  method: string,
+  pathname: string,
+): { route: Route; params: string[] } {
   const allowed: string[] = [];
   const wanted = method === 'HEAD' ? 'GET' : method;
   for (const route of routes) {

@@ -67,7 +67,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const dataDir = options.dataDir ?? '.switchyard';
   const stderr = options.log ? undefined : bufferedLines(process.stderr);
   const log = options.log ?? stderr!.write;
-  const info = (msg: string, fields: object = {}) => log({ time: new Date().toISOString(), level: 'info', msg, ...fields });
+  const info = (msg: string, fields: object = {}) =>
+    log({ time: new Date().toISOString(), level: 'info', msg, ...fields });
   const warn = (msg: string, fields: object = {}) =>
     log({ time: new Date().toISOString(), level: 'warn', msg, ...fields });
 
@@ -91,7 +92,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const gateway: Gateway = createGateway({ ...options.gateway, mock, deployments, records });
   const providers = gateway.configuredProviders();
 
-  const server = createServer({ requestTimeout: options.requestTimeoutMs ?? 60_000, headersTimeout: Math.min(options.requestTimeoutMs ?? 60_000, 30_000) });
+  const server = createServer({
+    requestTimeout: options.requestTimeoutMs ?? 60_000,
+    headersTimeout: Math.min(options.requestTimeoutMs ?? 60_000, 30_000),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8787, host, () => {
@@ -117,13 +121,23 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     mock: mock !== false,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     publicPage: isLoopback(host),
-    hostPolicy: defaultHostPolicy(host, port, { hosts: options.allowedHosts ?? [], origins: options.allowedOrigins ?? [] }),
+    hostPolicy: defaultHostPolicy(host, port, {
+      hosts: options.allowedHosts ?? [],
+      origins: options.allowedOrigins ?? [],
+    }),
     version: options.version ?? '0.0.0',
     providers,
     maxConcurrentPerKey: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
     onUnexpectedError: (error, request) => {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      log({ time: new Date().toISOString(), level: 'error', msg: 'unexpected error', method: request.method, path: request.path, error: redactSecrets(detail, []) });
+      log({
+        time: new Date().toISOString(),
+        level: 'error',
+        msg: 'unexpected error',
+        method: request.method,
+        path: request.path,
+        error: redactSecrets(detail, []),
+      });
     },
   });
   const listener = createNodeListener(handler, {
@@ -134,12 +148,19 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   server.on('request', listener);
 
   info('listening', {
-    url, data: dbPath, deployments: options.deployments ?? 'sqlite', mock: mock !== false, providers,
+    url,
+    data: dbPath,
+    deployments: options.deployments ?? 'sqlite',
+    mock: mock !== false,
+    providers,
   });
-  if (mock !== false) info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');
+  if (mock !== false)
+    info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');
   else if (providers.length === 0) {
-    warn('no provider has credentials: calls will fail with 503 provider_not_configured until one is set ' +
-      '(OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …)');
+    warn(
+      'no provider has credentials: calls will fail with 503 provider_not_configured until one is set ' +
+        '(OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …)',
+    );
   }
   if (!isLoopback(host)) info('not on loopback: the workflow page requires an API key too');
   if (keys.activeCount() === 0) info(`no API keys yet: create one with \`switchyard keys create --data ${dataDir}\``);
@@ -154,7 +175,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       server.closeIdleConnections();
       const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
       let timer: NodeJS.Timeout | undefined;
-      const deadline = (milliseconds: number) => new Promise<void>((resolve) => (timer = setTimeout(resolve, milliseconds)));
+      const deadline = (milliseconds: number) =>
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, milliseconds)));
       await Promise.race([listener.drained(), deadline(drainTimeoutMs), waitCutShort]);
       clearTimeout(timer);
       // Past the deadline: abort what still runs, so each call ends (and is recorded) as an error its client sees,
@@ -169,8 +191,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       sqliteDeployments?.close();
       const stats = gateway.recordStats;
       const counts = {
-        records_written: stats.written, records_dropped: stats.dropped,
-        records_failed: stats.failed, records_build_failed: stats.build_failed,
+        records_written: stats.written,
+        records_dropped: stats.dropped,
+        records_failed: stats.failed,
+        records_build_failed: stats.build_failed,
       };
       (stats.dropped + stats.failed > 0 ? warn : info)('stopped', counts);
       if (stderr) {
@@ -195,7 +219,10 @@ function messageOf(error: unknown): string {
  * JSON log lines gathered over one event-loop turn and written together: a request log line each is a system call
  * each otherwise (stderr writes are synchronous for files and pipes), which under load cost more than the lines.
  */
-function bufferedLines(stream: NodeJS.WritableStream): { write: (line: Record<string, unknown>) => void; flush: () => void } {
+function bufferedLines(stream: NodeJS.WritableStream): {
+  write: (line: Record<string, unknown>) => void;
+  flush: () => void;
+} {
   let pending = '';
   const flush = () => {
     if (pending === '') return;

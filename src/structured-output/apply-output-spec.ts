@@ -1,14 +1,19 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { StructuredOutputError } from '../errors.ts';
 import type { Attempt, CompletionChunk } from '../types.ts';
-import { checkOutput, nativeResponseFormat, schemaInstruction, type OutputSpec } from './output-spec.ts';
+import { checkOutput, nativeResponseFormat, type OutputSpec, schemaInstruction } from './output-spec.ts';
 
 /**
  * Puts the output requirement into a provider call. Native: the plain `response_format` (adapters translate it to
  * their provider's form). Prompted: the schema goes into a system message after the caller's own, and JSON mode is
  * switched on where the model has it.
  */
-export function applyOutputSpec(body: Record<string, unknown>, spec: OutputSpec, native: boolean, jsonMode: boolean): void {
+export function applyOutputSpec(
+  body: Record<string, unknown>,
+  spec: OutputSpec,
+  native: boolean,
+  jsonMode: boolean,
+): void {
   const messages = body.messages as ChatCompletionMessageParam[];
   // The schema itself must reach the model when it is not enforced natively; JSON mode (native or not) needs the
   // word "JSON" somewhere in the conversation, or OpenAI-style providers reject the request.
@@ -49,7 +54,13 @@ export class StreamedOutputCheck {
     const choice = chunk.choices[0];
     if (!choice) return;
     this.#content += choice.delta.content ?? '';
-    if (choice.delta.refusal || choice.delta.tool_calls || choice.finish_reason === 'content_filter' || choice.finish_reason === 'tool_calls') this.#skip = true;
+    if (
+      choice.delta.refusal ||
+      choice.delta.tool_calls ||
+      choice.finish_reason === 'content_filter' ||
+      choice.finish_reason === 'tool_calls'
+    )
+      this.#skip = true;
   }
 
   /** Throws when the finished answer does not match the schema. */

@@ -61,7 +61,10 @@ function compile(schema: JsonSchema, param: string): SchemaValidator {
 
 function describeError(error: ErrorObject): string {
   const where = error.instancePath || '(root)';
-  const extra = error.keyword === 'additionalProperties' ? ` ("${(error.params as { additionalProperty: string }).additionalProperty}")` : '';
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? ` ("${(error.params as { additionalProperty: string }).additionalProperty}")`
+      : '';
   return `${where} ${error.message ?? 'is invalid'}${extra}`;
 }
 

@@ -17,13 +17,16 @@ export interface OutputSpec {
   parse?: (content: string) => unknown;
 }
 
-export type OutputCheck =
-  | { ok: true; content: string; parsed: unknown }
-  | { ok: false; errors: string[] };
+export type OutputCheck = { ok: true; content: string; parsed: unknown } | { ok: false; errors: string[] };
 
-/** Resolves and checks `response_format`; `undefined` for plain text. A bad schema is a 400 naming where it is wrong. */
+/**
+ * Resolves and checks `response_format`; `undefined` for plain text. A bad schema is a 400 naming where it is wrong.
+ */
 export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
-  const responseFormat = format as { type?: string; json_schema?: Record<string, unknown>; $parseRaw?: (content: string) => unknown } | null | undefined;
+  const responseFormat = format as
+    | { type?: string; json_schema?: Record<string, unknown>; $parseRaw?: (content: string) => unknown }
+    | null
+    | undefined;
   if (!responseFormat || responseFormat.type === 'text') return undefined;
   if (responseFormat.type === 'json_object') return { kind: 'json_object', name: 'json_object' };
   const spec = responseFormat.json_schema!;
@@ -31,7 +34,8 @@ export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
   const param = 'response_format.json_schema.schema';
   if (schema.type !== 'object') {
     throw new InvalidRequestError(
-      `The schema's root must be { "type": "object", … } (got ${JSON.stringify(schema.type ?? null)}). Wrap other values in an object property.`,
+      `The schema's root must be { "type": "object", … } (got ${JSON.stringify(schema.type ?? null)}). Wrap other ` +
+        `values in an object property.`,
       `${param}.type`,
       'invalid_schema',
     );
@@ -62,7 +66,10 @@ export function nativeResponseFormat(spec: OutputSpec): Record<string, unknown> 
   };
 }
 
-const JSON_OBJECT_INSTRUCTION: ChatCompletionMessageParam = { role: 'system', content: 'Answer with one JSON object only: no prose, no code fences.' };
+const JSON_OBJECT_INSTRUCTION: ChatCompletionMessageParam = {
+  role: 'system',
+  content: 'Answer with one JSON object only: no prose, no code fences.',
+};
 const instructions = new WeakMap<JsonSchema, ChatCompletionMessageParam>();
 
 /**
@@ -85,7 +92,8 @@ function buildInstruction(spec: OutputSpec): ChatCompletionMessageParam {
     role: 'system',
     content:
       `Answer with one JSON object that conforms to the JSON Schema "${spec.name}"${about} below. ` +
-      'Output the JSON only: no prose, no code fences. Follow each field\'s description; examples show the expected form.\n' +
+      "Output the JSON only: no prose, no code fences. Follow each field's description; examples show the expected " +
+      'form.\n' +
       JSON.stringify(spec.schema),
   };
 }
@@ -97,7 +105,8 @@ export function checkOutput(content: string | null | undefined, spec: OutputSpec
   if (!found) return { ok: false, errors: ['the answer is not JSON'] };
   let value = found.value;
   if (spec.kind === 'json_object') {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, errors: ['the answer is not a JSON object'] };
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return { ok: false, errors: ['the answer is not a JSON object'] };
   } else if (!spec.validator!.validate(value)) {
     // Strict mode turns optional properties into nullable ones; a null there means "left out".
     const withoutNulls = dropAddedNulls(value, spec.schema!);
@@ -109,27 +118,47 @@ export function checkOutput(content: string | null | undefined, spec: OutputSpec
 }
 
 /** The follow-up turn that asks the model to correct an answer that failed validation. */
-export function correctionMessages(badAnswer: string | null | undefined, errors: string[]): ChatCompletionMessageParam[] {
+export function correctionMessages(
+  badAnswer: string | null | undefined,
+  errors: string[],
+): ChatCompletionMessageParam[] {
   return [
     { role: 'assistant', content: badAnswer ?? '' },
     {
       role: 'user',
-      content: `That answer does not match the required JSON Schema:\n- ${errors.slice(0, 20).join('\n- ')}\nReply with the corrected JSON only.`,
+      content:
+        `That answer does not match the required JSON Schema:\n- ${errors.slice(0, 20).join('\n- ')}\nReply ` +
+        `with the corrected JSON only.`,
     },
   ];
 }
 
 function checkRefs(node: unknown, root: JsonSchema, path: string, depth = 0): void {
   if (depth > 64 || typeof node !== 'object' || node === null) return;
-  if (Array.isArray(node)) return node.forEach((item, index) => checkRefs(item, root, `${path}[${index}]`, depth + 1));
+  if (Array.isArray(node)) {
+    node.forEach((item, index) => {
+      checkRefs(item, root, `${path}[${index}]`, depth + 1);
+    });
+    return;
+  }
   for (const [key, value] of Object.entries(node)) {
     if (key === '$ref' && typeof value === 'string') {
       if (!value.startsWith('#')) {
-        throw new InvalidRequestError(`Only local $refs ("#/$defs/…") are supported; ${path}.$ref is "${value}".`, `${path}.$ref`, 'invalid_schema');
+        throw new InvalidRequestError(
+          `Only local $refs ("#/$defs/…") are supported; ${path}.$ref is "${value}".`,
+          `${path}.$ref`,
+          'invalid_schema',
+        );
       }
       let target: unknown = root;
-      for (const segment of value.slice(1).split('/').filter(Boolean)) target = (target as Record<string, unknown> | undefined)?.[decodeURIComponent(segment)];
-      if (target === undefined) throw new InvalidRequestError(`${path}.$ref "${value}" points at nothing in the schema.`, `${path}.$ref`, 'invalid_schema');
+      for (const segment of value.slice(1).split('/').filter(Boolean))
+        target = (target as Record<string, unknown> | undefined)?.[decodeURIComponent(segment)];
+      if (target === undefined)
+        throw new InvalidRequestError(
+          `${path}.$ref "${value}" points at nothing in the schema.`,
+          `${path}.$ref`,
+          'invalid_schema',
+        );
     } else checkRefs(value, root, `${path}.${key}`, depth + 1);
   }
 }

@@ -2,7 +2,8 @@ import { jsonrepair } from 'jsonrepair';
 
 /**
  * Reads the JSON a model meant to write: the text as is, else the inside of a code fence, else the outermost
- * `{…}`/`[…]` span, each repaired (trailing commas, single quotes, missing brackets, comments) when plain parsing fails.
+ * `{…}`/`[…]` span, each repaired (trailing commas, single quotes, missing brackets, comments) when plain parsing
+ * fails.
  * Returns `undefined` when no JSON can be recovered.
  */
 export function parseModelJson(text: string): { value: unknown; text: string } | undefined {

@@ -5,13 +5,19 @@ import { lazyRequire } from '../internal/lazy-require.ts';
 import type { JsonSchema } from './json-schema-validator.ts';
 
 /** A zod 4 schema, or a zod 3 one (from `zod@3` or `zod/v3`). */
-export type ZodSchemaLike<T = unknown> = { _zod: unknown; _output: T } | { _def: unknown; _output: T; parse(value: unknown): T };
+export type ZodSchemaLike<T = unknown> =
+  | { _zod: unknown; _output: T }
+  | { _def: unknown; _output: T; parse(value: unknown): T };
 
 /**
  * `response_format` from a zod schema, zod 4 (its own JSON Schema export) or zod 3 (zod-to-json-schema). Like
  * openai-node's `zodResponseFormat`, the result carries a parser, so the answer comes back typed in `message.parsed`.
  */
-export function zodResponseFormat<T>(schema: ZodSchemaLike<T>, name: string, options: { description?: string; strict?: boolean } = {}): AutoParseableResponseFormat<T> {
+export function zodResponseFormat<T>(
+  schema: ZodSchemaLike<T>,
+  name: string,
+  options: { description?: string; strict?: boolean } = {},
+): AutoParseableResponseFormat<T> {
   const jsonSchema = toJsonSchema(schema);
   const format = {
     type: 'json_schema' as const,
@@ -35,11 +41,17 @@ const zodToJsonSchema = lazyRequire<typeof import('zod-to-json-schema')>('zod-to
 
 function toJsonSchema(schema: ZodSchemaLike): JsonSchema {
   if ('_zod' in schema) {
-    const { $schema: _dialect, ...jsonSchema } = zod().toJSONSchema(schema as unknown as Zod.ZodType, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
+    const { $schema: _dialect, ...jsonSchema } = zod().toJSONSchema(schema as unknown as Zod.ZodType, {
+      target: 'draft-2020-12',
+      io: 'output',
+    }) as JsonSchema;
     return jsonSchema;
   }
   if ('_def' in schema) {
-    const { $schema: _dialect, ...jsonSchema } = zodToJsonSchema().zodToJsonSchema(schema as never, { target: 'jsonSchema7', $refStrategy: 'root' }) as JsonSchema;
+    const { $schema: _dialect, ...jsonSchema } = zodToJsonSchema().zodToJsonSchema(schema as never, {
+      target: 'jsonSchema7',
+      $refStrategy: 'root',
+    }) as JsonSchema;
     return jsonSchema;
   }
   throw new InvalidRequestError('zodResponseFormat() needs a zod 3 or zod 4 schema.', 'response_format');

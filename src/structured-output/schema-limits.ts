@@ -27,21 +27,24 @@ export function assertSchemaLimits(schema: unknown, param: string): void {
   if (size.asyncAt !== undefined) {
     const at = `${param}${size.asyncAt}.$async`;
     throw new InvalidRequestError(
-      `${at}: asynchronous schemas ("$async": true) are not supported; answers are validated synchronously. Remove the keyword.`,
+      `${at}: asynchronous schemas ("$async": true) are not supported; answers are validated synchronously. Remove ` +
+        `the keyword.`,
       at,
       'invalid_schema',
     );
   }
   if (size.depth > SCHEMA_LIMITS.maxDepth) {
     throw new InvalidRequestError(
-      `${param} is nested more than ${SCHEMA_LIMITS.maxDepth} levels deep (objects and arrays); the limit is ${SCHEMA_LIMITS.maxDepth}. Flatten it, or use $defs and $ref for repeated parts.`,
+      `${param} is nested more than ${SCHEMA_LIMITS.maxDepth} levels deep (objects and arrays); the limit is ` +
+        `${SCHEMA_LIMITS.maxDepth}. Flatten it, or use $defs and $ref for repeated parts.`,
       param,
       'schema_too_deep',
     );
   }
   if (size.nodes > SCHEMA_LIMITS.maxNodes) {
     throw new InvalidRequestError(
-      `${param} has more than ${SCHEMA_LIMITS.maxNodes} JSON values; the limit is ${SCHEMA_LIMITS.maxNodes}. Split the request or simplify the schema.`,
+      `${param} has more than ${SCHEMA_LIMITS.maxNodes} JSON values; the limit is ${SCHEMA_LIMITS.maxNodes}. Split ` +
+        `the request or simplify the schema.`,
       param,
       'schema_too_large',
     );
@@ -65,7 +68,9 @@ function measure(root: object): { depth: number; nodes: number; asyncAt?: string
     depth = Math.max(depth, level);
     if (depth > SCHEMA_LIMITS.maxDepth || nodes > SCHEMA_LIMITS.maxNodes) break;
     if (Array.isArray(value)) {
-      value.forEach((child, index) => stack.push([child, level + 1, `${path}[${index}]`]));
+      value.forEach((child, index) => {
+        stack.push([child, level + 1, `${path}[${index}]`]);
+      });
       continue;
     }
     if ((value as { $async?: unknown }).$async === true) return { depth, nodes, asyncAt: path };

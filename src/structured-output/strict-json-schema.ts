@@ -3,9 +3,28 @@ import type { JsonSchema } from './json-schema-validator.ts';
 /** Keywords OpenAI's strict mode rejects; their meaning moves into the description, and the answer is validated
  * against the original schema afterwards, so nothing is lost. */
 const UNSUPPORTED = [
-  'not', 'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'patternProperties', 'propertyNames',
-  'minProperties', 'maxProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'minContains',
-  'maxContains', 'uniqueItems', 'default', 'examples', 'contentEncoding', 'contentMediaType', '$schema', '$id',
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentRequired',
+  'dependentSchemas',
+  'patternProperties',
+  'propertyNames',
+  'minProperties',
+  'maxProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contains',
+  'minContains',
+  'maxContains',
+  'uniqueItems',
+  'default',
+  'examples',
+  'contentEncoding',
+  'contentMediaType',
+  '$schema',
+  '$id',
 ];
 const STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 
@@ -38,7 +57,8 @@ function transform(node: unknown, root: JsonSchema): JsonSchema {
     else if (key === 'oneOf' || key === 'anyOf') output.anyOf = (value as unknown[]).map(recurse);
     else if (key === 'items') output.items = Array.isArray(value) ? { anyOf: value.map(recurse) } : recurse(value);
     else if (key === 'prefixItems') output.items = { anyOf: (value as unknown[]).map(recurse) };
-    else if (key === '$defs' || key === 'definitions' || key === 'properties') output[key] = mapValues(value as JsonSchema, recurse);
+    else if (key === '$defs' || key === 'definitions' || key === 'properties')
+      output[key] = mapValues(value as JsonSchema, recurse);
     else if (key === 'additionalProperties' || key === 'required') continue;
     else output[key] = value;
   }
@@ -54,7 +74,8 @@ function transform(node: unknown, root: JsonSchema): JsonSchema {
     output.properties = properties;
     output.required = Object.keys(properties);
     output.additionalProperties = false;
-    if (input.additionalProperties !== undefined && input.additionalProperties !== false) moved.additionalProperties = input.additionalProperties;
+    if (input.additionalProperties !== undefined && input.additionalProperties !== false)
+      moved.additionalProperties = input.additionalProperties;
   }
   if (Object.keys(moved).length > 0) {
     const note = `Constraints: ${JSON.stringify(moved)}`;
@@ -75,7 +96,9 @@ function isObjectSchema(schema: JsonSchema): boolean {
 function mergeAllOf(schema: JsonSchema, root: JsonSchema): JsonSchema {
   const listed = schema.allOf as JsonSchema[] | undefined;
   if (!Array.isArray(listed)) return schema;
-  const parts = listed.map((part) => (typeof part.$ref === 'string' ? mergeAllOf(resolveRef(part.$ref, root), root) : part));
+  const parts = listed.map((part) =>
+    typeof part.$ref === 'string' ? mergeAllOf(resolveRef(part.$ref, root), root) : part,
+  );
   if (!parts.every(isObjectSchema)) return schema;
   const { allOf: _allOf, ...rest } = schema;
   return {
@@ -87,8 +110,16 @@ function mergeAllOf(schema: JsonSchema, root: JsonSchema): JsonSchema {
 }
 
 function nullable(schema: JsonSchema): JsonSchema {
-  if (typeof schema.type === 'string') return schema.type === 'null' ? schema : { ...schema, type: [schema.type, 'null'], ...(schema.enum ? { enum: [...(schema.enum as unknown[]), null] } : {}) };
-  if (Array.isArray(schema.type)) return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
+  if (typeof schema.type === 'string')
+    return schema.type === 'null'
+      ? schema
+      : {
+          ...schema,
+          type: [schema.type, 'null'],
+          ...(schema.enum ? { enum: [...(schema.enum as unknown[]), null] } : {}),
+        };
+  if (Array.isArray(schema.type))
+    return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
   return { anyOf: [schema, { type: 'null' }] };
 }
 
@@ -101,14 +132,19 @@ function mapValues(record: JsonSchema, mapper: (value: unknown) => JsonSchema): 
  * and does not allow to be null. Returns a new value when something was dropped.
  */
 export function dropAddedNulls(value: unknown, schema: JsonSchema, root: JsonSchema = schema, depth = 0): unknown {
-  if (depth > 32 || typeof schema !== 'object' || schema === null || typeof value !== 'object' || value === null) return value;
+  if (depth > 32 || typeof schema !== 'object' || schema === null || typeof value !== 'object' || value === null)
+    return value;
   if (typeof schema.$ref === 'string') return dropAddedNulls(value, resolveRef(schema.$ref, root), root, depth + 1);
   const options = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (Array.isArray(options)) {
     // A union: follow the branch of the value's kind (for objects, the one that knows most of its keys).
-    const branches = options.map((option) => mergeAllOf(typeof option.$ref === 'string' ? resolveRef(option.$ref, root) : option, root));
+    const branches = options.map((option) =>
+      mergeAllOf(typeof option.$ref === 'string' ? resolveRef(option.$ref, root) : option, root),
+    );
     const keys = Array.isArray(value) ? [] : Object.keys(value);
-    const fitting = branches.filter((branch) => (Array.isArray(value) ? isArraySchema(branch) : isObjectSchema(branch)));
+    const fitting = branches.filter((branch) =>
+      Array.isArray(value) ? isArraySchema(branch) : isObjectSchema(branch),
+    );
     const best = fitting.sort((a, b) => known(b, keys) - known(a, keys))[0];
     return best ? dropAddedNulls(value, best, root, depth + 1) : value;
   }
@@ -129,7 +165,11 @@ export function dropAddedNulls(value: unknown, schema: JsonSchema, root: JsonSch
 }
 
 function isArraySchema(schema: JsonSchema): boolean {
-  return schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')) || (schema.type === undefined && schema.items !== undefined);
+  return (
+    schema.type === 'array' ||
+    (Array.isArray(schema.type) && schema.type.includes('array')) ||
+    (schema.type === undefined && schema.items !== undefined)
+  );
 }
 
 function known(schema: JsonSchema, keys: string[]): number {
@@ -147,6 +187,7 @@ function allowsNull(schema: JsonSchema, root: JsonSchema): boolean {
 
 function resolveRef(ref: string, root: JsonSchema): JsonSchema {
   let node: unknown = root;
-  for (const segment of ref.replace(/^#\/?/, '').split('/').filter(Boolean)) node = (node as JsonSchema | undefined)?.[segment];
+  for (const segment of ref.replace(/^#\/?/, '').split('/').filter(Boolean))
+    node = (node as JsonSchema | undefined)?.[segment];
   return (node as JsonSchema) ?? {};
 }

@@ -63,15 +63,18 @@ export function numberIds(value: unknown, seen: Map<string, string>): unknown {
 
 /** The first place where two normalised bodies differ, as `path: recorded → now`. */
 export function firstDifference(recorded: unknown, now: unknown, path = 'body'): string {
-  if (JSON.stringify(recorded) === JSON.stringify(now)) return `${path} is equal (the recorded answers were all replayed already)`;
+  if (JSON.stringify(recorded) === JSON.stringify(now))
+    return `${path} is equal (the recorded answers were all replayed already)`;
   if (isPlainObject(recorded) && isPlainObject(now)) {
     for (const key of [...new Set([...Object.keys(recorded), ...Object.keys(now)])].sort()) {
-      if (JSON.stringify(recorded[key]) !== JSON.stringify(now[key])) return firstDifference(recorded[key], now[key], `${path}.${key}`);
+      if (JSON.stringify(recorded[key]) !== JSON.stringify(now[key]))
+        return firstDifference(recorded[key], now[key], `${path}.${key}`);
     }
   }
   if (Array.isArray(recorded) && Array.isArray(now)) {
     for (let index = 0; index < Math.max(recorded.length, now.length); index++) {
-      if (JSON.stringify(recorded[index]) !== JSON.stringify(now[index])) return firstDifference(recorded[index], now[index], `${path}[${index}]`);
+      if (JSON.stringify(recorded[index]) !== JSON.stringify(now[index]))
+        return firstDifference(recorded[index], now[index], `${path}[${index}]`);
     }
   }
   const show = (value: unknown) => {

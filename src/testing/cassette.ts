@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ProviderSettings } from '../providers/provider.ts';
-import { firstDifference, matchKey, normaliseBody, scrub, } from './cassette-match.ts';
+import { load, nullBodyStatus, storedResponse } from './cassette-file.ts';
+import { firstDifference, matchKey, normaliseBody, scrub } from './cassette-match.ts';
 
 /**
  * Cassettes: record the HTTP traffic between the provider SDKs and the providers during one run, store it in a
@@ -53,7 +54,9 @@ export interface CassetteOptions {
   mode?: CassetteMode;
   /** The fetch that reaches the providers when recording (default `globalThis.fetch`). */
   fetch?: typeof globalThis.fetch;
-  /** Response headers kept, lower case (default: content-type, retry-after, retry-after-ms, x-request-id, request-id). */
+  /**
+   * Response headers kept, lower case (default: content-type, retry-after, retry-after-ms, x-request-id, request-id).
+   */
   keepHeaders?: string[];
   /** Top-level body fields left out when matching and storing, for values that change from run to run. */
   ignoreFields?: string[];
@@ -143,7 +146,10 @@ export function createCassette(options: CassetteOptions): Cassette {
   /** Record mode: a slot per request, in the order they were made, filled when the response is complete. */
   const slots: Array<CassetteInteraction | undefined> = [];
 
-  async function describe(input: FetchInput, init: RequestInit | undefined): Promise<{ request: Request; stored: CassetteRequest; secrets: string[] }> {
+  async function describe(
+    input: FetchInput,
+    init: RequestInit | undefined,
+  ): Promise<{ request: Request; stored: CassetteRequest; secrets: string[] }> {
     const request = new Request(input, init);
     const secrets = [...extraSecrets];
     for (const name of SECRET_HEADERS) {
@@ -160,7 +166,11 @@ export function createCassette(options: CassetteOptions): Cassette {
     url.username = '';
     url.password = '';
     const text = request.body === null ? null : await request.clone().text();
-    return { request, stored: { method: request.method, url: url.toString(), body: normaliseBody(text, ignoreFields, secrets) }, secrets };
+    return {
+      request,
+      stored: { method: request.method, url: url.toString(), body: normaliseBody(text, ignoreFields, secrets) },
+      secrets,
+    };
   }
 
   async function recordingFetch(input: FetchInput, init?: RequestInit): Promise<Response> {
@@ -183,14 +193,21 @@ export function createCassette(options: CassetteOptions): Cassette {
     // The SDK gets the body as it came (the stored copy is the redacted one), already decoded.
     const passed = new Headers(response.headers);
     for (const name of ['content-encoding', 'content-length', 'transfer-encoding']) passed.delete(name);
-    return new Response(nullBodyStatus(response.status) ? null : text, { status: response.status, statusText: response.statusText, headers: passed });
+    return new Response(nullBodyStatus(response.status) ? null : text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: passed,
+    });
   }
 
   async function replayingFetch(input: FetchInput, init?: RequestInit): Promise<Response> {
     const { request, stored } = await describe(input, init);
-    if (request.signal.aborted) throw request.signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+    if (request.signal.aborted)
+      throw request.signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
     const wanted = matchKey(stored);
-    const index = interactions.findIndex((interaction, position) => !used.has(position) && matchKey(interaction.request) === wanted);
+    const index = interactions.findIndex(
+      (interaction, position) => !used.has(position) && matchKey(interaction.request) === wanted,
+    );
     if (index === -1) throw mismatch(stored);
     used.add(index);
     const { status, headers, body, json } = interactions[index]!.response;
@@ -200,7 +217,9 @@ export function createCassette(options: CassetteOptions): Cassette {
 
   function mismatch(stored: CassetteRequest): CassetteMismatchError {
     const target = new URL(stored.url);
-    const samePath = interactions.filter((interaction) => new URL(interaction.request.url).pathname === target.pathname);
+    const samePath = interactions.filter(
+      (interaction) => new URL(interaction.request.url).pathname === target.pathname,
+    );
     const unusedCount = interactions.filter((_, position) => !used.has(position)).length;
     const closest = samePath.find((interaction) => !used.has(interactions.indexOf(interaction))) ?? samePath[0];
     const excerpt = (value: unknown) => {
@@ -208,10 +227,13 @@ export function createCassette(options: CassetteOptions): Cassette {
       return text === undefined ? 'no body' : text.length > 300 ? `${text.slice(0, 300)}…` : text;
     };
     const lines = [
-      `The cassette ${path} has no recorded answer for ${stored.method} ${target.pathname}${target.search} with body ${excerpt(stored.body)}.`,
+      `The cassette ${path} has no recorded answer for ${stored.method} ${target.pathname}${target.search} with ` +
+        `body ${excerpt(stored.body)}.`,
       samePath.length === 0
-        ? `It holds no request to ${target.pathname} at all (${interactions.length} interactions, ${unusedCount} not replayed yet).`
-        : `It holds ${samePath.length} request(s) to that path (${unusedCount} interactions not replayed yet); the first differs: ${firstDifference(closest!.request.body, stored.body)}.`,
+        ? `It holds no request to ${target.pathname} at all (${interactions.length} interactions, ${unusedCount} ` +
+          `not replayed yet).`
+        : `It holds ${samePath.length} request(s) to that path (${unusedCount} interactions not replayed yet); the ` +
+          `first differs: ${firstDifference(closest!.request.body, stored.body)}.`,
       `Record it again: createCassette({ mode: 'record' }), or delete the file and use mode 'auto'.`,
     ];
     return new CassetteMismatchError(lines.join(' '), stored);
@@ -228,7 +250,12 @@ export function createCassette(options: CassetteOptions): Cassette {
     fetch,
     providers(names, settings = {}) {
       const list = typeof names === 'string' ? [names] : names;
-      return Object.fromEntries(list.map((name) => [name, { ...(mode === 'replay' ? { apiKey: CASSETTE_REPLAY_KEY } : {}), ...settings[name], fetch }]));
+      return Object.fromEntries(
+        list.map((name) => [
+          name,
+          { ...(mode === 'replay' ? { apiKey: CASSETTE_REPLAY_KEY } : {}), ...settings[name], fetch },
+        ]),
+      );
     },
     async save() {
       if (mode !== 'record') return;
@@ -244,30 +271,4 @@ export function createCassette(options: CassetteOptions): Cassette {
     },
     unused: () => interactions.filter((_, position) => !used.has(position)),
   };
-}
-
-function load(path: string): CassetteInteraction[] {
-  let file: Partial<CassetteFile>;
-  try {
-    file = JSON.parse(readFileSync(path, 'utf8')) as Partial<CassetteFile>;
-  } catch (error) {
-    throw new Error(`Cannot replay the cassette ${path}: ${(error as Error).message}. Record it first (mode: 'record' or 'auto').`, { cause: error });
-  }
-  if (file.version !== 1 || !Array.isArray(file.interactions)) throw new Error(`${path} is not a cassette (expected { "version": 1, "interactions": [...] }).`);
-  return file.interactions;
-}
-
-function storedResponse(status: number, headers: Record<string, string>, text: string): CassetteResponse {
-  if (/json/i.test(headers['content-type'] ?? '') && text !== '') {
-    try {
-      return { status, headers, json: JSON.parse(text) };
-    } catch {
-      // Not valid JSON after all: kept as text.
-    }
-  }
-  return { status, headers, body: text };
-}
-
-function nullBodyStatus(status: number): boolean {
-  return status === 101 || status === 204 || status === 205 || status === 304;
 }

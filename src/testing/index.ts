@@ -10,11 +10,25 @@
  */
 import { MockProvider, type MockProviderOptions } from '../providers/mock/simulator.ts';
 
-export { MockProvider } from '../providers/mock/simulator.ts';
-export type { MockReply, MockMessage, MockFailure, MockRequest, MockProviderOptions } from '../providers/mock/simulator.ts';
 export { exampleFromSchema } from '../internal/example-from-schema.ts';
-export { createCassette, CassetteMismatchError, CASSETTE_REPLAY_KEY } from './cassette.ts';
-export type { Cassette, CassetteOptions, CassetteMode, CassetteInteraction, CassetteRequest, CassetteResponse, CassetteFile } from './cassette.ts';
+export type {
+  MockFailure,
+  MockMessage,
+  MockProviderOptions,
+  MockReply,
+  MockRequest,
+} from '../providers/mock/simulator.ts';
+export { MockProvider } from '../providers/mock/simulator.ts';
+export type {
+  Cassette,
+  CassetteFile,
+  CassetteInteraction,
+  CassetteMode,
+  CassetteOptions,
+  CassetteRequest,
+  CassetteResponse,
+} from './cassette.ts';
+export { CASSETTE_REPLAY_KEY, CassetteMismatchError, createCassette } from './cassette.ts';
 
 /** A simulator to hand to `createGateway({ mock })`: replies from a queue, a function, or the default simulation. */
 export function createMockProvider(options?: MockProviderOptions): MockProvider {

@@ -3,8 +3,8 @@ import {
   DeploymentConflictError,
   DeploymentStoreError,
   DeploymentValidationError,
-  MemoryDeploymentStore,
   formatDeploymentId,
+  MemoryDeploymentStore,
   parseDeploymentId,
   validateDeployment,
 } from '../../src/deployments/index.ts';
@@ -18,20 +18,35 @@ describe('deployment ids', () => {
   });
 
   it('keeps everything before the last ":<environment>#" as the agent', () => {
-    expect(parseDeploymentId('team:support:dev#0')).toEqual({ agent_id: 'team:support', environment: 'dev', number: 0 });
+    expect(parseDeploymentId('team:support:dev#0')).toEqual({
+      agent_id: 'team:support',
+      environment: 'dev',
+      number: 0,
+    });
   });
 
-  it.each(['support:prod#3', 'support@production#3', 'support:production#03', 'support:production#', 'support:production', 'support:production#3 ', ':production#3', 'my agent:dev#1', 'support:production#99999999999999999999'])(
-    'does not guess at the shape %j',
-    (id) => {
-      expect(parseDeploymentId(id)).toBeUndefined();
-    },
-  );
+  it.each([
+    'support:prod#3',
+    'support@production#3',
+    'support:production#03',
+    'support:production#',
+    'support:production',
+    'support:production#3 ',
+    ':production#3',
+    'my agent:dev#1',
+    'support:production#99999999999999999999',
+  ])('does not guess at the shape %j', (id) => {
+    expect(parseDeploymentId(id)).toBeUndefined();
+  });
 
   it('accepts ids of other shapes, whose record fields are authoritative', async () => {
     const odd = makeDeployment({ id: 'support@prod#3', environment: 'production', number: 3 });
     const store = new MemoryDeploymentStore([odd]);
-    expect(await store.get('support@prod#3')).toMatchObject({ agent_id: 'support', environment: 'production', number: 3 });
+    expect(await store.get('support@prod#3')).toMatchObject({
+      agent_id: 'support',
+      environment: 'production',
+      number: 3,
+    });
   });
 
   it('rejects a recommended-shape id that contradicts the record', () => {
@@ -44,21 +59,57 @@ describe('deployment ids', () => {
 
 describe('deployment validation', () => {
   const cases: Array<[string, (record: any) => void, string]> = [
-    ['a bad role', (r) => (r.version.messages[0].role = 'robot'), 'version.messages[0].role: Invalid discriminator value'],
-    ['content of the wrong type', (r) => (r.version.messages[1].content = 5), 'version.messages[1].content: must be a string or an array of content parts'],
-    ['a bad content part', (r) => (r.version.messages[1].content = [{ type: 'text', text: 1 }]), 'version.messages[1].content[0].text: Invalid input: expected string'],
+    [
+      'a bad role',
+      (r) => (r.version.messages[0].role = 'robot'),
+      'version.messages[0].role: Invalid discriminator value',
+    ],
+    [
+      'content of the wrong type',
+      (r) => (r.version.messages[1].content = 5),
+      'version.messages[1].content: must be a string or an array of content parts',
+    ],
+    [
+      'a bad content part',
+      (r) => (r.version.messages[1].content = [{ type: 'text', text: 1 }]),
+      'version.messages[1].content[0].text: Invalid input: expected string',
+    ],
     ['an unknown field', (r) => (r.version.temprature = 1), 'version.temprature: unknown field'],
     ['an unknown top-level field', (r) => (r.owner = 'me'), 'src: owner: unknown field'],
-    ['a missing model', (r) => delete r.version.model, 'version.model: Invalid input: expected string, received undefined'],
+    [
+      'a missing model',
+      (r) => delete r.version.model,
+      'version.model: Invalid input: expected string, received undefined',
+    ],
     ['an unknown environment', (r) => (r.environment = 'prod'), 'environment: Invalid option'],
     ['a fractional number', (r) => (r.number = 1.5), 'number: Invalid input: expected int'],
     ['a date that is not ISO', (r) => (r.created_at = 'yesterday'), 'created_at: must be an ISO 8601 date-time'],
     ['temperature out of range', (r) => (r.version.temperature = 3), 'version.temperature: Too big'],
-    ['reasoning with both knobs', (r) => (r.version.reasoning = { budget: 10, effort: 'low' }), 'version.reasoning: give exactly one of'],
-    ['a schema whose root is not an object', (r) => (r.version.output_schema = { json_schema: { type: 'array' } }), 'version.output_schema.json_schema.type: the root of the output schema'],
-    ['tool_choice naming a missing tool', (r) => (r.version.tool_choice = { type: 'function', function: { name: 'lookup' } }), 'version.tool_choice: names the tool "lookup"'],
-    ['a tool message without tool_call_id', (r) => (r.version.messages[1] = { role: 'tool', content: 'x' }), 'version.messages[1].tool_call_id'],
-    ['an agent id with a slash', (r) => ((r.agent_id = 'a/b'), (r.id = 'odd-id')), 'agent_id: must not contain whitespace or "/"'],
+    [
+      'reasoning with both knobs',
+      (r) => (r.version.reasoning = { budget: 10, effort: 'low' }),
+      'version.reasoning: give exactly one of',
+    ],
+    [
+      'a schema whose root is not an object',
+      (r) => (r.version.output_schema = { json_schema: { type: 'array' } }),
+      'version.output_schema.json_schema.type: the root of the output schema',
+    ],
+    [
+      'tool_choice naming a missing tool',
+      (r) => (r.version.tool_choice = { type: 'function', function: { name: 'lookup' } }),
+      'version.tool_choice: names the tool "lookup"',
+    ],
+    [
+      'a tool message without tool_call_id',
+      (r) => (r.version.messages[1] = { role: 'tool', content: 'x' }),
+      'version.messages[1].tool_call_id',
+    ],
+    [
+      'an agent id with a slash',
+      (r) => ((r.agent_id = 'a/b'), (r.id = 'odd-id')),
+      'agent_id: must not contain whitespace or "/"',
+    ],
   ];
 
   it.each(cases)('names the source and field for %s', (_label, mutate, expected) => {
@@ -80,12 +131,28 @@ describe('deployment validation', () => {
   });
 
   it('accepts the full set of settings', () => {
-    const record = makeDeployment({}, {
-      output_schema: { json_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false } },
-      temperature: 0.2, top_p: 0.9, max_tokens: 500, reasoning: { effort: 'low' }, seed: 7, stop: ['END'],
-      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }],
-      tool_choice: { type: 'function', function: { name: 'lookup' } },
-    }, { description: 'first cut', metadata: { owner: 'ops' } });
+    const record = makeDeployment(
+      {},
+      {
+        output_schema: {
+          json_schema: {
+            type: 'object',
+            properties: { answer: { type: 'string' } },
+            required: ['answer'],
+            additionalProperties: false,
+          },
+        },
+        temperature: 0.2,
+        top_p: 0.9,
+        max_tokens: 500,
+        reasoning: { effort: 'low' },
+        seed: 7,
+        stop: ['END'],
+        tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }],
+        tool_choice: { type: 'function', function: { name: 'lookup' } },
+      },
+      { description: 'first cut', metadata: { owner: 'ops' } },
+    );
     expect(validateDeployment(record, 'x')).toEqual(record);
   });
 });
@@ -99,12 +166,17 @@ describe('MemoryDeploymentStore', () => {
     ]);
     expect((await store.get('support:production#2'))?.number).toBe(2);
     expect(await store.get('support:production#9')).toBeUndefined();
-    expect((await store.list({ agent_id: 'support' })).map((d) => d.id)).toEqual(['support:production#2', 'support:production#1']);
+    expect((await store.list({ agent_id: 'support' })).map((d) => d.id)).toEqual([
+      'support:production#2',
+      'support:production#1',
+    ]);
     expect(await store.list()).toHaveLength(3);
   });
 
   it('validates the initial array and rejects duplicate ids', () => {
-    expect(() => new MemoryDeploymentStore([{ ...makeDeployment(), version: {} } as never])).toThrow('memory[0]: version.model');
+    expect(() => new MemoryDeploymentStore([{ ...makeDeployment(), version: {} } as never])).toThrow(
+      'memory[0]: version.model',
+    );
     const duplicate = (() => {
       try {
         return new MemoryDeploymentStore([makeDeployment(), makeDeployment()]);
@@ -114,7 +186,9 @@ describe('MemoryDeploymentStore', () => {
     })();
     expect(duplicate).toBeInstanceOf(DeploymentStoreError);
     expect((duplicate as DeploymentStoreError).code).toBe('duplicate_deployment_id');
-    expect((duplicate as Error).message).toContain('"support:production#1" is defined twice: in memory[0] and in memory[1]');
+    expect((duplicate as Error).message).toContain(
+      '"support:production#1" is defined twice: in memory[0] and in memory[1]',
+    );
   });
 
   it('treats a stored version as immutable', async () => {

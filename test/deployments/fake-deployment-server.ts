@@ -27,7 +27,10 @@ export interface FakeDeploymentServer {
   close(): Promise<void>;
 }
 
-export async function startFakeDeploymentServer(initial: Deployment[] = [], apiKey = 'sy-test-key-0123456789'): Promise<FakeDeploymentServer> {
+export async function startFakeDeploymentServer(
+  initial: Deployment[] = [],
+  apiKey = 'sy-test-key-0123456789',
+): Promise<FakeDeploymentServer> {
   const fake: FakeDeploymentServer = {
     url: '',
     apiKey,
@@ -57,10 +60,13 @@ export async function startFakeDeploymentServer(initial: Deployment[] = [], apiK
       record.status = reply(response, status, body, fake.etags, record.ifNoneMatch);
     };
 
-    if (fake.failWith !== undefined) return send(fake.failWith, { error: { message: 'Service unavailable', type: 'api_error' } });
+    if (fake.failWith !== undefined)
+      return send(fake.failWith, { error: { message: 'Service unavailable', type: 'api_error' } });
     if (request.headers.authorization !== `Bearer ${fake.apiKey}`) {
       // Echoes the header, as careless services do, to check that the store never repeats the key.
-      return send(401, { error: { message: `Invalid credentials: ${request.headers.authorization}`, type: 'authentication_error' } });
+      return send(401, {
+        error: { message: `Invalid credentials: ${request.headers.authorization}`, type: 'authentication_error' },
+      });
     }
     if (url.pathname === '/v1/deployments' && request.method === 'GET') {
       const agent = url.searchParams.get('agent_id');
@@ -72,13 +78,18 @@ export async function startFakeDeploymentServer(initial: Deployment[] = [], apiK
     const id = decodeURIComponent(match[1]!);
     if (request.method === 'GET') {
       const deployment = fake.deployments.get(id);
-      return deployment ? send(200, deployment) : send(404, { error: { message: `No deployment ${id}`, code: 'not_found' } });
+      return deployment
+        ? send(200, deployment)
+        : send(404, { error: { message: `No deployment ${id}`, code: 'not_found' } });
     }
     if (request.method === 'PUT') {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Deployment;
       if (body.id !== id) return send(400, { error: { message: 'id mismatch' } });
       const existing = fake.deployments.get(id);
-      if (existing) return JSON.stringify(existing) === JSON.stringify(body) ? send(200, body) : send(409, { error: { message: 'immutable' } });
+      if (existing)
+        return JSON.stringify(existing) === JSON.stringify(body)
+          ? send(200, body)
+          : send(409, { error: { message: 'immutable' } });
       fake.deployments.set(id, body);
       return send(201, body);
     }
@@ -91,7 +102,13 @@ export async function startFakeDeploymentServer(initial: Deployment[] = [], apiK
 }
 
 /** Sends the answer (a 304 when the ETag matches); returns the status sent. */
-function reply(response: ServerResponse, status: number, body: unknown, etags: boolean, ifNoneMatch: string | undefined): number {
+function reply(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  etags: boolean,
+  ifNoneMatch: string | undefined,
+): number {
   const text = body === undefined ? '' : JSON.stringify(body);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (status === 200 && etags) {

@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  type Deployment,
   DeploymentConflictError,
   DeploymentStoreError,
   DeploymentValidationError,
   FileDeploymentStore,
-  type Deployment,
 } from '../../src/deployments/index.ts';
 import { makeDeployment } from './fixtures.ts';
-
 
 let dir: string;
 beforeEach(async () => {
@@ -21,7 +20,11 @@ afterEach(async () => {
 });
 
 const writeJSON = (name: string, value: unknown) => writeFile(join(dir, name), JSON.stringify(value, null, 2));
-const caught = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error & Record<string, any>);
+const caught = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as Error & Record<string, any>,
+  );
 
 const SUPPORT_YAML = `# Answers support tickets.
 id: "support:staging#4"
@@ -58,7 +61,10 @@ describe('FileDeploymentStore', () => {
     const store = new FileDeploymentStore(dir);
     expect((await store.get('support:production#2'))?.version.model).toBe('gpt-4o-latest');
     expect(await store.get('nope')).toBeUndefined();
-    expect((await store.list({ agent_id: 'support' })).map((d) => d.id)).toEqual(['support:production#2', 'support:production#1']);
+    expect((await store.list({ agent_id: 'support' })).map((d) => d.id)).toEqual([
+      'support:production#2',
+      'support:production#1',
+    ]);
     expect(await store.list()).toHaveLength(3);
   });
 
@@ -68,7 +74,10 @@ describe('FileDeploymentStore', () => {
     const store = new FileDeploymentStore(dir);
     const deployment = await store.get('support:staging#4');
     expect(deployment?.created_at).toBe('2025-10-20T09:30:00Z');
-    expect(deployment?.version.messages[0]).toEqual({ role: 'system', content: 'You answer tickets about {{product}}.\n' });
+    expect(deployment?.version.messages[0]).toEqual({
+      role: 'system',
+      content: 'You answer tickets about {{product}}.\n',
+    });
     expect(deployment?.version.output_schema?.json_schema.required).toEqual(['answer']);
     expect((await store.get('triage:staging#4'))?.agent_id).toBe('triage');
   });
@@ -87,7 +96,9 @@ describe('FileDeploymentStore', () => {
     await writeJSON('support.json', record);
     const error = await caught(new FileDeploymentStore(dir).get('support:production#1'));
     expect(error).toBeInstanceOf(DeploymentValidationError);
-    expect(error?.message).toContain(`${join(dir, 'support.json')}: version.messages[0].role: Invalid discriminator value`);
+    expect(error?.message).toContain(
+      `${join(dir, 'support.json')}: version.messages[0].role: Invalid discriminator value`,
+    );
     expect(error?.message).toContain(`${join(dir, 'support.json')}: version.temprature: unknown field`);
     expect(error?.source).toBe(join(dir, 'support.json'));
   });
@@ -96,7 +107,7 @@ describe('FileDeploymentStore', () => {
     await writeFile(join(dir, 'broken.json'), '{ "id": ');
     const error = await caught(new FileDeploymentStore(dir).list());
     expect(error).toBeInstanceOf(DeploymentValidationError);
-    expect(error?.message).toMatch(new RegExp(`^${escape(join(dir, 'broken.json'))}: not valid JSON: `));
+    expect(error?.message).toMatch(new RegExp(`^${escapeRegExp(join(dir, 'broken.json'))}: not valid JSON: `));
   });
 
   it('rejects one id in two files, naming both', async () => {
@@ -175,6 +186,6 @@ describe('FileDeploymentStore', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -2,9 +2,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeploymentNotFoundError, MemoryDeploymentStore, createGateway, type Deployment } from '../../src/index.ts';
+import { createGateway, type Deployment, DeploymentNotFoundError, MemoryDeploymentStore } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '../fake-servers/openai-server.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
 
 const triage: Deployment = {
@@ -40,25 +40,33 @@ describe('calling a deployment by id', () => {
     await writeFile(join(directory, 'triage.json'), JSON.stringify(triage));
   });
 
-  it('from a directory, with only input: stored prompt rendered, schema and settings applied, agent from the deployment', async () => {
-    const mock = createMockProvider();
-    const gateway = createGateway({ catalog: testCatalog, mock, deployments: directory });
-    const response = await gateway.createCompletion({
-      model: 'switchyard/deployment/triage:production#2',
-      input,
-      metadata: { agent_id: 'ignored', trace_id: 'trace-1', workflow_name: 'support' },
-    });
-    const received = mock.calls[0]!.body;
-    expect(received.messages).toEqual([
-      { role: 'system', content: 'You triage tickets for Switchyard.' },
-      { role: 'user', content: 'Ticket from Tom & Jerry <tj@example.com>: Refund please' },
-    ]);
-    expect(received.temperature).toBe(0.1);
-    expect(received.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'triage' } });
-    expect(response.choices[0]!.message.parsed).toEqual({ queue: 'billing', urgent: true });
-    expect(response.switchyard).toMatchObject({ agent_id: 'triage', deployment_id: 'triage:production#2', model: 'gpt-4o-2024-11-20' });
-    expect(await gateway.listDeployments({ agent_id: 'triage' })).toHaveLength(1);
-  });
+  it(
+    'from a directory, with only input: stored prompt rendered, schema and settings applied, agent from the ' +
+      'deployment',
+    async () => {
+      const mock = createMockProvider();
+      const gateway = createGateway({ catalog: testCatalog, mock, deployments: directory });
+      const response = await gateway.createCompletion({
+        model: 'switchyard/deployment/triage:production#2',
+        input,
+        metadata: { agent_id: 'ignored', trace_id: 'trace-1', workflow_name: 'support' },
+      });
+      const received = mock.calls[0]!.body;
+      expect(received.messages).toEqual([
+        { role: 'system', content: 'You triage tickets for Switchyard.' },
+        { role: 'user', content: 'Ticket from Tom & Jerry <tj@example.com>: Refund please' },
+      ]);
+      expect(received.temperature).toBe(0.1);
+      expect(received.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'triage' } });
+      expect(response.choices[0]!.message.parsed).toEqual({ queue: 'billing', urgent: true });
+      expect(response.switchyard).toMatchObject({
+        agent_id: 'triage',
+        deployment_id: 'triage:production#2',
+        model: 'gpt-4o-2024-11-20',
+      });
+      expect(await gateway.listDeployments({ agent_id: 'triage' })).toHaveLength(1);
+    },
+  );
 
   it('accepts deployment/<id>, and the caller’s settings override the stored ones', async () => {
     const mock = createMockProvider();
@@ -68,11 +76,23 @@ describe('calling a deployment by id', () => {
   });
 
   it('names the missing variable, and an unknown id is a 404 listing the agent’s deployments', async () => {
-    const gateway = createGateway({ catalog: testCatalog, mock: true, deployments: new MemoryDeploymentStore([triage]) });
-    await expect(gateway.createCompletion({ model: 'switchyard/deployment/triage:production#2', input: { product: { name: 'x' } } })).rejects.toMatchObject({
-      status: 400, param: 'input.customer',
+    const gateway = createGateway({
+      catalog: testCatalog,
+      mock: true,
+      deployments: new MemoryDeploymentStore([triage]),
     });
-    const error = await gateway.createCompletion({ model: 'switchyard/deployment/triage:production#9', input }).catch((caught) => caught);
+    await expect(
+      gateway.createCompletion({
+        model: 'switchyard/deployment/triage:production#2',
+        input: { product: { name: 'x' } },
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      param: 'input.customer',
+    });
+    const error = await gateway
+      .createCompletion({ model: 'switchyard/deployment/triage:production#9', input })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(DeploymentNotFoundError);
     expect(error.status).toBe(404);
     expect(error.message).toContain('triage:production#2');
@@ -87,7 +107,13 @@ describe('a deployment whose model has no native structured output', () => {
   afterAll(() => server.close());
 
   it('gets the output schema in its prompt and a validated answer', async () => {
-    const onDeepSeek: Deployment = { ...triage, id: 'triage:staging#3', environment: 'staging', number: 3, version: { ...triage.version, model: 'deepseek-reasoner-v3.2' } };
+    const onDeepSeek: Deployment = {
+      ...triage,
+      id: 'triage:staging#3',
+      environment: 'staging',
+      number: 3,
+      version: { ...triage.version, model: 'deepseek-reasoner-v3.2' },
+    };
     const gateway = createGateway({
       catalog: testCatalog,
       env: {},

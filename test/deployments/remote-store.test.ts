@@ -2,21 +2,25 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MissingCredentialsError } from '../../src/errors.ts';
 import {
+  createDeploymentStore,
   DeploymentConflictError,
   DeploymentStoreError,
   DeploymentValidationError,
   FileDeploymentStore,
   MemoryDeploymentStore,
   RemoteDeploymentStore,
-  createDeploymentStore,
 } from '../../src/deployments/index.ts';
-import { startFakeDeploymentServer, type FakeDeploymentServer } from './fake-deployment-server.ts';
+import { MissingCredentialsError } from '../../src/errors.ts';
+import { type FakeDeploymentServer, startFakeDeploymentServer } from './fake-deployment-server.ts';
 import { makeDeployment } from './fixtures.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const caught = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error & Record<string, any>);
+const caught = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as Error & Record<string, any>,
+  );
 
 let fake: FakeDeploymentServer | undefined;
 afterEach(async () => {
@@ -24,7 +28,10 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function setup(ttlMs = 60_000, deployments = [makeDeployment({ number: 1 }), makeDeployment({ number: 2 }), makeDeployment({ agent_id: 'billing' })]) {
+async function setup(
+  ttlMs = 60_000,
+  deployments = [makeDeployment({ number: 1 }), makeDeployment({ number: 2 }), makeDeployment({ agent_id: 'billing' })],
+) {
   fake = await startFakeDeploymentServer(deployments);
   const store = new RemoteDeploymentStore({ url: fake.url, apiKey: fake.apiKey, ttlMs });
   return { fake, store };
@@ -36,14 +43,23 @@ describe('RemoteDeploymentStore', () => {
     expect(await store.get('support:production#1')).toEqual(makeDeployment({ number: 1 }));
     expect(await store.get('support:production#1')).toEqual(makeDeployment({ number: 1 }));
     expect(fake.requests).toEqual([
-      { method: 'GET', path: '/v1/deployments/support%3Aproduction%231', authorization: `Bearer ${fake.apiKey}`, ifNoneMatch: undefined, status: 200 },
+      {
+        method: 'GET',
+        path: '/v1/deployments/support%3Aproduction%231',
+        authorization: `Bearer ${fake.apiKey}`,
+        ifNoneMatch: undefined,
+        status: 200,
+      },
     ]);
     expect(store.stale).toBe(false);
   });
 
   it('lists per agent, caching each query separately', async () => {
     const { fake, store } = await setup();
-    expect((await store.list({ agent_id: 'support' })).map((d) => d.id)).toEqual(['support:production#2', 'support:production#1']);
+    expect((await store.list({ agent_id: 'support' })).map((d) => d.id)).toEqual([
+      'support:production#2',
+      'support:production#1',
+    ]);
     expect(await store.list()).toHaveLength(3);
     await store.list({ agent_id: 'support' });
     await store.list();
@@ -88,7 +104,9 @@ describe('RemoteDeploymentStore', () => {
     expect(await store.get('support:production#1')).toBe(cached);
     expect(store.stale).toBe(true);
     expect(store.lastError).toBeInstanceOf(DeploymentStoreError);
-    expect(store.lastError?.message).toBe(`The deployment store at ${fake.url}/v1/deployments/support%3Aproduction%231 answered 503: Service unavailable.`);
+    expect(store.lastError?.message).toBe(
+      `The deployment store at ${fake.url}/v1/deployments/support%3Aproduction%231 answered 503: Service unavailable.`,
+    );
     expect((store.lastError as DeploymentStoreError).upstreamStatus).toBe(503);
 
     fake.failWith = undefined;
@@ -105,7 +123,9 @@ describe('RemoteDeploymentStore', () => {
     await sleep(50);
     expect(await store.list({ agent_id: 'support' })).toEqual(cached);
     expect(store.stale).toBe(true);
-    expect(store.lastError?.message).toMatch(/^The deployment store at http:\/\/127\.0\.0\.1:\d+\/v1\/deployments\?agent_id=support could not be reached: /);
+    expect(store.lastError?.message).toMatch(
+      /^The deployment store at http:\/\/127\.0\.0\.1:\d+\/v1\/deployments\?agent_id=support could not be reached: /,
+    );
 
     const error = await caught(store.get('billing:production#1'));
     expect(error).toBeInstanceOf(DeploymentStoreError);
@@ -139,7 +159,9 @@ describe('RemoteDeploymentStore', () => {
     const error = await caught(store.list());
     expect(error).toBeInstanceOf(DeploymentValidationError);
     expect(error?.status).toBe(502);
-    expect(error?.message).toContain(`${fake.url}/v1/deployments: data[0].version.messages[0].role: Invalid discriminator value`);
+    expect(error?.message).toContain(
+      `${fake.url}/v1/deployments: data[0].version.messages[0].role: Invalid discriminator value`,
+    );
     const single = await caught(store.get('support:production#1'));
     expect(single?.message).toContain(`${fake.url}/v1/deployments/support%3Aproduction%231: version.messages[0].role`);
   });
@@ -148,7 +170,11 @@ describe('RemoteDeploymentStore', () => {
     const { fake, store } = await setup();
     expect(await store.list({ agent_id: 'support' })).toHaveLength(2);
     await store.put(makeDeployment({ number: 3 }));
-    expect(fake.requests.at(-1)).toMatchObject({ method: 'PUT', path: '/v1/deployments/support%3Aproduction%233', status: 201 });
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: 'PUT',
+      path: '/v1/deployments/support%3Aproduction%233',
+      status: 201,
+    });
     expect(await store.list({ agent_id: 'support' })).toHaveLength(3); // the put dropped the cached lists
     const requests = fake.requests.length;
     expect((await store.get('support:production#3'))?.number).toBe(3); // cached by the put
@@ -170,7 +196,11 @@ describe('RemoteDeploymentStore', () => {
 
   it('shares one request between concurrent callers', async () => {
     const { fake, store } = await setup();
-    await Promise.all([store.get('support:production#1'), store.get('support:production#1'), store.get('support:production#1')]);
+    await Promise.all([
+      store.get('support:production#1'),
+      store.get('support:production#1'),
+      store.get('support:production#1'),
+    ]);
     expect(fake.requests).toHaveLength(1);
   });
 });

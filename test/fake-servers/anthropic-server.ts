@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { startFakeHttpServer, sendJSON, pieces, withinLimits, type RecordedRequest } from './http.ts';
+import { pieces, type RecordedRequest, sendJSON, startFakeHttpServer, withinLimits } from './http.ts';
 
 /**
  * A fake Anthropic Messages API (providers.md §2, API version 2026-10-21): JSON messages, SSE streams with named
@@ -19,7 +19,13 @@ export interface FakeAnthropicReply {
   stop_reason?: string;
   stop_sequence?: string | null;
   stop_details?: { type: 'refusal'; category: string | null; explanation: string | null } | null;
-  usage?: { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number; thinking_tokens?: number };
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    cache_creation_input_tokens?: number;
+    cache_read_input_tokens?: number;
+    thinking_tokens?: number;
+  };
   /** Answer with this HTTP error instead. */
   error?: { status: number; type: string; message: string; headers?: Record<string, string> };
   /** Stream only: after this many content deltas, send `event: error` (overloaded_error unless given) and end. */
@@ -48,9 +54,15 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
     counter += 1;
     const requestId = `req_fake${counter}`;
     const fail = (status: number, type: string, message: string, headers: Record<string, string> = {}) =>
-      sendJSON(response, status, { type: 'error', error: { type, message }, request_id: requestId }, { 'request-id': requestId, ...headers });
+      sendJSON(
+        response,
+        status,
+        { type: 'error', error: { type, message }, request_id: requestId },
+        { 'request-id': requestId, ...headers },
+      );
 
-    if (request.method !== 'POST' || request.url !== '/v1/messages') return fail(404, 'not_found_error', `Not found: ${request.url}`);
+    if (request.method !== 'POST' || request.url !== '/v1/messages')
+      return fail(404, 'not_found_error', `Not found: ${request.url}`);
     const key = request.headers['x-api-key'] ?? /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (!key) return fail(401, 'authentication_error', 'x-api-key header is required');
     const invalid = invalidRequest(body, request.headers['anthropic-version']);
@@ -78,16 +90,23 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
 function invalidRequest(body: Record<string, any>, version: string | string[] | undefined): string | undefined {
   if (!version) return 'anthropic-version: header is required';
   if (version === '2026-10-21') {
-    for (const param of ['temperature', 'top_p', 'top_k']) if (param in body) return `${param}: Extra inputs are not permitted`;
+    for (const param of ['temperature', 'top_p', 'top_k'])
+      if (param in body) return `${param}: Extra inputs are not permitted`;
   }
   if (!Number.isInteger(body.max_tokens)) return 'max_tokens: Field required';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
-  if (body.messages.some((message: { role: string }) => message.role !== 'user' && message.role !== 'assistant' && message.role !== 'system')) {
+  if (
+    body.messages.some(
+      (message: { role: string }) =>
+        message.role !== 'user' && message.role !== 'assistant' && message.role !== 'system',
+    )
+  ) {
     return 'messages: Input tag does not match the expected tags';
   }
   const thinking = body.thinking;
   if (thinking?.type === 'enabled') {
-    if (!(thinking.budget_tokens >= 1024)) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+    if (!(thinking.budget_tokens >= 1024))
+      return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
     if (thinking.budget_tokens >= body.max_tokens) return '`max_tokens` must be greater than `thinking.budget_tokens`.';
   }
   if (thinking && thinking.type !== 'disabled' && ['any', 'tool'].includes(body.tool_choice?.type)) {
@@ -95,12 +114,19 @@ function invalidRequest(body: Record<string, any>, version: string | string[] | 
   }
   for (const [index, message] of body.messages.entries()) {
     const blocks = Array.isArray(message.content) ? message.content : [];
-    const toolUses = blocks.filter((block: { type: string }) => block.type === 'tool_use').map((block: { id: string }) => block.id);
+    const toolUses = blocks
+      .filter((block: { type: string }) => block.type === 'tool_use')
+      .map((block: { id: string }) => block.id);
     if (message.role !== 'assistant' || toolUses.length === 0) continue;
     const next = body.messages[index + 1];
-    const answered = new Set((Array.isArray(next?.content) ? next.content : []).filter((block: { type: string }) => block.type === 'tool_result').map((block: { tool_use_id: string }) => block.tool_use_id));
+    const answered = new Set(
+      (Array.isArray(next?.content) ? next.content : [])
+        .filter((block: { type: string }) => block.type === 'tool_result')
+        .map((block: { tool_use_id: string }) => block.tool_use_id),
+    );
     const missing = toolUses.find((id: string) => !answered.has(id));
-    if (missing) return `messages.${index + 1}: tool_use ids were found without tool_result blocks immediately after: ${missing}`;
+    if (missing)
+      return `messages.${index + 1}: tool_use ids were found without tool_result blocks immediately after: ${missing}`;
   }
   return undefined;
 }
@@ -110,35 +136,68 @@ function messageOf(reply: FakeAnthropicReply, body: Record<string, any>, id: str
   let stop: { reason: string; sequence: string | null } | undefined;
   const content = (reply.content ?? [{ type: 'text', text: `Hello from fake ${body.model}` }]).map((block) => {
     if (block.type !== 'text') return block.type === 'tool_use' ? { ...block, caller: { type: 'direct' } } : block;
-    const { text, cut, stopSequence } = withinLimits(block.text, { maxTokens: body.max_tokens, stop: body.stop_sequences });
-    if (cut && !stop) stop = { reason: cut === 'length' ? 'max_tokens' : 'stop_sequence', sequence: stopSequence ?? null };
+    const { text, cut, stopSequence } = withinLimits(block.text, {
+      maxTokens: body.max_tokens,
+      stop: body.stop_sequences,
+    });
+    if (cut && !stop)
+      stop = { reason: cut === 'length' ? 'max_tokens' : 'stop_sequence', sequence: stopSequence ?? null };
     return { ...block, text, citations: null };
   });
-  const { input_tokens = 12, output_tokens = 7, cache_creation_input_tokens = 0, cache_read_input_tokens = 0, thinking_tokens } = reply.usage ?? {};
+  const {
+    input_tokens = 12,
+    output_tokens = 7,
+    cache_creation_input_tokens = 0,
+    cache_read_input_tokens = 0,
+    thinking_tokens,
+  } = reply.usage ?? {};
   return {
     id,
     type: 'message',
     role: 'assistant',
     model: body.model,
     content,
-    stop_reason: reply.stop_reason ?? stop?.reason ?? (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
+    stop_reason:
+      reply.stop_reason ??
+      stop?.reason ??
+      (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
     stop_sequence: reply.stop_sequence ?? stop?.sequence ?? null,
     stop_details: reply.stop_details ?? null,
     container: null,
     diagnostics: null,
     usage: {
-      input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens,
+      input_tokens,
+      output_tokens,
+      cache_creation_input_tokens,
+      cache_read_input_tokens,
       cache_creation: { ephemeral_5m_input_tokens: cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 },
       output_tokens_details: thinking_tokens === undefined ? null : { thinking_tokens },
-      server_tool_use: null, service_tier: 'standard', inference_geo: null, speed: 'standard',
+      server_tool_use: null,
+      service_tier: 'standard',
+      inference_geo: null,
+      speed: 'standard',
     },
   };
 }
 
-/** The §2.5 event order: message_start, ping, per block start/deltas/stop, message_delta (cumulative usage), message_stop. */
-function stream(response: ServerResponse, message: ReturnType<typeof messageOf>, reply: FakeAnthropicReply, requestId: string): void {
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': requestId });
-  const send = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+/**
+ * The §2.5 event order: message_start, ping, per block start/deltas/stop, message_delta (cumulative usage),
+ * message_stop.
+ */
+function stream(
+  response: ServerResponse,
+  message: ReturnType<typeof messageOf>,
+  reply: FakeAnthropicReply,
+  requestId: string,
+): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'request-id': requestId,
+  });
+  const send = (type: string, data: Record<string, unknown>) =>
+    response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   let deltas = 0;
   /** Sends a content delta, or the scripted error instead once enough deltas went out; false when the stream ended. */
   const delta = (index: number, value: Record<string, unknown>): boolean => {
@@ -154,7 +213,14 @@ function stream(response: ServerResponse, message: ReturnType<typeof messageOf>,
 
   const { usage } = message;
   send('message_start', {
-    message: { ...message, content: [], stop_reason: null, stop_sequence: null, stop_details: null, usage: { ...usage, output_tokens: 1, output_tokens_details: null } },
+    message: {
+      ...message,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      stop_details: null,
+      usage: { ...usage, output_tokens: 1, output_tokens_details: null },
+    },
   });
   send('ping', {});
   for (const [index, block] of message.content.entries()) {
@@ -163,14 +229,16 @@ function stream(response: ServerResponse, message: ReturnType<typeof messageOf>,
       for (const piece of pieces(block.text)) if (!delta(index, { type: 'text_delta', text: piece })) return;
     } else if (block.type === 'thinking') {
       send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      for (const piece of pieces(block.thinking)) if (!delta(index, { type: 'thinking_delta', thinking: piece })) return;
+      for (const piece of pieces(block.thinking))
+        if (!delta(index, { type: 'thinking_delta', thinking: piece })) return;
       if (!delta(index, { type: 'signature_delta', signature: block.signature })) return;
     } else if (block.type === 'redacted_thinking') {
       send('content_block_start', { index, content_block: block });
     } else {
       send('content_block_start', { index, content_block: { ...block, input: {} } });
       const json = Object.keys(block.input).length ? JSON.stringify(block.input) : '';
-      for (const piece of json ? pieces(json) : ['']) if (!delta(index, { type: 'input_json_delta', partial_json: piece })) return;
+      for (const piece of json ? pieces(json) : [''])
+        if (!delta(index, { type: 'input_json_delta', partial_json: piece })) return;
     }
     send('content_block_stop', { index });
   }
@@ -179,10 +247,19 @@ function stream(response: ServerResponse, message: ReturnType<typeof messageOf>,
     return void response.end();
   }
   send('message_delta', {
-    delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence, stop_details: message.stop_details, container: null },
+    delta: {
+      stop_reason: message.stop_reason,
+      stop_sequence: message.stop_sequence,
+      stop_details: message.stop_details,
+      container: null,
+    },
     usage: {
-      input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens,
-      cache_read_input_tokens: usage.cache_read_input_tokens, output_tokens_details: usage.output_tokens_details, server_tool_use: null,
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      cache_creation_input_tokens: usage.cache_creation_input_tokens,
+      cache_read_input_tokens: usage.cache_read_input_tokens,
+      output_tokens_details: usage.output_tokens_details,
+      server_tool_use: null,
     },
   });
   send('message_stop', {});

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startFakeHttpServer, sendJSON as sendJSONWith, withinLimits } from './http.ts';
+import { sendJSON as sendJSONWith, startFakeHttpServer, withinLimits } from './http.ts';
 
 /**
  * A fake Gemini API server speaking the generateContent wire format (providers.md §3): `POST
@@ -84,7 +84,9 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
     }
     if (!request.headers['x-goog-api-key'] && !url.searchParams.has('key')) {
       return sendError(response, {
-        status: 403, googleStatus: 'PERMISSION_DENIED', message: "Method doesn't allow unregistered callers. Please use an API key.",
+        status: 403,
+        googleStatus: 'PERMISSION_DENIED',
+        message: "Method doesn't allow unregistered callers. Please use an API key.",
       });
     }
     const reply = limitedReply(queue.shift() ?? { text: `Hello from fake ${route[2]}` }, body.generationConfig ?? {});
@@ -118,7 +120,12 @@ function limitedReply(reply: GeminiReply, config: Record<string, any>): GeminiRe
   const { text, cut } = withinLimits(reply.text, { maxTokens: config.maxOutputTokens, stop: config.stopSequences });
   const finishReason = cut === 'length' ? 'MAX_TOKENS' : 'STOP';
   const extra = Array.from({ length: (config.candidateCount ?? 1) - 1 }, () => ({ parts: [{ text }], finishReason }));
-  return { ...reply, text, finishReason, ...(extra.length && !reply.extraCandidates ? { extraCandidates: extra } : {}) };
+  return {
+    ...reply,
+    text,
+    finishReason,
+    ...(extra.length && !reply.extraCandidates ? { extraCandidates: extra } : {}),
+  };
 }
 
 function partsOf(reply: GeminiReply): WirePart[] {
@@ -127,19 +134,27 @@ function partsOf(reply: GeminiReply): WirePart[] {
 
 function usageOf(reply: GeminiReply): Record<string, number> {
   const usage: Record<string, number> = { promptTokenCount: 12, candidatesTokenCount: 7, ...reply.usage };
-  const total = ['promptTokenCount', 'candidatesTokenCount', 'thoughtsTokenCount', 'toolUsePromptTokenCount']
-    .reduce((sum, key) => sum + (usage[key] ?? 0), 0);
+  const total = ['promptTokenCount', 'candidatesTokenCount', 'thoughtsTokenCount', 'toolUsePromptTokenCount'].reduce(
+    (sum, key) => sum + (usage[key] ?? 0),
+    0,
+  );
   return { ...usage, totalTokenCount: total };
 }
 
 function whole(reply: GeminiReply, responseId: string | null, model: string): Record<string, unknown> {
   const base = { usageMetadata: usageOf(reply), modelVersion: model, ...(responseId ? { responseId } : {}) };
-  if (reply.blockReason) return { promptFeedback: { blockReason: reply.blockReason, blockReasonMessage: 'The prompt was blocked.' }, ...base };
+  if (reply.blockReason)
+    return {
+      promptFeedback: { blockReason: reply.blockReason, blockReasonMessage: 'The prompt was blocked.' },
+      ...base,
+    };
   const finishReason = reply.finishReason === undefined ? 'STOP' : reply.finishReason;
   const candidates = [
     { content: { role: 'model', parts: partsOf(reply) }, ...(finishReason ? { finishReason } : {}), index: 0 },
     ...(reply.extraCandidates ?? []).map((candidate, index) => ({
-      content: { role: 'model', parts: candidate.parts }, finishReason: candidate.finishReason ?? 'STOP', index: index + 1,
+      content: { role: 'model', parts: candidate.parts },
+      finishReason: candidate.finishReason ?? 'STOP',
+      index: index + 1,
     })),
   ];
   return { candidates, ...base };
@@ -149,10 +164,14 @@ function stream(response: ServerResponse, reply: GeminiReply, responseId: string
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   const base = { modelVersion: model, ...(responseId ? { responseId } : {}) };
   const usage = usageOf(reply);
-  const send = (payload: Record<string, unknown>) => response.write(`data: ${JSON.stringify({ ...base, ...payload })}\r\n\r\n`);
+  const send = (payload: Record<string, unknown>) =>
+    response.write(`data: ${JSON.stringify({ ...base, ...payload })}\r\n\r\n`);
 
   if (reply.blockReason) {
-    send({ promptFeedback: { blockReason: reply.blockReason, blockReasonMessage: 'The prompt was blocked.' }, usageMetadata: usage });
+    send({
+      promptFeedback: { blockReason: reply.blockReason, blockReasonMessage: 'The prompt was blocked.' },
+      usageMetadata: usage,
+    });
     return void response.end();
   }
   // Text in small pieces; a function call (or a signature-only part) whole, as Gemini sends them.
@@ -165,7 +184,11 @@ function stream(response: ServerResponse, reply: GeminiReply, responseId: string
     const { thoughtSignature, ...rest } = part;
     for (let index = 0; index < part.text.length; index += 5) {
       const last = index + 5 >= part.text.length;
-      pieces.push({ ...rest, text: part.text.slice(index, index + 5), ...(last && thoughtSignature ? { thoughtSignature } : {}) });
+      pieces.push({
+        ...rest,
+        text: part.text.slice(index, index + 5),
+        ...(last && thoughtSignature ? { thoughtSignature } : {}),
+      });
     }
   }
   const finishReason = reply.finishReason === undefined ? 'STOP' : reply.finishReason;
@@ -173,7 +196,8 @@ function stream(response: ServerResponse, reply: GeminiReply, responseId: string
   for (let index = 0; index < count; index++) {
     if (reply.truncateAfter === index) return void response.socket?.destroy();
     if (reply.streamErrorAfter === index) {
-      response.write(`data: ${JSON.stringify(errorBody({ status: 500, googleStatus: 'INTERNAL', message: 'An internal error has occurred.' }))}\r\n\r\n`);
+      const failure = errorBody({ status: 500, googleStatus: 'INTERNAL', message: 'An internal error has occurred.' });
+      response.write(`data: ${JSON.stringify(failure)}\r\n\r\n`);
       return void response.end();
     }
     const last = index === count - 1;
@@ -181,7 +205,9 @@ function stream(response: ServerResponse, reply: GeminiReply, responseId: string
     send({
       candidates: [{ content: { role: 'model', parts }, ...(last && finishReason ? { finishReason } : {}), index: 0 }],
       // Gemini reports the prompt count early and the full usage on the last chunk.
-      usageMetadata: last ? usage : { promptTokenCount: usage.promptTokenCount, totalTokenCount: usage.promptTokenCount },
+      usageMetadata: last
+        ? usage
+        : { promptTokenCount: usage.promptTokenCount, totalTokenCount: usage.promptTokenCount },
     });
   }
   response.end();
@@ -190,10 +216,23 @@ function stream(response: ServerResponse, reply: GeminiReply, responseId: string
 function errorBody(error: NonNullable<GeminiReply['error']>): Record<string, unknown> {
   const details: Array<Record<string, unknown>> = [];
   if (error.reason) {
-    details.push({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: error.reason, domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } });
+    details.push({
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: error.reason,
+      domain: 'googleapis.com',
+      metadata: { service: 'generativelanguage.googleapis.com' },
+    });
   }
-  if (error.retryDelay) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: error.retryDelay });
-  return { error: { code: error.status, message: error.message, status: error.googleStatus, ...(details.length ? { details } : {}) } };
+  if (error.retryDelay)
+    details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: error.retryDelay });
+  return {
+    error: {
+      code: error.status,
+      message: error.message,
+      status: error.googleStatus,
+      ...(details.length ? { details } : {}),
+    },
+  };
 }
 
 function sendError(response: ServerResponse, error: NonNullable<GeminiReply['error']>): void {

@@ -34,7 +34,12 @@ export async function startFakeHttpServer(
   };
 }
 
-export function sendJSON(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJSON(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
@@ -51,7 +56,10 @@ export function pieces(text: string): string[] {
  * output-token limit. Tokens are counted at four characters each, as the simulator counts them, so that comparing
  * the two compares conversions, not tokenizers.
  */
-export function withinLimits(text: string, limits: { maxTokens?: number | null | undefined; stop?: readonly string[] | null | undefined }): { text: string; cut?: 'length' | 'stop'; stopSequence?: string } {
+export function withinLimits(
+  text: string,
+  limits: { maxTokens?: number | null | undefined; stop?: readonly string[] | null | undefined },
+): { text: string; cut?: 'length' | 'stop'; stopSequence?: string } {
   let result: { text: string; cut?: 'length' | 'stop'; stopSequence?: string } = { text };
   let at = Infinity;
   for (const stop of limits.stop ?? []) {
@@ -61,6 +69,7 @@ export function withinLimits(text: string, limits: { maxTokens?: number | null |
       result = { text: text.slice(0, found), cut: 'stop', stopSequence: stop };
     }
   }
-  if (limits.maxTokens != null && Math.ceil(result.text.length / 4) > limits.maxTokens) result = { text: result.text.slice(0, limits.maxTokens * 4), cut: 'length' };
+  if (limits.maxTokens != null && Math.ceil(result.text.length / 4) > limits.maxTokens)
+    result = { text: result.text.slice(0, limits.maxTokens * 4), cut: 'length' };
   return result;
 }

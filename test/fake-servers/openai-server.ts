@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { startFakeHttpServer, sendJSON as sendJSONWith, pieces, withinLimits, type RecordedRequest } from './http.ts';
+import { pieces, type RecordedRequest, sendJSON as sendJSONWith, startFakeHttpServer, withinLimits } from './http.ts';
 
 /**
  * A fake OpenAI-compatible server speaking the Chat Completions wire format (providers.md §1): JSON completions,
@@ -8,14 +8,24 @@ import { startFakeHttpServer, sendJSON as sendJSONWith, pieces, withinLimits, ty
  */
 export interface FakeReply {
   content?: string | null;
-  /** Reasoning text, sent in the field this provider uses (`reasoning` for Groq/OpenRouter, `reasoning_content` for DeepSeek/xAI). */
+  /**
+   * Reasoning text, sent in the field this provider uses (`reasoning` for Groq/OpenRouter, `reasoning_content` for
+   * DeepSeek/xAI).
+   */
   reasoning?: { field: 'reasoning' | 'reasoning_content'; text: string };
   refusal?: string;
   tool_calls?: Array<{ id: string; name: string; arguments: string }>;
   finish_reason?: string;
   usage?: { prompt_tokens: number; completion_tokens: number; reasoning_tokens?: number; cached_tokens?: number };
   /** Answer with this HTTP error instead. */
-  error?: { status: number; message: string; type?: string; param?: string | null; code?: string | null; headers?: Record<string, string> };
+  error?: {
+    status: number;
+    message: string;
+    type?: string;
+    param?: string | null;
+    code?: string | null;
+    headers?: Record<string, string>;
+  };
   /** Stream only: after this many content chunks, send an in-stream error event and end. */
   streamErrorAfter?: number;
   /** Stream only: after this many content chunks, destroy the socket. */
@@ -43,10 +53,19 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
     requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
 
     if (!request.url?.endsWith('/chat/completions')) {
-      return sendJSON(response, 404, { error: { message: `Unknown path ${request.url}`, type: 'invalid_request_error', param: null, code: null } });
+      return sendJSON(response, 404, {
+        error: { message: `Unknown path ${request.url}`, type: 'invalid_request_error', param: null, code: null },
+      });
     }
     if (request.headers.authorization !== undefined && !/^Bearer \S+$/.test(request.headers.authorization)) {
-      return sendJSON(response, 401, { error: { message: 'Malformed Authorization header', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+      return sendJSON(response, 401, {
+        error: {
+          message: 'Malformed Authorization header',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      });
     }
     const reply = queue.shift() ?? { content: `Hello from fake ${body.model}` };
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
@@ -60,10 +79,18 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
     const usage = usageOf(reply);
     if (body.stream) return stream(response, id, body, limitedReply(reply, body), usage);
     const limited = limitedReply(reply, body);
-    const message: Record<string, unknown> = { role: 'assistant', content: limited.content ?? null, refusal: limited.refusal ?? null };
+    const message: Record<string, unknown> = {
+      role: 'assistant',
+      content: limited.content ?? null,
+      refusal: limited.refusal ?? null,
+    };
     if (limited.reasoning) message[limited.reasoning.field] = limited.reasoning.text;
     if (limited.tool_calls) {
-      message.tool_calls = limited.tool_calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+      message.tool_calls = limited.tool_calls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
+      }));
     }
     const finish = limited.finish_reason ?? (limited.tool_calls ? 'tool_calls' : 'stop');
     sendJSON(response, 200, {
@@ -72,7 +99,12 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
       created: 1_760_000_000,
       model: body.model,
       // As OpenAI does: `n` choices.
-      choices: Array.from({ length: body.n ?? 1 }, (_, index) => ({ index, message, logprobs: null, finish_reason: finish })),
+      choices: Array.from({ length: body.n ?? 1 }, (_, index) => ({
+        index,
+        message,
+        logprobs: null,
+        finish_reason: finish,
+      })),
       usage,
       system_fingerprint: 'fp_fake',
     });
@@ -101,18 +133,42 @@ function usageOf(reply: FakeReply) {
     completion_tokens,
     total_tokens: prompt_tokens + completion_tokens,
     prompt_tokens_details: { cached_tokens, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
-function stream(response: ServerResponse, id: string, body: Record<string, any>, reply: FakeReply, usage: ReturnType<typeof usageOf>): void {
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+function stream(
+  response: ServerResponse,
+  id: string,
+  body: Record<string, any>,
+  reply: FakeReply,
+  usage: ReturnType<typeof usageOf>,
+): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   const includeUsage = body.stream_options?.include_usage === true;
-  const base = { id, object: 'chat.completion.chunk', created: 1_760_000_000, model: body.model, system_fingerprint: 'fp_fake' };
+  const base = {
+    id,
+    object: 'chat.completion.chunk',
+    created: 1_760_000_000,
+    model: body.model,
+    system_fingerprint: 'fp_fake',
+  };
   const send = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-    response.write(`data: ${JSON.stringify({ ...base, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`);
+    response.write(
+      `data: ${JSON.stringify({ ...base, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`,
+    );
   let choice = 0;
-  const delta = (value: Record<string, unknown>, finish: string | null = null) => send([{ index: choice, delta: value, logprobs: null, finish_reason: finish }]);
+  const delta = (value: Record<string, unknown>, finish: string | null = null) =>
+    send([{ index: choice, delta: value, logprobs: null, finish_reason: finish }]);
 
   // As OpenAI does: `n` choices, each streamed in turn under its index.
   for (; choice < (body.n ?? 1); choice++) {
@@ -126,7 +182,10 @@ function stream(response: ServerResponse, id: string, body: Record<string, any>,
         return;
       }
       if (reply.streamErrorAfter === index) {
-        response.write(`data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`);
+        const message = 'The server had an error while processing your request.';
+        response.write(
+          `data: ${JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } })}\n\n`,
+        );
         return void response.end();
       }
       delta({ content: piece });

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { startFakeHttpServer, type RecordedRequest } from './http.ts';
+import { type RecordedRequest, startFakeHttpServer } from './http.ts';
 
 /**
  * A provider that answers with exactly the bytes a test queues: a JSON body, or server-sent events, whatever the
@@ -43,7 +43,10 @@ export async function startRawAnswerServer(): Promise<RawAnswerServer> {
     if (response.destroyed) return;
     if ('json' in answer) {
       const bytes = answer.gzip ? gzipSync(answer.json) : Buffer.from(answer.json);
-      response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...(answer.gzip ? { 'content-encoding': 'gzip' } : {}) });
+      response.writeHead(answer.status ?? 200, {
+        'content-type': 'application/json',
+        ...(answer.gzip ? { 'content-encoding': 'gzip' } : {}),
+      });
       return response.end(bytes);
     }
     response.writeHead(answer.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

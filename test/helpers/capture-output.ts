@@ -9,7 +9,9 @@ export async function captureOutput(sink: string[], work: () => Promise<void>): 
   const saved = methods.map((method) => console[method]);
   const [stdoutWrite, stderrWrite] = [process.stdout.write, process.stderr.write];
   const onWarning = (warning: Error) => void sink.push(`${warning.name}: ${warning.message}`);
-  for (const method of methods) console[method] = (...args: unknown[]) => void sink.push(args.map((arg) => (typeof arg === 'string' ? arg : inspect(arg, { depth: 8 }))).join(' '));
+  for (const method of methods)
+    console[method] = (...args: unknown[]) =>
+      void sink.push(args.map((arg) => (typeof arg === 'string' ? arg : inspect(arg, { depth: 8 }))).join(' '));
   const capture = ((chunk: unknown) => (sink.push(String(chunk)), true)) as typeof process.stdout.write;
   process.stdout.write = capture;
   process.stderr.write = capture;
@@ -17,7 +19,9 @@ export async function captureOutput(sink: string[], work: () => Promise<void>): 
   try {
     await work();
   } finally {
-    methods.forEach((method, index) => (console[method] = saved[index]!));
+    methods.forEach((method, index) => {
+      console[method] = saved[index]!;
+    });
     process.stdout.write = stdoutWrite;
     process.stderr.write = stderrWrite;
     process.off('warning', onWarning);

@@ -13,7 +13,9 @@ export function deltaText(chunks: CompletionChunk[], field: 'content' | 'reasoni
 }
 
 /** The streamed tool calls of choice 0 put back together by index, as a client would. */
-export function assembleToolCalls(chunks: CompletionChunk[]): Record<number, { id?: string; name?: string; arguments: string }> {
+export function assembleToolCalls(
+  chunks: CompletionChunk[],
+): Record<number, { id?: string; name?: string; arguments: string }> {
   const calls: Record<number, { id?: string; name?: string; arguments: string }> = {};
   for (const chunk of chunks) {
     for (const toolCall of chunk.choices[0]?.delta.tool_calls ?? []) {

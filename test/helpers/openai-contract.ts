@@ -23,17 +23,21 @@ export const chatCompletionContract = z.object({
   object: z.literal('chat.completion'),
   created: z.number(),
   model: z.string(),
-  choices: z.array(z.object({
-    index: z.number().int(),
-    message: z.object({
-      role: z.literal('assistant'),
-      content: z.string().nullable(),
-      refusal: z.string().nullable().optional(),
-      tool_calls: z.array(toolCall).optional(),
-      reasoning_content: z.string().nullable().optional(),
-    }),
-    finish_reason: finishReason,
-  })).min(1),
+  choices: z
+    .array(
+      z.object({
+        index: z.number().int(),
+        message: z.object({
+          role: z.literal('assistant'),
+          content: z.string().nullable(),
+          refusal: z.string().nullable().optional(),
+          tool_calls: z.array(toolCall).optional(),
+          reasoning_content: z.string().nullable().optional(),
+        }),
+        finish_reason: finishReason,
+      }),
+    )
+    .min(1),
   usage: usage.optional(),
 });
 
@@ -42,21 +46,27 @@ export const chatCompletionChunkContract = z.object({
   object: z.literal('chat.completion.chunk'),
   created: z.number(),
   model: z.string(),
-  choices: z.array(z.object({
-    index: z.number().int(),
-    delta: z.object({
-      role: z.literal('assistant').optional(),
-      content: z.string().nullable().optional(),
-      refusal: z.string().nullable().optional(),
-      reasoning_content: z.string().nullable().optional(),
-      tool_calls: z.array(z.object({
-        index: z.number().int(),
-        id: z.string().optional(),
-        type: z.literal('function').optional(),
-        function: z.object({ name: z.string().optional(), arguments: z.string().optional() }).optional(),
-      })).optional(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      delta: z.object({
+        role: z.literal('assistant').optional(),
+        content: z.string().nullable().optional(),
+        refusal: z.string().nullable().optional(),
+        reasoning_content: z.string().nullable().optional(),
+        tool_calls: z
+          .array(
+            z.object({
+              index: z.number().int(),
+              id: z.string().optional(),
+              type: z.literal('function').optional(),
+              function: z.object({ name: z.string().optional(), arguments: z.string().optional() }).optional(),
+            }),
+          )
+          .optional(),
+      }),
+      finish_reason: finishReason.nullable(),
     }),
-    finish_reason: finishReason.nullable(),
-  })),
+  ),
   usage: usage.nullable().optional(),
 });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach } from 'vitest';
 import { createGateway, type GatewayOptions } from '../../src/index.ts';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '../fake-servers/openai-server.ts';
 import { testCatalog } from './test-catalog.ts';
 
 /** A gateway on the test catalog whose every OpenAI-family provider points at one fake server. */

@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPooledFetch } from '../../src/internal/http-transport.ts';
@@ -12,7 +12,9 @@ let proxyURL = '';
 const proxied: string[] = [];
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 beforeAll(async () => {
@@ -29,7 +31,9 @@ beforeAll(async () => {
     }
     if (request.url === '/slow') return void setTimeout(() => response.end('late'), 2_000);
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ method: request.method, url: request.url, body, auth: request.headers.authorization ?? null }));
+    response.end(
+      JSON.stringify({ method: request.method, url: request.url, body, auth: request.headers.authorization ?? null }),
+    );
   });
   // A forward proxy: absolute-form request targets are forwarded as they are.
   proxy = createServer((request, response) => {
@@ -66,7 +70,11 @@ describe('createPooledFetch', () => {
   const fetchDirect = createPooledFetch({ env: {} });
 
   it('sends method, headers and body, and answers a standard Response', async () => {
-    const response = await fetchDirect(`${originURL}/echo`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: '{"a":1}' });
+    const response = await fetchDirect(`${originURL}/echo`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
     expect(response).toBeInstanceOf(Response);
     expect(await response.json()).toEqual({ method: 'POST', url: '/echo', body: '{"a":1}', auth: 'Bearer k' });
   });
@@ -85,7 +93,10 @@ describe('createPooledFetch', () => {
   });
 
   it('rejects network failures as TypeError("fetch failed"), as fetch does', async () => {
-    await expect(fetchDirect('http://127.0.0.1:9/unreachable')).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    await expect(fetchDirect('http://127.0.0.1:9/unreachable')).rejects.toMatchObject({
+      name: 'TypeError',
+      message: 'fetch failed',
+    });
   });
 
   it('goes through HTTP_PROXY, unless NO_PROXY exempts the host', async () => {

@@ -2,16 +2,16 @@ import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
+  type CompletionChunk,
+  createGateway,
   MissingCredentialsError,
   ProviderError,
   RateLimitError,
   StreamInterruptedError,
-  createGateway,
-  type CompletionChunk,
 } from '../../src/index.ts';
+import { assembleToolCalls, collect } from '../helpers/chunks.ts';
 import { gatewayAgainst, useFakeOpenAIServer } from '../helpers/openai-env.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
-import { assembleToolCalls, collect } from '../helpers/chunks.ts';
 
 const server = await useFakeOpenAIServer();
 
@@ -32,33 +32,55 @@ describe('OpenAI adapter, non-streaming', () => {
     const sent = server.requests[0]!;
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.headers.authorization).toBe('Bearer test-key-openai');
-    expect(sent.body).toEqual({ model: 'gpt-4o-2024-11-20', messages: hello, temperature: 0.3, max_completion_tokens: 50 });
+    expect(sent.body).toEqual({
+      model: 'gpt-4o-2024-11-20',
+      messages: hello,
+      temperature: 0.3,
+      max_completion_tokens: 50,
+    });
 
     expect(response.object).toBe('chat.completion');
     expect(response.model).toBe('gpt-4o-2024-11-20');
     expect(response.choices[0]!.message).toMatchObject({ role: 'assistant', content: 'Hi there', refusal: null });
     expect(response.choices[0]!.finish_reason).toBe('stop');
     expect(response.usage).toMatchObject({
-      prompt_tokens: 9, completion_tokens: 3, total_tokens: 12,
-      prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 0 },
+      prompt_tokens: 9,
+      completion_tokens: 3,
+      total_tokens: 12,
+      prompt_tokens_details: { cached_tokens: 4 },
+      completion_tokens_details: { reasoning_tokens: 0 },
     });
     expect(response.switchyard).toMatchObject({
-      model: 'gpt-4o-2024-11-20', provider: 'openai', provider_model: 'gpt-4o-2024-11-20', agent_id: 'greeter', warnings: [],
+      model: 'gpt-4o-2024-11-20',
+      provider: 'openai',
+      provider_model: 'gpt-4o-2024-11-20',
+      agent_id: 'greeter',
+      warnings: [],
     });
     expect(response.switchyard.attempts).toEqual([expect.objectContaining({ provider: 'openai', outcome: 'ok' })]);
   });
 
   it('passes tools and image parts through, and returns tool calls', async () => {
-    server.enqueue({ content: null, tool_calls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
+    server.enqueue({
+      content: null,
+      tool_calls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+    });
     const gateway = gatewayAgainst(server.url);
-    const messages = [{
-      role: 'user' as const,
-      content: [
-        { type: 'text' as const, text: 'Weather where this photo was taken?' },
-        { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-      ],
-    }];
-    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    const messages = [
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: 'Weather where this photo was taken?' },
+          { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+        ],
+      },
+    ];
+    const tools = [
+      {
+        type: 'function' as const,
+        function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+      },
+    ];
     const response = await gateway.createCompletion({ model: 'gpt-4o', messages, tools, tool_choice: 'auto' });
 
     expect(server.requests[0]!.body).toMatchObject({ messages, tools, tool_choice: 'auto' });
@@ -71,18 +93,30 @@ describe('OpenAI adapter, non-streaming', () => {
   it('drops parameters a reasoning model rejects, with warnings, and sends the effort', async () => {
     const gateway = gatewayAgainst(server.url);
     const response = await gateway.createCompletion({
-      model: 'o3-latest', messages: hello, temperature: 0.2, top_p: 0.9, max_tokens: 4000, reasoning: { budget: 30_000 },
+      model: 'o3-latest',
+      messages: hello,
+      temperature: 0.2,
+      top_p: 0.9,
+      max_tokens: 4000,
+      reasoning: { budget: 30_000 },
     });
     expect(server.requests[0]!.body).toEqual({
-      model: 'o3-2025-04-16', messages: hello, max_completion_tokens: 4000, reasoning_effort: 'medium',
+      model: 'o3-2025-04-16',
+      messages: hello,
+      max_completion_tokens: 4000,
+      reasoning_effort: 'medium',
     });
     expect(response.switchyard.warnings.map((warning) => warning.param)).toEqual(['temperature', 'top_p']);
   });
 
   it('throws UnsupportedParameterError instead when the gateway is strict', async () => {
     const gateway = gatewayAgainst(server.url, { strict: true });
-    await expect(gateway.createCompletion({ model: 'o3-latest', messages: hello, temperature: 0.2 })).rejects.toMatchObject({
-      name: 'UnsupportedParameterError', status: 400, param: 'temperature',
+    await expect(
+      gateway.createCompletion({ model: 'o3-latest', messages: hello, temperature: 0.2 }),
+    ).rejects.toMatchObject({
+      name: 'UnsupportedParameterError',
+      status: 400,
+      param: 'temperature',
     });
     expect(server.requests).toHaveLength(0);
   });
@@ -95,9 +129,19 @@ describe('OpenAI adapter, streaming', () => {
 
     const direct = new OpenAI({ apiKey: 'test-key-openai', baseURL: server.url });
     const directChunks = await collect(
-      await direct.chat.completions.create({ model: 'gpt-4o-2024-11-20', messages: hello, stream: true, stream_options: { include_usage: true } }) as AsyncIterable<CompletionChunk>,
+      (await direct.chat.completions.create({
+        model: 'gpt-4o-2024-11-20',
+        messages: hello,
+        stream: true,
+        stream_options: { include_usage: true },
+      })) as AsyncIterable<CompletionChunk>,
     );
-    const stream = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true, stream_options: { include_usage: true } });
+    const stream = await gateway.createCompletion({
+      model: 'gpt-4o-latest',
+      messages: hello,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const ours = await collect(stream);
 
     const shape = (chunks: CompletionChunk[]) => chunks.map(({ id: _id, ...rest }) => rest);
@@ -111,7 +155,9 @@ describe('OpenAI adapter, streaming', () => {
 
   it('leaves out the usage chunk and usage fields when the caller did not ask', async () => {
     const gateway = gatewayAgainst(server.url);
-    const chunks = await collect(await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true }));
+    const chunks = await collect(
+      await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true }),
+    );
     expect(chunks.every((chunk) => chunk.choices.length === 1 && !('usage' in chunk))).toBe(true);
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
   });
@@ -126,7 +172,9 @@ describe('OpenAI adapter, streaming', () => {
     });
     const gateway = gatewayAgainst(server.url);
     const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }];
-    const chunks = await collect(await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, tools, stream: true }));
+    const chunks = await collect(
+      await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, tools, stream: true }),
+    );
     const calls = assembleToolCalls(chunks);
     expect(calls).toEqual({
       0: { id: 'call_a', name: 'lookup', arguments: '{"q":"first query"}' },
@@ -172,7 +220,15 @@ describe('OpenAI adapter, streaming', () => {
 
 describe('OpenAI adapter, errors and retries', () => {
   it('retries a 429, honouring retry-after-ms, then succeeds', async () => {
-    server.enqueue({ error: { status: 429, message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after-ms': '5' } } });
+    server.enqueue({
+      error: {
+        status: 429,
+        message: 'Rate limit reached',
+        type: 'requests',
+        code: 'rate_limit_exceeded',
+        headers: { 'retry-after-ms': '5' },
+      },
+    });
     const gateway = gatewayAgainst(server.url);
     const response = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello });
     expect(response.switchyard.attempts).toEqual([
@@ -193,9 +249,9 @@ describe('OpenAI adapter, errors and retries', () => {
     expect(response.choices[0]!.message.content).toBe('served by openrouter');
     expect(response.switchyard.provider).toBe('openrouter');
     expect(server.requests.at(-1)!.body.model).toBe('openai/gpt-4o-2024-11-20');
-    expect(response.switchyard.attempts.map((attempt) => `${attempt.provider}:${attempt.status ?? attempt.outcome}`)).toEqual([
-      'openai:500', 'openai:503', 'openai:500', 'openrouter:ok',
-    ]);
+    expect(
+      response.switchyard.attempts.map((attempt) => `${attempt.provider}:${attempt.status ?? attempt.outcome}`),
+    ).toEqual(['openai:500', 'openai:503', 'openai:500', 'openrouter:ok']);
   });
 
   it('does not retry a 400 and reports the provider, model and status', async () => {
@@ -203,14 +259,22 @@ describe('OpenAI adapter, errors and retries', () => {
     const gateway = gatewayAgainst(server.url);
     const error = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello }).catch((caught) => caught);
     expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ status: 400, provider: 'openai', model: 'gpt-4o-2024-11-20', code: 'invalid_value', retryable: false });
+    expect(error).toMatchObject({
+      status: 400,
+      provider: 'openai',
+      model: 'gpt-4o-2024-11-20',
+      code: 'invalid_value',
+      retryable: false,
+    });
     expect(error.message).toContain('openai (gpt-4o-2024-11-20) answered 400');
     expect(error.attempts).toHaveLength(1);
     expect(server.requests).toHaveLength(1);
   });
 
   it('maps 401 to AuthenticationError and keeps the key out of the message', async () => {
-    server.enqueue({ error: { status: 401, message: 'Incorrect API key provided: test-key-openai.', code: 'invalid_api_key' } });
+    server.enqueue({
+      error: { status: 401, message: 'Incorrect API key provided: test-key-openai.', code: 'invalid_api_key' },
+    });
     const gateway = gatewayAgainst(server.url);
     const error = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello }).catch((caught) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
@@ -230,12 +294,16 @@ describe('OpenAI adapter, errors and retries', () => {
   it('takes a per-call retry policy', async () => {
     server.enqueue({ error: { status: 503, message: 'overloaded', type: 'server_error' } });
     const gateway = gatewayAgainst(server.url);
-    const error = await gateway.createCompletion({ model: 'o3-latest', messages: hello }, { retry: { maxRetries: 0 } }).catch((caught) => caught);
+    const error = await gateway
+      .createCompletion({ model: 'o3-latest', messages: hello }, { retry: { maxRetries: 0 } })
+      .catch((caught) => caught);
     expect(error.attempts).toHaveLength(1);
   });
 
   it('gives up after the retries and throws the last error with the whole chain', async () => {
-    server.enqueue(...Array.from({ length: 3 }, () => ({ error: { status: 503, message: 'overloaded', type: 'server_error' } })));
+    server.enqueue(
+      ...Array.from({ length: 3 }, () => ({ error: { status: 503, message: 'overloaded', type: 'server_error' } })),
+    );
     const gateway = gatewayAgainst(server.url);
     const error = await gateway.createCompletion({ model: 'o3-latest', messages: hello }).catch((caught) => caught);
     expect(error).toBeInstanceOf(ProviderError);
@@ -261,13 +329,16 @@ describe('credentials', () => {
     expect(error.message).toContain('OPENAI_API_KEY');
     expect(error.message).toContain('OPENROUTER_API_KEY');
     expect(error.message).toContain('AZURE_API_KEY');
-    expect(error.attempts.map((attempt: { provider: string; outcome: string }) => `${attempt.provider}:${attempt.outcome}`)).toEqual([
-      'openai:missing_credentials', 'openrouter:missing_credentials', 'azure:missing_credentials',
-    ]);
+    expect(
+      error.attempts.map((attempt: { provider: string; outcome: string }) => `${attempt.provider}:${attempt.outcome}`),
+    ).toEqual(['openai:missing_credentials', 'openrouter:missing_credentials', 'azure:missing_credentials']);
   });
 
   it('uses the next provider that has credentials, read from <NAME>_API_KEY and <NAME>_BASE_URL', async () => {
-    const gateway = createGateway({ catalog: testCatalog, env: { OPENROUTER_API_KEY: 'or-key', OPENROUTER_BASE_URL: server.url } });
+    const gateway = createGateway({
+      catalog: testCatalog,
+      env: { OPENROUTER_API_KEY: 'or-key', OPENROUTER_BASE_URL: server.url },
+    });
     const response = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello });
     expect(response.switchyard.provider).toBe('openrouter');
     expect(server.requests[0]!.headers.authorization).toBe('Bearer or-key');

@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { budgetToEffort, createGateway, effortToBudget, listModels, type ModelInfo, type ReasoningSetting } from '../../src/index.ts';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
-import { startFakeGeminiServer, type FakeGeminiServer } from '../fake-servers/gemini-server.ts';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
+import {
+  budgetToEffort,
+  createGateway,
+  effortToBudget,
+  listModels,
+  type ModelInfo,
+  type ReasoningSetting,
+} from '../../src/index.ts';
+import { type FakeAnthropicServer, startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
+import { type FakeGeminiServer, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '../fake-servers/openai-server.ts';
 
 /**
  * Every reasoning model in the bundled catalog, through its default provider's adapter and fake server: the
@@ -14,8 +21,23 @@ let gemini: FakeGeminiServer;
 let gateway: ReturnType<typeof createGateway>;
 
 beforeAll(async () => {
-  [openai, anthropic, gemini] = await Promise.all([startFakeOpenAIServer(), startFakeAnthropicServer(), startFakeGeminiServer()]);
-  const family = ['openai', 'azure', 'groq', 'xai', 'deepseek', 'mistral', 'together', 'fireworks', 'openrouter', 'ollama'];
+  [openai, anthropic, gemini] = await Promise.all([
+    startFakeOpenAIServer(),
+    startFakeAnthropicServer(),
+    startFakeGeminiServer(),
+  ]);
+  const family = [
+    'openai',
+    'azure',
+    'groq',
+    'xai',
+    'deepseek',
+    'mistral',
+    'together',
+    'fireworks',
+    'openrouter',
+    'ollama',
+  ];
   gateway = createGateway({
     env: {},
     retry: { maxRetries: 0 },
@@ -44,7 +66,11 @@ async function send(model: ModelInfo, reasoning: ReasoningSetting) {
   const provider = model.providers[0]!.provider;
   const server = provider === 'anthropic' ? anthropic : provider === 'google' ? gemini : openai;
   const before = server.requests.length;
-  const response = await gateway.createCompletion({ model: `${provider}/${model.id}`, messages: [{ role: 'user', content: 'Think.' }], reasoning });
+  const response = await gateway.createCompletion({
+    model: `${provider}/${model.id}`,
+    messages: [{ role: 'user', content: 'Think.' }],
+    reasoning,
+  });
   expect(server.requests.length).toBe(before + 1);
   return { body: server.requests.at(-1)!.body, warnings: response.switchyard.warnings.map((warning) => warning.code) };
 }
@@ -66,13 +92,16 @@ describe.each(reasoningModels.map((model) => [model.id, model] as const))('%s', 
     }
     if (facts.control === 'effort' || facts.control === 'level') {
       const sent: string | undefined =
-        provider === 'anthropic' ? body.output_config?.effort
-        : provider === 'google' ? body.generationConfig?.thinkingConfig?.thinkingLevel?.toLowerCase()
-        : body.reasoning_effort;
+        provider === 'anthropic'
+          ? body.output_config?.effort
+          : provider === 'google'
+            ? body.generationConfig?.thinkingConfig?.thinkingLevel?.toLowerCase()
+            : body.reasoning_effort;
       const off = body.thinking?.type === 'disabled' || sent === 'none';
       if (effort === 'disabled') {
         // Off where the model has a "none" level or the provider a switch for it; else the lowest level, and a warning.
-        const canSwitchOff = facts.efforts!.includes('none') || (facts.can_disable && PROVIDERS_WITH_AN_OFF_SWITCH.has(provider));
+        const canSwitchOff =
+          facts.efforts!.includes('none') || (facts.can_disable && PROVIDERS_WITH_AN_OFF_SWITCH.has(provider));
         expect(off, model.id).toBe(canSwitchOff);
         expect(warnings.includes('reasoning_not_disabled'), model.id).toBe(!canSwitchOff);
         if (!canSwitchOff) expect(sent, model.id).toBe(facts.efforts![0]);
@@ -84,15 +113,22 @@ describe.each(reasoningModels.map((model) => [model.id, model] as const))('%s', 
       const exact = facts.efforts!.includes(effort);
       expect(warnings.includes('converted_parameter'), model.id).toBe(!exact);
       const [low, high] = [EFFORT_RANK.indexOf(effort), EFFORT_RANK.indexOf(sent!)].sort((a, b) => a - b);
-      const closer = facts.efforts!.filter((level) => EFFORT_RANK.indexOf(level) > low! && EFFORT_RANK.indexOf(level) < high!);
+      const closer = facts.efforts!.filter(
+        (level) => EFFORT_RANK.indexOf(level) > low! && EFFORT_RANK.indexOf(level) < high!,
+      );
       expect(closer).toEqual([]);
       expect(sent === effort).toBe(exact);
       return;
     }
     // Budget control: tokens, clamped to the range the model and its provider take.
-    const sentBudget: number | undefined = provider === 'anthropic'
-      ? (body.thinking?.type === 'enabled' ? body.thinking.budget_tokens : body.thinking?.type === 'disabled' ? 0 : undefined)
-      : body.generationConfig?.thinkingConfig?.thinkingBudget;
+    const sentBudget: number | undefined =
+      provider === 'anthropic'
+        ? body.thinking?.type === 'enabled'
+          ? body.thinking.budget_tokens
+          : body.thinking?.type === 'disabled'
+            ? 0
+            : undefined
+        : body.generationConfig?.thinkingConfig?.thinkingBudget;
     if (effort === 'disabled' && facts.can_disable) {
       expect(sentBudget).toBe(0);
       expect(warnings).not.toContain('reasoning_not_disabled');
@@ -100,7 +136,10 @@ describe.each(reasoningModels.map((model) => [model.id, model] as const))('%s', 
     }
     const min = facts.min_budget ?? 0;
     // Anthropic keeps room for the answer below the model's output ceiling.
-    const max = Math.min(facts.max_budget ?? model.max_output_tokens, provider === 'anthropic' ? model.max_output_tokens - 1_024 : Infinity);
+    const max = Math.min(
+      facts.max_budget ?? model.max_output_tokens,
+      provider === 'anthropic' ? model.max_output_tokens - 1_024 : Infinity,
+    );
     const wanted = effort === 'disabled' ? min : budget;
     const expected = Math.max(min, Math.min(wanted, max));
     expect(sentBudget, model.id).toBe(expected);

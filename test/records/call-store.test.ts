@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemorySink, SqliteSink, type CallRecord, type CallStore } from '../../src/records/index.ts';
+import { type CallRecord, type CallStore, MemorySink, SqliteSink } from '../../src/records/index.ts';
 import { makeRecord, makeRecords } from './make-record.ts';
 
 const directory = await mkdtemp(join(tmpdir(), 'switchyard-store-'));
@@ -18,7 +18,11 @@ const memory = new MemorySink({ capacity: ROWS });
 memory.write(records);
 
 /** Pages through a whole query, checking no row is skipped or repeated. */
-async function allPages(store: CallStore, query: Parameters<CallStore['list']>[0], pageSize: number): Promise<CallRecord[]> {
+async function allPages(
+  store: CallStore,
+  query: Parameters<CallStore['list']>[0],
+  pageSize: number,
+): Promise<CallRecord[]> {
   const rows: CallRecord[] = [];
   let cursor: string | null = null;
   do {
@@ -44,12 +48,27 @@ describe('SqliteSink', () => {
     expect(sqlite.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
     expect(sqlite.query('PRAGMA synchronous')).toEqual([{ synchronous: 1 }]);
     const indexes = sqlite.query('PRAGMA index_list(calls)').map((row) => row.name);
-    expect(indexes).toEqual(expect.arrayContaining(['calls_with_agent_id', 'calls_with_trace_id', 'calls_with_workflow_name', 'calls_by_created_at']));
+    expect(indexes).toEqual(
+      expect.arrayContaining([
+        'calls_with_agent_id',
+        'calls_with_trace_id',
+        'calls_with_workflow_name',
+        'calls_by_created_at',
+      ]),
+    );
     for (const field of ['agent_id', 'trace_id', 'workflow_name']) {
-      const plan = sqlite.query(`EXPLAIN QUERY PLAN SELECT record FROM calls WHERE ${field} = ? AND created_at >= ? ORDER BY created_at DESC, id DESC LIMIT 5`, 'x', '2026-01-01');
+      const plan = sqlite.query(
+        `EXPLAIN QUERY PLAN SELECT record FROM calls WHERE ${field} = ? AND created_at >= ? ORDER BY created_at ` +
+          `DESC, id DESC LIMIT 5`,
+        'x',
+        '2026-01-01',
+      );
       expect(JSON.stringify(plan), field).toContain(`calls_with_${field}`);
     }
-    const byTrace = sqlite.query('EXPLAIN QUERY PLAN SELECT record FROM calls WHERE trace_id = ? ORDER BY created_at ASC, id ASC', 'x');
+    const byTrace = sqlite.query(
+      'EXPLAIN QUERY PLAN SELECT record FROM calls WHERE trace_id = ? ORDER BY created_at ASC, id ASC',
+      'x',
+    );
     expect(JSON.stringify(byTrace)).toContain('calls_with_trace_id');
   });
 
@@ -57,20 +76,40 @@ describe('SqliteSink', () => {
     const path = join(directory, 'old.sqlite');
     const { DatabaseSync } = await import('node:sqlite');
     const old = new DatabaseSync(path);
-    old.exec('CREATE TABLE calls (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, agent_id TEXT, trace_id TEXT, workflow_name TEXT, deployment_id TEXT, requested_model TEXT NOT NULL, model TEXT, provider TEXT, status TEXT NOT NULL, stream INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, latency_ms REAL NOT NULL, record TEXT NOT NULL)');
-    old.exec('CREATE INDEX calls_by_agent_id ON calls (agent_id, created_at, id); CREATE INDEX calls_by_trace_id ON calls (trace_id, created_at, id); CREATE INDEX calls_by_workflow_name ON calls (workflow_name, created_at, id)');
+    old.exec(
+      'CREATE TABLE calls (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, agent_id TEXT, trace_id TEXT, ' +
+        'workflow_name TEXT, deployment_id TEXT, requested_model TEXT NOT NULL, model TEXT, provider TEXT, status ' +
+        'TEXT NOT NULL, stream INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, ' +
+        'reasoning_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, latency_ms REAL ' +
+        'NOT NULL, record TEXT NOT NULL)',
+    );
+    old.exec(
+      'CREATE INDEX calls_by_agent_id ON calls (agent_id, created_at, id); CREATE INDEX calls_by_trace_id ON calls ' +
+        '(trace_id, created_at, id); CREATE INDEX calls_by_workflow_name ON calls (workflow_name, created_at, id)',
+    );
     old.close();
     const store = new SqliteSink(path);
     const record = makeRecord({ agent_id: 'kept' });
     store.write([record]);
-    const indexes = store.query('PRAGMA index_list(calls)').map((row) => row.name).sort();
-    expect(indexes.filter((name) => String(name).startsWith('calls_'))).toEqual(['calls_by_created_at', 'calls_with_agent_id', 'calls_with_trace_id', 'calls_with_workflow_name']);
+    const indexes = store
+      .query('PRAGMA index_list(calls)')
+      .map((row) => row.name)
+      .sort();
+    expect(indexes.filter((name) => String(name).startsWith('calls_'))).toEqual([
+      'calls_by_created_at',
+      'calls_with_agent_id',
+      'calls_with_trace_id',
+      'calls_with_workflow_name',
+    ]);
     expect((await store.list({ agent_id: 'kept' })).data).toEqual([record]);
     store.close();
   });
 
   it('keeps the whole record: what is read back equals what was written', async () => {
-    const record = makeRecord({ metadata: { customer: 'acme' }, warnings: [{ code: 'unsupported_parameter', param: 'seed', message: 'dropped' }] });
+    const record = makeRecord({
+      metadata: { customer: 'acme' },
+      warnings: [{ code: 'unsupported_parameter', param: 'seed', message: 'dropped' }],
+    });
     const store = new SqliteSink(':memory:');
     store.write([record]);
     store.write([record]); // A batch written twice does not duplicate rows.
@@ -81,8 +120,9 @@ describe('SqliteSink', () => {
   it('stores the rows of a batch that SQLite accepts, and refuses the others by name', () => {
     const store = new SqliteSink(':memory:');
     const broken = { ...makeRecord(), requested_model: null } as unknown as CallRecord;
-    expect(() => store.write([makeRecord(), broken]))
-      .toThrow(/1 of 2 call records could not be stored: NOT NULL constraint failed: calls.requested_model/);
+    expect(() => store.write([makeRecord(), broken])).toThrow(
+      /1 of 2 call records could not be stored: NOT NULL constraint failed: calls.requested_model/,
+    );
     expect(store.query('SELECT count(*) AS n FROM calls')).toEqual([{ n: 1 }]);
     store.close();
   });
@@ -92,7 +132,9 @@ describe.each([
   ['MemorySink', memory],
   ['SqliteSink', sqlite],
 ] as Array<[string, CallStore]>)('%s queries', (_name, store) => {
-  const newestFirst = [...records].sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+  const newestFirst = [...records].sort((a, b) =>
+    a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1,
+  );
 
   it('lists newest first, 50 by default, at most 1000', async () => {
     const page = await store.list();
@@ -109,27 +151,45 @@ describe.each([
   it('filters by agent, trace, workflow and time window', async () => {
     const since = '2026-01-05T00:00:00.000Z';
     const until = '2026-01-10T00:00:00.000Z';
-    const expected = newestFirst.filter((row) => row.agent_id === 'agent-1' && row.workflow_name === 'workflow-2' && row.created_at >= since && row.created_at < until);
+    const expected = newestFirst.filter(
+      (row) =>
+        row.agent_id === 'agent-1' &&
+        row.workflow_name === 'workflow-2' &&
+        row.created_at >= since &&
+        row.created_at < until,
+    );
     expect(expected.length).toBeGreaterThan(10);
-    expect(await allPages(store, { agent_id: 'agent-1', workflow_name: 'workflow-2', since, until: new Date(until) }, 7)).toEqual(expected);
-    expect((await store.list({ trace_id: 'trace-7', limit: 1000 })).data).toEqual(newestFirst.filter((row) => row.trace_id === 'trace-7'));
+    expect(
+      await allPages(store, { agent_id: 'agent-1', workflow_name: 'workflow-2', since, until: new Date(until) }, 7),
+    ).toEqual(expected);
+    expect((await store.list({ trace_id: 'trace-7', limit: 1000 })).data).toEqual(
+      newestFirst.filter((row) => row.trace_id === 'trace-7'),
+    );
     expect(await store.list({ agent_id: 'nobody' })).toEqual({ data: [], next_cursor: null });
   });
 
   it('rejects a cursor or limit it cannot use', async () => {
-    await expect(store.list({ cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'invalid_cursor', param: 'cursor' });
+    await expect(store.list({ cursor: 'not-a-cursor' })).rejects.toMatchObject({
+      code: 'invalid_cursor',
+      param: 'cursor',
+    });
     await expect(store.list({ limit: 0 })).rejects.toMatchObject({ param: 'limit' });
     await expect(store.list({ since: 'yesterday-ish' })).rejects.toMatchObject({ param: 'since' });
   });
 
   it('summarises a workflow by trace', async () => {
-    const calls = records.filter((row) => row.trace_id === 'trace-3').sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+    const calls = records
+      .filter((row) => row.trace_id === 'trace-3')
+      .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
     const summary = (await store.workflow('trace-3'))!;
     expect(summary.calls).toEqual(calls);
     expect(summary.workflow_name).toBe(calls.find((call) => call.workflow_name)!.workflow_name);
     expect(summary.agents.reduce((total, agent) => total + agent.calls, 0)).toBe(calls.length);
     expect(summary.agents[0]!.agent_id).toBe(calls[0]!.agent_id);
-    expect(summary.cost_usd).toBeCloseTo(calls.reduce((total, call) => total + call.cost_usd, 0), 9);
+    expect(summary.cost_usd).toBeCloseTo(
+      calls.reduce((total, call) => total + call.cost_usd, 0),
+      9,
+    );
     const last = Math.max(...calls.map((call) => Date.parse(call.created_at) + call.latency_ms));
     expect(summary.duration_ms).toBe(last - Date.parse(calls[0]!.created_at));
     expect(await store.workflow('no-such-trace')).toBeNull();
@@ -142,26 +202,41 @@ describe.each([
     expect(new Set(rows.map((row) => row.day)).size).toBe(7);
     const day = records.filter((row) => row.created_at.startsWith('2026-01-16') && row.workflow_name === 'workflow-0');
     expect(rows.find((row) => row.day === '2026-01-16' && row.workflow_name === 'workflow-0')).toEqual({
-      day: '2026-01-16', workflow_name: 'workflow-0', calls: day.length, cost_usd: Math.round(day.reduce((sum, row) => sum + row.cost_usd, 0) * 1e9) / 1e9,
+      day: '2026-01-16',
+      workflow_name: 'workflow-0',
+      calls: day.length,
+      cost_usd: Math.round(day.reduce((sum, row) => sum + row.cost_usd, 0) * 1e9) / 1e9,
     });
     const one = await store.dailyCost({ workflow_name: 'workflow-1', days: 30, now });
     expect(one.every((row) => row.workflow_name === 'workflow-1')).toBe(true);
-    expect(one.reduce((total, row) => total + row.calls, 0)).toBe(records.filter((row) => row.workflow_name === 'workflow-1' && row.created_at >= '2025-12-22' && row.created_at < '2026-01-21').length);
+    expect(one.reduce((total, row) => total + row.calls, 0)).toBe(
+      records.filter(
+        (row) => row.workflow_name === 'workflow-1' && row.created_at >= '2025-12-22' && row.created_at < '2026-01-21',
+      ).length,
+    );
   });
 
   it('totals each agent, highest cost first', async () => {
     const agents = await store.agents();
-    expect(agents.map((agent) => agent.agent_id).sort()).toEqual(['agent-0', 'agent-1', 'agent-2', 'agent-3', null].sort());
+    expect(agents.map((agent) => agent.agent_id).sort()).toEqual(
+      ['agent-0', 'agent-1', 'agent-2', 'agent-3', null].sort(),
+    );
     const rows = records.filter((row) => row.agent_id === 'agent-2');
     expect(agents.find((agent) => agent.agent_id === 'agent-2')).toEqual({
-      agent_id: 'agent-2', calls: rows.length, errors: rows.filter((row) => row.status === 'error').length,
+      agent_id: 'agent-2',
+      calls: rows.length,
+      errors: rows.filter((row) => row.status === 'error').length,
       prompt_tokens: rows.reduce((sum, row) => sum + row.usage.prompt_tokens, 0),
       completion_tokens: rows.reduce((sum, row) => sum + row.usage.completion_tokens, 0),
       reasoning_tokens: rows.reduce((sum, row) => sum + row.usage.reasoning_tokens, 0),
       cost_usd: Math.round(rows.reduce((sum, row) => sum + row.cost_usd, 0) * 1e9) / 1e9,
-      last_call_at: rows.map((row) => row.created_at).sort().at(-1),
+      last_call_at: rows
+        .map((row) => row.created_at)
+        .sort()
+        .at(-1),
     });
-    for (let index = 1; index < agents.length; index++) expect(agents[index - 1]!.cost_usd).toBeGreaterThanOrEqual(agents[index]!.cost_usd);
+    for (let index = 1; index < agents.length; index++)
+      expect(agents[index - 1]!.cost_usd).toBeGreaterThanOrEqual(agents[index]!.cost_usd);
   });
 });
 

@@ -2,7 +2,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CallbackSink, MemorySink, SqliteSink, createGateway, uuidv7, type CallRecord, type Gateway } from '../../src/index.ts';
+import {
+  CallbackSink,
+  type CallRecord,
+  createGateway,
+  type Gateway,
+  MemorySink,
+  SqliteSink,
+  uuidv7,
+} from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
 
@@ -29,7 +37,10 @@ async function runWorkflow(gateway: Gateway, traceId: string) {
 describe('call records through the gateway', () => {
   for (const kind of ['memory', 'sqlite'] as const) {
     it(`lists a two-agent workflow and charts its daily cost (${kind})`, async () => {
-      const sink = kind === 'memory' ? new MemorySink() : new SqliteSink(join(await mkdtemp(join(tmpdir(), 'switchyard-records-')), 'calls.sqlite'));
+      const sink =
+        kind === 'memory'
+          ? new MemorySink()
+          : new SqliteSink(join(await mkdtemp(join(tmpdir(), 'switchyard-records-')), 'calls.sqlite'));
       const gateway = createGateway({ catalog: testCatalog, mock: true, records: { sinks: [sink] } });
       const traceId = uuidv7();
       const { notes, stream } = await runWorkflow(gateway, traceId);
@@ -42,7 +53,12 @@ describe('call records through the gateway', () => {
       const workflow = (await gateway.calls.workflow(traceId))!;
       expect(workflow.calls.map((call) => call.agent_id)).toEqual(['researcher', 'writer']);
       expect(workflow.calls[0]!.id).toBe(notes.switchyard.call_id);
-      expect(workflow.calls[1]).toMatchObject({ stream: true, status: 'ok', model: 'mistral-large-2411', provider: 'mock' });
+      expect(workflow.calls[1]).toMatchObject({
+        stream: true,
+        status: 'ok',
+        model: 'mistral-large-2411',
+        provider: 'mock',
+      });
       expect(workflow.calls[1]!.time_to_first_token_ms).not.toBeNull();
       expect(workflow.calls[1]!.output?.content).toContain('Write the report');
       expect(workflow.agents.map((agent) => agent.agent_id).sort()).toEqual(['researcher', 'writer']);
@@ -57,27 +73,53 @@ describe('call records through the gateway', () => {
     });
   }
 
-  it('records failures with their error and attempt chain, and prices the cost of every attempt that produced tokens', async () => {
-    const records: CallRecord[] = [];
-    const mock = createMockProvider({ replies: [{ error: { status: 429, retry_after_ms: 1 } }, 'ok', { error: { status: 400, message: 'nope' } }] });
-    const gateway = createGateway({ catalog: testCatalog, mock, records: { sinks: [new CallbackSink((record) => void records.push(record))] } });
-    const ok = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'hi' }] });
-    await gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'hi' }] }).catch(() => {});
-    await gateway.createCompletion({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }).catch(() => {});
-    await gateway.flush();
+  it(
+    'records failures with their error and attempt chain, and prices the cost of every attempt that produced ' +
+      'tokens',
+    async () => {
+      const records: CallRecord[] = [];
+      const mock = createMockProvider({
+        replies: [{ error: { status: 429, retry_after_ms: 1 } }, 'ok', { error: { status: 400, message: 'nope' } }],
+      });
+      const gateway = createGateway({
+        catalog: testCatalog,
+        mock,
+        records: { sinks: [new CallbackSink((record) => void records.push(record))] },
+      });
+      const ok = await gateway.createCompletion({
+        model: 'gpt-4o-latest',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      await gateway
+        .createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'hi' }] })
+        .catch(() => {});
+      await gateway
+        .createCompletion({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })
+        .catch(() => {});
+      await gateway.flush();
 
-    expect(records.map((record) => record.status)).toEqual(['ok', 'error', 'error']);
-    expect(records[0]!.attempts.map((attempt) => attempt.status ?? attempt.outcome)).toEqual([429, 'ok']);
-    const usage = ok.usage!;
-    expect(records[0]!.cost_usd).toBeCloseTo((usage.prompt_tokens * 2.5 + usage.completion_tokens * 10) / 1e6, 12);
-    expect(records[1]!.error).toMatchObject({ status: 400 });
-    expect(records[2]).toMatchObject({ requested_model: 'no-such-model', model: null, error: { code: 'model_not_found' } });
-    await expect(gateway.calls.list()).rejects.toThrow(/No call-record sink/);
-  });
+      expect(records.map((record) => record.status)).toEqual(['ok', 'error', 'error']);
+      expect(records[0]!.attempts.map((attempt) => attempt.status ?? attempt.outcome)).toEqual([429, 'ok']);
+      const usage = ok.usage!;
+      expect(records[0]!.cost_usd).toBeCloseTo((usage.prompt_tokens * 2.5 + usage.completion_tokens * 10) / 1e6, 12);
+      expect(records[1]!.error).toMatchObject({ status: 400 });
+      expect(records[2]).toMatchObject({
+        requested_model: 'no-such-model',
+        model: null,
+        error: { code: 'model_not_found' },
+      });
+      await expect(gateway.calls.list()).rejects.toThrow(/No call-record sink/);
+    },
+  );
 
   it('never blocks a call when the queue is full: the record is dropped and counted', async () => {
-    const gateway = createGateway({ catalog: testCatalog, mock: true, records: { sinks: [new MemorySink()], maxQueued: 2, flushIntervalMs: 60_000, batchSize: 1000 } });
-    for (let index = 0; index < 5; index++) await gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: `hi ${index}` }] });
+    const gateway = createGateway({
+      catalog: testCatalog,
+      mock: true,
+      records: { sinks: [new MemorySink()], maxQueued: 2, flushIntervalMs: 60_000, batchSize: 1000 },
+    });
+    for (let index = 0; index < 5; index++)
+      await gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: `hi ${index}` }] });
     await new Promise((resolve) => setImmediate(resolve));
     expect(gateway.recordStats.dropped).toBe(3);
     await gateway.close();

@@ -20,21 +20,49 @@ function copied(value: unknown): { value: unknown } | { error: string } {
 }
 
 describe('jsonCopy', () => {
-  it('equals the JSON round trip for any value fast-check makes (BigInts, undefined, -0, NaN, sparse arrays, __proto__ keys…)', () => {
-    fc.assert(
-      fc.property(fc.anything({ withBigInt: true, withBoxedValues: true, withDate: true, withMap: true, withSet: true, withNullPrototype: true, withSparseArray: true, withTypedArray: true }), (value) => {
-        expect(copied(value)).toStrictEqual(roundTrip(value));
-      }),
-      { numRuns: 2000 },
-    );
-  });
+  it(
+    'equals the JSON round trip for any value fast-check makes (BigInts, undefined, -0, NaN, sparse arrays, ' +
+      '__proto__ keys…)',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.anything({
+            withBigInt: true,
+            withBoxedValues: true,
+            withDate: true,
+            withMap: true,
+            withSet: true,
+            withNullPrototype: true,
+            withSparseArray: true,
+            withTypedArray: true,
+          }),
+          (value) => {
+            expect(copied(value)).toStrictEqual(roundTrip(value));
+          },
+        ),
+        { numRuns: 2000 },
+      );
+    },
+  );
 
   it('follows toJSON (with its key), drops functions and symbols, and throws on cycles', () => {
     const when = new Date('2026-11-22T12:00:00Z');
     const keyed = { toJSON: (key: string) => `key:${key}` };
-    const value = { when, keyed, list: [keyed, () => 1, Symbol('s'), undefined], fn: () => 1, sym: Symbol('t'), nested: { n: Number.POSITIVE_INFINITY } };
+    const value = {
+      when,
+      keyed,
+      list: [keyed, () => 1, Symbol('s'), undefined],
+      fn: () => 1,
+      sym: Symbol('t'),
+      nested: { n: Number.POSITIVE_INFINITY },
+    };
     expect(jsonCopy(value)).toStrictEqual(JSON.parse(JSON.stringify(value)));
-    expect(jsonCopy(value)).toMatchObject({ when: '2026-11-22T12:00:00.000Z', keyed: 'key:keyed', list: ['key:0', null, null, null], nested: { n: null } });
+    expect(jsonCopy(value)).toMatchObject({
+      when: '2026-11-22T12:00:00.000Z',
+      keyed: 'key:keyed',
+      list: ['key:0', null, null, null],
+      nested: { n: null },
+    });
     const cycle: Record<string, unknown> = { a: 1 };
     cycle.self = { back: cycle };
     expect(() => jsonCopy(cycle)).toThrow(TypeError);
@@ -51,19 +79,23 @@ describe('jsonCopy', () => {
     expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
   });
 
-  it('asks BigInts for toJSON like JSON does (a BigInt.prototype.toJSON polyfill), and refuses boxed ones without it', () => {
-    expect(copied({ a: 1n })).toStrictEqual(roundTrip({ a: 1n }));
-    expect(copied({ a: Object(1n) })).toStrictEqual(roundTrip({ a: Object(1n) }));
-    const prototype = BigInt.prototype as unknown as { toJSON?: () => string };
-    prototype.toJSON = function toJSON(this: bigint) {
-      return this.toString();
-    };
-    try {
-      const value = { a: 1n, list: [2n], boxed: Object(3n) };
-      expect(copied(value)).toStrictEqual(roundTrip(value));
-      expect(jsonCopy(value)).toStrictEqual({ a: '1', list: ['2'], boxed: '3' });
-    } finally {
-      delete prototype.toJSON;
-    }
-  });
+  it(
+    'asks BigInts for toJSON like JSON does (a BigInt.prototype.toJSON polyfill), and refuses boxed ones without ' +
+      'it',
+    () => {
+      expect(copied({ a: 1n })).toStrictEqual(roundTrip({ a: 1n }));
+      expect(copied({ a: Object(1n) })).toStrictEqual(roundTrip({ a: Object(1n) }));
+      const prototype = BigInt.prototype as unknown as { toJSON?: () => string };
+      prototype.toJSON = function toJSON(this: bigint) {
+        return this.toString();
+      };
+      try {
+        const value = { a: 1n, list: [2n], boxed: Object(3n) };
+        expect(copied(value)).toStrictEqual(roundTrip(value));
+        expect(jsonCopy(value)).toStrictEqual({ a: '1', list: ['2'], boxed: '3' });
+      } finally {
+        delete prototype.toJSON;
+      }
+    },
+  );
 });

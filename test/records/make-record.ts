@@ -45,12 +45,25 @@ export function makeRecords(count: number, startMs = Date.UTC(2026, 0, 1)): Call
         agent_id: index % 11 === 0 ? null : `agent-${index % 4}`,
         trace_id: `trace-${index % 50}`,
         workflow_name: index % 13 === 0 ? null : `workflow-${index % 3}`,
-        usage: { prompt_tokens: 100 + index, completion_tokens: 10 + (index % 7), reasoning_tokens: index % 5, cached_tokens: index % 9 },
+        usage: {
+          prompt_tokens: 100 + index,
+          completion_tokens: 10 + (index % 7),
+          reasoning_tokens: index % 5,
+          cached_tokens: index % 9,
+        },
         cost_usd: failed ? 0 : Math.round((0.000123 + index * 1e-7) * 1e9) / 1e9,
         latency_ms: 50 + (index % 400),
         status: failed ? 'error' : 'ok',
         error: failed ? { type: 'api_error', code: 'server_error', status: 500, message: 'upstream failed' } : null,
-        output: failed ? null : { content: `answer ${index}`, reasoning_content: null, tool_calls: [], refusal: null, finish_reason: 'stop' },
+        output: failed
+          ? null
+          : {
+              content: `answer ${index}`,
+              reasoning_content: null,
+              tool_calls: [],
+              refusal: null,
+              finish_reason: 'stop',
+            },
       }),
     );
   }

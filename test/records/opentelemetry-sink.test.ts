@@ -1,12 +1,22 @@
 import * as otelApi from '@opentelemetry/api';
 import * as otelSdk from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { OpenTelemetrySink, type CallRecord, type OtelAttributeValue, type OtelTracer } from '../../src/records/index.ts';
+import {
+  type CallRecord,
+  OpenTelemetrySink,
+  type OtelAttributeValue,
+  type OtelTracer,
+} from '../../src/records/index.ts';
 import { loadOpenTelemetryTracer } from '../../src/records/sinks/opentelemetry-sink.ts';
 import { makeRecord } from './make-record.ts';
 
-
-const SECRETS = ['secret question', 'secret answer', 'acme-secret-customer', 'hidden reasoning', 'sk-live-key-1234567890'];
+const SECRETS = [
+  'secret question',
+  'secret answer',
+  'acme-secret-customer',
+  'hidden reasoning',
+  'sk-live-key-1234567890',
+];
 
 function sensitiveRecords(): CallRecord[] {
   const ok = makeRecord({
@@ -18,12 +28,22 @@ function sensitiveRecords(): CallRecord[] {
     metadata: { customer: 'acme-secret-customer' },
     deployment_id: 'dep-7',
     input: { key: 'sk-live-key-1234567890' },
-    output: { content: 'secret answer', reasoning_content: 'hidden reasoning', tool_calls: [], refusal: null, finish_reason: 'stop' },
+    output: {
+      content: 'secret answer',
+      reasoning_content: 'hidden reasoning',
+      tool_calls: [],
+      refusal: null,
+      finish_reason: 'stop',
+    },
     usage: { prompt_tokens: 321, completion_tokens: 45, reasoning_tokens: 5, cached_tokens: 0 },
     cost_usd: 0.000123,
   });
   const failed = makeRecord({
-    status: 'error', output: null, model: null, provider: null, provider_model: null,
+    status: 'error',
+    output: null,
+    model: null,
+    provider: null,
+    provider_model: null,
     error: { type: 'api_error', code: 'server_error', status: 500, message: 'upstream echoed: secret question' },
   });
   return [ok, failed];
@@ -85,7 +105,8 @@ describe('OpenTelemetrySink', () => {
   it('says how to install @opentelemetry/api when it is missing', async () => {
     const missing = () => Promise.reject(new Error("Cannot find package '@opentelemetry/api'"));
     await expect(loadOpenTelemetryTracer('switchyard', missing)).rejects.toThrow(
-      'OpenTelemetrySink needs the optional peer dependency @opentelemetry/api, which is not installed: npm install @opentelemetry/api',
+      'OpenTelemetrySink needs the optional peer dependency @opentelemetry/api, which is not installed: npm install ' +
+        '@opentelemetry/api',
     );
   });
 
@@ -95,27 +116,29 @@ describe('OpenTelemetrySink', () => {
     await expect(sink.write(sensitiveRecords())).resolves.toBeUndefined();
   });
 
-  it(
-    'exports spans through the SDK with the GenAI attributes',
-    async () => {
-      const exporter = new otelSdk.InMemorySpanExporter();
-      const processor = new otelSdk.SimpleSpanProcessor(exporter);
-      const provider = new otelSdk.BasicTracerProvider({ spanProcessors: [processor] });
-      const [ok, failed] = sensitiveRecords();
-      await new OpenTelemetrySink({ tracer: provider.getTracer('switchyard') }).write([ok!, failed!]);
-      await provider.forceFlush();
-      const spans = exporter.getFinishedSpans() as Array<Record<string, any>>;
-      expect(spans).toHaveLength(2);
-      expect(spans[0]!.name).toBe('chat gemini-2.5-flash');
-      expect(spans[0]!.kind).toBe(otelApi.SpanKind.CLIENT);
-      expect(spans[0]!.attributes).toMatchObject({
-        'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 321, 'switchyard.cost_usd': 0.000123, 'switchyard.agent_id': 'planner',
-      });
-      const [seconds, nanos] = spans[0]!.startTime as [number, number];
-      expect(seconds * 1000 + nanos / 1e6).toBeCloseTo(Date.parse(ok!.created_at), 3);
-      expect(spans[1]!.status.code).toBe(otelApi.SpanStatusCode.ERROR);
-      const everything = JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, status: span.status, events: span.events })));
-      for (const secret of SECRETS) expect(everything).not.toContain(secret);
-    },
-  );
+  it('exports spans through the SDK with the GenAI attributes', async () => {
+    const exporter = new otelSdk.InMemorySpanExporter();
+    const processor = new otelSdk.SimpleSpanProcessor(exporter);
+    const provider = new otelSdk.BasicTracerProvider({ spanProcessors: [processor] });
+    const [ok, failed] = sensitiveRecords();
+    await new OpenTelemetrySink({ tracer: provider.getTracer('switchyard') }).write([ok!, failed!]);
+    await provider.forceFlush();
+    const spans = exporter.getFinishedSpans() as Array<Record<string, any>>;
+    expect(spans).toHaveLength(2);
+    expect(spans[0]!.name).toBe('chat gemini-2.5-flash');
+    expect(spans[0]!.kind).toBe(otelApi.SpanKind.CLIENT);
+    expect(spans[0]!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.usage.input_tokens': 321,
+      'switchyard.cost_usd': 0.000123,
+      'switchyard.agent_id': 'planner',
+    });
+    const [seconds, nanos] = spans[0]!.startTime as [number, number];
+    expect(seconds * 1000 + nanos / 1e6).toBeCloseTo(Date.parse(ok!.created_at), 3);
+    expect(spans[1]!.status.code).toBe(otelApi.SpanStatusCode.ERROR);
+    const everything = JSON.stringify(
+      spans.map((span) => ({ name: span.name, attributes: span.attributes, status: span.status, events: span.events })),
+    );
+    for (const secret of SECRETS) expect(everything).not.toContain(secret);
+  });
 });

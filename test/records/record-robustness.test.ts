@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemorySink, SqliteSink, SwitchyardError, buildCallRecord, type CallRecord } from '../../src/index.ts';
+import { buildCallRecord, type CallRecord, MemorySink, SqliteSink, SwitchyardError } from '../../src/index.ts';
 import { StreamRecorder } from '../../src/records/index.ts';
-import { startFakeHttpServer, sendJSON } from '../fake-servers/http.ts';
+import { sendJSON, startFakeHttpServer } from '../fake-servers/http.ts';
 import { gatewayAgainst } from '../helpers/openai-env.ts';
 
 const request = { model: 'gpt-4o-latest', messages: [{ role: 'user' as const, content: 'hi' }] };

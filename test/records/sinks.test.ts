@@ -2,7 +2,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CallbackSink, JsonlFileSink, MemorySink, RecordQueue, isCallStore, type CallRecord } from '../../src/records/index.ts';
+import {
+  CallbackSink,
+  type CallRecord,
+  isCallStore,
+  JsonlFileSink,
+  MemorySink,
+  RecordQueue,
+} from '../../src/records/index.ts';
 import { makeRecord } from './make-record.ts';
 
 const directory = await mkdtemp(join(tmpdir(), 'switchyard-records-'));
@@ -31,7 +38,9 @@ describe('JsonlFileSink', () => {
   it('appends one JSON record per line, creating the directories', async () => {
     const path = join(directory, 'nested', 'deeper', 'calls.jsonl');
     const sink = new JsonlFileSink(path);
-    const records = Array.from({ length: 5 }, (_, index) => makeRecord({ agent_id: `a${index}`, input: { text: 'line\nbreak "quoted"' } }));
+    const records = Array.from({ length: 5 }, (_, index) =>
+      makeRecord({ agent_id: `a${index}`, input: { text: 'line\nbreak "quoted"' } }),
+    );
     await sink.write(records.slice(0, 2));
     await sink.write(records.slice(2));
     await sink.close();
@@ -43,11 +52,16 @@ describe('JsonlFileSink', () => {
   it('keeps batches whole when written concurrently, and appends to an existing file', async () => {
     const path = join(directory, 'concurrent.jsonl');
     const sink = new JsonlFileSink(path);
-    const batches = Array.from({ length: 20 }, (_, batch) => Array.from({ length: 10 }, () => makeRecord({ agent_id: `batch-${batch}` })));
+    const batches = Array.from({ length: 20 }, (_, batch) =>
+      Array.from({ length: 10 }, () => makeRecord({ agent_id: `batch-${batch}` })),
+    );
     await Promise.all(batches.map((batch) => sink.write(batch)));
     const again = new JsonlFileSink(path);
     await again.write([makeRecord({ agent_id: 'later' })]);
-    const agents = (await readFile(path, 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as CallRecord).agent_id);
+    const agents = (await readFile(path, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as CallRecord).agent_id);
     expect(agents).toEqual([...batches.flatMap((batch) => batch.map((record) => record.agent_id)), 'later']);
   });
 

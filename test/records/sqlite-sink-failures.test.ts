@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RecordQueue, RecordsRefusedError, SqliteSink, type CallRecord } from '../../src/records/index.ts';
 import { createGateway } from '../../src/index.ts';
+import { type CallRecord, RecordQueue, RecordsRefusedError, SqliteSink } from '../../src/records/index.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
 import { makeRecord } from './make-record.ts';
 

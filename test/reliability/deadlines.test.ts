@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CompletionStream, createGateway, type Gateway, type GatewayOptions } from '../../src/index.ts';
-import { startRawAnswerServer, type RawAnswerServer } from '../fake-servers/raw-answer-server.ts';
-import { KEYS, MODELS, bounded, catalog, guardUnhandledRejections, rejection } from './harness.ts';
+import { type CompletionStream, createGateway, type Gateway, type GatewayOptions } from '../../src/index.ts';
+import { type RawAnswerServer, startRawAnswerServer } from '../fake-servers/raw-answer-server.ts';
+import { bounded, catalog, guardUnhandledRejections, KEYS, MODELS, rejection } from './harness.ts';
 
 /**
  * Limits that hold: the call's deadline aborts an attempt in flight, the first-token and idle limits of streams
@@ -14,10 +14,22 @@ guardUnhandledRejections();
 
 const envelope = { id: 'chatcmpl-d', object: 'chat.completion', created: 1_760_000_000, model: 'gpt-4o' };
 const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 };
-const answer = (content: string) => JSON.stringify({ ...envelope, choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }], usage });
-const chunk = (delta: object, finish: string | null = null) =>
-  `data: ${JSON.stringify({ ...envelope, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}`;
-const streamOf = (...pieces: Array<string | number>) => [chunk({ role: 'assistant', content: '' }), ...pieces.map((piece) => (typeof piece === 'number' ? piece : chunk({ content: piece }))), chunk({}, 'stop'), 'data: [DONE]'];
+const answer = (content: string) =>
+  JSON.stringify({
+    ...envelope,
+    choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
+    usage,
+  });
+const chunk = (delta: object, finish: string | null = null) => {
+  const choices = [{ index: 0, delta, logprobs: null, finish_reason: finish }];
+  return `data: ${JSON.stringify({ ...envelope, object: 'chat.completion.chunk', choices })}`;
+};
+const streamOf = (...pieces: Array<string | number>) => [
+  chunk({ role: 'assistant', content: '' }),
+  ...pieces.map((piece) => (typeof piece === 'number' ? piece : chunk({ content: piece }))),
+  chunk({}, 'stop'),
+  'data: [DONE]',
+];
 const ask = { model: MODELS.openai, messages: [{ role: 'user' as const, content: 'hi' }] };
 
 let raw: RawAnswerServer;
@@ -60,7 +72,9 @@ describe('retry.totalTimeoutMs is the deadline of the whole call', () => {
     const error = await rejection(gateway({ retry: { totalTimeoutMs: 500 } }).createCompletion(ask), 3_000);
     expect(error).toMatchObject({ status: 504, code: 'deadline_exceeded', type: 'timeout_error', retryable: false });
     expect(error.message).toMatch(/total time of 500 ms/);
-    expect(error.attempts).toEqual([expect.objectContaining({ provider: 'openai', outcome: 'deadline_exceeded', status: 504 })]);
+    expect(error.attempts).toEqual([
+      expect.objectContaining({ provider: 'openai', outcome: 'deadline_exceeded', status: 504 }),
+    ]);
   });
 
   it('holds across retries: no retry starts past the deadline', async () => {
@@ -79,9 +93,15 @@ describe('retry.totalTimeoutMs is the deadline of the whole call', () => {
 });
 
 describe('first-token and idle limits of streams', () => {
-  it('retries an attempt that sends no content within firstTokenTimeoutMs (the role chunk alone does not count)', async () => {
-    raw.enqueue({ events: [chunk({ role: 'assistant', content: '' }), 5_000, chunk({ content: 'late' })] }, { events: streamOf('on ', 'time') });
-    const stream = await bounded(gateway({ firstTokenTimeoutMs: 200 }).createCompletion({ ...ask, stream: true }), 3_000);
+  it('retries an attempt without content within firstTokenTimeoutMs (a role chunk is not content)', async () => {
+    raw.enqueue(
+      { events: [chunk({ role: 'assistant', content: '' }), 5_000, chunk({ content: 'late' })] },
+      { events: streamOf('on ', 'time') },
+    );
+    const stream = await bounded(
+      gateway({ firstTokenTimeoutMs: 200 }).createCompletion({ ...ask, stream: true }),
+      3_000,
+    );
     expect(stream.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual(['first_token_timeout', 'ok']);
     expect(await drain(stream)).toBe('on time');
   });
@@ -91,30 +111,43 @@ describe('first-token and idle limits of streams', () => {
     const perProvider = gateway({ firstTokenTimeoutMs: 100 }, { firstTokenTimeoutMs: 3_000 });
     expect(await drain(await perProvider.createCompletion({ ...ask, stream: true }))).toBe('slow but allowed');
     raw.enqueue({ events: streamOf(5_000, 'too slow') }, { events: streamOf('fast') });
-    const stream = await bounded(perProvider.createCompletion({ ...ask, stream: true }, { firstTokenTimeoutMs: 150 }), 3_000);
+    const stream = await bounded(
+      perProvider.createCompletion({ ...ask, stream: true }, { firstTokenTimeoutMs: 150 }),
+      3_000,
+    );
     expect(stream.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual(['first_token_timeout', 'ok']);
   });
 
   it('an idle provider before the first content fails the attempt, which is retried', async () => {
     raw.enqueue({ events: [chunk({ role: 'assistant', content: '' }), 5_000] }, { events: streamOf('second try') });
-    const stream = await bounded(gateway({ streamIdleTimeoutMs: 200 }).createCompletion({ ...ask, stream: true }), 3_000);
+    const stream = await bounded(
+      gateway({ streamIdleTimeoutMs: 200 }).createCompletion({ ...ask, stream: true }),
+      3_000,
+    );
     expect(stream.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual(['stream_idle_timeout', 'ok']);
     expect(await drain(stream)).toBe('second try');
   });
 
-  it('an idle provider after the caller has content ends the stream with StreamInterruptedError, recorded', async () => {
+  it('a provider idle after the caller has content ends the stream (StreamInterruptedError), recorded', async () => {
     raw.enqueue({ events: streamOf('Hel', 5_000, 'lo') });
     const idle = gateway({ streamIdleTimeoutMs: 200 });
     const stream = await idle.createCompletion({ ...ask, stream: true });
     const received: string[] = [];
-    const error = await rejection((async () => {
-      for await (const piece of stream) received.push(piece.choices[0]?.delta.content ?? '');
-    })(), 3_000);
+    const error = await rejection(
+      (async () => {
+        for await (const piece of stream) received.push(piece.choices[0]?.delta.content ?? '');
+      })(),
+      3_000,
+    );
     expect(received.join('')).toBe('Hel');
     expect(error).toMatchObject({ name: 'StreamInterruptedError', code: 'stream_idle_timeout', retryable: false });
     await idle.flush();
     const record = (await idle.calls.list({ limit: 1 })).data[0]!;
-    expect(record).toMatchObject({ id: stream.switchyard.call_id, status: 'error', error: { code: 'stream_idle_timeout' } });
+    expect(record).toMatchObject({
+      id: stream.switchyard.call_id,
+      status: 'error',
+      error: { code: 'stream_idle_timeout' },
+    });
   });
 
   it('time the caller takes between reads is not idle time', async () => {
@@ -147,7 +180,9 @@ describe('answer size limit (maxResponseBytes)', () => {
 
   it('holds for a fetch the caller gives too', async () => {
     raw.enqueue({ json: big });
-    const error = await rejection(gateway({ maxResponseBytes: 1_000_000 }, { fetch: globalThis.fetch }).createCompletion(ask));
+    const error = await rejection(
+      gateway({ maxResponseBytes: 1_000_000 }, { fetch: globalThis.fetch }).createCompletion(ask),
+    );
     expect(error).toMatchObject({ code: 'response_too_large' });
   });
 
@@ -169,11 +204,23 @@ describe('connections per provider (maxConnectionsPerProvider)', () => {
   it('keeps at most that many requests open to the provider; the others wait their turn', async () => {
     const own = await startRawAnswerServer();
     try {
-      const limited = createGateway({ catalog, env: {}, providers: { openai: { apiKey: KEYS.openai, baseURL: `${own.origin}/v1` } }, maxConnectionsPerProvider: 2 });
+      const limited = createGateway({
+        catalog,
+        env: {},
+        providers: { openai: { apiKey: KEYS.openai, baseURL: `${own.origin}/v1` } },
+        maxConnectionsPerProvider: 2,
+      });
       gateways.push(limited);
       own.enqueue(...Array.from({ length: 6 }, (_, index) => ({ json: answer(`n${index}`), delayMs: 150 })));
       const answers = await bounded(Promise.all(Array.from({ length: 6 }, () => limited.createCompletion(ask))), 5_000);
-      expect(answers.map((response) => response.choices[0]!.message.content).sort()).toEqual(['n0', 'n1', 'n2', 'n3', 'n4', 'n5']);
+      expect(answers.map((response) => response.choices[0]!.message.content).sort()).toEqual([
+        'n0',
+        'n1',
+        'n2',
+        'n3',
+        'n4',
+        'n5',
+      ]);
       expect(own.maxInFlight).toBe(2);
     } finally {
       await own.close();

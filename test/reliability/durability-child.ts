@@ -9,7 +9,7 @@
  *                                                 queue (no timer flush), then gateway.close() and exits at once.
  */
 import { createGateway } from '../../src/index.ts';
-import { JsonlFileSink, SqliteSink, type CallRecord } from '../../src/records/index.ts';
+import { type CallRecord, JsonlFileSink, SqliteSink } from '../../src/records/index.ts';
 import { makeRecord } from '../records/make-record.ts';
 
 const [mode, ...args] = process.argv.slice(2);
@@ -24,11 +24,13 @@ if (mode === 'burst') {
     const size = 1 + ((batch * 37) % 150);
     const records: CallRecord[] = [];
     for (let index = 0; index < size; index++) {
-      records.push(makeRecord({
-        createdAt: Date.UTC(2026, 0, 1) + Number(round) * 10_000_000 + written + index,
-        agent_id: `round-${round}`,
-        input_messages: [{ role: 'user', content: `${round}/${written + index} ${padding}` }],
-      }));
+      records.push(
+        makeRecord({
+          createdAt: Date.UTC(2026, 0, 1) + Number(round) * 10_000_000 + written + index,
+          agent_id: `round-${round}`,
+          input_messages: [{ role: 'user', content: `${round}/${written + index} ${padding}` }],
+        }),
+      );
     }
     process.stdout.write(`begin ${written + size}\n`);
     sink.write(records);
@@ -41,7 +43,11 @@ if (mode === 'burst') {
   const gateway = createGateway({
     mock: true,
     // Nothing is written before close(): no timer flush within the test, no batch ever full.
-    records: { sinks: [new SqliteSink(path), new JsonlFileSink(jsonl)], flushIntervalMs: 600_000, batchSize: 1_000_000 },
+    records: {
+      sinks: [new SqliteSink(path), new JsonlFileSink(jsonl)],
+      flushIntervalMs: 600_000,
+      batchSize: 1_000_000,
+    },
   });
   const calls: Array<Promise<unknown>> = [];
   for (let index = 0; index < Number(count); index++) {
@@ -49,9 +55,11 @@ if (mode === 'burst') {
     if (index % 10 === 9) {
       calls.push(gateway.createCompletion({ model: 'no-such-model', messages }).catch(() => undefined));
     } else if (index % 3 === 0) {
-      calls.push(gateway.createCompletion({ model: 'gpt-4o-latest', messages, stream: true }).then(async (stream) => {
-        for await (const chunk of stream) void chunk;
-      }));
+      calls.push(
+        gateway.createCompletion({ model: 'gpt-4o-latest', messages, stream: true }).then(async (stream) => {
+          for await (const chunk of stream) void chunk;
+        }),
+      );
     } else {
       calls.push(gateway.createCompletion({ model: 'claude-haiku-4-5', messages, metadata: { agent_id: 'closer' } }));
     }

@@ -5,8 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DeploymentStoreError, SqliteSink, createGateway } from '../../src/index.ts';
-import { startFakeDeploymentServer, type FakeDeploymentServer } from '../deployments/fake-deployment-server.ts';
+import { createGateway, DeploymentStoreError, SqliteSink } from '../../src/index.ts';
+import { type FakeDeploymentServer, startFakeDeploymentServer } from '../deployments/fake-deployment-server.ts';
 import { makeDeployment } from '../deployments/fixtures.ts';
 import { bounded, guardUnhandledRejections } from './harness.ts';
 
@@ -31,12 +31,23 @@ beforeAll(async () => {
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
 /** Opens the database the way an operator would after a crash, and reads everything back. */
-function inspectDatabase(path: string): { integrity: string; rows: number; parsed: number; rounds: Record<string, number> } {
+function inspectDatabase(path: string): {
+  integrity: string;
+  rows: number;
+  parsed: number;
+  rounds: Record<string, number>;
+} {
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
   const db = new DatabaseSync(path);
   try {
-    const integrity = (db.prepare('PRAGMA integrity_check').all() as Array<{ integrity_check: string }>).map((row) => row.integrity_check).join('; ');
-    const records = db.prepare('SELECT id, agent_id, record FROM calls').all() as Array<{ id: string; agent_id: string; record: string }>;
+    const integrity = (db.prepare('PRAGMA integrity_check').all() as Array<{ integrity_check: string }>)
+      .map((row) => row.integrity_check)
+      .join('; ');
+    const records = db.prepare('SELECT id, agent_id, record FROM calls').all() as Array<{
+      id: string;
+      agent_id: string;
+      record: string;
+    }>;
     let parsed = 0;
     const rounds: Record<string, number> = {};
     for (const row of records) {
@@ -51,32 +62,41 @@ function inspectDatabase(path: string): { integrity: string; rows: number; parse
 }
 
 describe('SqliteSink: SIGKILL in the middle of a write burst', () => {
-  it('leaves a database that passes integrity_check, with every committed row readable, three kills in a row', async () => {
+  it('leaves a database that passes integrity_check, every committed row readable, three kills in a row', async () => {
     const path = join(directory, 'burst.sqlite');
     const committedPerRound: number[] = [];
     let killedInsideATransaction = 0;
     const roundRows: number[] = [];
     for (let round = 0; round < 3; round++) {
-      const process_ = spawn(node, [child, 'burst', path, String(round)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      const process_ = spawn(node, [child, 'burst', path, String(round)], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       process_.stderr.on('data', (chunk) => (stderr += String(chunk)));
-      const exited = new Promise<NodeJS.Signals | number | null>((done) => process_.on('exit', (code, signal) => done(signal ?? code)));
+      const exited = new Promise<NodeJS.Signals | number | null>((done) =>
+        process_.on('exit', (code, signal) => done(signal ?? code)),
+      );
       // Kill at a different point each round, while batches keep coming.
       const killAt = 1_500 + round * 1_300;
       let committed = 0;
       let announced = 0;
       let last = '';
-      await bounded((async () => {
-        // Read to the end, past the kill: the last line says whether the kill landed inside a transaction.
-        for await (const line of createInterface({ input: process_.stdout })) {
-          last = line;
-          const match = /^(begin|committed) (\d+)$/.exec(line);
-          if (match?.[1] === 'committed') committed = Number(match[2]);
-          if (match?.[1] === 'begin') announced = Number(match[2]);
-          // Killed just after it announced a batch: inside SqliteSink.write, most of the time inside the transaction.
-          if (committed >= killAt && line.startsWith('begin') && !process_.killed) process_.kill('SIGKILL');
-        }
-      })(), 30_000, `round ${round} of the write burst`);
+      await bounded(
+        (async () => {
+          // Read to the end, past the kill: the last line says whether the kill landed inside a transaction.
+          for await (const line of createInterface({ input: process_.stdout })) {
+            last = line;
+            const match = /^(begin|committed) (\d+)$/.exec(line);
+            if (match?.[1] === 'committed') committed = Number(match[2]);
+            if (match?.[1] === 'begin') announced = Number(match[2]);
+            // Killed just after it announced a batch: inside SqliteSink.write, most of the time inside the transaction.
+            if (committed >= killAt && line.startsWith('begin') && !process_.killed) process_.kill('SIGKILL');
+          }
+        })(),
+        30_000,
+        `round ${round} of the write burst`,
+      );
       expect(await bounded(exited, 10_000, 'the killed child'), stderr).toBe('SIGKILL');
       committedPerRound.push(committed);
       if (last.startsWith('begin')) killedInsideATransaction += 1;
@@ -87,7 +107,8 @@ describe('SqliteSink: SIGKILL in the middle of a write burst', () => {
       // Every batch the child reported as committed is there (WAL: a commit survives the death of the process), and
       // the batch it was killed in is there whole or not at all.
       expect([committed, announced]).toContain(after.rounds[`round-${round}`] ?? 0);
-      for (let previous = 0; previous < round; previous++) expect(after.rounds[`round-${previous}`]).toBe(roundRows[previous]);
+      for (let previous = 0; previous < round; previous++)
+        expect(after.rounds[`round-${previous}`]).toBe(roundRows[previous]);
       roundRows.push(after.rounds[`round-${round}`] ?? 0);
     }
     expect(killedInsideATransaction).toBeGreaterThanOrEqual(1);
@@ -98,7 +119,8 @@ describe('SqliteSink: SIGKILL in the middle of a write burst', () => {
     sink.close();
     const final = inspectDatabase(path);
     console.log(
-      `durability: 3 SIGKILLs (${killedInsideATransaction} inside a transaction), ${committedPerRound.join(' + ')} rows reported committed, ` +
+      `durability: 3 SIGKILLs (${killedInsideATransaction} inside a transaction), ${committedPerRound.join(' + ')} ` +
+        `rows reported committed, ` +
         `${final.rows} rows found, integrity ${final.integrity}`,
     );
   }, 90_000);
@@ -109,7 +131,10 @@ describe('gateway.close() writes every queued record', () => {
     const path = join(directory, 'close.sqlite');
     const jsonl = join(directory, 'close.jsonl');
     const calls = 400;
-    const process_ = spawn(node, [child, 'close', path, jsonl, String(calls)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const process_ = spawn(node, [child, 'close', path, jsonl, String(calls)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     process_.stdout.on('data', (chunk) => (stdout += String(chunk)));
@@ -117,7 +142,12 @@ describe('gateway.close() writes every queued record', () => {
     const code = await bounded(new Promise((done) => process_.on('exit', done)), 30_000, 'the closing child');
     expect(code, stderr).toBe(0);
     const before = JSON.parse(/before-close (.*)/.exec(stdout)![1]!) as { queued: number; written: number };
-    const after = JSON.parse(/after-close (.*)/.exec(stdout)![1]!) as { queued: number; written: number; dropped: number; failed: number };
+    const after = JSON.parse(/after-close (.*)/.exec(stdout)![1]!) as {
+      queued: number;
+      written: number;
+      dropped: number;
+      failed: number;
+    };
     // Everything was still queued when close() was called, and close() wrote it all.
     expect(before).toMatchObject({ queued: calls, written: 0 });
     expect(after).toEqual({ queued: 0, written: calls, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null });
@@ -127,17 +157,27 @@ describe('gateway.close() writes every queued record', () => {
     expect(lines).toHaveLength(calls);
     const statuses = lines.map((line) => (JSON.parse(line) as { status: string }).status);
     expect(statuses.filter((status) => status === 'error')).toHaveLength(calls / 10);
-    console.log(`durability: close() wrote ${after.written} of ${before.queued} queued records (SQLite rows ${database.rows}, JSONL lines ${lines.length})`);
+    console.log(
+      `durability: close() wrote ${after.written} of ${before.queued} queued records (SQLite rows ${database.rows}, ` +
+        `JSONL lines ${lines.length})`,
+    );
   }, 60_000);
 
   it('in process: records of calls made after close() are dropped and counted, never thrown', async () => {
     const sink = new SqliteSink(join(directory, 'in-process.sqlite'));
     const gateway = createGateway({ mock: true, records: { sinks: [sink], flushIntervalMs: 600_000 } });
-    await Promise.all(Array.from({ length: 50 }, (_, index) => gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: `n${index}` }] })));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: `n${index}` }] }),
+      ),
+    );
     await gateway.close();
     expect(gateway.recordStats).toMatchObject({ written: 50, queued: 0 });
     // The sink is closed; a late call still answers, and its record is counted as dropped.
-    const late = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'late' }] });
+    const late = await gateway.createCompletion({
+      model: 'gpt-4o-latest',
+      messages: [{ role: 'user', content: 'late' }],
+    });
     expect(late.choices[0]!.message.content).toContain('late');
     await gateway.flush();
     expect(gateway.recordStats).toMatchObject({ written: 50, dropped: 1 });
@@ -167,7 +207,8 @@ describe('remote deployment store down: the cache is served, and the response sa
     vi.useFakeTimers({ toFake: ['Date'] });
     const gateway = createGateway({ mock: true, deployments: front.url, env: { SWITCHYARD_API_KEY: server.apiKey } });
     const call = () => bounded(gateway.createCompletion({ model: `switchyard/deployment/${deployment.id}`, input }));
-    const codes = (response: Awaited<ReturnType<typeof call>>) => response.switchyard.warnings.map((warning) => warning.code);
+    const codes = (response: Awaited<ReturnType<typeof call>>) =>
+      response.switchyard.warnings.map((warning) => warning.code);
 
     const fresh = await call();
     expect(codes(fresh)).not.toContain('deployment_store_stale');
@@ -181,10 +222,17 @@ describe('remote deployment store down: the cache is served, and the response sa
     expect(server.requests.length).toBe(requestsBefore + 1);
     expect(stale.switchyard.deployment_id).toBe(deployment.id);
     expect(stale.choices[0]!.message.content).toContain('It is down');
-    expect(stale.switchyard.warnings).toContainEqual({ code: 'deployment_store_stale', message: expect.stringContaining(deployment.id) });
+    expect(stale.switchyard.warnings).toContainEqual({
+      code: 'deployment_store_stale',
+      message: expect.stringContaining(deployment.id),
+    });
 
     // A deployment that was never cached cannot be served: a typed 503 that names the store and its status.
-    const missing = await bounded(gateway.createCompletion({ model: 'switchyard/deployment/support:staging#9', input }).catch((error: unknown) => error));
+    const missing = await bounded(
+      gateway
+        .createCompletion({ model: 'switchyard/deployment/support:staging#9', input })
+        .catch((error: unknown) => error),
+    );
     expect(missing).toBeInstanceOf(DeploymentStoreError);
     expect(missing).toMatchObject({ status: 503, code: 'deployment_store_unavailable', upstreamStatus: 503 });
     expect((missing as Error).message).toContain(front.url);

@@ -56,9 +56,17 @@ export interface FaultyServer {
 }
 
 /** Headers that describe one hop's framing, not the message; never relayed. */
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'content-encoding']);
+const HOP_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'host',
+  'content-encoding',
+]);
 
-export const DEFAULT_MALFORMED_BODY = '{"id":"chatcmpl-broken","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis';
+export const DEFAULT_MALFORMED_BODY =
+  '{"id":"chatcmpl-broken","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis';
 
 export async function startFaultyServer(upstream: string): Promise<FaultyServer> {
   const upstreamOrigin = new URL(upstream).origin;
@@ -74,7 +82,14 @@ export async function startFaultyServer(upstream: string): Promise<FaultyServer>
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
     const fault = faults.shift() ?? { kind: 'pass' };
-    requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, at: performance.now(), fault: fault.kind });
+    requests.push({
+      method: request.method ?? '',
+      path: request.url ?? '',
+      headers: request.headers,
+      body,
+      at: performance.now(),
+      fault: fault.kind,
+    });
 
     switch (fault.kind) {
       case 'reset':

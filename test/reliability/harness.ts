@@ -1,9 +1,17 @@
 import { afterEach, beforeEach, expect } from 'vitest';
-import { Catalog, createGateway, type CatalogData, type CompletionChunk, type Gateway, type GatewayOptions, type ModelEntry } from '../../src/index.ts';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
-import { startFakeGeminiServer, type FakeGeminiServer } from '../fake-servers/gemini-server.ts';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../fake-servers/openai-server.ts';
-import { startFaultyServer, type FaultyServer } from './faulty-server.ts';
+import {
+  Catalog,
+  type CatalogData,
+  type CompletionChunk,
+  createGateway,
+  type Gateway,
+  type GatewayOptions,
+  type ModelEntry,
+} from '../../src/index.ts';
+import { type FakeAnthropicServer, startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
+import { type FakeGeminiServer, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '../fake-servers/openai-server.ts';
+import { type FaultyServer, startFaultyServer } from './faulty-server.ts';
 
 /**
  * Shared set-up of the reliability tests: one small catalog with a model per provider family, the three fake
@@ -12,8 +20,16 @@ import { startFaultyServer, type FaultyServer } from './faulty-server.ts';
  */
 
 const supports: ModelEntry['supports'] = {
-  reasoning: false, structured_outputs: true, json_mode: true, tools: true, parallel_tool_calls: true, images: true,
-  temperature: true, top_p: true, stop: true, reasoning_can_disable: false,
+  reasoning: false,
+  structured_outputs: true,
+  json_mode: true,
+  tools: true,
+  parallel_tool_calls: true,
+  images: true,
+  temperature: true,
+  top_p: true,
+  stop: true,
+  reasoning_can_disable: false,
 };
 
 export const MODELS = {
@@ -30,24 +46,61 @@ const catalogData: CatalogData = {
   updated: '2026-11-22',
   models: [
     {
-      id: MODELS.openai, name: 'GPT-4o', maker: 'openai', release_date: '2024-11-20', context_window: 128000, max_output_tokens: 16384, supports,
-      providers: [{ provider: 'openai', model: MODELS.openai, pricing: { input: 2.5, output: 10, cached_input: 1.25 } }],
+      id: MODELS.openai,
+      name: 'GPT-4o',
+      maker: 'openai',
+      release_date: '2024-11-20',
+      context_window: 128000,
+      max_output_tokens: 16384,
+      supports,
+      providers: [
+        { provider: 'openai', model: MODELS.openai, pricing: { input: 2.5, output: 10, cached_input: 1.25 } },
+      ],
     },
     {
-      id: MODELS.anthropic, name: 'Claude Haiku 4.5', maker: 'anthropic', release_date: '2025-10-01', context_window: 200000, max_output_tokens: 64000,
+      id: MODELS.anthropic,
+      name: 'Claude Haiku 4.5',
+      maker: 'anthropic',
+      release_date: '2025-10-01',
+      context_window: 200000,
+      max_output_tokens: 64000,
       supports: { ...supports, json_mode: false },
-      providers: [{ provider: 'anthropic', model: MODELS.anthropic, pricing: { input: 1, output: 5, cached_input: 0.1 } }],
+      providers: [
+        { provider: 'anthropic', model: MODELS.anthropic, pricing: { input: 1, output: 5, cached_input: 0.1 } },
+      ],
     },
     {
-      id: MODELS.google, name: 'Gemini 2.5 Flash', maker: 'google', release_date: '2025-06-17', context_window: 1048576, max_output_tokens: 65536, supports,
-      providers: [{ provider: 'google', model: MODELS.google, pricing: { input: 0.3, output: 2.5, cached_input: 0.03 } }],
+      id: MODELS.google,
+      name: 'Gemini 2.5 Flash',
+      maker: 'google',
+      release_date: '2025-06-17',
+      context_window: 1048576,
+      max_output_tokens: 65536,
+      supports,
+      providers: [
+        { provider: 'google', model: MODELS.google, pricing: { input: 0.3, output: 2.5, cached_input: 0.03 } },
+      ],
     },
     {
       // Served by OpenAI first, then OpenRouter: for "the next provider of the same model".
-      id: 'gpt-4o-mini-2024-07-18', name: 'GPT-4o mini', maker: 'openai', release_date: '2024-07-18', context_window: 128000, max_output_tokens: 16384, supports,
+      id: 'gpt-4o-mini-2024-07-18',
+      name: 'GPT-4o mini',
+      maker: 'openai',
+      release_date: '2024-07-18',
+      context_window: 128000,
+      max_output_tokens: 16384,
+      supports,
       providers: [
-        { provider: 'openai', model: 'gpt-4o-mini-2024-07-18', pricing: { input: 0.15, output: 0.6, cached_input: 0.075 } },
-        { provider: 'openrouter', model: 'openai/gpt-4o-mini-2024-07-18', pricing: { input: 0.15, output: 0.6, cached_input: 0.075 } },
+        {
+          provider: 'openai',
+          model: 'gpt-4o-mini-2024-07-18',
+          pricing: { input: 0.15, output: 0.6, cached_input: 0.075 },
+        },
+        {
+          provider: 'openrouter',
+          model: 'openai/gpt-4o-mini-2024-07-18',
+          pricing: { input: 0.15, output: 0.6, cached_input: 0.075 },
+        },
       ],
     },
   ],
@@ -74,21 +127,38 @@ export interface Backends {
 }
 
 export async function startBackends(): Promise<Backends> {
-  const [openai, anthropic, google] = await Promise.all([startFakeOpenAIServer(), startFakeAnthropicServer(), startFakeGeminiServer()]);
+  const [openai, anthropic, google] = await Promise.all([
+    startFakeOpenAIServer(),
+    startFakeAnthropicServer(),
+    startFakeGeminiServer(),
+  ]);
   const [openaiFront, anthropicFront, googleFront] = await Promise.all([
-    startFaultyServer(openai.url), startFaultyServer(anthropic.url), startFaultyServer(google.url),
+    startFaultyServer(openai.url),
+    startFaultyServer(anthropic.url),
+    startFaultyServer(google.url),
   ]);
   const front = { openai: openaiFront, anthropic: anthropicFront, google: googleFront };
   return {
-    openai, anthropic, google, front,
+    openai,
+    anthropic,
+    google,
+    front,
     close: async () => {
-      await Promise.all([...Object.values(front).map((server) => server.close()), openai.close(), anthropic.close(), google.close()]);
+      await Promise.all([
+        ...Object.values(front).map((server) => server.close()),
+        openai.close(),
+        anthropic.close(),
+        google.close(),
+      ]);
     },
   };
 }
 
 /** Where each provider's SDK is pointed: its fault-injecting front. */
-export function providerSettings(backends: Backends, extra: Partial<Record<ProviderName | 'openrouter', Record<string, unknown>>> = {}): NonNullable<GatewayOptions['providers']> {
+export function providerSettings(
+  backends: Backends,
+  extra: Partial<Record<ProviderName | 'openrouter', Record<string, unknown>>> = {},
+): NonNullable<GatewayOptions['providers']> {
   return {
     openai: { apiKey: KEYS.openai, baseURL: `${backends.front.openai.url}/v1`, ...extra.openai },
     anthropic: { apiKey: KEYS.anthropic, baseURL: backends.front.anthropic.url, ...extra.anthropic },
@@ -113,15 +183,39 @@ export function errorBody(
   provider: ProviderName,
   status: number,
   message: string,
-  extra: { code?: string; type?: string; param?: string; googleStatus?: string; reason?: string; retryDelay?: string; field?: string } = {},
+  extra: {
+    code?: string;
+    type?: string;
+    param?: string;
+    googleStatus?: string;
+    reason?: string;
+    retryDelay?: string;
+    field?: string;
+  } = {},
 ): unknown {
-  if (provider === 'openai') return { error: { message, type: extra.type ?? 'server_error', param: extra.param ?? null, code: extra.code ?? null } };
-  if (provider === 'anthropic') return { type: 'error', error: { type: extra.type ?? 'api_error', message }, request_id: 'req_faulty' };
+  if (provider === 'openai')
+    return {
+      error: { message, type: extra.type ?? 'server_error', param: extra.param ?? null, code: extra.code ?? null },
+    };
+  if (provider === 'anthropic')
+    return { type: 'error', error: { type: extra.type ?? 'api_error', message }, request_id: 'req_faulty' };
   const details: unknown[] = [];
-  if (extra.reason) details.push({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: extra.reason, domain: 'googleapis.com' });
-  if (extra.retryDelay) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: extra.retryDelay });
-  if (extra.field) details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: extra.field, description: message }] });
-  return { error: { code: status, message, status: extra.googleStatus ?? 'INTERNAL', ...(details.length ? { details } : {}) } };
+  if (extra.reason)
+    details.push({
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: extra.reason,
+      domain: 'googleapis.com',
+    });
+  if (extra.retryDelay)
+    details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: extra.retryDelay });
+  if (extra.field)
+    details.push({
+      '@type': 'type.googleapis.com/google.rpc.BadRequest',
+      fieldViolations: [{ field: extra.field, description: message }],
+    });
+  return {
+    error: { code: status, message, status: extra.googleStatus ?? 'INTERNAL', ...(details.length ? { details } : {}) },
+  };
 }
 
 /** The work, or a rejection once `ms` passed: a hang guard, not a speed assertion. */
@@ -153,16 +247,23 @@ export function text(chunks: CompletionChunk[]): string {
 }
 
 /** Reads a stream to its end, or to its error: `{ chunks, error }`, bounded. */
-export async function drain(stream: AsyncIterable<CompletionChunk>, ms?: number): Promise<{ chunks: CompletionChunk[]; error: any }> {
+export async function drain(
+  stream: AsyncIterable<CompletionChunk>,
+  ms?: number,
+): Promise<{ chunks: CompletionChunk[]; error: any }> {
   const chunks: CompletionChunk[] = [];
   let error: unknown;
-  await bounded((async () => {
-    try {
-      for await (const chunk of stream) chunks.push(chunk);
-    } catch (caught) {
-      error = caught;
-    }
-  })(), ms, 'the stream');
+  await bounded(
+    (async () => {
+      try {
+        for await (const chunk of stream) chunks.push(chunk);
+      } catch (caught) {
+        error = caught;
+      }
+    })(),
+    ms,
+    'the stream',
+  );
   return { chunks, error };
 }
 

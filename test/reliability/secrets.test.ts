@@ -1,21 +1,21 @@
-import * as otelSdk from '@opentelemetry/sdk-trace-base';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
+import * as otelSdk from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type CompletionChunk,
+  createGateway,
+  type Gateway,
+  type GatewayOptions,
   JsonlFileSink,
   MemorySink,
   OpenTelemetrySink,
-  createGateway,
-  type CompletionChunk,
-  type Gateway,
-  type GatewayOptions,
 } from '../../src/index.ts';
-import { startFakeDeploymentServer, type FakeDeploymentServer } from '../deployments/fake-deployment-server.ts';
-import { MODELS, bounded, catalog, errorBody, startBackends, type Backends, type ProviderName } from './harness.ts';
+import { type FakeDeploymentServer, startFakeDeploymentServer } from '../deployments/fake-deployment-server.ts';
 import { captureOutput } from '../helpers/capture-output.ts';
+import { type Backends, bounded, catalog, errorBody, MODELS, type ProviderName, startBackends } from './harness.ts';
 
 /**
  * Provider keys never leave the process in anything Switchyard produces. A set of calls (answers, 401s that echo
@@ -60,7 +60,13 @@ let backends: Backends;
 let deploymentServer: FakeDeploymentServer;
 let directory: string;
 
-function statusFault(provider: ProviderName, status: number, message: string, extra: Parameters<typeof errorBody>[3] = {}, headers: Record<string, string> = {}) {
+function statusFault(
+  provider: ProviderName,
+  status: number,
+  message: string,
+  extra: Parameters<typeof errorBody>[3] = {},
+  headers: Record<string, string> = {},
+) {
   return { kind: 'status' as const, status, body: errorBody(provider, status, message, extra), headers };
 }
 
@@ -76,7 +82,10 @@ async function observe(name: string, work: () => Promise<unknown>): Promise<void
       } catch (error) {
         file(error);
       }
-      channels['responses and stream chunks']!.push(JSON.stringify(chunks), JSON.stringify((result as { switchyard?: unknown }).switchyard));
+      channels['responses and stream chunks']!.push(
+        JSON.stringify(chunks),
+        JSON.stringify((result as { switchyard?: unknown }).switchyard),
+      );
     } else {
       channels['responses and stream chunks']!.push(JSON.stringify(result));
     }
@@ -106,7 +115,9 @@ beforeAll(async () => {
   deploymentServer = await startFakeDeploymentServer([]);
   directory = await mkdtemp(join(tmpdir(), 'switchyard-secrets-'));
   const exporter = new otelSdk.InMemorySpanExporter();
-  const tracerProvider = new otelSdk.BasicTracerProvider({ spanProcessors: [new otelSdk.SimpleSpanProcessor(exporter)] });
+  const tracerProvider = new otelSdk.BasicTracerProvider({
+    spanProcessors: [new otelSdk.SimpleSpanProcessor(exporter)],
+  });
   const memories: MemorySink[] = [];
   const jsonlPaths: string[] = [];
   const { front } = backends;
@@ -127,7 +138,14 @@ beforeAll(async () => {
       env: {},
       providers,
       retry: { initialDelayMs: 5, maxDelayMs: 50 },
-      records: { sinks: [memory, new JsonlFileSink(path), new OpenTelemetrySink({ tracer: tracerProvider.getTracer('switchyard') })], flushIntervalMs: 20 },
+      records: {
+        sinks: [
+          memory,
+          new JsonlFileSink(path),
+          new OpenTelemetrySink({ tracer: tracerProvider.getTracer('switchyard') }),
+        ],
+        flushIntervalMs: 20,
+      },
       ...options,
     });
     gateways.push(made);
@@ -142,84 +160,169 @@ beforeAll(async () => {
       const key = SECRETS[provider];
       const model = MODELS[provider];
       await observe(`${provider}: answer`, () => main.createCompletion({ model, messages: hello }));
-      await observe(`${provider}: stream`, () => main.createCompletion({ model, messages: hello, stream: true, stream_options: { include_usage: true } }));
+      await observe(`${provider}: stream`, () =>
+        main.createCompletion({ model, messages: hello, stream: true, stream_options: { include_usage: true } }),
+      );
 
       const echo401 = {
-        openai: statusFault('openai', 401, `Incorrect API key provided: ${key}.`, { type: 'invalid_request_error', code: 'invalid_api_key' }),
+        openai: statusFault('openai', 401, `Incorrect API key provided: ${key}.`, {
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        }),
         anthropic: statusFault('anthropic', 401, `invalid x-api-key ${key}`, { type: 'authentication_error' }),
-        google: statusFault('google', 400, `API key not valid: ${key}`, { googleStatus: 'INVALID_ARGUMENT', reason: 'API_KEY_INVALID' }),
+        google: statusFault('google', 400, `API key not valid: ${key}`, {
+          googleStatus: 'INVALID_ARGUMENT',
+          reason: 'API_KEY_INVALID',
+        }),
       }[provider];
       front[provider].enqueue(echo401);
       await observe(`${provider}: 401 echoing the key`, () => main.createCompletion({ model, messages: hello }));
 
-      const rateLimited = provider === 'google'
-        ? statusFault('google', 429, `Quota exceeded for key ${key}`, { googleStatus: 'RESOURCE_EXHAUSTED', retryDelay: '0.01s' })
-        : statusFault(provider, 429, `Rate limit reached for key ${key}`, { type: 'rate_limit_error' }, { 'retry-after-ms': '10' });
+      const rateLimited =
+        provider === 'google'
+          ? statusFault('google', 429, `Quota exceeded for key ${key}`, {
+              googleStatus: 'RESOURCE_EXHAUSTED',
+              retryDelay: '0.01s',
+            })
+          : statusFault(
+              provider,
+              429,
+              `Rate limit reached for key ${key}`,
+              { type: 'rate_limit_error' },
+              { 'retry-after-ms': '10' },
+            );
       front[provider].enqueue(rateLimited);
-      await observe(`${provider}: 429 echoing the key, retried`, () => main.createCompletion({ model, messages: hello }));
+      await observe(`${provider}: 429 echoing the key, retried`, () =>
+        main.createCompletion({ model, messages: hello }),
+      );
 
-      const serverError = statusFault(provider, 500, `Internal error while serving ${key}`, { googleStatus: 'INTERNAL' });
+      const serverError = statusFault(provider, 500, `Internal error while serving ${key}`, {
+        googleStatus: 'INTERNAL',
+      });
       front[provider].enqueue(serverError, serverError, serverError);
-      await observe(`${provider}: 500 echoing the key, retries exhausted`, () => main.createCompletion({ model, messages: hello }));
+      await observe(`${provider}: 500 echoing the key, retries exhausted`, () =>
+        main.createCompletion({ model, messages: hello }),
+      );
 
       // An error event in the middle of a stream, quoting the key.
-      if (provider === 'anthropic') backends.anthropic.enqueue({ streamErrorAfter: 1, streamError: { type: 'api_error', message: `Stream failed for ${key}` } });
+      if (provider === 'anthropic')
+        backends.anthropic.enqueue({
+          streamErrorAfter: 1,
+          streamError: { type: 'api_error', message: `Stream failed for ${key}` },
+        });
       if (provider === 'openai') {
-        const first = { id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }] };
-        front.openai.enqueue({ kind: 'malformed', contentType: 'text/event-stream', body: `data: ${JSON.stringify(first)}\n\ndata: ${JSON.stringify({ error: { message: `Stream failed for ${key}`, type: 'server_error' } })}\n\n` });
+        const first = {
+          id: 'chatcmpl-x',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model,
+          choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }],
+        };
+        front.openai.enqueue({
+          kind: 'malformed',
+          contentType: 'text/event-stream',
+          body:
+            `data: ${JSON.stringify(first)}\n\ndata: ` +
+            `${JSON.stringify({ error: { message: `Stream failed for ${key}`, type: 'server_error' } })}\n\n`,
+        });
       }
       if (provider === 'google') {
         const first = { candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] }, index: 0 }] };
-        front.google.enqueue({ kind: 'malformed', contentType: 'text/event-stream', body: `data: ${JSON.stringify(first)}\r\n\r\ndata: ${JSON.stringify({ error: { code: 500, message: `Stream failed for ${key}`, status: 'INTERNAL' } })}\r\n\r\n` });
+        front.google.enqueue({
+          kind: 'malformed',
+          contentType: 'text/event-stream',
+          body: `data: ${JSON.stringify(first)}\r\n\r\ndata: ${JSON.stringify(streamFailure(key))}\r\n\r\n`,
+        });
       }
-      await observe(`${provider}: in-stream error echoing the key`, () => main.createCompletion({ model, messages: hello, stream: true }));
+      await observe(`${provider}: in-stream error echoing the key`, () =>
+        main.createCompletion({ model, messages: hello, stream: true }),
+      );
     }
 
     // A provider without credentials, next to ones with keys: alone, and with a fallback.
     const { google: _google, ...withoutGoogle } = providers;
     const partial = gateway({ providers: withoutGoogle });
-    await observe('google without credentials', () => partial.createCompletion({ model: MODELS.google, messages: hello }));
-    await observe('google without credentials, anthropic fallback', () => partial.createCompletion({ model: MODELS.google, messages: hello, fallbacks: [MODELS.anthropic] }));
+    await observe('google without credentials', () =>
+      partial.createCompletion({ model: MODELS.google, messages: hello }),
+    );
+    await observe('google without credentials, anthropic fallback', () =>
+      partial.createCompletion({ model: MODELS.google, messages: hello, fallbacks: [MODELS.anthropic] }),
+    );
 
     // The same model at OpenAI (503s) then at OpenRouter (401 echoing its key).
     const unavailable = statusFault('openai', 503, `overloaded (${SECRETS.openai})`);
-    front.openai.enqueue(unavailable, unavailable, unavailable, statusFault('openai', 401, `Bad key ${SECRETS.openrouter}`, { code: 'invalid_api_key' }));
-    await observe('openai 503s then openrouter 401 echoing its key', () => main.createCompletion({ model: 'gpt-4o-mini-2024-07-18', messages: hello }));
+    front.openai.enqueue(
+      unavailable,
+      unavailable,
+      unavailable,
+      statusFault('openai', 401, `Bad key ${SECRETS.openrouter}`, { code: 'invalid_api_key' }),
+    );
+    await observe('openai 503s then openrouter 401 echoing its key', () =>
+      main.createCompletion({ model: 'gpt-4o-mini-2024-07-18', messages: hello }),
+    );
 
     // A key from the environment rather than from options.
-    const fromEnv = gateway({ providers: {}, env: { OPENAI_API_KEY: SECRETS.openaiFromEnv, OPENAI_BASE_URL: `${front.openai.url}/v1` } });
-    front.openai.enqueue(statusFault('openai', 401, `Incorrect API key provided: ${SECRETS.openaiFromEnv}.`, { code: 'invalid_api_key' }));
-    await observe('openai key from the environment, 401 echoing it', () => fromEnv.createCompletion({ model: MODELS.openai, messages: hello }));
+    const fromEnv = gateway({
+      providers: {},
+      env: { OPENAI_API_KEY: SECRETS.openaiFromEnv, OPENAI_BASE_URL: `${front.openai.url}/v1` },
+    });
+    front.openai.enqueue(
+      statusFault('openai', 401, `Incorrect API key provided: ${SECRETS.openaiFromEnv}.`, { code: 'invalid_api_key' }),
+    );
+    await observe('openai key from the environment, 401 echoing it', () =>
+      fromEnv.createCompletion({ model: MODELS.openai, messages: hello }),
+    );
 
     // A deployment store that echoes the Authorization header it rejected.
     const store = gateway({ deployments: deploymentServer.url, env: { SWITCHYARD_API_KEY: SECRETS.deploymentStore } });
-    await observe('deployment store 401 echoing its key', () => store.createCompletion({ model: 'switchyard/deployment/support:production#1', input: {} }));
+    await observe('deployment store 401 echoing its key', () =>
+      store.createCompletion({ model: 'switchyard/deployment/support:production#1', input: {} }),
+    );
     await observe('deployment store listing, 401 echoing its key', () => store.listDeployments());
 
     for (const made of gateways) await made.close();
   });
 
   await tracerProvider.forceFlush();
-  for (const memory of memories) for (const record of memory.records()) channels['records (MemorySink)']!.push(JSON.stringify(record));
+  for (const memory of memories)
+    for (const record of memory.records()) channels['records (MemorySink)']!.push(JSON.stringify(record));
   for (const path of jsonlPaths) {
     const text = await readFile(path, 'utf8').catch(() => '');
     channels['JSONL file']!.push(...text.split('\n').filter(Boolean));
   }
   for (const span of exporter.getFinishedSpans()) {
-    channels['OpenTelemetry spans']!.push(JSON.stringify({ name: span.name, attributes: span.attributes, status: span.status, events: span.events, resource: span.resource.attributes }));
+    channels['OpenTelemetry spans']!.push(
+      JSON.stringify({
+        name: span.name,
+        attributes: span.attributes,
+        status: span.status,
+        events: span.events,
+        resource: span.resource.attributes,
+      }),
+    );
   }
 }, 60_000);
 
 afterAll(async () => {
-  const counted = Object.entries(channels).map(([channel, texts]) => `${channel}: ${texts.length} strings, ${texts.reduce((sum, text) => sum + text.length, 0)} chars`);
-  console.log(`secrets: ${scenarios.length} scenarios, ${ALL_SECRETS.length} keys searched in\n  ${counted.join('\n  ')}`);
+  const counted = Object.entries(channels).map(
+    ([channel, texts]) =>
+      `${channel}: ${texts.length} strings, ${texts.reduce((sum, text) => sum + text.length, 0)} chars`,
+  );
+  console.log(
+    `secrets: ${scenarios.length} scenarios, ${ALL_SECRETS.length} keys searched in\n  ${counted.join('\n  ')}`,
+  );
   await Promise.all([backends.close(), deploymentServer.close(), rm(directory, { recursive: true, force: true })]);
 });
 
 function leaks(channel: string): string[] {
   const found: string[] = [];
   for (const text of channels[channel]!) {
-    for (const secret of ALL_SECRETS) if (text.includes(secret)) found.push(`${secret} in: ${text.slice(Math.max(0, text.indexOf(secret) - 120), text.indexOf(secret) + secret.length + 40)}`);
+    for (const secret of ALL_SECRETS)
+      if (text.includes(secret))
+        found.push(
+          `${secret} in: ` +
+            `${text.slice(Math.max(0, text.indexOf(secret) - 120), text.indexOf(secret) + secret.length + 40)}`,
+        );
   }
   return found;
 }
@@ -233,19 +336,39 @@ describe('no provider key in anything Switchyard produces', () => {
     expect(channels['String(error.cause)']!.length).toBeGreaterThan(0);
     expect(channels['console, stdout, stderr, process warnings']).toContain(CAPTURE_MARKER);
     // The 401s reached the providers with the keys configured (the echo is what the redaction has to remove).
-    expect(backends.front.openai.requests.some((request) => request.headers.authorization === `Bearer ${SECRETS.openai}`)).toBe(true);
-    expect(backends.front.anthropic.requests.some((request) => `${request.headers['x-api-key']} ${request.headers.authorization}`.includes(SECRETS.anthropic))).toBe(true);
-    expect(backends.front.google.requests.some((request) => request.headers['x-goog-api-key'] === SECRETS.google)).toBe(true);
-    expect(deploymentServer.requests.some((request) => request.authorization === `Bearer ${SECRETS.deploymentStore}`)).toBe(true);
+    expect(
+      backends.front.openai.requests.some((request) => request.headers.authorization === `Bearer ${SECRETS.openai}`),
+    ).toBe(true);
+    expect(
+      backends.front.anthropic.requests.some((request) =>
+        `${request.headers['x-api-key']} ${request.headers.authorization}`.includes(SECRETS.anthropic),
+      ),
+    ).toBe(true);
+    expect(backends.front.google.requests.some((request) => request.headers['x-goog-api-key'] === SECRETS.google)).toBe(
+      true,
+    );
+    expect(
+      deploymentServer.requests.some((request) => request.authorization === `Bearer ${SECRETS.deploymentStore}`),
+    ).toBe(true);
   });
 
-  for (const channel of ['error.message', 'JSON.stringify(error)', 'error.attempts', 'responses and stream chunks', 'records (MemorySink)', 'JSONL file', 'OpenTelemetry spans', 'console, stdout, stderr, process warnings']) {
+  for (const channel of [
+    'error.message',
+    'JSON.stringify(error)',
+    'error.attempts',
+    'responses and stream chunks',
+    'records (MemorySink)',
+    'JSONL file',
+    'OpenTelemetry spans',
+    'console, stdout, stderr, process warnings',
+  ]) {
     it(channel, () => {
       expect(leaks(channel)).toEqual([]);
     });
   }
 
-  // Regression (fixed; was a bug in src/providers/openai.ts and anthropic.ts #toProviderError): a ProviderError keeps the SDK's error as its
+  // Regression (fixed; was a bug in src/providers/openai.ts and anthropic.ts #toProviderError): a ProviderError keeps
+  // the SDK's error as its
   // `cause`, unredacted. Errors thrown from a stream (StreamInterruptedError → ProviderError → SDK error) keep that
   // chain, so when a provider (or a proxy in front of it) quotes the key in an in-stream error, the key is in
   // String(error.cause.cause), and in what console.error(error) or any logger that follows causes prints. The
@@ -261,18 +384,35 @@ describe('no provider key in anything Switchyard produces', () => {
 });
 
 describe('redaction removes keys, not words', () => {
-  // Regression (fixed; was a bug in src/internal/redact.ts KEY_LIKE): the key-shaped pattern \b(sk|sy|gsk|xai|AIza)[-_A-Za-z0-9*]{8,} also
+  // Regression (fixed; was a bug in src/internal/redact.ts KEY_LIKE): the key-shaped pattern
+  // \b(sk|sy|gsk|xai|AIza)[-_A-Za-z0-9*]{8,} also
   // matches ordinary identifiers and words: "skill_level", "synchronizing", "system_fingerprint", the model id
   // "sky-t1-32b-preview". Error messages (and record error messages) that quote a schema property, a parameter or a
   // model lose exactly the word the caller needed. Real keys are longer and denser (sk-…/sk-ant-… 40+ characters,
   // AIza + 35); the pattern should require that, or a digit mix, rather than 8 word characters.
   it('an upstream 400 quoting the property "skill_level" keeps it in error.message', async () => {
     const gateway = createGateway({
-      catalog, env: {}, retry: { maxRetries: 0 },
+      catalog,
+      env: {},
+      retry: { maxRetries: 0 },
       providers: { openai: { apiKey: SECRETS.openai, baseURL: `${backends.front.openai.url}/v1` } },
     });
-    backends.front.openai.enqueue(statusFault('openai', 400, "Invalid schema for function 'lookup': In context=('properties', 'skill_level'), 'minimum' is not permitted.", { type: 'invalid_request_error' }));
-    const error = await bounded(gateway.createCompletion({ model: MODELS.openai, messages: hello }).catch((caught: unknown) => caught));
+    backends.front.openai.enqueue(
+      statusFault(
+        'openai',
+        400,
+        "Invalid schema for function 'lookup': In context=('properties', 'skill_level'), 'minimum' is not permitted.",
+        { type: 'invalid_request_error' },
+      ),
+    );
+    const error = await bounded(
+      gateway.createCompletion({ model: MODELS.openai, messages: hello }).catch((caught: unknown) => caught),
+    );
     expect((error as Error).message).toContain('skill_level');
   });
 });
+
+/** Gemini's in-stream error event, quoting the key. */
+function streamFailure(key: string) {
+  return { error: { code: 500, message: `Stream failed for ${key}`, status: 'INTERNAL' } };
+}

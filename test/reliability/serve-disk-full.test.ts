@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/server/index.ts';
+import { type RunningServer, startServer } from '../../src/server/index.ts';
 import { readTable } from './serve-harness.ts';
 
 /**

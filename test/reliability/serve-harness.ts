@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import OpenAI from 'openai';
 import type { GatewayOptions } from '../../src/index.ts';
-import { databasePath, startServer, type RunningServer, type ServeOptions } from '../../src/server/index.ts';
-import { bounded, catalog, providerSettings, type Backends } from './harness.ts';
+import { databasePath, type RunningServer, type ServeOptions, startServer } from '../../src/server/index.ts';
+import { type Backends, bounded, catalog, providerSettings } from './harness.ts';
 
 /**
  * The reliability suites through `switchyard serve`: the real server in process (port 0, a temporary data
@@ -40,7 +40,10 @@ export type RigOptions = {
 } & Omit<ServeOptions, 'log' | 'port' | 'dataDir' | 'gateway' | 'mock'>;
 
 /** The gateway settings of harness.ts's `gatewayFor`, as `startServer` takes them. */
-export function serveGatewayOptions(backends: Backends | undefined, extra: Partial<GatewayOptions> = {}): NonNullable<ServeOptions['gateway']> {
+export function serveGatewayOptions(
+  backends: Backends | undefined,
+  extra: Partial<GatewayOptions> = {},
+): NonNullable<ServeOptions['gateway']> {
   return {
     catalog,
     env: {},
@@ -76,7 +79,10 @@ export async function startServeRig(backends: Backends | undefined, options: Rig
       const useKey = init.key === undefined ? key : init.key;
       if (useKey !== null) headers.authorization = `Bearer ${useKey}`;
       return fetch(`${server.url}${path}`, {
-        method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body), ...(init.signal ? { signal: init.signal } : {}),
+        method: 'POST',
+        headers,
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        ...(init.signal ? { signal: init.signal } : {}),
       });
     },
     close,
@@ -90,7 +96,10 @@ export async function startServeRig(backends: Backends | undefined, options: Rig
 /** A response body read to its end (bounded), split into SSE `data:` payloads. */
 export async function readSSE(response: Response, ms = 10_000): Promise<{ raw: string; data: string[] }> {
   const raw = await bounded(response.text(), ms, 'the SSE body');
-  const data = raw.split(/\r?\n\r?\n/).filter((event) => event.trim() !== '').map((event) => event.replace(/^data: ?/, ''));
+  const data = raw
+    .split(/\r?\n\r?\n/)
+    .filter((event) => event.trim() !== '')
+    .map((event) => event.replace(/^data: ?/, ''));
   return { raw, data };
 }
 
@@ -100,12 +109,21 @@ export function isOpenAIErrorBody(body: unknown): boolean {
   const error = (body as { error: unknown }).error;
   if (typeof error !== 'object' || error === null) return false;
   const { message, type, param, code, ...rest } = error as Record<string, unknown>;
-  return Object.keys(rest).length === 0 && typeof message === 'string' && message.length > 0 && typeof type === 'string'
-    && (param === null || typeof param === 'string') && (code === null || typeof code === 'string');
+  return (
+    Object.keys(rest).length === 0 &&
+    typeof message === 'string' &&
+    message.length > 0 &&
+    typeof type === 'string' &&
+    (param === null || typeof param === 'string') &&
+    (code === null || typeof code === 'string')
+  );
 }
 
 /** Rows of a table in the server's SQLite file, read after the server closed. */
-export function readTable(dataDir: string, table: 'calls' | 'api_keys' | 'deployments'): Array<Record<string, unknown>> {
+export function readTable(
+  dataDir: string,
+  table: 'calls' | 'api_keys' | 'deployments',
+): Array<Record<string, unknown>> {
   const db = new DatabaseSync(databasePath(dataDir), { readOnly: true });
   try {
     return db.prepare(`SELECT * FROM ${table}`).all() as Array<Record<string, unknown>>;
@@ -127,7 +145,11 @@ export interface DripServer {
  * content chunks `intervalMs` apart, then `[DONE]`. For requests and streams that are still running when the
  * server is told to shut down.
  */
-export async function startDripServer(options: { delayMs: number; intervalMs: number; pieces: number }): Promise<DripServer> {
+export async function startDripServer(options: {
+  delayMs: number;
+  intervalMs: number;
+  pieces: number;
+}): Promise<DripServer> {
   const open = new Set<ServerResponse>();
   const server = createServer(async (request, response) => {
     open.add(response);
@@ -142,11 +164,20 @@ export async function startDripServer(options: { delayMs: number; intervalMs: nu
       await wait(options.delayMs);
       response.writeHead(200, { 'content-type': 'application/json' });
       const message = { role: 'assistant', content: 'drip '.repeat(options.pieces).trim(), refusal: null };
-      return void response.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }], usage }));
+      return void response.end(
+        JSON.stringify({
+          ...base,
+          object: 'chat.completion',
+          choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }],
+          usage,
+        }),
+      );
     }
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     const send = (delta: Record<string, unknown>, finish: string | null = null) =>
-      response.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`);
+      response.write(
+        `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [choiceOf(delta, finish)] })}\n\n`,
+      );
     send({ role: 'assistant', content: '' });
     for (let index = 0; index < options.pieces && !response.destroyed; index++) {
       await wait(options.intervalMs);
@@ -160,9 +191,14 @@ export async function startDripServer(options: { delayMs: number; intervalMs: nu
   return {
     url: `http://127.0.0.1:${port}/v1`,
     inFlight: () => open.size,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
+}
+
+function choiceOf(delta: Record<string, unknown>, finish: string | null) {
+  return { index: 0, delta, logprobs: null, finish_reason: finish };
 }

@@ -6,7 +6,7 @@ import { createGateway } from '../../src/index.ts';
 import { SCHEMA_LIMITS } from '../../src/structured-output/schema-limits.ts';
 import { makeDeployment } from '../deployments/fixtures.ts';
 import { bounded, guardUnhandledRejections } from './harness.ts';
-import { isOpenAIErrorBody, startServeRig, type ServeRig } from './serve-harness.ts';
+import { isOpenAIErrorBody, type ServeRig, startServeRig } from './serve-harness.ts';
 
 /**
  * Schema limits through `switchyard serve`. Compiling a JSON Schema validator takes time that grows faster than
@@ -37,14 +37,28 @@ function deepSchema(levels: number): Record<string, unknown> {
 /** An object schema with `count` properties: 3 × count + 4 JSON values or so. */
 function wideSchema(count: number): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
-  for (let index = 0; index < count; index++) properties[`p${index}`] = { type: index % 3 === 0 ? 'integer' : 'string' };
+  for (let index = 0; index < count; index++)
+    properties[`p${index}`] = { type: index % 3 === 0 ? 'integer' : 'string' };
   return { type: 'object', properties, required: Object.keys(properties).slice(0, 10), additionalProperties: false };
 }
-const withSchema = (schema: unknown, stream = false) => ({ model: 'gpt-4o-latest', messages, stream, response_format: { type: 'json_schema', json_schema: { name: 'big', schema } } });
-const withTool = (parameters: unknown) => ({ model: 'gpt-4o-latest', messages, tools: [{ type: 'function', function: { name: 'fill', parameters } }], tool_choice: 'required' });
+const withSchema = (schema: unknown, stream = false) => ({
+  model: 'gpt-4o-latest',
+  messages,
+  stream,
+  response_format: { type: 'json_schema', json_schema: { name: 'big', schema } },
+});
+const withTool = (parameters: unknown) => ({
+  model: 'gpt-4o-latest',
+  messages,
+  tools: [{ type: 'function', function: { name: 'fill', parameters } }],
+  tool_choice: 'required',
+});
 
 /** A request's status and body, with the time it took and the longest event-loop stall while it ran. */
-async function timed(name: string, send: () => Promise<Response>): Promise<{ status: number; body: any; ms: number; stallMs: number }> {
+async function timed(
+  name: string,
+  send: () => Promise<Response>,
+): Promise<{ status: number; body: any; ms: number; stallMs: number }> {
   // The longest gap between ticks of a 5 ms timer: how long the event loop was blocked at a stretch.
   let last = performance.now();
   let longestGap = 0;
@@ -66,31 +80,71 @@ async function timed(name: string, send: () => Promise<Response>): Promise<{ sta
 
 describe('over the limits: 400 naming the limit, before any compiling', () => {
   const cases: Array<[string, unknown, string, string]> = [
-    ['response_format schema 2,500 levels deep', withSchema(deepSchema(2_500)), 'response_format.json_schema.schema', 'schema_too_deep'],
-    ['response_format schema 2,500 levels deep, streamed', withSchema(deepSchema(2_500), true), 'response_format.json_schema.schema', 'schema_too_deep'],
-    ['response_format schema at JSON depth 65', withSchema(deepSchema(32)), 'response_format.json_schema.schema', 'schema_too_deep'],
-    ['response_format schema with 10,000 properties', withSchema(wideSchema(10_000)), 'response_format.json_schema.schema', 'schema_too_large'],
+    [
+      'response_format schema 2,500 levels deep',
+      withSchema(deepSchema(2_500)),
+      'response_format.json_schema.schema',
+      'schema_too_deep',
+    ],
+    [
+      'response_format schema 2,500 levels deep, streamed',
+      withSchema(deepSchema(2_500), true),
+      'response_format.json_schema.schema',
+      'schema_too_deep',
+    ],
+    [
+      'response_format schema at JSON depth 65',
+      withSchema(deepSchema(32)),
+      'response_format.json_schema.schema',
+      'schema_too_deep',
+    ],
+    [
+      'response_format schema with 10,000 properties',
+      withSchema(wideSchema(10_000)),
+      'response_format.json_schema.schema',
+      'schema_too_large',
+    ],
     // As text: JSON.stringify of a value this deep overflows the client's stack.
-    ['tool parameters 25,000 levels deep', JSON.stringify(withTool('DEEP')).replace('"DEEP"', `${'{"type":"object","properties":{"a":'.repeat(25_000)}{"type":"string"}${'}}'.repeat(25_000)}`), 'tools[0].function.parameters', 'schema_too_deep'],
-    ['tool parameters with 10,000 properties', withTool(wideSchema(10_000)), 'tools[0].function.parameters', 'schema_too_large'],
+    [
+      'tool parameters 25,000 levels deep',
+      JSON.stringify(withTool('DEEP')).replace(
+        '"DEEP"',
+        `${'{"type":"object","properties":{"a":'.repeat(25_000)}{"type":"string"}${'}}'.repeat(25_000)}`,
+      ),
+      'tools[0].function.parameters',
+      'schema_too_deep',
+    ],
+    [
+      'tool parameters with 10,000 properties',
+      withTool(wideSchema(10_000)),
+      'tools[0].function.parameters',
+      'schema_too_large',
+    ],
   ];
   it.each(cases)('%s', async (name, body, param, code) => {
     const { status, body: answer, ms } = await timed(name, () => rig.post('/v1/chat/completions', body));
     expect(status).toBe(400);
     expect(isOpenAIErrorBody(answer)).toBe(true);
     expect(answer.error).toMatchObject({ type: 'invalid_request_error', param, code });
-    expect(answer.error.message).toContain(String(code === 'schema_too_deep' ? SCHEMA_LIMITS.maxDepth : SCHEMA_LIMITS.maxNodes));
+    expect(answer.error.message).toContain(
+      String(code === 'schema_too_deep' ? SCHEMA_LIMITS.maxDepth : SCHEMA_LIMITS.maxNodes),
+    );
     // A hang guard, generous for two shared cores: the check itself takes a few milliseconds.
     expect(ms).toBeLessThan(5_000);
   });
 
   it('through the openai SDK: BadRequestError with the param', async () => {
-    const error = await rig.openai().chat.completions.create(withSchema(deepSchema(100)) as never).catch((caught: unknown) => caught);
+    const error = await rig
+      .openai()
+      .chat.completions.create(withSchema(deepSchema(100)) as never)
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 400, code: 'schema_too_deep', param: 'response_format.json_schema.schema' });
   });
 
   it('the server keeps answering others while it refuses a 2,500-level schema', async () => {
-    const refusing = timed('2,500 levels, with a concurrent /v1/models', () => rig.post('/v1/chat/completions', withSchema(deepSchema(2_500))));
+    const refusing = timed('2,500 levels, with a concurrent /v1/models', () =>
+      rig.post('/v1/chat/completions', withSchema(deepSchema(2_500))),
+    );
     const other = await bounded(fetch(`${rig.url}/v1/models`), 5_000, '/v1/models');
     expect(other.status).toBe(200);
     const { status, stallMs } = await refusing;
@@ -99,13 +153,25 @@ describe('over the limits: 400 naming the limit, before any compiling', () => {
   });
 
   it.each([
-    ['output schema', { output_schema: { json_schema: { type: 'object', properties: { a: deepSchema(200) } } } }, 'version.output_schema.json_schema'],
-    ['tool', { tools: [{ type: 'function', function: { name: 't', parameters: wideSchema(6_000) } }] }, 'version.tools[0].function.parameters'],
+    [
+      'output schema',
+      { output_schema: { json_schema: { type: 'object', properties: { a: deepSchema(200) } } } },
+      'version.output_schema.json_schema',
+    ],
+    [
+      'tool',
+      { tools: [{ type: 'function', function: { name: 't', parameters: wideSchema(6_000) } }] },
+      'version.tools[0].function.parameters',
+    ],
   ] as const)('PUT /v1/deployments with an oversized %s → 400', async (_what, version, param) => {
     const deployment = makeDeployment({ agent_id: 'oversized' }, version as never);
-    const response = await bounded(fetch(`${rig.url}/v1/deployments/${encodeURIComponent(deployment.id)}`, {
-      method: 'PUT', headers: { authorization: `Bearer ${rig.key}`, 'content-type': 'application/json' }, body: JSON.stringify(deployment),
-    }));
+    const response = await bounded(
+      fetch(`${rig.url}/v1/deployments/${encodeURIComponent(deployment.id)}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${rig.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(deployment),
+      }),
+    );
     expect(response.status).toBe(400);
     const { error } = (await response.json()) as { error: { code: string; message: string } };
     // validateDeployment measures schemas before parsing, for every store: the message names the field and the limit.
@@ -121,7 +187,19 @@ describe('within the limits: answered, within a bound', () => {
     for (let level = 0; level < depth; level++) node = { type: 'array', items: node };
     return { type: 'object', properties: { a: node }, required: ['a'] };
   }
-  const anyOfWide = { type: 'object', properties: { v: { anyOf: Array.from({ length: 600 }, (_, index) => ({ type: 'object', properties: { [`k${index}`]: { const: index } }, required: [`k${index}`] })) } }, required: ['v'] };
+  const anyOfWide = {
+    type: 'object',
+    properties: {
+      v: {
+        anyOf: Array.from({ length: 600 }, (_, index) => ({
+          type: 'object',
+          properties: { [`k${index}`]: { const: index } },
+          required: [`k${index}`],
+        })),
+      },
+    },
+    required: ['v'],
+  };
   const cases: Array<[string, unknown]> = [
     ['JSON depth 63 (31 nested objects)', withSchema(deepSchema(31))],
     ['an items chain at JSON depth 63', withSchema(itemsChain(60))],
@@ -129,29 +207,45 @@ describe('within the limits: answered, within a bound', () => {
     ['anyOf of 600 branches (about 4,200 values)', withSchema(anyOfWide)],
     ['tool parameters at JSON depth 63', withTool(deepSchema(31))],
   ];
-  it.each(cases)('%s', async (name, body) => {
-    const { status, ms } = await timed(name, () => rig.post('/v1/chat/completions', body));
-    expect(status).toBe(200);
-    expect(ms).toBeLessThan(10_000);
-  }, 30_000);
+  it.each(cases)(
+    '%s',
+    async (name, body) => {
+      const { status, ms } = await timed(name, () => rig.post('/v1/chat/completions', body));
+      expect(status).toBe(200);
+      expect(ms).toBeLessThan(10_000);
+    },
+    30_000,
+  );
 });
 
 describe('the limits hold for every entry point (library validation)', () => {
   // validateRequest applies the limits, so in-process callers are protected as well as the server.
   it('in process, createCompletion refuses a response_format schema deeper than 64 levels with a 400', async () => {
     const gateway = createGateway({ mock: true, records: false });
-    const error = await gateway.createCompletion(withSchema(deepSchema(40)) as never).then(() => 'answered', (caught: unknown) => caught);
+    const error = await gateway.createCompletion(withSchema(deepSchema(40)) as never).then(
+      () => 'answered',
+      (caught: unknown) => caught,
+    );
     expect(error).toMatchObject({ status: 400, code: 'schema_too_deep' });
   });
 
   // validateDeployment measures schemas for every store, so a deployment file over the limits is refused at load.
   it('through serve, a deployment from a directory whose output schema is 100 levels deep is refused', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'switchyard-deep-deployments-'));
-    const deployment = makeDeployment({ agent_id: 'deepdir' }, { output_schema: { json_schema: { type: 'object', properties: { a: deepSchema(100) } } } });
+    const deployment = makeDeployment(
+      { agent_id: 'deepdir' },
+      { output_schema: { json_schema: { type: 'object', properties: { a: deepSchema(100) } } } },
+    );
     writeFileSync(join(directory, 'deepdir-production-1.json'), JSON.stringify(deployment));
     const fromDirectory = await startServeRig(undefined, { mock: true, gateway: { env: {} }, deployments: directory });
     try {
-      const response = await bounded(fromDirectory.post('/v1/chat/completions', { model: `switchyard/deployment/${deployment.id}`, input: { product: 'x', ticket: 'y' } }), 30_000);
+      const response = await bounded(
+        fromDirectory.post('/v1/chat/completions', {
+          model: `switchyard/deployment/${deployment.id}`,
+          input: { product: 'x', ticket: 'y' },
+        }),
+        30_000,
+      );
       // A stored file over the limits is the store's fault, not the caller's: refused at load, as a 500 naming it.
       const { error } = (await response.json()) as { error: { code: string; message: string } };
       expect(response.status).toBe(500);

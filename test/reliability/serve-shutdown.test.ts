@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODELS, bounded, guardUnhandledRejections } from './harness.ts';
-import { readTable, serveGatewayOptions, startDripServer, startServeRig, type DripServer, type ServeRig } from './serve-harness.ts';
+import { bounded, guardUnhandledRejections, MODELS } from './harness.ts';
+import {
+  type DripServer,
+  readTable,
+  type ServeRig,
+  serveGatewayOptions,
+  startDripServer,
+  startServeRig,
+} from './serve-harness.ts';
 
 /**
  * Shutdown of `switchyard serve` (what SIGTERM runs: `server.close()`) while plain requests and a stream are in
@@ -16,13 +23,18 @@ afterAll(() => console.log(`serve shutdown:\n  ${report.join('\n  ')}`));
 
 function rigOptions(drip: DripServer, drainTimeoutMs?: number) {
   return {
-    gateway: serveGatewayOptions(undefined, { providers: { openai: { apiKey: 'sk-drip-0123456789abcdef0123', baseURL: drip.url } }, timeoutMs: 30_000 }),
+    gateway: serveGatewayOptions(undefined, {
+      providers: { openai: { apiKey: 'sk-drip-0123456789abcdef0123', baseURL: drip.url } },
+      timeoutMs: 30_000,
+    }),
     ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }),
   };
 }
 
 /** Reads an SSE response until its first content chunk; returns the reader and the text so far. */
-async function firstChunk(response: Response): Promise<{ reader: ReadableStreamDefaultReader<Uint8Array>; text: string }> {
+async function firstChunk(
+  response: Response,
+): Promise<{ reader: ReadableStreamDefaultReader<Uint8Array>; text: string }> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -35,7 +47,10 @@ async function firstChunk(response: Response): Promise<{ reader: ReadableStreamD
 }
 
 /** The rest of an SSE body: its text, and the error that ended it if it did not end cleanly. */
-async function rest(reader: ReadableStreamDefaultReader<Uint8Array>, text: string): Promise<{ text: string; error?: unknown }> {
+async function rest(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  text: string,
+): Promise<{ text: string; error?: unknown }> {
   const decoder = new TextDecoder();
   try {
     for (;;) {
@@ -61,8 +76,21 @@ describe('close() during in-flight requests and an open stream', () => {
   });
 
   it('the requests complete, the stream ends with [DONE], and all four calls are in SQLite', async () => {
-    const plain = [1, 2, 3].map((index) => rig.openai().chat.completions.create({ model: MODELS.openai, messages, metadata: { agent_id: `plain-${index}`, trace_id: 'shutdown' } }));
-    const streamed = await bounded(rig.post('/v1/chat/completions', { model: MODELS.openai, messages, stream: true, metadata: { agent_id: 'streamer', trace_id: 'shutdown' } }));
+    const plain = [1, 2, 3].map((index) =>
+      rig.openai().chat.completions.create({
+        model: MODELS.openai,
+        messages,
+        metadata: { agent_id: `plain-${index}`, trace_id: 'shutdown' },
+      }),
+    );
+    const streamed = await bounded(
+      rig.post('/v1/chat/completions', {
+        model: MODELS.openai,
+        messages,
+        stream: true,
+        metadata: { agent_id: 'streamer', trace_id: 'shutdown' },
+      }),
+    );
     expect(streamed.status).toBe(200);
     const { reader, text } = await firstChunk(streamed);
     await expect.poll(() => drip.inFlight(), { timeout: 5_000 }).toBe(4);
@@ -78,10 +106,18 @@ describe('close() during in-flight requests and an open stream', () => {
     await bounded(closing, 15_000, 'close()');
 
     const rows = readTable(rig.dataDir, 'calls').filter((row) => row.trace_id === 'shutdown');
-    expect(rows.map((row) => `${row.agent_id}:${row.status}`).sort()).toEqual(['plain-1:ok', 'plain-2:ok', 'plain-3:ok', 'streamer:ok']);
+    expect(rows.map((row) => `${row.agent_id}:${row.status}`).sort()).toEqual([
+      'plain-1:ok',
+      'plain-2:ok',
+      'plain-3:ok',
+      'streamer:ok',
+    ]);
     expect(rig.logs.at(-1)).toMatchObject({ msg: 'stopped', records_written: 4 });
     expect(drip.inFlight()).toBe(0);
-    report.push(`within the drain deadline: 3 plain requests answered, the stream ended with [DONE], ${rows.length} records in SQLite`);
+    report.push(
+      `within the drain deadline: 3 plain requests answered, the stream ended with [DONE], ${rows.length} records ` +
+        `in SQLite`,
+    );
   }, 30_000);
 });
 
@@ -99,14 +135,31 @@ describe('close() when the work outlasts the drain deadline (500 ms)', () => {
 
   const late: { rows: Array<Record<string, unknown>>; stats?: { written: number; dropped: number } } = { rows: [] };
   it('connections are cut at the deadline, the clients see an error, the upstream calls are aborted', async () => {
-    const plain = rig.post('/v1/chat/completions', { model: MODELS.openai, messages, metadata: { agent_id: 'late-plain', trace_id: 'late' } });
-    const streamed = await bounded(rig.post('/v1/chat/completions', { model: MODELS.openai, messages, stream: true, metadata: { agent_id: 'late-stream', trace_id: 'late' } }));
+    const plain = rig.post('/v1/chat/completions', {
+      model: MODELS.openai,
+      messages,
+      metadata: { agent_id: 'late-plain', trace_id: 'late' },
+    });
+    const streamed = await bounded(
+      rig.post('/v1/chat/completions', {
+        model: MODELS.openai,
+        messages,
+        stream: true,
+        metadata: { agent_id: 'late-stream', trace_id: 'late' },
+      }),
+    );
     const { reader, text } = await firstChunk(streamed);
     await expect.poll(() => drip.inFlight(), { timeout: 5_000 }).toBe(2);
 
     const started = performance.now();
     const closing = rig.server.close();
-    const plainOutcome = await bounded(plain.then((response) => `status ${response.status}`, (error: unknown) => `rejected: ${String((error as Error).cause ?? error)}`), 10_000);
+    const plainOutcome = await bounded(
+      plain.then(
+        (response) => `status ${response.status}`,
+        (error: unknown) => `rejected: ${String((error as Error).cause ?? error)}`,
+      ),
+      10_000,
+    );
     const { text: whole, error } = await rest(reader, text);
     await bounded(closing, 15_000, 'close()');
     const closedAfterMs = Math.round(performance.now() - started);
@@ -117,10 +170,15 @@ describe('close() when the work outlasts the drain deadline (500 ms)', () => {
     expect(whole).not.toContain('[DONE]');
     expect(whole.includes('"error"') || error !== undefined).toBe(true);
     // The provider calls were aborted with the connections, not left running.
-    expect(await bounded((async () => {
-      while (drip.inFlight() > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      return drip.inFlight();
-    })(), 5_000)).toBe(0);
+    expect(
+      await bounded(
+        (async () => {
+          while (drip.inFlight() > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+          return drip.inFlight();
+        })(),
+        5_000,
+      ),
+    ).toBe(0);
     expect(closedAfterMs).toBeLessThan(5_000);
 
     late.rows = readTable(rig.dataDir, 'calls').filter((row) => row.trace_id === 'late');
@@ -128,15 +186,21 @@ describe('close() when the work outlasts the drain deadline (500 ms)', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const { written, dropped } = rig.server.gateway.recordStats;
     late.stats = { written, dropped };
-    report.push(`past the drain deadline: closed after ${closedAfterMs} ms; plain request ${plainOutcome}; stream cut (${String((error as Error)?.message)}), ${whole.includes('"error"') ? 'with' : 'without'} an error event; `
-      + `records in SQLite: ${late.rows.length}; record queue: written ${written}, dropped ${dropped}`);
+    report.push(
+      `past the drain deadline: closed after ${closedAfterMs} ms; plain request ${plainOutcome}; stream cut ` +
+        `(${String((error as Error)?.message)}), ${whole.includes('"error"') ? 'with' : 'without'} an error event; ` +
+        `records in SQLite: ${late.rows.length}; record queue: written ${written}, dropped ${dropped}`,
+    );
   }, 30_000);
 
   // Regression: close() used to close the record queue before the calls cut at the deadline had settled, so their
   // records were dropped. It now aborts them first and waits (bounded) for them to end.
   it('the calls cut at the deadline are recorded, as errors', () => {
     expect(late.stats?.dropped).toBe(0);
-    expect(late.rows.map((row) => `${row.agent_id}:${row.status}`).sort()).toEqual(['late-plain:error', 'late-stream:error']);
+    expect(late.rows.map((row) => `${row.agent_id}:${row.status}`).sort()).toEqual([
+      'late-plain:error',
+      'late-stream:error',
+    ]);
   });
 
   // Regression: a stream still open at the deadline used to be cut without an error event, so a client reading to
@@ -144,7 +208,9 @@ describe('close() when the work outlasts the drain deadline (500 ms)', () => {
   it('a stream still open at the deadline ends with an SSE error event', async () => {
     const second = await startServeRig(undefined, rigOptions(drip, 300));
     try {
-      const streamed = await bounded(second.post('/v1/chat/completions', { model: MODELS.openai, messages, stream: true }));
+      const streamed = await bounded(
+        second.post('/v1/chat/completions', { model: MODELS.openai, messages, stream: true }),
+      );
       const { reader, text } = await firstChunk(streamed);
       const closing = second.server.close();
       const { text: whole } = await rest(reader, text);

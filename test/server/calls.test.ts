@@ -8,7 +8,11 @@ beforeAll(async () => {
   // A two-agent workflow: the planner twice, then the writer; plus one unrelated call.
   const client = test.openai();
   const call = (agent: string, content: string, trace = traceId, workflow = 'weekly-report') =>
-    client.chat.completions.create({ model: 'gpt-4o-latest', messages: [{ role: 'user', content }], metadata: { agent_id: agent, trace_id: trace, workflow_name: workflow } });
+    client.chat.completions.create({
+      model: 'gpt-4o-latest',
+      messages: [{ role: 'user', content }],
+      metadata: { agent_id: agent, trace_id: trace, workflow_name: workflow },
+    });
   await call('planner', 'plan the report');
   await call('planner', 'refine the plan');
   await call('writer', 'write the report');
@@ -49,7 +53,10 @@ describe('call records over HTTP', () => {
     const workflow = await jsonOf(await api(test, `/v1/workflows/${traceId}`));
     expect(workflow).toMatchObject({ trace_id: traceId, workflow_name: 'weekly-report' });
     expect(workflow.calls.map((call: { agent_id: string }) => call.agent_id)).toEqual(['planner', 'planner', 'writer']);
-    expect(workflow.agents.map((agent: { agent_id: string; calls: number }) => [agent.agent_id, agent.calls])).toEqual([['planner', 2], ['writer', 1]]);
+    expect(workflow.agents.map((agent: { agent_id: string; calls: number }) => [agent.agent_id, agent.calls])).toEqual([
+      ['planner', 2],
+      ['writer', 1],
+    ]);
     expect(workflow.cost_usd).toBeGreaterThan(0);
     const missing = await api(test, '/v1/workflows/no-such-trace');
     expect(missing.status).toBe(404);
@@ -59,11 +66,18 @@ describe('call records over HTTP', () => {
     const daily = await jsonOf(await api(test, '/v1/costs/daily?days=7'));
     expect(daily.object).toBe('list');
     const today = new Date().toISOString().slice(0, 10);
-    expect(daily.data.find((row: { workflow_name: string }) => row.workflow_name === 'weekly-report')).toMatchObject({ day: today, calls: 3 });
+    expect(daily.data.find((row: { workflow_name: string }) => row.workflow_name === 'weekly-report')).toMatchObject({
+      day: today,
+      calls: 3,
+    });
     const onlyTriage = await jsonOf(await api(test, '/v1/costs/daily?workflow_name=triage'));
     expect(onlyTriage.data).toEqual([expect.objectContaining({ workflow_name: 'triage', calls: 1 })]);
     const agents = await jsonOf(await api(test, '/v1/agents'));
-    expect(agents.data.map((agent: { agent_id: string }) => agent.agent_id).sort()).toEqual(['other', 'planner', 'writer']);
+    expect(agents.data.map((agent: { agent_id: string }) => agent.agent_id).sort()).toEqual([
+      'other',
+      'planner',
+      'writer',
+    ]);
   });
 
   it('needs a key', async () => {

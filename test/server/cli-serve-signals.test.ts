@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,9 +16,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-cli-signals-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** `switchyard serve --mock` as a child process, its stderr gathered. */
-async function serve(
-  nodeArgs: string[] = [],
-): Promise<{
+async function serve(nodeArgs: string[] = []): Promise<{
   child: ChildProcessWithoutNullStreams;
   url: string;
   stderr: () => string;

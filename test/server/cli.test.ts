@@ -26,17 +26,25 @@ describe('the switchyard CLI', () => {
     const { stdout } = await run('keys', 'create', '--name', 'ci', '--data', dataDir);
     expect(stdout).toMatch(/^sy-[A-Za-z0-9_-]{43}\n$/);
     const key = stdout.trim();
-    const listed = JSON.parse((await run('keys', 'list', '--json', '--data', dataDir)).stdout) as Array<{ prefix: string; name: string }>;
+    const listed = JSON.parse((await run('keys', 'list', '--json', '--data', dataDir)).stdout) as Array<{
+      prefix: string;
+      name: string;
+    }>;
     expect(listed).toEqual([expect.objectContaining({ name: 'ci', prefix: key.slice(0, 11) })]);
     expect(JSON.stringify(listed)).not.toContain(key);
     expect((await run('keys', 'revoke', key.slice(0, 11), '--data', dataDir)).stdout).toContain('Revoked');
   });
 
   it('models --json parses; models prints the table', async () => {
-    const list = JSON.parse((await run('models', '--json', '--reasoning')).stdout) as { object: string; data: Array<{ supports: { reasoning: boolean } }> };
+    const list = JSON.parse((await run('models', '--json', '--reasoning')).stdout) as {
+      object: string;
+      data: Array<{ supports: { reasoning: boolean } }>;
+    };
     expect(list.object).toBe('list');
     expect(list.data.every((model) => model.supports.reasoning)).toBe(true);
-    expect((await run('models')).stdout.split('\n')[0]).toMatch(/^id\s+maker\s+in\/1M\s+out\/1M\s+context\s+released\s+reasoning$/);
+    expect((await run('models')).stdout.split('\n')[0]).toMatch(
+      /^id\s+maker\s+in\/1M\s+out\/1M\s+context\s+released\s+reasoning$/,
+    );
   });
 
   it('deployments push, list and get against the data directory; a changed push fails', async () => {
@@ -46,9 +54,14 @@ describe('the switchyard CLI', () => {
     expect((await run('deployments', 'push', file, '--data', dataDir)).stdout).toBe(`Stored ${deployment.id}\n`);
     expect((await run('deployments', 'push', file, '--data', dataDir)).stdout).toBe(`Unchanged ${deployment.id}\n`);
     expect(JSON.parse((await run('deployments', 'get', deployment.id, '--data', dataDir)).stdout)).toEqual(deployment);
-    expect((await run('deployments', 'list', '--agent-id', 'cli-agent', '--data', dataDir)).stdout).toContain(deployment.id);
+    expect((await run('deployments', 'list', '--agent-id', 'cli-agent', '--data', dataDir)).stdout).toContain(
+      deployment.id,
+    );
     writeFileSync(file, JSON.stringify({ ...deployment, description: 'changed' }));
-    await expect(run('deployments', 'push', file, '--data', dataDir)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('already exists') });
+    await expect(run('deployments', 'push', file, '--data', dataDir)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('already exists'),
+    });
   });
 
   it('has --help on every command', async () => {
@@ -59,7 +72,10 @@ describe('the switchyard CLI', () => {
 
   it('serve --mock answers, and on SIGTERM drains, flushes records and exits 0', async () => {
     const key = (await run('keys', 'create', '--data', dataDir)).stdout.trim();
-    const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
@@ -73,7 +89,11 @@ describe('the switchyard CLI', () => {
       const response = await fetch(`${url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'hi' }], metadata: { agent_id: 'cli-serve' } }),
+        body: JSON.stringify({
+          model: 'gpt-4o-latest',
+          messages: [{ role: 'user', content: 'hi' }],
+          metadata: { agent_id: 'cli-serve' },
+        }),
       });
       expect(response.status).toBe(200);
       expect(response.headers.get('x-switchyard-mock')).toBe('true');
@@ -82,26 +102,31 @@ describe('the switchyard CLI', () => {
       expect(stderr).toContain('"msg":"stopped"');
       expect(stderr).not.toContain(key);
       const db = new DatabaseSync(databasePath(dataDir), { readOnly: true });
-      expect(db.prepare("SELECT count(*) AS count FROM calls WHERE agent_id = 'cli-serve'").get()).toEqual({ count: 1 });
+      expect(db.prepare("SELECT count(*) AS count FROM calls WHERE agent_id = 'cli-serve'").get()).toEqual({
+        count: 1,
+      });
       db.close();
     } finally {
       child.kill('SIGKILL');
     }
   });
 
-  it.runIf(existsSync('/proc/self/cmdline') && process.execve)('serve keeps a young-generation size the user chose in NODE_OPTIONS', async () => {
-    const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NODE_OPTIONS: '--max-semi-space-size=8' },
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    try {
-      await expect.poll(() => stderr, { timeout: 10_000 }).toContain('"msg":"listening"');
-      expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')).not.toContain('--max-semi-space-size');
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+  it.runIf(existsSync('/proc/self/cmdline') && process.execve)(
+    'serve keeps a young-generation size the user chose in NODE_OPTIONS',
+    async () => {
+      const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, NODE_OPTIONS: '--max-semi-space-size=8' },
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      try {
+        await expect.poll(() => stderr, { timeout: 10_000 }).toContain('"msg":"listening"');
+        expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')).not.toContain('--max-semi-space-size');
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+  );
 });

@@ -25,7 +25,8 @@ export function decodePng(file: Buffer): DecodedPng {
   const width = header.readUInt32BE(0);
   const height = header.readUInt32BE(4);
   const [bitDepth, colourType, , , interlace] = [header[8], header[9], header[10], header[11], header[12]];
-  if (bitDepth !== 8 || (colourType !== 2 && colourType !== 6) || interlace !== 0) throw new Error(`unsupported PNG: depth ${bitDepth}, colour type ${colourType}`);
+  if (bitDepth !== 8 || (colourType !== 2 && colourType !== 6) || interlace !== 0)
+    throw new Error(`unsupported PNG: depth ${bitDepth}, colour type ${colourType}`);
   const channels = colourType === 6 ? 4 : 3;
   const stride = width * channels;
   const raw = inflateSync(Buffer.concat(data));

@@ -30,9 +30,15 @@ describe('/v1/deployments', () => {
 
   it('validates the body and the id in the path', async () => {
     const deployment = makeDeployment({ agent_id: 'triage', number: 2 });
-    const invalid = await api(test, path(deployment.id), { method: 'PUT', body: { ...deployment, version: { ...deployment.version, temprature: 1 } } });
+    const invalid = await api(test, path(deployment.id), {
+      method: 'PUT',
+      body: { ...deployment, version: { ...deployment.version, temprature: 1 } },
+    });
     expect(invalid.status).toBe(400);
-    expect((await jsonOf(invalid)).error).toMatchObject({ code: 'invalid_deployment', message: expect.stringContaining('version.temprature: unknown field') });
+    expect((await jsonOf(invalid)).error).toMatchObject({
+      code: 'invalid_deployment',
+      message: expect.stringContaining('version.temprature: unknown field'),
+    });
     const mismatch = await api(test, path('triage:production#99'), { method: 'PUT', body: deployment });
     expect(mismatch.status).toBe(400);
     expect((await jsonOf(mismatch)).error.param).toBe('id');
@@ -52,7 +58,11 @@ describe('/v1/deployments', () => {
   });
 
   it('lists as { object: "list", data } filtered by agent_id, newest first', async () => {
-    for (const number of [4, 5]) await api(test, path(`lister:dev#${number}`), { method: 'PUT', body: makeDeployment({ agent_id: 'lister', environment: 'dev', number }) });
+    for (const number of [4, 5])
+      await api(test, path(`lister:dev#${number}`), {
+        method: 'PUT',
+        body: makeDeployment({ agent_id: 'lister', environment: 'dev', number }),
+      });
     const body = await jsonOf(await api(test, '/v1/deployments?agent_id=lister'));
     expect(body.object).toBe('list');
     expect(body.data.map((item: { id: string }) => item.id)).toEqual(['lister:dev#5', 'lister:dev#4']);
@@ -83,19 +93,34 @@ describe('/v1/deployments', () => {
   });
 
   it('runs a stored deployment over HTTP as model switchyard/deployment/<id>', async () => {
-    const deployment = makeDeployment({ agent_id: 'support', number: 3 }, {
-      output_schema: { json_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false } },
-    });
+    const deployment = makeDeployment(
+      { agent_id: 'support', number: 3 },
+      {
+        output_schema: {
+          json_schema: {
+            type: 'object',
+            properties: { answer: { type: 'string' } },
+            required: ['answer'],
+            additionalProperties: false,
+          },
+        },
+      },
+    );
     expect((await api(test, path(deployment.id), { method: 'PUT', body: deployment })).status).toBe(201);
-    const completion = await test.openai().chat.completions.create({
+    const completion = (await test.openai().chat.completions.create({
       model: `switchyard/deployment/${deployment.id}`,
       messages: [],
       input: { product: 'Switchyard', ticket: 'The stream stops.' },
-    } as never) as unknown as { choices: Array<{ message: { content: string } }>; switchyard: { deployment_id: string; agent_id: string } };
+    } as never)) as unknown as {
+      choices: Array<{ message: { content: string } }>;
+      switchyard: { deployment_id: string; agent_id: string };
+    };
     expect(completion.switchyard).toMatchObject({ deployment_id: deployment.id, agent_id: 'support' });
     expect(JSON.parse(completion.choices[0]!.message.content)).toHaveProperty('answer');
 
-    const unknown = await api(test, '/v1/chat/completions', { body: { model: 'switchyard/deployment/support:production#99', input: {} } });
+    const unknown = await api(test, '/v1/chat/completions', {
+      body: { model: 'switchyard/deployment/support:production#99', input: {} },
+    });
     expect(unknown.status).toBe(404);
     expect((await jsonOf(unknown)).error.code).toBe('deployment_not_found');
   });

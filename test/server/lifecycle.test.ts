@@ -9,7 +9,8 @@ const messages = [{ role: 'user' as const, content: 'a private prompt about invo
 function storedCalls(dataDir: string, agentId: string): number {
   const db = new DatabaseSync(databasePath(dataDir), { readOnly: true });
   try {
-    return (db.prepare('SELECT count(*) AS count FROM calls WHERE agent_id = ?').get(agentId) as { count: number }).count;
+    return (db.prepare('SELECT count(*) AS count FROM calls WHERE agent_id = ?').get(agentId) as { count: number })
+      .count;
   } finally {
     db.close();
   }
@@ -25,7 +26,9 @@ describe('server lifecycle', () => {
     });
     const test = await startTestServer({ mock });
     try {
-      const pending = test.openai().chat.completions.create({ model: 'gpt-4o-latest', messages, metadata: { agent_id: 'slow' } });
+      const pending = test
+        .openai()
+        .chat.completions.create({ model: 'gpt-4o-latest', messages, metadata: { agent_id: 'slow' } });
       await expect.poll(() => mock.calls.length).toBe(1);
       const closing = test.server.close();
       await expect(fetch(`${test.url}/v1/models`)).rejects.toThrow();
@@ -41,12 +44,21 @@ describe('server lifecycle', () => {
   it('logs one JSON line per request without keys or bodies, and says how to create a first key', async () => {
     const test = await startTestServer();
     try {
-      const { data, response } = await test.openai().chat.completions.create({ model: 'gpt-4o-latest', messages }).withResponse();
+      const { data, response } = await test
+        .openai()
+        .chat.completions.create({ model: 'gpt-4o-latest', messages })
+        .withResponse();
       await fetch(`${test.url}/v1/models`);
       const lines = test.logs.filter((line) => line.msg === 'request');
       expect(lines[0]).toEqual({
-        time: expect.any(String), level: 'info', msg: 'request', method: 'POST', path: '/v1/chat/completions', status: 200,
-        duration_ms: expect.any(Number), call_id: response.headers.get('x-switchyard-call-id'),
+        time: expect.any(String),
+        level: 'info',
+        msg: 'request',
+        method: 'POST',
+        path: '/v1/chat/completions',
+        status: 200,
+        duration_ms: expect.any(Number),
+        call_id: response.headers.get('x-switchyard-call-id'),
       });
       expect(lines[1]).toMatchObject({ method: 'GET', path: '/v1/models', status: 200, call_id: null });
       const text = JSON.stringify(test.logs);
@@ -54,7 +66,9 @@ describe('server lifecycle', () => {
       expect(text).not.toContain('invoices');
       expect(text).not.toContain(data.choices[0]!.message.content!);
       expect(test.logs.find((line) => line.msg === 'listening')).toMatchObject({ url: test.url, mock: true });
-      expect(test.logs.some((line) => String(line.msg).includes(`switchyard keys create --data ${test.dataDir}`))).toBe(true);
+      expect(test.logs.some((line) => String(line.msg).includes(`switchyard keys create --data ${test.dataDir}`))).toBe(
+        true,
+      );
       expect(test.logs.some((line) => String(line.msg).includes('simulator'))).toBe(true);
     } finally {
       await test.stop();

@@ -32,7 +32,8 @@ describe('/mcp', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(['create_api_key', 'list_deployments', 'list_models']);
     for (const tool of tools) {
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
-      for (const property of Object.values(tool.inputSchema.properties ?? {})) expect((property as { description?: string }).description).toBeTruthy();
+      for (const property of Object.values(tool.inputSchema.properties ?? {}))
+        expect((property as { description?: string }).description).toBeTruthy();
       expect(tool.description).toBeTruthy();
     }
     expect(tools.find((tool) => tool.name === 'list_deployments')!.inputSchema.required).toEqual(['agent_id']);
@@ -42,17 +43,28 @@ describe('/mcp', () => {
   it('list_models returns catalog rows, filtered by reasoning', async () => {
     const client = await connect();
     const all = textOf(await client.callTool({ name: 'list_models', arguments: {} })) as Array<Record<string, unknown>>;
-    const reasoning = textOf(await client.callTool({ name: 'list_models', arguments: { reasoning: true } })) as Array<Record<string, unknown>>;
-    expect(Object.keys(all[0]!).sort()).toEqual(['context_window', 'id', 'price_in', 'price_out', 'reasoning', 'release_date']);
+    const reasoning = textOf(await client.callTool({ name: 'list_models', arguments: { reasoning: true } })) as Array<
+      Record<string, unknown>
+    >;
+    expect(Object.keys(all[0]!).sort()).toEqual([
+      'context_window',
+      'id',
+      'price_in',
+      'price_out',
+      'reasoning',
+      'release_date',
+    ]);
     expect(reasoning.length).toBeGreaterThan(0);
     expect(reasoning.length).toBeLessThan(all.length);
     expect(reasoning.every((row) => row.reasoning === true)).toBe(true);
     await client.close();
   });
 
-  it('list_deployments returns one agent\'s deployments and requires agent_id', async () => {
+  it("list_deployments returns one agent's deployments and requires agent_id", async () => {
     const client = await connect();
-    const deployments = textOf(await client.callTool({ name: 'list_deployments', arguments: { agent_id: 'support' } })) as Array<{ id: string }>;
+    const deployments = textOf(
+      await client.callTool({ name: 'list_deployments', arguments: { agent_id: 'support' } }),
+    ) as Array<{ id: string }>;
     expect(deployments.map((deployment) => deployment.id)).toEqual(['support:production#2', 'support:production#1']);
     expect(textOf(await client.callTool({ name: 'list_deployments', arguments: { agent_id: 'nobody' } }))).toEqual([]);
     const missing = await client.callTool({ name: 'list_deployments', arguments: {} });
@@ -64,7 +76,11 @@ describe('/mcp', () => {
 
   it('create_api_key returns a working key once', async () => {
     const client = await connect();
-    const created = textOf(await client.callTool({ name: 'create_api_key', arguments: { name: 'from mcp' } })) as { key: string; prefix: string; name: string };
+    const created = textOf(await client.callTool({ name: 'create_api_key', arguments: { name: 'from mcp' } })) as {
+      key: string;
+      prefix: string;
+      name: string;
+    };
     expect(created.key).toMatch(/^sy-/);
     expect(created).toMatchObject({ name: 'from mcp', prefix: created.key.slice(0, 11) });
     expect((await api(test, '/v1/deployments', { key: created.key })).status).toBe(200);
@@ -77,23 +93,38 @@ describe('/mcp', () => {
   });
 
   it('refuses a foreign Origin or Host with 403 (DNS rebinding)', async () => {
-    await expect(connect({ authorization: `Bearer ${test.key}`, origin: 'http://evil.example' })).rejects.toMatchObject({ code: 403 });
+    await expect(connect({ authorization: `Bearer ${test.key}`, origin: 'http://evil.example' })).rejects.toMatchObject(
+      { code: 403 },
+    );
     const body = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     const foreignHost = await rawRequest(`${test.url}/mcp`, {
       method: 'POST',
-      headers: { host: 'evil.example', authorization: `Bearer ${test.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        host: 'evil.example',
+        authorization: `Bearer ${test.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify(body),
     });
     expect(foreignHost.status).toBe(403);
     expect(JSON.parse(foreignHost.body).error.code).toBe('host_not_allowed');
-    const sameOrigin = await api(test, '/mcp', { body, headers: { origin: test.url, accept: 'application/json, text/event-stream' } });
+    const sameOrigin = await api(test, '/mcp', {
+      body,
+      headers: { origin: test.url, accept: 'application/json, text/event-stream' },
+    });
     expect(sameOrigin.status).not.toBe(403);
   });
 
   it('answers an upload it does not read (406) and keeps the keep-alive connection usable', async () => {
     const connection = new HttpClient(test.url, { pipelining: 1 });
     try {
-      const upload = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { padding: 'x'.repeat(512 * 1024) } });
+      const upload = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { padding: 'x'.repeat(512 * 1024) },
+      });
       const refused = await connection.request({
         path: '/mcp',
         method: 'POST',

@@ -18,7 +18,9 @@ describe('GET /v1/models', () => {
   });
 
   it('filters reasoning models with ?reasoning=true, through the openai SDK too', async () => {
-    const body = (await jsonOf(await api(test, '/v1/models?reasoning=true', { key: null }))) as { data: Array<{ supports: { reasoning: boolean } }> };
+    const body = (await jsonOf(await api(test, '/v1/models?reasoning=true', { key: null }))) as {
+      data: Array<{ supports: { reasoning: boolean } }>;
+    };
     expect(body.data.length).toBeGreaterThan(0);
     expect(body.data.every((model) => model.supports.reasoning)).toBe(true);
     const all = [];
@@ -28,7 +30,9 @@ describe('GET /v1/models', () => {
   });
 
   it('returns one model by id, dots included, and resolves aliases', async () => {
-    const ids = createGateway({ mock: true }).listModels().data.map((model) => model.id);
+    const ids = createGateway({ mock: true })
+      .listModels()
+      .data.map((model) => model.id);
     const dotted = ids.find((id) => id.includes('.'))!;
     const model = await test.openai().models.retrieve(dotted);
     expect(model.id).toBe(dotted);
@@ -39,6 +43,10 @@ describe('GET /v1/models', () => {
   it('answers an unknown id with a 404 OpenAI error', async () => {
     const response = await api(test, `/v1/models/${encodeURIComponent('ollama:llama3.3:70b')}`, { key: null });
     expect(response.status).toBe(404);
-    expect((await jsonOf(response)).error).toMatchObject({ type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
+    expect((await jsonOf(response)).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'model_not_found',
+      param: 'model',
+    });
   });
 });

@@ -1,10 +1,10 @@
-import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { MockProvider } from '../../src/providers/mock/simulator.ts';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/server/index.ts';
+import { type RunningServer, type ServeOptions, startServer } from '../../src/server/index.ts';
 
 export interface TestServer {
   server: RunningServer;
@@ -22,7 +22,9 @@ export interface TestServer {
 }
 
 /** `switchyard serve --mock` in process: port 0, a temporary data directory, one key, logs collected. */
-export async function startTestServer(options: Omit<ServeOptions, 'log' | 'port' | 'dataDir'> & { mock?: boolean | MockProvider } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: Omit<ServeOptions, 'log' | 'port' | 'dataDir'> & { mock?: boolean | MockProvider } = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-serve-'));
   const logs: Array<Record<string, unknown>> = [];
   const server = await startServer({ mock: true, ...options, port: 0, dataDir, log: (line) => logs.push(line) });
@@ -42,7 +44,11 @@ export async function startTestServer(options: Omit<ServeOptions, 'log' | 'port'
 }
 
 /** A fetch against the test server with the key, JSON body when given. */
-export function api(test: TestServer, path: string, init: { method?: string; body?: unknown; key?: string | null; headers?: Record<string, string> } = {}): Promise<Response> {
+export function api(
+  test: TestServer,
+  path: string,
+  init: { method?: string; body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { ...init.headers };
   const key = init.key === undefined ? test.key : init.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
@@ -55,7 +61,10 @@ export function api(test: TestServer, path: string, init: { method?: string; bod
 }
 
 /** A request through `node:http`, which (unlike fetch) sends the `Host` header it is given. */
-export function rawRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+export function rawRequest(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: init.method ?? 'GET', headers: init.headers ?? {} }, (response) => {
       let body = '';

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DeploymentConflictError, DeploymentValidationError } from '../../src/index.ts';
 import { SqliteDeploymentStore } from '../../src/deployments/index.ts';
+import { DeploymentConflictError, DeploymentValidationError } from '../../src/index.ts';
 import { ApiKeyStore } from '../../src/server/api-keys.ts';
 import { databasePath } from '../../src/server/open-database.ts';
 import { makeDeployment } from '../deployments/fixtures.ts';
@@ -39,7 +39,9 @@ describe('SqliteDeploymentStore', () => {
     const b = new SqliteDeploymentStore(databasePath(dir));
     const deployment = makeDeployment({ number: 4 });
     await a.put(deployment);
-    await expect(b.put({ ...deployment, description: 'second writer' })).rejects.toBeInstanceOf(DeploymentConflictError);
+    await expect(b.put({ ...deployment, description: 'second writer' })).rejects.toBeInstanceOf(
+      DeploymentConflictError,
+    );
     expect(await b.get(deployment.id)).toEqual(deployment);
     a.close();
     b.close();
@@ -55,7 +57,13 @@ describe('ApiKeyStore', () => {
     expect(keys.check(key)).toEqual({ ok: true, key: info });
     keys.close();
     // Neither the database nor its write-ahead log holds the key.
-    const files = ['switchyard.sqlite', 'switchyard.sqlite-wal'].map((name) => { try { return readFileSync(join(dir, name)).toString('latin1'); } catch { return ''; } });
+    const files = ['switchyard.sqlite', 'switchyard.sqlite-wal'].map((name) => {
+      try {
+        return readFileSync(join(dir, name)).toString('latin1');
+      } catch {
+        return '';
+      }
+    });
     expect(files.join('')).toContain(info.prefix);
     expect(files.join('')).not.toContain(key);
   });

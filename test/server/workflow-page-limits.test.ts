@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteSink, createGateway } from '../../src/index.ts';
+import { createGateway, SqliteSink } from '../../src/index.ts';
 import {
   ApiKeyStore,
   createSwitchyardHandler,
   databasePath,
   defaultHostPolicy,
-  startServer,
   type RunningServer,
+  startServer,
 } from '../../src/server/index.ts';
 import { makeRecord } from '../records/make-record.ts';
 

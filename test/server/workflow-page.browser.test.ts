@@ -11,12 +11,21 @@ const CHROMIUM = '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) && !process.env.CI;
 
 describe.skipIf(skip)('the workflow page in Chromium', () => {
-  it('shows the agents, a waterfall with one bar per call and the daily cost, and renders to a real image', async () => {
+  it('shows the agents, a waterfall with a bar per call and the daily cost, as a real image', async () => {
     const test = await startTestServer();
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-browser-'));
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const client = test.openai();
@@ -34,12 +43,13 @@ describe.skipIf(skip)('the workflow page in Chromium', () => {
       const response = await page.goto(`${test.url}/`);
       expect(response?.status()).toBe(200);
 
-      const agents = await page.locator('table.agents').innerText();
+      const agents = await page.locator('table.agents').textContent();
       for (const agent of ['planner', 'researcher', 'writer']) expect(agents).toContain(agent);
-      expect(await page.locator('body').innerText()).toContain('market-report');
+      expect(await page.locator('body').textContent()).toContain('market-report');
       const bars = page.locator('svg.waterfall rect.bar');
       expect(await bars.count()).toBe(4);
-      for (const box of await Promise.all((await bars.all()).map((bar) => bar.boundingBox()))) expect(box!.width).toBeGreaterThan(0);
+      for (const box of await Promise.all((await bars.all()).map((bar) => bar.boundingBox())))
+        expect(box!.width).toBeGreaterThan(0);
       expect(await page.locator('svg.daily-cost rect.cost-bar').count()).toBeGreaterThan(0);
       expect(problems).toEqual([]);
 
@@ -49,7 +59,8 @@ describe.skipIf(skip)('the workflow page in Chromium', () => {
       expect(png.length).toBeGreaterThan(10 * 1024);
       const image = decodePng(png);
       const colours = new Set<string>();
-      for (let y = 0; y < image.height; y += 5) for (let x = 0; x < image.width; x += 5) colours.add(image.pixel(x, y).join(','));
+      for (let y = 0; y < image.height; y += 5)
+        for (let x = 0; x < image.width; x += 5) colours.add(image.pixel(x, y).join(','));
       // Text, table rules and several bar colours: far from a blank or single-colour page.
       expect(colours.size).toBeGreaterThan(20);
     } finally {

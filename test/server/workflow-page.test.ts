@@ -6,8 +6,15 @@ import { ApiKeyStore, createSwitchyardHandler, defaultHostPolicy } from '../../s
 function setup(publicPage: boolean) {
   const gateway = createGateway({ mock: true });
   const keys = new ApiKeyStore(':memory:');
-  const handler = createSwitchyardHandler({ gateway, keys, mock: true, publicPage, hostPolicy: defaultHostPolicy('127.0.0.1', 8787) });
-  const get = (path: string, headers: Record<string, string> = {}) => handler(new Request(`http://127.0.0.1:8787${path}`, { headers: { host: '127.0.0.1:8787', ...headers } }));
+  const handler = createSwitchyardHandler({
+    gateway,
+    keys,
+    mock: true,
+    publicPage,
+    hostPolicy: defaultHostPolicy('127.0.0.1', 8787),
+  });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    handler(new Request(`http://127.0.0.1:8787${path}`, { headers: { host: '127.0.0.1:8787', ...headers } }));
   return { gateway, keys, handler, get };
 }
 
@@ -16,7 +23,11 @@ describe('the workflow page', () => {
     const { gateway, get } = setup(true);
     const hostile = '<script>alert(1)</script>';
     for (const agent of ['planner', hostile]) {
-      await gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'hi' }], metadata: { agent_id: agent, trace_id: '"><img src=x onerror=alert(2)>', workflow_name: 'nightly' } });
+      await gateway.createCompletion({
+        model: 'gpt-4o-latest',
+        messages: [{ role: 'user', content: 'hi' }],
+        metadata: { agent_id: agent, trace_id: '"><img src=x onerror=alert(2)>', workflow_name: 'nightly' },
+      });
     }
     const response = await get('/');
     expect(response.status).toBe(200);
@@ -35,7 +46,11 @@ describe('the workflow page', () => {
   it('shows the trace asked for, and says when it has no calls', async () => {
     const { gateway, get } = setup(true);
     for (const trace of ['first', 'second']) {
-      await gateway.createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: 'hi' }], metadata: { agent_id: `agent-${trace}`, trace_id: trace } });
+      await gateway.createCompletion({
+        model: 'gpt-4o-latest',
+        messages: [{ role: 'user', content: 'hi' }],
+        metadata: { agent_id: `agent-${trace}`, trace_id: trace },
+      });
     }
     expect(await (await get('/?trace_id=first')).text()).toMatch(/trace <code>first<\/code>/);
     expect(await (await get('/')).text()).toMatch(/trace <code>second<\/code>/);

@@ -4,12 +4,16 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { StructuredOutputError, createGateway, toStrictJsonSchema } from '../../src/index.ts';
+import { createGateway, StructuredOutputError, toStrictJsonSchema } from '../../src/index.ts';
 import { compileSchema, type JsonSchema } from '../../src/structured-output/json-schema-validator.ts';
 import { createMockProvider, exampleFromSchema } from '../../src/testing/index.ts';
 import { sendJSON, startFakeHttpServer } from '../fake-servers/http.ts';
 
-interface Fixture { name: string; description: string; schema: JsonSchema }
+interface Fixture {
+  name: string;
+  description: string;
+  schema: JsonSchema;
+}
 
 const directory = fileURLToPath(new URL('../fixtures/schemas/', import.meta.url));
 const fixtures: Fixture[] = readdirSync(directory)
@@ -18,17 +22,24 @@ const fixtures: Fixture[] = readdirSync(directory)
   .map((file) => JSON.parse(readFileSync(directory + file, 'utf8')) as Fixture);
 
 // An Ajv of the test's own, so a mistake in the gateway's validator cannot hide a wrong answer.
-const addFormats = ((ajvFormatsModule as unknown as { default?: unknown }).default ?? ajvFormatsModule) as (ajv: Ajv | Ajv2020) => unknown;
+const addFormats = ((ajvFormatsModule as unknown as { default?: unknown }).default ?? ajvFormatsModule) as (
+  ajv: Ajv | Ajv2020,
+) => unknown;
 const ajv07 = new Ajv({ allErrors: true, strict: false });
 const ajv2020 = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv07);
 addFormats(ajv2020);
 const independent = new Map<string, ValidateFunction>(
-  fixtures.map(({ name, schema }) => [name, (/draft-07/.test(String(schema.$schema)) ? ajv07 : ajv2020).compile(schema)]),
+  fixtures.map(({ name, schema }) => [
+    name,
+    (/draft-07/.test(String(schema.$schema)) ? ajv07 : ajv2020).compile(schema),
+  ]),
 );
 function expectValid(name: string, value: unknown): void {
   const validate = independent.get(name)!;
-  expect(validate(value), `${name}: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${JSON.stringify(value)}`).toBe(true);
+  expect(validate(value), `${name}: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${JSON.stringify(value)}`).toBe(
+    true,
+  );
 }
 
 const gateway = createGateway({ mock: true });
@@ -49,9 +60,12 @@ describe('the schema corpus', () => {
     }
   });
 
-  it.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s compiles with compileSchema', (_name, fixture) => {
-    expect(() => compileSchema(fixture.schema)).not.toThrow();
-  });
+  it.each(fixtures.map((fixture) => [fixture.name, fixture] as const))(
+    '%s compiles with compileSchema',
+    (_name, fixture) => {
+      expect(() => compileSchema(fixture.schema)).not.toThrow();
+    },
+  );
 });
 
 describe('every native-structured-output model answers every schema with a valid instance', () => {
@@ -76,7 +90,11 @@ describe('every native-structured-output model answers every schema with a valid
   it(`the simulator answers the ${promptedModels.length} models without native structured outputs too`, async () => {
     for (const model of promptedModels) {
       for (const fixture of fixtures) {
-        const response = await gateway.createCompletion({ model: model.id, messages, response_format: formatOf(fixture) });
+        const response = await gateway.createCompletion({
+          model: model.id,
+          messages,
+          response_format: formatOf(fixture),
+        });
         expectValid(fixture.name, JSON.parse(response.choices[0]!.message.content!));
       }
     }
@@ -99,12 +117,18 @@ describe('the strict transform', () => {
     });
 
     it(`${name}: a strict-mode answer (optional fields as null) round-trips to a valid original`, async () => {
-      const original = (await gateway.createCompletion({ model: nativeModels[0]!.id, messages, response_format: formatOf(fixture) })).choices[0]!.message.parsed;
+      const original = (
+        await gateway.createCompletion({ model: nativeModels[0]!.id, messages, response_format: formatOf(fixture) })
+      ).choices[0]!.message.parsed;
       const strict = toStrictJsonSchema(schema);
       const strictAnswer = JSON.stringify(withAddedNulls(original, strict, strict));
       // `respond`, not `replies`: a retry would get the same answer, so only a real round trip passes.
       const mock = createMockProvider({ respond: () => strictAnswer });
-      const response = await createGateway({ mock }).createCompletion({ model: nativeModels[0]!.id, messages, response_format: formatOf(fixture) });
+      const response = await createGateway({ mock }).createCompletion({
+        model: nativeModels[0]!.id,
+        messages,
+        response_format: formatOf(fixture),
+      });
       expect(response.switchyard.warnings).toEqual([]);
       const parsed = JSON.parse(response.choices[0]!.message.content!);
       expectValid(name, parsed);
@@ -117,14 +141,22 @@ describe('the strict transform', () => {
 
 describe('broken answers scripted into the simulator', () => {
   const damages: Array<[string, (json: string, value: unknown) => string | undefined]> = [
-    ['a json code fence', (json) => '```json\n' + json + '\n```'],
-    ['a bare code fence', (json) => '```\n' + json + '\n```'],
-    ['prose around the JSON', (json) => `Sure! Here is the extracted data:\n${json}\nLet me know if you need anything else.`],
-    ['trailing commas', (_json, value) => JSON.stringify(value, null, 2).replace(/(["\d\]}el])\n(\s*[}\]])/g, '$1,\n$2')],
+    ['a json code fence', (json) => `\`\`\`json\n${json}\n\`\`\``],
+    ['a bare code fence', (json) => `\`\`\`\n${json}\n\`\`\``],
+    [
+      'prose around the JSON',
+      (json) => `Sure! Here is the extracted data:\n${json}\nLet me know if you need anything else.`,
+    ],
+    [
+      'trailing commas',
+      (_json, value) => JSON.stringify(value, null, 2).replace(/(["\d\]}el])\n(\s*[}\]])/g, '$1,\n$2'),
+    ],
     ['single quotes', (json) => (/'|\\"/.test(json) ? undefined : json.replaceAll('"', "'"))],
     ['a truncated end', (json) => json.replace(/[}\]]+$/, '')],
   ];
-  const scripted = fixtures.filter(({ name }) => ['invoice_extraction', 'comment_thread', 'geo_feature_collection', 'cv_parsing', 'quiz_generation'].includes(name));
+  const scripted = fixtures.filter(({ name }) =>
+    ['invoice_extraction', 'comment_thread', 'geo_feature_collection', 'cv_parsing', 'quiz_generation'].includes(name),
+  );
 
   it.each(damages)('%s is repaired on the first answer', async (_label, damage) => {
     let repaired = 0;
@@ -134,7 +166,11 @@ describe('broken answers scripted into the simulator', () => {
       if (broken === undefined) continue;
       expect(() => JSON.parse(broken), fixture.name).toThrow();
       const mock = createMockProvider({ replies: [broken] });
-      const response = await createGateway({ mock }).createCompletion({ model: nativeModels[0]!.id, messages, response_format: formatOf(fixture) });
+      const response = await createGateway({ mock }).createCompletion({
+        model: nativeModels[0]!.id,
+        messages,
+        response_format: formatOf(fixture),
+      });
       // No retry warning: the repair, not the simulator's second (valid) answer, produced the content.
       expect(response.switchyard.warnings, fixture.name).toEqual([]);
       expectValid(fixture.name, JSON.parse(response.choices[0]!.message.content!));
@@ -151,7 +187,9 @@ describe('broken answers scripted into the simulator', () => {
   ])('%s ends in StructuredOutputError', async (_label, prose) => {
     const fixture = fixtures.find(({ name }) => name === 'invoice_extraction')!;
     const mock = createMockProvider({ replies: [prose, prose] });
-    const error = await createGateway({ mock }).createCompletion({ model: nativeModels[0]!.id, messages, response_format: formatOf(fixture) }).catch((caught: unknown) => caught);
+    const error = await createGateway({ mock })
+      .createCompletion({ model: nativeModels[0]!.id, messages, response_format: formatOf(fixture) })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StructuredOutputError);
     expect(mock.calls).toHaveLength(2);
   });
@@ -167,15 +205,19 @@ function* objectSchemasIn(node: unknown, path: string): Generator<[string, JsonS
   const schema = node as JsonSchema;
   if ([schema.type].flat().includes('object') || typeof schema.properties === 'object') yield [path, schema];
   for (const key of ['properties', '$defs', 'definitions']) {
-    for (const [name, sub] of Object.entries((schema[key] as object | undefined) ?? {})) yield* objectSchemasIn(sub, `${path}/${key}/${name}`);
+    for (const [name, sub] of Object.entries((schema[key] as object | undefined) ?? {}))
+      yield* objectSchemasIn(sub, `${path}/${key}/${name}`);
   }
-  for (const key of ['items', 'prefixItems', 'anyOf', 'oneOf', 'allOf', 'additionalProperties']) yield* objectSchemasIn(schema[key], `${path}/${key}`);
+  for (const key of ['items', 'prefixItems', 'anyOf', 'oneOf', 'allOf', 'additionalProperties'])
+    yield* objectSchemasIn(schema[key], `${path}/${key}`);
 }
 
 /** What a strict-mode model sends: the same data, with every property the schema lists present (null when unused). */
 function withAddedNulls(value: unknown, node: JsonSchema, root: JsonSchema): unknown {
   const schema = resolve(node, root);
-  const branches = [schema, ...((schema.anyOf as JsonSchema[] | undefined) ?? [])].map((branch) => resolve(branch, root));
+  const branches = [schema, ...((schema.anyOf as JsonSchema[] | undefined) ?? [])].map((branch) =>
+    resolve(branch, root),
+  );
   if (Array.isArray(value)) {
     const items = branches.find((candidate) => candidate.items)?.items as JsonSchema | undefined;
     return value.map((item) => withAddedNulls(item, items ?? {}, root));
@@ -184,16 +226,27 @@ function withAddedNulls(value: unknown, node: JsonSchema, root: JsonSchema): unk
   // The branch this object belongs to: it names every key the object has, and its consts agree.
   const branch = branches.find((candidate) => {
     const properties = (candidate.properties ?? {}) as Record<string, JsonSchema>;
-    return candidate.properties && Object.entries(value).every(([key, item]) => key in properties && (!('const' in properties[key]!) || properties[key]!.const === item));
+    return (
+      candidate.properties &&
+      Object.entries(value).every(
+        ([key, item]) => key in properties && (!('const' in properties[key]!) || properties[key]!.const === item),
+      )
+    );
   });
   if (!branch) return value;
   const properties = branch.properties as Record<string, JsonSchema>;
-  return Object.fromEntries(Object.keys(properties).map((key) => [key, key in value ? withAddedNulls((value as Record<string, unknown>)[key], properties[key]!, root) : null]));
+  return Object.fromEntries(
+    Object.keys(properties).map((key) => [
+      key,
+      key in value ? withAddedNulls((value as Record<string, unknown>)[key], properties[key]!, root) : null,
+    ]),
+  );
 }
 
 /** `value` without the null-valued properties that `reference` does not have. */
 function withoutNullsAbsentFrom(value: unknown, reference: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item, index) => withoutNullsAbsentFrom(item, (reference as unknown[] | undefined)?.[index]));
+  if (Array.isArray(value))
+    return value.map((item, index) => withoutNullsAbsentFrom(item, (reference as unknown[] | undefined)?.[index]));
   if (typeof value !== 'object' || value === null || typeof reference !== 'object' || reference === null) return value;
   return Object.fromEntries(
     Object.entries(value)
@@ -218,7 +271,10 @@ async function startPromptReadingModel() {
   const requests: Array<Record<string, any>> = [];
   const server = await startFakeHttpServer((_request, response, body) => {
     requests.push(body);
-    const system = (body.messages as Array<{ role: string; content: string }>).filter((message) => message.role === 'system').map((message) => message.content).join('\n');
+    const system = (body.messages as Array<{ role: string; content: string }>)
+      .filter((message) => message.role === 'system')
+      .map((message) => message.content)
+      .join('\n');
     const schemaText = system.slice(system.indexOf('\n{') + 1);
     let schema: unknown;
     try {
@@ -228,7 +284,10 @@ async function startPromptReadingModel() {
     }
     const content = JSON.stringify(schema ? exampleFromSchema(schema as JsonSchema) : {});
     sendJSON(response, 200, {
-      id: 'chatcmpl-prompted', object: 'chat.completion', created: 1_760_000_000, model: body.model,
+      id: 'chatcmpl-prompted',
+      object: 'chat.completion',
+      created: 1_760_000_000,
+      model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
       usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
     });
@@ -236,8 +295,8 @@ async function startPromptReadingModel() {
   return { ...server, requests };
 }
 
-describe('models without native structured outputs take the prompted path, through their providers\' API', () => {
-  it(`every one of the ${promptedModels.length} models gets each schema in its prompt, and its answer is validated`, async () => {
+describe("models without native structured outputs take the prompted path, through their providers' API", () => {
+  it(`each of the ${promptedModels.length} models gets each schema in its prompt; answers are validated`, async () => {
     const model = await startPromptReadingModel();
     try {
       const family = [...new Set(promptedModels.map((entry) => entry.providers[0]!.provider))];
@@ -249,10 +308,22 @@ describe('models without native structured outputs take the prompted path, throu
       for (const entry of promptedModels) {
         for (const fixture of fixtures) {
           const before = model.requests.length;
-          const response = await real.createCompletion({ model: entry.id, messages, response_format: formatOf(fixture) });
+          const response = await real.createCompletion({
+            model: entry.id,
+            messages,
+            response_format: formatOf(fixture),
+          });
           const sent = model.requests[before]!;
-          expect(sent.response_format?.type, `${entry.id}: JSON mode, never a schema it cannot enforce`).toBe('json_object');
-          expect(sent.messages.some((message: { role: string; content: string }) => message.role === 'system' && message.content.includes(JSON.stringify(fixture.schema))), entry.id).toBe(true);
+          expect(sent.response_format?.type, `${entry.id}: JSON mode, never a schema it cannot enforce`).toBe(
+            'json_object',
+          );
+          expect(
+            sent.messages.some(
+              (message: { role: string; content: string }) =>
+                message.role === 'system' && message.content.includes(JSON.stringify(fixture.schema)),
+            ),
+            entry.id,
+          ).toBe(true);
           expectValid(fixture.name, JSON.parse(response.choices[0]!.message.content!));
         }
       }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toStrictJsonSchema } from '../../src/index.ts';
-import { dropAddedNulls } from '../../src/structured-output/strict-json-schema.ts';
 import { parseModelJson } from '../../src/structured-output/parse-model-json.ts';
+import { dropAddedNulls } from '../../src/structured-output/strict-json-schema.ts';
 
 describe('toStrictJsonSchema (OpenAI strict mode)', () => {
   it('closes objects, requires every property and makes optional ones nullable', () => {
@@ -46,7 +46,11 @@ describe('toStrictJsonSchema (OpenAI strict mode)', () => {
     };
     const strict = toStrictJsonSchema(schema) as any;
     expect(strict.properties.shape).toEqual({ anyOf: [{ type: 'string' }, { type: 'number' }] });
-    expect(strict.properties.tags).toEqual({ type: 'array', items: { type: 'string' }, description: 'Labels Constraints: {"uniqueItems":true}' });
+    expect(strict.properties.tags).toEqual({
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Labels Constraints: {"uniqueItems":true}',
+    });
     expect(strict.properties.when.description).toBe('Constraints: {"format":"uri","examples":["https://a.example"]}');
     expect(strict.properties.extra).toEqual({ type: 'boolean' });
     expect(strict.required).toEqual(['shape', 'tags', 'when', 'extra']);
@@ -58,7 +62,13 @@ describe('toStrictJsonSchema (OpenAI strict mode)', () => {
       type: 'object',
       properties: { root: { $ref: '#/$defs/node' } },
       required: ['root'],
-      $defs: { node: { type: 'object', properties: { value: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['value', 'children'] } },
+      $defs: {
+        node: {
+          type: 'object',
+          properties: { value: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
+          required: ['value', 'children'],
+        },
+      },
     };
     const strict = toStrictJsonSchema(schema) as any;
     expect(strict.$defs.node.additionalProperties).toBe(false);
@@ -73,10 +83,19 @@ describe('toStrictJsonSchema (OpenAI strict mode)', () => {
   it('dropAddedNulls removes only the nulls strict mode introduced', () => {
     const schema = {
       type: 'object',
-      properties: { a: { type: 'string' }, b: { type: ['string', 'null'] }, c: { type: 'string' }, list: { type: 'array', items: { type: 'object', properties: { x: { type: 'number' } } } } },
+      properties: {
+        a: { type: 'string' },
+        b: { type: ['string', 'null'] },
+        c: { type: 'string' },
+        list: { type: 'array', items: { type: 'object', properties: { x: { type: 'number' } } } },
+      },
       required: ['c'],
     };
-    expect(dropAddedNulls({ a: null, b: null, c: null, list: [{ x: null }] }, schema)).toEqual({ b: null, c: null, list: [{}] });
+    expect(dropAddedNulls({ a: null, b: null, c: null, list: [{ x: null }] }, schema)).toEqual({
+      b: null,
+      c: null,
+      list: [{}],
+    });
   });
 });
 

@@ -1,16 +1,31 @@
-import { checkShape } from '../../internal/shape.ts';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ProviderError } from '../../errors.ts';
 import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
+import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
-import { checkMessage, checkStreamEvent } from './answer-shape.ts';
 import {
-  abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, refusedBySdk, streamError, timedOut, unreachable, type ErrorScope,
+  type Provider,
+  type ProviderCall,
+  type ProviderCompletion,
+  type ResolvedProviderSettings,
+  sdkClientOptions,
+} from '../provider.ts';
+import {
+  abortedByCaller,
+  answerTooLarge,
+  type ErrorScope,
+  fromStatus,
+  incompleteStream,
+  invalidResponse,
+  refusedBySdk,
+  streamError,
+  timedOut,
+  unreachable,
 } from '../provider-errors.ts';
+import { checkMessage, checkStreamEvent } from './answer-shape.ts';
 import { toAnthropicRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
 import { StreamConverter } from './stream-converter.ts';
-import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from '../provider.ts';
 
 type AnthropicSDK = typeof import('@anthropic-ai/sdk');
 
@@ -59,7 +74,11 @@ class AnthropicProvider implements Provider {
     }
   }
 
-  async *#convertEvents(events: AsyncIterable<Anthropic.RawMessageStreamEvent>, model: string, signal: AbortSignal | undefined): AsyncIterable<CompletionChunk> {
+  async *#convertEvents(
+    events: AsyncIterable<Anthropic.RawMessageStreamEvent>,
+    model: string,
+    signal: AbortSignal | undefined,
+  ): AsyncIterable<CompletionChunk> {
     const converter = new StreamConverter(model);
     const iterator = events[Symbol.asyncIterator]();
     try {
@@ -89,7 +108,13 @@ class AnthropicProvider implements Provider {
 
   #scope(model: string): ErrorScope {
     const settings = this.#settings;
-    return { provider: this.name, model, secrets: [settings.apiKey], baseURL: settings.baseURL, timeoutMs: settings.timeoutMs };
+    return {
+      provider: this.name,
+      model,
+      secrets: [settings.apiKey],
+      baseURL: settings.baseURL,
+      timeoutMs: settings.timeoutMs,
+    };
   }
 
   /** The SDK's failure as one of the shared provider errors; our own errors (from the conversion) pass unchanged. */
@@ -108,7 +133,12 @@ class AnthropicProvider implements Provider {
         // An `event: error` after HTTP 200: the request was accepted, then the model failed (overloaded, most often).
         return streamError(scope, upstream, { status: code === 'overloaded_error' ? 529 : 502, code, cause: error });
       }
-      return fromStatus(scope, error.status, upstream, { code, param: rejectedField(upstream), retryAfterMs: parseRetryAfter(error.headers), cause: error });
+      return fromStatus(scope, error.status, upstream, {
+        code,
+        param: rejectedField(upstream),
+        retryAfterMs: parseRetryAfter(error.headers),
+        cause: error,
+      });
     }
     if (error instanceof sdk.AnthropicError && !(error instanceof sdk.APIConnectionError)) {
       // Refused by the SDK before anything was sent: retrying the same request cannot help.

@@ -1,4 +1,4 @@
-import { array, both, byType, nullish, number, object, plainObject, string, type Shape } from '../../internal/shape.ts';
+import { array, both, byType, nullish, number, object, plainObject, type Shape, string } from '../../internal/shape.ts';
 
 /**
  * What an Anthropic Messages answer and each stream event must look like before they are converted (providers.md

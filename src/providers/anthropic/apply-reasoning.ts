@@ -1,13 +1,17 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ProviderCall, } from '../provider.ts';
+import type { ProviderCall } from '../provider.ts';
 import { chooseReasoning } from '../reasoning-choice.ts';
-import { relaxToolChoice } from './convert-tools.ts';
 import { ANSWER_ROOM, MIN_ANSWER_ROOM, type Params } from './convert-request.ts';
+import { relaxToolChoice } from './convert-tools.ts';
 
 /** Claude ≤ 4.5 take a thinking budget; Claude ≥ 4.6 take adaptive thinking and an effort level. */
 export function applyReasoning(call: ProviderCall, params: Params): void {
   const ceiling = call.model.max_output_tokens;
-  const choice = chooseReasoning(call, 'anthropic', { controls: ['budget', 'level'], levelSwitchOff: true, maxBudget: ceiling - MIN_ANSWER_ROOM });
+  const choice = chooseReasoning(call, 'anthropic', {
+    controls: ['budget', 'level'],
+    levelSwitchOff: true,
+    maxBudget: ceiling - MIN_ANSWER_ROOM,
+  });
   if (!choice || choice.kind === 'default') return;
   if (choice.kind === 'off') {
     params.thinking = { type: 'disabled' };
@@ -22,7 +26,9 @@ export function applyReasoning(call: ProviderCall, params: Params): void {
         call.warn({
           code: 'converted_parameter',
           param: 'max_tokens',
-          message: `Anthropic counts thinking within max_tokens; it was raised from ${params.max_tokens} to ${raised} to hold the ${budget}-token thinking budget.`,
+          message:
+            `Anthropic counts thinking within max_tokens; it was raised from ${params.max_tokens} to ` +
+            `${raised} to hold the ${budget}-token thinking budget.`,
         });
       }
       params.max_tokens = raised;
@@ -30,7 +36,10 @@ export function applyReasoning(call: ProviderCall, params: Params): void {
     params.thinking = { type: 'enabled', budget_tokens: budget };
   } else {
     params.thinking = { type: 'adaptive' };
-    params.output_config = { ...params.output_config, effort: choice.level as NonNullable<Anthropic.OutputConfig['effort']> };
+    params.output_config = {
+      ...params.output_config,
+      effort: choice.level as NonNullable<Anthropic.OutputConfig['effort']>,
+    };
   }
   relaxToolChoice(call, params);
 }

@@ -19,13 +19,17 @@ interface Turn {
 }
 
 /** System and developer messages become the top-level `system`; the rest become alternating user/assistant turns. */
-export function convertMessages(messages: ChatCompletionMessageParam[]): { system: Anthropic.TextBlockParam[]; messages: Anthropic.MessageParam[] } {
+export function convertMessages(messages: ChatCompletionMessageParam[]): {
+  system: Anthropic.TextBlockParam[];
+  messages: Anthropic.MessageParam[];
+} {
   const system: Anthropic.TextBlockParam[] = [];
   const turns: Turn[] = [];
   const add = (role: Turn['role'], blocks: Block[]) => {
     if (blocks.length === 0) return;
     const last = turns.at(-1);
-    // Anthropic wants alternating turns: consecutive messages of one role (tool results and the user text after them) merge.
+    // Anthropic wants alternating turns: consecutive messages of one role (tool results and the user text after them)
+    // merge.
     if (last?.role === role) last.content.push(...blocks);
     else turns.push({ role, content: blocks });
   };
@@ -44,7 +48,10 @@ export function convertMessages(messages: ChatCompletionMessageParam[]): { syste
         break;
       case 'tool': {
         const texts = textsOf(message.content).filter((text) => text !== '');
-        const result: Anthropic.ToolResultBlockParam = { type: 'tool_result', tool_use_id: toolUseId(message.tool_call_id) };
+        const result: Anthropic.ToolResultBlockParam = {
+          type: 'tool_result',
+          tool_use_id: toolUseId(message.tool_call_id),
+        };
         if (typeof message.content === 'string') {
           if (message.content !== '') result.content = message.content;
         } else if (texts.length > 0) result.content = texts.map((text) => ({ type: 'text', text }));
@@ -53,7 +60,8 @@ export function convertMessages(messages: ChatCompletionMessageParam[]): { syste
       }
       default:
         throw new InvalidRequestError(
-          `${at}: the legacy "function" role cannot be sent to Anthropic; send the result as a "tool" message with tool_call_id.`,
+          `${at}: the legacy "function" role cannot be sent to Anthropic; send the result as a "tool" message with ` +
+            `tool_call_id.`,
           `${at}.role`,
         );
     }
@@ -63,9 +71,13 @@ export function convertMessages(messages: ChatCompletionMessageParam[]): { syste
 
 function finishTurn(turn: Turn): Anthropic.MessageParam {
   // Tool results must open the user turn that answers the tool calls.
-  const content = turn.role === 'user'
-    ? [...turn.content.filter((block) => block.type === 'tool_result'), ...turn.content.filter((block) => block.type !== 'tool_result')]
-    : turn.content;
+  const content =
+    turn.role === 'user'
+      ? [
+          ...turn.content.filter((block) => block.type === 'tool_result'),
+          ...turn.content.filter((block) => block.type !== 'tool_result'),
+        ]
+      : turn.content;
   const only = content.length === 1 ? content[0] : undefined;
   return { role: turn.role, content: only?.type === 'text' ? only.text : content };
 }
@@ -73,7 +85,7 @@ function finishTurn(turn: Turn): Anthropic.MessageParam {
 function textsOf(content: string | Array<{ type: string; text?: string }> | null | undefined): string[] {
   if (content == null) return [];
   if (typeof content === 'string') return [content];
-  return content.map((part) => (part.type === 'text' ? part.text ?? '' : ''));
+  return content.map((part) => (part.type === 'text' ? (part.text ?? '') : ''));
 }
 
 function userBlocks(content: string | ChatCompletionContentPart[], at: string): Block[] {
@@ -99,7 +111,10 @@ function imageBlock(url: string, at: string): Anthropic.ImageBlockParam {
   if (data) {
     const mediaType = data[1]!.toLowerCase() as (typeof IMAGE_TYPES)[number];
     if (!IMAGE_TYPES.includes(mediaType)) {
-      throw new InvalidRequestError(`${at}: Anthropic takes JPEG, PNG, GIF and WebP images, not ${data[1]}.`, `${at}.image_url`);
+      throw new InvalidRequestError(
+        `${at}: Anthropic takes JPEG, PNG, GIF and WebP images, not ${data[1]}.`,
+        `${at}.image_url`,
+      );
     }
     return { type: 'image', source: { type: 'base64', media_type: mediaType, data: data[2]! } };
   }
@@ -110,12 +125,18 @@ function imageBlock(url: string, at: string): Anthropic.ImageBlockParam {
 function documentBlock(file: ChatCompletionContentPart.File.File, at: string): Anthropic.DocumentBlockParam {
   const data = file.file_data ? DATA_URI.exec(file.file_data) : null;
   const title = file.filename ? { title: file.filename } : {};
-  if (data?.[1] === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: data[2]! }, ...title };
+  if (data?.[1] === 'application/pdf')
+    return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: data[2]! }, ...title };
   if (data?.[1] === 'text/plain') {
-    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data[2]!, 'base64').toString('utf8') }, ...title };
+    return {
+      type: 'document',
+      source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data[2]!, 'base64').toString('utf8') },
+      ...title,
+    };
   }
   throw new InvalidRequestError(
-    `${at}: Anthropic takes files as base64 data: URIs of PDF or plain text in file.file_data (OpenAI file ids mean nothing to it).`,
+    `${at}: Anthropic takes files as base64 data: URIs of PDF or plain text in file.file_data (OpenAI file ids mean ` +
+      `nothing to it).`,
     `${at}.file`,
   );
 }
@@ -134,12 +155,21 @@ function assistantBlocks(message: AssistantMessage, at: string): Block[] {
     }
   } else if (message.refusal) blocks.push({ type: 'text', text: message.refusal });
   if (message.function_call) {
-    throw new InvalidRequestError(`${at}.function_call (legacy function calling) cannot be sent to Anthropic; use tool_calls.`, `${at}.function_call`);
+    throw new InvalidRequestError(
+      `${at}.function_call (legacy function calling) cannot be sent to Anthropic; use tool_calls.`,
+      `${at}.function_call`,
+    );
   }
   message.tool_calls?.forEach((toolCall, callIndex) => {
     const callAt = `${at}.tool_calls[${callIndex}]`;
-    if (toolCall.type !== 'function') throw new InvalidRequestError(`${callAt}: Anthropic takes only function tool calls.`, callAt);
-    blocks.push({ type: 'tool_use', id: toolUseId(toolCall.id), name: toolCall.function.name, input: parseArguments(toolCall.function.arguments, `${callAt}.function.arguments`) });
+    if (toolCall.type !== 'function')
+      throw new InvalidRequestError(`${callAt}: Anthropic takes only function tool calls.`, callAt);
+    blocks.push({
+      type: 'tool_use',
+      id: toolUseId(toolCall.id),
+      name: toolCall.function.name,
+      input: parseArguments(toolCall.function.arguments, `${callAt}.function.arguments`),
+    });
   });
   return blocks;
 }
@@ -150,7 +180,8 @@ function restoredThinking(details: ReasoningDetail[] | undefined): Block[] {
     if (detail.format !== FORMAT) continue;
     if (detail.type === 'reasoning.text' && detail.signature) {
       blocks.push({ type: 'thinking', thinking: detail.text ?? '', signature: detail.signature });
-    } else if (detail.type === 'reasoning.encrypted' && detail.data) blocks.push({ type: 'redacted_thinking', data: detail.data });
+    } else if (detail.type === 'reasoning.encrypted' && detail.data)
+      blocks.push({ type: 'redacted_thinking', data: detail.data });
   }
   return blocks;
 }
@@ -161,7 +192,10 @@ function parseArguments(json: string, at: string): Record<string, unknown> {
   try {
     input = JSON.parse(json);
   } catch (error) {
-    throw new InvalidRequestError(`${at} is not valid JSON (${(error as Error).message}); Anthropic needs the arguments as an object.`, at);
+    throw new InvalidRequestError(
+      `${at} is not valid JSON (${(error as Error).message}); Anthropic needs the arguments as an object.`,
+      at,
+    );
   }
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new InvalidRequestError(`${at} must be a JSON object; Anthropic tool inputs are objects.`, at);

@@ -1,8 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type {
-  ChatCompletionCreateParamsBase,
-} from 'openai/resources/chat/completions';
-import type { ProviderCall, } from '../provider.ts';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { ProviderCall } from '../provider.ts';
 import { applyReasoning } from './apply-reasoning.ts';
 import { convertMessages } from './convert-messages.ts';
 import { applyTools } from './convert-tools.ts';
@@ -32,11 +30,29 @@ export type Params = Omit<Anthropic.MessageCreateParamsNonStreaming, 'stream'>;
 
 /** OpenAI fields converted below; every other field present is dropped with a warning unless it is a no-op value. */
 const HANDLED = new Set([
-  'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'tools', 'tool_choice',
-  'parallel_tool_calls', 'user', 'safety_identifier', 'response_format', 'service_tier',
+  'model',
+  'messages',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'user',
+  'safety_identifier',
+  'response_format',
+  'service_tier',
 ]);
 
-const NO_OP_VALUES: Record<string, unknown> = { n: 1, logprobs: false, store: false, frequency_penalty: 0, presence_penalty: 0 };
+const NO_OP_VALUES: Record<string, unknown> = {
+  n: 1,
+  logprobs: false,
+  store: false,
+  frequency_penalty: 0,
+  presence_penalty: 0,
+};
 
 /** The caller's OpenAI body as an Anthropic Messages request (without `stream`). */
 export function toAnthropicRequest(call: ProviderCall, streaming: boolean): Params {
@@ -56,7 +72,11 @@ export function toAnthropicRequest(call: ProviderCall, streaming: boolean): Para
   const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
   const usable = stops.filter((stop) => stop.trim() !== '');
   if (usable.length < stops.length) {
-    call.warn({ code: 'converted_parameter', param: 'stop', message: 'Anthropic rejects whitespace-only stop sequences; they were not sent.' });
+    call.warn({
+      code: 'converted_parameter',
+      param: 'stop',
+      message: 'Anthropic rejects whitespace-only stop sequences; they were not sent.',
+    });
   }
   if (usable.length > 0) params.stop_sequences = usable;
 
@@ -67,11 +87,19 @@ export function toAnthropicRequest(call: ProviderCall, streaming: boolean): Para
   if (body.service_tier === 'auto' || body.service_tier === 'default') {
     params.service_tier = body.service_tier === 'auto' ? 'auto' : 'standard_only';
   } else if (body.service_tier != null) {
-    call.warn({ code: 'unsupported_parameter', param: 'service_tier', message: `Anthropic has no "${body.service_tier}" service tier; it was not sent.` });
+    call.warn({
+      code: 'unsupported_parameter',
+      param: 'service_tier',
+      message: `Anthropic has no "${body.service_tier}" service tier; it was not sent.`,
+    });
   }
   for (const [param, value] of Object.entries(body)) {
     if (HANDLED.has(param) || value == null || NO_OP_VALUES[param] === value) continue;
-    call.warn({ code: 'unsupported_parameter', param, message: `Anthropic has no equivalent of "${param}"; it was not sent.` });
+    call.warn({
+      code: 'unsupported_parameter',
+      param,
+      message: `Anthropic has no equivalent of "${param}"; it was not sent.`,
+    });
   }
   if (call.reasoning) applyReasoning(call, params);
   return params;
@@ -84,7 +112,11 @@ function maxTokens(call: ProviderCall, streaming: boolean): number {
   if (asked == null) return streaming ? ceiling : Math.min(ceiling, NON_STREAMING_MAX_TOKENS);
   if (asked <= ceiling) return asked;
   const param = call.body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
-  call.warn({ code: 'converted_parameter', param, message: `${call.model.id} writes at most ${ceiling} tokens; ${param} ${asked} was lowered to ${ceiling}.` });
+  call.warn({
+    code: 'converted_parameter',
+    param,
+    message: `${call.model.id} writes at most ${ceiling} tokens; ${param} ${asked} was lowered to ${ceiling}.`,
+  });
   return ceiling;
 }
 
@@ -92,13 +124,23 @@ function applyResponseFormat(call: ProviderCall, params: Params): void {
   const format = call.body.response_format;
   if (!format || format.type === 'text') return;
   if (format.type === 'json_schema' && call.model.supports.structured_outputs && format.json_schema.schema) {
-    params.output_config = { ...params.output_config, format: { type: 'json_schema', schema: format.json_schema.schema } };
+    params.output_config = {
+      ...params.output_config,
+      format: { type: 'json_schema', schema: format.json_schema.schema },
+    };
     return;
   }
   if (format.type === 'json_object') {
     // No JSON mode, and a schema-less object schema is not accepted: ask for it in the system prompt instead.
-    params.system = [...(params.system as Anthropic.TextBlockParam[] | undefined ?? []), { type: 'text', text: JSON_OBJECT_INSTRUCTION }];
-    call.warn({ code: 'converted_parameter', param: 'response_format', message: 'Anthropic has no JSON mode; the JSON answer was asked for in the system prompt.' });
+    params.system = [
+      ...((params.system as Anthropic.TextBlockParam[] | undefined) ?? []),
+      { type: 'text', text: JSON_OBJECT_INSTRUCTION },
+    ];
+    call.warn({
+      code: 'converted_parameter',
+      param: 'response_format',
+      message: 'Anthropic has no JSON mode; the JSON answer was asked for in the system prompt.',
+    });
     return;
   }
   call.warn({

@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { CompletionMessage, ReasoningDetail } from '../../types.ts';
 import type { ProviderCompletion } from '../provider.ts';
 import { FORMAT } from './convert-messages.ts';
-import { toFinishReason, refusalText } from './map-stop-reason.ts';
+import { refusalText, toFinishReason } from './map-stop-reason.ts';
 import { toUsage } from './map-usage.ts';
 
 /** A whole Anthropic message as an OpenAI chat completion. */
@@ -17,9 +17,14 @@ export function toCompletion(message: Anthropic.Message): ProviderCompletion {
     else if (block.type === 'thinking') {
       thinking.push(block.thinking);
       details.push({ type: 'reasoning.text', format: FORMAT, text: block.thinking, signature: block.signature });
-    } else if (block.type === 'redacted_thinking') details.push({ type: 'reasoning.encrypted', format: FORMAT, data: block.data });
+    } else if (block.type === 'redacted_thinking')
+      details.push({ type: 'reasoning.encrypted', format: FORMAT, data: block.data });
     else if (block.type === 'tool_use') {
-      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+      toolCalls.push({
+        id: block.id,
+        type: 'function',
+        function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+      });
     }
   }
   const text = texts.length > 0 ? texts.join('') : null;

@@ -1,10 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type {
-  ChatCompletionFunctionTool,
-} from 'openai/resources/chat/completions';
-import { portableTools, type PortableToolChoice } from '../portable-tools.ts';
-import type { ProviderCall, } from '../provider.ts';
-import { type Params } from './convert-request.ts';
+import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
+import { type PortableToolChoice, portableTools } from '../portable-tools.ts';
+import type { ProviderCall } from '../provider.ts';
+import type { Params } from './convert-request.ts';
 
 /** OpenAI function tools and tool choice as Anthropic's. */
 
@@ -26,12 +24,19 @@ function convertTool(tool: ChatCompletionFunctionTool, index: number, call: Prov
   if (description) converted.description = description;
   if (strict && call.model.supports.structured_outputs) converted.strict = true;
   else if (strict) {
-    call.warn({ code: 'unsupported_parameter', param: `tools[${index}].function.strict`, message: `${call.model.id} cannot enforce tool schemas; "strict" was not sent.` });
+    call.warn({
+      code: 'unsupported_parameter',
+      param: `tools[${index}].function.strict`,
+      message: `${call.model.id} cannot enforce tool schemas; "strict" was not sent.`,
+    });
   }
   return converted;
 }
 
-function convertToolChoice(choice: PortableToolChoice | undefined, parallel: boolean | null | undefined): Anthropic.ToolChoice | undefined {
+function convertToolChoice(
+  choice: PortableToolChoice | undefined,
+  parallel: boolean | null | undefined,
+): Anthropic.ToolChoice | undefined {
   const single = parallel === false ? { disable_parallel_tool_use: true } : {};
   if (choice === 'none') return { type: 'none' };
   if (choice === 'required') return { type: 'any', ...single };
@@ -44,6 +49,13 @@ function convertToolChoice(choice: PortableToolChoice | undefined, parallel: boo
 export function relaxToolChoice(call: ProviderCall, params: Params): void {
   const choice = params.tool_choice;
   if (choice?.type !== 'any' && choice?.type !== 'tool') return;
-  params.tool_choice = { type: 'auto', ...(choice.disable_parallel_tool_use ? { disable_parallel_tool_use: true } : {}) };
-  call.warn({ code: 'converted_parameter', param: 'tool_choice', message: 'Anthropic cannot force a tool call while the model thinks; tool_choice was sent as "auto".' });
+  params.tool_choice = {
+    type: 'auto',
+    ...(choice.disable_parallel_tool_use ? { disable_parallel_tool_use: true } : {}),
+  };
+  call.warn({
+    code: 'converted_parameter',
+    param: 'tool_choice',
+    message: 'Anthropic cannot force a tool call while the model thinks; tool_choice was sent as "auto".',
+  });
 }

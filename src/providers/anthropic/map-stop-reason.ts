@@ -20,5 +20,7 @@ export function toFinishReason(reason: Anthropic.StopReason | null): FinishReaso
 }
 
 export function refusalText(details: Anthropic.RefusalStopDetails | null, text: string | null): string {
-  return details?.explanation ?? text ?? `The model declined to answer${details?.category ? ` (${details.category})` : ''}.`;
+  return (
+    details?.explanation ?? text ?? `The model declined to answer${details?.category ? ` (${details.category})` : ''}.`
+  );
 }

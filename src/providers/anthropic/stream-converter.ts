@@ -1,8 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { CompletionChunk, CompletionChunkDelta, } from '../../types.ts';
+import type { CompletionChunk, CompletionChunkDelta } from '../../types.ts';
 import { FORMAT } from './convert-messages.ts';
-import { toFinishReason, refusalText, type FinishReason } from './map-stop-reason.ts';
-import { toUsage, type AnthropicUsage } from './map-usage.ts';
+import { type FinishReason, refusalText, toFinishReason } from './map-stop-reason.ts';
+import { type AnthropicUsage, toUsage } from './map-usage.ts';
 
 /** Anthropic's stream events as OpenAI chunks. */
 
@@ -51,10 +51,12 @@ export class StreamConverter {
         return this.#stop(event.index);
       case 'message_delta': {
         // message_delta usage is cumulative; null fields keep what message_start said.
-        for (const [key, value] of Object.entries(event.usage)) if (value != null) (this.#usage as Record<string, unknown>)[key] = value;
+        for (const [key, value] of Object.entries(event.usage))
+          if (value != null) (this.#usage as Record<string, unknown>)[key] = value;
         this.finished = true;
         const chunks: CompletionChunk[] = [];
-        if (event.delta.stop_reason === 'refusal') chunks.push(...this.#emit({ refusal: refusalText(event.delta.stop_details, null) }));
+        if (event.delta.stop_reason === 'refusal')
+          chunks.push(...this.#emit({ refusal: refusalText(event.delta.stop_details, null) }));
         chunks.push(...this.#emit({}, toFinishReason(event.delta.stop_reason)));
         return chunks;
       }
@@ -85,7 +87,11 @@ export class StreamConverter {
     if (block.type === 'tool_use') {
       const toolIndex = this.#toolCount++;
       this.#blocks.set(index, { type: 'tool_use', text: '', toolIndex, input: block.input });
-      return this.#emit({ tool_calls: [{ index: toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] });
+      return this.#emit({
+        tool_calls: [
+          { index: toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } },
+        ],
+      });
     }
     this.#blocks.set(index, { type: block.type, text: '' });
     return [];
@@ -112,12 +118,19 @@ export class StreamConverter {
   #stop(index: number): CompletionChunk[] {
     const block = this.#blocks.get(index);
     if (block?.type === 'thinking') {
-      return this.#emit({ reasoning_details: [{ type: 'reasoning.text', format: FORMAT, text: block.text, signature: block.signature ?? '' }] });
+      return this.#emit({
+        reasoning_details: [
+          { type: 'reasoning.text', format: FORMAT, text: block.text, signature: block.signature ?? '' },
+        ],
+      });
     }
-    if (block?.type === 'redacted_thinking') return this.#emit({ reasoning_details: [{ type: 'reasoning.encrypted', format: FORMAT, data: block.data! }] });
+    if (block?.type === 'redacted_thinking')
+      return this.#emit({ reasoning_details: [{ type: 'reasoning.encrypted', format: FORMAT, data: block.data! }] });
     if (block?.toolIndex !== undefined && !block.argumentsSent) {
       // A tool without arguments streams no input_json_delta; callers still expect a JSON object.
-      return this.#emit({ tool_calls: [{ index: block.toolIndex, function: { arguments: JSON.stringify(block.input ?? {}) } }] });
+      return this.#emit({
+        tool_calls: [{ index: block.toolIndex, function: { arguments: JSON.stringify(block.input ?? {}) } }],
+      });
     }
     return [];
   }

@@ -1,4 +1,4 @@
-import { openAIFamilyProvider, type OpenAIFamilyQuirks } from '../openai/family.ts';
+import { type OpenAIFamilyQuirks, openAIFamilyProvider } from '../openai/family.ts';
 
 /** Azure OpenAI speaks the OpenAI wire format; only where it lives and how it authenticates differ. */
 const quirks: OpenAIFamilyQuirks = {
@@ -19,8 +19,14 @@ const quirks: OpenAIFamilyQuirks = {
  */
 export const azureProvider = openAIFamilyProvider(quirks, async (settings) => {
   const [{ AzureOpenAI }, { OpenAIProvider }, { sdkClientOptions }] = await Promise.all([
-    import('openai'), import('../openai/adapter.ts'), import('../provider.ts'),
+    import('openai'),
+    import('../openai/adapter.ts'),
+    import('../provider.ts'),
   ]);
-  const client = new AzureOpenAI({ ...sdkClientOptions(settings), endpoint: settings.baseURL, apiVersion: settings.apiVersion ?? '2024-10-21' });
+  const client = new AzureOpenAI({
+    ...sdkClientOptions(settings),
+    endpoint: settings.baseURL,
+    apiVersion: settings.apiVersion ?? '2024-10-21',
+  });
   return new OpenAIProvider(client, settings, quirks);
 });

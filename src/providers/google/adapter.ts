@@ -1,17 +1,24 @@
-import { checkShape } from '../../internal/shape.ts';
 import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from '@google/genai';
-import { ProviderError, isRetryableStatus } from '../../errors.ts';
+import { isRetryableStatus, ProviderError } from '../../errors.ts';
 import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
 import { redactSecrets } from '../../internal/redact.ts';
+import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
-import { checkResponse } from './answer-shape.ts';
+import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
 import {
-  abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, timedOut, unreachable, type ErrorScope,
+  abortedByCaller,
+  answerTooLarge,
+  type ErrorScope,
+  fromStatus,
+  incompleteStream,
+  invalidResponse,
+  timedOut,
+  unreachable,
 } from '../provider-errors.ts';
-import { toGeminiRequest, type GeminiRequest } from './convert-request.ts';
+import { checkResponse } from './answer-shape.ts';
+import { type GeminiRequest, toGeminiRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
 import { StreamConverter } from './stream-converter.ts';
-import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
 
 /**
  * The Google Gemini adapter, on the official `@google/genai` SDK (Gemini API, not Vertex): OpenAI chat completions in,
@@ -45,7 +52,9 @@ export async function createGoogleProvider(settings: ResolvedProviderSettings): 
 function splitBaseURL(url: string): { baseUrl: string; apiVersion: string | undefined } {
   const trimmed = url.replace(/\/+$/, '');
   const version = /\/(v\d+(?:alpha|beta)?)$/.exec(trimmed);
-  return version ? { baseUrl: trimmed.slice(0, version.index), apiVersion: version[1] } : { baseUrl: trimmed, apiVersion: undefined };
+  return version
+    ? { baseUrl: trimmed.slice(0, version.index), apiVersion: version[1] }
+    : { baseUrl: trimmed, apiVersion: undefined };
 }
 
 type Phase = 'request' | 'stream';
@@ -71,7 +80,8 @@ class GoogleProvider implements Provider {
     const problem = checkShape(checkResponse, response);
     if (problem) throw invalidResponse(this.#scope(request.model), problem);
     const completion = toCompletion(response, request.model, droppedPartReporter(call));
-    if (completion.choices.length === 0) throw invalidResponse(this.#scope(request.model), 'no candidates, and no reason the prompt was blocked');
+    if (completion.choices.length === 0)
+      throw invalidResponse(this.#scope(request.model), 'no candidates, and no reason the prompt was blocked');
     return completion;
   }
 
@@ -128,7 +138,13 @@ class GoogleProvider implements Provider {
 
   #scope(model: string): ErrorScope {
     const settings = this.#settings;
-    return { provider: this.name, model, secrets: [settings.apiKey], baseURL: settings.baseURL, timeoutMs: settings.timeoutMs };
+    return {
+      provider: this.name,
+      model,
+      secrets: [settings.apiKey],
+      baseURL: settings.baseURL,
+      timeoutMs: settings.timeoutMs,
+    };
   }
 
   /** The SDK's failure as one of the shared provider errors. */
@@ -137,10 +153,16 @@ class GoogleProvider implements Provider {
     const scope = this.#scope(model);
     const tooLarge = answerTooLarge(scope, error);
     if (tooLarge) return tooLarge;
-    const failure = error as { name?: string; message?: string; status?: unknown; cause?: { code?: string; message?: string } };
+    const failure = error as {
+      name?: string;
+      message?: string;
+      status?: unknown;
+      cause?: { code?: string; message?: string };
+    };
     if (call.signal?.aborted) return abortedByCaller(scope, error);
     if (failure?.name === 'AbortError' || failure?.name === 'TimeoutError') return timedOut(scope, error);
-    if (failure?.name === 'ApiError' && typeof failure.status === 'number') return toApiError(scope, failure.status, failure.message ?? '');
+    if (failure?.name === 'ApiError' && typeof failure.status === 'number')
+      return toApiError(scope, failure.status, failure.message ?? '');
     // fetch's network failures are TypeErrors with the socket error as cause; a TypeError without one is the SDK
     // tripping over an answer it could not read.
     if (failure?.cause !== undefined) return unreachable(scope, error, phase);
@@ -165,7 +187,9 @@ function toApiError(scope: ErrorScope, status: number, sdkMessage: string): Prov
   const detailOf = (type: string) => body?.details?.find((detail) => String(detail['@type'] ?? '').endsWith(type));
   const reason = stringOr(detailOf('google.rpc.ErrorInfo')?.reason);
   const violations = detailOf('google.rpc.BadRequest')?.fieldViolations;
-  const field = Array.isArray(violations) ? stringOr((violations[0] as { field?: unknown } | undefined)?.field) : undefined;
+  const field = Array.isArray(violations)
+    ? stringOr((violations[0] as { field?: unknown } | undefined)?.field)
+    : undefined;
   const retryDelay = stringOr(detailOf('google.rpc.RetryInfo')?.retryDelay);
   const googleStatus = stringOr(body?.status);
   // An invalid key is a 400 INVALID_ARGUMENT on Gemini; callers know it as the 401 every other provider sends.
@@ -205,12 +229,17 @@ function stringOr(value: unknown): string | undefined {
 }
 
 function toParameters(request: GeminiRequest, signal: AbortSignal | undefined): GenerateContentParameters {
-  return { model: request.model, contents: request.contents, config: { ...request.config, ...(signal ? { abortSignal: signal } : {}) } };
+  return {
+    model: request.model,
+    contents: request.contents,
+    config: { ...request.config, ...(signal ? { abortSignal: signal } : {}) },
+  };
 }
 
 function droppedPartReporter(call: ProviderCall): (what: string) => void {
-  return (what) => call.warn({
-    code: 'unsupported_response_part',
-    message: `Gemini answered with a "${what}" part, which has no chat-completion equivalent; it was left out.`,
-  });
+  return (what) =>
+    call.warn({
+      code: 'unsupported_response_part',
+      message: `Gemini answered with a "${what}" part, which has no chat-completion equivalent; it was left out.`,
+    });
 }

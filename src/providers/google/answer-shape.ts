@@ -1,4 +1,4 @@
-import { array, boolean, nullish, number, object, plainObject, string, type Shape } from '../../internal/shape.ts';
+import { array, boolean, nullish, number, object, plainObject, type Shape, string } from '../../internal/shape.ts';
 
 /**
  * What a Gemini `GenerateContentResponse` (a whole answer, or one chunk of a stream) must look like before it is
@@ -21,12 +21,14 @@ const candidate: Shape = object({
 export const checkResponse: Shape = object({
   responseId: nullish(string),
   candidates: nullish(array(candidate)),
-  usageMetadata: nullish(object({
-    promptTokenCount: nullish(number),
-    toolUsePromptTokenCount: nullish(number),
-    candidatesTokenCount: nullish(number),
-    thoughtsTokenCount: nullish(number),
-    cachedContentTokenCount: nullish(number),
-  })),
+  usageMetadata: nullish(
+    object({
+      promptTokenCount: nullish(number),
+      toolUsePromptTokenCount: nullish(number),
+      candidatesTokenCount: nullish(number),
+      thoughtsTokenCount: nullish(number),
+      cachedContentTokenCount: nullish(number),
+    }),
+  ),
   promptFeedback: nullish(object({ blockReason: nullish(string), blockReasonMessage: nullish(string) })),
 });

@@ -1,8 +1,4 @@
-
-import type {
-  Content,
-  Part,
-} from '@google/genai';
+import type { Content, Part } from '@google/genai';
 import type {
   ChatCompletionContentPart,
   ChatCompletionMessageParam,
@@ -10,17 +6,21 @@ import type {
 } from 'openai/resources/chat/completions';
 import { InvalidRequestError } from '../../errors.ts';
 import type { ReasoningDetail } from '../../types.ts';
-import type { ProviderCall, } from '../provider.ts';
-
+import type { ProviderCall } from '../provider.ts';
 
 /** OpenAI messages as Gemini contents: the system instruction apart, parts, function calls and their results. */
 
 /** Google's documented placeholder for a function call whose history never had a thought signature (§3.5). */
 export const DUMMY_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
-type AssistantMessage = Extract<ChatCompletionMessageParam, { role: 'assistant' }> & { reasoning_details?: ReasoningDetail[] };
+type AssistantMessage = Extract<ChatCompletionMessageParam, { role: 'assistant' }> & {
+  reasoning_details?: ReasoningDetail[];
+};
 
-export function toContents(messages: ChatCompletionMessageParam[], call: ProviderCall): { systemParts: Part[]; contents: Content[] } {
+export function toContents(
+  messages: ChatCompletionMessageParam[],
+  call: ProviderCall,
+): { systemParts: Part[]; contents: Content[] } {
   const systemParts: Part[] = [];
   const contents: Content[] = [];
   /** tool_call_id → function name, from the assistant messages seen so far (Gemini needs the name on the result). */
@@ -35,7 +35,8 @@ export function toContents(messages: ChatCompletionMessageParam[], call: Provide
       const name = message.role === 'tool' ? toolNames.get(message.tool_call_id) : message.name;
       if (!name) {
         throw new InvalidRequestError(
-          `${at} answers tool_call_id "${(message as { tool_call_id?: string }).tool_call_id}", which no earlier assistant message called. ` +
+          `${at} answers tool_call_id "${(message as { tool_call_id?: string }).tool_call_id}", which no earlier ` +
+            `assistant message called. ` +
             'Gemini needs the function name of every tool result.',
           `${at}.tool_call_id`,
         );
@@ -57,9 +58,10 @@ export function toContents(messages: ChatCompletionMessageParam[], call: Provide
       return;
     }
     if (message.role === 'user') {
-      const parts = typeof message.content === 'string'
-        ? [{ text: message.content }]
-        : message.content.map((part, partIndex) => toUserPart(part, `${at}.content[${partIndex}]`));
+      const parts =
+        typeof message.content === 'string'
+          ? [{ text: message.content }]
+          : message.content.map((part, partIndex) => toUserPart(part, `${at}.content[${partIndex}]`));
       contents.push({ role: 'user', parts });
       return;
     }
@@ -69,35 +71,50 @@ export function toContents(messages: ChatCompletionMessageParam[], call: Provide
   return { systemParts, contents };
 }
 
-function toModelParts(message: AssistantMessage, toolNames: Map<string, string>, levelControl: boolean, call: ProviderCall, at: string): Part[] {
+function toModelParts(
+  message: AssistantMessage,
+  toolNames: Map<string, string>,
+  levelControl: boolean,
+  call: ProviderCall,
+  at: string,
+): Part[] {
   const parts: Part[] = [];
   const text = textOf(message.content);
   if (text) parts.push({ text });
   const calls: Array<{ id?: string; name: string; arguments: string }> = [];
   for (const toolCall of (message.tool_calls ?? []) as ChatCompletionMessageToolCall[]) {
     if (toolCall.type !== 'function') {
-      throw new InvalidRequestError(`${at}: Gemini has no custom (free-form) tools; only function tool calls can be sent.`, `${at}.tool_calls`);
+      throw new InvalidRequestError(
+        `${at}: Gemini has no custom (free-form) tools; only function tool calls can be sent.`,
+        `${at}.tool_calls`,
+      );
     }
     toolNames.set(toolCall.id, toolCall.function.name);
     calls.push({ id: toolCall.id, name: toolCall.function.name, arguments: toolCall.function.arguments });
   }
-  if (message.function_call) calls.push({ name: message.function_call.name, arguments: message.function_call.arguments });
+  if (message.function_call)
+    calls.push({ name: message.function_call.name, arguments: message.function_call.arguments });
   for (const { id, name, arguments: args } of calls) {
     parts.push({ functionCall: { ...(id !== undefined ? { id } : {}), name, args: toArgs(args, call, at) } });
   }
 
   // Thought signatures travel back on the part that carried them: a function call's own, or the turn's first part.
   const details = (message.reasoning_details ?? [])
-    .filter((detail): detail is ReasoningDetail & { signature: string } => detail?.format === 'google' && typeof detail.signature === 'string')
+    .filter(
+      (detail): detail is ReasoningDetail & { signature: string } =>
+        detail?.format === 'google' && typeof detail.signature === 'string',
+    )
     // A function call's own signature first, so a turn-level one cannot take its place.
     .sort((a, b) => Number(a.tool_call_id === undefined) - Number(b.tool_call_id === undefined));
   for (const detail of details) {
     const unsigned = (part: Part) => part.thoughtSignature === undefined;
-    const target = detail.tool_call_id !== undefined
-      ? parts.find((part) => part.functionCall?.id === detail.tool_call_id)
-      : parts.find((part) => !part.functionCall && unsigned(part)) ?? parts.find(unsigned);
+    const target =
+      detail.tool_call_id !== undefined
+        ? parts.find((part) => part.functionCall?.id === detail.tool_call_id)
+        : (parts.find((part) => !part.functionCall && unsigned(part)) ?? parts.find(unsigned));
     if (target) target.thoughtSignature = detail.signature;
-    else if (detail.tool_call_id === undefined && parts.length === 0) parts.push({ text: '', thoughtSignature: detail.signature });
+    else if (detail.tool_call_id === undefined && parts.length === 0)
+      parts.push({ text: '', thoughtSignature: detail.signature });
   }
   // Gemini 3 rejects a function call without its signature; a history from elsewhere gets the documented placeholder.
   const functionParts = parts.filter((part) => part.functionCall);
@@ -118,7 +135,9 @@ function toArgs(json: string, call: ProviderCall, at: string): Record<string, un
   call.warn({
     code: 'converted_parameter',
     param: `${at}.tool_calls`,
-    message: `Gemini takes function-call arguments as a JSON object; "${json.slice(0, 60)}" was sent as { "arguments": … }.`,
+    message:
+      `Gemini takes function-call arguments as a JSON object; "${json.slice(0, 60)}" was sent as { ` +
+      `"arguments": … }.`,
   });
   return { arguments: parsed === undefined ? json : parsed };
 }
@@ -141,12 +160,24 @@ function toUserPart(part: ChatCompletionContentPart, at: string): Part {
     case 'image_url':
       return mediaPart(part.image_url.url, 'image/jpeg', at);
     case 'input_audio':
-      return { inlineData: { mimeType: `audio/${part.input_audio.format === 'mp3' ? 'mp3' : 'wav'}`, data: part.input_audio.data } };
+      return {
+        inlineData: {
+          mimeType: `audio/${part.input_audio.format === 'mp3' ? 'mp3' : 'wav'}`,
+          data: part.input_audio.data,
+        },
+      };
     case 'file':
-      if (part.file.file_data) return mediaPart(part.file.file_data, guessMimeType(part.file.filename ?? '') ?? 'application/pdf', at);
-      throw new InvalidRequestError(`${at}: Gemini cannot read OpenAI file ids; send the file inline as file_data.`, at);
+      if (part.file.file_data)
+        return mediaPart(part.file.file_data, guessMimeType(part.file.filename ?? '') ?? 'application/pdf', at);
+      throw new InvalidRequestError(
+        `${at}: Gemini cannot read OpenAI file ids; send the file inline as file_data.`,
+        at,
+      );
     default:
-      throw new InvalidRequestError(`${at}: Gemini cannot take a "${(part as { type: string }).type}" content part.`, at);
+      throw new InvalidRequestError(
+        `${at}: Gemini cannot take a "${(part as { type: string }).type}" content part.`,
+        at,
+      );
   }
 }
 
@@ -155,16 +186,29 @@ function mediaPart(url: string, fallbackMimeType: string, at: string): Part {
   const data = /^data:([^;,]*)((?:;[^,;]*)*),(.*)$/s.exec(url);
   if (data) {
     const [, mimeType, params, payload] = data as unknown as [string, string, string, string];
-    const base64 = params.split(';').includes('base64') ? payload : Buffer.from(decodeURIComponent(payload)).toString('base64');
+    const base64 = params.split(';').includes('base64')
+      ? payload
+      : Buffer.from(decodeURIComponent(payload)).toString('base64');
     return { inlineData: { mimeType: mimeType || fallbackMimeType, data: base64 } };
   }
-  if (/^(https?|gs):\/\//i.test(url)) return { fileData: { mimeType: guessMimeType(url) ?? fallbackMimeType, fileUri: url } };
+  if (/^(https?|gs):\/\//i.test(url))
+    return { fileData: { mimeType: guessMimeType(url) ?? fallbackMimeType, fileUri: url } };
   throw new InvalidRequestError(`${at}: "${url.slice(0, 40)}…" is neither a data: URI nor an http(s) URL.`, at);
 }
 
 const MIME_TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', heic: 'image/heic',
-  heif: 'image/heif', pdf: 'application/pdf', mp3: 'audio/mp3', wav: 'audio/wav', mp4: 'video/mp4', txt: 'text/plain',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  pdf: 'application/pdf',
+  mp3: 'audio/mp3',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
+  txt: 'text/plain',
 };
 
 function guessMimeType(url: string): string | undefined {
@@ -173,7 +217,9 @@ function guessMimeType(url: string): string | undefined {
   return extension ? MIME_TYPES[extension] : undefined;
 }
 
-function textOf(content: string | ReadonlyArray<{ type: string; text?: string; refusal?: string }> | null | undefined): string {
+function textOf(
+  content: string | ReadonlyArray<{ type: string; text?: string; refusal?: string }> | null | undefined,
+): string {
   if (content == null) return '';
   if (typeof content === 'string') return content;
   return content.map((part) => part.text ?? part.refusal ?? '').join('');

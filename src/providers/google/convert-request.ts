@@ -1,12 +1,6 @@
-
-import type {
-  Content,
-  GenerateContentConfig,
-} from '@google/genai';
-import type {
-  ChatCompletionCreateParamsBase,
-} from 'openai/resources/chat/completions';
-import type { ProviderCall, } from '../provider.ts';
+import type { Content, GenerateContentConfig } from '@google/genai';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { ProviderCall } from '../provider.ts';
 
 import { toContents } from './convert-contents.ts';
 import { applyTools } from './convert-tools.ts';
@@ -22,8 +16,21 @@ const MAX_STOP_SEQUENCES = 5;
 
 /** Body fields this adapter translates (or that have no effect worth a warning when left at their default). */
 const HANDLED = new Set([
-  'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'seed',
-  'presence_penalty', 'frequency_penalty', 'n', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format',
+  'model',
+  'messages',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'n',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
 ]);
 
 export interface GeminiRequest {
@@ -53,7 +60,9 @@ export function toGeminiRequest(call: ProviderCall): GeminiRequest {
       call.warn({
         code: 'converted_parameter',
         param: 'stop',
-        message: `Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences; only the first ${MAX_STOP_SEQUENCES} of ${stops.length} were sent.`,
+        message:
+          `Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences; only the first ${MAX_STOP_SEQUENCES} ` +
+          `of ${stops.length} were sent.`,
       });
     }
     if (stops.length > 0) config.stopSequences = stops.slice(0, MAX_STOP_SEQUENCES);
@@ -70,18 +79,28 @@ export function toGeminiRequest(call: ProviderCall): GeminiRequest {
     call.warn({
       code: 'converted_parameter',
       param: 'max_tokens',
-      message: `Gemini counts thinking within maxOutputTokens; it was raised from ${maxTokens} to ${config.maxOutputTokens} to hold the ${budget}-token thinking budget.`,
+      message:
+        `Gemini counts thinking within maxOutputTokens; it was raised from ${maxTokens} to ` +
+        `${config.maxOutputTokens} to hold the ${budget}-token thinking budget.`,
     });
   }
 
   for (const [param, value] of Object.entries(body)) {
     if (HANDLED.has(param) || value == null || value === false) continue;
-    call.warn({ code: 'unsupported_parameter', param, message: `Gemini has no equivalent of "${param}"; it was not sent.` });
+    call.warn({
+      code: 'unsupported_parameter',
+      param,
+      message: `Gemini has no equivalent of "${param}"; it was not sent.`,
+    });
   }
   return { model: body.model, contents, config };
 }
 
-function applyResponseFormat(body: ChatCompletionCreateParamsBase, config: GenerateContentConfig, call: ProviderCall): void {
+function applyResponseFormat(
+  body: ChatCompletionCreateParamsBase,
+  config: GenerateContentConfig,
+  call: ProviderCall,
+): void {
   const format = body.response_format;
   if (!format || format.type === 'text') return;
   const { supports } = call.model;
@@ -91,7 +110,11 @@ function applyResponseFormat(body: ChatCompletionCreateParamsBase, config: Gener
     return;
   }
   if (!supports.json_mode && !supports.structured_outputs) {
-    call.warn({ code: 'unsupported_parameter', param: 'response_format', message: `${call.model.id} has no JSON mode; response_format was not sent.` });
+    call.warn({
+      code: 'unsupported_parameter',
+      param: 'response_format',
+      message: `${call.model.id} has no JSON mode; response_format was not sent.`,
+    });
     return;
   }
   config.responseMimeType = 'application/json';
@@ -99,7 +122,9 @@ function applyResponseFormat(body: ChatCompletionCreateParamsBase, config: Gener
     call.warn({
       code: 'converted_parameter',
       param: 'response_format',
-      message: `${call.model.id} cannot enforce a JSON schema; JSON mode was used instead, so the schema is not guaranteed.`,
+      message:
+        `${call.model.id} cannot enforce a JSON schema; JSON mode was used instead, so the schema is not ` +
+        `guaranteed.`,
     });
   }
 }

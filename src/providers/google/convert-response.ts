@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  GenerateContentResponse,
-  Part,
-} from '@google/genai';
-import type {
-  ChatCompletionMessageToolCall,
-} from 'openai/resources/chat/completions';
+import type { GenerateContentResponse, Part } from '@google/genai';
+import type { ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { CompletionMessage, ReasoningDetail } from '../../types.ts';
 import type { ProviderCompletion } from '../provider.ts';
 
@@ -18,7 +13,10 @@ import { toUsage } from './map-usage.ts';
 export function blockedPromptMessage(response: GenerateContentResponse): string | undefined {
   const feedback = response.promptFeedback;
   if (!feedback?.blockReason) return undefined;
-  return `Gemini blocked the prompt (${feedback.blockReason})${feedback.blockReasonMessage ? `: ${feedback.blockReasonMessage}` : '.'}`;
+  return (
+    `Gemini blocked the prompt ` +
+    `(${feedback.blockReason})${feedback.blockReasonMessage ? `: ${feedback.blockReasonMessage}` : '.'}`
+  );
 }
 
 export function synthesizedId(prefix: string): string {
@@ -35,9 +33,17 @@ type PartEvent =
 
 export function toPartEvent(part: Part): PartEvent {
   const signature = part.thoughtSignature;
-  const detail = (toolCallId?: string): { detail?: ReasoningDetail } => signature
-    ? { detail: { type: 'reasoning.encrypted', format: 'google', signature, ...(toolCallId !== undefined ? { tool_call_id: toolCallId } : {}) } }
-    : {};
+  const detail = (toolCallId?: string): { detail?: ReasoningDetail } =>
+    signature
+      ? {
+          detail: {
+            type: 'reasoning.encrypted',
+            format: 'google',
+            signature,
+            ...(toolCallId !== undefined ? { tool_call_id: toolCallId } : {}),
+          },
+        }
+      : {};
   if (part.functionCall) {
     const id = part.functionCall.id || synthesizedId('call_');
     return {
@@ -55,7 +61,11 @@ export function toPartEvent(part: Part): PartEvent {
 }
 
 /** A whole `GenerateContentResponse` as an OpenAI chat completion. */
-export function toCompletion(response: GenerateContentResponse, model: string, onDropped: (what: string) => void): ProviderCompletion {
+export function toCompletion(
+  response: GenerateContentResponse,
+  model: string,
+  onDropped: (what: string) => void,
+): ProviderCompletion {
   const candidates = response.candidates ?? [];
   const choices: ProviderCompletion['choices'] = candidates.map((candidate, position) => {
     const message: CompletionMessage = { role: 'assistant', content: null, refusal: null };
@@ -72,7 +82,12 @@ export function toCompletion(response: GenerateContentResponse, model: string, o
       if (event.detail) details.push(event.detail);
       if (event.kind === 'reasoning') reasoning = (reasoning ?? '') + event.text;
       else if (event.kind === 'content') content = (content ?? '') + event.text;
-      else if (event.kind === 'tool_call') toolCalls.push({ id: event.call.id, type: 'function', function: { name: event.call.name, arguments: event.call.arguments } });
+      else if (event.kind === 'tool_call')
+        toolCalls.push({
+          id: event.call.id,
+          type: 'function',
+          function: { name: event.call.name, arguments: event.call.arguments },
+        });
     }
     if (content !== undefined) message.content = content;
     if (reasoning !== undefined) message.reasoning_content = reasoning;
@@ -87,7 +102,12 @@ export function toCompletion(response: GenerateContentResponse, model: string, o
   });
   const blocked = candidates.length === 0 ? blockedPromptMessage(response) : undefined;
   if (blocked) {
-    choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: blocked }, logprobs: null, finish_reason: 'content_filter' });
+    choices.push({
+      index: 0,
+      message: { role: 'assistant', content: null, refusal: blocked },
+      logprobs: null,
+      finish_reason: 'content_filter',
+    });
   }
   const usage = toUsage(response.usageMetadata);
   return {

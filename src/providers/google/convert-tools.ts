@@ -1,20 +1,16 @@
-
-import type {
-  FunctionCallingConfigMode,
-  FunctionDeclaration,
-  GenerateContentConfig,
-} from '@google/genai';
-import type {
-  ChatCompletionCreateParamsBase,
-} from 'openai/resources/chat/completions';
-import { portableTools, type PortableToolChoice } from '../portable-tools.ts';
-import type { ProviderCall, } from '../provider.ts';
-
+import type { FunctionCallingConfigMode, FunctionDeclaration, GenerateContentConfig } from '@google/genai';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { type PortableToolChoice, portableTools } from '../portable-tools.ts';
+import type { ProviderCall } from '../provider.ts';
 
 /** OpenAI function tools and tool choice as Gemini's. */
 
 /** The function tools and the tool choice as Gemini's (OpenAI's newer kinds made portable first). */
-export function applyTools(body: ChatCompletionCreateParamsBase, config: GenerateContentConfig, call: ProviderCall): void {
+export function applyTools(
+  body: ChatCompletionCreateParamsBase,
+  config: GenerateContentConfig,
+  call: ProviderCall,
+): void {
   const { tools, choice } = portableTools(call, 'Gemini');
   if (tools) {
     const declarations: FunctionDeclaration[] = tools.map(({ function: { name, description, parameters } }) => ({
@@ -34,7 +30,10 @@ export function applyTools(body: ChatCompletionCreateParamsBase, config: Generat
   if (choice) config.toolConfig = { functionCallingConfig: toFunctionCalling(choice) };
 }
 
-function toFunctionCalling(choice: PortableToolChoice): { mode: FunctionCallingConfigMode; allowedFunctionNames?: string[] } {
+function toFunctionCalling(choice: PortableToolChoice): {
+  mode: FunctionCallingConfigMode;
+  allowedFunctionNames?: string[];
+} {
   const mode = (value: 'AUTO' | 'ANY' | 'NONE') => value as FunctionCallingConfigMode;
   if (choice === 'auto') return { mode: mode('AUTO') };
   if (choice === 'required') return { mode: mode('ANY') };

@@ -11,6 +11,11 @@ export const googleProvider: ProviderDefinition = {
   convertRequest: async (call) => {
     const { config } = (await import('./convert-request.ts')).toGeminiRequest(call);
     // Token logprobs are not asked of Gemini (the conversion drops them with a warning).
-    return { choices: config.candidateCount ?? 1, maxTokens: config.maxOutputTokens, stop: config.stopSequences ?? [], logprobs: false };
+    return {
+      choices: config.candidateCount ?? 1,
+      maxTokens: config.maxOutputTokens,
+      stop: config.stopSequences ?? [],
+      logprobs: false,
+    };
   },
 };

@@ -1,12 +1,16 @@
-
-
-
 /** Gemini's finish reasons in OpenAI's terms. */
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
 const FILTERED = new Set([
-  'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION',
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
   'IMAGE_OTHER',
 ]);
 

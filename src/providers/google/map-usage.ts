@@ -1,9 +1,5 @@
-
-import type {
-  GenerateContentResponseUsageMetadata,
-} from '@google/genai';
+import type { GenerateContentResponseUsageMetadata } from '@google/genai';
 import type { CompletionUsage } from 'openai/resources/completions';
-
 
 /** Gemini's usage metadata in OpenAI's terms. */
 

@@ -1,14 +1,9 @@
-
-import type {
-  Candidate,
-  GenerateContentResponse,
-} from '@google/genai';
+import type { Candidate, GenerateContentResponse } from '@google/genai';
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { CompletionChunk, CompletionChunkDelta, } from '../../types.ts';
-
-import { toFinishReason, type FinishReason } from './map-finish-reason.ts';
+import type { CompletionChunk, CompletionChunkDelta } from '../../types.ts';
+import { blockedPromptMessage, synthesizedId, toPartEvent } from './convert-response.ts';
+import { type FinishReason, toFinishReason } from './map-finish-reason.ts';
 import { toUsage } from './map-usage.ts';
-import { toPartEvent, blockedPromptMessage, synthesizedId } from './convert-response.ts';
 
 /** Gemini's stream of `GenerateContentResponse` chunks as OpenAI chunks. */
 
@@ -32,7 +27,9 @@ export class StreamConverter {
     if (response.usageMetadata) this.#usage = toUsage(response.usageMetadata);
     const chunks: CompletionChunk[] = [];
     const candidates: Candidate[] = response.candidates ?? [];
-    candidates.forEach((candidate, position) => chunks.push(...this.#candidateChunks(candidate, candidate.index ?? position)));
+    candidates.forEach((candidate, position) => {
+      chunks.push(...this.#candidateChunks(candidate, candidate.index ?? position));
+    });
     const blocked = candidates.length === 0 ? blockedPromptMessage(response) : undefined;
     if (blocked && !this.#choices.get(0)?.finished) {
       chunks.push(...this.#open(0), this.#chunk(0, { refusal: blocked }));
@@ -60,11 +57,17 @@ export class StreamConverter {
       const event = toPartEvent(part);
       const details = 'detail' in event && event.detail ? { reasoning_details: [event.detail] } : {};
       if (event.kind === 'unsupported') this.#onDropped(event.what);
-      else if (event.kind === 'reasoning') chunks.push(this.#chunk(index, { reasoning_content: event.text, ...details }));
+      else if (event.kind === 'reasoning')
+        chunks.push(this.#chunk(index, { reasoning_content: event.text, ...details }));
       else if (event.kind === 'content') chunks.push(this.#chunk(index, { content: event.text, ...details }));
       else if (event.kind === 'signature') chunks.push(this.#chunk(index, details));
       else {
-        const toolCall = { index: state.toolCalls++, id: event.call.id, type: 'function' as const, function: { name: event.call.name, arguments: event.call.arguments } };
+        const toolCall = {
+          index: state.toolCalls++,
+          id: event.call.id,
+          type: 'function' as const,
+          function: { name: event.call.name, arguments: event.call.arguments },
+        };
         chunks.push(this.#chunk(index, { tool_calls: [toolCall], ...details }));
       }
     }
@@ -83,7 +86,12 @@ export class StreamConverter {
   }
 
   #base(): Omit<CompletionChunk, 'choices'> {
-    return { id: this.#id ?? synthesizedId('chatcmpl-'), object: 'chat.completion.chunk', created: this.#created, model: this.#model };
+    return {
+      id: this.#id ?? synthesizedId('chatcmpl-'),
+      object: 'chat.completion.chunk',
+      created: this.#created,
+      model: this.#model,
+    };
   }
 
   #chunk(index: number, delta: CompletionChunkDelta, finishReason: FinishReason | null = null): CompletionChunk {

@@ -1,11 +1,6 @@
-
-import type {
-  ThinkingConfig,
-  ThinkingLevel,
-} from '@google/genai';
-import type { ProviderCall, } from '../provider.ts';
+import type { ThinkingConfig, ThinkingLevel } from '@google/genai';
+import type { ProviderCall } from '../provider.ts';
 import { chooseReasoning } from '../reasoning-choice.ts';
-
 
 /** `call.reasoning` as Gemini's thinking config: a budget on 2.5 models, a level on Gemini 3, never both. */
 export function toThinkingConfig(call: ProviderCall): ThinkingConfig | undefined {

@@ -28,10 +28,14 @@ export function shapeChoices(message: MockMessage, shape: RequestShape, id: stri
     const toolCalls = message.tool_calls?.map((toolCall, position) => ({
       id: toolCall.id ?? `call_${id.slice(-6)}_${index}_${position}`,
       type: 'function' as const,
-      function: { name: toolCall.name, arguments: typeof toolCall.arguments === 'string' ? toolCall.arguments : JSON.stringify(toolCall.arguments) },
+      function: {
+        name: toolCall.name,
+        arguments: typeof toolCall.arguments === 'string' ? toolCall.arguments : JSON.stringify(toolCall.arguments),
+      },
     }));
     let content = message.refusal ? null : (message.content ?? null);
-    let finishReason = message.finish_reason ?? (message.refusal ? 'content_filter' : toolCalls?.length ? 'tool_calls' : 'stop');
+    let finishReason =
+      message.finish_reason ?? (message.refusal ? 'content_filter' : toolCalls?.length ? 'tool_calls' : 'stop');
     if (content !== null) {
       const stopAt = Math.min(...stops.map((stop) => content!.indexOf(stop)).filter((at) => at >= 0));
       if (Number.isFinite(stopAt)) content = content.slice(0, stopAt);

@@ -13,7 +13,14 @@ export function simulateAnswer(request: MockRequest): MockReply {
   if (forced) {
     const tool = body.tools?.find((candidate) => candidate.type === 'function' && candidate.function.name === forced);
     const parameters = tool && tool.type === 'function' ? tool.function.parameters : undefined;
-    return { tool_calls: [{ name: forced, arguments: (exampleFromSchema(parameters ?? { type: 'object' }) ?? {}) as Record<string, unknown> }] };
+    return {
+      tool_calls: [
+        {
+          name: forced,
+          arguments: (exampleFromSchema(parameters ?? { type: 'object' }) ?? {}) as Record<string, unknown>,
+        },
+      ],
+    };
   }
   if (output?.kind === 'json_schema') return JSON.stringify(exampleFromSchema(output.schema ?? { type: 'object' }));
   if (output?.kind === 'json_object') return JSON.stringify({ model: request.model, reply: lastUserText(request) });
@@ -34,5 +41,8 @@ function lastUserText({ body }: MockRequest): string {
   const message = [...body.messages].reverse().find((candidate) => candidate.role === 'user');
   if (!message) return '';
   if (typeof message.content === 'string') return message.content;
-  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ').trim();
+  return message.content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join(' ')
+    .trim();
 }

@@ -1,8 +1,14 @@
 import type { ProviderError } from '../../errors.ts';
 import type { CompletionChunk, CompletionChunkDelta } from '../../types.ts';
-import { shapeOfOpenAIBody, type Provider, type ProviderCall, type ProviderCompletion, type RequestShape } from '../provider.ts';
+import {
+  type Provider,
+  type ProviderCall,
+  type ProviderCompletion,
+  type RequestShape,
+  shapeOfOpenAIBody,
+} from '../provider.ts';
 import { fromStatus } from '../provider-errors.ts';
-import { logprobsOf, shapeChoices, tokensOf, type SimulatedChoice } from './shape-answer.ts';
+import { logprobsOf, type SimulatedChoice, shapeChoices, tokensOf } from './shape-answer.ts';
 import { simulateAnswer } from './simulate-answer.ts';
 
 /** A scripted reply: text, a full message, an error, or a function of the request that returns one of those. */
@@ -93,17 +99,31 @@ export class MockProvider implements Provider {
     };
   }
 
-  async stream(call: ProviderCall, shape: RequestShape = shapeOfOpenAIBody(call.body)): Promise<AsyncIterable<CompletionChunk>> {
+  async stream(
+    call: ProviderCall,
+    shape: RequestShape = shapeOfOpenAIBody(call.body),
+  ): Promise<AsyncIterable<CompletionChunk>> {
     const { id, message, request } = await this.#answer(call);
     return this.#chunks(id, message, request, shapeChoices(message, shape, id), shape.logprobs || 0);
   }
 
-  async *#chunks(id: string, message: MockMessage, request: MockRequest, choices: SimulatedChoice[], top: number): AsyncIterable<CompletionChunk> {
+  async *#chunks(
+    id: string,
+    message: MockMessage,
+    request: MockRequest,
+    choices: SimulatedChoice[],
+    top: number,
+  ): AsyncIterable<CompletionChunk> {
     const created = Math.floor(Date.now() / 1000);
     const base = { id, object: 'chat.completion.chunk' as const, created, model: request.model };
     for (const choice of choices) {
-      const chunk = (delta: CompletionChunkDelta, finish: SimulatedChoice['finishReason'] | null = null, logprobs: SimulatedChoice['logprobs'] = null): CompletionChunk => ({
-        ...base, choices: [{ index: choice.index, delta, finish_reason: finish, logprobs }],
+      const chunk = (
+        delta: CompletionChunkDelta,
+        finish: SimulatedChoice['finishReason'] | null = null,
+        logprobs: SimulatedChoice['logprobs'] = null,
+      ): CompletionChunk => ({
+        ...base,
+        choices: [{ index: choice.index, delta, finish_reason: finish, logprobs }],
       });
       yield chunk({ role: 'assistant', content: '' });
       for (const piece of split(choice.reasoning, this.#chunkSize)) yield chunk({ reasoning_content: piece });
@@ -113,8 +133,13 @@ export class MockProvider implements Provider {
       if (choice.refusal) yield chunk({ refusal: choice.refusal });
       // Like OpenAI: the first fragment of a call names it, later fragments carry pieces of its arguments.
       for (const [index, toolCall] of (choice.toolCalls ?? []).entries()) {
-        yield chunk({ tool_calls: [{ index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } }] });
-        for (const piece of split(toolCall.function.arguments, this.#chunkSize)) yield chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+        yield chunk({
+          tool_calls: [
+            { index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } },
+          ],
+        });
+        for (const piece of split(toolCall.function.arguments, this.#chunkSize))
+          yield chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
       }
       if (message.stream_error) throw failure({ error: message.stream_error }, request.model);
       yield chunk({}, choice.finishReason);
@@ -123,7 +148,12 @@ export class MockProvider implements Provider {
   }
 
   async #answer(call: ProviderCall): Promise<{ id: string; message: MockMessage; request: MockRequest }> {
-    const request: MockRequest = { model: call.model.id, body: call.body, reasoning: call.reasoning, output: call.output };
+    const request: MockRequest = {
+      model: call.model.id,
+      body: call.body,
+      reasoning: call.reasoning,
+      output: call.output,
+    };
     this.calls.push(request);
     let reply: MockReply = this.#replies.shift() ?? this.#respond ?? simulateAnswer;
     while (typeof reply === 'function') {
@@ -132,12 +162,25 @@ export class MockProvider implements Provider {
       } catch (error) {
         if (reply !== simulateAnswer) throw error;
         // A schema the simulator cannot instantiate is malformed: a real provider would reject it with a 400.
-        throw failure({ error: { status: 400, message: `The simulator could not use a schema in the request: ${(error as Error).message}` } }, request.model);
+        throw failure(
+          {
+            error: {
+              status: 400,
+              message: `The simulator could not use a schema in the request: ${(error as Error).message}`,
+            },
+          },
+          request.model,
+        );
       }
     }
     if (typeof reply === 'object' && 'error' in reply) throw failure(reply, request.model);
     const message: MockMessage = typeof reply === 'string' ? { content: reply } : { ...reply };
-    if (message.reasoning_content === undefined && call.model.supports.reasoning && call.reasoning && call.reasoning.effort !== 'disabled') {
+    if (
+      message.reasoning_content === undefined &&
+      call.model.supports.reasoning &&
+      call.reasoning &&
+      call.reasoning.effort !== 'disabled'
+    ) {
       message.reasoning_content = `Simulated reasoning for ${call.model.id} at ${call.reasoning.effort} effort.`;
     }
     this.#counter += 1;
@@ -168,7 +211,8 @@ function usageOf(message: MockMessage, request: MockRequest, choices: SimulatedC
 function failure(reply: MockFailure, model: string): ProviderError {
   const { status, message = `Simulated ${status} error`, code, retry_after_ms } = reply.error;
   return fromStatus({ provider: 'mock', model, secrets: [], baseURL: 'simulator', timeoutMs: 0 }, status, message, {
-    code: code ?? null, retryAfterMs: retry_after_ms,
+    code: code ?? null,
+    retryAfterMs: retry_after_ms,
   });
 }
 

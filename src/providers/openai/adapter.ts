@@ -1,18 +1,37 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { ProviderError, isRetryableStatus } from '../../errors.ts';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { isRetryableStatus, ProviderError } from '../../errors.ts';
 import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
 import { checkShape, isPlainObject } from '../../internal/shape.ts';
+import type { CompletionChunk } from '../../types.ts';
+import {
+  type Provider,
+  type ProviderCall,
+  type ProviderCompletion,
+  type ResolvedProviderSettings,
+  sdkClientOptions,
+} from '../provider.ts';
+import {
+  abortedByCaller,
+  answerTooLarge,
+  type ErrorScope,
+  fromStatus,
+  incompleteStream,
+  invalidResponse,
+  streamError,
+  timedOut,
+  unreachable,
+} from '../provider-errors.ts';
 import { checkChunk, checkCompletion } from './answer-shape.ts';
 import { toOpenAIRequest } from './convert-request.ts';
-import { arrayOrEmpty, normalizeChoice } from './normalize-answer.ts';
-import { abortedByCaller, answerTooLarge, fromStatus, incompleteStream, invalidResponse, streamError, timedOut, unreachable, type ErrorScope } from '../provider-errors.ts';
-import type { CompletionChunk } from '../../types.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
-import { sdkClientOptions, type Provider, type ProviderCall, type ProviderCompletion, type ResolvedProviderSettings } from '../provider.ts';
+import { arrayOrEmpty, normalizeChoice } from './normalize-answer.ts';
 
 /** The OpenAI adapter, on the official `openai` SDK; every OpenAI-compatible provider runs through it. */
-export async function createOpenAIProvider(settings: ResolvedProviderSettings, quirks: OpenAIFamilyQuirks): Promise<Provider> {
+export async function createOpenAIProvider(
+  settings: ResolvedProviderSettings,
+  quirks: OpenAIFamilyQuirks,
+): Promise<Provider> {
   const { default: OpenAIClient } = await import('openai');
   const client = new OpenAIClient({ ...sdkClientOptions(settings), baseURL: settings.baseURL });
   return new OpenAIProvider(client, settings, quirks);
@@ -35,7 +54,9 @@ export class OpenAIProvider implements Provider {
   async complete(call: ProviderCall): Promise<ProviderCompletion> {
     const body = toOpenAIRequest(call, this.#quirks, this.#settings.deployments);
     try {
-      const completion = (await this.#client.chat.completions.create(body, { signal: call.signal })) as ProviderCompletion;
+      const completion = (await this.#client.chat.completions.create(body, {
+        signal: call.signal,
+      })) as ProviderCompletion;
       if (isPlainObject(completion) && completion.usage === null) delete completion.usage;
       for (const choice of arrayOrEmpty(completion?.choices)) normalizeChoice(choice, 'message', this.#quirks);
       const problem = checkShape(checkCompletion, completion);
@@ -62,7 +83,11 @@ export class OpenAIProvider implements Provider {
     }
   }
 
-  async *#convertChunks(stream: AsyncIterable<ChatCompletionChunk>, model: string, signal: AbortSignal | undefined): AsyncIterable<CompletionChunk> {
+  async *#convertChunks(
+    stream: AsyncIterable<ChatCompletionChunk>,
+    model: string,
+    signal: AbortSignal | undefined,
+  ): AsyncIterable<CompletionChunk> {
     let finished = false;
     try {
       for await (const chunk of stream) {
@@ -84,7 +109,13 @@ export class OpenAIProvider implements Provider {
 
   #scope(model: string): ErrorScope {
     const settings = this.#settings;
-    return { provider: this.name, model, secrets: [settings.apiKey], baseURL: settings.baseURL, timeoutMs: settings.timeoutMs };
+    return {
+      provider: this.name,
+      model,
+      secrets: [settings.apiKey],
+      baseURL: settings.baseURL,
+      timeoutMs: settings.timeoutMs,
+    };
   }
 
   /** The SDK's failure as one of the shared provider errors. */
@@ -94,13 +125,21 @@ export class OpenAIProvider implements Provider {
     const tooLarge = answerTooLarge(scope, error);
     if (tooLarge) return tooLarge;
     const sdkName = (error as Error)?.constructor?.name ?? '';
-    if (sdkName === 'APIUserAbortError' || (error as Error)?.name === 'AbortError') return abortedByCaller(scope, error);
+    if (sdkName === 'APIUserAbortError' || (error as Error)?.name === 'AbortError')
+      return abortedByCaller(scope, error);
     if (sdkName === 'APIConnectionTimeoutError') return timedOut(scope, error);
     if (error instanceof SyntaxError) return invalidResponse(scope, `the body is not JSON (${error.message})`, error);
     // A TypeError the SDK throws while reading an answer of the wrong shape; fetch's network failures have a cause.
     if (error instanceof TypeError && error.cause === undefined) return invalidResponse(scope, error.message, error);
-    const apiError = error as { status?: number; message?: string; code?: string | null; param?: string | null; headers?: Headers };
-    if (sdkName === 'APIError' && apiError.status === undefined) return streamError(scope, String(apiError.message), { cause: error });
+    const apiError = error as {
+      status?: number;
+      message?: string;
+      code?: string | null;
+      param?: string | null;
+      headers?: Headers;
+    };
+    if (sdkName === 'APIError' && apiError.status === undefined)
+      return streamError(scope, String(apiError.message), { cause: error });
     if (sdkName === 'APIConnectionError' || apiError.status === undefined) return unreachable(scope, error);
     const status = apiError.status;
     const code = apiError.code ?? null;
@@ -116,4 +155,3 @@ export class OpenAIProvider implements Provider {
     });
   }
 }
-

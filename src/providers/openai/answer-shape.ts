@@ -1,4 +1,15 @@
-import { array, byType, literal, nullish, number, object, optional, plainObject, string, type Shape } from '../../internal/shape.ts';
+import {
+  array,
+  byType,
+  literal,
+  nullish,
+  number,
+  object,
+  optional,
+  plainObject,
+  type Shape,
+  string,
+} from '../../internal/shape.ts';
 
 /**
  * What an OpenAI-family answer must look like before it is passed on (providers.md §1): every field the gateway or
@@ -11,7 +22,10 @@ const toolCall: Shape = byType(
     function: object({ id: string, function: object({ name: string, arguments: string }) }),
     custom: object({ id: string, custom: object({ name: string, input: string }) }),
   },
-  (value) => ({ path: '.type', problem: `must be "function" or "custom", got ${JSON.stringify((value as { type?: unknown }).type)}` }),
+  (value) => ({
+    path: '.type',
+    problem: `must be "function" or "custom", got ${JSON.stringify((value as { type?: unknown }).type)}`,
+  }),
 );
 
 /** OpenAI's finish reasons; providers' own (Mistral's `model_length`) are mapped to these by the adapter first. */
@@ -39,7 +53,9 @@ const message: Shape = object({
 
 export const checkCompletion: Shape = object({
   id: string,
-  choices: array(object({ index: number, message, finish_reason: finishReason, logprobs: nullish(plainObject) }), { min: 1 }),
+  choices: array(object({ index: number, message, finish_reason: finishReason, logprobs: nullish(plainObject) }), {
+    min: 1,
+  }),
   created: number,
   usage: nullish(usage),
 });
@@ -62,7 +78,9 @@ const delta: Shape = object({
 
 export const checkChunk: Shape = object({
   id: string,
-  choices: array(object({ index: number, delta, finish_reason: nullish(finishReason), logprobs: nullish(plainObject) })),
+  choices: array(
+    object({ index: number, delta, finish_reason: nullish(finishReason), logprobs: nullish(plainObject) }),
+  ),
   created: number,
   usage: nullish(usage),
 });

@@ -12,7 +12,11 @@ import { rewriteToolCallIds } from './tool-call-ids.ts';
  * tool-call ids it can take, the reasoning setting as its `reasoning_effort`, and the strict form of a JSON schema.
  * `deployments` maps model names to Azure deployment names.
  */
-export function toOpenAIRequest(call: ProviderCall, quirks: OpenAIFamilyQuirks, deployments?: Record<string, string>): ChatCompletionCreateParamsBase {
+export function toOpenAIRequest(
+  call: ProviderCall,
+  quirks: OpenAIFamilyQuirks,
+  deployments?: Record<string, string>,
+): ChatCompletionCreateParamsBase {
   const body: Record<string, unknown> = { ...call.body };
   const deployment = deployments?.[call.body.model];
   if (deployment) body.model = deployment;
@@ -27,7 +31,11 @@ export function toOpenAIRequest(call: ProviderCall, quirks: OpenAIFamilyQuirks, 
   for (const param of quirks.unsupportedParams ?? []) {
     if (body[param] === undefined) continue;
     delete body[param];
-    call.warn({ code: 'unsupported_parameter', param, message: `${quirks.name} does not accept "${param}"; it was not sent.` });
+    call.warn({
+      code: 'unsupported_parameter',
+      param,
+      message: `${quirks.name} does not accept "${param}"; it was not sent.`,
+    });
   }
   for (const [ours, theirs] of Object.entries(quirks.renamedParams ?? {})) {
     if (body[ours] === undefined) continue;
@@ -42,7 +50,8 @@ export function toOpenAIRequest(call: ProviderCall, quirks: OpenAIFamilyQuirks, 
     else delete body.tool_choice;
   }
   body.messages = withoutReasoningState(call.body.messages, quirks.acceptsReasoningContent ?? false);
-  if (quirks.nineCharToolCallIds) body.messages = rewriteToolCallIds(body.messages as ChatCompletionCreateParamsBase['messages']);
+  if (quirks.nineCharToolCallIds)
+    body.messages = rewriteToolCallIds(body.messages as ChatCompletionCreateParamsBase['messages']);
   applyReasoning(call, body, quirks);
   body.response_format = strictResponseFormat(body.response_format);
   if (body.response_format === undefined) delete body.response_format;
@@ -51,12 +60,18 @@ export function toOpenAIRequest(call: ProviderCall, quirks: OpenAIFamilyQuirks, 
 
 function usesNewToolKinds(call: ProviderCall): boolean {
   const choice = call.body.tool_choice;
-  return (typeof choice === 'object' && choice.type !== 'function') || (call.body.tools?.some((tool) => tool.type !== 'function') ?? false);
+  return (
+    (typeof choice === 'object' && choice.type !== 'function') ||
+    (call.body.tools?.some((tool) => tool.type !== 'function') ?? false)
+  );
 }
 
 /** Effort-controlled models take `reasoning_effort`; DeepSeek is switched off with its own field. */
 function applyReasoning(call: ProviderCall, body: Record<string, unknown>, quirks: OpenAIFamilyQuirks): void {
-  const choice = chooseReasoning(call, quirks.name, { controls: ['effort'], levelSwitchOff: quirks.disableReasoning !== undefined });
+  const choice = chooseReasoning(call, quirks.name, {
+    controls: ['effort'],
+    levelSwitchOff: quirks.disableReasoning !== undefined,
+  });
   if (choice?.kind === 'level') body.reasoning_effort = choice.level;
   else if (choice?.kind === 'off') Object.assign(body, quirks.disableReasoning);
 }
@@ -66,21 +81,44 @@ function applyReasoning(call: ProviderCall, body: Record<string, unknown>, quirk
  * the schema is rewritten to what strict mode accepts, and the answer is validated against the original later.
  */
 function strictResponseFormat(format: unknown): unknown {
-  const responseFormat = format as { type?: string; json_schema?: { strict?: boolean; schema?: Record<string, unknown> } } | undefined;
-  if (responseFormat?.type !== 'json_schema' || responseFormat.json_schema?.strict === false || !responseFormat.json_schema?.schema) return format;
-  return { ...responseFormat, json_schema: { ...responseFormat.json_schema, strict: true, schema: toStrictJsonSchema(responseFormat.json_schema.schema) } };
+  const responseFormat = format as
+    | { type?: string; json_schema?: { strict?: boolean; schema?: Record<string, unknown> } }
+    | undefined;
+  if (
+    responseFormat?.type !== 'json_schema' ||
+    responseFormat.json_schema?.strict === false ||
+    !responseFormat.json_schema?.schema
+  )
+    return format;
+  return {
+    ...responseFormat,
+    json_schema: {
+      ...responseFormat.json_schema,
+      strict: true,
+      schema: toStrictJsonSchema(responseFormat.json_schema.schema),
+    },
+  };
 }
 
 /**
  * Assistant messages sent back as they were returned carry our extension fields (`reasoning_details`, `parsed`, and
  * `reasoning_content`); strip what this provider would reject. Messages without them pass as they are, uncopied.
  */
-function withoutReasoningState(messages: ChatCompletionCreateParamsBase['messages'], keepContent: boolean): ChatCompletionCreateParamsBase['messages'] {
-  const carries = (message: object) => 'reasoning_details' in message || 'parsed' in message || (!keepContent && 'reasoning_content' in message);
+function withoutReasoningState(
+  messages: ChatCompletionCreateParamsBase['messages'],
+  keepContent: boolean,
+): ChatCompletionCreateParamsBase['messages'] {
+  const carries = (message: object) =>
+    'reasoning_details' in message || 'parsed' in message || (!keepContent && 'reasoning_content' in message);
   if (!messages.some((message) => message.role === 'assistant' && carries(message))) return messages;
   return messages.map((message) => {
     if (message.role !== 'assistant' || !carries(message)) return message;
-    const { reasoning_details: _details, parsed: _parsed, reasoning_content: content, ...rest } = message as typeof message & {
+    const {
+      reasoning_details: _details,
+      parsed: _parsed,
+      reasoning_content: content,
+      ...rest
+    } = message as typeof message & {
       reasoning_details?: unknown;
       parsed?: unknown;
       reasoning_content?: unknown;

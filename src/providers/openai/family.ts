@@ -1,4 +1,4 @@
-import { nativeOutputWhere, shapeOfOpenAIBody, type ProviderDefinition } from '../provider.ts';
+import { nativeOutputWhere, type ProviderDefinition, shapeOfOpenAIBody } from '../provider.ts';
 
 /**
  * The OpenAI-compatible family: one adapter (`adapter.ts`), each provider's differences written down as data.
@@ -16,7 +16,10 @@ export interface OpenAIFamilyQuirks {
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /** Response field holding reasoning text, renamed to `reasoning_content`. */
   reasoningField?: 'reasoning' | 'reasoning_content';
-  /** Whether the provider constrains output to a JSON Schema (OpenRouter only passes it on, DeepSeek has JSON mode only). */
+  /**
+   * Whether the provider constrains output to a JSON Schema (OpenRouter only passes it on, DeepSeek has JSON mode
+   * only).
+   */
   nativeStructuredOutputs: boolean;
   /** Takes OpenAI's custom (free-form) tools and the `allowed_tools` tool choice (others get them made portable). */
   newToolKinds?: boolean;
@@ -39,8 +42,20 @@ export interface OpenAIFamilyQuirks {
 }
 
 /** Parameters only OpenAI's own API knows; other providers of the family reject or ignore them. */
-const OPENAI_ONLY = ['store', 'service_tier', 'prediction', 'modalities', 'audio', 'web_search_options', 'verbosity',
-  'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'safety_identifier', 'moderation'];
+const OPENAI_ONLY = [
+  'store',
+  'service_tier',
+  'prediction',
+  'modalities',
+  'audio',
+  'web_search_options',
+  'verbosity',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'safety_identifier',
+  'moderation',
+];
 
 const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   openai: {
@@ -150,7 +165,10 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
 };
 
 /** A provider of the family: the OpenAI adapter, with the provider's quirks. */
-export function openAIFamilyProvider(quirks: OpenAIFamilyQuirks, create?: ProviderDefinition['create']): ProviderDefinition {
+export function openAIFamilyProvider(
+  quirks: OpenAIFamilyQuirks,
+  create?: ProviderDefinition['create'],
+): ProviderDefinition {
   return {
     id: quirks.name,
     envPrefix: quirks.envPrefix,
@@ -158,9 +176,12 @@ export function openAIFamilyProvider(quirks: OpenAIFamilyQuirks, create?: Provid
     requiresApiKey: quirks.requiresApiKey,
     capabilities: { nativeOutput: nativeOutputWhere(quirks.nativeStructuredOutputs) },
     create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
-    convertRequest: async (call) => shapeOfOpenAIBody((await import('./convert-request.ts')).toOpenAIRequest(call, quirks)),
+    convertRequest: async (call) =>
+      shapeOfOpenAIBody((await import('./convert-request.ts')).toOpenAIRequest(call, quirks)),
   };
 }
 
 /** OpenAI and the providers that speak its API (Azure has a folder of its own, for its client). */
-export const openAIFamilyProviders: ProviderDefinition[] = Object.values(openAIFamily).map((quirks) => openAIFamilyProvider(quirks));
+export const openAIFamilyProviders: ProviderDefinition[] = Object.values(openAIFamily).map((quirks) =>
+  openAIFamilyProvider(quirks),
+);

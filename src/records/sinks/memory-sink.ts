@@ -1,6 +1,28 @@
 import type { CallRecord } from '../call-record.ts';
-import { RECENT_TRACE_CALLS, type AgentSummary, type CallPage, type CallStore, type DailyCostQuery, type DailyCostRow, type ListCallsQuery, type TraceSummary, type WorkflowSummary, type WorkflowTimeline } from '../call-store.ts';
-import { compareAgentSummaries, compareDailyCostRows, dailyCostWindow, matchesListQuery, newestFirst, normalizeListQuery, pageFrom, summarizeWorkflow, timelineOf, tracesOf } from '../call-store-queries.ts';
+import {
+  type AgentSummary,
+  type CallPage,
+  type CallStore,
+  type DailyCostQuery,
+  type DailyCostRow,
+  type ListCallsQuery,
+  RECENT_TRACE_CALLS,
+  type TraceSummary,
+  type WorkflowSummary,
+  type WorkflowTimeline,
+} from '../call-store.ts';
+import {
+  compareAgentSummaries,
+  compareDailyCostRows,
+  dailyCostWindow,
+  matchesListQuery,
+  newestFirst,
+  normalizeListQuery,
+  pageFrom,
+  summarizeWorkflow,
+  timelineOf,
+  tracesOf,
+} from '../call-store-queries.ts';
 import { roundUsd } from '../compute-cost.ts';
 import type { RecordSink } from '../sink.ts';
 
@@ -46,17 +68,23 @@ export class MemorySink implements RecordSink, CallStore {
 
   async list(query?: ListCallsQuery): Promise<CallPage> {
     const normalized = normalizeListQuery(query);
-    const rows = this.records().filter((record) => matchesListQuery(record, normalized)).sort(newestFirst);
+    const rows = this.records()
+      .filter((record) => matchesListQuery(record, normalized))
+      .sort(newestFirst);
     return pageFrom(rows.slice(0, normalized.limit + 1), normalized.limit);
   }
 
   async workflow(traceId: string): Promise<WorkflowSummary | null> {
-    const calls = this.records().filter((record) => record.trace_id === traceId).sort((a, b) => newestFirst(b, a));
+    const calls = this.records()
+      .filter((record) => record.trace_id === traceId)
+      .sort((a, b) => newestFirst(b, a));
     return summarizeWorkflow(traceId, calls);
   }
 
   async recentTraces(limit: number): Promise<TraceSummary[]> {
-    const traced = this.records().filter((record) => record.trace_id !== null).sort(newestFirst);
+    const traced = this.records()
+      .filter((record) => record.trace_id !== null)
+      .sort(newestFirst);
     return tracesOf(traced.slice(0, RECENT_TRACE_CALLS), limit);
   }
 
@@ -90,7 +118,13 @@ export class MemorySink implements RecordSink, CallStore {
       let agent = agents.get(record.agent_id);
       if (!agent) {
         agent = {
-          agent_id: record.agent_id, calls: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cost_usd: 0,
+          agent_id: record.agent_id,
+          calls: 0,
+          errors: 0,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          reasoning_tokens: 0,
+          cost_usd: 0,
           last_call_at: record.created_at,
         };
         agents.set(record.agent_id, agent);
@@ -103,6 +137,8 @@ export class MemorySink implements RecordSink, CallStore {
       agent.cost_usd += record.cost_usd;
       if (record.created_at > agent.last_call_at) agent.last_call_at = record.created_at;
     }
-    return [...agents.values()].map((agent) => ({ ...agent, cost_usd: roundUsd(agent.cost_usd) })).sort(compareAgentSummaries);
+    return [...agents.values()]
+      .map((agent) => ({ ...agent, cost_usd: roundUsd(agent.cost_usd) }))
+      .sort(compareAgentSummaries);
   }
 }

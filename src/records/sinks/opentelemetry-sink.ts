@@ -13,7 +13,10 @@ export interface OtelSpan {
 }
 
 export interface OtelTracer {
-  startSpan(name: string, options?: { kind?: number; startTime?: Date; root?: boolean; attributes?: Record<string, OtelAttributeValue> }): OtelSpan;
+  startSpan(
+    name: string,
+    options?: { kind?: number; startTime?: Date; root?: boolean; attributes?: Record<string, OtelAttributeValue> },
+  ): OtelSpan;
 }
 
 export interface OpenTelemetrySinkOptions {
@@ -67,7 +70,8 @@ export class OpenTelemetrySink implements RecordSink {
         root: true,
         attributes: spanAttributes(record),
       });
-      if (record.status === 'error') span.setStatus({ code: STATUS_ERROR, message: record.error?.code ?? record.error?.type ?? 'error' });
+      if (record.status === 'error')
+        span.setStatus({ code: STATUS_ERROR, message: record.error?.code ?? record.error?.type ?? 'error' });
       span.end(new Date(start + record.latency_ms));
     }
   }
@@ -97,7 +101,8 @@ export function spanAttributes(record: CallRecord): Record<string, OtelAttribute
     'switchyard.time_to_first_token_ms': record.time_to_first_token_ms,
     'error.type': record.error && (record.error.code ?? record.error.type),
   };
-  for (const [key, value] of Object.entries(optional)) if (value !== null && value !== undefined) attributes[key] = value;
+  for (const [key, value] of Object.entries(optional))
+    if (value !== null && value !== undefined) attributes[key] = value;
   if (record.output?.finish_reason) attributes['gen_ai.response.finish_reasons'] = [record.output.finish_reason];
   return attributes;
 }
@@ -115,10 +120,12 @@ export async function loadOpenTelemetryTracer(
     api = loaded.trace ? loaded : (loaded.default ?? loaded);
   } catch (cause) {
     throw new Error(
-      `OpenTelemetrySink needs the optional peer dependency ${OTEL_API}, which is not installed: npm install ${OTEL_API}`,
+      `OpenTelemetrySink needs the optional peer dependency ${OTEL_API}, which is not installed: npm install ` +
+        `${OTEL_API}`,
       { cause },
     );
   }
-  if (typeof api.trace?.getTracer !== 'function') throw new Error(`${OTEL_API} was found but has no trace.getTracer: is it version 1.x?`);
+  if (typeof api.trace?.getTracer !== 'function')
+    throw new Error(`${OTEL_API} was found but has no trace.getTracer: is it version 1.x?`);
   return api.trace.getTracer(tracerName);
 }

@@ -1,56 +1,33 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import type { CallRecord } from '../call-record.ts';
-import { RECENT_TRACE_CALLS, type AgentSummary, type CallPage, type CallStore, type DailyCostQuery, type DailyCostRow, type CallTiming, type ListCallsQuery, type TraceSummary, type WorkflowSummary, type WorkflowTimeline } from '../call-store.ts';
-import { compareAgentSummaries, compareDailyCostRows, dailyCostWindow, normalizeListQuery, pageFrom, summarizeWorkflow, timelineOf, tracesOf } from '../call-store-queries.ts';
-import { roundUsd } from '../compute-cost.ts';
-import { RecordsRefusedError, type RecordSink } from '../sink.ts';
 import { loadSqlite } from '../../internal/load-sqlite.ts';
-
-/**
- * The queryable fields get columns; `record` holds the whole record as JSON, so no field is ever lost. The agent,
- * trace and workflow indexes are partial: a call without one (most calls have no trace) costs no entry there, and
- * `x = ?` still uses them. Each index entry is ~8 µs of a row's ~15–40 µs insert. Databases made with the earlier
- * full indexes are migrated when opened.
- */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS calls (
-  id TEXT PRIMARY KEY,
-  created_at TEXT NOT NULL,
-  agent_id TEXT,
-  trace_id TEXT,
-  workflow_name TEXT,
-  deployment_id TEXT,
-  requested_model TEXT NOT NULL,
-  model TEXT,
-  provider TEXT,
-  status TEXT NOT NULL,
-  stream INTEGER NOT NULL,
-  prompt_tokens INTEGER NOT NULL,
-  completion_tokens INTEGER NOT NULL,
-  reasoning_tokens INTEGER NOT NULL,
-  cached_tokens INTEGER NOT NULL,
-  cost_usd REAL NOT NULL,
-  latency_ms REAL NOT NULL,
-  record TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS calls_by_created_at ON calls (created_at, id);
-DROP INDEX IF EXISTS calls_by_agent_id;
-DROP INDEX IF EXISTS calls_by_trace_id;
-DROP INDEX IF EXISTS calls_by_workflow_name;
-CREATE INDEX IF NOT EXISTS calls_with_agent_id ON calls (agent_id, created_at, id) WHERE agent_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS calls_with_trace_id ON calls (trace_id, created_at, id) WHERE trace_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS calls_with_workflow_name ON calls (workflow_name, created_at, id) WHERE workflow_name IS NOT NULL;
-`;
-
-const COLUMNS = [
-  'id', 'created_at', 'agent_id', 'trace_id', 'workflow_name', 'deployment_id', 'requested_model', 'model', 'provider', 'status',
-  'stream', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'cost_usd', 'latency_ms', 'record',
-] as const;
-
-/** Replacing on a known id makes writing a batch twice harmless. */
-const INSERT = `INSERT OR REPLACE INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`;
+import type { CallRecord } from '../call-record.ts';
+import {
+  type AgentSummary,
+  type CallPage,
+  type CallStore,
+  type DailyCostQuery,
+  type DailyCostRow,
+  type ListCallsQuery,
+  RECENT_TRACE_CALLS,
+  type TraceSummary,
+  type WorkflowSummary,
+  type WorkflowTimeline,
+} from '../call-store.ts';
+import {
+  compareAgentSummaries,
+  compareDailyCostRows,
+  dailyCostWindow,
+  normalizeListQuery,
+  pageFrom,
+  summarizeWorkflow,
+  timelineOf,
+  tracesOf,
+} from '../call-store-queries.ts';
+import { roundUsd } from '../compute-cost.ts';
+import { type RecordSink, RecordsRefusedError } from '../sink.ts';
+import { INSERT, parseRecord, rowOf, SCHEMA, TIMING_COLUMNS, type TimingRow, timingOfRow } from './sqlite-schema.ts';
 
 /** Stores records in a SQLite file through `node:sqlite` and answers the call-store queries with SQL. */
 export class SqliteSink implements RecordSink, CallStore {
@@ -154,13 +131,17 @@ export class SqliteSink implements RecordSink, CallStore {
       where.push('(created_at < ? OR (created_at = ? AND id < ?))');
       params.push(normalized.after.created_at, normalized.after.created_at, normalized.after.id);
     }
-    const sql = `SELECT record FROM calls ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    const sql =
+      `SELECT record FROM calls ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ` +
+      `created_at DESC, id DESC LIMIT ?`;
     const rows = this.#statement(sql).all(...params, normalized.limit + 1);
     return pageFrom(rows.map(parseRecord), normalized.limit);
   }
 
   async workflow(traceId: string): Promise<WorkflowSummary | null> {
-    const rows = this.#statement('SELECT record FROM calls WHERE trace_id = ? ORDER BY created_at ASC, id ASC').all(traceId);
+    const rows = this.#statement('SELECT record FROM calls WHERE trace_id = ? ORDER BY created_at ASC, id ASC').all(
+      traceId,
+    );
     return summarizeWorkflow(traceId, rows.map(parseRecord));
   }
 
@@ -183,8 +164,9 @@ export class SqliteSink implements RecordSink, CallStore {
       sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens
       FROM calls WHERE trace_id = ? GROUP BY agent_id ORDER BY min(created_at), min(id)`).all(traceId);
     const totals = this.#statement(`SELECT count(*) AS call_count, sum(cost_usd) AS cost_usd,
-      max(unixepoch(created_at, 'subsec') * 1000 + latency_ms) AS end_ms FROM calls WHERE trace_id = ?`)
-      .get(traceId) as { call_count: number; cost_usd: number; end_ms: number };
+      max(unixepoch(created_at, 'subsec') * 1000 + latency_ms) AS end_ms FROM calls WHERE trace_id = ?`).get(
+      traceId,
+    ) as { call_count: number; cost_usd: number; end_ms: number };
     const named = this.#statement(`SELECT workflow_name FROM calls WHERE trace_id = ? AND workflow_name IS NOT NULL
       ORDER BY created_at ASC, id ASC LIMIT 1`).get(traceId);
     return {
@@ -206,17 +188,28 @@ export class SqliteSink implements RecordSink, CallStore {
     const byWorkflow = query.workflow_name === undefined ? '' : 'AND workflow_name = ?';
     const sql = `SELECT substr(created_at, 1, 10) AS day, workflow_name, count(*) AS calls, sum(cost_usd) AS cost_usd
       FROM calls WHERE created_at >= ? AND created_at < ? ${byWorkflow} GROUP BY day, workflow_name`;
-    const params: SQLInputValue[] = query.workflow_name === undefined ? [since, until] : [since, until, query.workflow_name];
-    const rows = this.#statement(sql).all(...params) as Array<{ day: string; workflow_name: string | null; calls: number; cost_usd: number }>;
+    const params: SQLInputValue[] =
+      query.workflow_name === undefined ? [since, until] : [since, until, query.workflow_name];
+    const rows = this.#statement(sql).all(...params) as Array<{
+      day: string;
+      workflow_name: string | null;
+      calls: number;
+      cost_usd: number;
+    }>;
     return rows
-      .map((row) => ({ day: row.day, workflow_name: row.workflow_name, calls: row.calls, cost_usd: roundUsd(row.cost_usd) }))
+      .map((row) => ({
+        day: row.day,
+        workflow_name: row.workflow_name,
+        calls: row.calls,
+        cost_usd: roundUsd(row.cost_usd),
+      }))
       .sort(compareDailyCostRows);
   }
 
   async agents(): Promise<AgentSummary[]> {
-    const sql = `SELECT agent_id, count(*) AS calls, sum(status = 'error') AS errors, sum(prompt_tokens) AS prompt_tokens,
-      sum(completion_tokens) AS completion_tokens, sum(reasoning_tokens) AS reasoning_tokens, sum(cost_usd) AS cost_usd,
-      max(created_at) AS last_call_at
+    const sql = `SELECT agent_id, count(*) AS calls, sum(status = 'error') AS errors,
+      sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+      sum(reasoning_tokens) AS reasoning_tokens, sum(cost_usd) AS cost_usd, max(created_at) AS last_call_at
       FROM calls GROUP BY agent_id`;
     const rows = this.#statement(sql).all() as unknown as AgentSummary[];
     return rows.map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) })).sort(compareAgentSummaries);
@@ -233,15 +226,6 @@ export class SqliteSink implements RecordSink, CallStore {
   }
 }
 
-
-function rowOf(record: CallRecord): SQLInputValue[] {
-  return [
-    record.id, record.created_at, record.agent_id, record.trace_id, record.workflow_name, record.deployment_id, record.requested_model,
-    record.model, record.provider, record.status, record.stream ? 1 : 0, record.usage.prompt_tokens, record.usage.completion_tokens,
-    record.usage.reasoning_tokens, record.usage.cached_tokens, record.cost_usd, record.latency_ms, JSON.stringify(record),
-  ];
-}
-
 /**
  * SQLite result codes (the low byte of the extended code) of the database failing as a whole: busy, locked, out of
  * memory, read-only, I/O error, corrupt, full, cannot open, not a database. Retrying row by row cannot help those.
@@ -251,17 +235,4 @@ const STORAGE_ERRORS = new Set([5, 6, 7, 8, 10, 11, 13, 14, 26]);
 function isStorageError(error: unknown): boolean {
   const code = (error as { errcode?: unknown } | null)?.errcode;
   return typeof code === 'number' && STORAGE_ERRORS.has(code & 0xff);
-}
-
-const TIMING_COLUMNS = `id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms,
-  prompt_tokens, completion_tokens`;
-
-type TimingRow = Omit<CallTiming, 'usage'> & { prompt_tokens: number; completion_tokens: number };
-
-function timingOfRow({ prompt_tokens, completion_tokens, ...row }: TimingRow): CallTiming {
-  return { ...row, usage: { prompt_tokens, completion_tokens } };
-}
-
-function parseRecord(row: Record<string, SQLInputValue>): CallRecord {
-  return JSON.parse(row.record as string) as CallRecord;
 }

@@ -24,15 +24,20 @@ export function waterfallChart(workflow: WorkflowTimeline): SafeHtml {
     const barWidth = Math.max(2, (call.latency_ms / span) * plotWidth);
     const y = index * rowHeight + 4;
     const label = `${call.agent_id ?? '(no agent)'} · ${call.model ?? call.requested_model}`;
-    const tip = `${label}: +${offset} ms, ${Math.round(call.latency_ms)} ms, $${call.cost_usd}${call.status === 'error' ? ' (error)' : ''}`;
+    const tip =
+      `${label}: +${offset} ms, ${Math.round(call.latency_ms)} ms, ` +
+      `$${call.cost_usd}${call.status === 'error' ? ' (error)' : ''}`;
     return html`<g>
       <text x="4" y="${y + 16}" class="label">${truncate(label, 38)}</text>
-      <rect class="bar${call.status === 'error' ? ' error' : ''}" x="${x.toFixed(1)}" y="${y}" width="${barWidth.toFixed(1)}" height="${rowHeight - 8}" rx="3" fill="${colourFor(call.agent_id, agents)}"><title>${tip}</title></rect>
+      <rect class="bar${call.status === 'error' ? ' error' : ''}" x="${x.toFixed(1)}" y="${y}"
+        width="${barWidth.toFixed(1)}" height="${rowHeight - 8}" rx="3" fill="${colourFor(call.agent_id, agents)}">
+        <title>${tip}</title></rect>
       <text x="${(x + barWidth + 6).toFixed(1)}" y="${y + 15}" class="value">${Math.round(call.latency_ms)} ms</text>
     </g>`;
   });
   const axisY = workflow.calls.length * rowHeight + 14;
-  return html`<svg class="waterfall" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="Waterfall of the workflow's calls">
+  return html`<svg class="waterfall" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img"
+    aria-label="Waterfall of the workflow's calls">
     ${rows}
     <line x1="${labelWidth}" x2="${labelWidth + plotWidth}" y1="${axisY - 8}" y2="${axisY - 8}" class="axis" />
     <text x="${labelWidth}" y="${axisY + 8}" class="value">0 ms</text>
@@ -50,7 +55,9 @@ export function dailyCostChart(rows: ReadonlyArray<DailyCostRow>, days: number, 
   const plotHeight = height - bottom - plotTop;
   const baseline = plotTop + plotHeight;
   const dayList = Array.from({ length: days }, (_, index) =>
-    new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1 - index))).toISOString().slice(0, 10),
+    new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1 - index)))
+      .toISOString()
+      .slice(0, 10),
   );
   const workflows = [...new Set(rows.map((row) => row.workflow_name))];
   const totals = new Map<string, number>();
@@ -65,16 +72,25 @@ export function dailyCostChart(rows: ReadonlyArray<DailyCostRow>, days: number, 
         const barHeight = Math.max(1, (row.cost_usd / max) * plotHeight);
         top -= barHeight;
         const tip = `${day} · ${row.workflow_name ?? '(no workflow)'}: $${row.cost_usd} in ${row.calls} calls`;
-        return html`<rect class="cost-bar" x="${(left + index * slot + 2).toFixed(1)}" y="${top.toFixed(1)}" width="${Math.max(1, slot - 4).toFixed(1)}" height="${barHeight.toFixed(1)}" fill="${colourFor(row.workflow_name, workflows)}"><title>${tip}</title></rect>`;
+        return html`<rect class="cost-bar" x="${(left + index * slot + 2).toFixed(1)}" y="${top.toFixed(1)}"
+          width="${Math.max(1, slot - 4).toFixed(1)}" height="${barHeight.toFixed(1)}"
+          fill="${colourFor(row.workflow_name, workflows)}"><title>${tip}</title></rect>`;
       });
   });
-  const ticks = [0, 6, 12, 18, 24, 29].filter((index) => index < days).map((index) =>
-    html`<text x="${(left + index * slot + slot / 2).toFixed(1)}" y="${height - 10}" class="value" text-anchor="middle">${dayList[index]!.slice(5)}</text>`,
+  const ticks = [0, 6, 12, 18, 24, 29]
+    .filter((index) => index < days)
+    .map(
+      (index) =>
+        html`<text x="${(left + index * slot + slot / 2).toFixed(1)}" y="${height - 10}" class="value"
+          text-anchor="middle">${dayList[index]!.slice(5)}</text>`,
+    );
+  const legend = workflows.map(
+    (name, index) =>
+      html`<g><rect x="${left + index * 170}" y="0" width="10" height="10" fill="${colourFor(name, workflows)}" />
+        <text x="${left + index * 170 + 14}" y="9" class="value">${truncate(name ?? '(no workflow)', 24)}</text></g>`,
   );
-  const legend = workflows.map((name, index) =>
-    html`<g><rect x="${left + index * 170}" y="0" width="10" height="10" fill="${colourFor(name, workflows)}" /><text x="${left + index * 170 + 14}" y="9" class="value">${truncate(name ?? '(no workflow)', 24)}</text></g>`,
-  );
-  return html`<svg class="daily-cost" viewBox="0 0 ${width} ${height + 10}" width="${width}" height="${height + 10}" role="img" aria-label="Cost per day and workflow">
+  return html`<svg class="daily-cost" viewBox="0 0 ${width} ${height + 10}" width="${width}" height="${height + 10}"
+    role="img" aria-label="Cost per day and workflow">
     ${legend}
     <line x1="${left}" x2="${width - 10}" y1="${baseline}" y2="${baseline}" class="axis" />
     <text x="${left - 6}" y="${plotTop + 8}" class="value" text-anchor="end">$${formatUsd(max)}</text>

@@ -32,7 +32,8 @@ export function callRoutes(gateway: Gateway): Route[] {
       async handle({ params: [traceId = ''] }) {
         await gateway.flush();
         const workflow = await gateway.calls.workflow(traceId);
-        if (!workflow) throw new HttpError(404, `No call has the trace_id "${traceId}".`, { code: 'workflow_not_found' });
+        if (!workflow)
+          throw new HttpError(404, `No call has the trace_id "${traceId}".`, { code: 'workflow_not_found' });
         return json(workflow);
       },
     },
@@ -66,6 +67,10 @@ export function callRoutes(gateway: Gateway): Route[] {
 function integerParam(query: URLSearchParams, name: string): number | undefined {
   const value = query.get(name);
   if (value === null) return undefined;
-  if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw new HttpError(400, `"${name}" must be a whole number of at least 1.`, { param: name, code: 'invalid_parameter' });
+  if (!/^\d{1,6}$/.test(value) || Number(value) < 1)
+    throw new HttpError(400, `"${name}" must be a whole number of at least 1.`, {
+      param: name,
+      code: 'invalid_parameter',
+    });
   return Number(value);
 }

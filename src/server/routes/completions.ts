@@ -22,7 +22,12 @@ export function completionRoutes(gateway: Gateway, maxBodyBytes: number): Route[
         if (!(result instanceof CompletionStream)) return json(result, 200, callId);
         return {
           status: 200,
-          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...callId },
+          headers: {
+            'content-type': 'text/event-stream; charset=utf-8',
+            'cache-control': 'no-cache',
+            'x-accel-buffering': 'no',
+            ...callId,
+          },
           body: result.sseEvents(),
         };
       },

@@ -42,11 +42,15 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       auth: 'key',
       async handle({ request, params: [id = ''] }) {
         const target = requireStore();
-        if (!target.put) throw new HttpError(405, 'This server\'s deployment store is read-only.', { code: 'read_only_store' });
+        if (!target.put)
+          throw new HttpError(405, "This server's deployment store is read-only.", { code: 'read_only_store' });
         const body = await readJsonBody(request, maxBodyBytes);
         const deployment = validateDeployment(body, `PUT /v1/deployments/${id}`, 400);
         if (deployment.id !== id) {
-          throw new HttpError(400, `The body's id "${deployment.id}" differs from the id in the path, "${id}".`, { param: 'id', code: 'id_mismatch' });
+          throw new HttpError(400, `The body's id "${deployment.id}" differs from the id in the path, "${id}".`, {
+            param: 'id',
+            code: 'id_mismatch',
+          });
         }
         const existing = await target.get(id);
         // put() itself refuses to overwrite; the lookup only tells "created" (201) from "already there" (200).

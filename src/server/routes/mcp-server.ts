@@ -1,25 +1,38 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import * as z from 'zod';
 import type { Gateway } from '../../gateway.ts';
 import type { ApiKeyStore } from '../api-keys.ts';
-import { replyFromResponse, type Reply, type ServerRequest } from '../exchange.ts';
+import { type Reply, replyFromResponse, type ServerRequest } from '../exchange.ts';
 
 const listModelsInput = z
-  .object({ reasoning: z.boolean().optional().describe('true: only models that support reasoning. Omit for every model.') })
+  .object({
+    reasoning: z.boolean().optional().describe('true: only models that support reasoning. Omit for every model.'),
+  })
   .strict();
 const listDeploymentsInput = z
   .object({ agent_id: z.string().min(1).describe('The agent whose deployments to list, such as "support".') })
   .strict();
 const createApiKeyInput = z
-  .object({ name: z.string().max(200).optional().describe('A label to recognise the key by in `switchyard keys list`.') })
+  .object({
+    name: z.string().max(200).optional().describe('A label to recognise the key by in `switchyard keys list`.'),
+  })
   .strict();
 
 /** One stateless MCP exchange: a server and a transport per request, answering in JSON. */
-export async function answerMcp(request: ServerRequest, gateway: Gateway, keys: ApiKeyStore, maxBodyBytes: number, version: string): Promise<Reply> {
+export async function answerMcp(
+  request: ServerRequest,
+  gateway: Gateway,
+  keys: ApiKeyStore,
+  maxBodyBytes: number,
+  version: string,
+): Promise<Reply> {
   // No sessionIdGenerator: stateless.
   const server = buildServer(gateway, keys, version);
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, maxRequestBodySize: maxBodyBytes });
+  const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({
+    enableJsonResponse: true,
+    maxRequestBodySize: maxBodyBytes,
+  });
   try {
     await server.connect(transport);
     return replyFromResponse(await transport.handleRequest(request.toWeb()));
@@ -34,7 +47,9 @@ function buildServer(gateway: Gateway, keys: ApiKeyStore, version: string): McpS
   server.registerTool(
     'list_models',
     {
-      description: 'Lists the model catalog: id, USD price per 1M input and output tokens, context window, release date, reasoning support.',
+      description:
+        'Lists the model catalog: id, USD price per 1M input and output tokens, context window, release date, ' +
+        'reasoning support.',
       inputSchema: listModelsInput,
       annotations: { readOnlyHint: true },
     },
@@ -53,7 +68,9 @@ function buildServer(gateway: Gateway, keys: ApiKeyStore, version: string): McpS
   server.registerTool(
     'list_deployments',
     {
-      description: 'Lists the stored deployments (agent versions, called as model "switchyard/deployment/<id>") of one agent, newest first.',
+      description:
+        'Lists the stored deployments (agent versions, called as model "switchyard/deployment/<id>") of one agent, ' +
+        'newest first.',
       inputSchema: listDeploymentsInput,
       annotations: { readOnlyHint: true },
     },
@@ -62,7 +79,8 @@ function buildServer(gateway: Gateway, keys: ApiKeyStore, version: string): McpS
   server.registerTool(
     'create_api_key',
     {
-      description: 'Creates an API key for this server. The key is shown once, in this answer, and cannot be read back.',
+      description:
+        'Creates an API key for this server. The key is shown once, in this answer, and cannot be read back.',
       inputSchema: createApiKeyInput,
     },
     async ({ name }) => {

@@ -1,11 +1,13 @@
+import { parseModelReference } from '../../completion/parse-model.ts';
 import { InvalidRequestError, ModelNotFoundError } from '../../errors.ts';
 import type { Gateway } from '../../gateway.ts';
 import { reservedProviderNames } from '../../providers/registry.ts';
-import { parseModelReference } from '../../completion/parse-model.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
 
-/** `GET /v1/models[?reasoning=true]` and `GET /v1/models/{id}`: the catalog as `gateway.listModels()` gives it. No key. */
+/**
+ * `GET /v1/models[?reasoning=true]` and `GET /v1/models/{id}`: the catalog as `gateway.listModels()` gives it. No key.
+ */
 export function modelRoutes(gateway: Gateway): Route[] {
   return [
     {

@@ -1,5 +1,10 @@
 import type { Gateway } from '../../gateway.ts';
-import { RECENT_TRACE_CALLS, type CallStore, type TraceSummary, type WorkflowTimeline } from '../../records/call-store.ts';
+import {
+  type CallStore,
+  RECENT_TRACE_CALLS,
+  type TraceSummary,
+  type WorkflowTimeline,
+} from '../../records/call-store.ts';
 import { timelineOf, tracesOf } from '../../records/call-store-queries.ts';
 import { renderPage } from '../page/render-page.ts';
 import type { Route } from '../router.ts';

@@ -1,0 +1,36 @@
+import { InvalidArgumentError } from 'commander';
+
+/** How the CLI reads its numeric options and prints tables and JSON. */
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const lines = [header, ...rows].map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export function formatTokens(tokens: number): string {
+  return tokens >= 1_000_000 ? `${+(tokens / 1_000_000).toFixed(2)}M` : `${Math.round(tokens / 1000)}K`;
+}
+
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');
+  return port;
+}
+
+export function parsePositiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 1)
+    throw new InvalidArgumentError('expected a whole number of at least 1.');
+  return number;
+}
