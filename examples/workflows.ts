@@ -56,7 +56,7 @@ for (const traceId of [digestTrace, reviewTrace]) {
   for (const call of workflow.calls)
     console.log(
       `  ${call.created_at}  ${call.agent_id?.padEnd(18)} ${call.model}  ${call.latency_ms} ms  ` +
-        `$${call.cost_usd.toFixed(6)}`,
+        (call.cost_usd === null ? 'price unknown' : `$${call.cost_usd.toFixed(6)}`),
     );
 }
 console.log('\nDaily cost per workflow:', await gateway.calls.dailyCost({ days: 1 }));

@@ -9,6 +9,7 @@ import type {
   ChatCompletionMessage,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import type { CostBreakdown } from './records/compute-cost.ts';
 
 export type {
   ChatCompletionContentPart,
@@ -83,7 +84,12 @@ export interface SwitchyardResponseInfo {
   /** Id of the call's record (UUIDv7), to find it in `gateway.calls` or a sink. */
   call_id: string;
   /** What the call cost in USD, every attempt that produced tokens summed; for a stream, set when it ends. */
-  cost_usd: number;
+  cost_usd: number | null;
+  /**
+   * The same cost by part: uncached input, cache reads, cache writes, visible output and reasoning (each counted
+   * once). `null` with `cost_usd`.
+   */
+  cost: CostBreakdown | null;
   attempts: Attempt[];
   warnings: CompletionWarning[];
 }

@@ -7,17 +7,38 @@ import { z } from 'zod';
 
 const usdPerMillion = z.number().nonnegative();
 
+const cachePrices = {
+  /** Price of cache-hit input tokens; equal to `input` when the provider has no discount. */
+  cached_input: usdPerMillion,
+  /** Price of tokens written to a cache with the default time to live (Anthropic: 5 minutes, 1.25 × input). */
+  cache_write: usdPerMillion.optional(),
+  /** Price of tokens written to a cache kept for an hour (Anthropic: 2 × input). */
+  cache_write_1h: usdPerMillion.optional(),
+};
+
+/** USD per 1M tokens. A field left out where optional costs what the field above it costs (`cache_write`: input). */
+export const pricingSchema = z.strictObject({
+  input: usdPerMillion,
+  output: usdPerMillion,
+  ...cachePrices,
+  /** The prices of a request whose prompt is longer than `threshold` tokens: the whole request is billed at them. */
+  long_context: z
+    .strictObject({
+      threshold: z.number().int().positive(),
+      input: usdPerMillion,
+      output: usdPerMillion,
+      ...cachePrices,
+      cached_input: usdPerMillion.optional(),
+    })
+    .optional(),
+});
+
 export const providerOfferingSchema = z.strictObject({
   /** A provider id from `src/providers/registry.ts` (openai, anthropic, google, groq, …). */
   provider: z.string().regex(/^[a-z][a-z0-9-]*$/),
   /** The model name this provider expects on the wire (`accounts/fireworks/models/…`, `llama3.3:70b`, …). */
   model: z.string().min(1),
-  pricing: z.strictObject({
-    input: usdPerMillion,
-    output: usdPerMillion,
-    /** Price of cache-hit input tokens; equal to `input` when the provider has no discount. */
-    cached_input: usdPerMillion,
-  }),
+  pricing: pricingSchema,
 });
 
 export const reasoningFactsSchema = z.strictObject({

@@ -1,7 +1,7 @@
 import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CallRecordInput } from '../records/build-record.ts';
 import type { CallContext } from '../records/call-recorder.ts';
-import { computeTotalCost } from '../records/compute-cost.ts';
+import { sumOf, totalCostBreakdown } from '../records/compute-cost.ts';
 import type { CompletionRequest, CompletionResponse, SwitchyardResponseInfo } from '../types.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import type { AttemptResult } from './run-attempts.ts';
@@ -38,10 +38,27 @@ export function responseInfo(plan: CallPlan, trace: CallTrace, result: AttemptRe
     ...(plan.agentId !== undefined ? { agent_id: plan.agentId } : {}),
     ...(plan.deploymentId !== undefined ? { deployment_id: plan.deploymentId } : {}),
     call_id: trace.id,
-    cost_usd: computeTotalCost(trace.billed),
+    ...costOf(trace),
     attempts: trace.attempts,
     warnings: trace.warnings,
   };
+}
+
+/**
+ * What the call cost so far, in total and by part. A price nobody knows (an uncatalogued model, an offering without
+ * prices) makes it `null` with a `price_unknown` warning, never a silent $0.
+ */
+export function costOf(trace: CallTrace): Pick<SwitchyardResponseInfo, 'cost_usd' | 'cost'> {
+  const cost = totalCostBreakdown(trace.billed);
+  if (!cost) {
+    trace.warn({
+      code: 'price_unknown',
+      message:
+        'The price of a model this call used is not known (not in the catalog, or an offering without prices): ' +
+        'cost_usd is null.',
+    });
+  }
+  return { cost_usd: cost && sumOf(cost), cost };
 }
 
 /** Queues the call's record: built from what the call asked, planned and went through, off the request path. */

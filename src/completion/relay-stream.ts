@@ -1,13 +1,12 @@
 import type { ProviderOffering } from '../catalog/catalog-schema.ts';
 import { ProviderError, StreamInterruptedError } from '../errors.ts';
-import { computeTotalCost } from '../records/compute-cost.ts';
 import { StreamRecorder } from '../records/stream-recorder.ts';
 import { StreamedOutputCheck } from '../structured-output/apply-output-spec.ts';
 import type { CompletionChunk, CompletionRequest, SwitchyardResponseInfo } from '../types.ts';
 import { type AttemptScope, expiredError } from './attempt-scope.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { CompletionStream } from './completion-stream.ts';
-import { recordCall, responseInfo } from './finalise.ts';
+import { costOf, recordCall, responseInfo } from './finalise.ts';
 import { IdleWatch, type OpenedStream } from './open-stream.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import type { Services } from './services.ts';
@@ -37,7 +36,7 @@ export function relayStream(
     onEnd: (error) => {
       const summary = observed.summary();
       trace.billed.push({ usage: summary.usage, pricing });
-      info.cost_usd = computeTotalCost(trace.billed);
+      Object.assign(info, costOf(trace));
       recordCall(services, request, plan, trace, { info, stream: summary, ...(error === undefined ? {} : { error }) });
     },
   });

@@ -16,10 +16,11 @@ import {
 } from './call-record.ts';
 import {
   type BilledUsage,
-  computeTotalCost,
   normalizeUsage,
+  sumOf,
   sumUsage,
   type TokenPricing,
+  totalCostBreakdown,
   type UsageLike,
 } from './compute-cost.ts';
 import { capStrings, capText, DEFAULT_MAX_TEXT_LENGTH, MAX_RECORD_DEPTH, wellFormed } from './record-text.ts';
@@ -107,6 +108,7 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
   const billed = input.billed ?? [{ usage: answerUsage, pricing: input.pricing }];
   const error = input.error === undefined ? null : recordErrorFrom(input.error);
   const firstTokenAt = input.stream?.firstTokenAt ?? null;
+  const cost = part('cost', null, () => totalCostBreakdown(billed));
   const warnings: CompletionWarning[] = part('warnings', [], () =>
     (info?.warnings ?? []).map((warning) => ({ ...warning })),
   );
@@ -141,7 +143,8 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     usage: part('usage', normalizeUsage(null), () =>
       input.billed ? sumUsage(billed.map((entry) => entry.usage)) : normalizeUsage(answerUsage),
     ),
-    cost_usd: part('cost_usd', 0, () => computeTotalCost(billed)),
+    cost_usd: cost && sumOf(cost),
+    cost,
     latency_ms: Math.max(0, endedAt - input.startedAt),
     time_to_first_token_ms: firstTokenAt === null ? null : Math.max(0, firstTokenAt - input.startedAt),
     stream: request.stream === true,

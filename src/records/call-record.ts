@@ -1,4 +1,5 @@
 import type { Attempt, ChatCompletionMessageParam, CompletionWarning } from '../types.ts';
+import type { CostBreakdown } from './compute-cost.ts';
 
 /**
  * One record per `createCompletion` call, success or failure. Every field is always present (`null` when unknown)
@@ -28,7 +29,10 @@ export interface CallRecord {
   input: unknown;
   output: RecordOutput | null;
   usage: RecordUsage;
-  cost_usd: number;
+  /** USD, every completion the call paid for; `null` when a price was not known (and a `price_unknown` warning). */
+  cost_usd: number | null;
+  /** The same cost by part; `null` with it. */
+  cost: CostBreakdown | null;
   /** From the start of the call to the last byte (streams: to the end of the stream). */
   latency_ms: number;
   /** Streams only: from the start of the call to the first chunk carrying text, reasoning or a tool call. */
@@ -64,7 +68,12 @@ export interface RecordUsage {
   prompt_tokens: number;
   completion_tokens: number;
   reasoning_tokens: number;
+  /** Prompt tokens read from a cache. */
   cached_tokens: number;
+  /** Prompt tokens written to a cache (billed at the write price). */
+  cache_write_tokens: number;
+  /** Of those, the ones written with a one-hour time to live. */
+  cache_write_1h_tokens: number;
 }
 
 export interface RecordError {

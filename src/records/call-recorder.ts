@@ -3,7 +3,7 @@ import type { CompletionRequest } from '../types.ts';
 import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
 import type { CallRecord } from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
-import type { BilledUsage } from './compute-cost.ts';
+import { type BilledUsage, ZERO_USAGE } from './compute-cost.ts';
 import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
 import { MemorySink } from './sinks/memory-sink.ts';
 
@@ -130,8 +130,9 @@ function bareRecord(
     input_messages: null,
     input: null,
     output: null,
-    usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cached_tokens: 0 },
-    cost_usd: 0,
+    usage: { ...ZERO_USAGE },
+    cost_usd: null,
+    cost: null,
     latency_ms: Math.max(0, endedAt - call.startedAt),
     time_to_first_token_ms: null,
     stream: false,

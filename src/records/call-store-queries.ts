@@ -97,18 +97,31 @@ export function summarizeWorkflow(traceId: string, calls: CallTiming[]): Summary
   if (!first) return null;
   const agents = new Map<string | null, AgentTotals>();
   let cost = 0;
+  let unpriced = 0;
   let end = Date.parse(first.created_at);
   for (const call of calls) {
     let totals = agents.get(call.agent_id);
     if (!totals) {
-      totals = { agent_id: call.agent_id, calls: 0, cost_usd: 0, prompt_tokens: 0, completion_tokens: 0 };
+      totals = {
+        agent_id: call.agent_id,
+        calls: 0,
+        cost_usd: 0,
+        unpriced_calls: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+      };
       agents.set(call.agent_id, totals);
     }
     totals.calls += 1;
-    totals.cost_usd += call.cost_usd;
+    if (call.cost_usd === null) {
+      totals.unpriced_calls += 1;
+      unpriced += 1;
+    } else {
+      totals.cost_usd += call.cost_usd;
+      cost += call.cost_usd;
+    }
     totals.prompt_tokens += call.usage.prompt_tokens;
     totals.completion_tokens += call.usage.completion_tokens;
-    cost += call.cost_usd;
     end = Math.max(end, Date.parse(call.created_at) + call.latency_ms);
   }
   return {
@@ -117,6 +130,7 @@ export function summarizeWorkflow(traceId: string, calls: CallTiming[]): Summary
     calls,
     agents: [...agents.values()].map((totals) => ({ ...totals, cost_usd: roundUsd(totals.cost_usd) })),
     cost_usd: roundUsd(cost),
+    unpriced_calls: unpriced,
     duration_ms: end - Date.parse(first.created_at),
   };
 }

@@ -42,7 +42,8 @@ export interface CallTiming {
   model: string | null;
   requested_model: string;
   status: CallStatus;
-  cost_usd: number;
+  /** `null` when the call used a price nobody knows. */
+  cost_usd: number | null;
   latency_ms: number;
   usage: { prompt_tokens: number; completion_tokens: number };
 }
@@ -92,7 +93,10 @@ export interface CallPage {
 export interface AgentTotals {
   agent_id: string | null;
   calls: number;
+  /** The cost of the calls whose price is known. */
   cost_usd: number;
+  /** Calls left out of `cost_usd`: their price is not known. */
+  unpriced_calls: number;
   prompt_tokens: number;
   completion_tokens: number;
 }
@@ -105,7 +109,10 @@ export interface WorkflowSummary {
   calls: CallRecord[];
   /** In order of each agent's first call. */
   agents: AgentTotals[];
+  /** The cost of the calls whose price is known. */
   cost_usd: number;
+  /** Calls left out of `cost_usd`: their price is not known. */
+  unpriced_calls: number;
   /** From the start of the first call to the end of the last one to finish. */
   duration_ms: number;
 }
@@ -123,7 +130,10 @@ export interface DailyCostRow {
   day: string;
   workflow_name: string | null;
   calls: number;
+  /** The cost of the calls whose price is known. */
   cost_usd: number;
+  /** Calls left out of `cost_usd`: their price is not known. */
+  unpriced_calls: number;
 }
 
 export interface AgentSummary {
@@ -133,6 +143,9 @@ export interface AgentSummary {
   prompt_tokens: number;
   completion_tokens: number;
   reasoning_tokens: number;
+  /** The cost of the calls whose price is known. */
   cost_usd: number;
+  /** Calls left out of `cost_usd`: their price is not known. */
+  unpriced_calls: number;
   last_call_at: string;
 }

@@ -1,14 +1,45 @@
 import type { RecordUsage } from './call-record.ts';
 
-/** A provider offering's prices, USD per 1M tokens (the catalog's `pricing`). */
+/** An offering's prices, USD per 1M tokens (the catalog's `pricing`). */
 export interface TokenPricing {
   input: number;
   output: number;
-  /** Cache-hit input tokens; equal to `input` where the provider gives no discount. */
+  /** Cache reads (cache-hit input tokens); equal to `input` where the provider gives no discount. */
   cached_input: number;
+  /** Cache writes with the provider's default time to live (Anthropic's 5 minutes: 1.25 × input). Default: `input`. */
+  cache_write?: number | undefined;
+  /** Cache writes kept for an hour (Anthropic: 2 × input). Default: `cache_write`. */
+  cache_write_1h?: number | undefined;
+  /**
+   * Prices for a request whose prompt is longer than `threshold` tokens: the whole request is billed at them (Gemini
+   * 2.5 Pro and Claude Sonnet above 200k tokens). Fields left out keep the base price.
+   */
+  long_context?: LongContextPricing | undefined;
 }
 
-/** One completion's usage and the price of the offering that produced it. */
+export interface LongContextPricing {
+  /** Prompt tokens (cache reads and writes included) above which these prices apply. */
+  threshold: number;
+  input: number;
+  output: number;
+  cached_input?: number | undefined;
+  cache_write?: number | undefined;
+  cache_write_1h?: number | undefined;
+}
+
+/** What a call cost, by what the tokens were for, in USD. The parts add up to `cost_usd`. */
+export interface CostBreakdown {
+  /** Input tokens neither read from nor written to a cache. */
+  input: number;
+  cache_read: number;
+  cache_write: number;
+  /** Output tokens the caller sees (the answer, tool calls). */
+  output: number;
+  /** Reasoning tokens, at the output price: counted once, here. */
+  reasoning: number;
+}
+
+/** One completion's usage and the price of the offering that produced it (`null`: the price is not known). */
 export interface BilledUsage {
   usage: UsageLike | null | undefined;
   pricing: TokenPricing | null | undefined;
@@ -20,7 +51,13 @@ export interface UsageLike {
   completion_tokens?: number | null;
   reasoning_tokens?: number | null;
   cached_tokens?: number | null;
-  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  cache_write_tokens?: number | null;
+  cache_write_1h_tokens?: number | null;
+  prompt_tokens_details?: {
+    cached_tokens?: number | null;
+    cache_write_tokens?: number | null;
+    cache_write_1h_tokens?: number | null;
+  } | null;
   completion_tokens_details?: { reasoning_tokens?: number | null } | null;
 }
 
@@ -29,41 +66,107 @@ export const ZERO_USAGE: Readonly<RecordUsage> = Object.freeze({
   completion_tokens: 0,
   reasoning_tokens: 0,
   cached_tokens: 0,
+  cache_write_tokens: 0,
+  cache_write_1h_tokens: 0,
 });
 
 /**
- * The four counts the records keep. Every adapter reports OpenAI's convention: `prompt_tokens` includes the cached
- * tokens (Anthropic's cache reads and writes are added in), `completion_tokens` includes the reasoning tokens
- * (Gemini's candidates + thoughts). Missing, negative or non-finite counts become 0.
+ * The counts the records keep. Every adapter reports OpenAI's convention: `prompt_tokens` includes the tokens read
+ * from and written to a cache (Anthropic's are added in), `completion_tokens` includes the reasoning tokens
+ * (Gemini's candidates + thoughts). Missing, negative or non-finite counts become 0, and no part exceeds its whole.
  */
 export function normalizeUsage(usage: UsageLike | null | undefined): RecordUsage {
   if (!usage) return { ...ZERO_USAGE };
+  const details = usage.prompt_tokens_details;
   const prompt = count(usage.prompt_tokens);
   const completion = count(usage.completion_tokens);
-  const cached = count(usage.prompt_tokens_details?.cached_tokens ?? usage.cached_tokens);
-  const reasoning = count(usage.completion_tokens_details?.reasoning_tokens ?? usage.reasoning_tokens);
+  const cached = Math.min(count(details?.cached_tokens ?? usage.cached_tokens), prompt);
+  const written = Math.min(count(details?.cache_write_tokens ?? usage.cache_write_tokens), prompt - cached);
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
-    // A provider that reports more cached than prompt tokens would otherwise get a negative uncached bill.
-    cached_tokens: Math.min(cached, prompt),
-    reasoning_tokens: Math.min(reasoning, completion),
+    reasoning_tokens: Math.min(
+      count(usage.completion_tokens_details?.reasoning_tokens ?? usage.reasoning_tokens),
+      completion,
+    ),
+    cached_tokens: cached,
+    cache_write_tokens: written,
+    cache_write_1h_tokens: Math.min(count(details?.cache_write_1h_tokens ?? usage.cache_write_1h_tokens), written),
   };
 }
 
 /**
- * USD for one completion: uncached input at `input`, cached input at `cached_input`, completion tokens (reasoning
- * included) at `output`; prices are per 1M tokens. Rounded to 1e-9 USD; unknown usage or prices cost 0.
+ * What one completion cost, by part; `null` when tokens were used at a price nobody knows (an uncatalogued model, an
+ * offering without prices). Above a long-context threshold the whole request is billed at the higher tier.
  */
-export function computeCost(usage: UsageLike | null | undefined, pricing: TokenPricing | null | undefined): number {
-  return roundUsd(rawCost(normalizeUsage(usage), pricing));
+export function costBreakdown(
+  usage: UsageLike | null | undefined,
+  pricing: TokenPricing | null | undefined,
+): CostBreakdown | null {
+  const counts = normalizeUsage(usage);
+  if (!pricing) return counts.prompt_tokens + counts.completion_tokens === 0 ? zeroCost() : null;
+  const tier =
+    pricing.long_context && counts.prompt_tokens > pricing.long_context.threshold ? pricing.long_context : undefined;
+  const input = price(tier?.input ?? pricing.input);
+  const cacheRead = price(tier?.cached_input ?? pricing.cached_input);
+  const cacheWrite = price(tier?.cache_write ?? pricing.cache_write ?? input);
+  const cacheWrite1h = price(tier?.cache_write_1h ?? pricing.cache_write_1h ?? cacheWrite);
+  const output = price(tier?.output ?? pricing.output);
+  const uncached = counts.prompt_tokens - counts.cached_tokens - counts.cache_write_tokens;
+  const shortWrites = counts.cache_write_tokens - counts.cache_write_1h_tokens;
+  return {
+    input: perMillion(uncached * input),
+    cache_read: perMillion(counts.cached_tokens * cacheRead),
+    cache_write: perMillion(shortWrites * cacheWrite + counts.cache_write_1h_tokens * cacheWrite1h),
+    output: perMillion((counts.completion_tokens - counts.reasoning_tokens) * output),
+    reasoning: perMillion(counts.reasoning_tokens * output),
+  };
 }
 
-/** USD for a call that took several completions, each at the price of the offering that served it. */
-export function computeTotalCost(billed: readonly BilledUsage[]): number {
-  let total = 0;
-  for (const { usage, pricing } of billed) total += rawCost(normalizeUsage(usage), pricing);
-  return roundUsd(total);
+/** USD for one completion, rounded to 1e-9; `null` when its price is not known. */
+export function computeCost(
+  usage: UsageLike | null | undefined,
+  pricing: TokenPricing | null | undefined,
+): number | null {
+  const breakdown = costBreakdown(usage, pricing);
+  return breakdown && roundUsd(sumOf(breakdown));
+}
+
+/**
+ * The cost of a call that took several completions, each at the price of the offering that served it, by part;
+ * `null` when any of them was at an unknown price (never a silent $0).
+ */
+export function totalCostBreakdown(billed: readonly BilledUsage[]): CostBreakdown | null {
+  const total = zeroCost();
+  for (const { usage, pricing } of billed) {
+    const part = costBreakdown(usage, pricing);
+    if (!part) return null;
+    total.input += part.input;
+    total.cache_read += part.cache_read;
+    total.cache_write += part.cache_write;
+    total.output += part.output;
+    total.reasoning += part.reasoning;
+  }
+  return {
+    input: roundUsd(total.input),
+    cache_read: roundUsd(total.cache_read),
+    cache_write: roundUsd(total.cache_write),
+    output: roundUsd(total.output),
+    reasoning: roundUsd(total.reasoning),
+  };
+}
+
+/** USD for a call that took several completions; `null` when any was at an unknown price. */
+export function computeTotalCost(billed: readonly BilledUsage[]): number | null {
+  const breakdown = totalCostBreakdown(billed);
+  return breakdown && roundUsd(sumOf(breakdown));
+}
+
+/** The total of a breakdown, rounded like every cost. */
+export function sumOf(breakdown: CostBreakdown): number {
+  return roundUsd(
+    breakdown.input + breakdown.cache_read + breakdown.cache_write + breakdown.output + breakdown.reasoning,
+  );
 }
 
 /** The counts of several completions added up. */
@@ -75,6 +178,8 @@ export function sumUsage(usages: ReadonlyArray<UsageLike | null | undefined>): R
     total.completion_tokens += part.completion_tokens;
     total.reasoning_tokens += part.reasoning_tokens;
     total.cached_tokens += part.cached_tokens;
+    total.cache_write_tokens += part.cache_write_tokens;
+    total.cache_write_1h_tokens += part.cache_write_1h_tokens;
   }
   return total;
 }
@@ -85,14 +190,12 @@ export function roundUsd(value: number): number {
   return Math.round(value * 1e9) / 1e9;
 }
 
-function rawCost(usage: RecordUsage, pricing: TokenPricing | null | undefined): number {
-  if (!pricing) return 0;
-  const uncached = usage.prompt_tokens - usage.cached_tokens;
-  const cost =
-    uncached * price(pricing.input) +
-    usage.cached_tokens * price(pricing.cached_input) +
-    usage.completion_tokens * price(pricing.output);
-  return Number.isFinite(cost) ? cost / 1_000_000 : 0;
+function zeroCost(): CostBreakdown {
+  return { input: 0, cache_read: 0, cache_write: 0, output: 0, reasoning: 0 };
+}
+
+function perMillion(value: number): number {
+  return Number.isFinite(value) ? value / 1_000_000 : 0;
 }
 
 function price(value: number | null | undefined): number {

@@ -27,13 +27,18 @@ export {
 export { decodeCursor, encodeCursor } from './call-store-queries.ts';
 export {
   type BilledUsage,
+  type CostBreakdown,
   computeCost,
   computeTotalCost,
+  costBreakdown,
+  type LongContextPricing,
   normalizeUsage,
   roundUsd,
   sumUsage,
   type TokenPricing,
+  totalCostBreakdown,
   type UsageLike,
+  ZERO_USAGE,
 } from './compute-cost.ts';
 export { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
 export { DEFAULT_MAX_TEXT_LENGTH } from './record-text.ts';

@@ -131,7 +131,7 @@ describe('Anthropic adapter, requests and responses', () => {
       prompt_tokens: 305,
       completion_tokens: 3,
       total_tokens: 308,
-      prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 100 },
+      prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 100, cache_write_1h_tokens: 0 },
       completion_tokens_details: { reasoning_tokens: 0 },
     });
     expect(response.switchyard).toMatchObject({ provider: 'anthropic', provider_model: HAIKU, warnings: [] });

@@ -193,6 +193,8 @@ describe('buildCallRecord', () => {
       completion_tokens: 150,
       reasoning_tokens: 0,
       cached_tokens: 0,
+      cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
     });
     expect(record.cost_usd).toBe(0.00785);
   });

@@ -72,7 +72,7 @@ describe('SqliteSink', () => {
     expect(JSON.stringify(byTrace)).toContain('calls_with_trace_id');
   });
 
-  it('migrates a database made with the earlier full indexes', async () => {
+  it('migrates a database made by the first version: partial indexes, nullable cost, old rows kept', async () => {
     const path = join(directory, 'old.sqlite');
     const { DatabaseSync } = await import('node:sqlite');
     const old = new DatabaseSync(path);
@@ -87,10 +87,31 @@ describe('SqliteSink', () => {
       'CREATE INDEX calls_by_agent_id ON calls (agent_id, created_at, id); CREATE INDEX calls_by_trace_id ON calls ' +
         '(trace_id, created_at, id); CREATE INDEX calls_by_workflow_name ON calls (workflow_name, created_at, id)',
     );
+    const before = makeRecord({ agent_id: 'before', createdAt: Date.UTC(2025, 0, 1) });
+    old
+      .prepare('INSERT INTO calls VALUES (?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, 0, 100, 20, 0, 0, ?, ?, ?)')
+      .run(
+        before.id,
+        before.created_at,
+        'before',
+        before.requested_model,
+        before.model,
+        before.provider,
+        'ok',
+        0.00045,
+        150,
+        JSON.stringify(before),
+      );
     old.close();
     const store = new SqliteSink(path);
     const record = makeRecord({ agent_id: 'kept' });
-    store.write([record]);
+    const unpriced = makeRecord({ agent_id: 'unpriced', cost_usd: null, cost: null });
+    store.write([record, unpriced]);
+    expect((await store.list({ agent_id: 'before' })).data).toEqual([before]);
+    expect((await store.list({ agent_id: 'unpriced' })).data).toEqual([unpriced]);
+    expect(store.query("SELECT cost_usd FROM calls WHERE agent_id = 'unpriced'")).toEqual([{ cost_usd: null }]);
+    const agents = await store.agents();
+    expect(agents.find((agent) => agent.agent_id === 'unpriced')).toMatchObject({ cost_usd: 0, unpriced_calls: 1 });
     const indexes = store
       .query('PRAGMA index_list(calls)')
       .map((row) => row.name)
@@ -187,7 +208,7 @@ describe.each([
     expect(summary.agents.reduce((total, agent) => total + agent.calls, 0)).toBe(calls.length);
     expect(summary.agents[0]!.agent_id).toBe(calls[0]!.agent_id);
     expect(summary.cost_usd).toBeCloseTo(
-      calls.reduce((total, call) => total + call.cost_usd, 0),
+      calls.reduce((total, call) => total + (call.cost_usd ?? 0), 0),
       9,
     );
     const last = Math.max(...calls.map((call) => Date.parse(call.created_at) + call.latency_ms));
@@ -205,7 +226,8 @@ describe.each([
       day: '2026-01-16',
       workflow_name: 'workflow-0',
       calls: day.length,
-      cost_usd: Math.round(day.reduce((sum, row) => sum + row.cost_usd, 0) * 1e9) / 1e9,
+      cost_usd: Math.round(day.reduce((sum, row) => sum + (row.cost_usd ?? 0), 0) * 1e9) / 1e9,
+      unpriced_calls: day.filter((row) => row.cost_usd === null).length,
     });
     const one = await store.dailyCost({ workflow_name: 'workflow-1', days: 30, now });
     expect(one.every((row) => row.workflow_name === 'workflow-1')).toBe(true);
@@ -229,7 +251,8 @@ describe.each([
       prompt_tokens: rows.reduce((sum, row) => sum + row.usage.prompt_tokens, 0),
       completion_tokens: rows.reduce((sum, row) => sum + row.usage.completion_tokens, 0),
       reasoning_tokens: rows.reduce((sum, row) => sum + row.usage.reasoning_tokens, 0),
-      cost_usd: Math.round(rows.reduce((sum, row) => sum + row.cost_usd, 0) * 1e9) / 1e9,
+      cost_usd: Math.round(rows.reduce((sum, row) => sum + (row.cost_usd ?? 0), 0) * 1e9) / 1e9,
+      unpriced_calls: rows.filter((row) => row.cost_usd === null).length,
       last_call_at: rows
         .map((row) => row.created_at)
         .sort()

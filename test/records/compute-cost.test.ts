@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { computeCost, computeTotalCost, normalizeUsage, sumUsage, type TokenPricing } from '../../src/records/index.ts';
+import {
+  computeCost,
+  computeTotalCost,
+  normalizeUsage,
+  sumUsage,
+  type TokenPricing,
+  ZERO_USAGE,
+} from '../../src/records/index.ts';
 
 // Prices per 1M tokens, shaped like catalog offerings.
 const gpt4o: TokenPricing = { input: 2.5, output: 10, cached_input: 1.25 };
@@ -31,6 +38,8 @@ describe('computeCost', () => {
       completion_tokens: 5_000,
       reasoning_tokens: 4_000,
       cached_tokens: 0,
+      cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
     });
   });
 
@@ -78,7 +87,8 @@ describe('computeCost', () => {
     expect(computeCost(undefined, gpt4o)).toBe(0);
     expect(computeCost(null, gpt4o)).toBe(0);
     expect(computeCost({}, gpt4o)).toBe(0);
-    expect(computeCost({ prompt_tokens: 100, completion_tokens: 10 }, undefined)).toBe(0);
+    // Tokens at no known price: unknown, not free.
+    expect(computeCost({ prompt_tokens: 100, completion_tokens: 10 }, undefined)).toBeNull();
     expect(computeCost({ prompt_tokens: Number.NaN, completion_tokens: Infinity }, gpt4o)).toBe(0);
     expect(computeCost({ prompt_tokens: -5, completion_tokens: 10 }, gpt4o)).toBe(0.0001);
     expect(
@@ -112,7 +122,7 @@ describe('computeTotalCost and sumUsage', () => {
       },
       { usage: undefined, pricing: sonnet },
     ];
-    const separately = computeCost(billed[0]!.usage, gpt4o) + computeCost(billed[1]!.usage, sonnet);
+    const separately = computeCost(billed[0]!.usage, gpt4o)! + computeCost(billed[1]!.usage, sonnet)!;
     expect(computeTotalCost(billed)).toBe(Math.round(separately * 1e9) / 1e9);
     // (1000 × 2.5 + 100 × 10 + 200 × 3 + 1000 × 0.3 + 150 × 15) / 1M
     expect(computeTotalCost(billed)).toBe(0.00665);
@@ -121,11 +131,21 @@ describe('computeTotalCost and sumUsage', () => {
       completion_tokens: 250,
       reasoning_tokens: 0,
       cached_tokens: 1_000,
+      cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
     });
+  });
+
+  it('is null when any completion was at an unknown price', () => {
+    const billed = [
+      { usage: { prompt_tokens: 1_000, completion_tokens: 100 }, pricing: gpt4o },
+      { usage: { prompt_tokens: 10, completion_tokens: 1 }, pricing: null },
+    ];
+    expect(computeTotalCost(billed)).toBeNull();
   });
 
   it('is 0 for no completions', () => {
     expect(computeTotalCost([])).toBe(0);
-    expect(sumUsage([])).toEqual({ prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cached_tokens: 0 });
+    expect(sumUsage([])).toEqual(ZERO_USAGE);
   });
 });

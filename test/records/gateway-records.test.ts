@@ -62,7 +62,7 @@ describe('call records through the gateway', () => {
       expect(workflow.calls[1]!.time_to_first_token_ms).not.toBeNull();
       expect(workflow.calls[1]!.output?.content).toContain('Write the report');
       expect(workflow.agents.map((agent) => agent.agent_id).sort()).toEqual(['researcher', 'writer']);
-      expect(workflow.cost_usd).toBeCloseTo(notes.switchyard.cost_usd + stream.switchyard.cost_usd, 9);
+      expect(workflow.cost_usd).toBeCloseTo(notes.switchyard.cost_usd! + stream.switchyard.cost_usd!, 9);
 
       const [today] = await gateway.calls.dailyCost({ workflow_name: 'weekly-report', days: 1 });
       expect(today).toMatchObject({ workflow_name: 'weekly-report', calls: 2 });

@@ -1,5 +1,5 @@
 import type { CallRecord } from '../../src/records/index.ts';
-import { uuidv7 } from '../../src/records/index.ts';
+import { uuidv7, ZERO_USAGE } from '../../src/records/index.ts';
 
 /** A complete, successful record at `createdAt`, with the fields a test cares about overridden. */
 export function makeRecord(overrides: Partial<CallRecord> & { createdAt?: number } = {}): CallRecord {
@@ -20,8 +20,9 @@ export function makeRecord(overrides: Partial<CallRecord> & { createdAt?: number
     input_messages: [{ role: 'user', content: 'secret question' }],
     input: null,
     output: { content: 'secret answer', reasoning_content: null, tool_calls: [], refusal: null, finish_reason: 'stop' },
-    usage: { prompt_tokens: 100, completion_tokens: 20, reasoning_tokens: 0, cached_tokens: 0 },
+    usage: { ...ZERO_USAGE, prompt_tokens: 100, completion_tokens: 20 },
     cost_usd: 0.00045,
+    cost: { input: 0.00025, cache_read: 0, cache_write: 0, output: 0.0002, reasoning: 0 },
     latency_ms: 150,
     time_to_first_token_ms: null,
     stream: false,
@@ -50,8 +51,11 @@ export function makeRecords(count: number, startMs = Date.UTC(2026, 0, 1)): Call
           completion_tokens: 10 + (index % 7),
           reasoning_tokens: index % 5,
           cached_tokens: index % 9,
+          cache_write_tokens: 0,
+          cache_write_1h_tokens: 0,
         },
-        cost_usd: failed ? 0 : Math.round((0.000123 + index * 1e-7) * 1e9) / 1e9,
+        // Some calls went to a model without a known price: their cost is unknown, not $0.
+        ...costFields(failed ? 0 : index % 23 === 5 ? null : Math.round((0.000123 + index * 1e-7) * 1e9) / 1e9),
         latency_ms: 50 + (index % 400),
         status: failed ? 'error' : 'ok',
         error: failed ? { type: 'api_error', code: 'server_error', status: 500, message: 'upstream failed' } : null,
@@ -79,4 +83,9 @@ function shuffled<T>(items: T[]): T[] {
     [copy[index], copy[other]] = [copy[other]!, copy[index]!];
   }
   return copy;
+}
+
+function costFields(usd: number | null): Pick<CallRecord, 'cost_usd' | 'cost'> {
+  if (usd === null) return { cost_usd: null, cost: null };
+  return { cost_usd: usd, cost: { input: usd, cache_read: 0, cache_write: 0, output: 0, reasoning: 0 } };
 }

@@ -6,6 +6,7 @@ import {
   OpenTelemetrySink,
   type OtelAttributeValue,
   type OtelTracer,
+  ZERO_USAGE,
 } from '../../src/records/index.ts';
 import { loadOpenTelemetryTracer } from '../../src/records/sinks/opentelemetry-sink.ts';
 import { makeRecord } from './make-record.ts';
@@ -35,7 +36,7 @@ function sensitiveRecords(): CallRecord[] {
       refusal: null,
       finish_reason: 'stop',
     },
-    usage: { prompt_tokens: 321, completion_tokens: 45, reasoning_tokens: 5, cached_tokens: 0 },
+    usage: { ...ZERO_USAGE, prompt_tokens: 321, completion_tokens: 45, reasoning_tokens: 5 },
     cost_usd: 0.000123,
   });
   const failed = makeRecord({

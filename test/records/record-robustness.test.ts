@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildCallRecord, type CallRecord, MemorySink, SqliteSink, SwitchyardError } from '../../src/index.ts';
-import { StreamRecorder } from '../../src/records/index.ts';
+import { StreamRecorder, ZERO_USAGE } from '../../src/records/index.ts';
 import { sendJSON, startFakeHttpServer } from '../fake-servers/http.ts';
 import { gatewayAgainst } from '../helpers/openai-env.ts';
 
@@ -58,7 +58,7 @@ describe('building a record never throws', () => {
       response: { ...completion({ index: 0, message: { role: 'assistant', content: 'ok' } }), usage: 'lots' } as never,
     });
     expect(record.output?.content).toBe('ok');
-    expect(record.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cached_tokens: 0 });
+    expect(record.usage).toEqual(ZERO_USAGE);
   });
 
   it('stores only string metadata: other values are dropped, and named in a warning', () => {

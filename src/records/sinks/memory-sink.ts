@@ -103,11 +103,12 @@ export class MemorySink implements RecordSink, CallStore {
       const key = JSON.stringify([day, record.workflow_name]);
       let row = rows.get(key);
       if (!row) {
-        row = { day, workflow_name: record.workflow_name, calls: 0, cost_usd: 0 };
+        row = { day, workflow_name: record.workflow_name, calls: 0, cost_usd: 0, unpriced_calls: 0 };
         rows.set(key, row);
       }
       row.calls += 1;
-      row.cost_usd += record.cost_usd;
+      if (record.cost_usd === null) row.unpriced_calls += 1;
+      else row.cost_usd += record.cost_usd;
     }
     return [...rows.values()].map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) })).sort(compareDailyCostRows);
   }
@@ -125,6 +126,7 @@ export class MemorySink implements RecordSink, CallStore {
           completion_tokens: 0,
           reasoning_tokens: 0,
           cost_usd: 0,
+          unpriced_calls: 0,
           last_call_at: record.created_at,
         };
         agents.set(record.agent_id, agent);
@@ -134,7 +136,8 @@ export class MemorySink implements RecordSink, CallStore {
       agent.prompt_tokens += record.usage.prompt_tokens;
       agent.completion_tokens += record.usage.completion_tokens;
       agent.reasoning_tokens += record.usage.reasoning_tokens;
-      agent.cost_usd += record.cost_usd;
+      if (record.cost_usd === null) agent.unpriced_calls += 1;
+      else agent.cost_usd += record.cost_usd;
       if (record.created_at > agent.last_call_at) agent.last_call_at = record.created_at;
     }
     return [...agents.values()]

@@ -85,7 +85,7 @@ export function spanAttributes(record: CallRecord): Record<string, OtelAttribute
     'gen_ai.usage.input_tokens': record.usage.prompt_tokens,
     'gen_ai.usage.output_tokens': record.usage.completion_tokens,
     'switchyard.call_id': record.id,
-    'switchyard.cost_usd': record.cost_usd,
+    ...(record.cost_usd === null ? {} : { 'switchyard.cost_usd': record.cost_usd }),
     'switchyard.stream': record.stream,
     'switchyard.attempts': record.attempts.length,
   };

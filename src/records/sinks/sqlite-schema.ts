@@ -5,12 +5,12 @@ import type { CallTiming } from '../call-store.ts';
 /** The `calls` table of `SqliteSink`: its schema and migrations, and how a record becomes a row and back. */
 
 /**
- * The queryable fields get columns; `record` holds the whole record as JSON, so no field is ever lost. The agent,
- * trace and workflow indexes are partial: a call without one (most calls have no trace) costs no entry there, and
- * `x = ?` still uses them. Each index entry is ~8 µs of a row's ~15–40 µs insert. Databases made with the earlier
- * full indexes are migrated when opened.
+ * The queryable fields get columns; `record` holds the whole record as JSON, so no field is ever lost. `cost_usd` is
+ * `NULL` when a price was not known, so sums leave it out instead of counting $0. The agent, trace and workflow
+ * indexes are partial: a call without one (most calls have no trace) costs no entry there, and `x = ?` still uses
+ * them. Each index entry is ~8 µs of a row's ~15–40 µs insert.
  */
-export const SCHEMA = `
+const TABLE = `
 CREATE TABLE IF NOT EXISTS calls (
   id TEXT PRIMARY KEY,
   created_at TEXT NOT NULL,
@@ -27,19 +27,55 @@ CREATE TABLE IF NOT EXISTS calls (
   completion_tokens INTEGER NOT NULL,
   reasoning_tokens INTEGER NOT NULL,
   cached_tokens INTEGER NOT NULL,
-  cost_usd REAL NOT NULL,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL,
+  cost_input_usd REAL,
+  cost_cache_read_usd REAL,
+  cost_cache_write_usd REAL,
+  cost_output_usd REAL,
+  cost_reasoning_usd REAL,
   latency_ms REAL NOT NULL,
   record TEXT NOT NULL
-);
+)`;
+
+const INDEXES = `
 CREATE INDEX IF NOT EXISTS calls_by_created_at ON calls (created_at, id);
-DROP INDEX IF EXISTS calls_by_agent_id;
-DROP INDEX IF EXISTS calls_by_trace_id;
-DROP INDEX IF EXISTS calls_by_workflow_name;
 CREATE INDEX IF NOT EXISTS calls_with_agent_id ON calls (agent_id, created_at, id) WHERE agent_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS calls_with_trace_id ON calls (trace_id, created_at, id) WHERE trace_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS calls_with_workflow_name ON calls (workflow_name, created_at, id)
   WHERE workflow_name IS NOT NULL;
 `;
+
+/** The columns of the first `calls` table, which a database made by an earlier version still has. */
+const FIRST_COLUMNS = `id, created_at, agent_id, trace_id, workflow_name, deployment_id, requested_model, model,
+  provider, status, stream, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cost_usd, latency_ms,
+  record`;
+
+/**
+ * Creates the table, or brings one made by an earlier version up to date in one transaction: the full indexes of
+ * the first version become partial, and a table whose `cost_usd` was `NOT NULL` (every unknown price stored as 0)
+ * is rebuilt with the cost columns, its rows kept.
+ */
+export function migrateCalls(db: { exec(sql: string): void; prepare(sql: string): { all(): unknown[] } }): void {
+  const columns = db.prepare('PRAGMA table_info(calls)').all() as Array<{ name: string; notnull: number }>;
+  const costNotNull = columns.some((column) => column.name === 'cost_usd' && column.notnull === 1);
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec('DROP INDEX IF EXISTS calls_by_agent_id; DROP INDEX IF EXISTS calls_by_trace_id;');
+    db.exec('DROP INDEX IF EXISTS calls_by_workflow_name;');
+    if (costNotNull) {
+      db.exec('ALTER TABLE calls RENAME TO calls_before_costs');
+      db.exec(TABLE);
+      db.exec(`INSERT INTO calls (${FIRST_COLUMNS}) SELECT ${FIRST_COLUMNS} FROM calls_before_costs`);
+      db.exec('DROP TABLE calls_before_costs');
+    } else db.exec(TABLE);
+    db.exec(INDEXES);
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
 
 export const COLUMNS = [
   'id',
@@ -57,7 +93,13 @@ export const COLUMNS = [
   'completion_tokens',
   'reasoning_tokens',
   'cached_tokens',
+  'cache_write_tokens',
   'cost_usd',
+  'cost_input_usd',
+  'cost_cache_read_usd',
+  'cost_cache_write_usd',
+  'cost_output_usd',
+  'cost_reasoning_usd',
   'latency_ms',
   'record',
 ] as const;
@@ -83,7 +125,13 @@ export function rowOf(record: CallRecord): SQLInputValue[] {
     record.usage.completion_tokens,
     record.usage.reasoning_tokens,
     record.usage.cached_tokens,
+    record.usage.cache_write_tokens ?? 0,
     record.cost_usd,
+    record.cost?.input ?? null,
+    record.cost?.cache_read ?? null,
+    record.cost?.cache_write ?? null,
+    record.cost?.output ?? null,
+    record.cost?.reasoning ?? null,
     record.latency_ms,
     JSON.stringify(record),
   ];

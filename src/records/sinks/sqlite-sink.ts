@@ -27,7 +27,15 @@ import {
 } from '../call-store-queries.ts';
 import { roundUsd } from '../compute-cost.ts';
 import { type RecordSink, RecordsRefusedError } from '../sink.ts';
-import { INSERT, parseRecord, rowOf, SCHEMA, TIMING_COLUMNS, type TimingRow, timingOfRow } from './sqlite-schema.ts';
+import {
+  INSERT,
+  migrateCalls,
+  parseRecord,
+  rowOf,
+  TIMING_COLUMNS,
+  type TimingRow,
+  timingOfRow,
+} from './sqlite-schema.ts';
 
 /** Stores records in a SQLite file through `node:sqlite` and answers the call-store queries with SQL. */
 export class SqliteSink implements RecordSink, CallStore {
@@ -43,7 +51,7 @@ export class SqliteSink implements RecordSink, CallStore {
     this.#db = new (loadSqlite('SqliteSink').DatabaseSync)(path);
     // WAL lets readers (gateway.calls) run while a batch is written; NORMAL is durable across crashes of the process.
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
-    this.#db.exec(SCHEMA);
+    migrateCalls(this.#db);
     this.#insert = this.#db.prepare(INSERT);
   }
 
@@ -160,13 +168,15 @@ export class SqliteSink implements RecordSink, CallStore {
     const first = calls[0];
     if (!first) return null;
     if (calls.length < limit) return timelineOf(summarizeWorkflow(traceId, calls)!, limit);
-    const agents = this.#statement(`SELECT agent_id, count(*) AS calls, sum(cost_usd) AS cost_usd,
-      sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens
+    const agents = this.#statement(`SELECT agent_id, count(*) AS calls, coalesce(sum(cost_usd), 0) AS cost_usd,
+      sum(cost_usd IS NULL) AS unpriced_calls, sum(prompt_tokens) AS prompt_tokens,
+      sum(completion_tokens) AS completion_tokens
       FROM calls WHERE trace_id = ? GROUP BY agent_id ORDER BY min(created_at), min(id)`).all(traceId);
-    const totals = this.#statement(`SELECT count(*) AS call_count, sum(cost_usd) AS cost_usd,
+    const totals = this.#statement(`SELECT count(*) AS call_count, coalesce(sum(cost_usd), 0) AS cost_usd,
+      sum(cost_usd IS NULL) AS unpriced_calls,
       max(unixepoch(created_at, 'subsec') * 1000 + latency_ms) AS end_ms FROM calls WHERE trace_id = ?`).get(
       traceId,
-    ) as { call_count: number; cost_usd: number; end_ms: number };
+    ) as { call_count: number; cost_usd: number; unpriced_calls: number; end_ms: number };
     const named = this.#statement(`SELECT workflow_name FROM calls WHERE trace_id = ? AND workflow_name IS NOT NULL
       ORDER BY created_at ASC, id ASC LIMIT 1`).get(traceId);
     return {
@@ -179,6 +189,7 @@ export class SqliteSink implements RecordSink, CallStore {
         cost_usd: roundUsd(agent.cost_usd),
       })),
       cost_usd: roundUsd(totals.cost_usd),
+      unpriced_calls: totals.unpriced_calls,
       duration_ms: Math.round(totals.end_ms) - Date.parse(first.created_at),
     };
   }
@@ -186,7 +197,8 @@ export class SqliteSink implements RecordSink, CallStore {
   async dailyCost(query: DailyCostQuery = {}): Promise<DailyCostRow[]> {
     const { since, until } = dailyCostWindow(query);
     const byWorkflow = query.workflow_name === undefined ? '' : 'AND workflow_name = ?';
-    const sql = `SELECT substr(created_at, 1, 10) AS day, workflow_name, count(*) AS calls, sum(cost_usd) AS cost_usd
+    const sql = `SELECT substr(created_at, 1, 10) AS day, workflow_name, count(*) AS calls,
+      coalesce(sum(cost_usd), 0) AS cost_usd, sum(cost_usd IS NULL) AS unpriced_calls
       FROM calls WHERE created_at >= ? AND created_at < ? ${byWorkflow} GROUP BY day, workflow_name`;
     const params: SQLInputValue[] =
       query.workflow_name === undefined ? [since, until] : [since, until, query.workflow_name];
@@ -195,6 +207,7 @@ export class SqliteSink implements RecordSink, CallStore {
       workflow_name: string | null;
       calls: number;
       cost_usd: number;
+      unpriced_calls: number;
     }>;
     return rows
       .map((row) => ({
@@ -202,6 +215,7 @@ export class SqliteSink implements RecordSink, CallStore {
         workflow_name: row.workflow_name,
         calls: row.calls,
         cost_usd: roundUsd(row.cost_usd),
+        unpriced_calls: row.unpriced_calls,
       }))
       .sort(compareDailyCostRows);
   }
@@ -209,7 +223,8 @@ export class SqliteSink implements RecordSink, CallStore {
   async agents(): Promise<AgentSummary[]> {
     const sql = `SELECT agent_id, count(*) AS calls, sum(status = 'error') AS errors,
       sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
-      sum(reasoning_tokens) AS reasoning_tokens, sum(cost_usd) AS cost_usd, max(created_at) AS last_call_at
+      sum(reasoning_tokens) AS reasoning_tokens, coalesce(sum(cost_usd), 0) AS cost_usd,
+      sum(cost_usd IS NULL) AS unpriced_calls, max(created_at) AS last_call_at
       FROM calls GROUP BY agent_id`;
     const rows = this.#statement(sql).all() as unknown as AgentSummary[];
     return rows.map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) })).sort(compareAgentSummaries);
