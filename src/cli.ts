@@ -137,8 +137,8 @@ program
     const rows = list.data.map((model) => [
       model.id,
       model.owned_by,
-      `$${model.pricing.input}`,
-      `$${model.pricing.output}`,
+      model.pricing ? `$${model.pricing.input}` : '?',
+      model.pricing ? `$${model.pricing.output}` : '?',
       formatTokens(model.context_window),
       model.release_date,
       model.supports.reasoning ? 'yes' : '',

@@ -54,11 +54,18 @@ export class InvalidRequestError extends SwitchyardError {
 export class ModelNotFoundError extends SwitchyardError {
   override name = 'ModelNotFoundError';
   readonly suggestions: string[];
-  constructor(model: string, suggestions: string[]) {
+  /** `providers`: those with credentials, suggested as `<provider>/<model>` for a model the catalog does not list. */
+  constructor(model: string, suggestions: string[], providers: readonly string[] = []) {
     const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((id) => `"${id}"`).join(' or ')}?` : '';
+    const named = providers.slice(0, 4).map((provider) => `"${provider}/${model}"`);
+    const open =
+      named.length > 0
+        ? ` To call a model the catalog does not list, name its provider: ${named.join(', ')}` +
+          `${providers.length > named.length ? ', …' : ''} (providers with credentials).`
+        : ' To call a model the catalog does not list, name its provider: "<provider>/<model>".';
     super(
-      `Unknown model "${model}".${hint} listModels() (or GET /v1/models) lists every model id; ` +
-        'the model parameter also takes "<provider>/<model>", "<agent_id>/<model>" and "switchyard/deployment/<id>".',
+      `Unknown model "${model}".${hint}${open} listModels() (or GET /v1/models) lists the catalog; the model ` +
+        'parameter also takes "<agent_id>/<model>" and "switchyard/deployment/<id>".',
       { status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model' },
     );
     this.suggestions = suggestions;

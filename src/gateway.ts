@@ -137,12 +137,17 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const deployments =
     options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
   const recorder = createCallRecorder(options.records);
+  const configuredProviders = () => providersWithCredentials({ registry, providers: options.providers, env });
   const services: Services = {
     catalog,
     registry,
     getProvider,
     recorder,
     deployments,
+    // The simulator stands in for every provider, so each may be suggested.
+    configuredProviders: simulator
+      ? () => [...registry.definitions].map((definition) => definition.id)
+      : configuredProviders,
     settings: {
       strict: options.strict ?? false,
       fallbacks: options.fallbacks ?? [],
@@ -165,8 +170,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     flush: recorder.flush,
     close: recorder.close,
     catalog,
-    configuredProviders: () =>
-      simulator ? [simulator.name] : providersWithCredentials({ registry, providers: options.providers, env }),
+    configuredProviders: () => (simulator ? [simulator.name] : configuredProviders()),
   };
 }
 

@@ -55,6 +55,7 @@ export {
 } from './errors.ts';
 export type { CompletionOptions, Gateway, GatewayOptions } from './gateway.ts';
 export { createGateway } from './gateway.ts';
+export { type ModelProfile, OPENAI_STYLE_PROFILE, SUPPORTS_EVERYTHING } from './providers/model-profile.ts';
 export type {
   Provider,
   ProviderCall,
@@ -74,9 +75,11 @@ export type {
   CallRecord,
   CallStore,
   CallTiming,
+  CostBreakdown,
   DailyCostQuery,
   DailyCostRow,
   ListCallsQuery,
+  LongContextPricing,
   MemorySinkOptions,
   OpenTelemetrySinkOptions,
   RecordError,
@@ -95,12 +98,14 @@ export {
   CallbackSink,
   computeCost,
   computeTotalCost,
+  costBreakdown,
   JsonlFileSink,
   MemorySink,
   OpenTelemetrySink,
   RecordQueue,
   RecordsRefusedError,
   SqliteSink,
+  totalCostBreakdown,
   uuidv7,
 } from './records/index.ts';
 export { zodResponseFormat } from './structured-output/response-format.ts';

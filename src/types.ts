@@ -77,6 +77,11 @@ export interface SwitchyardResponseInfo {
   provider: string;
   /** The model name the provider was sent. */
   provider_model: string;
+  /**
+   * `false` when the model is not in the catalog (`<provider>/<any id>`): its parameters went through ungated and
+   * its price is not known.
+   */
+  model_known: boolean;
   /** Agent the call is attributed to (deployment, then `metadata.agent_id`, then the model prefix). */
   agent_id?: string;
   /** The deployment the call ran, for `switchyard/deployment/<id>` calls. */

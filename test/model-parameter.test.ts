@@ -21,6 +21,15 @@ describe('the model parameter grammar', () => {
       'support-bot/groq/llama-3.3-70b-instruct',
       { kind: 'model', model: 'llama-3.3-70b-instruct', provider: 'groq', agentId: 'support-bot' },
     ],
+    ['ollama/llama3.2:3b', { kind: 'model', model: 'llama3.2:3b', provider: 'ollama' }],
+    [
+      'openrouter/meta-llama/llama-4-scout:free',
+      { kind: 'model', model: 'meta-llama/llama-4-scout:free', provider: 'openrouter' },
+    ],
+    [
+      'support-bot/openrouter/qwen/qwen3-max',
+      { kind: 'model', model: 'qwen/qwen3-max', provider: 'openrouter', agentId: 'support-bot' },
+    ],
     ['switchyard/deployment/bot:production#3', { kind: 'deployment', deploymentId: 'bot:production#3' }],
     ['deployment/bot:dev#1', { kind: 'deployment', deploymentId: 'bot:dev#1' }],
   ])('%s', (model, expected) => {
@@ -34,7 +43,7 @@ describe('the model parameter grammar', () => {
     expect(convertLegacyDeploymentReference('gpt-4o')).toBeUndefined();
   });
 
-  it.each(['a/b/c/d', 'openai/x/y', '/gpt-4o', 'agent/', 'switchyard/gpt-4o'])('rejects %s', (model) => {
+  it.each(['a/b/c/d', '/gpt-4o', 'agent/', 'openai/', 'switchyard/gpt-4o'])('rejects %s', (model) => {
     expect(() => parse(model)).toThrow(InvalidRequestError);
   });
 });
@@ -60,6 +69,17 @@ describe('model resolution in the gateway', () => {
     expect(both.switchyard.agent_id).toBe('refunds');
   });
 
+  it('an unknown bare id suggests <provider>/<id> for the providers with credentials', async () => {
+    const keyed = createGateway({ catalog: testCatalog, env: { OPENAI_API_KEY: 'sk-a', ANTHROPIC_API_KEY: 'sk-b' } });
+    const error = await keyed.createCompletion({ model: 'my-finetune', messages: hello }).catch((caught) => caught);
+    expect(error).toMatchObject({ status: 404, code: 'model_not_found' });
+    expect(error.message).toContain('name its provider: "openai/my-finetune", "anthropic/my-finetune"');
+    expect(error.message).not.toContain('groq/');
+    const none = createGateway({ catalog: testCatalog, env: {} });
+    const bare = await none.createCompletion({ model: 'my-finetune', messages: hello }).catch((caught) => caught);
+    expect(bare.message).toContain('name its provider: "<provider>/<model>"');
+  });
+
   it('an unknown model is a 404 with suggestions', async () => {
     const error = await gateway.createCompletion({ model: 'gpt-4o-lates', messages: hello }).catch((caught) => caught);
     expect(error).toBeInstanceOf(ModelNotFoundError);
@@ -68,12 +88,15 @@ describe('model resolution in the gateway', () => {
     expect(error.message).toContain('Did you mean "gpt-4o-latest"');
   });
 
-  it('a provider that does not serve the model is a 400 naming the ones that do', async () => {
-    const error = await gateway
-      .createCompletion({ model: 'groq/gpt-4o-latest', messages: hello })
-      .catch((caught) => caught);
-    expect(error).toMatchObject({ status: 400, code: 'provider_not_serving_model' });
-    expect(error.message).toContain('openai, openrouter');
+  it('a provider the catalog does not list for the model gets the id as written, with a warning', async () => {
+    const response = await gateway.createCompletion({ model: 'groq/gpt-4o-latest', messages: hello });
+    expect(response.switchyard).toMatchObject({ provider: 'mock', provider_model: 'gpt-4o-latest', model_known: true });
+    expect(response.switchyard.warnings.map((warning) => warning.code)).toEqual([
+      'offering_not_in_catalog',
+      'price_unknown',
+    ]);
+    expect(response.switchyard.warnings[0]!.message).toContain('its providers: openai, openrouter');
+    expect(response.switchyard.cost_usd).toBeNull();
   });
 
   it('a deployment reference without a deployment store says so', async () => {

@@ -38,7 +38,8 @@ export const providerOfferingSchema = z.strictObject({
   provider: z.string().regex(/^[a-z][a-z0-9-]*$/),
   /** The model name this provider expects on the wire (`accounts/fireworks/models/…`, `llama3.3:70b`, …). */
   model: z.string().min(1),
-  pricing: pricingSchema,
+  /** Left out when the price is not known: such calls cost `null` with a `price_unknown` warning, never $0. */
+  pricing: pricingSchema.optional(),
 });
 
 export const reasoningFactsSchema = z.strictObject({
@@ -102,6 +103,7 @@ export const catalogDataSchema = z.strictObject({
   synonyms: z.record(z.string(), z.string()),
 });
 
+export type Pricing = z.infer<typeof pricingSchema>;
 export type ProviderOffering = z.infer<typeof providerOfferingSchema>;
 export type ReasoningFacts = z.infer<typeof reasoningFactsSchema>;
 export type ModelSupports = z.infer<typeof supportsSchema>;

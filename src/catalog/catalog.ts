@@ -1,5 +1,12 @@
 import { effortToBudget } from '../reasoning.ts';
-import type { CatalogData, ModelEntry, ModelSupports, ProviderOffering, ReasoningFacts } from './catalog-schema.ts';
+import type {
+  CatalogData,
+  ModelEntry,
+  ModelSupports,
+  Pricing,
+  ProviderOffering,
+  ReasoningFacts,
+} from './catalog-schema.ts';
 
 /** A reasoning model's facts, plus the thinking budgets each effort stands for on it. */
 export type ModelReasoningInfo = ReasoningFacts & {
@@ -21,8 +28,8 @@ export interface ModelInfo {
   release_date: string;
   context_window: number;
   max_output_tokens: number;
-  /** USD per 1M tokens at the default provider. */
-  pricing: ProviderOffering['pricing'];
+  /** USD per 1M tokens at the default provider; `null` when not known. */
+  pricing: Pricing | null;
   supports: ModelSupports;
   reasoning?: ModelReasoningInfo;
   /** Providers that serve the model, the default first. */
@@ -43,11 +50,16 @@ export interface ListModelsOptions {
 export class Catalog {
   readonly data: CatalogData;
   readonly #byId = new Map<string, ModelEntry>();
+  /** `<provider>/<the provider's own model name>` → the model (`openrouter/openai/gpt-4o-2024-08-06`). */
+  readonly #byOffering = new Map<string, ModelEntry>();
   #list: ModelInfo[] | undefined;
 
   constructor(data: CatalogData) {
     this.data = data;
-    for (const entry of data.models) this.#byId.set(entry.id, entry);
+    for (const entry of data.models) {
+      this.#byId.set(entry.id, entry);
+      for (const offering of entry.providers) this.#byOffering.set(`${offering.provider}/${offering.model}`, entry);
+    }
     for (const [alias, target] of Object.entries(data.aliases)) {
       const entry = this.#byId.get(target);
       if (entry) this.#byId.set(alias, entry);
@@ -61,6 +73,11 @@ export class Catalog {
   /** Finds a model by pinned id, `-latest` alias or synonym; `undefined` when the catalog has no such id. */
   find(id: string): ModelEntry | undefined {
     return this.#byId.get(id);
+  }
+
+  /** The model a provider serves under its own name (`findOffering('openrouter', 'openai/gpt-4o-2024-08-06')`). */
+  findOffering(provider: string, providerModel: string): ModelEntry | undefined {
+    return this.#byOffering.get(`${provider}/${providerModel}`);
   }
 
   /** Up to three known ids closest to a mistyped one. */
@@ -104,7 +121,7 @@ function toModelInfo(id: string, entry: ModelEntry): ModelInfo {
     release_date: entry.release_date,
     context_window: entry.context_window,
     max_output_tokens: entry.max_output_tokens,
-    pricing: entry.providers[0]!.pricing,
+    pricing: entry.providers[0]!.pricing ?? null,
     supports: entry.supports,
     providers: entry.providers,
   };

@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ModelEntry } from '../catalog/catalog-schema.ts';
+import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { UnsupportedParameterError } from '../errors.ts';
 import type { ResolvedReasoning } from '../providers/provider.ts';
 import type { BilledUsage } from '../records/compute-cost.ts';
@@ -17,8 +17,10 @@ export interface CallPlan {
   /** The request as the caller effectively made it: a deployment's stored request merged with the caller's. */
   readonly request: CompletionRequest;
   readonly model: ModelEntry;
-  /** The provider a `<provider>/<model>` reference pinned. */
-  readonly pinnedProvider: string | undefined;
+  /** `false` for a model the catalog does not list (`<provider>/<any id>`). */
+  readonly modelKnown: boolean;
+  /** The model's offerings to try, in order: all of them, or the one a `<provider>/<model>` reference names. */
+  readonly offerings: readonly ProviderOffering[];
   readonly agentId: string | undefined;
   readonly deploymentId: string | undefined;
   readonly metadata: Record<string, string> | undefined;

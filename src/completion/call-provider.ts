@@ -53,6 +53,7 @@ function providerCall(
   return {
     body: body as unknown as ChatCompletionCreateParamsBase,
     model: candidate.model,
+    modelKnown: candidate.known,
     // A fallback model is a different model: the caller's reasoning setting was resolved against the requested one.
     reasoning: candidate.model === plan.model ? plan.reasoning : undefined,
     output: plan.output,

@@ -28,7 +28,7 @@ export async function createCompletion(
   let plan: CallPlan | undefined;
   try {
     plan = await resolveRequest(services, request, options, trace);
-    const candidates = planCandidates(services, plan);
+    const candidates = planCandidates(services, plan, trace.warn);
     if (plan.stream) {
       const opened = await runAttempts(
         services.getProvider,

@@ -7,8 +7,7 @@ import {
   type OutputSpec,
 } from '../structured-output/output-spec.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
-import { type Candidate, planCandidates } from './plan-candidates.ts';
-import { findModel } from './resolve-request.ts';
+import { type Candidate, candidatesOf } from './plan-candidates.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import { runCompletion } from './run-completion.ts';
 import type { Services } from './services.ts';
@@ -44,12 +43,7 @@ export async function enforceOutput(
       code: 'structured_output_fallback',
       message: `Falling back to ${fallback} for a schema-valid answer.`,
     });
-    result = await runCompletion(
-      services,
-      plan,
-      trace,
-      planCandidates(services, { model: findModel(services, fallback), pinnedProvider: undefined, fallbacks: [] }),
-    );
+    result = await runCompletion(services, plan, trace, candidatesOf(services, fallback, trace.warn));
     check = checkAnswer(result.value, output);
   }
   if (check && !check.ok) {

@@ -35,6 +35,7 @@ export function responseInfo(plan: CallPlan, trace: CallTrace, result: AttemptRe
     model: result.candidate.model.id,
     provider: result.provider,
     provider_model: result.candidate.offering.model,
+    model_known: result.candidate.known,
     ...(plan.agentId !== undefined ? { agent_id: plan.agentId } : {}),
     ...(plan.deploymentId !== undefined ? { deployment_id: plan.deploymentId } : {}),
     call_id: trace.id,

@@ -11,7 +11,7 @@ const LEGACY_DEPLOYMENT = /^([^/]+)\/#(\d+)\/(production|staging|dev|prod|develo
 /**
  * Parses the `model` grammar:
  * - `switchyard/deployment/<id>` (or `deployment/<id>`): a stored deployment;
- * - `<provider>/<model>`: a catalog model, served only by that provider (provider names are reserved);
+ * - `<provider>/<model>`: a model served only by that provider, catalogued or not (provider names are reserved);
  * - `<agent_id>/<model>` and `<agent_id>/<provider>/<model>`: sets the agent when `metadata.agent_id` is absent;
  * - anything else: a catalog id, alias or synonym.
  */
@@ -34,11 +34,8 @@ export function parseModelReference(model: string, providers: ReadonlySet<string
   const head = model.slice(0, slash);
   const rest = model.slice(slash + 1);
   if (head === '' || rest === '') throw new InvalidRequestError(`"${model}" is not a valid model reference.`, 'model');
-  if (providers.has(head)) {
-    if (rest.includes('/'))
-      throw new InvalidRequestError(`"${model}": after the provider "${head}/" comes one catalog model id.`, 'model');
-    return { kind: 'model', model: rest, provider: head };
-  }
+  // After a provider, everything is the model's name: slashes and colons included (`openrouter/meta-llama/…`).
+  if (providers.has(head)) return { kind: 'model', model: rest, provider: head };
   if (head === 'switchyard') {
     throw new InvalidRequestError(
       `"${model}": the "switchyard/" prefix is reserved for "switchyard/deployment/<id>".`,

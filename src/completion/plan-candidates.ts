@@ -1,38 +1,42 @@
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { InvalidRequestError } from '../errors.ts';
+import type { CompletionWarning } from '../types.ts';
 import type { CallPlan } from './call-plan.ts';
-import { findModel } from './resolve-request.ts';
+import { findModel } from './find-model.ts';
+import { parseModelReference } from './parse-model.ts';
 import type { Services } from './services.ts';
 
-/** One provider that could serve the call: a catalog model at one of its providers. */
+/** One provider that could serve the call: a model at one of its providers. */
 export interface Candidate {
   model: ModelEntry;
   offering: ProviderOffering;
+  /** `false` for a model the catalog does not list. */
+  known: boolean;
 }
 
 /**
- * Stage 2: the providers to try, in order: the model's own (only the pinned one, with `<provider>/<model>`),
- * then every provider of each fallback model.
+ * Stage 2: the providers to try, in order: the model's offerings (only the named one, with `<provider>/<model>`),
+ * then those of each fallback model, which may be written like `model` (`<provider>/<any id>` included).
  */
 export function planCandidates(
   services: Services,
-  plan: Pick<CallPlan, 'model' | 'pinnedProvider' | 'fallbacks'>,
+  plan: Pick<CallPlan, 'model' | 'modelKnown' | 'offerings' | 'fallbacks'>,
+  warn: (warning: CompletionWarning) => void,
 ): Candidate[] {
-  const { model, pinnedProvider } = plan;
-  const offerings = pinnedProvider
-    ? model.providers.filter((offering) => offering.provider === pinnedProvider)
-    : model.providers;
-  if (offerings.length === 0) {
-    throw new InvalidRequestError(
-      `${model.id} is not served by ${pinnedProvider}. Its providers: ` +
-        `${model.providers.map((offering) => offering.provider).join(', ')}.`,
-      'model',
-      'provider_not_serving_model',
-    );
-  }
-  const candidates = offerings.map((offering) => ({ model, offering }));
-  for (const fallback of plan.fallbacks.map((id) => findModel(services, id))) {
-    for (const offering of fallback.providers) candidates.push({ model: fallback, offering });
-  }
+  const candidates = plan.offerings.map((offering) => ({ model: plan.model, offering, known: plan.modelKnown }));
+  for (const fallback of plan.fallbacks) candidates.push(...candidatesOf(services, fallback, warn));
   return candidates;
+}
+
+/** The candidates of one model reference, as `planCandidates` takes it for a fallback. */
+export function candidatesOf(
+  services: Services,
+  reference: string,
+  warn: (warning: CompletionWarning) => void,
+): Candidate[] {
+  const parsed = parseModelReference(reference, services.registry.reservedNames);
+  if (parsed.kind !== 'model')
+    throw new InvalidRequestError(`"${reference}" is a deployment; a fallback names a model.`, 'fallbacks');
+  const { model, offerings, known } = findModel(services, parsed, warn);
+  return offerings.map((offering) => ({ model, offering, known }));
 }

@@ -1,12 +1,12 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ModelEntry } from '../catalog/catalog-schema.ts';
 import { resolveDeployment } from '../deployments/resolve-deployment.ts';
-import { InvalidRequestError, ModelNotFoundError } from '../errors.ts';
+import { InvalidRequestError } from '../errors.ts';
 import { resolveReasoning } from '../reasoning.ts';
 import { resolveOutputSpec } from '../structured-output/output-spec.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
+import { findModel } from './find-model.ts';
 import { gateModelSupport } from './gate-model-support.ts';
 import { type ModelReference, parseModelReference } from './parse-model.ts';
 import { SENT_PARAMETERS } from './request-parameters.ts';
@@ -45,7 +45,7 @@ export async function resolveRequest(
       ? { request, reference: parsed as ModelReference & { kind: 'model' } }
       : await expandDeployment(services, request, deploymentId, trace);
 
-  const model = findModel(services, reference.model);
+  const { model, offerings, known } = findModel(services, reference, trace.warn);
   if (!asked.messages || asked.messages.length === 0) {
     throw new InvalidRequestError(
       '"messages" is required for a direct model call (only deployments may omit it).',
@@ -62,7 +62,8 @@ export async function resolveRequest(
   return {
     request: asked,
     model,
-    pinnedProvider: reference.provider,
+    modelKnown: known,
+    offerings,
     agentId: asked.metadata?.agent_id ?? reference.agentId,
     deploymentId,
     metadata: asked.metadata ?? undefined,
@@ -85,13 +86,6 @@ export async function resolveRequest(
     },
     signal: options.signal,
   };
-}
-
-/** A catalog model by id, alias or synonym; a 404 that suggests close ids otherwise. */
-export function findModel(services: Services, id: string): ModelEntry {
-  const entry = services.catalog.find(id);
-  if (!entry) throw new ModelNotFoundError(id, services.catalog.suggest(id));
-  return entry;
 }
 
 /** The deployment's stored request, rendered with the caller's `input` and merged with the caller's settings. */

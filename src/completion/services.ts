@@ -14,6 +14,8 @@ export interface Services {
   readonly getProvider: ProviderLookup;
   readonly recorder: CallRecorder;
   readonly deployments: DeploymentStore | undefined;
+  /** The providers this gateway can call (credentials found), to suggest `<provider>/<id>` for an unknown id. */
+  readonly configuredProviders: () => string[];
   readonly settings: {
     readonly strict: boolean;
     readonly fallbacks: readonly string[];

@@ -2,6 +2,7 @@ import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/compl
 import type { ModelEntry } from '../catalog/catalog-schema.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { CompletionChunk, CompletionResponse, CompletionWarning, ReasoningEffortLevel } from '../types.ts';
+import type { ModelProfile } from './model-profile.ts';
 
 /**
  * The one interface every provider adapter implements. Requests and results are OpenAI-shaped: adapters of the
@@ -32,6 +33,11 @@ export interface ProviderDefinition {
   /** `false` for providers that take no key (a local Ollama). */
   readonly requiresApiKey: boolean;
   readonly capabilities: ProviderCapabilities;
+  /**
+   * What is assumed of a model the catalog does not list, called as `<provider>/<any id>`: parameters pass through,
+   * reasoning goes in this provider's own knob. Default: `OPENAI_STYLE_PROFILE`.
+   */
+  readonly uncatalogued?: ModelProfile;
   /** Builds the adapter, once per gateway, on the provider's first call (its SDK is imported then). */
   create(settings: ResolvedProviderSettings): Promise<Provider>;
   /**
@@ -90,8 +96,13 @@ export function nativeOutputWhere(providerEnforces: boolean): ProviderCapabiliti
 export interface ProviderCall {
   /** The OpenAI body without Switchyard fields and without `stream`; `model` is the provider's own model name. */
   body: ChatCompletionCreateParamsBase;
-  /** Catalog facts of the model (limits, capabilities, reasoning control). */
+  /** Catalog facts of the model (limits, capabilities, reasoning control), or the provider's `uncatalogued` profile. */
   model: ModelEntry;
+  /**
+   * `false` for a model the catalog does not list: its limits are the profile's guesses, so the caller's own values
+   * (a `max_tokens` above the guessed ceiling) are sent as they are instead of being lowered.
+   */
+  modelKnown?: boolean;
   /** The reasoning setting after validation, converted to both forms; absent when the caller set none. */
   reasoning: ResolvedReasoning | undefined;
   /**

@@ -606,7 +606,7 @@ describe('bad provider key: AuthenticationError 401, not retried, the key not re
   });
 });
 
-describe('unknown model: 404 before any request; a model the provider does not know: 404, not retried', () => {
+describe('unknown bare id: 404 before any request; a model the provider does not know: 404, not retried', () => {
   const unknown: Record<ProviderName, string> = {
     openai: 'gpt-4o-2024-11-21',
     anthropic: 'claude-haiku-4-5-20251002',
@@ -629,7 +629,7 @@ describe('unknown model: 404 before any request; a model the provider does not k
   };
   it.each(PROVIDERS)('%s', async (provider) => {
     const gateway = gatewayFor(backends);
-    for (const model of [unknown[provider], `${provider}/${unknown[provider]}`, `my-agent/${unknown[provider]}`]) {
+    for (const model of [unknown[provider], `my-agent/${unknown[provider]}`]) {
       const error = await rejection(gateway.createCompletion({ model, messages: hello }));
       expect(error).toBeInstanceOf(ModelNotFoundError);
       expect(error).toMatchObject({ status: 404, code: 'model_not_found', param: 'model' });
@@ -642,6 +642,14 @@ describe('unknown model: 404 before any request; a model the provider does not k
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ status: 404, provider, retryable: false });
     expect(outcomes(error)).toEqual([`${provider}:404`]);
+
+    // Named with its provider, an id outside the catalog is sent as written: the provider's 404 comes back.
+    backends.front[provider].enqueue(upstream404[provider]);
+    const named = await rejection(
+      gateway.createCompletion({ model: `${provider}/${unknown[provider]}`, messages: hello }),
+    );
+    expect(named).toMatchObject({ status: 404, provider, retryable: false });
+    expect(backends.front[provider].requests).toHaveLength(2);
   });
 });
 

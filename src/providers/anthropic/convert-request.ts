@@ -105,12 +105,15 @@ export function toAnthropicRequest(call: ProviderCall, streaming: boolean): Para
   return params;
 }
 
-/** The caller's limit (capped at the model's), or the default: the model's ceiling when streaming. */
+/**
+ * The caller's limit (capped at the model's), or the default: the model's ceiling when streaming. For a model the
+ * catalog does not list, the ceiling is a guess: the caller's limit is sent as is.
+ */
 function maxTokens(call: ProviderCall, streaming: boolean): number {
   const ceiling = call.model.max_output_tokens;
   const asked = call.body.max_completion_tokens ?? call.body.max_tokens;
   if (asked == null) return streaming ? ceiling : Math.min(ceiling, NON_STREAMING_MAX_TOKENS);
-  if (asked <= ceiling) return asked;
+  if (asked <= ceiling || call.modelKnown === false) return asked;
   const param = call.body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
   call.warn({
     code: 'converted_parameter',

@@ -1,3 +1,4 @@
+import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
 
 /** Google's Gemini API (not Vertex), through `@google/genai`; conversions in this folder. */
@@ -7,6 +8,13 @@ export const googleProvider: ProviderDefinition = {
   defaultBaseURL: 'https://generativelanguage.googleapis.com',
   requiresApiKey: true,
   capabilities: { nativeOutput: nativeOutputWhere(true) },
+  // An unlisted Gemini: a thinking budget (Gemini 3 still takes one beside its levels); responseJsonSchema native.
+  uncatalogued: {
+    context_window: 1_048_576,
+    max_output_tokens: 65_536,
+    supports: SUPPORTS_EVERYTHING,
+    reasoning: { control: 'budget', can_disable: true },
+  },
   create: async (settings) => (await import('./adapter.ts')).createGoogleProvider(settings),
   convertRequest: async (call) => {
     const { config } = (await import('./convert-request.ts')).toGeminiRequest(call);

@@ -56,8 +56,8 @@ function buildServer(gateway: Gateway, keys: ApiKeyStore, version: string): McpS
     async ({ reasoning }) => {
       const rows = gateway.listModels({ reasoning: reasoning ?? false }).data.map((model) => ({
         id: model.id,
-        price_in: model.pricing.input,
-        price_out: model.pricing.output,
+        price_in: model.pricing?.input ?? null,
+        price_out: model.pricing?.output ?? null,
         context_window: model.context_window,
         release_date: model.release_date,
         reasoning: model.supports.reasoning,

@@ -1,5 +1,5 @@
 import { parseModelReference } from '../../completion/parse-model.ts';
-import { InvalidRequestError, ModelNotFoundError } from '../../errors.ts';
+import { ModelNotFoundError } from '../../errors.ts';
 import type { Gateway } from '../../gateway.ts';
 import { reservedProviderNames } from '../../providers/registry.ts';
 import { HttpError, json } from '../responses.ts';
@@ -20,7 +20,8 @@ export function modelRoutes(gateway: Gateway): Route[] {
     },
     {
       // Ids hold dots and colons. Everything after /v1/models/ is read as the chat `model` parameter is:
-      // `openai/gpt-4o` (or `openai%2Fgpt-4o`) and `<agent_id>/<model>` name the catalog model they call.
+      // `openai/gpt-4o` (or `openai%2Fgpt-4o`) and `<agent_id>/<model>` name the catalog model they call. A model
+      // outside the catalog has no facts to show: 404, although a chat call to `<provider>/<id>` reaches it.
       method: 'GET',
       path: /^\/v1\/models\/(.+)$/,
       auth: 'none',
@@ -42,19 +43,14 @@ export function modelRoutes(gateway: Gateway): Route[] {
 }
 
 /**
- * The model a `model` reference (`<provider>/<model>`, `<agent_id>/<model>`) names, checked as a chat call checks
- * it; `undefined` for a deployment or a model the catalog does not know.
+ * The catalog model a `model` reference (`<provider>/<model>`, `<agent_id>/<model>`) names, as a chat call resolves
+ * it (a provider's own name for a model included); `undefined` for a deployment or a model outside the catalog.
  */
 function referencedModel(gateway: Gateway, reference: string): string | undefined {
   const parsed = parseModelReference(reference, reservedProviderNames);
   if (parsed.kind !== 'model') return undefined;
-  const entry = gateway.catalog.find(parsed.model);
-  if (entry && parsed.provider && !entry.providers.some((offering) => offering.provider === parsed.provider)) {
-    const providers = entry.providers.map((offering) => offering.provider).join(', ');
-    const message = `${entry.id} is not served by ${parsed.provider}. Its providers: ${providers}.`;
-    throw new InvalidRequestError(message, 'model', 'provider_not_serving_model');
-  }
-  return parsed.model;
+  if (gateway.catalog.find(parsed.model)) return parsed.model;
+  return parsed.provider === undefined ? undefined : gateway.catalog.findOffering(parsed.provider, parsed.model)?.id;
 }
 
 /** `true`/`1`, `false`/`0`, or absent. */
