@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Command, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
+import { registerCatalogCommand } from './cli/catalog-command.ts';
 import { formatTokens, parsePort, parsePositiveInteger, printJson, printTable } from './cli/format.ts';
 import { logWarningsAsJsonLines, restartWithBoundedYoungGeneration } from './cli/serve-process.ts';
 import type { DeploymentStore } from './deployments/store.ts';
@@ -35,6 +36,7 @@ program
   .addOption(dataOption())
   .addOption(deploymentsOption())
   .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
+  .option('--catalog <file>', 'catalog rows to add to the bundled catalog (see `switchyard catalog update`)')
   .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
   .option(
     '--max-concurrent-per-key <n>',
@@ -48,12 +50,16 @@ program
     restartWithBoundedYoungGeneration();
     logWarningsAsJsonLines();
     const { startServer } = await import('./server/start-server.ts');
+    const { extendCatalog } = await import('./catalog/extend-catalog.ts');
+    // Checked before anything listens: a broken file stops the start with the file, row and field named.
+    const catalog = options.catalog === undefined ? undefined : extendCatalog(options.catalog);
     const server = await startServer({
       host: options.host,
       port: options.port,
       dataDir: options.data,
       ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
       mock: options.mock,
+      ...(catalog ? { gateway: { catalog } } : {}),
       maxBodyBytes: options.maxBodyBytes,
       maxConcurrentPerKey: options.maxConcurrentPerKey,
       allowedHosts: options.allowedHost ?? [],
@@ -84,6 +90,8 @@ program
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+
+registerCatalogCommand(program);
 
 const keys = program.command('keys').description('Create, list and revoke API keys of a data directory');
 keys
@@ -130,9 +138,14 @@ program
   .description('List the model catalog')
   .option('--reasoning', 'only models that support reasoning')
   .option('--json', 'print the OpenAI /v1/models JSON instead of a table')
-  .action(async (options: { reasoning?: boolean; json?: boolean }) => {
+  .option('--catalog <file>', 'with the rows of this catalog file')
+  .action(async (options: { reasoning?: boolean; json?: boolean; catalog?: string }) => {
     const { createGateway } = await import('./gateway.ts');
-    const list = createGateway({ env: {} }).listModels({ reasoning: options.reasoning ?? false });
+    const { extendCatalog } = await import('./catalog/extend-catalog.ts');
+    const catalog = options.catalog === undefined ? undefined : extendCatalog(options.catalog);
+    const list = createGateway({ env: {}, ...(catalog ? { catalog } : {}) }).listModels({
+      reasoning: options.reasoning ?? false,
+    });
     if (options.json) return printJson(list);
     const rows = list.data.map((model) => [
       model.id,
@@ -207,6 +220,7 @@ interface ServeCommandOptions {
   data: string;
   deployments?: string;
   mock: boolean;
+  catalog?: string;
   maxBodyBytes: number;
   maxConcurrentPerKey: number;
   allowedHost?: string[];

@@ -178,3 +178,23 @@ function typeForStatus(status: number): string {
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
+
+/**
+ * Catalog data that does not hold together: a row of `extendCatalog`, a `--catalog` file, or a refreshed source.
+ * The message names where (file, row and model id) and which field.
+ */
+export class CatalogError extends SwitchyardError {
+  override name = 'CatalogError';
+  /** The file or URL the data came from, when it came from one. */
+  readonly source: string | undefined;
+  /** The row's index in `models`, when one row is at fault. */
+  readonly row: number | undefined;
+  /** The field at fault, as a path (`providers[0].pricing.input`). */
+  readonly field: string | undefined;
+  constructor(message: string, where: { source?: string; row?: number; field?: string } = {}) {
+    super(message, { status: 400, type: 'invalid_request_error', code: 'invalid_catalog', param: where.field ?? null });
+    this.source = where.source;
+    this.row = where.row;
+    this.field = where.field;
+  }
+}

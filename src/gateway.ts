@@ -1,5 +1,6 @@
 import type { AutoParseableResponseFormat } from 'openai/lib/parser';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
+import { CatalogRefresher, type CatalogRefreshOptions, type CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
 import type { CompletionStream } from './completion/completion-stream.ts';
 import { createCompletion } from './completion/create-completion.ts';
@@ -65,8 +66,13 @@ export interface GatewayOptions {
   maxConnectionsPerProvider?: number;
   /** Throw `UnsupportedParameterError` instead of dropping a parameter the model cannot take with a warning. */
   strict?: boolean;
-  /** A catalog to use instead of the bundled one. */
+  /** A catalog to use instead of the bundled one (`extendCatalog(rows | file)` adds yours to it). */
   catalog?: Catalog;
+  /**
+   * Keeps the catalog current from a public list (models.dev, OpenRouter, or catalog rows at a URL) in the
+   * background: new models and prices on top of `catalog`. A failed refresh keeps the last good catalog.
+   */
+  catalogRefresh?: CatalogRefreshOptions;
   /**
    * Where deployments (`model: "switchyard/deployment/<id>"`) live: a directory of JSON/YAML files, the URL of a
    * `switchyard serve` (key from `SWITCHYARD_API_KEY`), or any `DeploymentStore`.
@@ -102,9 +108,12 @@ export interface Gateway {
   readonly recordStats: RecordQueueStats;
   /** Resolves once every record of the calls made so far has been written. */
   flush(): Promise<void>;
-  /** Flushes the records and closes the sinks. */
+  /** Flushes the records and closes the sinks (and stops refreshing the catalog). */
   close(): Promise<void>;
+  /** The catalog in use: the latest good one when `catalogRefresh` is set. */
   readonly catalog: Catalog;
+  /** With `catalogRefresh`: refreshes now (never rejects) and says what happened; `undefined` without it. */
+  refreshCatalog(): Promise<CatalogRefreshStatus | undefined>;
   /** The providers this gateway can call (credentials found; never the keys); `["mock"]` in mock mode. */
   configuredProviders(): string[];
 }
@@ -121,8 +130,11 @@ const DEFAULT_RETRY: Required<RetryOptions> = {
  * every call of it shares. The work of one call is `createCompletion` in `src/completion/`.
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
-  const catalog = options.catalog ?? defaultCatalog();
   const registry = new ProviderRegistry([...builtInProviders, ...ownProviders(options.providers)]);
+  const baseCatalog = options.catalog ?? defaultCatalog();
+  const refresher = options.catalogRefresh && new CatalogRefresher(baseCatalog, options.catalogRefresh, registry);
+  refresher?.start();
+  const currentCatalog = () => refresher?.catalog ?? baseCatalog;
   const simulator = options.mock === true ? new MockProvider() : options.mock || undefined;
   const env = options.env ?? process.env;
   const timeoutMs = options.timeoutMs ?? 600_000;
@@ -139,7 +151,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const recorder = createCallRecorder(options.records);
   const configuredProviders = () => providersWithCredentials({ registry, providers: options.providers, env });
   const services: Services = {
-    catalog,
+    get catalog() {
+      return currentCatalog();
+    },
     registry,
     getProvider,
     recorder,
@@ -161,15 +175,21 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   return {
     createCompletion: ((request: CompletionRequest, callOptions?: CompletionOptions) =>
       createCompletion(services, request, callOptions)) as Gateway['createCompletion'],
-    listModels: (listOptions) => catalog.list(listOptions),
+    listModels: (listOptions) => currentCatalog().list(listOptions),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,
     get recordStats() {
       return recorder.stats;
     },
     flush: recorder.flush,
-    close: recorder.close,
-    catalog,
+    close: () => {
+      refresher?.stop();
+      return recorder.close();
+    },
+    get catalog() {
+      return currentCatalog();
+    },
+    refreshCatalog: async () => refresher?.refresh(),
     configuredProviders: () => (simulator ? [simulator.name] : configuredProviders()),
   };
 }

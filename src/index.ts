@@ -12,6 +12,12 @@ export type {
   ProviderOffering,
   ReasoningFacts,
 } from './catalog/catalog-schema.ts';
+export {
+  type CatalogExtension,
+  type CatalogRow,
+  type ExtendCatalogOptions,
+  extendCatalog,
+} from './catalog/extend-catalog.ts';
 export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';
@@ -43,6 +49,7 @@ export {
 } from './deployments/index.ts';
 export {
   AuthenticationError,
+  CatalogError,
   InvalidRequestError,
   MissingCredentialsError,
   ModelNotFoundError,

@@ -6,6 +6,7 @@ import { z } from 'zod';
  */
 
 const usdPerMillion = z.number().nonnegative();
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 const cachePrices = {
   /** Price of cache-hit input tokens; equal to `input` when the provider has no discount. */
@@ -81,18 +82,25 @@ export const modelEntrySchema = z.strictObject({
   name: z.string().min(1),
   /** The model's maker, a lower-case slug: openai, anthropic, google, mistral, xai, deepseek, meta, qwen, … */
   maker: z.string().regex(/^[a-z][a-z0-9-]*$/),
-  release_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  release_date: isoDate,
   context_window: z.number().int().positive(),
   max_output_tokens: z.number().int().positive(),
   supports: supportsSchema,
   reasoning: reasoningFactsSchema.optional(),
   /** Ordered: the first provider is the default one, the rest are fallbacks in that order. */
   providers: z.array(providerOfferingSchema).min(1),
+  /**
+   * Where the row's facts come from when not from the bundled data: `models.dev`, `openrouter`, a URL, or the file it
+   * was read from. Set by `extendCatalog` and `switchyard catalog update`.
+   */
+  source: z.string().min(1).optional(),
+  /** When those facts were last checked (YYYY-MM-DD); the bundled rows take the data's `updated`. */
+  updated: isoDate.optional(),
 });
 
 export const catalogDataSchema = z.strictObject({
   /** Date the data was last checked against the providers' pages (YYYY-MM-DD). */
-  updated: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  updated: isoDate,
   models: z.array(modelEntrySchema).min(1),
   /** `<family>-latest` → pinned id. Every alias ends in `-latest`. */
   aliases: z.record(z.string().regex(/-latest$/), z.string()),

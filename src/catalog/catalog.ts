@@ -34,6 +34,10 @@ export interface ModelInfo {
   reasoning?: ModelReasoningInfo;
   /** Providers that serve the model, the default first. */
   providers: ProviderOffering[];
+  /** Where the row's facts come from: `switchyard` (the bundled data), `models.dev`, `openrouter`, a file or URL. */
+  source: string;
+  /** When they were last checked (YYYY-MM-DD), when known. */
+  updated: string | null;
 }
 
 export interface ModelList {
@@ -102,16 +106,16 @@ export class Catalog {
   }
 
   #buildList(): ModelInfo[] {
-    const rows: ModelInfo[] = this.data.models.map((entry) => toModelInfo(entry.id, entry));
+    const rows: ModelInfo[] = this.data.models.map((entry) => toModelInfo(entry.id, entry, this.data.updated));
     for (const [alias, target] of Object.entries(this.data.aliases)) {
       const entry = this.#byId.get(target);
-      if (entry) rows.push({ ...toModelInfo(alias, entry), alias_for: entry.id });
+      if (entry) rows.push({ ...toModelInfo(alias, entry, this.data.updated), alias_for: entry.id });
     }
     return rows.sort((a, b) => a.id.localeCompare(b.id));
   }
 }
 
-function toModelInfo(id: string, entry: ModelEntry): ModelInfo {
+function toModelInfo(id: string, entry: ModelEntry, bundledDate: string): ModelInfo {
   const info: ModelInfo = {
     id,
     object: 'model',
@@ -124,6 +128,8 @@ function toModelInfo(id: string, entry: ModelEntry): ModelInfo {
     pricing: entry.providers[0]!.pricing ?? null,
     supports: entry.supports,
     providers: entry.providers,
+    source: entry.source ?? 'switchyard',
+    updated: entry.source === undefined ? bundledDate : (entry.updated ?? null),
   };
   if (entry.reasoning) info.reasoning = { ...entry.reasoning, budgets: effectiveBudgets(entry) };
   return info;

@@ -1,0 +1,208 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { CatalogError } from '../errors.ts';
+import { Catalog } from './catalog.ts';
+import {
+  catalogDataSchema,
+  type ModelEntry,
+  modelEntrySchema,
+  type ProviderOffering,
+  pricingSchema,
+  providerOfferingSchema,
+  reasoningFactsSchema,
+  supportsSchema,
+} from './catalog-schema.ts';
+import { defaultCatalog } from './default-catalog.ts';
+
+/** An offering in a user row: `model` and price fields may be left out when it changes an offering the catalog has. */
+const offeringRowSchema = providerOfferingSchema.extend({
+  model: providerOfferingSchema.shape.model.optional(),
+  pricing: pricingSchema.partial().optional(),
+});
+
+/**
+ * One user row. With an `id` the catalog has (a pinned id, alias or synonym), it changes that model: the fields it
+ * gives replace the catalog's, `supports` flag by flag, and each offering replaces the catalog's offering of the
+ * same provider (its price field by field) or is added after them. With a new `id`, it is a whole model, or, with
+ * `base`, a copy of the `base` model (a fine-tune, a private deployment) served by the row's own `providers`.
+ */
+export const catalogRowSchema = z.strictObject({
+  id: modelEntrySchema.shape.id,
+  base: z.string().min(1).optional(),
+  name: modelEntrySchema.shape.name.optional(),
+  maker: modelEntrySchema.shape.maker.optional(),
+  release_date: modelEntrySchema.shape.release_date.optional(),
+  context_window: modelEntrySchema.shape.context_window.optional(),
+  max_output_tokens: modelEntrySchema.shape.max_output_tokens.optional(),
+  supports: supportsSchema.partial().optional(),
+  reasoning: reasoningFactsSchema.optional(),
+  providers: z.array(offeringRowSchema).optional(),
+  source: modelEntrySchema.shape.source,
+  updated: modelEntrySchema.shape.updated,
+});
+
+/** A catalog extension: rows alone, or rows with aliases and synonyms and where they come from. */
+export const catalogExtensionSchema = z.union([
+  z.array(catalogRowSchema),
+  z.strictObject({
+    updated: catalogDataSchema.shape.updated.optional(),
+    /** Default `source` of the rows (`models.dev`, `openrouter`, …). */
+    source: z.string().min(1).optional(),
+    models: z.array(catalogRowSchema),
+    aliases: catalogDataSchema.shape.aliases.optional(),
+    synonyms: catalogDataSchema.shape.synonyms.optional(),
+  }),
+]);
+
+export type CatalogRow = z.infer<typeof catalogRowSchema>;
+export type CatalogExtension = z.infer<typeof catalogExtensionSchema>;
+
+export interface ExtendCatalogOptions {
+  /** The catalog the rows change or add to. Default: the bundled one. */
+  base?: Catalog;
+  /** Named in errors and as the rows' default `source` (a path given as `extension` names itself). */
+  source?: string;
+}
+
+/**
+ * The bundled catalog (or `options.base`) with your rows: models added, prices, limits and capabilities changed,
+ * offerings added (an Azure deployment name, a fine-tune id). `extension` is the rows, or the path of a JSON file
+ * holding them. Everything is checked against the catalog schema; a `CatalogError` names the file, the row, the
+ * model id and the field. See docs/catalog.md.
+ */
+export function extendCatalog(extension: CatalogExtension | string, options: ExtendCatalogOptions = {}): Catalog {
+  const source = typeof extension === 'string' ? extension : options.source;
+  const raw = typeof extension === 'string' ? readJson(extension) : extension;
+  const parsed = catalogExtensionSchema.safeParse(raw);
+  if (!parsed.success) throw schemaError(parsed.error, source, raw);
+  const { models: rows, ...extra } = Array.isArray(parsed.data) ? { models: parsed.data } : parsed.data;
+  const rowSource = ('source' in extra ? extra.source : undefined) ?? (source ? `file:${source}` : 'user');
+  const rowDate = 'updated' in extra ? extra.updated : undefined;
+
+  const base = options.base ?? defaultCatalog();
+  const models = new Map(base.data.models.map((entry) => [entry.id, entry]));
+  rows.forEach((row, index) => {
+    const entry = applyRow(base, models, row, { source, row: index });
+    models.set(entry.id, { ...entry, source: row.source ?? rowSource, ...dated(row.updated ?? rowDate) });
+  });
+  const data = {
+    updated: base.data.updated,
+    models: [...models.values()],
+    aliases: { ...base.data.aliases, ...('aliases' in extra ? extra.aliases : {}) },
+    synonyms: { ...base.data.synonyms, ...('synonyms' in extra ? extra.synonyms : {}) },
+  };
+  for (const [name, target] of [...Object.entries(data.aliases), ...Object.entries(data.synonyms)]) {
+    if (!models.has(target) && !(target in data.aliases))
+      throw new CatalogError(`${where({ source })}"${name}" points to "${target}", which the catalog does not have.`, {
+        ...(source ? { source } : {}),
+        field: name,
+      });
+  }
+  return new Catalog(data);
+}
+
+function applyRow(
+  base: Catalog,
+  models: Map<string, ModelEntry>,
+  row: CatalogRow,
+  at: { source: string | undefined; row: number },
+): ModelEntry {
+  const fail = (field: string, message: string) =>
+    new CatalogError(`${where(at, row.id)}${field}: ${message}`, { ...definedSource(at.source), row: at.row, field });
+  const known = models.get(row.id) ?? base.find(row.id);
+  if (known && row.base !== undefined)
+    throw fail('base', `"${row.id}" is already in the catalog; base is for a new model built on another.`);
+  const template = row.base === undefined ? known : (models.get(row.base) ?? base.find(row.base));
+  if (row.base !== undefined && !template) throw fail('base', `"${row.base}" is not in the catalog.`);
+
+  const { base: _base, supports, providers, source: _source, updated: _updated, ...fields } = row;
+  const merged = {
+    ...template,
+    ...(row.base === undefined ? {} : { name: row.id, source: undefined, updated: undefined }),
+    ...fields,
+    id: known?.id ?? row.id,
+    supports: { ...template?.supports, ...supports },
+    providers: mergeOfferings(row.base === undefined ? (known?.providers ?? []) : [], providers ?? []),
+  };
+  const checked = modelEntrySchema.safeParse(merged);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw fail(fieldPath(issue.path), issue.message);
+  }
+  return checked.data;
+}
+
+/** Each row offering replaces the one of its provider (price fields one by one), or comes after the others. */
+function mergeOfferings(
+  offerings: readonly ProviderOffering[],
+  changes: ReadonlyArray<z.infer<typeof offeringRowSchema>>,
+): unknown[] {
+  const merged: Array<Record<string, unknown>> = offerings.map((offering) => ({ ...offering }));
+  for (const change of changes) {
+    const existing = merged.find((offering) => offering.provider === change.provider);
+    if (!existing) {
+      merged.push({ ...change });
+      continue;
+    }
+    const pricing = change.pricing && { ...(existing.pricing as object | undefined), ...change.pricing };
+    Object.assign(existing, change, pricing ? { pricing } : {});
+  }
+  return merged;
+}
+
+function readJson(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CatalogError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`, {
+      source: path,
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CatalogError(`${path}: not JSON (${(error as Error).message}).`, { source: path });
+  }
+}
+
+function schemaError(error: z.ZodError, source: string | undefined, extension: unknown): CatalogError {
+  // A union reports each branch; the one that got furthest into the data says the most.
+  const issues = error.issues.flatMap((issue) =>
+    issue.code === 'invalid_union'
+      ? issue.errors.flat().map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }))
+      : [issue],
+  );
+  const issue = issues.sort((a, b) => b.path.length - a.path.length)[0] ?? error.issues[0]!;
+  const path = issue.path[0] === 'models' ? issue.path.slice(1) : issue.path;
+  const row = typeof path[0] === 'number' ? path[0] : undefined;
+  const field = fieldPath(row === undefined ? path : path.slice(1));
+  const rows = Array.isArray(extension) ? extension : (extension as { models?: unknown[] } | undefined)?.models;
+  const id = row === undefined ? undefined : (rows?.[row] as { id?: unknown } | undefined)?.id;
+  return new CatalogError(
+    `${where({ source, ...(row === undefined ? {} : { row }) }, typeof id === 'string' ? id : undefined)}` +
+      `${field ? `${field}: ` : ''}${issue.message}`,
+    { ...definedSource(source), ...(row === undefined ? {} : { row }), ...(field ? { field } : {}) },
+  );
+}
+
+/** `models.json: row 3 (my-model): ` — the start of every message. */
+function where(at: { source?: string | undefined; row?: number }, id?: string): string {
+  const parts = [at.source, at.row === undefined ? undefined : `row ${at.row}${id ? ` (${id})` : ''}`];
+  const named = parts.filter(Boolean).join(': ');
+  return named ? `${named}: ` : '';
+}
+
+function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  return path
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index ? '.' : ''}${String(key)}`))
+    .join('');
+}
+
+function definedSource(source: string | undefined): { source?: string } {
+  return source === undefined ? {} : { source };
+}
+
+function dated(updated: string | undefined): { updated?: string } {
+  return updated === undefined ? {} : { updated };
+}

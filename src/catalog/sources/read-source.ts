@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import { CatalogError } from '../../errors.ts';
+import { fromModelsDev, isModelsDev } from './models-dev.ts';
+import { fromOpenRouter, isOpenRouter } from './openrouter.ts';
+import type { SourceModels } from './source-model.ts';
+
+/** The public lists `--from` names. */
+export const KNOWN_SOURCES: Readonly<Record<string, string>> = {
+  'models.dev': 'https://models.dev/api.json',
+  openrouter: 'https://openrouter.ai/api/v1/models',
+};
+
+export interface ReadSourceOptions {
+  /** The providers this Switchyard can call: a list's models at other providers are skipped. */
+  providers: ReadonlySet<string>;
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+  /** Largest answer read (default 64 MiB; models.dev's whole list is a few MB). */
+  maxBytes?: number;
+}
+
+/** A list read: public models in the catalog's terms, or catalog rows as `extendCatalog` takes them. */
+export type CatalogSource =
+  | { kind: 'models'; models: SourceModels }
+  | { kind: 'rows'; label: string; extension: unknown };
+
+/**
+ * Reads a model list: `models.dev`, `openrouter`, a URL or a file, in models.dev's `api.json` shape, OpenRouter's
+ * `/api/v1/models` shape, or as catalog rows. The shape is recognised from the data.
+ */
+export async function readSource(from: string, options: ReadSourceOptions): Promise<CatalogSource> {
+  const url = KNOWN_SOURCES[from] ?? (/^https?:\/\//i.test(from) ? from : undefined);
+  const label = KNOWN_SOURCES[from] ? from : url ? withoutCredentials(url) : from;
+  const text = url ? await download(url, label, options) : await readLocal(from);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new CatalogError(`${label}: not JSON (${(error as Error).message}).`, { source: label });
+  }
+  if (isOpenRouter(data)) return { kind: 'models', models: fromOpenRouter(data, label) };
+  if (isModelsDev(data)) return { kind: 'models', models: fromModelsDev(data, options.providers, label) };
+  if (typeof data !== 'object' || data === null)
+    throw new CatalogError(`${label}: not a model list (a JSON ${data === null ? 'null' : typeof data}).`, {
+      source: label,
+    });
+  return { kind: 'rows', label, extension: data };
+}
+
+async function download(url: string, label: string, options: ReadSourceOptions): Promise<string> {
+  const limit = options.maxBytes ?? 64 * 1024 * 1024;
+  const signal = AbortSignal.any([AbortSignal.timeout(60_000), ...(options.signal ? [options.signal] : [])]);
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(url, { signal, headers: { accept: 'application/json' } });
+  } catch (error) {
+    throw new CatalogError(`${label}: cannot be fetched (${(error as Error).message}).`, { source: label });
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new CatalogError(`${label}: answered ${response.status}.`, { source: label });
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await response.body?.cancel();
+      throw new CatalogError(`${label}: the answer is larger than ${limit} bytes.`, { source: label });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readLocal(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new CatalogError(`${path}: cannot be read (${code}).`, { source: path });
+  }
+}
+
+/** The URL as it may be shown: a user and password in it become `***`. */
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '***';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}

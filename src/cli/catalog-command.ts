@@ -1,0 +1,116 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import type { CatalogRow } from '../catalog/extend-catalog.ts';
+import type { CatalogChange, CatalogUpdate } from '../catalog/update-catalog.ts';
+
+interface UpdateOptions {
+  from: string;
+  out: string;
+  dryRun?: boolean;
+}
+
+/** `switchyard catalog update`: a catalog file kept current from a public model list. */
+export function registerCatalogCommand(program: Command): void {
+  program
+    .command('catalog')
+    .description('Keep a catalog file current from a public model list')
+    .command('update')
+    .description(
+      'Read models.dev, OpenRouter, a URL or a file, and write the new models and changed prices, limits and dates ' +
+        'to a catalog file (hand-curated fields are kept); prints the difference',
+    )
+    .requiredOption('--from <source>', 'models.dev | openrouter | <url> | <file>')
+    .option('--out <file>', 'the catalog file to write (read first when it exists)', 'catalog.json')
+    .option('--dry-run', 'print the difference without writing')
+    .action(async (options: UpdateOptions) => {
+      const update = await runUpdate(options);
+      for (const line of describeUpdate(update, options)) process.stdout.write(`${line}\n`);
+      if (options.dryRun) return;
+      const today = new Date().toISOString().slice(0, 10);
+      await writeFile(options.out, `${JSON.stringify({ updated: today, models: update.rows }, null, 2)}\n`);
+      process.stdout.write(
+        `wrote ${options.out}: use it with \`switchyard serve --catalog ${options.out}\` or ` +
+          `\`extendCatalog('${options.out}')\`\n`,
+      );
+    });
+}
+
+async function runUpdate(options: UpdateOptions): Promise<CatalogUpdate> {
+  const [{ extendCatalog, catalogExtensionSchema }, { defaultCatalog }, { readSource }, { updateCatalog }, registry] =
+    await Promise.all([
+      import('../catalog/extend-catalog.ts'),
+      import('../catalog/default-catalog.ts'),
+      import('../catalog/sources/read-source.ts'),
+      import('../catalog/update-catalog.ts'),
+      import('../providers/registry.ts'),
+    ]);
+  const { OPENAI_STYLE_PROFILE } = await import('../providers/model-profile.ts');
+  const base = defaultCatalog();
+  let previous: CatalogRow[] = [];
+  if (existsSync(options.out)) {
+    // Checked whole first, so a broken file is named before anything is fetched.
+    extendCatalog(options.out, { base });
+    const parsed = catalogExtensionSchema.parse(JSON.parse(await readFile(options.out, 'utf8')));
+    previous = Array.isArray(parsed) ? parsed : parsed.models;
+  }
+  const providers = new Set([...registry.builtInRegistry.definitions].map((definition) => definition.id));
+  const source = await readSource(options.from, { providers });
+  const today = new Date().toISOString().slice(0, 10);
+  if (source.kind === 'rows') {
+    // A file of catalog rows: checked, then its rows replace the file's rows of the same id.
+    const incoming = catalogExtensionSchema.parse(source.extension);
+    const rows = Array.isArray(incoming) ? incoming : incoming.models;
+    extendCatalog(rows, { base, source: source.label });
+    const ids = new Set(rows.map((row) => row.id));
+    const changes: CatalogChange[] = rows.map((row) => ({
+      id: row.id,
+      kind: base.find(row.id) || previous.some((old) => old.id === row.id) ? 'changed' : 'added',
+      fields: Object.keys(row)
+        .filter((field) => field !== 'id')
+        .map((field) => ({ field, from: undefined, to: row[field as keyof CatalogRow] })),
+    }));
+    return {
+      rows: [...previous.filter((row) => !ids.has(row.id)), ...rows],
+      changes,
+      counts: {
+        added: changes.filter((change) => change.kind === 'added').length,
+        changed: changes.filter((change) => change.kind === 'changed').length,
+        unchanged: 0,
+        skipped: 0,
+      },
+    };
+  }
+  const profileOf = (provider: string) => registry.builtInRegistry.get(provider)?.uncatalogued ?? OPENAI_STYLE_PROFILE;
+  return updateCatalog({ base, previous, source: source.models, profileOf, today });
+}
+
+/** The difference, one line per model: `+` added, `~` changed with each field's old and new value. */
+export function describeUpdate(update: CatalogUpdate, options: Pick<UpdateOptions, 'from'>): string[] {
+  const { added, changed, unchanged, skipped } = update.counts;
+  const lines = [
+    `catalog update from ${options.from}: ${added} added, ${changed} changed, ${unchanged} unchanged, ${skipped} ` +
+      'skipped (at providers without an adapter here, or without the facts a row needs)',
+  ];
+  for (const change of update.changes) {
+    if (change.kind === 'added' && change.entry) {
+      const entry = change.entry;
+      const offerings = entry.providers.map((offering) =>
+        offering.pricing
+          ? `${offering.provider} $${offering.pricing.input} / $${offering.pricing.output} per 1M`
+          : `${offering.provider} (price unknown)`,
+      );
+      lines.push(`+ ${entry.id}  ${offerings.join(', ')}  ${entry.context_window.toLocaleString('en-US')} context`);
+      continue;
+    }
+    const fields = change.fields.map(({ field, from, to }) =>
+      from === undefined ? `${field} ${show(to)}` : `${field} ${show(from)} → ${show(to)}`,
+    );
+    lines.push(`${change.kind === 'added' ? '+' : '~'} ${change.id}  ${fields.join('; ')}`);
+  }
+  return lines;
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value);
+}
