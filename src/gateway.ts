@@ -66,6 +66,12 @@ export interface GatewayOptions {
   maxConnectionsPerProvider?: number;
   /** Throw `UnsupportedParameterError` instead of dropping a parameter the model cannot take with a warning. */
   strict?: boolean;
+  /**
+   * `auto` places Anthropic prompt-cache breakpoints on every call (end of tools, system prompt and latest message),
+   * besides the caller's `cache_control` marks; a request's `prompt_cache` overrides it. Default `false`: only the
+   * caller's marks. See docs/caching.md.
+   */
+  promptCache?: 'auto' | false;
   /** A catalog to use instead of the bundled one (`extendCatalog(rows | file)` adds yours to it). */
   catalog?: Catalog;
   /**
@@ -164,6 +170,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       : configuredProviders,
     settings: {
       strict: options.strict ?? false,
+      promptCache: options.promptCache ?? false,
       fallbacks: options.fallbacks ?? [],
       retry: { ...DEFAULT_RETRY, ...options.retry },
       timeoutMs,

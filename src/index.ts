@@ -5,6 +5,7 @@
 
 export type { ListModelsOptions, ModelInfo, ModelList, ModelReasoningInfo } from './catalog/catalog.ts';
 export { Catalog } from './catalog/catalog.ts';
+export type { CatalogRefreshOptions, CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
 export type {
   CatalogData,
   ModelEntry,
@@ -120,14 +121,17 @@ export { toStrictJsonSchema } from './structured-output/strict-json-schema.ts';
 export { renderTemplate } from './templates.ts';
 export type {
   Attempt,
+  CacheControl,
   ChatCompletionMessageParam,
   ChatCompletionTool,
   CompletionChunk,
   CompletionMessage,
+  CompletionMessageParam,
   CompletionRequest,
   CompletionRequestNonStreaming,
   CompletionRequestStreaming,
   CompletionResponse,
+  CompletionTool,
   CompletionWarning,
   ParsedCompletionResponse,
   ReasoningDetail,

@@ -8,6 +8,7 @@ import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessage,
   ChatCompletionMessageParam,
+  ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { CostBreakdown } from './records/compute-cost.ts';
 
@@ -24,10 +25,41 @@ export type ReasoningSetting = { budget: number; effort?: never } | { effort: Re
 /** `disabled` switches reasoning off; the others are levels, lowest first (OpenAI's names). */
 export type ReasoningEffortLevel = 'disabled' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
+/**
+ * A prompt-caching breakpoint on a message, a content part or a tool, as LiteLLM and OpenRouter take it: the prompt
+ * up to here may be cached. Anthropic gets it as its `cache_control`; see docs/caching.md for the others.
+ */
+export interface CacheControl {
+  type: 'ephemeral';
+  /** How long the cache entry lives: `5m` (default) or `1h` (cache writes then cost 2× input instead of 1.25×). */
+  ttl?: '5m' | '1h';
+}
+
+type Cacheable<T> = T & { cache_control?: CacheControl };
+type CacheableContent<C> = C extends Array<infer Part> ? Array<Cacheable<Part>> : C;
+
+/** An OpenAI message whose content parts, and itself, may carry a `cache_control` breakpoint. */
+export type CompletionMessageParam = ChatCompletionMessageParam extends infer Message
+  ? Message extends unknown
+    ? Cacheable<{ [Key in keyof Message]: Key extends 'content' ? CacheableContent<Message[Key]> : Message[Key] }>
+    : never
+  : never;
+
+/** An OpenAI tool that may carry a `cache_control` breakpoint. */
+export type CompletionTool = Cacheable<ChatCompletionTool>;
+
 /** Fields Switchyard adds to an OpenAI chat-completion request. */
 export interface SwitchyardRequestFields {
   /** Optional only for deployment calls; a direct model call needs messages. */
-  messages?: ChatCompletionMessageParam[];
+  messages?: CompletionMessageParam[];
+  tools?: CompletionTool[];
+  /**
+   * `auto` places Anthropic cache breakpoints itself (tools, system, the latest turn); `false` sends only yours.
+   * Default: the gateway's `promptCache` (false). See docs/caching.md.
+   */
+  prompt_cache?: 'auto' | false;
+  /** Gemini: the name of a context cache made with the Gemini API (`cachedContents/…`), sent as `cachedContent`. */
+  cached_content?: string;
   /** `agent_id`, `trace_id`, `workflow_name` are recognised; any other string keys are kept on the call record. */
   metadata?: Record<string, string> | null;
   /** Fills `{{name}}` variables in message text (dotted paths allowed). */
@@ -39,7 +71,7 @@ export interface SwitchyardRequestFields {
   structured_output_fallback?: string;
 }
 
-type OpenAIRequest = Omit<ChatCompletionCreateParamsBase, 'messages' | 'metadata' | 'stream'>;
+type OpenAIRequest = Omit<ChatCompletionCreateParamsBase, 'messages' | 'metadata' | 'stream' | 'tools'>;
 
 export type CompletionRequestBase = OpenAIRequest & SwitchyardRequestFields;
 export type CompletionRequestNonStreaming = CompletionRequestBase & { stream?: false | null };

@@ -31,6 +31,8 @@ export interface CallPlan {
   readonly body: Readonly<Record<string, unknown>> & { messages: ChatCompletionMessageParam[] };
   readonly output: OutputSpec | undefined;
   readonly reasoning: ResolvedReasoning | undefined;
+  /** `auto`: the provider places prompt-cache breakpoints itself (the request's `prompt_cache`, else the gateway's). */
+  readonly promptCache: 'auto' | false;
   readonly stream: boolean;
   readonly includeUsage: boolean;
   /** Models tried after every provider of `model` failed. */

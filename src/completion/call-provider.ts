@@ -54,6 +54,7 @@ function providerCall(
     body: body as unknown as ChatCompletionCreateParamsBase,
     model: candidate.model,
     modelKnown: candidate.known,
+    promptCache: plan.promptCache,
     // A fallback model is a different model: the caller's reasoning setting was resolved against the requested one.
     reasoning: candidate.model === plan.model ? plan.reasoning : undefined,
     output: plan.output,

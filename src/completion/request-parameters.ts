@@ -67,6 +67,8 @@ export const REQUEST_PARAMETERS = {
   prompt_cache_key: { kind: 'sent', check: string('prompt_cache_key') },
   prompt_cache_retention: { kind: 'sent', check: string('prompt_cache_retention') },
   prompt_cache_options: { kind: 'sent' },
+  // Gemini's context cache by name (its own field, not OpenAI's); other providers drop it with a warning.
+  cached_content: { kind: 'sent', check: string('cached_content', 'the name of a Gemini context cache') },
   safety_identifier: { kind: 'sent', check: string('safety_identifier') },
   user: { kind: 'sent', check: string('user') },
   moderation: { kind: 'sent' },
@@ -76,6 +78,12 @@ export const REQUEST_PARAMETERS = {
   input: { kind: 'ours' },
   fallbacks: { kind: 'ours', check: stringArray('fallbacks', 'an array of model ids') },
   structured_output_fallback: { kind: 'ours', check: string('structured_output_fallback', 'a model id') },
+  prompt_cache: {
+    kind: 'ours',
+    check: (value) => {
+      if (value !== 'auto' && value !== false) fail('"prompt_cache" must be "auto" or false.', 'prompt_cache');
+    },
+  },
 } satisfies Record<RequestKey, RequestParameter>;
 
 const ROWS: ReadonlyMap<string, RequestParameter> = new Map(Object.entries(REQUEST_PARAMETERS));

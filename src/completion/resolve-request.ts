@@ -70,6 +70,7 @@ export async function resolveRequest(
     body: body as CallPlan['body'],
     output: resolveOutputSpec(asked.response_format),
     reasoning: resolveReasoning(asked, model),
+    promptCache: asked.prompt_cache ?? services.settings.promptCache,
     stream: asked.stream === true,
     includeUsage: asked.stream_options?.include_usage === true,
     fallbacks: asked.fallbacks ?? services.settings.fallbacks,

@@ -18,6 +18,7 @@ export interface Services {
   readonly configuredProviders: () => string[];
   readonly settings: {
     readonly strict: boolean;
+    readonly promptCache: 'auto' | false;
     readonly fallbacks: readonly string[];
     readonly retry: Required<RetryOptions>;
     /** Time one provider attempt may take (the SDKs' request timeout), unless the provider's settings say otherwise. */

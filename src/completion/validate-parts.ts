@@ -29,6 +29,7 @@ export function validateMessages(messages: unknown): void {
     } else if (content == null) {
       fail(`${at}.content is required for a ${message.role} message.`, `${at}.content`);
     }
+    if (message.cache_control !== undefined) validateCacheControl(message.cache_control, `${at}.cache_control`);
     if (message.role === 'tool' && typeof message.tool_call_id !== 'string') {
       fail(
         `${at}.tool_call_id is required: the id of the assistant tool call this message answers.`,
@@ -44,6 +45,7 @@ export function validateMessages(messages: unknown): void {
       }
       if (part.type === 'text' && typeof part.text !== 'string')
         fail(`${partAt}.text must be a string.`, `${partAt}.text`);
+      if (part.cache_control !== undefined) validateCacheControl(part.cache_control, `${partAt}.cache_control`);
       if (part.type === 'image_url' && !(isObject(part.image_url) && typeof part.image_url.url === 'string')) {
         const hint = '{ "url": "https://… or data:image/…;base64,…" }';
         fail(`${partAt}.image_url must be ${hint}.`, `${partAt}.image_url`);
@@ -83,6 +85,8 @@ export function validateTools(tools: unknown): void {
         at,
       );
     }
+    if ((tool as Record<string, unknown>).cache_control !== undefined)
+      validateCacheControl((tool as Record<string, unknown>).cache_control, `${at}.cache_control`);
     const name = spec.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       fail(
@@ -176,4 +180,11 @@ function toolName(tool: unknown): unknown {
   if (!isObject(tool) || (tool.type !== 'function' && tool.type !== 'custom')) return undefined;
   const spec = tool[tool.type];
   return isObject(spec) ? spec.name : undefined;
+}
+
+/** A prompt-caching breakpoint: `{ type: "ephemeral", ttl?: "5m" | "1h" }`. */
+function validateCacheControl(value: unknown, at: string): void {
+  const ttl = isObject(value) ? value.ttl : undefined;
+  if (!isObject(value) || value.type !== 'ephemeral' || (ttl !== undefined && ttl !== '5m' && ttl !== '1h'))
+    fail(`${at} must be { "type": "ephemeral", "ttl"?: "5m" | "1h" } (got ${JSON.stringify(value)}).`, at);
 }

@@ -103,6 +103,11 @@ export interface ProviderCall {
    * (a `max_tokens` above the guessed ceiling) are sent as they are instead of being lowered.
    */
   modelKnown?: boolean;
+  /**
+   * `auto`: place prompt-cache breakpoints where the provider needs them placed (Anthropic); `false` or absent: only
+   * the caller's `cache_control` marks. See docs/caching.md.
+   */
+  promptCache?: 'auto' | false;
   /** The reasoning setting after validation, converted to both forms; absent when the caller set none. */
   reasoning: ResolvedReasoning | undefined;
   /**

@@ -24,6 +24,8 @@ export interface FakeAnthropicReply {
     output_tokens?: number;
     cache_creation_input_tokens?: number;
     cache_read_input_tokens?: number;
+    /** The part of `cache_creation_input_tokens` written with the one-hour time to live. */
+    cache_creation_1h_input_tokens?: number;
     thinking_tokens?: number;
   };
   /** Answer with this HTTP error instead. */
@@ -86,6 +88,20 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
   };
 }
 
+/** Every `cache_control` of a request, in the order the API reads them: tools, system, messages. */
+function cacheBreakpoints(body: Record<string, any>): Array<{ type: string; ttl?: string }> {
+  const blocks = [
+    ...(body.tools ?? []),
+    ...(Array.isArray(body.system) ? body.system : []),
+    ...body.messages.flatMap((message: { content: unknown }) =>
+      Array.isArray(message.content) ? message.content : [],
+    ),
+  ];
+  return blocks.flatMap((block: { cache_control?: { type: string; ttl?: string } }) =>
+    block.cache_control ? [block.cache_control] : [],
+  );
+}
+
 /** The 400s of the real API that an adapter can cause; `undefined` when the request is acceptable. */
 function invalidRequest(body: Record<string, any>, version: string | string[] | undefined): string | undefined {
   if (!version) return 'anthropic-version: header is required';
@@ -102,6 +118,13 @@ function invalidRequest(body: Record<string, any>, version: string | string[] | 
     )
   ) {
     return 'messages: Input tag does not match the expected tags';
+  }
+  const breakpoints = cacheBreakpoints(body);
+  if (breakpoints.length > 4)
+    return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints.length}.`;
+  for (const control of breakpoints) {
+    if (control.type !== 'ephemeral' || (control.ttl !== undefined && control.ttl !== '5m' && control.ttl !== '1h'))
+      return `cache_control: Input tag '${control.type}' does not match the expected tags`;
   }
   const thinking = body.thinking;
   if (thinking?.type === 'enabled') {
@@ -149,6 +172,7 @@ function messageOf(reply: FakeAnthropicReply, body: Record<string, any>, id: str
     output_tokens = 7,
     cache_creation_input_tokens = 0,
     cache_read_input_tokens = 0,
+    cache_creation_1h_input_tokens = 0,
     thinking_tokens,
   } = reply.usage ?? {};
   return {
@@ -170,7 +194,10 @@ function messageOf(reply: FakeAnthropicReply, body: Record<string, any>, id: str
       output_tokens,
       cache_creation_input_tokens,
       cache_read_input_tokens,
-      cache_creation: { ephemeral_5m_input_tokens: cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 },
+      cache_creation: {
+        ephemeral_5m_input_tokens: cache_creation_input_tokens - cache_creation_1h_input_tokens,
+        ephemeral_1h_input_tokens: cache_creation_1h_input_tokens,
+      },
       output_tokens_details: thinking_tokens === undefined ? null : { thinking_tokens },
       server_tool_use: null,
       service_tier: 'standard',

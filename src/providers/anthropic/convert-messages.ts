@@ -5,7 +5,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { InvalidRequestError } from '../../errors.ts';
-import type { ReasoningDetail } from '../../types.ts';
+import type { CacheControl, ReasoningDetail } from '../../types.ts';
 
 /** OpenAI messages as Anthropic's: the system prompt apart, alternating turns, content blocks, thinking restored. */
 
@@ -38,13 +38,13 @@ export function convertMessages(messages: ChatCompletionMessageParam[]): {
     switch (message.role) {
       case 'system':
       case 'developer':
-        for (const text of textsOf(message.content)) if (text !== '') system.push({ type: 'text', text });
+        system.push(...withMessageMark(systemBlocks(message.content), message));
         break;
       case 'user':
-        add('user', userBlocks(message.content, at));
+        add('user', withMessageMark(userBlocks(message.content, at), message));
         break;
       case 'assistant':
-        add('assistant', assistantBlocks(message, at));
+        add('assistant', withMessageMark(assistantBlocks(message, at), message));
         break;
       case 'tool': {
         const texts = textsOf(message.content).filter((text) => text !== '');
@@ -55,7 +55,7 @@ export function convertMessages(messages: ChatCompletionMessageParam[]): {
         if (typeof message.content === 'string') {
           if (message.content !== '') result.content = message.content;
         } else if (texts.length > 0) result.content = texts.map((text) => ({ type: 'text', text }));
-        add('user', [result]);
+        add('user', withMessageMark([result], message));
         break;
       }
       default:
@@ -79,7 +79,34 @@ function finishTurn(turn: Turn): Anthropic.MessageParam {
         ]
       : turn.content;
   const only = content.length === 1 ? content[0] : undefined;
-  return { role: turn.role, content: only?.type === 'text' ? only.text : content };
+  return { role: turn.role, content: only?.type === 'text' && !only.cache_control ? only.text : content };
+}
+
+/** Text parts of a system or developer message as system blocks, each with its breakpoint. */
+function systemBlocks(content: string | Array<{ type: string; text?: string }>): Anthropic.TextBlockParam[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return content.flatMap((part) => (part.text ? [marked({ type: 'text', text: part.text }, part)] : []));
+}
+
+/**
+ * A breakpoint on a whole message (the form LiteLLM and OpenRouter take for a string content) goes on its last
+ * block that can hold one: thinking blocks cannot.
+ */
+function withMessageMark<B extends Block>(blocks: B[], message: object): B[] {
+  const last = blocks.findLast((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking');
+  if (last) marked(last, message);
+  return blocks;
+}
+
+/** `block` with the caller's `cache_control` from `source` in Anthropic's form, if `source` has one. */
+function marked<B extends Block>(block: B, source: object): B {
+  const control = (source as { cache_control?: CacheControl }).cache_control;
+  if (control) {
+    (block as { cache_control?: Anthropic.CacheControlEphemeral }).cache_control = control.ttl
+      ? { type: 'ephemeral', ttl: control.ttl }
+      : { type: 'ephemeral' };
+  }
+  return block;
 }
 
 function textsOf(content: string | Array<{ type: string; text?: string }> | null | undefined): string[] {
@@ -94,9 +121,9 @@ function userBlocks(content: string | ChatCompletionContentPart[], at: string): 
   content.forEach((part, partIndex) => {
     const partAt = `${at}.content[${partIndex}]`;
     if (part.type === 'text') {
-      if (part.text !== '') blocks.push({ type: 'text', text: part.text });
-    } else if (part.type === 'image_url') blocks.push(imageBlock(part.image_url.url, partAt));
-    else if (part.type === 'file') blocks.push(documentBlock(part.file, partAt));
+      if (part.text !== '') blocks.push(marked({ type: 'text', text: part.text }, part));
+    } else if (part.type === 'image_url') blocks.push(marked(imageBlock(part.image_url.url, partAt), part));
+    else if (part.type === 'file') blocks.push(marked(documentBlock(part.file, partAt), part));
     else throw new InvalidRequestError(`${partAt}: Anthropic does not take "${part.type}" content.`, partAt);
   });
   return blocks;

@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ProviderCall } from '../provider.ts';
 import { applyReasoning } from './apply-reasoning.ts';
+import { placeBreakpoints } from './cache-breakpoints.ts';
 import { convertMessages } from './convert-messages.ts';
 import { applyTools } from './convert-tools.ts';
 
@@ -102,6 +103,7 @@ export function toAnthropicRequest(call: ProviderCall, streaming: boolean): Para
     });
   }
   if (call.reasoning) applyReasoning(call, params);
+  placeBreakpoints(call, params);
   return params;
 }
 

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
+import type { CacheControl } from '../../types.ts';
 import { type PortableToolChoice, portableTools } from '../portable-tools.ts';
 import type { ProviderCall } from '../provider.ts';
 import type { Params } from './convert-request.ts';
@@ -22,6 +23,8 @@ function convertTool(tool: ChatCompletionFunctionTool, index: number, call: Prov
     input_schema: (parameters ?? { type: 'object', properties: {} }) as Anthropic.Tool.InputSchema,
   };
   if (description) converted.description = description;
+  const control = (tool as { cache_control?: CacheControl }).cache_control;
+  if (control) converted.cache_control = control.ttl ? { type: 'ephemeral', ttl: control.ttl } : { type: 'ephemeral' };
   if (strict && call.model.supports.structured_outputs) converted.strict = true;
   else if (strict) {
     call.warn({

@@ -11,6 +11,7 @@ const quirks: OpenAIFamilyQuirks = {
   maxTokensField: 'max_completion_tokens',
   streamUsage: true,
   newToolKinds: true,
+  unsupportedParams: ['cached_content'],
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { Content, GenerateContentConfig } from '@google/genai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { withoutCacheControl } from '../prompt-cache.ts';
 import type { ProviderCall } from '../provider.ts';
 
 import { toContents } from './convert-contents.ts';
@@ -31,6 +32,7 @@ const HANDLED = new Set([
   'tool_choice',
   'parallel_tool_calls',
   'response_format',
+  'cached_content',
 ]);
 
 export interface GeminiRequest {
@@ -41,8 +43,11 @@ export interface GeminiRequest {
 
 /** The caller's OpenAI body as `generateContent` parameters; every dropped or converted parameter is warned about. */
 export function toGeminiRequest(call: ProviderCall): GeminiRequest {
-  const body = call.body as ChatCompletionCreateParamsBase & Record<string, unknown>;
+  const body = withoutCacheControl(call.body, 'Gemini', call.warn) as ChatCompletionCreateParamsBase &
+    Record<string, unknown>;
   const config: GenerateContentConfig = {};
+  // A context cache made with the Gemini API, by name; implicit cache hits need nothing and are reported in usage.
+  if (typeof body.cached_content === 'string') config.cachedContent = body.cached_content;
   const { systemParts, contents } = toContents(body.messages, call);
   if (systemParts.length > 0) config.systemInstruction = { parts: systemParts };
 

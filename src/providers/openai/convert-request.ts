@@ -1,6 +1,7 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { toStrictJsonSchema } from '../../structured-output/strict-json-schema.ts';
 import { portableTools } from '../portable-tools.ts';
+import { withoutCacheControl } from '../prompt-cache.ts';
 import type { ProviderCall } from '../provider.ts';
 import { chooseReasoning } from '../reasoning-choice.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
@@ -17,7 +18,9 @@ export function toOpenAIRequest(
   quirks: OpenAIFamilyQuirks,
   deployments?: Record<string, string>,
 ): ChatCompletionCreateParamsBase {
-  const body: Record<string, unknown> = { ...call.body };
+  const body: Record<string, unknown> = quirks.passesCacheControl
+    ? { ...call.body }
+    : { ...withoutCacheControl(call.body, quirks.name, call.warn) };
   const deployment = deployments?.[call.body.model];
   if (deployment) body.model = deployment;
 
@@ -49,7 +52,10 @@ export function toOpenAIRequest(
     if (choice) body.tool_choice = choice;
     else delete body.tool_choice;
   }
-  body.messages = withoutReasoningState(call.body.messages, quirks.acceptsReasoningContent ?? false);
+  body.messages = withoutReasoningState(
+    body.messages as ChatCompletionCreateParamsBase['messages'],
+    quirks.acceptsReasoningContent ?? false,
+  );
   if (quirks.nineCharToolCallIds)
     body.messages = rewriteToolCallIds(body.messages as ChatCompletionCreateParamsBase['messages']);
   applyReasoning(call, body, quirks);

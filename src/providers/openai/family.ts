@@ -39,6 +39,8 @@ export interface OpenAIFamilyQuirks {
   disableReasoning?: Record<string, unknown>;
   /** DeepSeek needs the assistant's reasoning_content sent back inside a tool-call loop; the others reject it. */
   acceptsReasoningContent?: boolean;
+  /** OpenRouter takes `cache_control` breakpoints and hands them to the models that cache; the others reject them. */
+  passesCacheControl?: boolean;
 }
 
 /** Parameters only OpenAI's own API knows; other providers of the family reject or ignore them. */
@@ -57,6 +59,9 @@ const OPENAI_ONLY = [
   'moderation',
 ];
 
+/** Parameters of other APIs that no provider of the family takes (Gemini's context cache). */
+const NOT_OPENAI = ['cached_content'];
+
 const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   openai: {
     name: 'openai',
@@ -68,6 +73,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     streamUsage: true,
     disableObfuscation: true,
     newToolKinds: true,
+    unsupportedParams: NOT_OPENAI,
   },
   groq: {
     name: 'groq',
@@ -78,7 +84,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_completion_tokens',
     reasoningField: 'reasoning',
     streamUsage: true,
-    unsupportedParams: [...OPENAI_ONLY, 'logprobs', 'top_logprobs', 'logit_bias'],
+    unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI, 'logprobs', 'top_logprobs', 'logit_bias'],
   },
   xai: {
     name: 'xai',
@@ -89,7 +95,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_completion_tokens',
     reasoningField: 'reasoning_content',
     streamUsage: true,
-    unsupportedParams: OPENAI_ONLY,
+    unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
   },
   deepseek: {
     name: 'deepseek',
@@ -102,7 +108,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     acceptsReasoningContent: true,
     disableReasoning: { thinking: { type: 'disabled' } },
     streamUsage: true,
-    unsupportedParams: OPENAI_ONLY,
+    unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
   },
   mistral: {
     name: 'mistral',
@@ -115,7 +121,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     renamedParams: { seed: 'random_seed' },
     // "model_length": the model's own context ran out (providers.md §4.1); "error" stays an invalid answer.
     finishReasonAliases: { model_length: 'length' },
-    unsupportedParams: [...OPENAI_ONLY, 'logit_bias', 'logprobs', 'top_logprobs'],
+    unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI, 'logit_bias', 'logprobs', 'top_logprobs'],
     nineCharToolCallIds: true,
   },
   together: {
@@ -127,7 +133,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_tokens',
     reasoningField: 'reasoning',
     streamUsage: true,
-    unsupportedParams: OPENAI_ONLY,
+    unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
   },
   fireworks: {
     name: 'fireworks',
@@ -138,7 +144,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_tokens',
     reasoningField: 'reasoning_content',
     streamUsage: true,
-    unsupportedParams: OPENAI_ONLY,
+    unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
   },
   openrouter: {
     name: 'openrouter',
@@ -149,7 +155,8 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_tokens',
     reasoningField: 'reasoning',
     streamUsage: true,
-    unsupportedParams: OPENAI_ONLY,
+    unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
+    passesCacheControl: true,
   },
   ollama: {
     name: 'ollama',
@@ -160,7 +167,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_tokens',
     reasoningField: 'reasoning',
     streamUsage: true,
-    unsupportedParams: OPENAI_ONLY,
+    unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
   },
 };
 
