@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type CompletionMessageParam, type CompletionTool, createGateway, MemorySink } from '../src/index.ts';
 import { startFakeAnthropicServer } from './fake-servers/anthropic-server.ts';
 import { startFakeGeminiServer } from './fake-servers/gemini-server.ts';
+import { startRawAnswerServer } from './fake-servers/raw-answer-server.ts';
 import { collect } from './helpers/chunks.ts';
 import { useFakeOpenAIServer } from './helpers/openai-env.ts';
 
@@ -205,6 +206,33 @@ describe('the OpenAI family', () => {
     expect(response.switchyard.warnings).toEqual([
       expect.objectContaining({ code: 'unsupported_parameter', param: 'cached_content' }),
     ]);
+  });
+});
+
+describe('DeepSeek', () => {
+  it('reports its prompt_cache_hit_tokens as cached_tokens, priced at its cache price', async () => {
+    const raw = await startRawAnswerServer();
+    const deepseek = createGateway({ env: {}, providers: { deepseek: { apiKey: 'sk-ds', baseURL: raw.origin } } });
+    const answer = {
+      id: 'ds-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'deepseek-v4.1-flash',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', logprobs: null }],
+      usage: {
+        prompt_tokens: 100_000,
+        completion_tokens: 5_000,
+        total_tokens: 105_000,
+        prompt_cache_hit_tokens: 90_000,
+        prompt_cache_miss_tokens: 10_000,
+      },
+    };
+    raw.enqueue({ json: JSON.stringify(answer) });
+    const response = await deepseek.createCompletion({ model: 'deepseek-v4.1-flash', messages: marked });
+    await raw.close();
+    expect(response.usage?.prompt_tokens_details?.cached_tokens).toBe(90_000);
+    // 10,000 × 0.3 + 90,000 × 0.006 + 5,000 × 1.2 = 9,540 → $0.00954
+    expect(response.switchyard.cost_usd).toBe(0.00954);
   });
 });
 

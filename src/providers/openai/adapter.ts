@@ -25,7 +25,7 @@ import {
 import { checkChunk, checkCompletion } from './answer-shape.ts';
 import { toOpenAIRequest } from './convert-request.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
-import { arrayOrEmpty, normalizeChoice } from './normalize-answer.ts';
+import { arrayOrEmpty, normalizeChoice, normalizeUsage } from './normalize-answer.ts';
 
 /** The OpenAI adapter, on the official `openai` SDK; every OpenAI-compatible provider runs through it. */
 export async function createOpenAIProvider(
@@ -59,6 +59,7 @@ export class OpenAIProvider implements Provider {
       })) as ProviderCompletion;
       if (isPlainObject(completion) && completion.usage === null) delete completion.usage;
       for (const choice of arrayOrEmpty(completion?.choices)) normalizeChoice(choice, 'message', this.#quirks);
+      normalizeUsage(completion?.usage);
       const problem = checkShape(checkCompletion, completion);
       if (problem) throw invalidResponse(this.#scope(body.model), problem);
       return completion;
@@ -92,6 +93,7 @@ export class OpenAIProvider implements Provider {
     try {
       for await (const chunk of stream) {
         for (const choice of arrayOrEmpty(chunk?.choices)) normalizeChoice(choice, 'delta', this.#quirks);
+        if (chunk?.usage) normalizeUsage(chunk.usage);
         const problem = checkShape(checkChunk, chunk);
         if (problem) throw invalidResponse(this.#scope(model), `stream chunk: ${problem}`);
         // Azure opens streams with a choice-less chunk that only carries prompt_filter_results.

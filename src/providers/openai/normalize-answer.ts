@@ -28,6 +28,19 @@ export function normalizeChoice(choice: unknown, field: 'message' | 'delta', qui
   }
 }
 
+/**
+ * Cache hits in OpenAI's field: DeepSeek counts them as `prompt_cache_hit_tokens` beside (or without) OpenAI's
+ * `prompt_tokens_details.cached_tokens`.
+ */
+export function normalizeUsage(usage: unknown): void {
+  if (!isPlainObject(usage) || typeof usage.prompt_cache_hit_tokens !== 'number') return;
+  const details = isPlainObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  if (typeof details.cached_tokens !== 'number') {
+    details.cached_tokens = usage.prompt_cache_hit_tokens;
+    usage.prompt_tokens_details = details;
+  }
+}
+
 // Fields OpenAI's types mark optional but not nullable.
 const MESSAGE_OPTIONALS = ['tool_calls', 'function_call'];
 const DELTA_OPTIONALS = ['role', 'tool_calls', 'function_call'];
