@@ -2,6 +2,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { UnsupportedParameterError } from '../errors.ts';
 import type { ResolvedReasoning } from '../providers/provider.ts';
+import type { Dialect } from '../records/call-record.ts';
 import type { BilledUsage } from '../records/compute-cost.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
@@ -62,10 +63,13 @@ export class CallTrace {
   readonly warnings: CompletionWarning[] = [];
   /** Every completion the call paid for (a structured-output correction is a second one), with its price. */
   readonly billed: BilledUsage[] = [];
+  /** The API the call came through, for its record. */
+  readonly dialect: Dialect;
   readonly #strict: boolean;
 
-  constructor(strict: boolean) {
+  constructor(strict: boolean, dialect: Dialect = 'chat') {
     this.#strict = strict;
+    this.dialect = dialect;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import type { Dialect } from '../records/call-record.ts';
 import type { CompletionRequest, CompletionResponse } from '../types.ts';
 import { type CallPlan, CallTrace } from './call-plan.ts';
 import { streamAttempt } from './call-provider.ts';
@@ -23,8 +24,9 @@ export async function createCompletion(
   services: Services,
   request: CompletionRequest,
   options: CompletionOptions = {},
+  dialect: Dialect = 'chat',
 ): Promise<CompletionResponse | CompletionStream> {
-  const trace = new CallTrace(services.settings.strict);
+  const trace = new CallTrace(services.settings.strict, dialect);
   let plan: CallPlan | undefined;
   try {
     plan = await resolveRequest(services, request, options, trace);

@@ -72,6 +72,7 @@ export function recordCall(
 ): void {
   const context: CallContext = {
     id: trace.id,
+    dialect: trace.dialect,
     startedAt: trace.startedAt,
     billed: trace.billed,
     ...(plan

@@ -9,6 +9,7 @@ import type {
 } from '../types.ts';
 import {
   type CallRecord,
+  type Dialect,
   type RecordError,
   type RecordOutput,
   type RecordToolCall,
@@ -23,6 +24,7 @@ import {
   totalCostBreakdown,
   type UsageLike,
 } from './compute-cost.ts';
+import { capOutput, isObject, kindOf, outputFromChoices } from './record-output.ts';
 import { capStrings, capText, DEFAULT_MAX_TEXT_LENGTH, MAX_RECORD_DEPTH, wellFormed } from './record-text.ts';
 import type { StreamSummary } from './stream-recorder.ts';
 import { uuidv7 } from './uuidv7.ts';
@@ -34,6 +36,8 @@ const PROMOTED_METADATA = new Set(['agent_id', 'trace_id', 'workflow_name']);
 export interface CallRecordInput {
   /** The call id already handed to the caller (`switchyard.call_id`); default a new UUIDv7 from `startedAt`. */
   id?: string;
+  /** The API the call came through (default `chat`). */
+  dialect?: Dialect;
   /** The request as the caller wrote it. */
   request: {
     model: string;
@@ -115,6 +119,7 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
 
   const record: CallRecord = {
     id: input.id ?? uuidv7(input.startedAt),
+    dialect: input.dialect ?? 'chat',
     created_at: new Date(input.startedAt).toISOString(),
     agent_id: textOrNull(input.agentId ?? info?.agent_id ?? metadata.agent_id, 'agent_id'),
     trace_id: textOrNull(metadata.trace_id, 'trace_id'),
@@ -191,55 +196,6 @@ function attemptsOf(error: unknown): Attempt[] {
   return Array.isArray(attempts) ? (attempts as Attempt[]) : [];
 }
 
-/** The first choice's answer, or an error naming the first field that is not what the wire format promises. */
-function outputFromChoices(choices: unknown): RecordOutput | null {
-  if (!Array.isArray(choices)) throw new Error(`choices is ${kindOf(choices)}, not an array`);
-  const choice: unknown = choices[0];
-  if (choice === undefined) return null;
-  if (!isObject(choice)) throw new Error(`choices[0] is ${kindOf(choice)}, not an object`);
-  const message = choice.message;
-  if (!isObject(message)) throw new Error(`choices[0].message is ${kindOf(message)}, not an object`);
-  const calls = message.tool_calls ?? [];
-  if (!Array.isArray(calls)) throw new Error(`choices[0].message.tool_calls is ${kindOf(calls)}, not an array`);
-  const toolCalls = calls.map((call: unknown, index): RecordToolCall => {
-    if (!isObject(call)) throw new Error(`choices[0].message.tool_calls[${index}] is ${kindOf(call)}, not an object`);
-    const target = isObject(call.function) ? call.function : isObject(call.custom) ? call.custom : {};
-    const argumentsText = target.arguments ?? target.input;
-    return {
-      id: String(call.id ?? ''),
-      type: String(call.type ?? 'function'),
-      function: { name: String(target.name ?? ''), arguments: typeof argumentsText === 'string' ? argumentsText : '' },
-    };
-  });
-  return {
-    content: optionalText(message.content, 'choices[0].message.content'),
-    reasoning_content: optionalText(message.reasoning_content, 'choices[0].message.reasoning_content'),
-    tool_calls: toolCalls,
-    refusal: optionalText(message.refusal, 'choices[0].message.refusal'),
-    finish_reason: optionalText(choice.finish_reason, 'choices[0].finish_reason'),
-  };
-}
-
-/** The output with every text capped (the record keeps at most `limit` characters per field). */
-function capOutput(
-  output: RecordOutput,
-  textOrNull: (value: string | null, field: string) => string | null,
-): RecordOutput {
-  return {
-    content: textOrNull(output.content, 'output.content'),
-    reasoning_content: textOrNull(output.reasoning_content, 'output.reasoning_content'),
-    tool_calls: output.tool_calls.map((call, index) => ({
-      ...call,
-      function: {
-        name: call.function.name,
-        arguments: textOrNull(call.function.arguments, `output.tool_calls[${index}].function.arguments`) ?? '',
-      },
-    })),
-    refusal: textOrNull(output.refusal, 'output.refusal'),
-    finish_reason: output.finish_reason,
-  };
-}
-
 /**
  * The request's metadata as the record stores it: string values only. A request that failed validation is
  * recorded too, with whatever it sent; a number or an object there must not reach a string column.
@@ -260,22 +216,6 @@ function stringMetadata(metadata: unknown, dropped: string[]): Record<string, st
 
 function capped(value: unknown, limit: number, truncated: string[], tooDeep: Set<string>, root: string): unknown {
   return capStrings(value, limit, (path, deep) => (deep ? tooDeep.add(path) : truncated.push(path)), root);
-}
-
-function optionalText(value: unknown, field: string): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value !== 'string') throw new Error(`${field} is ${kindOf(value)}, not a string`);
-  return value;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return value === undefined ? 'missing' : `a ${typeof value}`;
 }
 
 /** The first ten items, then how many more: a warning stays short whatever the request held. */

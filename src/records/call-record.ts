@@ -8,6 +8,8 @@ import type { CostBreakdown } from './compute-cost.ts';
 export interface CallRecord {
   /** UUIDv7 made from `created_at`: sorting ids sorts calls by start time. */
   id: string;
+  /** The API the call came through: chat completions, the Responses API, the Messages API or embeddings. */
+  dialect: Dialect;
   /** When the call started (ISO 8601, UTC, millisecond precision). */
   created_at: string;
   agent_id: string | null;
@@ -44,6 +46,8 @@ export interface CallRecord {
 }
 
 export type CallStatus = 'ok' | 'error';
+
+export type Dialect = 'chat' | 'responses' | 'messages' | 'embeddings';
 
 /** The first choice's answer. */
 export interface RecordOutput {

@@ -1,7 +1,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { CompletionRequest } from '../types.ts';
 import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
-import type { CallRecord } from './call-record.ts';
+import type { CallRecord, Dialect } from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
 import { type BilledUsage, ZERO_USAGE } from './compute-cost.ts';
 import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
@@ -19,6 +19,8 @@ export type RecordOptions = Partial<RecordQueueOptions> & {
 /** What the record of one call needs besides the request and outcome: handed over once, when the call ends. */
 export interface CallContext {
   id: string;
+  /** The API the call came through (default `chat`). */
+  dialect?: Dialect;
   startedAt: number;
   /** Every completion paid for (retries for structured output included), with its offering's price. */
   billed: BilledUsage[];
@@ -73,6 +75,7 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
       setImmediate(() => {
         const input: CallRecordInput = {
           id: call.id,
+          ...(call.dialect ? { dialect: call.dialect } : {}),
           request: sent,
           startedAt: call.startedAt,
           endedAt,
@@ -116,6 +119,7 @@ function bareRecord(
   const reason = failure instanceof Error ? failure.message : String(failure);
   return {
     id: call.id,
+    dialect: call.dialect ?? 'chat',
     created_at: new Date(call.startedAt).toISOString(),
     agent_id: null,
     trace_id: null,

@@ -22,6 +22,7 @@ export const MAX_PAGE_SIZE = 1000;
 /** What both stores run a list query with: the filters made comparable to the `created_at` strings. */
 export interface NormalizedListQuery {
   agent_id: string | undefined;
+  dialect: string | undefined;
   trace_id: string | undefined;
   workflow_name: string | undefined;
   since: string | undefined;
@@ -42,6 +43,7 @@ export function normalizeListQuery(query: ListCallsQuery = {}): NormalizedListQu
     throw new InvalidRequestError(`"limit" must be between 1 and ${MAX_PAGE_SIZE}.`, 'limit');
   return {
     agent_id: query.agent_id,
+    dialect: query.dialect,
     trace_id: query.trace_id,
     workflow_name: query.workflow_name,
     since: query.since === undefined ? undefined : toIso(query.since, 'since'),
@@ -75,6 +77,7 @@ export function newestFirst(a: CursorPosition, b: CursorPosition): number {
 
 export function matchesListQuery(record: CallRecord, query: NormalizedListQuery): boolean {
   if (query.agent_id !== undefined && record.agent_id !== query.agent_id) return false;
+  if (query.dialect !== undefined && record.dialect !== query.dialect) return false;
   if (query.trace_id !== undefined && record.trace_id !== query.trace_id) return false;
   if (query.workflow_name !== undefined && record.workflow_name !== query.workflow_name) return false;
   if (query.since !== undefined && record.created_at < query.since) return false;

@@ -1,9 +1,14 @@
-import type { CallRecord, CallStatus } from './call-record.ts';
+import type { CallRecord, CallStatus, Dialect } from './call-record.ts';
 
 /** Read access to stored call records: `gateway.calls`. Implemented by `MemorySink` and `SqliteSink`. */
 export interface CallStore {
   /** Calls newest first, filtered, one page at a time. */
   list(query?: ListCallsQuery): Promise<CallPage>;
+  /**
+   * One call by id; `null` when the store does not have it. Optional for other stores: a Responses API call that
+   * continues an earlier one (`previous_response_id`) needs it.
+   */
+  get?(id: string): Promise<CallRecord | null>;
   /** Every call of one trace, with totals per agent; `null` when the trace has no calls. */
   workflow(traceId: string): Promise<WorkflowSummary | null>;
   /** Cost per UTC day and workflow over the last `days` days, oldest day first. */
@@ -72,6 +77,8 @@ export function isCallStore(value: unknown): value is CallStore {
 
 export interface ListCallsQuery {
   agent_id?: string;
+  /** Calls of one API: `chat`, `responses`, `messages` or `embeddings`. */
+  dialect?: Dialect;
   trace_id?: string;
   workflow_name?: string;
   /** Calls created at or after this instant. */

@@ -110,6 +110,7 @@ describe('SqliteSink', () => {
     expect((await store.list({ agent_id: 'before' })).data).toEqual([before]);
     expect((await store.list({ agent_id: 'unpriced' })).data).toEqual([unpriced]);
     expect(store.query("SELECT cost_usd FROM calls WHERE agent_id = 'unpriced'")).toEqual([{ cost_usd: null }]);
+    expect(store.query("SELECT dialect FROM calls WHERE agent_id = 'before'")).toEqual([{ dialect: 'chat' }]);
     const agents = await store.agents();
     expect(agents.find((agent) => agent.agent_id === 'unpriced')).toMatchObject({ cost_usd: 0, unpriced_calls: 1 });
     const indexes = store
@@ -123,6 +124,26 @@ describe('SqliteSink', () => {
       'calls_with_workflow_name',
     ]);
     expect((await store.list({ agent_id: 'kept' })).data).toEqual([record]);
+    store.close();
+  });
+
+  it('adds the dialect column to a table that has the cost columns but not it', async () => {
+    const path = join(directory, 'before-dialects.sqlite');
+    const { DatabaseSync } = await import('node:sqlite');
+    const old = new DatabaseSync(path);
+    old.exec(
+      'CREATE TABLE calls (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, agent_id TEXT, trace_id TEXT, ' +
+        'workflow_name TEXT, deployment_id TEXT, requested_model TEXT NOT NULL, model TEXT, provider TEXT, status ' +
+        'TEXT NOT NULL, stream INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, ' +
+        'reasoning_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL ' +
+        'DEFAULT 0, cost_usd REAL, cost_input_usd REAL, cost_cache_read_usd REAL, cost_cache_write_usd REAL, ' +
+        'cost_output_usd REAL, cost_reasoning_usd REAL, latency_ms REAL NOT NULL, record TEXT NOT NULL)',
+    );
+    old.close();
+    const store = new SqliteSink(path);
+    const record = makeRecord({ agent_id: 'via-messages', dialect: 'messages' });
+    store.write([record]);
+    expect((await store.list({ dialect: 'messages' })).data).toEqual([record]);
     store.close();
   });
 
@@ -270,6 +291,9 @@ describe('memory and SQLite answer identically', () => {
       (store) => allPages(store, {}, 1000),
       (store) => allPages(store, { agent_id: 'agent-3', since: '2026-01-03' }, 17),
       (store) => store.list({ workflow_name: 'workflow-1', until: '2026-01-08', limit: 100 }),
+      (store) => allPages(store, { dialect: 'messages', agent_id: 'agent-1' }, 33),
+      (store) => store.get!(records[1234]!.id),
+      (store) => store.get!('no-such-id'),
       (store) => store.workflow('trace-42'),
       (store) => store.dailyCost({ now }),
       (store) => store.dailyCost({ days: 3, workflow_name: 'workflow-2', now }),

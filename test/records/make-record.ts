@@ -6,6 +6,7 @@ export function makeRecord(overrides: Partial<CallRecord> & { createdAt?: number
   const { createdAt = Date.UTC(2026, 0, 15, 12), ...fields } = overrides;
   return {
     id: uuidv7(createdAt),
+    dialect: 'chat',
     created_at: new Date(createdAt).toISOString(),
     agent_id: 'planner',
     trace_id: 'trace-1',
@@ -44,6 +45,7 @@ export function makeRecords(count: number, startMs = Date.UTC(2026, 0, 1)): Call
       makeRecord({
         createdAt,
         agent_id: index % 11 === 0 ? null : `agent-${index % 4}`,
+        dialect: (['chat', 'chat', 'responses', 'messages', 'chat', 'embeddings'] as const)[index % 6]!,
         trace_id: `trace-${index % 50}`,
         workflow_name: index % 13 === 0 ? null : `workflow-${index % 3}`,
         usage: {

@@ -66,6 +66,10 @@ export class MemorySink implements RecordSink, CallStore {
     this.#size = 0;
   }
 
+  async get(id: string): Promise<CallRecord | null> {
+    return this.#ring.find((record) => record?.id === id) ?? null;
+  }
+
   async list(query?: ListCallsQuery): Promise<CallPage> {
     const normalized = normalizeListQuery(query);
     const rows = this.records()

@@ -14,6 +14,7 @@ const TABLE = `
 CREATE TABLE IF NOT EXISTS calls (
   id TEXT PRIMARY KEY,
   created_at TEXT NOT NULL,
+  dialect TEXT NOT NULL DEFAULT 'chat',
   agent_id TEXT,
   trace_id TEXT,
   workflow_name TEXT,
@@ -53,12 +54,13 @@ const FIRST_COLUMNS = `id, created_at, agent_id, trace_id, workflow_name, deploy
 
 /**
  * Creates the table, or brings one made by an earlier version up to date in one transaction: the full indexes of
- * the first version become partial, and a table whose `cost_usd` was `NOT NULL` (every unknown price stored as 0)
- * is rebuilt with the cost columns, its rows kept.
+ * the first version become partial, a table whose `cost_usd` was `NOT NULL` (every unknown price stored as 0)
+ * is rebuilt with the cost columns, its rows kept, and one without `dialect` gains it (its calls were all chat).
  */
 export function migrateCalls(db: { exec(sql: string): void; prepare(sql: string): { all(): unknown[] } }): void {
   const columns = db.prepare('PRAGMA table_info(calls)').all() as Array<{ name: string; notnull: number }>;
   const costNotNull = columns.some((column) => column.name === 'cost_usd' && column.notnull === 1);
+  const withoutDialect = columns.length > 0 && !columns.some((column) => column.name === 'dialect');
   db.exec('BEGIN IMMEDIATE');
   try {
     db.exec('DROP INDEX IF EXISTS calls_by_agent_id; DROP INDEX IF EXISTS calls_by_trace_id;');
@@ -69,6 +71,8 @@ export function migrateCalls(db: { exec(sql: string): void; prepare(sql: string)
       db.exec(`INSERT INTO calls (${FIRST_COLUMNS}) SELECT ${FIRST_COLUMNS} FROM calls_before_costs`);
       db.exec('DROP TABLE calls_before_costs');
     } else db.exec(TABLE);
+    // Every call before dialects came through chat completions.
+    if (withoutDialect && !costNotNull) db.exec("ALTER TABLE calls ADD COLUMN dialect TEXT NOT NULL DEFAULT 'chat'");
     db.exec(INDEXES);
     db.exec('COMMIT');
   } catch (error) {
@@ -80,6 +84,7 @@ export function migrateCalls(db: { exec(sql: string): void; prepare(sql: string)
 export const COLUMNS = [
   'id',
   'created_at',
+  'dialect',
   'agent_id',
   'trace_id',
   'workflow_name',
@@ -112,6 +117,7 @@ export function rowOf(record: CallRecord): SQLInputValue[] {
   return [
     record.id,
     record.created_at,
+    record.dialect ?? 'chat',
     record.agent_id,
     record.trace_id,
     record.workflow_name,

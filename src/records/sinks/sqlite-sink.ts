@@ -116,11 +116,16 @@ export class SqliteSink implements RecordSink, CallStore {
     return this.#statement(sql).all(...params) as Array<Record<string, SQLInputValue>>;
   }
 
+  async get(id: string): Promise<CallRecord | null> {
+    const row = this.#statement('SELECT record FROM calls WHERE id = ?').get(id) as { record: string } | undefined;
+    return row ? parseRecord(row) : null;
+  }
+
   async list(query?: ListCallsQuery): Promise<CallPage> {
     const normalized = normalizeListQuery(query);
     const where: string[] = [];
     const params: SQLInputValue[] = [];
-    for (const field of ['agent_id', 'trace_id', 'workflow_name'] as const) {
+    for (const field of ['agent_id', 'dialect', 'trace_id', 'workflow_name'] as const) {
       const value = normalized[field];
       if (value !== undefined) {
         where.push(`${field} = ?`);
