@@ -37,6 +37,12 @@ program
   .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
   .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
   .option(
+    '--max-rendered-bytes <bytes>',
+    'largest text templating may write into one request (input × {{variables}}); more is a 400',
+    parsePositiveInteger,
+    8 * 1024 * 1024,
+  )
+  .option(
     '--max-concurrent-per-key <n>',
     'requests one API key may have in flight; more get 429',
     parsePositiveInteger,
@@ -56,6 +62,7 @@ program
       mock: options.mock,
       maxBodyBytes: options.maxBodyBytes,
       maxConcurrentPerKey: options.maxConcurrentPerKey,
+      gateway: { maxRenderedBytes: options.maxRenderedBytes },
       allowedHosts: options.allowedHost ?? [],
       allowedOrigins: options.allowedOrigin ?? [],
       version: packageJson.version,
@@ -209,6 +216,7 @@ interface ServeCommandOptions {
   mock: boolean;
   maxBodyBytes: number;
   maxConcurrentPerKey: number;
+  maxRenderedBytes: number;
   allowedHost?: string[];
   allowedOrigin?: string[];
 }
