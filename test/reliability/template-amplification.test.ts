@@ -123,7 +123,7 @@ describe('templating cannot amplify memory (serve)', () => {
     ['a direct call', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: amplifying }], input: { doc } }],
     ['a deployment', { model: deploymentModel, input: { doc } }],
   ] as const) {
-    it(`four amplifying requests at once (${name}) are each a 400 naming the variable; the server goes on`, async () => {
+    it(`four amplifying requests at once (${name}) are each a 400 naming the variable; serve goes on`, async () => {
       const outcomes = await Promise.all(
         Array.from({ length: 4 }, () =>
           client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming).then(
