@@ -6,6 +6,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { formatTokens, parsePort, parsePositiveInteger, printJson, printTable } from './cli/format.ts';
 import { logWarningsAsJsonLines, restartWithBoundedYoungGeneration } from './cli/serve-process.ts';
 import type { DeploymentStore } from './deployments/store.ts';
+import { escapeUnsafeCharacters } from './internal/unsafe-text.ts';
 import { ApiKeyStore } from './server/api-keys.ts';
 import { databasePath } from './server/open-database.ts';
 
@@ -260,6 +261,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`switchyard: ${(error as Error).message}\n`);
+  process.stderr.write(`switchyard: ${escapeUnsafeCharacters((error as Error).message)}\n`);
   process.exitCode = 1;
 });

@@ -1,7 +1,8 @@
 import { InvalidRequestError } from '../errors.ts';
+import { escapeUnsafeCharacters } from '../internal/unsafe-text.ts';
 import { type RenderOptions, renderMessages } from '../templates.ts';
 import type { ChatCompletionMessageParam, CompletionRequestBase } from '../types.ts';
-import { type Deployment, type JsonSchemaObject, parseDeploymentId } from './deployment.ts';
+import { type Deployment, idCharacterProblem, type JsonSchemaObject, parseDeploymentId } from './deployment.ts';
 import { DeploymentNotFoundError } from './errors.ts';
 import type { DeploymentStore, LookupOptions } from './store.ts';
 
@@ -54,6 +55,7 @@ export async function resolveDeployment(
   request: DeploymentCallRequest = {},
   options: RenderOptions & LookupOptions = {},
 ): Promise<ResolvedDeployment> {
+  assertDeploymentId(id, 'model');
   const lookup = { signal: options.signal };
   const deployment = await store.get(id, lookup);
   if (!deployment) throw new DeploymentNotFoundError(id, await knownIdsOfAgent(store, id, lookup));
@@ -94,6 +96,20 @@ export async function resolveDeployment(
     settings: settings as DeploymentSettings,
     outputSchema,
   };
+}
+
+/**
+ * A 400 `invalid_deployment_id` for an id no deployment can have (`idCharacterProblem`), before any store is asked;
+ * the message shows the id with such characters escaped.
+ */
+export function assertDeploymentId(id: string, param: string | null): void {
+  const problem = idCharacterProblem(id);
+  if (!problem) return;
+  throw new InvalidRequestError(
+    `The deployment id "${escapeUnsafeCharacters(id)}" ${problem}.`,
+    param,
+    'invalid_deployment_id',
+  );
 }
 
 /** Up to 5 ids of the agent an unknown id seems to belong to, newest first; none when that cannot be told. */
