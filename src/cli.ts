@@ -7,6 +7,7 @@ import { registerCatalogCommand } from './cli/catalog-command.ts';
 import { formatTokens, parsePort, parsePositiveInteger, printJson, printTable } from './cli/format.ts';
 import { logWarningsAsJsonLines, restartWithBoundedYoungGeneration } from './cli/serve-process.ts';
 import type { DeploymentStore } from './deployments/store.ts';
+import { escapeUnsafeCharacters } from './internal/unsafe-text.ts';
 import { ApiKeyStore } from './server/api-keys.ts';
 import { databasePath } from './server/open-database.ts';
 
@@ -39,6 +40,12 @@ program
   .option('--catalog <file>', 'catalog rows to add to the bundled catalog (see `switchyard catalog update`)')
   .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
   .option(
+    '--max-rendered-bytes <bytes>',
+    'largest text templating may write into one request (input × {{variables}}); more is a 400',
+    parsePositiveInteger,
+    8 * 1024 * 1024,
+  )
+  .option(
     '--max-concurrent-per-key <n>',
     'requests one API key may have in flight; more get 429',
     parsePositiveInteger,
@@ -62,6 +69,7 @@ program
       ...(catalog ? { gateway: { catalog } } : {}),
       maxBodyBytes: options.maxBodyBytes,
       maxConcurrentPerKey: options.maxConcurrentPerKey,
+      gateway: { maxRenderedBytes: options.maxRenderedBytes },
       allowedHosts: options.allowedHost ?? [],
       allowedOrigins: options.allowedOrigin ?? [],
       version: packageJson.version,
@@ -223,6 +231,7 @@ interface ServeCommandOptions {
   catalog?: string;
   maxBodyBytes: number;
   maxConcurrentPerKey: number;
+  maxRenderedBytes: number;
   allowedHost?: string[];
   allowedOrigin?: string[];
 }
@@ -266,6 +275,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`switchyard: ${(error as Error).message}\n`);
+  process.stderr.write(`switchyard: ${escapeUnsafeCharacters((error as Error).message)}\n`);
   process.exitCode = 1;
 });

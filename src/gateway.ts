@@ -18,6 +18,7 @@ import { builtInProviders, ProviderRegistry } from './providers/registry.ts';
 import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
+import { DEFAULT_MAX_RENDERED_BYTES } from './templates.ts';
 import type {
   CompletionRequest,
   CompletionRequestNonStreaming,
@@ -64,6 +65,12 @@ export interface GatewayOptions {
    * limits calls per API key, so that one key cannot hold them all.
    */
   maxConnectionsPerProvider?: number;
+  /**
+   * The most UTF-8 bytes that templating (`input` filling `{{variables}}`) may write into one request's messages,
+   * all texts together (default 8 MiB). A value referenced many times multiplies: past the bound the call is a 400
+   * `template_too_large` naming the variable, found while rendering, before the text is built.
+   */
+  maxRenderedBytes?: number;
   /** Throw `UnsupportedParameterError` instead of dropping a parameter the model cannot take with a warning. */
   strict?: boolean;
   /**
@@ -176,6 +183,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       timeoutMs,
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },
       providers: options.providers,
+      maxRenderedBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
     },
   };
 

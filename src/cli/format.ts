@@ -1,12 +1,17 @@
 import { InvalidArgumentError } from 'commander';
+import { escapeUnsafeCharacters, escapeUnsafeInJson } from '../internal/unsafe-text.ts';
 
-/** How the CLI reads its numeric options and prints tables and JSON. */
+/**
+ * How the CLI reads its numeric options and prints tables, JSON and errors. What it prints can hold names its users
+ * chose: control and bidirectional formatting characters are written as visible escapes, never to the terminal.
+ */
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${escapeUnsafeInJson(JSON.stringify(value, null, 2))}\n`);
 }
 
-export function printTable(header: string[], rows: string[][]): void {
+export function printTable(header: string[], cells: string[][]): void {
+  const rows = cells.map((row) => row.map(escapeUnsafeCharacters));
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const lines = [header, ...rows].map((row) =>
     row

@@ -43,7 +43,7 @@ export async function resolveRequest(
   const { request: asked, reference } =
     deploymentId === undefined
       ? { request, reference: parsed as ModelReference & { kind: 'model' } }
-      : await expandDeployment(services, request, deploymentId, trace);
+      : await expandDeployment(services, request, deploymentId, trace, options.signal);
 
   const { model, offerings, known } = findModel(services, reference, trace.warn);
   if (!asked.messages || asked.messages.length === 0) {
@@ -55,7 +55,10 @@ export async function resolveRequest(
   const body: Record<string, unknown> = {};
   for (const param of SENT_PARAMETERS)
     if (asked[param as keyof CompletionRequest] !== undefined) body[param] = asked[param as keyof CompletionRequest];
-  body.messages = asked.input === undefined ? asked.messages : renderMessages(asked.messages, asked.input);
+  body.messages =
+    asked.input === undefined
+      ? asked.messages
+      : renderMessages(asked.messages, asked.input, { maxRenderedBytes: services.settings.maxRenderedBytes });
   gateModelSupport(body, model, trace.warn);
 
   const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
@@ -95,6 +98,7 @@ async function expandDeployment(
   request: CompletionRequest,
   id: string,
   trace: CallTrace,
+  signal: AbortSignal | undefined,
 ): Promise<{ request: CompletionRequest; reference: ModelReference & { kind: 'model' } }> {
   const store = services.deployments;
   if (!store) {
@@ -105,7 +109,10 @@ async function expandDeployment(
       'deployment_not_found',
     );
   }
-  const resolved = await resolveDeployment(store, id, request);
+  const resolved = await resolveDeployment(store, id, request, {
+    maxRenderedBytes: services.settings.maxRenderedBytes,
+    signal,
+  });
   if (store.stale) {
     trace.warn({
       code: 'deployment_store_stale',

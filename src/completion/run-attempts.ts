@@ -48,16 +48,19 @@ export async function runAttempts<T>(
 ): Promise<AttemptResult<T>> {
   const { retry: options, signal, deadlineAt } = plan;
   let lastError: ProviderError | undefined;
+  /** What each provider skipped for its credentials lacks: `OPENAI_API_KEY`, or `X holds a line break…`. */
+  const missing = new Set<string>();
 
   for (const candidate of candidates) {
     const { model } = candidate.offering;
     const provider = await getProvider(candidate.offering.provider);
     if ('missing' in provider) {
+      missing.add(provider.problem ? `${provider.missing} (it ${provider.problem})` : provider.missing);
       attempts.push({
         provider: candidate.offering.provider,
         model,
         outcome: 'missing_credentials',
-        message: `${provider.missing} is not set`,
+        message: `${provider.missing} ${provider.problem ?? 'is not set'}`,
         duration_ms: 0,
       });
       continue;
@@ -101,15 +104,12 @@ export async function runAttempts<T>(
   }
 
   if (lastError) throw lastError.withAttempts(attempts);
-  const missing = attempts
-    .filter((attempt) => attempt.outcome === 'missing_credentials')
-    .map((attempt) => attempt.message?.replace(' is not set', ''));
   throw new MissingCredentialsError(
     `No provider of ${candidates
       .map((candidate) => candidate.model.id)
       .filter(unique)
       .join(', ')} has credentials. ` +
-      `Set ${[...new Set(missing)].join(' or ')} (or pass providers: { <name>: { apiKey } } to createGateway).`,
+      `Set ${[...missing].join(' or ')} (or pass providers: { <name>: { apiKey } } to createGateway).`,
     attempts,
   );
 }

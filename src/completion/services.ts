@@ -25,5 +25,7 @@ export interface Services {
     readonly timeoutMs: number;
     readonly streamTimeouts: StreamTimeouts;
     readonly providers: Readonly<Record<string, ProviderSettings>> | undefined;
+    /** The bound on the text that templating writes for one request (`renderMessages`). */
+    readonly maxRenderedBytes: number;
   };
 }

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { MissingCredentialsError } from '../errors.ts';
+import { redactUrlCredentials } from '../internal/redact.ts';
 import { DeploymentStoreError } from './errors.ts';
 import { FileDeploymentStore } from './file-store.ts';
 import { RemoteDeploymentStore } from './remote-store.ts';
@@ -29,7 +30,7 @@ export function createDeploymentStore(
     const apiKey = options.apiKey ?? (options.env ?? process.env).SWITCHYARD_API_KEY;
     if (!apiKey) {
       throw new MissingCredentialsError(
-        `The deployment store ${source} needs an API key: set SWITCHYARD_API_KEY or pass apiKey.`,
+        `The deployment store ${redactUrlCredentials(source)} needs an API key: set SWITCHYARD_API_KEY or pass apiKey.`,
         [],
       );
     }
@@ -42,8 +43,9 @@ export function createDeploymentStore(
   }
   if (/^file:\/\//i.test(source)) return new FileDeploymentStore(fileURLToPath(source));
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
-    throw new DeploymentStoreError(`Unsupported deployment store "${source}": give an http(s):// URL or a directory.`, {
-      location: source,
+    const shown = redactUrlCredentials(source);
+    throw new DeploymentStoreError(`Unsupported deployment store "${shown}": give an http(s):// URL or a directory.`, {
+      location: shown,
     });
   }
   return new FileDeploymentStore(source);

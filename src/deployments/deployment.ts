@@ -1,3 +1,4 @@
+import { hasUnsafeCharacters, UNSAFE_CHARACTERS_RULE } from '../internal/unsafe-text.ts';
 import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -58,6 +59,17 @@ export interface Deployment {
 }
 
 // ---- ids ----
+
+/**
+ * Why a string cannot be a deployment id or an agent id, or `undefined`. Ids are shown in tables, logs, pages and
+ * messages: whitespace would split them, control and bidirectional formatting characters could rewrite what a
+ * terminal or a reader shows.
+ */
+export function idCharacterProblem(id: string): string | undefined {
+  if (/\s/.test(id)) return 'must not contain whitespace';
+  if (hasUnsafeCharacters(id)) return `must not contain ${UNSAFE_CHARACTERS_RULE}`;
+  return undefined;
+}
 
 const RECOMMENDED_ID = /^([^\s#]+):(production|staging|dev)#(0|[1-9]\d*)$/;
 

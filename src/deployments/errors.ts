@@ -65,9 +65,16 @@ export class DeploymentValidationError extends SwitchyardError {
   }
 }
 
+/** The status of a `DeploymentStoreError` by its code; any other code is a 500. */
+const STATUS_BY_CODE: Record<string, number> = {
+  deployment_store_unavailable: 503,
+  response_too_large: 502,
+  aborted: 499,
+};
+
 /**
- * A store could not answer: the remote is unreachable or refused, a directory is missing, two files hold one id.
- * Names the URL or path and the upstream status, never a credential.
+ * A store could not answer: the remote is unreachable or refused, its answer was too large, the caller aborted,
+ * a directory is missing, two files hold one id. Names the URL or path and the upstream status, never a credential.
  */
 export class DeploymentStoreError extends SwitchyardError {
   override name = 'DeploymentStoreError';
@@ -77,7 +84,7 @@ export class DeploymentStoreError extends SwitchyardError {
   readonly upstreamStatus: number | undefined;
   constructor(message: string, options: { location: string; upstreamStatus?: number; code?: string; cause?: unknown }) {
     super(message, {
-      status: options.code === 'deployment_store_unavailable' ? 503 : 500,
+      status: STATUS_BY_CODE[options.code ?? ''] ?? 500,
       type: 'api_error',
       code: options.code ?? 'deployment_store_error',
       cause: options.cause,

@@ -1,8 +1,10 @@
 import { isRetryableStatus } from '../errors.ts';
-import { redactSecrets } from '../internal/redact.ts';
+import { redactUrlCredentials, urlCredentials } from '../internal/redact.ts';
+import { withResponseLimit } from '../internal/response-limit.ts';
 import type { Deployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError, DeploymentValidationError } from './errors.ts';
-import { type DeploymentStore, filterAndSort, indexById } from './store.ts';
+import { abortedLookup, answerTooLarge, failedRequest, statusFailure, untilAborted } from './remote-failures.ts';
+import { type DeploymentStore, filterAndSort, indexById, type LookupOptions } from './store.ts';
 import { formatPath, validateDeployment } from './validate-deployment.ts';
 
 export interface RemoteDeploymentStoreOptions {
@@ -14,8 +16,18 @@ export interface RemoteDeploymentStoreOptions {
   ttlMs?: number;
   /** How long one request may take (default 10 s). */
   timeoutMs?: number;
+  /**
+   * Largest answer read, in bytes (default 16 MiB); a larger one fails with `DeploymentStoreError`
+   * `response_too_large` (or its cached copy is served) and is not read further.
+   */
+  maxResponseBytes?: number;
   fetch?: typeof globalThis.fetch;
 }
+
+/** The default `maxResponseBytes`: a list of many deployments fits, an endless answer does not fill memory. */
+export const DEFAULT_MAX_DEPLOYMENT_ANSWER_BYTES = 16 * 1024 * 1024;
+
+type Parse = (body: unknown, url: string) => unknown;
 
 interface CacheEntry {
   value: unknown;
@@ -34,10 +46,17 @@ const RETRY_AFTER_FAILURE_MS = 5_000;
  * Answers are validated and cached per id and per list query for `ttlMs`; then the next request revalidates
  * (with `If-None-Match` when the service sent an ETag). When the service is unreachable or answers 408/429/5xx,
  * a cached answer is served and `stale` / `lastError` say so; without one, `DeploymentStoreError` is thrown.
+ * Credentials in the URL (`https://user:password@…`) are sent as given and written nowhere: `url` and every error
+ * show them as `[redacted]`.
  */
 export class RemoteDeploymentStore implements DeploymentStore {
+  /** The service's base URL as shown in errors: without credentials. */
   readonly url: string;
   readonly ttlMs: number;
+  readonly maxResponseBytes: number;
+  /** The base URL requests go to, with any credentials it holds. */
+  readonly #base: string;
+  readonly #secrets: string[];
   readonly #apiKey: string;
   readonly #timeoutMs: number;
   readonly #fetch: typeof globalThis.fetch;
@@ -47,11 +66,14 @@ export class RemoteDeploymentStore implements DeploymentStore {
   #lastError: DeploymentStoreError | DeploymentValidationError | undefined;
 
   constructor(options: RemoteDeploymentStoreOptions) {
-    this.url = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.#base = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.url = redactUrlCredentials(this.#base);
     this.ttlMs = options.ttlMs ?? 30_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_DEPLOYMENT_ANSWER_BYTES;
+    this.#secrets = [options.apiKey, ...urlCredentials(options.url)];
     this.#apiKey = options.apiKey;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#fetch = withResponseLimit(options.fetch ?? globalThis.fetch, this.maxResponseBytes);
   }
 
   /** Whether the most recent answer came from the cache because the service could not be asked. */
@@ -64,8 +86,8 @@ export class RemoteDeploymentStore implements DeploymentStore {
     return this.#lastError;
   }
 
-  async get(id: string): Promise<Deployment | undefined> {
-    return (await this.#read(`id:${id}`, `/v1/deployments/${encodeURIComponent(id)}`, true, (body, url) => {
+  async get(id: string, options: LookupOptions = {}): Promise<Deployment | undefined> {
+    const parse: Parse = (body, url) => {
       const deployment = validateDeployment(body, url, 502);
       if (deployment.id !== id)
         throw new DeploymentValidationError(
@@ -74,33 +96,38 @@ export class RemoteDeploymentStore implements DeploymentStore {
           502,
         );
       return deployment;
-    })) as Deployment | undefined;
+    };
+    const path = `/v1/deployments/${encodeURIComponent(id)}`;
+    return (await this.#read(`id:${id}`, path, true, parse, options.signal)) as Deployment | undefined;
   }
 
-  async list(filter: { agent_id?: string } = {}): Promise<Deployment[]> {
+  async list(filter: { agent_id?: string } = {}, options: LookupOptions = {}): Promise<Deployment[]> {
     const query = filter.agent_id === undefined ? '' : `?agent_id=${encodeURIComponent(filter.agent_id)}`;
+    const key = `list:${filter.agent_id ?? ''}`;
     const deployments = (await this.#read(
-      `list:${filter.agent_id ?? ''}`,
+      key,
       `/v1/deployments${query}`,
       false,
       parseList,
+      options.signal,
     )) as Deployment[];
     return filterAndSort([...deployments], filter);
   }
 
   async put(deployment: Deployment): Promise<void> {
     const checked = validateDeployment(deployment, 'put', 400);
-    const url = `${this.url}/v1/deployments/${encodeURIComponent(checked.id)}`;
-    const response = await this.#request(url, { method: 'PUT', body: JSON.stringify(checked) }).catch(
+    const path = `/v1/deployments/${encodeURIComponent(checked.id)}`;
+    const url = `${this.url}${path}`;
+    const response = await this.#request(path, { method: 'PUT', body: JSON.stringify(checked) }).catch(
       (error: unknown) => {
-        throw this.#unreachable(url, error);
+        throw failedRequest(url, error, this.#secrets, this.maxResponseBytes);
       },
     );
     if (response.status === 409) {
       await response.body?.cancel();
       throw new DeploymentConflictError(checked.id, url);
     }
-    if (!response.ok) throw (this.#lastError = await this.#statusError(url, response));
+    if (!response.ok) throw (this.#lastError = await statusFailure(url, response, this.#secrets));
     await response.body?.cancel();
     this.#lastError = undefined;
     for (const key of this.#cache.keys()) if (key.startsWith('list:')) this.#cache.delete(key);
@@ -112,13 +139,18 @@ export class RemoteDeploymentStore implements DeploymentStore {
     });
   }
 
-  /** A cached answer while fresh; otherwise one request per key at a time. */
+  /**
+   * A cached answer while fresh; otherwise one request per key at a time, which a caller's signal stops waiting
+   * for (the request goes on for the others, and fills the cache).
+   */
   async #read(
     key: string,
     path: string,
     allowMissing: boolean,
-    parse: (body: unknown, url: string) => unknown,
+    parse: Parse,
+    signal: AbortSignal | undefined,
   ): Promise<unknown> {
+    if (signal?.aborted) throw abortedLookup(`${this.url}${path}`, signal);
     const entry = this.#cache.get(key);
     if (entry && Date.now() < entry.freshUntil) {
       this.#stale = entry.stale;
@@ -126,26 +158,20 @@ export class RemoteDeploymentStore implements DeploymentStore {
     }
     let pending = this.#inflight.get(key);
     if (!pending) {
-      pending = this.#revalidate(key, `${this.url}${path}`, allowMissing, parse).finally(() =>
-        this.#inflight.delete(key),
-      );
+      pending = this.#revalidate(key, path, allowMissing, parse).finally(() => this.#inflight.delete(key));
       this.#inflight.set(key, pending);
     }
-    return pending;
+    return signal ? untilAborted(pending, signal, () => abortedLookup(`${this.url}${path}`, signal)) : pending;
   }
 
-  async #revalidate(
-    key: string,
-    url: string,
-    allowMissing: boolean,
-    parse: (body: unknown, url: string) => unknown,
-  ): Promise<unknown> {
+  async #revalidate(key: string, path: string, allowMissing: boolean, parse: Parse): Promise<unknown> {
+    const url = `${this.url}${path}`;
     const entry = this.#cache.get(key);
     let response: Response;
     try {
-      response = await this.#request(url, entry?.etag ? { headers: { 'if-none-match': entry.etag } } : {});
+      response = await this.#request(path, entry?.etag ? { headers: { 'if-none-match': entry.etag } } : {});
     } catch (error) {
-      return this.#serveStale(key, this.#unreachable(url, error));
+      return this.#serveStale(key, failedRequest(url, error, this.#secrets, this.maxResponseBytes));
     }
     if (response.status === 304 && entry) return this.#fresh(key, entry);
     if (response.status === 404 && allowMissing) {
@@ -154,7 +180,7 @@ export class RemoteDeploymentStore implements DeploymentStore {
       return this.#succeeded(undefined);
     }
     if (!response.ok) {
-      const error = await this.#statusError(url, response);
+      const error = await statusFailure(url, response, this.#secrets);
       if (isRetryableStatus(response.status)) return this.#serveStale(key, error);
       this.#stale = false;
       throw (this.#lastError = error);
@@ -162,11 +188,10 @@ export class RemoteDeploymentStore implements DeploymentStore {
     let body: unknown;
     try {
       body = await response.json();
-    } catch {
-      return this.#serveStale(
-        key,
-        new DeploymentValidationError(url, [{ path: '', message: 'the answer is not JSON' }], 502),
-      );
+    } catch (error) {
+      const tooLarge = answerTooLarge(url, error, this.maxResponseBytes);
+      const notJson = new DeploymentValidationError(url, [{ path: '', message: 'the answer is not JSON' }], 502);
+      return this.#serveStale(key, tooLarge ?? notJson);
     }
     let value: unknown;
     try {
@@ -203,8 +228,11 @@ export class RemoteDeploymentStore implements DeploymentStore {
     return entry.value;
   }
 
-  #request(url: string, init: { method?: string; body?: string; headers?: Record<string, string> }): Promise<Response> {
-    return this.#fetch(url, {
+  #request(
+    path: string,
+    init: { method?: string; body?: string; headers?: Record<string, string> },
+  ): Promise<Response> {
+    return this.#fetch(`${this.#base}${path}`, {
       method: init.method ?? 'GET',
       headers: {
         authorization: `Bearer ${this.#apiKey}`,
@@ -215,39 +243,6 @@ export class RemoteDeploymentStore implements DeploymentStore {
       ...(init.body !== undefined ? { body: init.body } : {}),
       signal: AbortSignal.timeout(this.#timeoutMs),
     });
-  }
-
-  #unreachable(url: string, error: unknown): DeploymentStoreError {
-    const reason =
-      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    return new DeploymentStoreError(
-      `The deployment store at ${url} could not be reached: ${redactSecrets(reason, [this.#apiKey])}.`,
-      {
-        location: url,
-        code: 'deployment_store_unavailable',
-        cause: error,
-      },
-    );
-  }
-
-  async #statusError(url: string, response: Response): Promise<DeploymentStoreError> {
-    const text = await response.text().catch(() => '');
-    let detail = text.slice(0, 300);
-    try {
-      const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
-      if (typeof message === 'string') detail = message;
-    } catch {
-      // not JSON: keep the text
-    }
-    detail = redactSecrets(detail.trim(), [this.#apiKey]);
-    return new DeploymentStoreError(
-      `The deployment store at ${url} answered ${response.status}${detail ? `: ${detail}` : ''}.`,
-      {
-        location: url,
-        upstreamStatus: response.status,
-        code: isRetryableStatus(response.status) ? 'deployment_store_unavailable' : 'deployment_store_error',
-      },
-    );
   }
 }
 

@@ -1,9 +1,10 @@
 import { InvalidRequestError } from '../errors.ts';
-import { renderMessages } from '../templates.ts';
+import { escapeUnsafeCharacters } from '../internal/unsafe-text.ts';
+import { type RenderOptions, renderMessages } from '../templates.ts';
 import type { ChatCompletionMessageParam, CompletionRequestBase } from '../types.ts';
-import { type Deployment, type JsonSchemaObject, parseDeploymentId } from './deployment.ts';
+import { type Deployment, idCharacterProblem, type JsonSchemaObject, parseDeploymentId } from './deployment.ts';
 import { DeploymentNotFoundError } from './errors.ts';
-import type { DeploymentStore } from './store.ts';
+import type { DeploymentStore, LookupOptions } from './store.ts';
 
 /** The parts of a completion request that matter to a deployment call (`model` is the deployment reference). */
 export type DeploymentCallRequest = Omit<CompletionRequestBase, 'model'> & { model?: string; stream?: boolean | null };
@@ -45,15 +46,19 @@ const REPLACES: Record<string, string[]> = {
  * Looks a deployment up and turns it and the caller's request into what the gateway sends: the pinned model, the
  * prompt rendered with `request.input`, the merged settings, the response format and the agent.
  * Throws `DeploymentNotFoundError` (404) for an unknown id, and the 400 `InvalidRequestError` of `renderTemplate`
- * when the prompt uses a variable that `input` lacks.
+ * when the prompt uses a variable that `input` lacks or renders larger than `maxRenderedBytes`. `signal` ends the
+ * store's lookup (a remote store's request) when it fires.
  */
 export async function resolveDeployment(
   store: DeploymentStore,
   id: string,
   request: DeploymentCallRequest = {},
+  options: RenderOptions & LookupOptions = {},
 ): Promise<ResolvedDeployment> {
-  const deployment = await store.get(id);
-  if (!deployment) throw new DeploymentNotFoundError(id, await knownIdsOfAgent(store, id));
+  assertDeploymentId(id, 'model');
+  const lookup = { signal: options.signal };
+  const deployment = await store.get(id, lookup);
+  if (!deployment) throw new DeploymentNotFoundError(id, await knownIdsOfAgent(store, id, lookup));
 
   const { model, messages: prompt, output_schema: outputSpec, ...stored } = deployment.version;
   const settings: Record<string, unknown> = { ...stored };
@@ -71,7 +76,10 @@ export async function resolveDeployment(
   }
 
   const messages = [
-    ...renderMessages(prompt, request.input, `Deployment "${deployment.id}" `),
+    ...renderMessages(prompt, request.input, {
+      label: `Deployment "${deployment.id}" `,
+      maxRenderedBytes: options.maxRenderedBytes,
+    }),
     ...(request.messages ?? []),
   ];
   if (messages.length === 0) {
@@ -90,13 +98,28 @@ export async function resolveDeployment(
   };
 }
 
+/**
+ * A 400 `invalid_deployment_id` for an id no deployment can have (`idCharacterProblem`), before any store is asked;
+ * the message shows the id with such characters escaped.
+ */
+export function assertDeploymentId(id: string, param: string | null): void {
+  const problem = idCharacterProblem(id);
+  if (!problem) return;
+  throw new InvalidRequestError(
+    `The deployment id "${escapeUnsafeCharacters(id)}" ${problem}.`,
+    param,
+    'invalid_deployment_id',
+  );
+}
+
 /** Up to 5 ids of the agent an unknown id seems to belong to, newest first; none when that cannot be told. */
-async function knownIdsOfAgent(store: DeploymentStore, id: string): Promise<string[]> {
+async function knownIdsOfAgent(store: DeploymentStore, id: string, lookup: LookupOptions): Promise<string[]> {
   const agentId = parseDeploymentId(id)?.agent_id ?? /^[^:@#/\s]+/.exec(id)?.[0];
   if (!agentId) return [];
   try {
-    return (await store.list({ agent_id: agentId })).slice(0, 5).map((deployment) => deployment.id);
-  } catch {
+    return (await store.list({ agent_id: agentId }, lookup)).slice(0, 5).map((deployment) => deployment.id);
+  } catch (error) {
+    if (lookup.signal?.aborted) throw error;
     return []; // the suggestion is a courtesy: a store that cannot list must not hide the 404
   }
 }

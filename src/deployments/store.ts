@@ -4,9 +4,9 @@ import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
 /** Where deployments are kept. Every store validates what it returns; `put` never changes an existing version. */
 export interface DeploymentStore {
   /** The deployment with this id, or `undefined`. */
-  get(id: string): Promise<Deployment | undefined>;
+  get(id: string, options?: LookupOptions): Promise<Deployment | undefined>;
   /** Every deployment, or those of one agent, newest first. */
-  list(filter?: { agent_id?: string }): Promise<Deployment[]>;
+  list(filter?: { agent_id?: string }, options?: LookupOptions): Promise<Deployment[]>;
   /**
    * Stores a new deployment. The same id with the same content is a no-op; with other content,
    * `DeploymentConflictError`.
@@ -14,6 +14,14 @@ export interface DeploymentStore {
   put?(deployment: Deployment): Promise<void>;
   /** True while answers come from a cache because the store itself cannot be reached (a remote store). */
   readonly stale?: boolean;
+}
+
+export interface LookupOptions {
+  /**
+   * The caller's signal: a store that waits on the network (the remote store) rejects as soon as it fires, with a
+   * `DeploymentStoreError` 499 `aborted`. Local stores answer without waiting.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** A deployment and where it was read from (a file name, `memory[2]`, a URL), for error messages. */

@@ -1,7 +1,7 @@
 import type * as Zod from 'zod';
 import { lazyRequire } from '../internal/lazy-require.ts';
 import { assertSchemaLimits } from '../structured-output/schema-limits.ts';
-import { DEPLOYMENT_ENVIRONMENTS, type Deployment, parseDeploymentId } from './deployment.ts';
+import { DEPLOYMENT_ENVIRONMENTS, type Deployment, idCharacterProblem, parseDeploymentId } from './deployment.ts';
 import { type DeploymentIssue, DeploymentValidationError } from './errors.ts';
 
 /** A deployment record checked against its schema, with every issue named by path. */
@@ -144,14 +144,13 @@ function buildDeploymentSchema() {
 
   return z
     .strictObject({
-      id: z
-        .string()
-        .min(1)
-        .refine((id) => !/\s/.test(id), 'must not contain whitespace'),
+      id: z.string().min(1).superRefine(characterRule),
       agent_id: z
         .string()
         .min(1)
-        .regex(/^[^\s/]+$/, 'must not contain whitespace or "/"'),
+        .regex(/^[^\s/]+$/, 'must not contain whitespace or "/"')
+        // Whitespace is the regex's to report.
+        .superRefine((value, context) => void (/\s/.test(value) || characterRule(value, context))),
       environment: z.enum(DEPLOYMENT_ENVIRONMENTS),
       number: z.int().min(0),
       version,
@@ -177,6 +176,12 @@ function buildDeploymentSchema() {
         }
       }
     });
+}
+
+/** Ids and agent ids: no whitespace, control or bidirectional formatting characters (`idCharacterProblem`). */
+function characterRule(value: string, context: Zod.core.$RefinementCtx<string>): void {
+  const problem = idCharacterProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
 }
 
 /**

@@ -4,11 +4,57 @@
  */
 const KEY_LIKE = /\b(?:sk-|sy-|gsk_|xai-)[A-Za-z0-9_*-]{16,}|\bAIza[A-Za-z0-9_-]{30,}/g;
 
-/** Removes credentials from text that may reach logs, errors or records: the known keys, then anything key-shaped. */
+/**
+ * The userinfo of a URL (`https://user:password@host`): everything between `//` and the last `@` of the authority.
+ * Quotes and angle brackets end it too, so a URL inside JSON or HTML takes nothing after it along.
+ */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>\\]*@/gi;
+
+/** Characters that split a secret into pieces when an error quotes only part of it (a key with a line break). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a secret is cut at its control characters.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/;
+
+/**
+ * Removes credentials from text that may reach logs, errors or records: the known secrets (whole, JSON-escaped, and
+ * each piece between control characters), the userinfo of every URL, then anything key-shaped.
+ */
 export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
   let result = text;
-  for (const secret of secrets) if (secret && secret.length >= 6) result = result.split(secret).join('[redacted]');
-  return result.replace(KEY_LIKE, '[redacted]');
+  for (const secret of secrets) {
+    if (!secret || secret.length < 6) continue;
+    result = result.split(secret).join('[redacted]');
+    if (!CONTROL.test(secret)) continue;
+    result = result.split(JSON.stringify(secret).slice(1, -1)).join('[redacted]');
+    for (const piece of secret.split(CONTROL)) if (piece.length >= 6) result = result.split(piece).join('[redacted]');
+  }
+  return redactUrlCredentials(result).replace(KEY_LIKE, '[redacted]');
+}
+
+/** `https://user:password@host/…` → `https://[redacted]@host/…`, for every URL in the text. */
+export function redactUrlCredentials(text: string): string {
+  return text.includes('@') ? text.replace(URL_USERINFO, '$1[redacted]@') : text;
+}
+
+/**
+ * The user name and password of a URL, decoded, to be redacted wherever they might appear on their own (an error
+ * quoting a decoded URL, a Basic header); none for a URL without them or one that does not parse.
+ */
+export function urlCredentials(url: string | undefined): string[] {
+  if (!url?.includes('@')) return [];
+  try {
+    const { username, password } = new URL(url);
+    return [...new Set([username, password].flatMap((part) => [part, decoded(part)]))].filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 /**

@@ -5,8 +5,25 @@ import { standIn } from './mock/stand-in.ts';
 import type { Provider, ProviderDefinition, ProviderSettings, ResolvedProviderSettings } from './provider.ts';
 import type { ProviderRegistry } from './registry.ts';
 
-/** A ready adapter, or the setting that is missing for it (the attempt is then recorded as `missing_credentials`). */
-export type ProviderLookup = (name: string) => Promise<Provider | { missing: string }>;
+/**
+ * A ready adapter, or the setting that is missing (or unusable: `problem` says why) for it; the attempt is then
+ * recorded as `missing_credentials`.
+ */
+export type ProviderLookup = (name: string) => Promise<Provider | MissingSetting>;
+
+export interface MissingSetting {
+  /** The variable or option to set (`OPENAI_API_KEY`, `providers.openai.apiKey`). */
+  missing: string;
+  /** Why the value given cannot be used; absent when there is none. */
+  problem?: string;
+}
+
+/**
+ * Inside a key (leading and trailing whitespace is trimmed by every HTTP client): characters no header can carry.
+ * Sent anyway, the SDK's error would quote the header, and the key with it.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a header cannot carry.
+const UNSENDABLE = /[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/;
 
 export interface ProviderPoolOptions {
   registry: ProviderRegistry;
@@ -25,7 +42,7 @@ export interface ProviderPoolOptions {
  * simulator standing in for it: no key needed, nothing sent.
  */
 export function createProviderPool(options: ProviderPoolOptions): ProviderLookup {
-  const adapters = new Map<string, Promise<Provider | { missing: string }>>();
+  const adapters = new Map<string, Promise<Provider | MissingSetting>>();
   // One keep-alive pool for every SDK of this gateway: their default fetch costs ~0.5 ms of CPU per call (bench/).
   let pooledFetch: typeof fetch | undefined;
   const maxResponseBytes = options.transport?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -42,7 +59,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
   const ownFetch = (fetchImpl: typeof fetch) =>
     explicitLimit === undefined ? fetchImpl : withResponseLimit(fetchImpl, explicitLimit);
 
-  async function load(name: string): Promise<Provider | { missing: string }> {
+  async function load(name: string): Promise<Provider | MissingSetting> {
     const definition = options.registry.get(name);
     if (options.simulator) return standIn(options.simulator, definition);
     if (!definition)
@@ -78,10 +95,16 @@ function credentialsOf(
   definition: ProviderDefinition,
   configured: ProviderSettings,
   env: Record<string, string | undefined>,
-): { apiKey: string; baseURL: string; apiVersion?: string } | { missing: string } {
+): { apiKey: string; baseURL: string; apiVersion?: string } | MissingSetting {
   const prefix = definition.envPrefix;
   const apiKey = configured.apiKey ?? env[`${prefix}_API_KEY`] ?? (definition.requiresApiKey ? undefined : 'unused');
   if (!apiKey) return { missing: `${prefix}_API_KEY` };
+  if (UNSENDABLE.test(apiKey.trim())) {
+    return {
+      missing: configured.apiKey === undefined ? `${prefix}_API_KEY` : `providers.${definition.id}.apiKey`,
+      problem: 'holds a line break or another character that an HTTP header cannot carry',
+    };
+  }
   // A provider without a shared endpoint (Azure: one per resource) must be configured.
   const baseURL = configured.baseURL ?? env[`${prefix}_BASE_URL`] ?? definition.defaultBaseURL;
   if (!baseURL) return { missing: `${prefix}_BASE_URL` };

@@ -1,5 +1,6 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ModelEntry } from '../catalog/catalog-schema.ts';
+import { urlCredentials } from '../internal/redact.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { CompletionChunk, CompletionResponse, CompletionWarning, ReasoningEffortLevel } from '../types.ts';
 import type { ModelProfile } from './model-profile.ts';
@@ -169,4 +170,9 @@ export function sdkClientOptions(settings: ResolvedProviderSettings) {
     ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
   };
+}
+
+/** What a provider's errors must never show: its key, and the user name and password of its base URL. */
+export function secretsOf(settings: ResolvedProviderSettings): string[] {
+  return [settings.apiKey, ...urlCredentials(settings.baseURL)];
 }

@@ -4,7 +4,7 @@ import { createDeploymentStore } from '../deployments/create-store.ts';
 import { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
-import { redactSecrets } from '../internal/redact.ts';
+import { redactSecrets, redactUrlCredentials } from '../internal/redact.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { createSwitchyardHandler } from './handler.ts';
@@ -150,7 +150,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   info('listening', {
     url,
     data: dbPath,
-    deployments: options.deployments ?? 'sqlite',
+    deployments: options.deployments === undefined ? 'sqlite' : redactUrlCredentials(options.deployments),
     mock: mock !== false,
     providers,
   });

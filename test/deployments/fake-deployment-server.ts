@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../../src/deployments/index.ts';
 
@@ -24,6 +24,8 @@ export interface FakeDeploymentServer {
   failWith: number | undefined;
   /** Send ETags (default true). */
   etags: boolean;
+  /** Answers every request instead of the service (a hang, an endless body), until set back to `undefined`. */
+  respondWith: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startFakeDeploymentServer(
     requests: [],
     failWith: undefined,
     etags: true,
+    respondWith: undefined,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -60,6 +63,7 @@ export async function startFakeDeploymentServer(
       record.status = reply(response, status, body, fake.etags, record.ifNoneMatch);
     };
 
+    if (fake.respondWith) return fake.respondWith(request, response);
     if (fake.failWith !== undefined)
       return send(fake.failWith, { error: { message: 'Service unavailable', type: 'api_error' } });
     if (request.headers.authorization !== `Bearer ${fake.apiKey}`) {

@@ -9,6 +9,7 @@ import {
   type ProviderCompletion,
   type ResolvedProviderSettings,
   sdkClientOptions,
+  secretsOf,
 } from '../provider.ts';
 import {
   abortedByCaller,
@@ -111,7 +112,7 @@ class AnthropicProvider implements Provider {
     return {
       provider: this.name,
       model,
-      secrets: [settings.apiKey],
+      secrets: secretsOf(settings),
       baseURL: settings.baseURL,
       timeoutMs: settings.timeoutMs,
     };

@@ -4,7 +4,13 @@ import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
 import { redactSecrets } from '../../internal/redact.ts';
 import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
-import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
+import {
+  type Provider,
+  type ProviderCall,
+  type ProviderCompletion,
+  type ResolvedProviderSettings,
+  secretsOf,
+} from '../provider.ts';
 import {
   abortedByCaller,
   answerTooLarge,
@@ -141,7 +147,7 @@ class GoogleProvider implements Provider {
     return {
       provider: this.name,
       model,
-      secrets: [settings.apiKey],
+      secrets: secretsOf(settings),
       baseURL: settings.baseURL,
       timeoutMs: settings.timeoutMs,
     };

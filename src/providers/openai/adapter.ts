@@ -10,6 +10,7 @@ import {
   type ProviderCompletion,
   type ResolvedProviderSettings,
   sdkClientOptions,
+  secretsOf,
 } from '../provider.ts';
 import {
   abortedByCaller,
@@ -114,7 +115,7 @@ export class OpenAIProvider implements Provider {
     return {
       provider: this.name,
       model,
-      secrets: [settings.apiKey],
+      secrets: secretsOf(settings),
       baseURL: settings.baseURL,
       timeoutMs: settings.timeoutMs,
     };

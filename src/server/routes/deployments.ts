@@ -1,5 +1,6 @@
 import { sameDeployment, validateDeployment } from '../../deployments/deployment.ts';
 import { DeploymentNotFoundError } from '../../deployments/errors.ts';
+import { assertDeploymentId } from '../../deployments/resolve-deployment.ts';
 import type { DeploymentStore } from '../../deployments/store.ts';
 import type { Gateway } from '../../gateway.ts';
 import { readJsonBody } from '../read-json-body.ts';
@@ -31,6 +32,7 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       path: /^\/v1\/deployments\/([^/]+)$/,
       auth: 'key',
       async handle({ request, params: [id = ''] }) {
+        assertDeploymentId(id, null);
         const deployment = await requireStore().get(id);
         if (!deployment) throw notFound(id);
         return jsonWithEtag(request, deployment);
@@ -41,6 +43,7 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       path: /^\/v1\/deployments\/([^/]+)$/,
       auth: 'key',
       async handle({ request, params: [id = ''] }) {
+        assertDeploymentId(id, null);
         const target = requireStore();
         if (!target.put)
           throw new HttpError(405, "This server's deployment store is read-only.", { code: 'read_only_store' });
