@@ -1,3 +1,4 @@
+import type Anthropic from '@anthropic-ai/sdk';
 import type { AutoParseableResponseFormat } from 'openai/lib/parser';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import { CatalogRefresher, type CatalogRefreshOptions, type CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
@@ -10,6 +11,9 @@ import type { Services } from './completion/services.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
 import type { Deployment } from './deployments/deployment.ts';
 import type { DeploymentStore } from './deployments/store.ts';
+import { createMessage } from './dialects/messages/create-message.ts';
+import type { SwitchyardMessage } from './dialects/messages/from-chat.ts';
+import type { MessageEventStream } from './dialects/messages/stream-events.ts';
 import { InvalidRequestError } from './errors.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderDefinition, ProviderSettings } from './providers/provider.ts';
@@ -109,6 +113,22 @@ export interface Gateway {
     request: CompletionRequest,
     options?: CompletionOptions,
   ): Promise<CompletionResponse | CompletionStream>;
+  /**
+   * The same call in the Anthropic Messages API's shapes (what Claude Code and Anthropic's SDKs send), for every
+   * model. See docs/messages-api.md.
+   */
+  createMessage(
+    params: Anthropic.MessageCreateParamsStreaming,
+    options?: CompletionOptions,
+  ): Promise<MessageEventStream>;
+  createMessage(
+    params: Anthropic.MessageCreateParamsNonStreaming,
+    options?: CompletionOptions,
+  ): Promise<SwitchyardMessage>;
+  createMessage(
+    params: Anthropic.MessageCreateParams,
+    options?: CompletionOptions,
+  ): Promise<SwitchyardMessage | MessageEventStream>;
   /** The catalog in the OpenAI `/v1/models` shape. */
   listModels(options?: ListModelsOptions): ModelList;
   /** The stored deployments, optionally of one agent (empty without a deployment store). */
@@ -190,6 +210,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   return {
     createCompletion: ((request: CompletionRequest, callOptions?: CompletionOptions) =>
       createCompletion(services, request, callOptions)) as Gateway['createCompletion'],
+    createMessage: ((params: Anthropic.MessageCreateParams, callOptions?: CompletionOptions) =>
+      createMessage(services, params, callOptions)) as Gateway['createMessage'],
     listModels: (listOptions) => currentCatalog().list(listOptions),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,

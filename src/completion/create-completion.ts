@@ -1,6 +1,6 @@
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { Dialect } from '../records/call-record.ts';
-import type { CompletionRequest, CompletionResponse } from '../types.ts';
+import type { CompletionRequest, CompletionResponse, CompletionWarning } from '../types.ts';
 import { type CallPlan, CallTrace } from './call-plan.ts';
 import { streamAttempt } from './call-provider.ts';
 import type { CompletionStream } from './completion-stream.ts';
@@ -24,11 +24,12 @@ export async function createCompletion(
   services: Services,
   request: CompletionRequest,
   options: CompletionOptions = {},
-  dialect: Dialect = 'chat',
+  edge: EdgeTranslation = { dialect: 'chat' },
 ): Promise<CompletionResponse | CompletionStream> {
-  const trace = new CallTrace(services.settings.strict, dialect);
+  const trace = new CallTrace(services.settings.strict, edge.dialect);
   let plan: CallPlan | undefined;
   try {
+    for (const warning of edge.warnings ?? []) trace.warn(warning);
     plan = await resolveRequest(services, request, options, trace);
     const candidates = planCandidates(services, plan, trace.warn);
     if (plan.stream) {
@@ -52,6 +53,15 @@ export async function createCompletion(
     recordCall(services, request, plan, trace, { error });
     throw error;
   }
+}
+
+/**
+ * How a call of another API (the Responses API, the Messages API) was translated into a chat completion at the edge:
+ * its dialect, for the record, and what the translation could not carry, warned about like any dropped parameter.
+ */
+export interface EdgeTranslation {
+  dialect: Dialect;
+  warnings?: CompletionWarning[];
 }
 
 /** Recursion over a caller's value nested tens of thousands deep overflows the stack: the request's fault, not ours. */

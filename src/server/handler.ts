@@ -14,6 +14,7 @@ import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { healthRoutes } from './routes/health.ts';
 import { mcpRoutes } from './routes/mcp.ts';
+import { messageRoutes } from './routes/messages.ts';
 import { modelRoutes } from './routes/models.ts';
 import { workflowPageRoutes } from './routes/workflow-page.ts';
 import { fromWebRequest, toWebResponse } from './web-adapter.ts';
@@ -56,6 +57,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
   const concurrency = new KeyConcurrency(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
+    ...messageRoutes(gateway, maxBodyBytes),
     ...modelRoutes(gateway),
     ...deploymentRoutes(gateway, options.deployments, maxBodyBytes),
     ...callRoutes(gateway),
@@ -67,17 +69,20 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
   const handle = async (request: ServerRequest): Promise<Reply> => {
     let reply: Reply;
     let release: (() => void) | undefined;
+    let errorBody: Route['errorBody'];
     try {
       const { route, params } = findRoute(routes, request.method, request.path);
+      errorBody = route.errorBody;
       if (route.checkHost) assertAllowedHost(request, options.hostPolicy);
       if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) {
-        const key = authenticate(request.header('authorization'), keys);
+        // Anthropic's SDKs send the key as `x-api-key`; every route takes either.
+        const key = authenticate(request.header('authorization') ?? bearer(request.header('x-api-key')), keys);
         if (route.auth === 'key') release = concurrency.acquire(key.id);
       }
       reply = await route.handle({ request, params });
     } catch (error) {
       if (!(error instanceof SwitchyardError)) options.onUnexpectedError?.(error, request);
-      reply = errorResponse(error);
+      reply = errorResponse(error, errorBody);
     }
     if (release) reply = releasedWhenSent(reply, release, request.signal);
     if (request.method === 'HEAD') reply = withoutBody(reply);
@@ -116,4 +121,8 @@ function withoutBody(reply: Reply): Reply {
   else if (body instanceof Uint8Array) reply.headers['content-length'] = String(body.byteLength);
   else if (body !== null) void body[Symbol.asyncIterator]().return?.();
   return { ...reply, body: null };
+}
+
+function bearer(key: string | undefined): string | undefined {
+  return key === undefined ? undefined : `Bearer ${key}`;
 }

@@ -39,13 +39,17 @@ export function jsonWithEtag(request: ServerRequest, body: unknown): Reply {
   return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', etag }, body: text };
 }
 
-/** A thrown error as an HTTP answer: a `SwitchyardError` with its own status and body, anything else a generic 500. */
-export function errorResponse(error: unknown): Reply {
+/**
+ * A thrown error as an HTTP answer: a `SwitchyardError` with its own status and body, anything else a generic 500.
+ * `body` writes the error in another API's shape (the Messages API's) for the routes of that API.
+ */
+export function errorResponse(error: unknown, body?: (error: unknown) => unknown): Reply {
   if (error instanceof SwitchyardError) {
     const headers: Record<string, string> = error instanceof HttpError ? { ...error.headers } : {};
     if (error.callId) headers['x-switchyard-call-id'] = error.callId;
-    return json(error.toJSON(), error.status, headers);
+    return json(body ? body(error) : error.toJSON(), error.status, headers);
   }
+  if (body) return json(body(error), 500);
   // The detail of an unexpected error may quote internals; it goes to the log, not to the client.
   return json(
     {

@@ -15,6 +15,8 @@ export interface Route {
   auth: 'key' | 'page' | 'none';
   /** Check `Host` and `Origin` against DNS rebinding (routes that browsers or agents reach). */
   checkHost?: boolean;
+  /** Errors in another API's shape than OpenAI's (the Messages API's routes answer as Anthropic does). */
+  errorBody?: (error: unknown) => unknown;
   handle(context: RouteContext): Promise<Reply>;
 }
 

@@ -55,6 +55,8 @@ export function convertMessages(messages: ChatCompletionMessageParam[]): {
         if (typeof message.content === 'string') {
           if (message.content !== '') result.content = message.content;
         } else if (texts.length > 0) result.content = texts.map((text) => ({ type: 'text', text }));
+        // A tool result that came through the Messages API keeps its error flag.
+        if ((message as { is_error?: unknown }).is_error === true) result.is_error = true;
         add('user', withMessageMark([result], message));
         break;
       }

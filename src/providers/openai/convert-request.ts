@@ -108,17 +108,25 @@ function strictResponseFormat(format: unknown): unknown {
 
 /**
  * Assistant messages sent back as they were returned carry our extension fields (`reasoning_details`, `parsed`, and
- * `reasoning_content`); strip what this provider would reject. Messages without them pass as they are, uncopied.
+ * `reasoning_content`), and a tool result from the Messages API its `is_error`; strip what this provider would
+ * reject. Messages without them pass as they are, uncopied.
  */
 function withoutReasoningState(
   messages: ChatCompletionCreateParamsBase['messages'],
   keepContent: boolean,
 ): ChatCompletionCreateParamsBase['messages'] {
   const carries = (message: object) =>
-    'reasoning_details' in message || 'parsed' in message || (!keepContent && 'reasoning_content' in message);
-  if (!messages.some((message) => message.role === 'assistant' && carries(message))) return messages;
+    'reasoning_details' in message ||
+    'parsed' in message ||
+    'is_error' in message ||
+    (!keepContent && 'reasoning_content' in message);
+  if (!messages.some(carries)) return messages;
   return messages.map((message) => {
-    if (message.role !== 'assistant' || !carries(message)) return message;
+    if (!carries(message)) return message;
+    if (message.role === 'tool') {
+      const { is_error: _error, ...rest } = message as typeof message & { is_error?: unknown };
+      return rest as typeof message;
+    }
     const {
       reasoning_details: _details,
       parsed: _parsed,

@@ -1,0 +1,230 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { InvalidRequestError } from '../../errors.ts';
+import { FORMAT as CLAUDE_REASONING } from '../../providers/anthropic/convert-messages.ts';
+import type {
+  CacheControl,
+  CompletionMessageParam,
+  CompletionRequest,
+  CompletionTool,
+  CompletionWarning,
+  ReasoningDetail,
+} from '../../types.ts';
+
+type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
+
+/**
+ * A Messages API request as a chat completion request: the same call, for every model. What chat has no field for
+ * is named in `warnings` (`top_k`) or refused with a 400 (server tools, content kinds no provider here takes).
+ */
+export function messagesToChat(params: Anthropic.MessageCreateParams): {
+  request: CompletionRequest;
+  warnings: CompletionWarning[];
+} {
+  if (!params || typeof params !== 'object') throw new InvalidRequestError('The body must be a JSON object.');
+  if (typeof params.model !== 'string') throw new InvalidRequestError('model: Field required', 'model');
+  if (!Number.isInteger(params.max_tokens)) throw new InvalidRequestError('max_tokens: Field required', 'max_tokens');
+  if (!Array.isArray(params.messages)) throw new InvalidRequestError('messages: Field required', 'messages');
+  const warnings: CompletionWarning[] = [];
+  const messages: CompletionMessageParam[] = [];
+  const system = systemMessage(params.system);
+  if (system) messages.push(system);
+  params.messages.forEach((message, index) => {
+    messages.push(...(message.role === 'assistant' ? assistantMessages : userMessages)(message, `messages[${index}]`));
+  });
+
+  const request: CompletionRequest = { model: params.model, messages, max_tokens: params.max_tokens };
+  // Sampling parameters left the Messages API's types in its 2026-10-21 version; clients written before still send
+  // them, and other models still take them.
+  const sampling = params as { temperature?: number | null; top_p?: number | null; top_k?: number | null };
+  if (sampling.temperature != null) request.temperature = sampling.temperature;
+  if (sampling.top_p != null) request.top_p = sampling.top_p;
+  if (params.stop_sequences?.length) request.stop = params.stop_sequences;
+  if (params.metadata?.user_id) request.user = params.metadata.user_id;
+  if (params.service_tier) request.service_tier = params.service_tier === 'auto' ? 'auto' : 'default';
+  if (sampling.top_k != null) {
+    warnings.push({
+      code: 'unsupported_parameter',
+      param: 'top_k',
+      message: 'top_k has no equivalent across providers; it was not sent.',
+    });
+  }
+  if (params.tools) request.tools = params.tools.map(chatTool);
+  applyToolChoice(params.tool_choice, request);
+  applyThinking(params, request, warnings);
+  const format = params.output_config?.format;
+  if (format?.type === 'json_schema') {
+    request.response_format = {
+      type: 'json_schema',
+      json_schema: { name: 'output', schema: format.schema, strict: true },
+    };
+  }
+  if (params.stream) Object.assign(request, { stream: true, stream_options: { include_usage: true } });
+  return { request, warnings };
+}
+
+function systemMessage(system: Anthropic.MessageCreateParams['system']): CompletionMessageParam | undefined {
+  if (system == null || system === '') return undefined;
+  if (typeof system === 'string') return { role: 'system', content: system };
+  return { role: 'system', content: system.map((block) => marked({ type: 'text', text: block.text }, block)) };
+}
+
+/** A user turn: its tool results as `tool` messages first (chat's order), then the rest as one user message. */
+function userMessages(message: Anthropic.MessageParam, at: string): CompletionMessageParam[] {
+  if (typeof message.content === 'string') return [{ role: 'user', content: message.content }];
+  const results: CompletionMessageParam[] = [];
+  const parts: Part[] = [];
+  message.content.forEach((block, index) => {
+    const blockAt = `${at}.content[${index}]`;
+    if (block.type === 'tool_result') results.push(toolMessage(block, blockAt));
+    else parts.push(userPart(block, blockAt));
+  });
+  return parts.length > 0 ? [...results, { role: 'user', content: parts }] : results;
+}
+
+function toolMessage(block: Anthropic.ToolResultBlockParam, at: string): CompletionMessageParam {
+  const content = block.content;
+  const text =
+    content === undefined
+      ? ''
+      : typeof content === 'string'
+        ? content
+        : content
+            .map((inner, index) => {
+              if (inner.type !== 'text') {
+                throw new InvalidRequestError(
+                  `${at}.content[${index}]: a tool result is sent to every provider as text; "${inner.type}" is not.`,
+                  `${at}.content`,
+                );
+              }
+              return inner.text;
+            })
+            .join('\n');
+  const tool: CompletionMessageParam = { role: 'tool', tool_call_id: block.tool_use_id, content: text };
+  // `is_error` reaches Anthropic as it is; other providers see the text alone.
+  if (block.is_error) Object.assign(tool, { is_error: true });
+  return marked(tool, block);
+}
+
+function userPart(block: Anthropic.ContentBlockParam, at: string): Part {
+  switch (block.type) {
+    case 'text':
+      return marked({ type: 'text', text: block.text }, block);
+    case 'image': {
+      const source = block.source;
+      if (source.type !== 'base64' && source.type !== 'url')
+        throw new InvalidRequestError(`${at}: images are taken as base64 data or a URL, not a file id.`, at);
+      const url = source.type === 'base64' ? `data:${source.media_type};base64,${source.data}` : source.url;
+      return marked({ type: 'image_url', image_url: { url } }, block);
+    }
+    case 'document': {
+      const source = block.source;
+      const data =
+        source.type === 'base64'
+          ? `data:${source.media_type};base64,${source.data}`
+          : source.type === 'text'
+            ? `data:text/plain;base64,${Buffer.from(source.data, 'utf8').toString('base64')}`
+            : undefined;
+      if (!data) {
+        throw new InvalidRequestError(
+          `${at}: documents are taken as base64 PDF or plain text; a "${source.type}" source is not.`,
+          at,
+        );
+      }
+      return marked(
+        { type: 'file', file: { file_data: data, ...(block.title ? { filename: block.title } : {}) } },
+        block,
+      );
+    }
+    default:
+      throw new InvalidRequestError(`${at}: "${block.type}" content is not supported by this gateway.`, at);
+  }
+}
+
+/**
+ * An assistant turn: its text, its tool calls, and its thinking as reasoning details in the Anthropic adapter's
+ * format, which restores the blocks, signatures included, when the turn goes back to Claude.
+ */
+function assistantMessages(message: Anthropic.MessageParam, at: string): CompletionMessageParam[] {
+  if (typeof message.content === 'string') return [{ role: 'assistant', content: message.content }];
+  const texts: string[] = [];
+  const details: ReasoningDetail[] = [];
+  const toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
+  message.content.forEach((block, index) => {
+    if (block.type === 'text') texts.push(block.text);
+    else if (block.type === 'thinking')
+      details.push({
+        type: 'reasoning.text',
+        format: CLAUDE_REASONING,
+        text: block.thinking,
+        signature: block.signature,
+      });
+    else if (block.type === 'redacted_thinking')
+      details.push({ type: 'reasoning.encrypted', format: CLAUDE_REASONING, data: block.data });
+    else if (block.type === 'tool_use') {
+      const input = JSON.stringify(block.input ?? {});
+      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: input } });
+    } else {
+      throw new InvalidRequestError(`${at}.content[${index}]: "${block.type}" is not supported by this gateway.`, at);
+    }
+  });
+  const assistant: Record<string, unknown> = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
+  if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
+  if (details.length > 0) assistant.reasoning_details = details;
+  return [assistant as CompletionMessageParam];
+}
+
+function chatTool(tool: Anthropic.ToolUnion, index: number): CompletionTool {
+  if (!('input_schema' in tool) || (tool.type !== undefined && tool.type !== 'custom')) {
+    throw new InvalidRequestError(
+      `tools[${index}]: the server tool "${tool.type}" runs on Anthropic's side; this gateway takes custom tools ` +
+        '(name, description, input_schema) only.',
+      `tools[${index}]`,
+    );
+  }
+  const fn: CompletionTool = {
+    type: 'function',
+    function: { name: tool.name, parameters: tool.input_schema as Record<string, unknown> },
+  };
+  if (tool.description) fn.function.description = tool.description;
+  if (tool.strict) fn.function.strict = true;
+  return marked(fn, tool);
+}
+
+function applyToolChoice(choice: Anthropic.ToolChoice | undefined, request: CompletionRequest): void {
+  if (!choice) return;
+  if (choice.type === 'auto') request.tool_choice = 'auto';
+  else if (choice.type === 'any') request.tool_choice = 'required';
+  else if (choice.type === 'none') request.tool_choice = 'none';
+  else request.tool_choice = { type: 'function', function: { name: choice.name } };
+  if ('disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use) request.parallel_tool_calls = false;
+}
+
+/** `thinking` as the neutral reasoning setting: a budget, off, or (adaptive) the effort of `output_config`. */
+function applyThinking(
+  params: Anthropic.MessageCreateParams,
+  request: CompletionRequest,
+  warnings: CompletionWarning[],
+): void {
+  const thinking = params.thinking;
+  if (thinking?.type === 'between_tools') {
+    warnings.push({
+      code: 'unsupported_parameter',
+      param: 'thinking',
+      message: 'thinking "between_tools" has no provider-neutral form; the model reasons as it does by default.',
+    });
+  }
+  const effort = params.output_config?.effort;
+  if (thinking?.type === 'enabled') request.reasoning = { budget: thinking.budget_tokens };
+  else if (thinking?.type === 'disabled') request.reasoning = { effort: 'disabled' };
+  else if (thinking?.type === 'adaptive' || effort) request.reasoning = { effort: effort ?? 'high' };
+}
+
+/** `target` with the `cache_control` of `source`, if it has one. */
+function marked<T extends object>(target: T, source: object): T {
+  const control = (source as { cache_control?: CacheControl | null }).cache_control;
+  if (control)
+    Object.assign(target, {
+      cache_control: control.ttl ? { type: 'ephemeral', ttl: control.ttl } : { type: 'ephemeral' },
+    });
+  return target;
+}
