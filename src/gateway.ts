@@ -1,5 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AutoParseableResponseFormat } from 'openai/lib/parser';
+import type {
+  ResponseCreateParams,
+  ResponseCreateParamsNonStreaming,
+  ResponseCreateParamsStreaming,
+} from 'openai/resources/responses/responses';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import { CatalogRefresher, type CatalogRefreshOptions, type CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
@@ -14,6 +19,9 @@ import type { DeploymentStore } from './deployments/store.ts';
 import { createMessage } from './dialects/messages/create-message.ts';
 import type { SwitchyardMessage } from './dialects/messages/from-chat.ts';
 import type { MessageEventStream } from './dialects/messages/stream-events.ts';
+import { createResponse } from './dialects/responses/create-response.ts';
+import type { SwitchyardResponse } from './dialects/responses/from-chat.ts';
+import type { ResponseEventStream } from './dialects/responses/stream-events.ts';
 import { InvalidRequestError } from './errors.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderDefinition, ProviderSettings } from './providers/provider.ts';
@@ -129,6 +137,16 @@ export interface Gateway {
     params: Anthropic.MessageCreateParams,
     options?: CompletionOptions,
   ): Promise<SwitchyardMessage | MessageEventStream>;
+  /**
+   * The same call in OpenAI's Responses API shapes (what the Agents SDK and Codex send), for every model. See
+   * docs/responses-api.md.
+   */
+  createResponse(params: ResponseCreateParamsStreaming, options?: CompletionOptions): Promise<ResponseEventStream>;
+  createResponse(params: ResponseCreateParamsNonStreaming, options?: CompletionOptions): Promise<SwitchyardResponse>;
+  createResponse(
+    params: ResponseCreateParams,
+    options?: CompletionOptions,
+  ): Promise<SwitchyardResponse | ResponseEventStream>;
   /** The catalog in the OpenAI `/v1/models` shape. */
   listModels(options?: ListModelsOptions): ModelList;
   /** The stored deployments, optionally of one agent (empty without a deployment store). */
@@ -212,6 +230,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       createCompletion(services, request, callOptions)) as Gateway['createCompletion'],
     createMessage: ((params: Anthropic.MessageCreateParams, callOptions?: CompletionOptions) =>
       createMessage(services, params, callOptions)) as Gateway['createMessage'],
+    createResponse: ((params: ResponseCreateParams, callOptions?: CompletionOptions) =>
+      createResponse(services, params, callOptions)) as Gateway['createResponse'],
     listModels: (listOptions) => currentCatalog().list(listOptions),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,

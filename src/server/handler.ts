@@ -16,6 +16,7 @@ import { healthRoutes } from './routes/health.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { modelRoutes } from './routes/models.ts';
+import { responseRoutes } from './routes/responses.ts';
 import { workflowPageRoutes } from './routes/workflow-page.ts';
 import { fromWebRequest, toWebResponse } from './web-adapter.ts';
 
@@ -58,6 +59,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
     ...messageRoutes(gateway, maxBodyBytes),
+    ...responseRoutes(gateway, maxBodyBytes),
     ...modelRoutes(gateway),
     ...deploymentRoutes(gateway, options.deployments, maxBodyBytes),
     ...callRoutes(gateway),

@@ -9,6 +9,7 @@ import type {
   CompletionWarning,
   ReasoningDetail,
 } from '../../types.ts';
+import { copySwitchyardFields } from '../switchyard-fields.ts';
 
 type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
 
@@ -59,6 +60,7 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
     };
   }
   if (params.stream) Object.assign(request, { stream: true, stream_options: { include_usage: true } });
+  copySwitchyardFields(params, request);
   return { request, warnings };
 }
 

@@ -108,8 +108,8 @@ function strictResponseFormat(format: unknown): unknown {
 
 /**
  * Assistant messages sent back as they were returned carry our extension fields (`reasoning_details`, `parsed`, and
- * `reasoning_content`), and a tool result from the Messages API its `is_error`; strip what this provider would
- * reject. Messages without them pass as they are, uncopied.
+ * `reasoning_content`), a tool result from the Messages API its `is_error`, and the Responses API's instructions
+ * their mark; strip what this provider would reject. Messages without them pass as they are, uncopied.
  */
 function withoutReasoningState(
   messages: ChatCompletionCreateParamsBase['messages'],
@@ -119,12 +119,20 @@ function withoutReasoningState(
     'reasoning_details' in message ||
     'parsed' in message ||
     'is_error' in message ||
+    'from_instructions' in message ||
     (!keepContent && 'reasoning_content' in message);
   if (!messages.some(carries)) return messages;
   return messages.map((message) => {
     if (!carries(message)) return message;
-    if (message.role === 'tool') {
-      const { is_error: _error, ...rest } = message as typeof message & { is_error?: unknown };
+    if (message.role === 'tool' || message.role === 'system') {
+      const {
+        is_error: _error,
+        from_instructions: _instructions,
+        ...rest
+      } = message as typeof message & {
+        is_error?: unknown;
+        from_instructions?: unknown;
+      };
       return rest as typeof message;
     }
     const {

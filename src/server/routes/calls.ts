@@ -1,4 +1,5 @@
 import type { Gateway } from '../../gateway.ts';
+import type { Dialect } from '../../records/call-record.ts';
 import type { ListCallsQuery } from '../../records/call-store.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -7,6 +8,8 @@ import type { Route } from '../router.ts';
  * The call-record queries of `gateway.calls`. Each first flushes the record queue, so a client that has just had
  * an answer finds its call (records are otherwise written in batches, up to a second later).
  */
+const DIALECTS: readonly Dialect[] = ['chat', 'responses', 'messages', 'embeddings'];
+
 export function callRoutes(gateway: Gateway): Route[] {
   return [
     {
@@ -18,6 +21,16 @@ export function callRoutes(gateway: Gateway): Route[] {
         for (const name of ['agent_id', 'trace_id', 'workflow_name', 'since', 'until', 'cursor'] as const) {
           const value = request.query.get(name);
           if (value !== null) query[name] = value;
+        }
+        const dialect = request.query.get('dialect');
+        if (dialect !== null) {
+          if (!DIALECTS.includes(dialect as Dialect)) {
+            throw new HttpError(400, `"dialect" must be one of ${DIALECTS.join(', ')}.`, {
+              param: 'dialect',
+              code: 'invalid_parameter',
+            });
+          }
+          query.dialect = dialect as Dialect;
         }
         const limit = integerParam(request.query, 'limit');
         if (limit !== undefined) query.limit = limit;

@@ -1,0 +1,31 @@
+import type { ReasoningDetail } from '../../types.ts';
+
+/**
+ * A Responses API reasoning item carries the provider's reasoning state as `encrypted_content`, opaque to the
+ * client, which sends the item back in the next turn. Switchyard puts its reasoning details there (Claude's thinking
+ * signatures, Gemini's thought signatures), so a stateless tool loop keeps them as it does in chat.
+ */
+const PREFIX = 'switchyard.v1.';
+
+export function encodeReasoningState(details: readonly ReasoningDetail[] | undefined): string | null {
+  if (!details?.length) return null;
+  return PREFIX + Buffer.from(JSON.stringify(details), 'utf8').toString('base64url');
+}
+
+/** The details of a state this gateway made; anything else (another gateway's, tampered) holds none. */
+export function decodeReasoningState(state: string | null | undefined): ReasoningDetail[] {
+  if (typeof state !== 'string' || !state.startsWith(PREFIX)) return [];
+  try {
+    const value: unknown = JSON.parse(Buffer.from(state.slice(PREFIX.length), 'base64url').toString('utf8'));
+    if (!Array.isArray(value)) return [];
+    return value.filter(
+      (detail): detail is ReasoningDetail =>
+        typeof detail === 'object' &&
+        detail !== null &&
+        typeof detail.type === 'string' &&
+        typeof detail.format === 'string',
+    );
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,252 @@
+import type { FunctionTool, ResponseCreateParams, ResponseInputItem, Tool } from 'openai/resources/responses/responses';
+import { InvalidRequestError } from '../../errors.ts';
+import type {
+  CompletionMessageParam,
+  CompletionRequest,
+  CompletionTool,
+  CompletionWarning,
+  ReasoningDetail,
+} from '../../types.ts';
+import { copySwitchyardFields } from '../switchyard-fields.ts';
+import { decodeReasoningState } from './reasoning-state.ts';
+
+type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
+type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+type Assistant = {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: ToolCall[];
+  reasoning_details?: ReasoningDetail[];
+};
+
+/**
+ * A Responses API request as a chat completion request, after `history` (the messages of `previous_response_id`).
+ * What chat cannot carry is named in `warnings` or refused with a 400 (built-in tools, stored prompts, background).
+ */
+export function responsesToChat(
+  params: ResponseCreateParams,
+  history: CompletionMessageParam[] = [],
+): { request: CompletionRequest; warnings: CompletionWarning[] } {
+  if (!params || typeof params !== 'object') throw new InvalidRequestError('The body must be a JSON object.');
+  if (typeof params.model !== 'string') throw new InvalidRequestError('"model" is required.', 'model');
+  refuseUnsupported(params);
+  const warnings: CompletionWarning[] = [];
+  const messages: CompletionMessageParam[] = [];
+  // Marked, so that a later call continuing this one leaves them out, as OpenAI does (stripped before sending).
+  if (params.instructions)
+    messages.push({ role: 'system', content: params.instructions, from_instructions: true } as never);
+  messages.push(...history, ...inputMessages(params.input));
+
+  const request: CompletionRequest = { model: params.model, messages };
+  if (params.max_output_tokens != null) request.max_completion_tokens = params.max_output_tokens;
+  if (params.temperature != null) request.temperature = params.temperature;
+  if (params.top_p != null) request.top_p = params.top_p;
+  if (params.parallel_tool_calls != null) request.parallel_tool_calls = params.parallel_tool_calls;
+  if (params.metadata) request.metadata = params.metadata;
+  if (params.user) request.user = params.user;
+  if (params.safety_identifier) request.safety_identifier = params.safety_identifier;
+  if (params.prompt_cache_key) request.prompt_cache_key = params.prompt_cache_key;
+  if (params.prompt_cache_retention) request.prompt_cache_retention = params.prompt_cache_retention;
+  if (params.service_tier) request.service_tier = params.service_tier as NonNullable<CompletionRequest['service_tier']>;
+  if (params.top_logprobs != null) Object.assign(request, { logprobs: true, top_logprobs: params.top_logprobs });
+  if (params.reasoning?.effort) request.reasoning_effort = params.reasoning.effort;
+  if (params.tools?.length) request.tools = params.tools.map(chatTool);
+  if (params.tool_choice !== undefined) request.tool_choice = chatToolChoice(params.tool_choice);
+  applyText(params.text, request);
+  if (params.stream) Object.assign(request, { stream: true, stream_options: { include_usage: true } });
+  warnAbout(params, warnings);
+  copySwitchyardFields(params, request);
+  return { request, warnings };
+}
+
+function refuseUnsupported(params: ResponseCreateParams): void {
+  const refuse = (param: string, what: string) => {
+    throw new InvalidRequestError(`"${param}": ${what} is not supported by this gateway.`, param);
+  };
+  if (params.background) refuse('background', 'running a response in the background');
+  if (params.conversation) refuse('conversation', "OpenAI's stored conversations");
+  if (params.prompt) refuse('prompt', "OpenAI's stored prompts (use a Switchyard deployment)");
+}
+
+/** What a chat completion cannot do as asked: said once, never silently left out. */
+function warnAbout(params: ResponseCreateParams, warnings: CompletionWarning[]): void {
+  const warn = (param: string, message: string) => warnings.push({ code: 'unsupported_parameter', param, message });
+  if (params.store === false)
+    warn('store', 'The call is recorded by the gateway as every call is; store: false does not change that.');
+  if (params.truncation === 'auto')
+    warn('truncation', 'Input is never truncated by the gateway; a prompt too long for the model fails.');
+  if (params.max_tool_calls != null) warn('max_tool_calls', 'The gateway runs no tools, so it sets no limit on them.');
+  for (const include of params.include ?? []) {
+    if (include !== 'reasoning.encrypted_content' && include !== 'message.output_text.logprobs')
+      warn('include', `"${include}" belongs to a built-in tool; nothing was added.`);
+  }
+}
+
+/** `input`: a string, or items (messages, function calls and their outputs, reasoning items). */
+function inputMessages(input: ResponseCreateParams['input']): CompletionMessageParam[] {
+  if (input === undefined) return [];
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  if (!Array.isArray(input)) throw new InvalidRequestError('"input" must be a string or an array of items.', 'input');
+  const messages: CompletionMessageParam[] = [];
+  let assistant: Assistant | undefined;
+  // The assistant turn being built: text, function calls and reasoning items arrive as separate items.
+  const turn = (): Assistant => {
+    if (!assistant) {
+      assistant = { role: 'assistant', content: null };
+      messages.push(assistant as CompletionMessageParam);
+    }
+    return assistant;
+  };
+  input.forEach((item, index) => {
+    const at = `input[${index}]`;
+    const type = (item as { type?: string }).type ?? 'message';
+    if (type === 'message' && (item as { role?: string }).role === 'assistant') {
+      const text = assistantText(item, at);
+      const current = turn();
+      current.content = (current.content ?? '') + text;
+      return;
+    }
+    if (type === 'function_call') {
+      const call = item as Extract<ResponseInputItem, { type: 'function_call' }>;
+      const current = turn();
+      current.tool_calls = [...(current.tool_calls ?? [])];
+      current.tool_calls.push({
+        id: call.call_id,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
+      });
+      return;
+    }
+    if (type === 'reasoning') {
+      const reasoning = item as Extract<ResponseInputItem, { type: 'reasoning' }>;
+      const details = decodeReasoningState(reasoning.encrypted_content);
+      if (details.length > 0) turn().reasoning_details = [...(turn().reasoning_details ?? []), ...details];
+      return;
+    }
+    assistant = undefined;
+    if (type === 'message') messages.push(inputMessage(item as unknown as { role: string; content: unknown }, at));
+    else if (type === 'function_call_output') {
+      const output = item as ResponseInputItem.FunctionCallOutput;
+      messages.push({ role: 'tool', tool_call_id: String(output.call_id), content: outputText(output.output, at) });
+    } else {
+      throw new InvalidRequestError(
+        `${at}: "${type}" items are not supported by this gateway (messages, function calls and their outputs, ` +
+          'and reasoning items are).',
+        at,
+      );
+    }
+  });
+  return messages;
+}
+
+function inputMessage(item: { role: string; content: unknown }, at: string): CompletionMessageParam {
+  const role = item.role === 'developer' ? 'developer' : item.role === 'system' ? 'system' : 'user';
+  if (typeof item.content === 'string') return { role, content: item.content } as CompletionMessageParam;
+  if (!Array.isArray(item.content)) throw new InvalidRequestError(`${at}.content must be a string or a list.`, at);
+  const parts = item.content.map((part: { type: string }, index: number) => inputPart(part, `${at}.content[${index}]`));
+  if (role !== 'user') {
+    const texts = parts.map((part) => (part.type === 'text' ? part.text : ''));
+    return { role, content: texts.join('') } as CompletionMessageParam;
+  }
+  return { role, content: parts };
+}
+
+function inputPart(part: Record<string, any>, at: string): Part {
+  if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text };
+  if (part.type === 'input_image' && typeof part.image_url === 'string') {
+    const detail = part.detail === 'low' || part.detail === 'high' ? { detail: part.detail } : {};
+    return { type: 'image_url', image_url: { url: part.image_url, ...detail } };
+  }
+  if (part.type === 'input_file' && typeof part.file_data === 'string') {
+    return { type: 'file', file: { file_data: part.file_data, ...(part.filename ? { filename: part.filename } : {}) } };
+  }
+  throw new InvalidRequestError(
+    `${at}: "${part.type}" content ${part.file_id ? 'by file id ' : ''}is not supported by this gateway ` +
+      '(input_text, input_image by URL or data URI, and input_file with file_data are).',
+    at,
+  );
+}
+
+function assistantText(item: unknown, at: string): string {
+  const content = (item as { content: unknown }).content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw new InvalidRequestError(`${at}.content must be a string or a list.`, at);
+  return content
+    .map((part: { type: string; text?: string; refusal?: string }) => part.text ?? part.refusal ?? '')
+    .join('');
+}
+
+function outputText(output: unknown, at: string): string {
+  if (typeof output === 'string') return output;
+  if (!Array.isArray(output)) throw new InvalidRequestError(`${at}.output must be a string or a list.`, at);
+  return output
+    .map((part: { type: string; text?: string }, index: number) => {
+      if (part.type !== 'input_text') {
+        throw new InvalidRequestError(
+          `${at}.output[${index}]: a function output is sent to every provider as text; "${part.type}" is not.`,
+          at,
+        );
+      }
+      return part.text ?? '';
+    })
+    .join('');
+}
+
+function chatTool(tool: Tool, index: number): CompletionTool {
+  if (tool.type === 'function') {
+    const fn = tool as FunctionTool;
+    const chat: CompletionTool = {
+      type: 'function',
+      // Function tools are strict in the Responses API unless told otherwise.
+      function: {
+        name: fn.name,
+        parameters: fn.parameters ?? { type: 'object', properties: {} },
+        strict: fn.strict ?? true,
+      },
+    };
+    if (fn.description) chat.function.description = fn.description;
+    return chat;
+  }
+  if (tool.type === 'custom') {
+    const custom = tool as { name: string; description?: string; format?: unknown };
+    return { type: 'custom', custom: custom as never } as CompletionTool;
+  }
+  throw new InvalidRequestError(
+    `tools[${index}]: "${tool.type}" is a tool OpenAI's Responses API runs itself; this gateway takes function and ` +
+      'custom tools only.',
+    `tools[${index}]`,
+  );
+}
+
+function chatToolChoice(
+  choice: NonNullable<ResponseCreateParams['tool_choice']>,
+): NonNullable<CompletionRequest['tool_choice']> {
+  if (typeof choice === 'string') return choice;
+  if (choice.type === 'function') return { type: 'function', function: { name: choice.name } };
+  if (choice.type === 'custom') return { type: 'custom', custom: { name: choice.name } };
+  if (choice.type === 'allowed_tools') {
+    const tools = choice.tools.map((tool) => ({ type: 'function' as const, function: { name: String(tool.name) } }));
+    return { type: 'allowed_tools', allowed_tools: { mode: choice.mode, tools } };
+  }
+  throw new InvalidRequestError(
+    `tool_choice: "${choice.type}" names a tool OpenAI's Responses API runs itself; it is not supported here.`,
+    'tool_choice',
+  );
+}
+
+function applyText(text: ResponseCreateParams['text'], request: CompletionRequest): void {
+  const format = text?.format;
+  if (format?.type === 'json_object') request.response_format = { type: 'json_object' };
+  else if (format?.type === 'json_schema') {
+    request.response_format = {
+      type: 'json_schema',
+      json_schema: {
+        name: format.name,
+        schema: format.schema,
+        ...(format.strict != null ? { strict: format.strict } : {}),
+        ...(format.description ? { description: format.description } : {}),
+      },
+    };
+  }
+  if (text?.verbosity) request.verbosity = text.verbosity;
+}

@@ -1,0 +1,28 @@
+import type { ResponseCreateParams } from 'openai/resources/responses/responses';
+import { ResponseEventStream } from '../../dialects/responses/stream-events.ts';
+import type { Gateway } from '../../gateway.ts';
+import { readJsonBody } from '../read-json-body.ts';
+import { json } from '../responses.ts';
+import type { Route } from '../router.ts';
+
+/** `POST /v1/responses`: OpenAI's Responses API (the Agents SDK, Codex), for every model. */
+export function responseRoutes(gateway: Gateway, maxBodyBytes: number): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: /^\/v1\/responses$/,
+      auth: 'key',
+      async handle({ request }) {
+        const body = (await readJsonBody(request, maxBodyBytes)) as ResponseCreateParams;
+        const result = await gateway.createResponse(body, { signal: request.signal });
+        const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
+        if (!(result instanceof ResponseEventStream)) return json(result, 200, callId);
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...callId },
+          body: result.sseEvents(),
+        };
+      },
+    },
+  ];
+}
