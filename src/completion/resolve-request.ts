@@ -24,6 +24,12 @@ export interface CompletionOptions {
   firstTokenTimeoutMs?: number;
   /** Overrides `streamIdleTimeoutMs` (of the gateway and of the provider) for this call. */
   streamIdleTimeoutMs?: number;
+  /**
+   * Metadata given beside the request (`agent_id`, `trace_id`, `workflow_name`, …): the request's own `metadata`
+   * wins key by key. `switchyard serve` fills it from `x-switchyard-*` headers, for clients whose API has no such
+   * field (the Messages API).
+   */
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -37,6 +43,7 @@ export async function resolveRequest(
   options: CompletionOptions,
   trace: CallTrace,
 ): Promise<CallPlan> {
+  if (options.metadata) request = { ...request, metadata: { ...options.metadata, ...request.metadata } };
   validateRequest(request);
   const parsed = parseModelReference(request.model, services.registry.reservedNames);
   const deploymentId = parsed.kind === 'deployment' ? parsed.deploymentId : undefined;

@@ -145,10 +145,13 @@ export function timelineOf(summary: SummaryOf<CallTiming>, limit: number): Workf
 }
 
 export function timingOf(call: CallTiming): CallTiming {
-  const { id, created_at, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms, usage } = call;
+  const { id, created_at, dialect, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms } =
+    call;
+  const { usage } = call;
   return {
     id,
     created_at,
+    dialect,
     agent_id,
     workflow_name,
     model,

@@ -42,6 +42,8 @@ export interface TraceSummary {
 export interface CallTiming {
   id: string;
   created_at: string;
+  /** The API the call came through. */
+  dialect: Dialect;
   agent_id: string | null;
   workflow_name: string | null;
   model: string | null;

@@ -57,6 +57,30 @@ describe('the workflow page', () => {
     expect(await (await get('/?trace_id=nope')).text()).toContain('No call has the trace_id “nope”');
   });
 
+  it('shows the calls of one trace made through all three dialects, attributed by headers', async () => {
+    const { handler, keys, get, gateway } = setup(true);
+    const { key } = keys.create('dialects');
+    const headers = {
+      host: '127.0.0.1:8787',
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'x-switchyard-trace-id': 'mixed',
+      'x-switchyard-agent-id': 'coder',
+    };
+    const post = (path: string, body: unknown) =>
+      handler(new Request(`http://127.0.0.1:8787${path}`, { method: 'POST', headers, body: JSON.stringify(body) }));
+    const hi = [{ role: 'user', content: 'hi' }];
+    expect((await post('/v1/chat/completions', { model: 'gpt-4o-latest', messages: hi })).status).toBe(200);
+    expect((await post('/v1/responses', { model: 'gpt-4o-latest', input: 'hi' })).status).toBe(200);
+    expect((await post('/v1/messages', { model: 'claude-haiku-4-5', max_tokens: 50, messages: hi })).status).toBe(200);
+    const page = await (await get('/?trace_id=mixed')).text();
+    expect(page.match(/<rect class="bar/g)).toHaveLength(3);
+    expect(page).toContain('coder · claude-haiku-4-5-20251001 · messages');
+    expect(page).toContain('coder · gpt-4o-2024-11-20 · responses');
+    const workflow = await gateway.calls.workflow('mixed');
+    expect(workflow?.calls.map((call) => call.dialect).sort()).toEqual(['chat', 'messages', 'responses']);
+  });
+
   it('needs a key when the server is not on loopback, and refuses foreign hosts', async () => {
     const { keys, get } = setup(false);
     expect((await get('/')).status).toBe(401);

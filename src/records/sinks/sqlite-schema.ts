@@ -143,7 +143,7 @@ export function rowOf(record: CallRecord): SQLInputValue[] {
   ];
 }
 
-export const TIMING_COLUMNS = `id, created_at, agent_id, workflow_name, model, requested_model, status,
+export const TIMING_COLUMNS = `id, created_at, dialect, agent_id, workflow_name, model, requested_model, status,
   cost_usd, latency_ms,
   prompt_tokens, completion_tokens`;
 

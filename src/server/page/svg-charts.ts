@@ -23,10 +23,10 @@ export function waterfallChart(workflow: WorkflowTimeline): SafeHtml {
     const x = labelWidth + (offset / span) * plotWidth;
     const barWidth = Math.max(2, (call.latency_ms / span) * plotWidth);
     const y = index * rowHeight + 4;
-    const label = `${call.agent_id ?? '(no agent)'} · ${call.model ?? call.requested_model}`;
-    const tip =
-      `${label}: +${offset} ms, ${Math.round(call.latency_ms)} ms, ` +
-      `$${call.cost_usd}${call.status === 'error' ? ' (error)' : ''}`;
+    const via = call.dialect === 'chat' ? '' : ` · ${call.dialect}`;
+    const label = `${call.agent_id ?? '(no agent)'} · ${call.model ?? call.requested_model}${via}`;
+    const cost = call.cost_usd === null ? 'price unknown' : `$${call.cost_usd}`;
+    const tip = `${label}: +${offset} ms, ${Math.round(call.latency_ms)} ms, ${cost}${call.status === 'error' ? ' (error)' : ''}`;
     return html`<g>
       <text x="4" y="${y + 16}" class="label">${truncate(label, 38)}</text>
       <rect class="bar${call.status === 'error' ? ' error' : ''}" x="${x.toFixed(1)}" y="${y}"

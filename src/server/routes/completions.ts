@@ -1,6 +1,7 @@
 import { CompletionStream } from '../../completion/completion-stream.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { CompletionRequest } from '../../types.ts';
+import { callOptions } from '../call-options.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -17,7 +18,7 @@ export function completionRoutes(gateway: Gateway, maxBodyBytes: number): Route[
       auth: 'key',
       async handle({ request }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as CompletionRequest;
-        const result = await gateway.createCompletion(body, { signal: request.signal });
+        const result = await gateway.createCompletion(body, callOptions(request));
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof CompletionStream)) return json(result, 200, callId);
         return {
