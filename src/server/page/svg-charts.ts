@@ -26,7 +26,8 @@ export function waterfallChart(workflow: WorkflowTimeline): SafeHtml {
     const via = call.dialect === 'chat' ? '' : ` · ${call.dialect}`;
     const label = `${call.agent_id ?? '(no agent)'} · ${call.model ?? call.requested_model}${via}`;
     const cost = call.cost_usd === null ? 'price unknown' : `$${call.cost_usd}`;
-    const tip = `${label}: +${offset} ms, ${Math.round(call.latency_ms)} ms, ${cost}${call.status === 'error' ? ' (error)' : ''}`;
+    const failed = call.status === 'error' ? ' (error)' : '';
+    const tip = `${label}: +${offset} ms, ${Math.round(call.latency_ms)} ms, ${cost}${failed}`;
     return html`<g>
       <text x="4" y="${y + 16}" class="label">${truncate(label, 38)}</text>
       <rect class="bar${call.status === 'error' ? ' error' : ''}" x="${x.toFixed(1)}" y="${y}"
