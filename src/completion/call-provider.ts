@@ -2,6 +2,7 @@ import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 
 import { ProviderError } from '../errors.ts';
 import type { ProviderCall, ProviderCompletion } from '../providers/provider.ts';
 import { applyOutputSpec } from '../structured-output/apply-output-spec.ts';
+import { planStrictSchema } from '../structured-output/strict-json-schema.ts';
 import type { AttemptScope } from './attempt-scope.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { type OpenedStream, openStream } from './open-stream.ts';
@@ -17,9 +18,15 @@ export function completeAttempt(
   extraMessages: ChatCompletionMessageParam[] = [],
 ): AttemptOperation<ProviderCompletion> {
   return (provider, candidate, scope) =>
-    inOutputMode(services, plan, trace, candidate, (native) =>
-      provider.complete(
-        providerCall(plan, trace, candidate, native, attemptSignal(plan, candidate, scope, false), extraMessages),
+    inOutputMode(services, plan, trace, candidate, async (native) =>
+      markStrictForm(
+        await provider.complete(
+          providerCall(plan, trace, candidate, native, attemptSignal(plan, candidate, scope, false), extraMessages),
+        ),
+        services,
+        plan,
+        candidate,
+        native,
       ),
     );
 }
@@ -34,8 +41,39 @@ export function streamAttempt(services: Services, plan: CallPlan, trace: CallTra
       const source = await provider.stream(
         providerCall(plan, trace, candidate, native, attemptSignal(plan, candidate, scope, true)),
       );
-      return openStream(source, scope, plan.streamTimeouts(candidate.offering.provider));
+      const opened = await openStream(source, scope, plan.streamTimeouts(candidate.offering.provider));
+      return markStrictForm(opened, services, plan, candidate, native);
     });
+}
+
+/** Answers (completions and opened streams) constrained by OpenAI's strict form of the output schema. */
+const strictFormAnswers = new WeakSet<object>();
+
+/**
+ * Whether an answer came constrained by the strict form, where a `null` for an optional property means "left out"
+ * (the only nulls the output check may drop).
+ */
+export function answeredInStrictForm(answer: object): boolean {
+  return strictFormAnswers.has(answer);
+}
+
+function markStrictForm<T extends object>(
+  answer: T,
+  services: Services,
+  plan: CallPlan,
+  candidate: Candidate,
+  native: boolean,
+): T {
+  const output = plan.output;
+  if (
+    native &&
+    output?.kind === 'json_schema' &&
+    output.strict !== false &&
+    services.registry.get(candidate.offering.provider)?.capabilities.strictForm &&
+    planStrictSchema(output.modelSchema!).strict
+  )
+    strictFormAnswers.add(answer);
+  return answer;
 }
 
 /** What the candidate's adapter is handed: the plan's body for its model, with the output requirement applied. */

@@ -7,6 +7,7 @@ import {
   type OutputSpec,
 } from '../structured-output/output-spec.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
+import { answeredInStrictForm } from './call-provider.ts';
 import { type Candidate, candidatesOf } from './plan-candidates.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import { runCompletion } from './run-completion.ts';
@@ -62,6 +63,7 @@ export async function enforceOutput(
  * The check of an answer, or `undefined` when there is nothing to check (a refusal, a tool call, a filtered answer).
  */
 function checkAnswer(completion: ProviderCompletion, output: OutputSpec): OutputCheck | undefined {
+  const strictForm = answeredInStrictForm(completion);
   const choice = completion.choices[0];
   if (
     !choice ||
@@ -70,7 +72,7 @@ function checkAnswer(completion: ProviderCompletion, output: OutputSpec): Output
     choice.message.tool_calls?.length
   )
     return undefined;
-  const check = checkOutput(choice.message.content, output);
+  const check = checkOutput(choice.message.content, output, strictForm);
   if (check.ok) {
     choice.message.content = check.content;
     choice.message.parsed = check.parsed;

@@ -5,6 +5,7 @@ import { StreamedOutputCheck } from '../structured-output/apply-output-spec.ts';
 import type { CompletionChunk, CompletionRequest, SwitchyardResponseInfo } from '../types.ts';
 import { type AttemptScope, expiredError } from './attempt-scope.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
+import { answeredInStrictForm } from './call-provider.ts';
 import { CompletionStream } from './completion-stream.ts';
 import { costOf, recordCall, responseInfo } from './finalise.ts';
 import { IdleWatch, type OpenedStream } from './open-stream.ts';
@@ -32,7 +33,7 @@ export function relayStream(
     scope: opened.scope,
     idleMs: plan.streamTimeouts(opened.candidate.offering.provider).idleMs,
     observe: (chunk) => observed.observe(chunk),
-    check: plan.output && new StreamedOutputCheck(plan.output, trace.attempts),
+    check: plan.output && new StreamedOutputCheck(plan.output, trace.attempts, answeredInStrictForm(opened.value)),
     onEnd: (error) => {
       const summary = observed.summary();
       trace.billed.push({ usage: summary.usage, pricing });
@@ -108,14 +109,15 @@ async function* relayChunks(opened: OpenedStream, options: RelayOptions): AsyncG
 
 /** One provider chunk as the caller gets it, or `undefined` for a usage chunk the caller did not ask for. */
 function relay(chunk: CompletionChunk, options: RelayOptions): CompletionChunk | undefined {
-  options.observe(chunk);
   chunk.model = options.model;
   chunk.object = 'chat.completion.chunk';
+  // The check first: it may unwrap the content, and the record keeps what the caller gets.
+  options.check?.observe(chunk);
+  options.observe(chunk);
   if (!options.includeUsage) {
     if (chunk.choices.length === 0) return undefined;
     delete chunk.usage;
   }
-  options.check?.observe(chunk);
   return chunk;
 }
 

@@ -82,6 +82,11 @@ export interface ProviderCapabilities {
    * the prompt). The catalog's `supports` says whether the model can; this says whether the provider enforces it.
    */
   nativeOutput(model: ModelEntry, kind: 'json_schema' | 'json_object'): boolean;
+  /**
+   * The provider sends a native JSON schema in OpenAI's strict form where `planStrictSchema` allows it, where an
+   * optional property the model leaves out comes back as `null`.
+   */
+  strictForm?: boolean;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { StructuredOutputError } from '../errors.ts';
 import type { Attempt, CompletionChunk } from '../types.ts';
 import { checkOutput, nativeResponseFormat, type OutputSpec, schemaInstruction } from './output-spec.ts';
+import { StreamUnwrapper } from './unwrap-stream.ts';
 
 /**
  * Puts the output requirement into a provider call. Native: the plain `response_format` (adapters translate it to
@@ -35,25 +36,35 @@ function mentionsJson(message: ChatCompletionMessageParam): boolean {
 }
 
 /**
- * Checks a streamed answer: content passes through as it comes, and the whole of it is validated at the end, so an
- * answer that does not match the schema ends the stream with a `StructuredOutputError` instead of passing as valid.
+ * Checks a streamed answer: content passes through as it comes (a wrapped root unwrapped on the way), and the whole
+ * of it is validated at the end, so an answer that does not match the schema ends the stream with a
+ * `StructuredOutputError` instead of passing as valid.
  */
 export class StreamedOutputCheck {
   readonly #spec: OutputSpec;
   readonly #attempts: Attempt[];
+  readonly #strictForm: boolean;
+  readonly #unwrapper: StreamUnwrapper | undefined;
   #content = '';
   // Refusals, tool calls and filtered answers are not the JSON answer: nothing to validate.
   #skip = false;
 
-  constructor(spec: OutputSpec, attempts: Attempt[]) {
+  constructor(spec: OutputSpec, attempts: Attempt[], strictForm = false) {
     this.#spec = spec;
     this.#attempts = attempts;
+    this.#strictForm = strictForm;
+    this.#unwrapper = spec.wrapped ? new StreamUnwrapper() : undefined;
   }
 
+  /** Sees each chunk before the caller does; unwraps a wrapped root's content in place. */
   observe(chunk: CompletionChunk): void {
     const choice = chunk.choices[0];
     if (!choice) return;
-    this.#content += choice.delta.content ?? '';
+    const content = choice.delta.content;
+    if (typeof content === 'string') {
+      this.#content += content;
+      if (this.#unwrapper) choice.delta.content = this.#unwrapper.next(content);
+    }
     if (
       choice.delta.refusal ||
       choice.delta.tool_calls ||
@@ -66,7 +77,7 @@ export class StreamedOutputCheck {
   /** Throws when the finished answer does not match the schema. */
   finish(): void {
     if (this.#skip) return;
-    const check = checkOutput(this.#content, this.#spec);
+    const check = checkOutput(this.#content, this.#spec, this.#strictForm);
     if (check.ok) return;
     throw new StructuredOutputError(
       `The streamed answer does not match the schema "${this.#spec.name}": ${check.errors.slice(0, 5).join('; ')}.`,

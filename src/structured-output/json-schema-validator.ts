@@ -1,12 +1,6 @@
-import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
-import type { FormatsPlugin } from 'ajv-formats';
+import type { Ajv as AjvCore, ErrorObject, ValidateFunction } from 'ajv';
 import { InvalidRequestError } from '../errors.ts';
-import { lazyRequire } from '../internal/lazy-require.ts';
-
-const ajv07 = lazyRequire<typeof import('ajv')>('ajv');
-const ajv2020 = lazyRequire<typeof import('ajv/dist/2020.js')>('ajv/dist/2020');
-const ajvFormats = lazyRequire<FormatsPlugin & { default?: FormatsPlugin }>('ajv-formats');
+import { draftOf, engineFor } from './schema-engines.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -16,47 +10,94 @@ export interface SchemaValidator {
   errors(): string[];
 }
 
-const addFormats = (engine: Ajv | Ajv2020) => (ajvFormats().default ?? ajvFormats())(engine);
+interface Compiled {
+  validator: SchemaValidator;
+  /** The engine that holds the compiled schema, and the object it is keyed by there: evicted together. */
+  engine: AjvCore;
+  compiledFrom: JsonSchema;
+}
 
-let draft07: Ajv | undefined;
-let draft2020: Ajv2020 | undefined;
+/** Distinct schemas kept compiled; each also lives in its ajv engine until it is evicted from here. */
+export const MAX_COMPILED_SCHEMAS = 256;
 const byObject = new WeakMap<object, SchemaValidator>();
-const byText = new Map<string, SchemaValidator>();
-const MAX_CACHED_TEXTS = 256;
+const byText = new Map<string, Compiled>();
 
 /**
  * The compiled validator of a JSON Schema, cached: by object identity (apps usually reuse one schema object), then
- * by content. Draft-07 schemas (`$schema` naming draft-04/06/07) compile with Ajv's draft-07 engine, the rest with
- * 2020-12; `definitions` and `$defs` both resolve. Formats (date-time, email, uuid, …) are checked.
+ * by content, in one bounded cache that evicts the oldest schema from ajv too. The engine is the one of the draft
+ * the schema's `$schema` names (2020-12 when it names none); `$id`/`id`, anchors and local `$ref`s resolve. A schema
+ * that cannot be compiled (a remote `$ref`, an unknown draft, an invalid keyword value) is a 400 naming why.
  */
 export function compileSchema(schema: JsonSchema, param = 'response_format.json_schema.schema'): SchemaValidator {
-  const cached = byObject.get(schema);
-  if (cached) return cached;
+  const known = byObject.get(schema);
+  if (known) return known;
   const text = JSON.stringify(schema);
-  let validator = byText.get(text);
-  if (!validator) {
-    validator = compile(schema, param);
-    if (byText.size >= MAX_CACHED_TEXTS) byText.delete(byText.keys().next().value!);
-    byText.set(text, validator);
+  let compiled = byText.get(text);
+  if (compiled) {
+    // Most recently used last, so the first entry is the one to evict.
+    byText.delete(text);
+  } else {
+    compiled = compile(schema, param);
+    if (byText.size >= MAX_COMPILED_SCHEMAS) evictOldest();
   }
-  byObject.set(schema, validator);
-  return validator;
+  byText.set(text, compiled);
+  byObject.set(schema, compiled.validator);
+  return compiled.validator;
 }
 
-function compile(schema: JsonSchema, param: string): SchemaValidator {
-  const engine = /draft-0[4-7]/.test(String(schema.$schema ?? '')) ? engine07() : engine2020();
+function evictOldest(): void {
+  const [text, oldest] = byText.entries().next().value!;
+  byText.delete(text);
+  oldest.engine.removeSchema(oldest.compiledFrom);
+}
+
+function compile(schema: JsonSchema, param: string): Compiled {
+  const engine = engineFor(draftOf(schema, param));
   let validate: ValidateFunction;
+  // The engine registers a schema under its `$id` (draft-04: `id`); another caller's schema of that id gives way.
+  const id = schema.$id ?? schema.id;
+  if (typeof id === 'string' && id !== '') engine.removeSchema(id);
   try {
-    // Our own `$id`s are not wanted: an app reusing one `$id` for two schemas must not collide in the shared engine.
-    const { $id: _id, ...withoutId } = schema;
-    validate = engine.compile(withoutId);
+    validate = engine.compile(schema);
   } catch (error) {
-    throw new InvalidRequestError(`The JSON Schema is invalid: ${(error as Error).message}.`, param, 'invalid_schema');
+    engine.removeSchema(schema);
+    throw compileError(error as Error & { missingRef?: string }, schema, param);
   }
   return {
-    validate: (value) => validate(value) as boolean,
-    errors: () => (validate.errors ?? []).map(describeError),
+    validator: {
+      validate: (value) => validate(value) as boolean,
+      errors: () => (validate.errors ?? []).map(describeError),
+    },
+    engine,
+    compiledFrom: schema,
   };
+}
+
+function compileError(error: Error & { missingRef?: string }, schema: JsonSchema, param: string): InvalidRequestError {
+  if (error.missingRef !== undefined) {
+    const at = `${param}${pathOfRef(schema, error.missingRef) ?? ''}.$ref`;
+    return new InvalidRequestError(
+      `${at} is "${error.missingRef}", which is not in the schema: only references inside the schema itself ` +
+        `resolve (no remote or file references). Put the referenced schema under $defs and point at it there.`,
+      at,
+      'invalid_schema',
+    );
+  }
+  return new InvalidRequestError(`The JSON Schema is invalid: ${error.message}.`, param, 'invalid_schema');
+}
+
+/** Where in the schema the `$ref` ajv could not resolve is written (it reports the resolved URI only). */
+function pathOfRef(schema: JsonSchema, missing: string): string | undefined {
+  const stack: Array<[unknown, string]> = [[schema, '']];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && (missing === ref || missing.endsWith(ref))) return path;
+    for (const [key, child] of Object.entries(node))
+      stack.push([child, Array.isArray(node) ? `${path}[${key}]` : `${path}.${key}`]);
+  }
+  return undefined;
 }
 
 function describeError(error: ErrorObject): string {
@@ -66,22 +107,4 @@ function describeError(error: ErrorObject): string {
       ? ` ("${(error.params as { additionalProperty: string }).additionalProperty}")`
       : '';
   return `${where} ${error.message ?? 'is invalid'}${extra}`;
-}
-
-const OPTIONS = { allErrors: true, strict: false, validateFormats: true } as const;
-
-function engine07(): Ajv {
-  if (!draft07) {
-    draft07 = new (ajv07().Ajv)(OPTIONS);
-    addFormats(draft07);
-  }
-  return draft07;
-}
-
-function engine2020(): Ajv2020 {
-  if (!draft2020) {
-    draft2020 = new (ajv2020().Ajv2020)(OPTIONS);
-    addFormats(draft2020);
-  }
-  return draft2020;
 }

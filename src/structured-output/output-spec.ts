@@ -1,15 +1,19 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { InvalidRequestError } from '../errors.ts';
+import { dropAddedNulls } from './drop-added-nulls.ts';
 import { compileSchema, type JsonSchema, type SchemaValidator } from './json-schema-validator.ts';
 import { parseModelJson } from './parse-model-json.ts';
-import { dropAddedNulls } from './strict-json-schema.ts';
+import { modelSchemaOf, unwrapAnswer } from './schema-root.ts';
 
 /** What the caller asked the answer to be, resolved once per request. */
 export interface OutputSpec {
   kind: 'json_schema' | 'json_object';
   name: string;
   description?: string;
+  /** The caller's schema: what the answer is validated against. */
   schema?: JsonSchema;
+  /** What the model is asked to answer: the caller's schema, or it wrapped as `{ value }` (see `modelSchemaOf`). */
+  modelSchema?: JsonSchema;
+  wrapped?: boolean;
   /** The caller's `strict`; `false` opts out of constrained decoding where the provider has it. */
   strict?: boolean;
   validator?: SchemaValidator;
@@ -31,21 +35,15 @@ export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
   if (responseFormat.type === 'json_object') return { kind: 'json_object', name: 'json_object' };
   const spec = responseFormat.json_schema!;
   const schema = spec.schema as JsonSchema;
-  const param = 'response_format.json_schema.schema';
-  if (schema.type !== 'object') {
-    throw new InvalidRequestError(
-      `The schema's root must be { "type": "object", … } (got ${JSON.stringify(schema.type ?? null)}). Wrap other ` +
-        `values in an object property.`,
-      `${param}.type`,
-      'invalid_schema',
-    );
-  }
-  checkRefs(schema, schema, param);
+  const validator = compileSchema(schema, 'response_format.json_schema.schema');
+  const model = modelSchemaOf(schema);
   return {
     kind: 'json_schema',
     name: spec.name as string,
     schema,
-    validator: compileSchema(schema, param),
+    modelSchema: model.schema,
+    wrapped: model.wrapped,
+    validator,
     ...(typeof spec.description === 'string' ? { description: spec.description } : {}),
     ...(typeof spec.strict === 'boolean' ? { strict: spec.strict } : {}),
     ...(typeof responseFormat.$parseRaw === 'function' ? { parse: responseFormat.$parseRaw.bind(responseFormat) } : {}),
@@ -59,7 +57,7 @@ export function nativeResponseFormat(spec: OutputSpec): Record<string, unknown> 
     type: 'json_schema',
     json_schema: {
       name: spec.name,
-      schema: spec.schema,
+      schema: spec.modelSchema,
       ...(spec.description ? { description: spec.description } : {}),
       ...(spec.strict !== undefined ? { strict: spec.strict } : {}),
     },
@@ -94,25 +92,33 @@ function buildInstruction(spec: OutputSpec): ChatCompletionMessageParam {
       `Answer with one JSON object that conforms to the JSON Schema "${spec.name}"${about} below. ` +
       "Output the JSON only: no prose, no code fences. Follow each field's description; examples show the expected " +
       'form.\n' +
-      JSON.stringify(spec.schema),
+      JSON.stringify(spec.modelSchema),
   };
 }
 
-/** Extracts, repairs and validates the model's answer against the caller's original schema. */
-export function checkOutput(content: string | null | undefined, spec: OutputSpec): OutputCheck {
+/**
+ * Extracts, repairs and validates the model's answer against the caller's original schema: a wrapped root is
+ * unwrapped first. `nullsMeanLeftOut` only for an answer constrained by OpenAI's strict form, where the gateway itself
+ * made optional properties nullable: those nulls (and no others) are dropped.
+ */
+export function checkOutput(
+  content: string | null | undefined,
+  spec: OutputSpec,
+  nullsMeanLeftOut = false,
+): OutputCheck {
   if (!content) return { ok: false, errors: ['the answer was empty'] };
   const found = parseModelJson(content);
   if (!found) return { ok: false, errors: ['the answer is not JSON'] };
-  let value = found.value;
   if (spec.kind === 'json_object') {
+    const value = found.value;
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       return { ok: false, errors: ['the answer is not a JSON object'] };
-  } else if (!spec.validator!.validate(value)) {
-    // Strict mode turns optional properties into nullable ones; a null there means "left out".
-    const withoutNulls = dropAddedNulls(value, spec.schema!);
-    if (!spec.validator!.validate(withoutNulls)) return { ok: false, errors: spec.validator!.errors() };
-    value = withoutNulls;
+    const text = found.text === content ? content : JSON.stringify(value);
+    return { ok: true, content: text, parsed: spec.parse ? spec.parse(text) : value };
   }
+  let value = spec.wrapped ? unwrapAnswer(found.value) : found.value;
+  if (nullsMeanLeftOut) value = dropAddedNulls(value, spec.schema!);
+  if (!spec.validator!.validate(value)) return { ok: false, errors: spec.validator!.errors() };
   const text = value === found.value && found.text === content ? content : JSON.stringify(value);
   return { ok: true, content: text, parsed: spec.parse ? spec.parse(text) : value };
 }
@@ -131,34 +137,4 @@ export function correctionMessages(
         `with the corrected JSON only.`,
     },
   ];
-}
-
-function checkRefs(node: unknown, root: JsonSchema, path: string, depth = 0): void {
-  if (depth > 64 || typeof node !== 'object' || node === null) return;
-  if (Array.isArray(node)) {
-    node.forEach((item, index) => {
-      checkRefs(item, root, `${path}[${index}]`, depth + 1);
-    });
-    return;
-  }
-  for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref' && typeof value === 'string') {
-      if (!value.startsWith('#')) {
-        throw new InvalidRequestError(
-          `Only local $refs ("#/$defs/…") are supported; ${path}.$ref is "${value}".`,
-          `${path}.$ref`,
-          'invalid_schema',
-        );
-      }
-      let target: unknown = root;
-      for (const segment of value.slice(1).split('/').filter(Boolean))
-        target = (target as Record<string, unknown> | undefined)?.[decodeURIComponent(segment)];
-      if (target === undefined)
-        throw new InvalidRequestError(
-          `${path}.$ref "${value}" points at nothing in the schema.`,
-          `${path}.$ref`,
-          'invalid_schema',
-        );
-    } else checkRefs(value, root, `${path}.${key}`, depth + 1);
-  }
 }

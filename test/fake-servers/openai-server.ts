@@ -41,6 +41,8 @@ export interface FakeOpenAIServer {
   url: string;
   requests: RecordedRequest[];
   enqueue(...replies: FakeReply[]): void;
+  /** Answers a request when the queue is empty (a model that reads what it was sent); else the default hello. */
+  respondWith?: ((body: Record<string, any>) => FakeReply) | undefined;
   close(): Promise<void>;
 }
 
@@ -67,7 +69,7 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
         },
       });
     }
-    const reply = queue.shift() ?? { content: `Hello from fake ${body.model}` };
+    const reply = queue.shift() ?? fake.respondWith?.(body) ?? { content: `Hello from fake ${body.model}` };
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();
     if (reply.error) {
@@ -110,12 +112,13 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
     });
   });
 
-  return {
+  const fake: FakeOpenAIServer = {
     url: `${origin}/v1`,
     requests,
     enqueue: (...replies) => queue.push(...replies),
     close,
   };
+  return fake;
 }
 
 /** The reply's text held to the request's `max_completion_tokens` / `max_tokens` and `stop`, as OpenAI would. */

@@ -493,7 +493,8 @@ describe('a stream aborted by the caller must not look finished', () => {
 describe('invalid response_format schema: a 400 before any provider is called', () => {
   const schemas = [
     { type: 'object', properties: { answer: { type: 'no-such-type' } } },
-    { type: 'string' },
+    { $schema: 'http://json-schema.org/draft-03/schema#', type: 'object' },
+    { $async: true, type: 'object' },
     { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } },
     { type: 'object', properties: { a: { $ref: 'https://example.com/remote.json' } } },
     { type: 'object', required: 'answer' },

@@ -6,6 +6,7 @@ import ajvFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { createGateway, StructuredOutputError, toStrictJsonSchema } from '../../src/index.ts';
 import { compileSchema, type JsonSchema } from '../../src/structured-output/json-schema-validator.ts';
+import { planStrictSchema } from '../../src/structured-output/strict-json-schema.ts';
 import { createMockProvider, exampleFromSchema } from '../../src/testing/index.ts';
 import { sendJSON, startFakeHttpServer } from '../fake-servers/http.ts';
 
@@ -47,6 +48,19 @@ const models = gateway.listModels().data;
 // Models without native structured outputs get the schema in the prompt.
 const nativeModels = models.filter((model) => model.supports.structured_outputs);
 const promptedModels = models.filter((model) => !model.supports.structured_outputs);
+// OpenAI's family sends schemas in strict form; its answers are the only ones whose nulls may mean "left out".
+const strictFormProviders = new Set([
+  'openai',
+  'azure',
+  'mistral',
+  'groq',
+  'xai',
+  'deepseek',
+  'openrouter',
+  'together',
+  'fireworks',
+]);
+const strictModel = 'gpt-4o-2024-08-06';
 const messages = [{ role: 'user' as const, content: 'Extract the data from the attached document.' }];
 const formatOf = ({ name, schema }: Fixture) => ({ type: 'json_schema' as const, json_schema: { name, schema } });
 
@@ -82,7 +96,11 @@ describe('every native-structured-output model answers every schema with a valid
       const value = JSON.parse(message.content!);
       expectValid(name, value);
       expect(message.parsed).toEqual(value);
-      expect(response.switchyard.warnings).toEqual([]);
+      // A schema strict mode cannot express fully goes non-strict to OpenAI-style providers, and says so.
+      const relaxed = planStrictSchema(fixture.schema).strict ? [] : ['strict_schema_relaxed'];
+      expect(response.switchyard.warnings.map((warning) => warning.code)).toEqual(
+        strictFormProviders.has(model.providers[0]!.provider) ? relaxed : [],
+      );
     }
   });
 
@@ -116,16 +134,17 @@ describe('the strict transform', () => {
       expect(() => compileSchema(strict)).not.toThrow();
     });
 
-    it(`${name}: a strict-mode answer (optional fields as null) round-trips to a valid original`, async () => {
+    it(`${name}: a strict-mode answer (optional fields as null) round-trips to a valid original`, async (context) => {
+      if (!planStrictSchema(schema).strict) context.skip(`${name} goes non-strict: no added nulls`);
       const original = (
-        await gateway.createCompletion({ model: nativeModels[0]!.id, messages, response_format: formatOf(fixture) })
+        await gateway.createCompletion({ model: strictModel, messages, response_format: formatOf(fixture) })
       ).choices[0]!.message.parsed;
       const strict = toStrictJsonSchema(schema);
       const strictAnswer = JSON.stringify(withAddedNulls(original, strict, strict));
       // `respond`, not `replies`: a retry would get the same answer, so only a real round trip passes.
       const mock = createMockProvider({ respond: () => strictAnswer });
       const response = await createGateway({ mock }).createCompletion({
-        model: nativeModels[0]!.id,
+        model: strictModel,
         messages,
         response_format: formatOf(fixture),
       });

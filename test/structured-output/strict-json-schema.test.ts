@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toStrictJsonSchema } from '../../src/index.ts';
+import { dropAddedNulls } from '../../src/structured-output/drop-added-nulls.ts';
 import { parseModelJson } from '../../src/structured-output/parse-model-json.ts';
-import { dropAddedNulls } from '../../src/structured-output/strict-json-schema.ts';
 
 describe('toStrictJsonSchema (OpenAI strict mode)', () => {
   it('closes objects, requires every property and makes optional ones nullable', () => {

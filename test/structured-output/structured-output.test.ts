@@ -256,22 +256,22 @@ describe('bad schemas are 400s naming the place', () => {
   const gateway = createGateway({ catalog: testCatalog, mock: true });
   it.each([
     [
-      'non-object root',
-      { type: 'array', items: { type: 'string' } },
-      'response_format.json_schema.schema.type',
-      'root',
+      'draft-03 schema',
+      { $schema: 'http://json-schema.org/draft-03/schema#', type: 'object' },
+      'response_format.json_schema.schema.$schema',
+      'draft-04',
     ],
     [
       'unresolvable $ref',
       { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } },
       'response_format.json_schema.schema.properties.a.$ref',
-      'points at nothing',
+      'not in the schema',
     ],
     [
       'remote $ref',
       { type: 'object', properties: { a: { $ref: 'https://example.com/s.json' } } },
       'response_format.json_schema.schema.properties.a.$ref',
-      'local',
+      'no remote',
     ],
     [
       'invalid keyword value',

@@ -1,5 +1,5 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { toStrictJsonSchema } from '../../structured-output/strict-json-schema.ts';
+import { planStrictSchema } from '../../structured-output/strict-json-schema.ts';
 import { portableTools } from '../portable-tools.ts';
 import { withoutCacheControl } from '../prompt-cache.ts';
 import type { ProviderCall } from '../provider.ts';
@@ -59,7 +59,7 @@ export function toOpenAIRequest(
   if (quirks.nineCharToolCallIds)
     body.messages = rewriteToolCallIds(body.messages as ChatCompletionCreateParamsBase['messages']);
   applyReasoning(call, body, quirks);
-  body.response_format = strictResponseFormat(body.response_format);
+  body.response_format = strictResponseFormat(body.response_format, call, quirks.name);
   if (body.response_format === undefined) delete body.response_format;
   return body as unknown as ChatCompletionCreateParamsBase;
 }
@@ -83,10 +83,11 @@ function applyReasoning(call: ProviderCall, body: Record<string, unknown>, quirk
 }
 
 /**
- * Native JSON Schema output is sent in strict mode (constrained decoding) unless the caller set `strict: false`;
- * the schema is rewritten to what strict mode accepts, and the answer is validated against the original later.
+ * Native JSON Schema output is sent in strict mode (constrained decoding) unless the caller set `strict: false` or
+ * the schema's valid answers cannot all be expressed in strict form (`planStrictSchema`): then it goes non-strict,
+ * with a warning, and the answer is held to the caller's schema by validation, repair and the retry.
  */
-function strictResponseFormat(format: unknown): unknown {
+function strictResponseFormat(format: unknown, call: ProviderCall, provider: string): unknown {
   const responseFormat = format as
     | { type?: string; json_schema?: { strict?: boolean; schema?: Record<string, unknown> } }
     | undefined;
@@ -96,14 +97,18 @@ function strictResponseFormat(format: unknown): unknown {
     !responseFormat.json_schema?.schema
   )
     return format;
-  return {
-    ...responseFormat,
-    json_schema: {
-      ...responseFormat.json_schema,
-      strict: true,
-      schema: toStrictJsonSchema(responseFormat.json_schema.schema),
-    },
-  };
+  const plan = planStrictSchema(responseFormat.json_schema.schema);
+  if (!plan.strict) {
+    call.warn({
+      code: 'strict_schema_relaxed',
+      param: 'response_format.json_schema.strict',
+      message:
+        `The schema was sent to ${provider} without strict mode: its strict form could not express every ` +
+        `answer it allows (${plan.reason}). The answer is validated against it instead.`,
+    });
+    return { ...responseFormat, json_schema: { ...responseFormat.json_schema, strict: false } };
+  }
+  return { ...responseFormat, json_schema: { ...responseFormat.json_schema, strict: true, schema: plan.schema } };
 }
 
 /**

@@ -181,7 +181,10 @@ export function openAIFamilyProvider(
     envPrefix: quirks.envPrefix,
     defaultBaseURL: quirks.defaultBaseURL,
     requiresApiKey: quirks.requiresApiKey,
-    capabilities: { nativeOutput: nativeOutputWhere(quirks.nativeStructuredOutputs) },
+    capabilities: {
+      nativeOutput: nativeOutputWhere(quirks.nativeStructuredOutputs),
+      strictForm: quirks.nativeStructuredOutputs,
+    },
     create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
     convertRequest: async (call) =>
       shapeOfOpenAIBody((await import('./convert-request.ts')).toOpenAIRequest(call, quirks)),

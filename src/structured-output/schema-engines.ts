@@ -1,0 +1,67 @@
+import type { Ajv as AjvCore, AnySchemaObject } from 'ajv';
+import type { FormatsPlugin } from 'ajv-formats';
+import { InvalidRequestError } from '../errors.ts';
+import { lazyRequire } from '../internal/lazy-require.ts';
+import type { JsonSchema } from './json-schema-validator.ts';
+
+/** The JSON Schema drafts a schema's `$schema` can name, each compiled by ajv's own engine for it. */
+export type Draft = 'draft-04' | 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
+
+type AjvClass = new (options: object) => AjvCore;
+const lazyDraft04 = lazyRequire<{ default: AjvClass }>('ajv-draft-04');
+const lazyAjv = lazyRequire<{ Ajv: AjvClass }>('ajv');
+const lazyAjv2019 = lazyRequire<{ Ajv2019: AjvClass }>('ajv/dist/2019');
+const lazyAjv2020 = lazyRequire<{ Ajv2020: AjvClass }>('ajv/dist/2020');
+const lazyFormats = lazyRequire<FormatsPlugin & { default?: FormatsPlugin }>('ajv-formats');
+const classes: Record<Draft, () => AjvClass> = {
+  'draft-04': () => lazyDraft04().default,
+  // Ajv's draft-07 engine also runs draft-06 once it has the draft-06 meta-schema.
+  'draft-06': () => lazyAjv().Ajv,
+  'draft-07': () => lazyAjv().Ajv,
+  '2019-09': () => lazyAjv2019().Ajv2019,
+  '2020-12': () => lazyAjv2020().Ajv2020,
+};
+const lazyDraft06Meta = lazyRequire<AnySchemaObject>('ajv/dist/refs/json-schema-draft-06.json');
+
+/**
+ * Formats are checked; unknown keywords are allowed (real schemas carry `x-…`, `tsType`, `markdownDescription`);
+ * only an answer's own properties count (`toString` or `constructor` are not there because every object inherits them).
+ */
+const OPTIONS = { allErrors: true, strict: false, validateFormats: true, ownProperties: true } as const;
+const engines = new Map<Draft, AjvCore>();
+
+export function engineFor(draft: Draft): AjvCore {
+  let engine = engines.get(draft);
+  if (!engine) {
+    engine = new (classes[draft]())(OPTIONS);
+    if (draft === 'draft-06') engine.addMetaSchema(lazyDraft06Meta());
+    (lazyFormats().default ?? lazyFormats())(engine as never);
+    engines.set(draft, engine);
+  }
+  return engine;
+}
+
+const DRAFT_OF: Array<[RegExp, Draft]> = [
+  [/^https?:\/\/json-schema\.org\/draft-04\/schema#?$/, 'draft-04'],
+  [/^https?:\/\/json-schema\.org\/draft-06\/schema#?$/, 'draft-06'],
+  [/^https?:\/\/json-schema\.org\/draft-07\/schema#?$/, 'draft-07'],
+  [/^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/, '2019-09'],
+  [/^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/, '2020-12'],
+];
+
+/**
+ * The draft a schema is written in, from its `$schema`; 2020-12 when it names none (what zod and OpenAI's examples
+ * write). Draft-03 and meta-schemas of one's own cannot be compiled: a 400 naming `$schema`.
+ */
+export function draftOf(schema: JsonSchema, param: string): Draft {
+  const named = schema.$schema;
+  if (named === undefined) return '2020-12';
+  const found = typeof named === 'string' ? DRAFT_OF.find(([pattern]) => pattern.test(named.trim())) : undefined;
+  if (found) return found[1];
+  throw new InvalidRequestError(
+    `${param}.$schema is ${JSON.stringify(named)}: supported are draft-04, draft-06, draft-07, 2019-09 and 2020-12 ` +
+      `(json-schema.org URIs). Remove "$schema" to use 2020-12.`,
+    `${param}.$schema`,
+    'invalid_schema',
+  );
+}
