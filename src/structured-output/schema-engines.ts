@@ -28,16 +28,29 @@ const lazyDraft06Meta = lazyRequire<AnySchemaObject>('ajv/dist/refs/json-schema-
  * only an answer's own properties count (`toString` or `constructor` are not there because every object inherits them).
  */
 const OPTIONS = { allErrors: true, strict: false, validateFormats: true, ownProperties: true } as const;
-const engines = new Map<Draft, AjvCore>();
+/**
+ * An engine compiles this many schemas, then a fresh one takes over. Ajv keeps a value of every schema it compiled in
+ * its code-generation scope for the engine's lifetime (`removeSchema` does not release it), so one long-lived engine
+ * grows with every distinct schema; a retired engine is collected once the validators it made are evicted.
+ */
+const COMPILATIONS_PER_ENGINE = 256;
+const engines = new Map<Draft, { engine: AjvCore; compilations: number }>();
 
+/** The engine to compile one schema of this draft with. */
 export function engineFor(draft: Draft): AjvCore {
-  let engine = engines.get(draft);
-  if (!engine) {
-    engine = new (classes[draft]())(OPTIONS);
-    if (draft === 'draft-06') engine.addMetaSchema(lazyDraft06Meta());
-    (lazyFormats().default ?? lazyFormats())(engine as never);
-    engines.set(draft, engine);
+  let current = engines.get(draft);
+  if (!current || current.compilations >= COMPILATIONS_PER_ENGINE) {
+    current = { engine: newEngine(draft), compilations: 0 };
+    engines.set(draft, current);
   }
+  current.compilations += 1;
+  return current.engine;
+}
+
+function newEngine(draft: Draft): AjvCore {
+  const engine = new (classes[draft]())(OPTIONS);
+  if (draft === 'draft-06') engine.addMetaSchema(lazyDraft06Meta());
+  (lazyFormats().default ?? lazyFormats())(engine as never);
   return engine;
 }
 
