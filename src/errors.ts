@@ -167,6 +167,20 @@ export class StructuredOutputError extends SwitchyardError {
   }
 }
 
+/**
+ * An answer's tool calls whose arguments did not match their tools' `parameters` after one retry, with
+ * `tool_call_validation: "error"`. Holds what was wrong.
+ */
+export class ToolArgumentsError extends SwitchyardError {
+  override name = 'ToolArgumentsError';
+  /** Validation errors, as `<tool>: <path> <problem>` lines. */
+  readonly validationErrors: string[];
+  constructor(message: string, validationErrors: string[], attempts: Attempt[]) {
+    super(message, { status: 502, type: 'api_error', code: 'tool_arguments_invalid', attempts });
+    this.validationErrors = validationErrors;
+  }
+}
+
 function typeForStatus(status: number): string {
   if (status === 401 || status === 403) return 'authentication_error';
   if (status === 429) return 'rate_limit_error';

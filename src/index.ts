@@ -59,6 +59,7 @@ export {
   StreamInterruptedError,
   StructuredOutputError,
   SwitchyardError,
+  ToolArgumentsError,
   UnsupportedParameterError,
 } from './errors.ts';
 export type { CompletionOptions, Gateway, GatewayOptions } from './gateway.ts';

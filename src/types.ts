@@ -69,6 +69,12 @@ export interface SwitchyardRequestFields {
   fallbacks?: string[];
   /** A model asked for the answer when `model` twice produced JSON that does not match `response_format`. */
   structured_output_fallback?: string;
+  /**
+   * Tool-call arguments are repaired and validated against each tool's `parameters`, with one retry on a mismatch;
+   * then `"warn"` (default) returns the answer with a warning, `"error"` throws `ToolArgumentsError`. `"off"`: no
+   * check.
+   */
+  tool_call_validation?: 'warn' | 'error' | 'off';
 }
 
 type OpenAIRequest = Omit<ChatCompletionCreateParamsBase, 'messages' | 'metadata' | 'stream' | 'tools'>;

@@ -8,6 +8,7 @@ import {
 } from '../structured-output/output-spec.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { answeredInStrictForm } from './call-provider.ts';
+import { enforceToolArguments } from './enforce-tool-arguments.ts';
 import { type Candidate, candidatesOf } from './plan-candidates.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import { runCompletion } from './run-completion.ts';
@@ -25,9 +26,10 @@ export async function enforceOutput(
   candidates: readonly Candidate[],
   answered: AttemptResult<ProviderCompletion>,
 ): Promise<AttemptResult<ProviderCompletion>> {
+  const checked = await enforceToolArguments(services, plan, trace, candidates, answered);
   const output = plan.output;
-  if (!output) return answered;
-  let result = answered;
+  if (!output) return checked;
+  let result = checked;
   let check = checkAnswer(result.value, output);
   if (check && !check.ok) {
     trace.warn({

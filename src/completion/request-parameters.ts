@@ -78,6 +78,13 @@ export const REQUEST_PARAMETERS = {
   input: { kind: 'ours' },
   fallbacks: { kind: 'ours', check: stringArray('fallbacks', 'an array of model ids') },
   structured_output_fallback: { kind: 'ours', check: string('structured_output_fallback', 'a model id') },
+  tool_call_validation: {
+    kind: 'ours',
+    check: (value) => {
+      if (value !== 'warn' && value !== 'error' && value !== 'off')
+        fail('"tool_call_validation" must be "warn", "error" or "off".', 'tool_call_validation');
+    },
+  },
   prompt_cache: {
     kind: 'ours',
     check: (value) => {

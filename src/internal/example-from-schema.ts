@@ -1,4 +1,5 @@
 import { compileSchema, type SchemaValidator } from '../structured-output/json-schema-validator.ts';
+import { resolveRef as resolveLocalRef } from '../structured-output/schema-shape.ts';
 import { fromPattern } from './example-from-pattern.ts';
 
 type Schema = Record<string, any>;
@@ -33,7 +34,17 @@ interface Context {
  * patterns included). `oneOf` picks a branch whose value matches exactly one branch; `allOf` is merged.
  */
 export function exampleFromSchema(schema: Schema, root: Schema = schema, depth = 0): unknown {
-  return generate(schema, { root, budget: 20_000 }, depth, 0);
+  const first = generate(schema, { root, budget: 20_000 }, depth, 0);
+  if (schema !== root || depth > 0) return first;
+  // Constraints the construction does not aim for (`not`, `uniqueItems` over objects, `dependencies`…): the next
+  // variants are tried, and the first valid one answers.
+  const validator = validatorFor(schema, schema);
+  if (!validator || validator.validate(first)) return first;
+  for (let variant = 1; variant < 8; variant += 1) {
+    const next = generate(schema, { root, budget: 20_000 }, depth, variant);
+    if (validator.validate(next)) return next;
+  }
+  return first;
 }
 
 /** `variant` asks for the n-th alternative value, so that array items differ (`uniqueItems`). */
@@ -202,6 +213,7 @@ const validators = new WeakMap<object, SchemaValidator | null>();
 
 /** A branch validated on its own, with the root's `$schema` and definitions so that its `$ref`s resolve. */
 function validatorFor(branch: Schema, root: Schema): SchemaValidator | undefined {
+  if (typeof branch !== 'object' || branch === null) return undefined;
   if (!validators.has(branch)) {
     const context = Object.fromEntries(
       ['$schema', '$defs', 'definitions'].filter((key) => key in root).map((key) => [key, root[key]]),
@@ -248,9 +260,5 @@ function mergeAllOf(schema: Schema, root: Schema): Schema {
 }
 
 function resolveRef(ref: string, root: Schema): Schema {
-  if (!ref.startsWith('#')) return {};
-  let node: any = root;
-  for (const segment of ref.slice(1).split('/').filter(Boolean))
-    node = node?.[decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~')];
-  return node ?? {};
+  return resolveLocalRef(ref, root) ?? {};
 }

@@ -60,17 +60,20 @@ const rewrites = new WeakMap<object, JsonSchema>();
 export function toStrictJsonSchema(schema: JsonSchema): JsonSchema {
   let strict = rewrites.get(schema);
   if (!strict) {
-    strict = transform(schema, schema, 0);
+    // Drafts 4 to 7 ignore the keywords beside a `$ref`; strict mode would apply them.
+    const refAlone = /draft-0[4-7]\//.test(String(schema.$schema ?? ''));
+    strict = transform(schema, schema, 0, refAlone);
     rewrites.set(schema, strict);
   }
   return strict;
 }
 
-function transform(node: unknown, root: JsonSchema, depth: number): JsonSchema {
+function transform(node: unknown, root: JsonSchema, depth: number, refAlone: boolean): JsonSchema {
   // Depth is bounded by the request's schema limits; this guards direct callers of the exported rewrite.
   if (!isRecord(node) || depth > 128) return node as JsonSchema;
+  if (refAlone && typeof node.$ref === 'string' && depth > 0) return { $ref: node.$ref };
   const input = mergeAllOf(node, root) ?? node;
-  const recurse = (child: unknown) => transform(child, root, depth + 1);
+  const recurse = (child: unknown) => transform(child, root, depth + 1, refAlone);
   const output: JsonSchema = {};
   const moved: Record<string, unknown> = {};
 

@@ -55,7 +55,9 @@ export function strictObstacle(root: JsonSchema): string | undefined {
 }
 
 function obstacleAt(node: JsonSchema, root: JsonSchema, at: string): string | undefined {
-  const keyword = OBSTACLES.find((name) => node[name] !== undefined && node[name] !== false);
+  // Even `unevaluatedProperties: false` counts: it admits the names other subschemas evaluate, which a closed
+  // object in strict form would refuse.
+  const keyword = OBSTACLES.find((name) => node[name] !== undefined);
   if (keyword) return `"${keyword}" at ${at}`;
   if (node.additionalProperties !== undefined && node.additionalProperties !== false)
     return `an open map at ${at} (additionalProperties ${JSON.stringify(node.additionalProperties).slice(0, 60)})`;

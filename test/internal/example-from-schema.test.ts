@@ -96,9 +96,10 @@ describe('exampleFromSchema', () => {
       expect(value.uuid).toBe('00000000-0000-4000-8000-000000000000');
     });
 
-    it('gives up on patterns it cannot generate (lookaheads) without throwing', () => {
+    it('patterns it cannot generate (lookaheads): no throw, and a later variant that happens to match', () => {
+      // The plain 'example' fails the lookahead; the next variant, 'example-1', has a digit and 8 characters.
       expect(exampleFromSchema(object({ password: { type: 'string', pattern: '^(?=.*\\d).{8,}$' } }))).toEqual({
-        password: 'example',
+        password: 'example-1',
       });
     });
   });

@@ -22,7 +22,8 @@ export function simulateAnswer(request: MockRequest): MockReply {
       ],
     };
   }
-  if (output?.kind === 'json_schema') return JSON.stringify(exampleFromSchema(output.schema ?? { type: 'object' }));
+  if (output?.kind === 'json_schema')
+    return JSON.stringify(exampleFromSchema(output.modelSchema ?? output.schema ?? { type: 'object' }));
   if (output?.kind === 'json_object') return JSON.stringify({ model: request.model, reply: lastUserText(request) });
   return `Simulated reply from ${request.model} to: ${lastUserText(request).slice(0, 120)}`;
 }

@@ -1,10 +1,10 @@
-import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { planStrictSchema } from '../../structured-output/strict-json-schema.ts';
+import type { ChatCompletionCreateParamsBase, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { portableTools } from '../portable-tools.ts';
 import { withoutCacheControl } from '../prompt-cache.ts';
 import type { ProviderCall } from '../provider.ts';
 import { chooseReasoning } from '../reasoning-choice.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
+import { strictResponseFormat, strictTools } from './strict-form.ts';
 import { rewriteToolCallIds } from './tool-call-ids.ts';
 
 /**
@@ -60,6 +60,7 @@ export function toOpenAIRequest(
     body.messages = rewriteToolCallIds(body.messages as ChatCompletionCreateParamsBase['messages']);
   applyReasoning(call, body, quirks);
   body.response_format = strictResponseFormat(body.response_format, call, quirks.name);
+  if (body.tools) body.tools = strictTools(body.tools as ChatCompletionTool[], call, quirks.name);
   if (body.response_format === undefined) delete body.response_format;
   return body as unknown as ChatCompletionCreateParamsBase;
 }
@@ -80,35 +81,6 @@ function applyReasoning(call: ProviderCall, body: Record<string, unknown>, quirk
   });
   if (choice?.kind === 'level') body.reasoning_effort = choice.level;
   else if (choice?.kind === 'off') Object.assign(body, quirks.disableReasoning);
-}
-
-/**
- * Native JSON Schema output is sent in strict mode (constrained decoding) unless the caller set `strict: false` or
- * the schema's valid answers cannot all be expressed in strict form (`planStrictSchema`): then it goes non-strict,
- * with a warning, and the answer is held to the caller's schema by validation, repair and the retry.
- */
-function strictResponseFormat(format: unknown, call: ProviderCall, provider: string): unknown {
-  const responseFormat = format as
-    | { type?: string; json_schema?: { strict?: boolean; schema?: Record<string, unknown> } }
-    | undefined;
-  if (
-    responseFormat?.type !== 'json_schema' ||
-    responseFormat.json_schema?.strict === false ||
-    !responseFormat.json_schema?.schema
-  )
-    return format;
-  const plan = planStrictSchema(responseFormat.json_schema.schema);
-  if (!plan.strict) {
-    call.warn({
-      code: 'strict_schema_relaxed',
-      param: 'response_format.json_schema.strict',
-      message:
-        `The schema was sent to ${provider} without strict mode: its strict form could not express every ` +
-        `answer it allows (${plan.reason}). The answer is validated against it instead.`,
-    });
-    return { ...responseFormat, json_schema: { ...responseFormat.json_schema, strict: false } };
-  }
-  return { ...responseFormat, json_schema: { ...responseFormat.json_schema, strict: true, schema: plan.schema } };
 }
 
 /**

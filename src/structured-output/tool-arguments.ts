@@ -1,0 +1,82 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ProviderCompletion } from '../providers/provider.ts';
+import type { CompletionTool } from '../types.ts';
+import { dropAddedNulls } from './drop-added-nulls.ts';
+import { compileSchema, type JsonSchema } from './json-schema-validator.ts';
+import { parseModelJson } from './parse-model-json.ts';
+import { planStrictSchema } from './strict-json-schema.ts';
+
+type AnswerMessage = ProviderCompletion['choices'][number]['message'];
+
+/** What checking an answer's tool calls found: the problems, and whether any arguments were repaired. */
+export interface ToolCallCheck {
+  errors: string[];
+  repaired: string[];
+}
+
+/**
+ * Holds each function call of an answer to its tool's `parameters`: arguments that are not JSON are repaired where
+ * they can be (and rewritten as the repaired JSON), then validated. `strictForm`: the provider sent strict tools in
+ * OpenAI's strict form, so a strict tool's nulls for optional parameters mean "left out" (dropped, as for answers).
+ */
+export function checkToolCalls(
+  message: AnswerMessage,
+  tools: readonly CompletionTool[] | undefined,
+  strictForm: boolean,
+): ToolCallCheck {
+  const check: ToolCallCheck = { errors: [], repaired: [] };
+  for (const call of message.tool_calls ?? []) {
+    if (call.type !== 'function') continue;
+    const name = call.function.name;
+    const tool = tools?.find((candidate) => candidate.type === 'function' && candidate.function.name === name);
+    if (!tool || tool.type !== 'function') {
+      check.errors.push(`${name}: there is no tool of that name`);
+      continue;
+    }
+    const found = parseModelJson(call.function.arguments || '{}');
+    if (!found) {
+      check.errors.push(`${name}: the arguments are not JSON`);
+      continue;
+    }
+    const parameters = tool.function.parameters as JsonSchema | undefined;
+    let value = found.value;
+    const strict = strictForm && tool.function.strict === true && parameters && planStrictSchema(parameters).strict;
+    if (strict) value = dropAddedNulls(value, parameters);
+    if (parameters) {
+      const validator = compileSchema(parameters, 'tools.function.parameters');
+      if (!validator.validate(value)) {
+        check.errors.push(...validator.errors().map((error) => `${name}: ${error}`));
+        continue;
+      }
+    }
+    if (value !== found.value || found.text !== call.function.arguments) {
+      if (found.text !== call.function.arguments.trim()) check.repaired.push(name);
+      call.function.arguments = JSON.stringify(value);
+    }
+  }
+  return check;
+}
+
+/**
+ * The follow-up turn that asks the model to call again: its calls, each answered with the problems found, as a tool
+ * result (a shape every provider takes after an assistant turn with tool calls).
+ */
+export function toolCorrectionMessages(message: AnswerMessage, errors: string[]): ChatCompletionMessageParam[] {
+  const calls = (message.tool_calls ?? []).filter((call) => call.type === 'function');
+  return [
+    { role: 'assistant', content: message.content ?? null, tool_calls: calls },
+    ...calls.map((call) => ({
+      role: 'tool' as const,
+      tool_call_id: call.id,
+      content:
+        `Not run: the arguments do not match the tool's parameters:\n- ` +
+        `${
+          errors
+            .filter((error) => error.startsWith(`${call.function.name}:`))
+            .slice(0, 20)
+            .join('\n- ') || 'see the other calls'
+        }` +
+        `\nCall the tools again with corrected arguments.`,
+    })),
+  ];
+}
