@@ -1,5 +1,5 @@
 import { compileSchema, type SchemaValidator } from '../structured-output/json-schema-validator.ts';
-import { resolveRef as resolveLocalRef } from '../structured-output/schema-shape.ts';
+import { exclusiveBoundsAsNumbers, resolveRef as resolveLocalRef } from '../structured-output/schema-shape.ts';
 import { fromPattern } from './example-from-pattern.ts';
 
 type Schema = Record<string, any>;
@@ -102,6 +102,14 @@ function object(schema: Schema, ctx: Context, depth: number, variant: number): R
     const value = generate(property, ctx, depth + 1, variant);
     if (value !== undefined) result[key] = value;
   }
+  // Names from patternProperties, while shallow or as many as minProperties asks.
+  const patterns = Object.entries<Schema>(schema.patternProperties ?? {});
+  const patterned = Math.min(Math.max(schema.minProperties ?? 0, depth < DEEP - 1 ? 1 : 0), schema.maxProperties ?? 8);
+  for (let index = 0; patterns.length > 0 && Object.keys(result).length < patterned && index < 16; index++) {
+    const [pattern, property] = patterns[index % patterns.length]!;
+    const name = fromPattern(pattern, 1, index);
+    if (name !== undefined && !(name in result)) result[name] = generate(property, ctx, depth + 1, index);
+  }
   const extra = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
   for (const key of required) if (!(key in result)) result[key] = generate(extra ?? {}, ctx, depth + 1, variant);
   // A map (schema-valued additionalProperties) gets one entry while shallow, or as many as minProperties asks.
@@ -130,7 +138,8 @@ function array(schema: Schema, ctx: Context, depth: number, variant: number): un
 }
 
 /** Walks up from the lower bound (down from an upper one) on the multipleOf grid; the variant-th fit wins. */
-function number(schema: Schema, integer: boolean, variant: number): number {
+function number(draftSchema: Schema, integer: boolean, variant: number): number {
+  const schema: Schema = exclusiveBoundsAsNumbers(draftSchema);
   const step: number | undefined = schema.multipleOf ?? (integer ? 1 : undefined);
   const low = schema.minimum ?? schema.exclusiveMinimum;
   const high = schema.maximum ?? schema.exclusiveMaximum;

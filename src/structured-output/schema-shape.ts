@@ -92,3 +92,20 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
+
+/** Draft-04 writes `exclusiveMinimum: true` beside `minimum`; later drafts (and OpenAI) take the bound as a number. */
+export function exclusiveBoundsAsNumbers(schema: JsonSchema): JsonSchema {
+  if (typeof schema.exclusiveMinimum !== 'boolean' && typeof schema.exclusiveMaximum !== 'boolean') return schema;
+  const result = { ...schema };
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof result[exclusive] !== 'boolean') continue;
+    if (result[exclusive] === true && typeof result[bound] === 'number') {
+      result[exclusive] = result[bound];
+      delete result[bound];
+    } else delete result[exclusive];
+  }
+  return result;
+}

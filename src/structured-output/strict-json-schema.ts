@@ -1,5 +1,5 @@
 import type { JsonSchema } from './json-schema-validator.ts';
-import { isObjectSchema, isRecord, mergeAllOf, setOwn } from './schema-shape.ts';
+import { exclusiveBoundsAsNumbers, isObjectSchema, isRecord, mergeAllOf, setOwn } from './schema-shape.ts';
 import { overStrictLimits, strictObstacle } from './strict-obstacles.ts';
 
 /**
@@ -105,23 +105,6 @@ function transform(node: unknown, root: JsonSchema, depth: number, refAlone: boo
     output.description = output.description ? `${output.description as string} ${note}` : note;
   }
   return output;
-}
-
-/** Draft-04 writes `exclusiveMinimum: true` beside `minimum`; later drafts (and OpenAI) take the bound as a number. */
-function exclusiveBoundsAsNumbers(schema: JsonSchema): JsonSchema {
-  if (typeof schema.exclusiveMinimum !== 'boolean' && typeof schema.exclusiveMaximum !== 'boolean') return schema;
-  const result = { ...schema };
-  for (const [exclusive, bound] of [
-    ['exclusiveMinimum', 'minimum'],
-    ['exclusiveMaximum', 'maximum'],
-  ] as const) {
-    if (typeof result[exclusive] !== 'boolean') continue;
-    if (result[exclusive] === true && typeof result[bound] === 'number') {
-      result[exclusive] = result[bound];
-      delete result[bound];
-    } else delete result[exclusive];
-  }
-  return result;
 }
 
 function nullable(schema: JsonSchema): JsonSchema {
