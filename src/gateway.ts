@@ -22,6 +22,8 @@ import type { MessageEventStream } from './dialects/messages/stream-events.ts';
 import { createResponse } from './dialects/responses/create-response.ts';
 import type { SwitchyardResponse } from './dialects/responses/from-chat.ts';
 import type { ResponseEventStream } from './dialects/responses/stream-events.ts';
+import { createEmbedding } from './embeddings/create-embedding.ts';
+import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 import { InvalidRequestError } from './errors.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderDefinition, ProviderSettings } from './providers/provider.ts';
@@ -147,6 +149,8 @@ export interface Gateway {
     params: ResponseCreateParams,
     options?: CompletionOptions,
   ): Promise<SwitchyardResponse | ResponseEventStream>;
+  /** Embeddings in OpenAI's shapes, for the catalog's embedding models or `<provider>/<id>`. See docs/embeddings.md. */
+  createEmbedding(request: EmbeddingRequest, options?: CompletionOptions): Promise<EmbeddingResponse>;
   /** The catalog in the OpenAI `/v1/models` shape. */
   listModels(options?: ListModelsOptions): ModelList;
   /** The stored deployments, optionally of one agent (empty without a deployment store). */
@@ -232,6 +236,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       createMessage(services, params, callOptions)) as Gateway['createMessage'],
     createResponse: ((params: ResponseCreateParams, callOptions?: CompletionOptions) =>
       createResponse(services, params, callOptions)) as Gateway['createResponse'],
+    createEmbedding: (request, callOptions) => createEmbedding(services, request, callOptions),
     listModels: (listOptions) => currentCatalog().list(listOptions),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,

@@ -48,6 +48,8 @@ export {
   resolveDeployment,
   validateDeployment,
 } from './deployments/index.ts';
+export { listEmbeddingModels } from './embeddings/embedding-catalog.ts';
+export type { EmbeddingModel, EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 export {
   AuthenticationError,
   CatalogError,

@@ -21,9 +21,15 @@ export interface RetryOptions {
   totalTimeoutMs?: number;
 }
 
-export interface AttemptResult<T> {
+/** What an attempt needs of a candidate: a model id (for messages) and the offering to call. */
+export interface AttemptCandidate {
+  model: { id: string };
+  offering: { provider: string; model: string };
+}
+
+export interface AttemptResult<T, C extends AttemptCandidate = Candidate> {
   value: T;
-  candidate: Candidate;
+  candidate: C;
   /** The adapter that answered (the simulator's name in mock mode). */
   provider: string;
   /** The successful attempt's scope, settled (its deadline no longer runs); the caller disposes of it when done. */
@@ -31,7 +37,11 @@ export interface AttemptResult<T> {
 }
 
 /** One try at one candidate, inside the attempt's scope (whose signal the adapter must be handed). */
-export type AttemptOperation<T> = (provider: Provider, candidate: Candidate, scope: AttemptScope) => Promise<T>;
+export type AttemptOperation<T, C extends AttemptCandidate = Candidate> = (
+  provider: Provider,
+  candidate: C,
+  scope: AttemptScope,
+) => Promise<T>;
 
 /**
  * Stage 3: tries the candidates in order. Retryable failures are retried with exponential backoff and jitter
@@ -39,13 +49,13 @@ export type AttemptOperation<T> = (provider: Provider, candidate: Candidate, sco
  * skipped. A non-retryable failure ends the run at once, and so does the call's deadline, whose timer aborts an
  * attempt in flight. Every try is added to `attempts` (the call's trace); whatever escapes carries the whole chain.
  */
-export async function runAttempts<T>(
+export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
   getProvider: ProviderLookup,
-  plan: CallPlan,
-  candidates: readonly Candidate[],
+  plan: Pick<CallPlan, 'retry' | 'signal' | 'deadlineAt'>,
+  candidates: readonly C[],
   attempts: Attempt[],
-  operation: AttemptOperation<T>,
-): Promise<AttemptResult<T>> {
+  operation: AttemptOperation<T, C>,
+): Promise<AttemptResult<T, C>> {
   const { retry: options, signal, deadlineAt } = plan;
   let lastError: ProviderError | undefined;
   /** What each provider skipped for its credentials lacks: `OPENAI_API_KEY`, or `X holds a line break…`. */

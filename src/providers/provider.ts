@@ -17,6 +17,26 @@ export interface Provider {
    * OpenAI chunks, the last one carrying `usage` with empty `choices`.
    */
   stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>>;
+  /** Embeddings, where the provider has an embeddings API (absent: the gateway says the provider has none). */
+  embed?(call: EmbeddingCall): Promise<ProviderEmbedding>;
+}
+
+/** What an adapter is handed for embeddings: the texts, validated, and the provider's model name. */
+export interface EmbeddingCall {
+  model: string;
+  input: string[];
+  /** Output dimensions asked for (models that can shorten their vectors). */
+  dimensions?: number | undefined;
+  /** The model's vector length per the catalog, when it lists the model. */
+  catalogDimensions?: number | undefined;
+  signal?: AbortSignal | undefined;
+  warn: (warning: CompletionWarning) => void;
+}
+
+/** One vector per input, in order, and the input tokens billed (`undefined` when the provider does not say). */
+export interface ProviderEmbedding {
+  vectors: number[][];
+  promptTokens: number | undefined;
 }
 
 /**
@@ -87,6 +107,8 @@ export interface ProviderCapabilities {
    * optional property the model leaves out comes back as `null`.
    */
   strictForm?: boolean;
+  /** The provider has an embeddings API, which its adapter's `embed` calls. */
+  embeddings?: boolean;
 }
 
 /**

@@ -12,6 +12,7 @@ import { findRoute, type Route } from './router.ts';
 import { callRoutes } from './routes/calls.ts';
 import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
+import { embeddingRoutes } from './routes/embeddings.ts';
 import { healthRoutes } from './routes/health.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -59,6 +60,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
     ...messageRoutes(gateway, maxBodyBytes),
+    ...embeddingRoutes(gateway, maxBodyBytes),
     ...responseRoutes(gateway, maxBodyBytes),
     ...modelRoutes(gateway),
     ...deploymentRoutes(gateway, options.deployments, maxBodyBytes),

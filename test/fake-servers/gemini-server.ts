@@ -59,7 +59,7 @@ export interface FakeGeminiServer {
   close(): Promise<void>;
 }
 
-const ROUTE = /^\/(v1(?:alpha|beta)?)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const ROUTE = /^\/(v1(?:alpha|beta)?)\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
 
 export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
   const requests: RecordedGeminiRequest[] = [];
@@ -89,6 +89,7 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
         message: "Method doesn't allow unregistered callers. Please use an API key.",
       });
     }
+    if (route[3] === 'batchEmbedContents') return embeddings(response, body, queue.shift());
     const reply = limitedReply(queue.shift() ?? { text: `Hello from fake ${route[2]}` }, body.generationConfig ?? {});
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();
@@ -241,4 +242,21 @@ function sendError(response: ServerResponse, error: NonNullable<GeminiReply['err
 
 function sendJSON(response: ServerResponse, status: number, body: unknown): void {
   sendJSONWith(response, status, body, { 'content-type': 'application/json; charset=UTF-8' });
+}
+
+/** `:batchEmbedContents`: a vector per request (its text's length, then halves), no token count, as Gemini answers. */
+function embeddings(response: ServerResponse, body: Record<string, any>, reply: GeminiReply | undefined): void {
+  if (reply?.error) return sendError(response, reply.error);
+  const requests = body.requests as Array<{
+    content: { parts: Array<{ text: string }> };
+    outputDimensionality?: number;
+  }>;
+  sendJSON(response, 200, {
+    embeddings: requests.map((request) => {
+      const text = request.content.parts.map((part) => part.text).join('');
+      return {
+        values: Array.from({ length: request.outputDimensionality ?? 4 }, (_, at) => (at === 0 ? text.length : 0.5)),
+      };
+    }),
+  });
 }

@@ -54,6 +54,7 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
   const { origin, close } = await startFakeHttpServer(async (request, response, body) => {
     requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
 
+    if (request.url?.endsWith('/embeddings')) return embeddings(response, body, queue.shift());
     if (!request.url?.endsWith('/chat/completions')) {
       return sendJSON(response, 404, {
         error: { message: `Unknown path ${request.url}`, type: 'invalid_request_error', param: null, code: null },
@@ -206,4 +207,29 @@ function stream(
 
 function sendJSON(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   sendJSONWith(response, status, body, { 'x-request-id': 'req_fake', ...headers });
+}
+
+/**
+ * `/embeddings` as OpenAI answers it: a vector per input (its length, then its index, then halves, to `dimensions`
+ * or 3 values), usage at four characters a token; a queued error reply answers with that error instead.
+ */
+function embeddings(response: ServerResponse, body: Record<string, any>, reply: FakeReply | undefined): void {
+  if (reply?.error) {
+    const { status, message, type = 'invalid_request_error', param = null, code = null, headers = {} } = reply.error;
+    return sendJSON(response, status, { error: { message, type, param, code } }, headers);
+  }
+  const texts: string[] = typeof body.input === 'string' ? [body.input] : body.input;
+  const size = body.dimensions ?? 3;
+  const data = texts.map((text, index) => ({
+    object: 'embedding',
+    index,
+    embedding: Array.from({ length: size }, (_, at) => (at === 0 ? text.length : at === 1 ? index : 0.5)),
+  }));
+  const tokens = texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
+  sendJSON(response, 200, {
+    object: 'list',
+    data,
+    model: body.model,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
 }

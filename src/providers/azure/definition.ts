@@ -4,6 +4,7 @@ import { type OpenAIFamilyQuirks, openAIFamilyProvider } from '../openai/family.
 const quirks: OpenAIFamilyQuirks = {
   name: 'azure',
   nativeStructuredOutputs: true,
+  embeddings: true,
   envPrefix: 'AZURE',
   // The resource endpoint, e.g. https://my-resource.openai.azure.com; there is no shared default.
   defaultBaseURL: '',

@@ -1,13 +1,20 @@
-import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import type {
+  EmbedContentResponse,
+  GenerateContentParameters,
+  GenerateContentResponse,
+  GoogleGenAI,
+} from '@google/genai';
 import { isRetryableStatus, ProviderError } from '../../errors.ts';
 import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
 import { redactSecrets } from '../../internal/redact.ts';
 import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import {
+  type EmbeddingCall,
   type Provider,
   type ProviderCall,
   type ProviderCompletion,
+  type ProviderEmbedding,
   type ResolvedProviderSettings,
   secretsOf,
 } from '../provider.ts';
@@ -21,7 +28,7 @@ import {
   timedOut,
   unreachable,
 } from '../provider-errors.ts';
-import { checkResponse } from './answer-shape.ts';
+import { checkEmbeddings, checkResponse } from './answer-shape.ts';
 import { type GeminiRequest, toGeminiRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
 import { StreamConverter } from './stream-converter.ts';
@@ -91,6 +98,29 @@ class GoogleProvider implements Provider {
     return completion;
   }
 
+  /** Gemini's batchEmbedContents: one vector per text. It reports no token count. */
+  async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {
+    let response: EmbedContentResponse;
+    try {
+      response = await this.#client.models.embedContent({
+        model: call.model,
+        contents: call.input,
+        config: {
+          ...(call.dimensions !== undefined ? { outputDimensionality: call.dimensions } : {}),
+          ...(call.signal ? { abortSignal: call.signal } : {}),
+        },
+      });
+    } catch (error) {
+      throw this.#toProviderError(error, call.model, call, 'request');
+    }
+    const problem = checkShape(checkEmbeddings, response);
+    if (problem) throw invalidResponse(this.#scope(call.model), problem);
+    const vectors = response.embeddings!.map((embedding) => embedding.values!);
+    if (vectors.length !== call.input.length)
+      throw invalidResponse(this.#scope(call.model), `${vectors.length} embeddings for ${call.input.length} inputs`);
+    return { vectors, promptTokens: undefined };
+  }
+
   async stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>> {
     const request = toGeminiRequest(call);
     // Our own signal, so a caller who stops iterating early also closes the connection.
@@ -154,7 +184,12 @@ class GoogleProvider implements Provider {
   }
 
   /** The SDK's failure as one of the shared provider errors. */
-  #toProviderError(error: unknown, model: string, call: ProviderCall, phase: Phase): ProviderError {
+  #toProviderError(
+    error: unknown,
+    model: string,
+    call: { signal?: AbortSignal | undefined },
+    phase: Phase,
+  ): ProviderError {
     if (error instanceof ProviderError) return error;
     const scope = this.#scope(model);
     const tooLarge = answerTooLarge(scope, error);

@@ -32,3 +32,8 @@ export const checkResponse: Shape = object({
   ),
   promptFeedback: nullish(object({ blockReason: nullish(string), blockReasonMessage: nullish(string) })),
 });
+
+/** batchEmbedContents: a vector of numbers per input. */
+export const checkEmbeddings: Shape = object({
+  embeddings: array(object({ values: array(number, { min: 1 }) }), { min: 1 }),
+});

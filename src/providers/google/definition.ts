@@ -7,7 +7,7 @@ export const googleProvider: ProviderDefinition = {
   envPrefix: 'GEMINI',
   defaultBaseURL: 'https://generativelanguage.googleapis.com',
   requiresApiKey: true,
-  capabilities: { nativeOutput: nativeOutputWhere(true) },
+  capabilities: { nativeOutput: nativeOutputWhere(true), embeddings: true },
   // An unlisted Gemini: a thinking budget (Gemini 3 still takes one beside its levels); responseJsonSchema native.
   uncatalogued: {
     context_window: 1_048_576,

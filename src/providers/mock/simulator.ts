@@ -1,15 +1,18 @@
 import type { ProviderError } from '../../errors.ts';
 import type { CompletionChunk, CompletionChunkDelta } from '../../types.ts';
 import {
+  type EmbeddingCall,
   type Provider,
   type ProviderCall,
   type ProviderCompletion,
+  type ProviderEmbedding,
   type RequestShape,
   shapeOfOpenAIBody,
 } from '../provider.ts';
 import { fromStatus } from '../provider-errors.ts';
 import { logprobsOf, type SimulatedChoice, shapeChoices, tokensOf } from './shape-answer.ts';
 import { simulateAnswer } from './simulate-answer.ts';
+import { simulateEmbedding } from './simulate-embedding.ts';
 
 /** A scripted reply: text, a full message, an error, or a function of the request that returns one of those. */
 export type MockReply = string | MockMessage | MockFailure | ((request: MockRequest) => MockReply | Promise<MockReply>);
@@ -72,6 +75,16 @@ export class MockProvider implements Provider {
   enqueue(...replies: MockReply[]): this {
     this.#replies.push(...replies);
     return this;
+  }
+
+  /** Deterministic vectors (`simulateEmbedding`); a queued failure reply fails the call as for chat. */
+  async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {
+    const next = this.#replies[0];
+    if (next && typeof next === 'object' && 'error' in next) {
+      this.#replies.shift();
+      throw failure(next, call.model);
+    }
+    return simulateEmbedding(call);
   }
 
   /** `shape`: what the request asks once a provider converted it (default: the call's own OpenAI body). */

@@ -1,4 +1,4 @@
-import type { Provider, ProviderDefinition } from '../provider.ts';
+import type { EmbeddingCall, Provider, ProviderDefinition } from '../provider.ts';
 import type { MockProvider } from './simulator.ts';
 
 /**
@@ -15,5 +15,7 @@ export function standIn(simulator: MockProvider, definition: ProviderDefinition 
     async stream(call) {
       return simulator.stream(call, await definition?.convertRequest?.(call, true));
     },
+    // Only where the provider itself has embeddings: the simulator stands in, it does not add an API.
+    ...(definition?.capabilities.embeddings ? { embed: (call: EmbeddingCall) => simulator.embed(call) } : {}),
   };
 }

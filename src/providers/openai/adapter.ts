@@ -5,9 +5,11 @@ import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
 import { checkShape, isPlainObject } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import {
+  type EmbeddingCall,
   type Provider,
   type ProviderCall,
   type ProviderCompletion,
+  type ProviderEmbedding,
   type ResolvedProviderSettings,
   sdkClientOptions,
   secretsOf,
@@ -23,7 +25,7 @@ import {
   timedOut,
   unreachable,
 } from '../provider-errors.ts';
-import { checkChunk, checkCompletion } from './answer-shape.ts';
+import { checkChunk, checkCompletion, checkEmbeddings } from './answer-shape.ts';
 import { toOpenAIRequest } from './convert-request.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
 import { arrayOrEmpty, normalizeChoice, normalizeUsage } from './normalize-answer.ts';
@@ -82,6 +84,27 @@ export class OpenAIProvider implements Provider {
       return this.#convertChunks(stream, body.model, call.signal);
     } catch (error) {
       throw this.#toProviderError(error, body.model);
+    }
+  }
+
+  async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {
+    const model = this.#settings.deployments?.[call.model] ?? call.model;
+    try {
+      const answer = await this.#client.embeddings.create(
+        {
+          model,
+          input: call.input,
+          encoding_format: 'float',
+          ...(call.dimensions !== undefined ? { dimensions: call.dimensions } : {}),
+        },
+        { signal: call.signal },
+      );
+      const problem = checkShape(checkEmbeddings, answer);
+      if (problem) throw invalidResponse(this.#scope(model), problem);
+      const vectors = [...answer.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+      return { vectors, promptTokens: answer.usage?.prompt_tokens };
+    } catch (error) {
+      throw this.#toProviderError(error, model);
     }
   }
 

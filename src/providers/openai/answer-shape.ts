@@ -84,3 +84,9 @@ export const checkChunk: Shape = object({
   created: number,
   usage: nullish(usage),
 });
+
+/** An embeddings answer: a vector of numbers per input, with its index; usage where the provider counts it. */
+export const checkEmbeddings: Shape = object({
+  data: array(object({ index: number, embedding: array(number, { min: 1 }) }), { min: 1 }),
+  usage: optional(object({ prompt_tokens: number })),
+});

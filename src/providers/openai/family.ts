@@ -21,6 +21,8 @@ export interface OpenAIFamilyQuirks {
    * only).
    */
   nativeStructuredOutputs: boolean;
+  /** The provider serves `/embeddings` in OpenAI's shape. */
+  embeddings?: boolean;
   /** Takes OpenAI's custom (free-form) tools and the `allowed_tools` tool choice (others get them made portable). */
   newToolKinds?: boolean;
   /** The provider's own finish reasons, under the OpenAI one each means. */
@@ -65,6 +67,7 @@ const NOT_OPENAI = ['cached_content'];
 const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   openai: {
     name: 'openai',
+    embeddings: true,
     nativeStructuredOutputs: true,
     envPrefix: 'OPENAI',
     defaultBaseURL: 'https://api.openai.com/v1',
@@ -112,6 +115,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   mistral: {
     name: 'mistral',
+    embeddings: true,
     nativeStructuredOutputs: true,
     envPrefix: 'MISTRAL',
     defaultBaseURL: 'https://api.mistral.ai/v1',
@@ -126,6 +130,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   together: {
     name: 'together',
+    embeddings: true,
     nativeStructuredOutputs: true,
     envPrefix: 'TOGETHER',
     defaultBaseURL: 'https://api.together.xyz/v1',
@@ -137,6 +142,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   fireworks: {
     name: 'fireworks',
+    embeddings: true,
     nativeStructuredOutputs: true,
     envPrefix: 'FIREWORKS',
     defaultBaseURL: 'https://api.fireworks.ai/inference/v1',
@@ -160,6 +166,7 @@ const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   ollama: {
     name: 'ollama',
+    embeddings: true,
     nativeStructuredOutputs: true,
     envPrefix: 'OLLAMA',
     defaultBaseURL: 'http://localhost:11434/v1',
@@ -184,6 +191,7 @@ export function openAIFamilyProvider(
     capabilities: {
       nativeOutput: nativeOutputWhere(quirks.nativeStructuredOutputs),
       strictForm: quirks.nativeStructuredOutputs,
+      embeddings: quirks.embeddings ?? false,
     },
     create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
     convertRequest: async (call) =>

@@ -1,0 +1,171 @@
+import { CallTrace } from '../completion/call-plan.ts';
+import { costOf } from '../completion/finalise.ts';
+import type { CompletionOptions } from '../completion/resolve-request.ts';
+import { runAttempts } from '../completion/run-attempts.ts';
+import type { Services } from '../completion/services.ts';
+import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import { invalidResponse } from '../providers/provider-errors.ts';
+import type { CompletionRequest } from '../types.ts';
+import { type EmbeddingCandidate, embeddingCandidates } from './embedding-catalog.ts';
+import type { EmbeddingRequest, EmbeddingResponse } from './embedding-types.ts';
+import { validateEmbeddingRequest } from './validate-embedding.ts';
+
+/**
+ * One embeddings call, through the same attempts as a completion (retries with backoff, the next provider of the
+ * model, the call's deadline) and recorded the same way, with the dialect `embeddings` and its cost.
+ */
+export async function createEmbedding(
+  services: Services,
+  request: EmbeddingRequest,
+  options: CompletionOptions = {},
+): Promise<EmbeddingResponse> {
+  const trace = new CallTrace(services.settings.strict, 'embeddings');
+  let texts: string[] = [];
+  let metadata: Record<string, string> = { ...options.metadata };
+  try {
+    validateEmbeddingRequest(request);
+    texts = typeof request.input === 'string' ? [request.input] : request.input;
+    metadata = { ...options.metadata, ...request.metadata };
+    if (request.user !== undefined) metadata.user ??= request.user;
+    const candidates = servingCandidates(services, request);
+    const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
+    const plan = { retry, signal: options.signal, deadlineAt: trace.startedMonotonic + retry.totalTimeoutMs };
+    const result = await runAttempts(
+      services.getProvider,
+      plan,
+      candidates,
+      trace.attempts,
+      (provider, candidate, scope) => {
+        const timeout =
+          services.settings.providers?.[candidate.offering.provider]?.timeoutMs ?? services.settings.timeoutMs;
+        return provider.embed!({
+          model: candidate.offering.model,
+          input: texts,
+          dimensions: request.dimensions,
+          catalogDimensions: candidate.entry?.dimensions,
+          signal: scope.signalFor({ attemptTimeoutMs: timeout, streamLimits: false }),
+          warn: trace.warn,
+        }).then((answer) => {
+          if (answer.vectors.length !== texts.length) {
+            throw invalidResponse(
+              {
+                provider: provider.name,
+                model: candidate.offering.model,
+                secrets: [],
+                baseURL: '',
+                timeoutMs: timeout,
+              },
+              `${answer.vectors.length} vectors for ${texts.length} inputs`,
+            );
+          }
+          return answer;
+        });
+      },
+    );
+    result.scope.dispose();
+    const { candidate } = result;
+    const tokens = result.value.promptTokens ?? estimatedTokens(texts, trace);
+    const price = candidate.offering.pricing?.input;
+    trace.billed.push({
+      usage: { prompt_tokens: tokens, completion_tokens: 0 },
+      pricing: price === undefined ? undefined : { input: price, output: 0, cached_input: price },
+    });
+    const info = {
+      model: candidate.model.id,
+      provider: result.provider,
+      provider_model: candidate.offering.model,
+      model_known: candidate.entry !== undefined,
+      ...(metadata.agent_id !== undefined ? { agent_id: metadata.agent_id } : {}),
+      call_id: trace.id,
+      ...costOf(trace),
+      attempts: trace.attempts,
+      warnings: trace.warnings,
+    };
+    const base64 = request.encoding_format === 'base64';
+    const response: EmbeddingResponse = {
+      object: 'list',
+      data: result.value.vectors.map((vector, index) => ({
+        object: 'embedding',
+        index,
+        embedding: base64 ? float32Base64(vector) : vector,
+      })),
+      model: candidate.model.id,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+      switchyard: info,
+    };
+    record(services, request, trace, texts, metadata, { info });
+    return response;
+  } catch (thrown) {
+    if (thrown instanceof SwitchyardError) thrown.callId = trace.id;
+    record(services, request, trace, texts, metadata, { error: thrown });
+    throw thrown;
+  }
+}
+
+/** The model's offerings whose provider has an embeddings API; a 400 when none has, and dimensions checked. */
+function servingCandidates(services: Services, request: EmbeddingRequest): EmbeddingCandidate[] {
+  const all = embeddingCandidates(request.model, services.registry, services.configuredProviders);
+  const serving = all.filter(
+    (candidate) => services.registry.get(candidate.offering.provider)?.capabilities.embeddings,
+  );
+  if (serving.length === 0) {
+    throw new InvalidRequestError(
+      `${all.map((candidate) => candidate.offering.provider).join(', ')} has no embeddings API that Switchyard ` +
+        `reaches; embedding models: the catalog's (listEmbeddingModels()), or <provider>/<id> on a provider ` +
+        'that has one.',
+      'model',
+      'model_not_supported',
+    );
+  }
+  const entry = serving[0]!.entry;
+  const asked = request.dimensions;
+  if (entry && asked !== undefined && asked !== entry.dimensions && (!entry.shortenable || asked > entry.dimensions)) {
+    throw new InvalidRequestError(
+      `${entry.id} gives ${entry.dimensions} dimensions` +
+        `${entry.shortenable ? ', or fewer' : ' and cannot shorten them'}; "dimensions" is ${asked}.`,
+      'dimensions',
+    );
+  }
+  return serving;
+}
+
+/** A provider that does not count tokens (Gemini's embeddings): four characters a token, said in a warning. */
+function estimatedTokens(texts: string[], trace: CallTrace): number {
+  trace.warn({
+    code: 'usage_estimated',
+    message: 'The provider does not report the tokens of embeddings; usage (and cost) count four characters a token.',
+  });
+  return texts.reduce((sum, text) => sum + Math.max(1, Math.ceil(text.length / 4)), 0);
+}
+
+/** OpenAI's base64 form: the vector as little-endian float32s. */
+function float32Base64(vector: number[]): string {
+  const floats = Float32Array.from(vector);
+  return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString('base64');
+}
+
+function record(
+  services: Services,
+  request: EmbeddingRequest,
+  trace: CallTrace,
+  texts: string[],
+  metadata: Record<string, string>,
+  outcome: { info?: EmbeddingResponse['switchyard']; error?: unknown },
+): void {
+  const model = typeof request?.model === 'string' ? request.model : '';
+  services.recorder.record(
+    { model, metadata } as CompletionRequest,
+    {
+      id: trace.id,
+      dialect: trace.dialect,
+      startedAt: trace.startedAt,
+      billed: trace.billed,
+      model: outcome.info?.model ?? model,
+      agentId: metadata.agent_id,
+      metadata,
+      // The texts embedded, as the record's input.
+      messages: texts.map((text) => ({ role: 'user', content: text })),
+    },
+    outcome,
+  );
+}
