@@ -5,10 +5,10 @@ import { Command, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { registerCatalogCommand } from './cli/catalog-command.ts';
 import { formatTokens, parsePort, parsePositiveInteger, printJson, printTable } from './cli/format.ts';
+import { registerKeysCommand } from './cli/keys-command.ts';
 import { logWarningsAsJsonLines, restartWithBoundedYoungGeneration } from './cli/serve-process.ts';
 import type { DeploymentStore } from './deployments/store.ts';
 import { escapeUnsafeCharacters } from './internal/unsafe-text.ts';
-import { ApiKeyStore } from './server/api-keys.ts';
 import { databasePath } from './server/open-database.ts';
 
 // Each command imports what it needs when it runs: `keys create` should not pay for loading the gateway and the MCP
@@ -101,45 +101,7 @@ program
 
 registerCatalogCommand(program);
 
-const keys = program.command('keys').description('Create, list and revoke API keys of a data directory');
-keys
-  .command('create')
-  .description('Create an API key and print it (once: only its hash is stored)')
-  .option('--name <name>', 'a label to recognise the key by')
-  .addOption(dataOption())
-  .action((options: { name?: string; data: string }) => {
-    withKeys(options.data, (store) => {
-      const { key, info } = store.create(options.name);
-      process.stdout.write(`${key}\n`);
-      process.stderr.write(`Created ${info.id} (${info.prefix}…). Store the key now: it cannot be shown again.\n`);
-    });
-  });
-keys
-  .command('list')
-  .description('List the API keys (prefixes only)')
-  .addOption(dataOption())
-  .option('--json', 'print JSON')
-  .action((options: { data: string; json?: boolean }) => {
-    withKeys(options.data, (store) => {
-      const list = store.list();
-      if (options.json) return printJson(list);
-      printTable(
-        ['id', 'prefix', 'name', 'created', 'revoked'],
-        list.map((key) => [key.id, `${key.prefix}…`, key.name ?? '', key.created_at, key.revoked_at ?? '']),
-      );
-    });
-  });
-keys
-  .command('revoke')
-  .description('Revoke an API key by id or prefix')
-  .argument('<id|prefix>', 'the key id (key_…) or its prefix (sy-AbCdEfGh)')
-  .addOption(dataOption())
-  .action((idOrPrefix: string, options: { data: string }) => {
-    withKeys(options.data, (store) => {
-      const key = store.revoke(idOrPrefix);
-      process.stdout.write(`Revoked ${key.id} (${key.prefix}…) at ${key.revoked_at}\n`);
-    });
-  });
+registerKeysCommand(program, dataOption);
 
 program
   .command('models')
@@ -239,15 +201,6 @@ interface ServeCommandOptions {
 interface StoreOptions {
   data: string;
   deployments?: string;
-}
-
-function withKeys(dataDir: string, run: (store: ApiKeyStore) => void): void {
-  const store = new ApiKeyStore(databasePath(dataDir));
-  try {
-    run(store);
-  } finally {
-    store.close();
-  }
 }
 
 async function withDeployments(options: StoreOptions, run: (store: DeploymentStore) => Promise<void>): Promise<void> {

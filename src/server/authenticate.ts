@@ -7,6 +7,7 @@ const MESSAGES = {
     '(create one with: switchyard keys create).',
   invalid: 'Incorrect API key provided. Create one with: switchyard keys create.',
   revoked: 'This API key has been revoked. Create a new one with: switchyard keys create.',
+  expired: 'This API key has expired. Create a new one with: switchyard keys create.',
 } as const;
 
 /** The key of an `Authorization: Bearer <key>` header, or a 401 in the OpenAI shape (`code: invalid_api_key`). */

@@ -1,5 +1,7 @@
 import type { CompletionOptions } from '../completion/resolve-request.ts';
+import type { ApiKeyInfo } from './api-keys.ts';
 import type { ServerRequest } from './exchange.ts';
+import { requireCallAllowed } from './key-scopes.ts';
 
 /** Headers that attribute a call, for clients whose API has no `metadata` for it (Claude Code's custom headers). */
 const METADATA_HEADERS = {
@@ -19,4 +21,22 @@ export function callOptions(request: ServerRequest): CompletionOptions {
     if (value !== undefined && value !== '') (metadata ??= {})[key] = value;
   }
   return metadata ? { signal: request.signal, metadata } : { signal: request.signal };
+}
+
+/**
+ * `callOptions`, after checking that the caller's key may make this call: a key limited to some models or agents
+ * names one of them (the agent from the body's `metadata.agent_id`, else the header).
+ */
+export function allowedCallOptions(
+  request: ServerRequest,
+  key: ApiKeyInfo | undefined,
+  body: { model?: unknown; metadata?: unknown },
+): CompletionOptions {
+  const options = callOptions(request);
+  if (key) {
+    const metadata = body?.metadata as { agent_id?: unknown } | null | undefined;
+    const agentId = typeof metadata?.agent_id === 'string' ? metadata.agent_id : options.metadata?.agent_id;
+    requireCallAllowed(key, body?.model, agentId);
+  }
+  return options;
 }

@@ -1,11 +1,12 @@
 import type { DeploymentStore } from '../deployments/store.ts';
 import { SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
-import type { ApiKeyStore } from './api-keys.ts';
+import type { ApiKeyInfo, ApiKeyStore } from './api-keys.ts';
 import { authenticate } from './authenticate.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy } from './host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
+import { requireScope } from './key-scopes.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
 import { findRoute, type Route } from './router.ts';
@@ -78,12 +79,14 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       const { route, params } = findRoute(routes, request.method, request.path);
       errorBody = route.errorBody;
       if (route.checkHost) assertAllowedHost(request, options.hostPolicy);
+      let key: ApiKeyInfo | undefined;
       if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) {
         // Anthropic's SDKs send the key as `x-api-key`; every route takes either.
-        const key = authenticate(request.header('authorization') ?? bearer(request.header('x-api-key')), keys);
+        key = authenticate(request.header('authorization') ?? bearer(request.header('x-api-key')), keys);
+        if (route.scope) requireScope(key, route.scope);
         if (route.auth === 'key') release = concurrency.acquire(key.id);
       }
-      reply = await route.handle({ request, params });
+      reply = await route.handle({ request, params, key });
     } catch (error) {
       if (!(error instanceof SwitchyardError)) options.onUnexpectedError?.(error, request);
       reply = errorResponse(error, errorBody);

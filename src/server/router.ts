@@ -1,10 +1,14 @@
+import type { ApiKeyInfo } from './api-keys.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
+import type { Scope } from './key-scopes.ts';
 import { HttpError } from './responses.ts';
 
 export interface RouteContext {
   request: ServerRequest;
   /** The route pattern's capture groups, URL-decoded. */
   params: string[];
+  /** The caller's key, on routes that take one (`auth: "key"`, and `page` unless the page is public). */
+  key?: ApiKeyInfo | undefined;
 }
 
 export interface Route {
@@ -13,6 +17,8 @@ export interface Route {
   path: RegExp;
   /** `key`: Bearer key required; `page`: required unless the server is on loopback; `none`: public. */
   auth: 'key' | 'page' | 'none';
+  /** The scope the key needs (403 without it); routes whose needs depend on the request check in `handle`. */
+  scope?: Scope;
   /** Check `Host` and `Origin` against DNS rebinding (routes that browsers or agents reach). */
   checkHost?: boolean;
   /** Errors in another API's shape than OpenAI's (the Messages API's routes answer as Anthropic does). */

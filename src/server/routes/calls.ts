@@ -1,6 +1,8 @@
 import type { Gateway } from '../../gateway.ts';
 import type { Dialect } from '../../records/call-record.ts';
 import type { ListCallsQuery } from '../../records/call-store.ts';
+import type { ApiKeyInfo } from '../api-keys.ts';
+import { forbidden, requireScope } from '../key-scopes.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
 
@@ -16,12 +18,13 @@ export function callRoutes(gateway: Gateway): Route[] {
       method: 'GET',
       path: /^\/v1\/calls$/,
       auth: 'key',
-      async handle({ request }) {
+      async handle({ request, key }) {
         const query: ListCallsQuery = {};
         for (const name of ['agent_id', 'trace_id', 'workflow_name', 'since', 'until', 'cursor'] as const) {
           const value = request.query.get(name);
           if (value !== null) query[name] = value;
         }
+        if (key) requireCallsOf(key, query.agent_id);
         const dialect = request.query.get('dialect');
         if (dialect !== null) {
           if (!DIALECTS.includes(dialect as Dialect)) {
@@ -42,6 +45,7 @@ export function callRoutes(gateway: Gateway): Route[] {
       method: 'GET',
       path: /^\/v1\/workflows\/([^/]+)$/,
       auth: 'key',
+      scope: 'calls:read',
       async handle({ params: [traceId = ''] }) {
         await gateway.flush();
         const workflow = await gateway.calls.workflow(traceId);
@@ -54,6 +58,7 @@ export function callRoutes(gateway: Gateway): Route[] {
       method: 'GET',
       path: /^\/v1\/costs\/daily$/,
       auth: 'key',
+      scope: 'calls:read',
       async handle({ request }) {
         const workflowName = request.query.get('workflow_name');
         const days = integerParam(request.query, 'days');
@@ -69,6 +74,7 @@ export function callRoutes(gateway: Gateway): Route[] {
       method: 'GET',
       path: /^\/v1\/agents$/,
       auth: 'key',
+      scope: 'calls:read',
       async handle() {
         await gateway.flush();
         return json({ object: 'list', data: await gateway.calls.agents() });
@@ -86,4 +92,15 @@ function integerParam(query: URLSearchParams, name: string): number | undefined 
       code: 'invalid_parameter',
     });
   return Number(value);
+}
+
+/**
+ * `calls:read` reads every agent's records; `calls:read:own` only one of the key's own agents at a time, named in
+ * `agent_id` (records hold prompts and answers: one agent's key must not read another's).
+ */
+function requireCallsOf(key: ApiKeyInfo, agentId: string | undefined): void {
+  if (key.scopes.includes('calls:read')) return;
+  requireScope(key, 'calls:read:own');
+  if (agentId === undefined || !key.allowed_agents?.includes(agentId))
+    throw forbidden(`this API key reads only the calls of its own agents: pass agent_id=<one of them>`);
 }

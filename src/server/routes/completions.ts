@@ -1,7 +1,7 @@
 import { CompletionStream } from '../../completion/completion-stream.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { CompletionRequest } from '../../types.ts';
-import { callOptions } from '../call-options.ts';
+import { allowedCallOptions } from '../call-options.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -16,9 +16,10 @@ export function completionRoutes(gateway: Gateway, maxBodyBytes: number): Route[
       method: 'POST',
       path: /^\/v1\/chat\/completions$/,
       auth: 'key',
-      async handle({ request }) {
+      scope: 'chat',
+      async handle({ request, key }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as CompletionRequest;
-        const result = await gateway.createCompletion(body, callOptions(request));
+        const result = await gateway.createCompletion(body, allowedCallOptions(request, key, body));
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof CompletionStream)) return json(result, 200, callId);
         return {

@@ -21,6 +21,7 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       method: 'GET',
       path: /^\/v1\/deployments$/,
       auth: 'key',
+      scope: 'deployments:read',
       async handle({ request }) {
         const agentId = request.query.get('agent_id');
         const data = await gateway.listDeployments(agentId === null ? {} : { agent_id: agentId });
@@ -31,6 +32,7 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       method: 'GET',
       path: /^\/v1\/deployments\/([^/]+)$/,
       auth: 'key',
+      scope: 'deployments:read',
       async handle({ request, params: [id = ''] }) {
         assertDeploymentId(id, null);
         const deployment = await requireStore().get(id);
@@ -42,6 +44,7 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       method: 'PUT',
       path: /^\/v1\/deployments\/([^/]+)$/,
       auth: 'key',
+      scope: 'deployments:write',
       async handle({ request, params: [id = ''] }) {
         assertDeploymentId(id, null);
         const target = requireStore();

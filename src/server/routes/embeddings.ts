@@ -1,6 +1,6 @@
 import type { EmbeddingRequest } from '../../embeddings/embedding-types.ts';
 import type { Gateway } from '../../gateway.ts';
-import { callOptions } from '../call-options.ts';
+import { allowedCallOptions } from '../call-options.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -12,9 +12,10 @@ export function embeddingRoutes(gateway: Gateway, maxBodyBytes: number): Route[]
       method: 'POST',
       path: /^\/v1\/embeddings$/,
       auth: 'key',
-      async handle({ request }) {
+      scope: 'chat',
+      async handle({ request, key }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as EmbeddingRequest;
-        const result = await gateway.createEmbedding(body, callOptions(request));
+        const result = await gateway.createEmbedding(body, allowedCallOptions(request, key, body));
         return json(result, 200, { 'x-switchyard-call-id': result.switchyard.call_id });
       },
     },

@@ -2,8 +2,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import * as z from 'zod';
 import type { Gateway } from '../../gateway.ts';
-import type { ApiKeyStore } from '../api-keys.ts';
+import type { ApiKeyInfo, ApiKeyStore } from '../api-keys.ts';
 import { type Reply, replyFromResponse, type ServerRequest } from '../exchange.ts';
+import { childGrant, requireScope, SCOPES } from '../key-scopes.ts';
 
 const listModelsInput = z
   .object({
@@ -16,6 +17,28 @@ const listDeploymentsInput = z
 const createApiKeyInput = z
   .object({
     name: z.string().max(200).optional().describe('A label to recognise the key by in `switchyard keys list`.'),
+    scopes: z
+      .array(z.enum(SCOPES))
+      .max(SCOPES.length)
+      .optional()
+      .describe("The new key's scopes, among the caller's own. Omit for the caller's, without keys:create."),
+    allowed_agents: z
+      .array(z.string().min(1).max(200))
+      .max(100)
+      .optional()
+      .describe("Agents the new key may call as (and read the calls of); within the caller's. Omit for the caller's."),
+    allowed_models: z
+      .array(z.string().min(1).max(200))
+      .max(100)
+      .optional()
+      .describe("Models the new key may call; within the caller's. Omit for the caller's."),
+    expires_in_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(366 * 86_400)
+      .optional()
+      .describe("Seconds until the new key expires; never after the caller's own expiry."),
   })
   .strict();
 
@@ -24,11 +47,12 @@ export async function answerMcp(
   request: ServerRequest,
   gateway: Gateway,
   keys: ApiKeyStore,
+  caller: ApiKeyInfo,
   maxBodyBytes: number,
   version: string,
 ): Promise<Reply> {
   // No sessionIdGenerator: stateless.
-  const server = buildServer(gateway, keys, version);
+  const server = buildServer(gateway, keys, caller, version);
   const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({
     enableJsonResponse: true,
     maxRequestBodySize: maxBodyBytes,
@@ -42,7 +66,7 @@ export async function answerMcp(
   }
 }
 
-function buildServer(gateway: Gateway, keys: ApiKeyStore, version: string): McpServer {
+function buildServer(gateway: Gateway, keys: ApiKeyStore, caller: ApiKeyInfo, version: string): McpServer {
   const server = new McpServer({ name: 'switchyard', version });
   server.registerTool(
     'list_models',
@@ -74,18 +98,30 @@ function buildServer(gateway: Gateway, keys: ApiKeyStore, version: string): McpS
       inputSchema: listDeploymentsInput,
       annotations: { readOnlyHint: true },
     },
-    async ({ agent_id }) => asJson(await gateway.listDeployments({ agent_id })),
+    async ({ agent_id }) => {
+      requireScope(caller, 'deployments:read');
+      return asJson(await gateway.listDeployments({ agent_id }));
+    },
   );
   server.registerTool(
     'create_api_key',
     {
       description:
-        'Creates an API key for this server. The key is shown once, in this answer, and cannot be read back.',
+        'Creates an API key for this server, a child of the calling key: never wider than it (scopes, agents, ' +
+        'models, expiry), revoked with it. Needs the keys:create scope. The key is shown once, in this answer.',
       inputSchema: createApiKeyInput,
     },
-    async ({ name }) => {
-      const { key, info } = keys.create(name);
-      return asJson({ key, id: info.id, name: info.name, prefix: info.prefix, created_at: info.created_at });
+    async ({ name, scopes, allowed_agents, allowed_models, expires_in_seconds }) => {
+      requireScope(caller, 'keys:create');
+      const grant = childGrant(caller, {
+        ...(scopes ? { scopes } : {}),
+        ...(allowed_agents ? { allowed_agents } : {}),
+        ...(allowed_models ? { allowed_models } : {}),
+        ...(expires_in_seconds ? { expires_at: new Date(Date.now() + expires_in_seconds * 1000).toISOString() } : {}),
+      });
+      const { key, info } = keys.create(name, { grant, parentId: caller.id });
+      const { id, prefix, created_at, parent_id } = info;
+      return asJson({ key, id, name: info.name, prefix, created_at, parent_id, ...grant });
     },
   );
   // The SDK advertises tools.listChanged once a tool is registered; a stateless exchange can never send that

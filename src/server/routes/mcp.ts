@@ -14,9 +14,9 @@ export function mcpRoutes(gateway: Gateway, keys: ApiKeyStore, maxBodyBytes: num
       path: /^\/mcp\/?$/,
       auth: 'key',
       checkHost: true,
-      async handle({ request }) {
+      async handle({ request, key }) {
         const { answerMcp } = await import('./mcp-server.ts');
-        return answerMcp(request, gateway, keys, maxBodyBytes, version);
+        return answerMcp(request, gateway, keys, key!, maxBodyBytes, version);
       },
     },
   ];

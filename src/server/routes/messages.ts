@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { anthropicErrorBody, MessageEventStream } from '../../dialects/messages/stream-events.ts';
 import type { Gateway } from '../../gateway.ts';
-import { callOptions } from '../call-options.ts';
+import { allowedCallOptions } from '../call-options.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -17,10 +17,11 @@ export function messageRoutes(gateway: Gateway, maxBodyBytes: number): Route[] {
       method: 'POST',
       path: /^\/v1\/messages$/,
       auth: 'key',
+      scope: 'chat',
       errorBody: anthropicErrorBody,
-      async handle({ request }) {
+      async handle({ request, key }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as Anthropic.MessageCreateParams;
-        const result = await gateway.createMessage(body, callOptions(request));
+        const result = await gateway.createMessage(body, allowedCallOptions(request, key, body));
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof MessageEventStream)) return json(result, 200, callId);
         return {

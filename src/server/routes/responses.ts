@@ -1,7 +1,7 @@
 import type { ResponseCreateParams } from 'openai/resources/responses/responses';
 import { ResponseEventStream } from '../../dialects/responses/stream-events.ts';
 import type { Gateway } from '../../gateway.ts';
-import { callOptions } from '../call-options.ts';
+import { allowedCallOptions } from '../call-options.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -13,9 +13,10 @@ export function responseRoutes(gateway: Gateway, maxBodyBytes: number): Route[] 
       method: 'POST',
       path: /^\/v1\/responses$/,
       auth: 'key',
-      async handle({ request }) {
+      scope: 'chat',
+      async handle({ request, key }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as ResponseCreateParams;
-        const result = await gateway.createResponse(body, callOptions(request));
+        const result = await gateway.createResponse(body, allowedCallOptions(request, key, body));
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof ResponseEventStream)) return json(result, 200, callId);
         return {

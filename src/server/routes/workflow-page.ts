@@ -21,6 +21,7 @@ export function workflowPageRoutes(gateway: Gateway, mock: boolean): Route[] {
       method: 'GET',
       path: /^\/$/,
       auth: 'page',
+      scope: 'calls:read',
       checkHost: true,
       async handle({ request }) {
         await gateway.flush();

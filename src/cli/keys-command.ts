@@ -1,0 +1,98 @@
+import type { Command, Option } from 'commander';
+import { ApiKeyStore } from '../server/api-keys.ts';
+import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES } from '../server/key-scopes.ts';
+import { databasePath } from '../server/open-database.ts';
+import { parsePositiveInteger, printJson, printTable } from './format.ts';
+
+interface CreateOptions {
+  name?: string;
+  data: string;
+  scope?: string[];
+  agent?: string[];
+  model?: string[];
+  expiresInDays?: number;
+}
+
+/** `switchyard keys create | list | revoke`: the keys of a data directory, made by whoever runs the server. */
+export function registerKeysCommand(program: Command, dataOption: () => Option): void {
+  const keys = program.command('keys').description('Create, list and revoke API keys of a data directory');
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  keys
+    .command('create')
+    .description('Create an API key and print it (once: only its hash is stored). Without --scope: an admin key')
+    .option('--name <name>', 'a label to recognise the key by')
+    .option('--scope <scope>', `a scope (repeatable): ${SCOPES.join(', ')}`, collect)
+    .option('--agent <agent_id>', 'limit the key to this agent (repeatable)', collect)
+    .option('--model <model>', 'limit the key to this model (repeatable)', collect)
+    .option('--expires-in-days <days>', 'the key expires after this many days', parsePositiveInteger)
+    .addOption(dataOption())
+    .action((options: CreateOptions) => {
+      const grant = grantOf(options);
+      withKeys(options.data, (store) => {
+        const { key, info } = store.create(options.name, { grant });
+        process.stdout.write(`${key}\n`);
+        process.stderr.write(
+          `Created ${info.id} (${info.prefix}…) with ${grant.scopes.join(', ')}. Store the key now: it cannot be ` +
+            'shown again.\n',
+        );
+      });
+    });
+  keys
+    .command('list')
+    .description('List the API keys (prefixes only), with their scopes and the key that minted each')
+    .addOption(dataOption())
+    .option('--json', 'print JSON')
+    .action((options: { data: string; json?: boolean }) => {
+      withKeys(options.data, (store) => {
+        const list = store.list();
+        if (options.json) return printJson(list);
+        printTable(
+          ['id', 'prefix', 'name', 'scopes', 'parent', 'created', 'expires', 'revoked'],
+          list.map((key) => [
+            key.id,
+            `${key.prefix}…`,
+            key.name ?? '',
+            key.scopes.length === SCOPES.length ? 'admin' : key.scopes.join(' '),
+            key.parent_id ?? '',
+            key.created_at,
+            key.expires_at ?? '',
+            key.revoked_at ?? '',
+          ]),
+        );
+      });
+    });
+  keys
+    .command('revoke')
+    .description('Revoke an API key by id or prefix, and every key minted under it')
+    .argument('<id|prefix>', 'the key id (key_…) or its prefix (sy-AbCdEfGh)')
+    .addOption(dataOption())
+    .action((idOrPrefix: string, options: { data: string }) => {
+      withKeys(options.data, (store) => {
+        const key = store.revoke(idOrPrefix);
+        process.stdout.write(`Revoked ${key.id} (${key.prefix}…) at ${key.revoked_at}, and the keys it minted\n`);
+      });
+    });
+}
+
+function grantOf(options: CreateOptions): KeyGrant {
+  const unknown = (options.scope ?? []).filter((scope) => !isScope(scope));
+  if (unknown.length > 0) throw new Error(`Unknown scope ${unknown.join(', ')}; scopes: ${SCOPES.join(', ')}.`);
+  return {
+    scopes: options.scope ? (options.scope as KeyGrant['scopes']) : [...ADMIN_GRANT.scopes],
+    allowed_agents: options.agent ?? null,
+    allowed_models: options.model ?? null,
+    expires_at:
+      options.expiresInDays === undefined
+        ? null
+        : new Date(Date.now() + options.expiresInDays * 86_400_000).toISOString(),
+  };
+}
+
+function withKeys(dataDir: string, run: (store: ApiKeyStore) => void): void {
+  const store = new ApiKeyStore(databasePath(dataDir));
+  try {
+    run(store);
+  } finally {
+    store.close();
+  }
+}
