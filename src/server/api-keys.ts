@@ -87,7 +87,8 @@ export class ApiKeyStore {
       // The key and every key minted under it, however deep.
       revoke: this.#db.prepare(
         'UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND id IN (WITH RECURSIVE tree(id) AS ' +
-          '(SELECT ? UNION SELECT api_keys.id FROM api_keys JOIN tree ON api_keys.parent_id = tree.id) SELECT id FROM tree)',
+          '(SELECT ? UNION SELECT api_keys.id FROM api_keys JOIN tree ON api_keys.parent_id = tree.id) ' +
+          'SELECT id FROM tree)',
       ),
       count: this.#db.prepare('SELECT count(*) AS count FROM api_keys WHERE revoked_at IS NULL'),
       children: this.#db.prepare('SELECT count(*) AS count FROM api_keys WHERE parent_id = ? AND revoked_at IS NULL'),
