@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Command, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
+import type { BudgetRule } from './budgets/budget-ledger.ts';
+import { parseBudget } from './budgets/parse-budget.ts';
 import { registerCatalogCommand } from './cli/catalog-command.ts';
 import { formatTokens, parsePort, parsePositiveInteger, printJson, printTable } from './cli/format.ts';
 import { registerKeysCommand } from './cli/keys-command.ts';
@@ -51,6 +53,21 @@ program
     parsePositiveInteger,
     64,
   )
+  .option(
+    '--budget <scope:dollars[/window]>',
+    'a dollar budget (repeatable): trace:2.5, agent:10/day, workflow:100/month, key:5/day; over it, 402',
+    (value: string, previous: BudgetRule[] = []) => [...previous, parseBudget(value)],
+  )
+  .option(
+    '--rate-limit <requests-per-minute>',
+    'requests one API key may make per minute; more get 429',
+    parsePositiveInteger,
+  )
+  .option(
+    '--cors-origin <origin>',
+    'a browser origin allowed to call the API (repeatable); CORS is off without it',
+    (value: string, previous: string[] = []) => [...previous, value],
+  )
   .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
   .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
   .action(async (options: ServeCommandOptions) => {
@@ -66,10 +83,16 @@ program
       dataDir: options.data,
       ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
       mock: options.mock,
-      ...(catalog ? { gateway: { catalog } } : {}),
       maxBodyBytes: options.maxBodyBytes,
       maxConcurrentPerKey: options.maxConcurrentPerKey,
-      gateway: { maxRenderedBytes: options.maxRenderedBytes },
+      ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
+      corsOrigins: options.corsOrigin ?? [],
+      // One object: --catalog and --budget used to be dropped by the later maxRenderedBytes.
+      gateway: {
+        maxRenderedBytes: options.maxRenderedBytes,
+        ...(catalog ? { catalog } : {}),
+        ...(options.budget ? { budgets: { rules: options.budget } } : {}),
+      },
       allowedHosts: options.allowedHost ?? [],
       allowedOrigins: options.allowedOrigin ?? [],
       version: packageJson.version,
@@ -196,6 +219,9 @@ interface ServeCommandOptions {
   maxRenderedBytes: number;
   allowedHost?: string[];
   allowedOrigin?: string[];
+  budget?: BudgetRule[];
+  rateLimit?: number;
+  corsOrigin?: string[];
 }
 
 interface StoreOptions {

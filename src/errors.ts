@@ -212,3 +212,23 @@ export class CatalogError extends SwitchyardError {
     this.field = where.field;
   }
 }
+
+/**
+ * A budget (`createGateway({ budgets })`, `serve --budget`) is spent: the call is refused before any provider is
+ * asked. 402 with OpenAI's `insufficient_quota` code, naming the budget.
+ */
+export class BudgetExceededError extends SwitchyardError {
+  override name = 'BudgetExceededError';
+  readonly budget: { scope: string; usd: number; window: string };
+  /** Dollars spent under the budget when the call was refused. */
+  readonly spent: number;
+  constructor(what: string, budget: { scope: string; usd: number; window: string }, spent: number) {
+    super(`Budget exceeded: ${what} ($${spent.toFixed(4)} spent). The call was not sent.`, {
+      status: 402,
+      type: 'insufficient_quota',
+      code: 'insufficient_quota',
+    });
+    this.budget = { scope: budget.scope, usd: budget.usd, window: budget.window };
+    this.spent = spent;
+  }
+}

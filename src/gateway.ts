@@ -5,6 +5,7 @@ import type {
   ResponseCreateParamsNonStreaming,
   ResponseCreateParamsStreaming,
 } from 'openai/resources/responses/responses';
+import { BudgetLedger, type BudgetOptions } from './budgets/budget-ledger.ts';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import { CatalogRefresher, type CatalogRefreshOptions, type CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
@@ -44,6 +45,11 @@ import type {
 export type { CompletionOptions } from './completion/resolve-request.ts';
 
 export interface GatewayOptions {
+  /**
+   * Dollar budgets checked before each call: `{ perTrace: 2.5 }` refuses a trace's next call once it has spent $2.50
+   * (`BudgetExceededError`, 402 insufficient_quota); `rules` for agents, workflows, keys per day or month.
+   */
+  budgets?: BudgetOptions;
   /**
    * Per-provider settings; anything left out comes from `<NAME>_API_KEY` / `<NAME>_BASE_URL`. A provider of your own
    * is added here with its `definition` (see docs/providers.md, "Your own provider").
@@ -213,6 +219,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     getProvider,
     recorder,
     deployments,
+    budgets: options.budgets ? new BudgetLedger(options.budgets) : undefined,
     // The simulator stands in for every provider, so each may be suggested.
     configuredProviders: simulator
       ? () => [...registry.definitions].map((definition) => definition.id)

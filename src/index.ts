@@ -3,6 +3,7 @@
  * @module
  */
 
+export type { BudgetOptions, BudgetRule } from './budgets/budget-ledger.ts';
 export type { ListModelsOptions, ModelInfo, ModelList, ModelReasoningInfo } from './catalog/catalog.ts';
 export { Catalog } from './catalog/catalog.ts';
 export type { CatalogRefreshOptions, CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
@@ -52,6 +53,7 @@ export { listEmbeddingModels } from './embeddings/embedding-catalog.ts';
 export type { EmbeddingModel, EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 export {
   AuthenticationError,
+  BudgetExceededError,
   CatalogError,
   InvalidRequestError,
   MissingCredentialsError,

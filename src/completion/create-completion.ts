@@ -18,7 +18,7 @@ import type { Services } from './services.ts';
  * resolved) and its trace (attempts, warnings and billed usage, gathered as it goes); the record is built from
  * both, off the request path, whether the call succeeds or fails.
  *
- *   resolve → plan candidates → run attempts → enforce output | relay stream → finalise
+ *   resolve → (budgets admit) → plan candidates → run attempts → enforce output | relay stream → finalise
  */
 export async function createCompletion(
   services: Services,
@@ -31,6 +31,7 @@ export async function createCompletion(
   try {
     for (const warning of edge.warnings ?? []) trace.warn(warning);
     plan = await resolveRequest(services, request, options, trace);
+    services.budgets?.admit(plan.metadata);
     const candidates = planCandidates(services, plan, trace.warn);
     if (plan.stream) {
       const opened = await runAttempts(

@@ -86,4 +86,7 @@ export function recordCall(
       : {}),
   };
   services.recorder.record(request, context, outcome);
+  // Every paid attempt counts against the budgets, a failed call's too.
+  const paid = totalCostBreakdown(trace.billed);
+  if (paid) services.budgets?.charge(plan?.metadata, sumOf(paid));
 }

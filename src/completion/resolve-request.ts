@@ -43,8 +43,9 @@ export async function resolveRequest(
   options: CompletionOptions,
   trace: CallTrace,
 ): Promise<CallPlan> {
-  if (options.metadata) request = { ...request, metadata: { ...options.metadata, ...request.metadata } };
+  // Validated first: a body that is not an object (null, a list) has no metadata to merge.
   validateRequest(request);
+  if (options.metadata) request = { ...request, metadata: { ...options.metadata, ...request.metadata } };
   const parsed = parseModelReference(request.model, services.registry.reservedNames);
   const deploymentId = parsed.kind === 'deployment' ? parsed.deploymentId : undefined;
   const { request: asked, reference } =

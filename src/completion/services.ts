@@ -1,3 +1,4 @@
+import type { BudgetLedger } from '../budgets/budget-ledger.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import type { ProviderSettings } from '../providers/provider.ts';
@@ -14,6 +15,8 @@ export interface Services {
   readonly getProvider: ProviderLookup;
   readonly recorder: CallRecorder;
   readonly deployments: DeploymentStore | undefined;
+  /** Spend per trace, agent, workflow or key against `createGateway({ budgets })`; `undefined` without budgets. */
+  readonly budgets: BudgetLedger | undefined;
   /** The providers this gateway can call (credentials found), to suggest `<provider>/<id>` for an unknown id. */
   readonly configuredProviders: () => string[];
   readonly settings: {

@@ -27,6 +27,7 @@ export async function createEmbedding(
     texts = typeof request.input === 'string' ? [request.input] : request.input;
     metadata = { ...options.metadata, ...request.metadata };
     if (request.user !== undefined) metadata.user ??= request.user;
+    services.budgets?.admit(metadata);
     const candidates = servingCandidates(services, request);
     const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
     const plan = { retry, signal: options.signal, deadlineAt: trace.startedMonotonic + retry.totalTimeoutMs };
@@ -153,6 +154,8 @@ function record(
   outcome: { info?: EmbeddingResponse['switchyard']; error?: unknown },
 ): void {
   const model = typeof request?.model === 'string' ? request.model : '';
+  const cost = outcome.info?.cost_usd;
+  if (cost) services.budgets?.charge(metadata, cost);
   services.recorder.record(
     { model, metadata } as CompletionRequest,
     {

@@ -1,7 +1,7 @@
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
 import type { ServerRequest } from './exchange.ts';
-import { requireCallAllowed } from './key-scopes.ts';
+import { forbidden, requireCallAllowed } from './key-scopes.ts';
 
 /** Headers that attribute a call, for clients whose API has no `metadata` for it (Claude Code's custom headers). */
 const METADATA_HEADERS = {
@@ -34,9 +34,14 @@ export function allowedCallOptions(
 ): CompletionOptions {
   const options = callOptions(request);
   if (key) {
-    const metadata = body?.metadata as { agent_id?: unknown } | null | undefined;
+    const metadata = body?.metadata as { agent_id?: unknown; api_key_id?: unknown } | null | undefined;
+    // The server sets it from the key that authenticated; a body naming another key would dodge its budgets.
+    if (metadata?.api_key_id !== undefined && metadata.api_key_id !== key.id)
+      throw forbidden('metadata.api_key_id is set by the server from the API key; leave it out');
     const agentId = typeof metadata?.agent_id === 'string' ? metadata.agent_id : options.metadata?.agent_id;
     requireCallAllowed(key, body?.model, agentId);
+    // The key's id (never the key) attributes the call, in its record and for per-key budgets.
+    options.metadata = { ...options.metadata, api_key_id: key.id };
   }
   return options;
 }

@@ -3,9 +3,11 @@ import { SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ApiKeyInfo, ApiKeyStore } from './api-keys.ts';
 import { authenticate } from './authenticate.ts';
+import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy } from './host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
+import { KeyRateLimit } from './key-rate-limit.ts';
 import { requireScope } from './key-scopes.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
@@ -41,6 +43,10 @@ export interface SwitchyardHandlerOptions {
   providers?: readonly string[];
   /** Requests one API key may have in flight at once; more get 429 (default 64). */
   maxConcurrentPerKey?: number;
+  /** Requests one API key may make per minute; more get 429 with `retry-after` (default: no limit). */
+  requestsPerMinutePerKey?: number | undefined;
+  /** Browser origins allowed by CORS (default none: CORS off). */
+  corsOrigins?: readonly string[];
   /** Errors that are not `SwitchyardError`s: bugs or outages, answered with a generic 500. */
   onUnexpectedError?: (error: unknown, request: { method: string; path: string }) => void;
 }
@@ -58,6 +64,9 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { gateway, keys } = options;
   const concurrency = new KeyConcurrency(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
+  const rateLimit =
+    options.requestsPerMinutePerKey === undefined ? undefined : new KeyRateLimit(options.requestsPerMinutePerKey);
+  const cors = new CorsPolicy(options.corsOrigins ?? []);
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
     ...messageRoutes(gateway, maxBodyBytes),
@@ -75,6 +84,8 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     let reply: Reply;
     let release: (() => void) | undefined;
     let errorBody: Route['errorBody'];
+    const preflight = cors.preflight(request);
+    if (preflight) return preflight;
     try {
       const { route, params } = findRoute(routes, request.method, request.path);
       errorBody = route.errorBody;
@@ -84,7 +95,10 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
         // Anthropic's SDKs send the key as `x-api-key`; every route takes either.
         key = authenticate(request.header('authorization') ?? bearer(request.header('x-api-key')), keys);
         if (route.scope) requireScope(key, route.scope);
-        if (route.auth === 'key') release = concurrency.acquire(key.id);
+        if (route.auth === 'key') {
+          rateLimit?.take(key.id);
+          release = concurrency.acquire(key.id);
+        }
       }
       reply = await route.handle({ request, params, key });
     } catch (error) {
@@ -94,7 +108,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     if (release) reply = releasedWhenSent(reply, release, request.signal);
     if (request.method === 'HEAD') reply = withoutBody(reply);
     if (options.mock) reply.headers['x-switchyard-mock'] = 'true';
-    return reply;
+    return cors.apply(request, reply);
   };
   return Object.assign(async (request: Request) => toWebResponse(await handle(fromWebRequest(request))), { handle });
 }

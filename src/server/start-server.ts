@@ -34,6 +34,10 @@ export interface ServeOptions {
   drainTimeoutMs?: number;
   /** Requests one API key may have in flight at once; more get 429 with `retry-after` (default 64). */
   maxConcurrentPerKey?: number;
+  /** Requests one API key may make per minute, per process; more get 429 with `retry-after` (default: no limit). */
+  requestsPerMinutePerKey?: number;
+  /** Browser origins CORS allows (`--cors-origin`); default none, CORS off. */
+  corsOrigins?: string[];
   /** More `Host` values (`name:port`) to accept on `/` and `/mcp`; `*` accepts any. */
   allowedHosts?: string[];
   /** More `Origin` values (`https://name`) to accept on `/` and `/mcp`; `*` accepts any. */
@@ -128,6 +132,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     version: options.version ?? '0.0.0',
     providers,
     maxConcurrentPerKey: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
+    requestsPerMinutePerKey: options.requestsPerMinutePerKey,
+    corsOrigins: options.corsOrigins ?? [],
     onUnexpectedError: (error, request) => {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       log({

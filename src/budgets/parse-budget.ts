@@ -1,0 +1,21 @@
+import type { BudgetRule, BudgetScope, BudgetWindow } from './budget-ledger.ts';
+
+const SCOPES: readonly BudgetScope[] = ['trace', 'agent', 'workflow', 'key'];
+const WINDOWS: readonly BudgetWindow[] = ['day', 'month', 'lifetime'];
+
+/**
+ * A budget written on the command line: `<scope>:<dollars>[/<window>]`, e.g. `trace:2.5`, `agent:10/day`,
+ * `workflow:100/month`, `key:5/day`. The window defaults to the lifetime of the value (a trace's whole run).
+ */
+export function parseBudget(text: string): BudgetRule {
+  const match = /^(\w+):(\d+(?:\.\d+)?)(?:\/(\w+))?$/.exec(text.trim());
+  const scope = match?.[1] as BudgetScope | undefined;
+  const window = (match?.[3] ?? 'lifetime') as BudgetWindow;
+  if (!match || !SCOPES.includes(scope!) || !WINDOWS.includes(window)) {
+    throw new Error(
+      `Budget "${text}" is not <scope>:<dollars>[/<window>] with a scope among ${SCOPES.join(', ')} and a window ` +
+        `among ${WINDOWS.join(', ')} (e.g. trace:2.5, agent:10/day).`,
+    );
+  }
+  return { scope: scope!, usd: Number(match[2]), window };
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { BudgetExceededError, createGateway } from '../src/index.ts';
+import { createMockProvider } from '../src/testing/index.ts';
+import { startTestServer } from './server/start-test-server.ts';
+
+// gpt-4o-mini: $0.15 / $0.60 per 1M tokens; 10,000 in and 10,000 out is $0.0075 a call.
+const costly = () =>
+  createMockProvider({
+    respond: () => ({ content: 'Working on it…', usage: { prompt_tokens: 10_000, completion_tokens: 10_000 } }),
+  });
+const ask = (traceId: string, extra: Record<string, string> = {}) => ({
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user' as const, content: 'Continue.' }],
+  metadata: { trace_id: traceId, agent_id: 'looper', ...extra },
+});
+
+describe('budgets', () => {
+  it('perTrace stops a runaway agent: its next call after the trace spent its budget is refused', async () => {
+    const gateway = createGateway({ mock: costly(), budgets: { perTrace: 0.02 } });
+    let calls = 0;
+    let refusal: unknown;
+    for (let turn = 0; turn < 100 && !refusal; turn++) {
+      try {
+        const response = await gateway.createCompletion(ask('run-1'));
+        expect(response.switchyard.cost_usd).toBeCloseTo(0.0075, 10);
+        calls += 1;
+      } catch (error) {
+        refusal = error;
+      }
+    }
+    // $0.0075, $0.015, $0.0225: the third call passes the budget, the fourth is refused.
+    expect(calls).toBe(3);
+    expect(refusal).toBeInstanceOf(BudgetExceededError);
+    expect(refusal).toMatchObject({ status: 402, code: 'insufficient_quota', type: 'insufficient_quota' });
+    expect((refusal as Error).message).toContain('the trace "run-1" has spent its budget of $0.02');
+    // Another trace has its own budget; the refused call was never sent, so it cost nothing.
+    await expect(gateway.createCompletion(ask('run-2'))).resolves.toBeTruthy();
+    await gateway.flush();
+    const refused = (await gateway.calls.list({ trace_id: 'run-1' })).data.filter((call) => call.status === 'error');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ cost_usd: 0, error: expect.objectContaining({ code: 'insufficient_quota' }) });
+  });
+
+  it('rules per agent and day count every trace of the agent', async () => {
+    const gateway = createGateway({
+      mock: costly(),
+      budgets: { rules: [{ scope: 'agent', usd: 0.01, window: 'day' }] },
+    });
+    await gateway.createCompletion(ask('a'));
+    await gateway.createCompletion(ask('b'));
+    await expect(gateway.createCompletion(ask('c'))).rejects.toThrow('the agent "looper" has spent its budget');
+    await expect(gateway.createCompletion(ask('d', { agent_id: 'other' }))).resolves.toBeTruthy();
+  });
+
+  it('serve answers a spent budget with 402 insufficient_quota in the OpenAI shape', async () => {
+    const test = await startTestServer({ mock: costly(), gateway: { budgets: { perTrace: 0.005 } } });
+    try {
+      const client = test.openai();
+      await client.chat.completions.create(ask('serve-run') as never);
+      const error = await client.chat.completions.create(ask('serve-run') as never).catch((thrown: unknown) => thrown);
+      expect(error).toMatchObject({ status: 402, code: 'insufficient_quota', type: 'insufficient_quota' });
+    } finally {
+      await test.stop();
+    }
+  });
+});
