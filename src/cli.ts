@@ -40,6 +40,10 @@ program
   .addOption(deploymentsOption())
   .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
   .option('--catalog <file>', 'catalog rows to add to the bundled catalog (see `switchyard catalog update`)')
+  .option(
+    '--database <url>',
+    'postgres://… for the call records, shared by replicas (default: SQLite in --data; also SWITCHYARD_DATABASE_URL)',
+  )
   .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
   .option(
     '--max-rendered-bytes <bytes>',
@@ -83,6 +87,7 @@ program
       dataDir: options.data,
       ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
       mock: options.mock,
+      database: options.database ?? process.env.SWITCHYARD_DATABASE_URL,
       maxBodyBytes: options.maxBodyBytes,
       maxConcurrentPerKey: options.maxConcurrentPerKey,
       ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
@@ -220,6 +225,7 @@ interface ServeCommandOptions {
   allowedHost?: string[];
   allowedOrigin?: string[];
   budget?: BudgetRule[];
+  database?: string;
   rateLimit?: number;
   corsOrigin?: string[];
 }

@@ -115,6 +115,7 @@ export {
   JsonlFileSink,
   MemorySink,
   OpenTelemetrySink,
+  PostgresSink,
   RecordQueue,
   RecordsRefusedError,
   SqliteSink,

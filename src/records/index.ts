@@ -53,6 +53,7 @@ export {
   type OtelSpan,
   type OtelTracer,
 } from './sinks/opentelemetry-sink.ts';
+export { PostgresSink } from './sinks/postgres-sink.ts';
 export { SqliteSink } from './sinks/sqlite-sink.ts';
 export { StreamRecorder, type StreamSummary } from './stream-recorder.ts';
 export { uuidv7, uuidv7Timestamp } from './uuidv7.ts';

@@ -5,6 +5,7 @@ import { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
 import { redactSecrets, redactUrlCredentials } from '../internal/redact.ts';
+import type { PostgresSink } from '../records/sinks/postgres-sink.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { createSwitchyardHandler } from './handler.ts';
@@ -25,6 +26,11 @@ export interface ServeOptions {
   deployments?: string;
   /** `true` (or a scripted `MockProvider`): every model is answered by the simulator. */
   mock?: GatewayOptions['mock'];
+  /**
+   * A `postgres://…` URL: call records go to PostgreSQL (`PostgresSink`), shared by every server pointed at it, and
+   * `/v1/calls` reads them there. Keys and deployments stay in the data directory's SQLite file. Default: SQLite.
+   */
+  database?: string | undefined;
   /** Provider keys, fallbacks, retry… for the gateway (deployments, records and mock are set by the server). */
   gateway?: Omit<GatewayOptions, 'mock' | 'deployments' | 'records'>;
   maxBodyBytes?: number;
@@ -85,7 +91,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // from holding up the requests that arrive meanwhile (p99 at one connection).
   // Lost records are loud: a warning the first time, then at most once a minute (the queue's pace), with the counts.
   const records = {
-    sinks: [new SqliteSink(dbPath)],
+    sinks: [options.database ? await postgresSink(options.database) : new SqliteSink(dbPath)],
     batchSize: 32,
     onError: (error: unknown) => {
       const reason = redactSecrets(messageOf(error), []);
@@ -243,4 +249,13 @@ function bufferedLines(stream: NodeJS.WritableStream): {
     },
     flush,
   };
+}
+
+/** The records sink on PostgreSQL, its schema migrated before the server listens (a bad URL stops the start). */
+async function postgresSink(url: string): Promise<PostgresSink> {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error('--database takes a postgres:// URL.');
+  const { PostgresSink } = await import('../records/sinks/postgres-sink.ts');
+  const sink = new PostgresSink(url);
+  await sink.ready();
+  return sink;
 }

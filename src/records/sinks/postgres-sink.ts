@@ -1,0 +1,225 @@
+import type { Pool, PoolConfig } from 'pg';
+import { lazyRequire } from '../../internal/lazy-require.ts';
+import { redactSecrets } from '../../internal/redact.ts';
+import type { CallRecord } from '../call-record.ts';
+import type {
+  AgentSummary,
+  CallPage,
+  CallStore,
+  DailyCostQuery,
+  DailyCostRow,
+  ListCallsQuery,
+  WorkflowSummary,
+} from '../call-store.ts';
+import {
+  compareAgentSummaries,
+  compareDailyCostRows,
+  dailyCostWindow,
+  normalizeListQuery,
+  pageFrom,
+  summarizeWorkflow,
+} from '../call-store-queries.ts';
+import { roundUsd } from '../compute-cost.ts';
+import { type RecordSink, RecordsRefusedError } from '../sink.ts';
+import { insertBatch, MIGRATIONS } from './postgres-schema.ts';
+
+const pg = lazyRequire<typeof import('pg')>('pg');
+/** The advisory lock migrations run under, so replicas starting together migrate once. */
+const MIGRATION_LOCK = 0x5357_5944; // "SWYD"
+
+/**
+ * Stores records in PostgreSQL (a `pg` pool) and answers the call-store queries with SQL: the sibling of
+ * `SqliteSink` for several processes sharing one database. The schema is created and migrated on first use, under
+ * an advisory lock. Each batch is one multi-row insert; a batch PostgreSQL refuses is written again row by row, and
+ * the refused rows are reported.
+ */
+export class PostgresSink implements RecordSink, CallStore {
+  readonly #pool: Pool;
+  #ready: Promise<void> | undefined;
+
+  /** A `postgres://…` URL or `pg` pool options. */
+  constructor(connection: string | PoolConfig) {
+    const config = typeof connection === 'string' ? { connectionString: connection } : connection;
+    this.#pool = new (pg().Pool)({ max: 4, ...config });
+    // An idle client's error (the server restarting) must not crash the process; the next query reconnects.
+    this.#pool.on('error', () => {});
+  }
+
+  /** Creates or migrates the schema; every other method waits for it. */
+  ready(): Promise<void> {
+    this.#ready ??= migrate(this.#pool).catch((error: unknown) => {
+      this.#ready = undefined;
+      throw sanitized(error);
+    });
+    return this.#ready;
+  }
+
+  async write(records: CallRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.ready();
+    try {
+      const { text, values } = insertBatch(records);
+      await this.#pool.query(text, values);
+      return;
+    } catch (error) {
+      if (records.length === 1) throw new RecordsRefusedError(1, 1, sanitized(error));
+    }
+    let refused = 0;
+    let firstRefusal: unknown;
+    for (const record of records) {
+      try {
+        const { text, values } = insertBatch([record]);
+        await this.#pool.query(text, values);
+      } catch (error) {
+        refused += 1;
+        firstRefusal ??= sanitized(error);
+      }
+    }
+    if (refused > 0) throw new RecordsRefusedError(refused, records.length, firstRefusal);
+  }
+
+  async get(id: string): Promise<CallRecord | null> {
+    const rows = await this.#records('SELECT record FROM switchyard_calls WHERE id = $1', [id]);
+    return rows[0] ?? null;
+  }
+
+  async list(query?: ListCallsQuery): Promise<CallPage> {
+    const normalized = normalizeListQuery(query);
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const add = (sql: string, value: unknown) => {
+      values.push(value);
+      where.push(sql.replace('?', `$${values.length}`));
+    };
+    for (const column of ['agent_id', 'dialect', 'trace_id', 'workflow_name'] as const)
+      if (normalized[column] !== undefined) add(`${column} = ?`, normalized[column]);
+    if (normalized.since !== undefined) add('created_at >= ?', normalized.since);
+    if (normalized.until !== undefined) add('created_at < ?', normalized.until);
+    if (normalized.after) {
+      values.push(normalized.after.created_at, normalized.after.id);
+      where.push(`(created_at, id) < ($${values.length - 1}, $${values.length})`);
+    }
+    values.push(normalized.limit + 1);
+    const rows = await this.#records(
+      `SELECT record FROM switchyard_calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ` +
+        `ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+      values,
+    );
+    return pageFrom(rows, normalized.limit);
+  }
+
+  async workflow(traceId: string): Promise<WorkflowSummary | null> {
+    const calls = await this.#records(
+      'SELECT record FROM switchyard_calls WHERE trace_id = $1 ORDER BY created_at, id',
+      [traceId],
+    );
+    return summarizeWorkflow(traceId, calls);
+  }
+
+  async dailyCost(query: DailyCostQuery = {}): Promise<DailyCostRow[]> {
+    const { since, until } = dailyCostWindow(query);
+    const values: unknown[] = [since, until];
+    if (query.workflow_name !== undefined) values.push(query.workflow_name);
+    const { rows } = await this.#query<{
+      day: string;
+      workflow_name: string | null;
+      calls: string;
+      cost: number | null;
+      unpriced: string;
+    }>(
+      'SELECT substr(created_at, 1, 10) AS day, workflow_name, count(*) AS calls, sum(cost_usd) AS cost, ' +
+        'count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced FROM switchyard_calls WHERE created_at >= $1 ' +
+        `AND created_at < $2 ${query.workflow_name !== undefined ? 'AND workflow_name = $3' : ''} ` +
+        'GROUP BY 1, 2',
+      values,
+    );
+    return rows
+      .map((row) => ({
+        day: row.day,
+        workflow_name: row.workflow_name,
+        calls: Number(row.calls),
+        cost_usd: roundUsd(row.cost ?? 0),
+        unpriced_calls: Number(row.unpriced),
+      }))
+      .sort(compareDailyCostRows);
+  }
+
+  async agents(): Promise<AgentSummary[]> {
+    const { rows } = await this.#query<Record<string, string | number | null>>(
+      "SELECT agent_id, count(*) AS calls, count(*) FILTER (WHERE status = 'error') AS errors, " +
+        'sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, ' +
+        'sum(reasoning_tokens) AS reasoning_tokens, sum(cost_usd) AS cost, ' +
+        'count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced, max(created_at) AS last_call_at ' +
+        'FROM switchyard_calls GROUP BY agent_id',
+    );
+    return rows
+      .map((row) => ({
+        agent_id: row.agent_id as string | null,
+        calls: Number(row.calls),
+        errors: Number(row.errors),
+        prompt_tokens: Number(row.prompt_tokens),
+        completion_tokens: Number(row.completion_tokens),
+        reasoning_tokens: Number(row.reasoning_tokens),
+        cost_usd: roundUsd(Number(row.cost ?? 0)),
+        unpriced_calls: Number(row.unpriced),
+        last_call_at: row.last_call_at as string,
+      }))
+      .sort(compareAgentSummaries);
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async #records(text: string, values: unknown[]): Promise<CallRecord[]> {
+    const { rows } = await this.#query<{ record: string }>(text, values);
+    return rows.map((row) => JSON.parse(row.record) as CallRecord);
+  }
+
+  async #query<Row>(text: string, values: unknown[] = []): Promise<{ rows: Row[] }> {
+    await this.ready();
+    try {
+      return (await this.#pool.query(text, values)) as unknown as { rows: Row[] };
+    } catch (error) {
+      throw sanitized(error);
+    }
+  }
+}
+
+/** Applies the migrations not yet applied, one transaction each, under an advisory lock held for the session. */
+async function migrate(pool: Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS switchyard_migrations (name TEXT NOT NULL, version INTEGER NOT NULL, ' +
+        'applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (name, version))',
+    );
+    const { rows } = await client.query("SELECT version FROM switchyard_migrations WHERE name = 'calls'");
+    const applied = new Set(rows.map((row: { version: number }) => row.version));
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query("INSERT INTO switchyard_migrations (name, version) VALUES ('calls', $1)", [
+          migration.version,
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    client.release();
+  }
+}
+
+/** pg's errors can quote the connection string; a password in it must not reach logs or records. */
+function sanitized(error: unknown): Error {
+  // No `cause`: the driver's error object may hold the connection settings.
+  const message = redactSecrets(error instanceof Error ? error.message : String(error), []);
+  return Object.assign(new Error(`PostgreSQL: ${message}`), { code: (error as { code?: unknown })?.code });
+}

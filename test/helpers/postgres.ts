@@ -1,0 +1,96 @@
+import { execFile, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * A throwaway PostgreSQL from Debian's `postgresql` package: a temporary data directory, a free loopback port, fsync
+ * off; stopped and removed by `stop`. As root (CI), the server runs as the package's `postgres` user, since
+ * PostgreSQL refuses to run as root. `undefined` when the binaries are missing and CI is not set (the caller
+ * skips and says so); in CI a missing PostgreSQL is an error.
+ */
+export interface ThrowawayPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const run = promisify(execFile);
+
+export function postgresBinaries(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const version = readdirSync(root).sort((a, b) => Number(b) - Number(a))[0];
+  const bin = version && join(root, version, 'bin');
+  return bin && existsSync(join(bin, 'initdb')) ? bin : undefined;
+}
+
+export async function startPostgres(): Promise<ThrowawayPostgres | undefined> {
+  const bin = postgresBinaries();
+  if (!bin) {
+    if (process.env.CI) throw new Error('PostgreSQL is required in CI (.ci/run installs the postgresql package).');
+    return undefined;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-pg-'));
+  // As root, initdb and postgres run as the package's postgres user (spawn's uid/gid), which owns the directory.
+  const owner = process.getuid?.() === 0 ? await postgresUser() : undefined;
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  const data = join(dir, 'data');
+  await run(join(bin, 'initdb'), ['-D', data, '-U', 'switchyard', '--auth=trust', '-E', 'UTF8', '--no-sync'], {
+    ...owner,
+  });
+  const port = await freePort();
+  const server = spawn(
+    join(bin, 'postgres'),
+    ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off'],
+    { stdio: 'ignore', ...owner },
+  );
+  const url = `postgres://switchyard@127.0.0.1:${port}/postgres`;
+  await waitUntilReady(url);
+  return {
+    url,
+    stop: async () => {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGINT');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresUser(): Promise<{ uid: number; gid: number }> {
+  const [{ stdout: uid }, { stdout: gid }] = await Promise.all([
+    run('id', ['-u', 'postgres']),
+    run('id', ['-g', 'postgres']),
+  ]);
+  return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
+}
+
+async function waitUntilReady(url: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (error) {
+      await client.end().catch(() => {});
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
