@@ -97,6 +97,8 @@ export interface Attempt {
   provider: string;
   /** The model name sent to the provider. */
   model: string;
+  /** Which of the provider's several keys (its label, never the key), when it has several. */
+  key?: string;
   /** HTTP status, when the provider answered. */
   status?: number;
   /**

@@ -62,53 +62,69 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
   const missing = new Set<string>();
 
   for (const candidate of candidates) {
-    const { model } = candidate.offering;
-    const provider = await getProvider(candidate.offering.provider);
-    if ('missing' in provider) {
-      missing.add(provider.problem ? `${provider.missing} (it ${provider.problem})` : provider.missing);
-      attempts.push({
-        provider: candidate.offering.provider,
-        model,
-        outcome: 'missing_credentials',
-        message: `${provider.missing} ${provider.problem ?? 'is not set'}`,
-        duration_ms: 0,
-      });
-      continue;
-    }
-    const providerName = provider.name;
-    for (let retry = 0; ; retry++) {
-      if (performance.now() >= deadlineAt)
-        throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
-      const started = performance.now();
-      const scope = new AttemptScope(signal, deadlineAt, options.totalTimeoutMs);
-      try {
-        const value = await operation(provider, candidate, scope);
-        scope.settle();
-        attempts.push({ provider: providerName, model, outcome: 'ok', duration_ms: elapsed(started) });
-        return { value, candidate, provider: providerName, scope };
-      } catch (thrown) {
-        scope.dispose();
-        // The gateway's own limits speak for themselves, whatever the adapter made of the abort.
-        const expired = scope.expired;
-        const failure = expired && !signal?.aborted ? expiredError(expired, { provider: providerName, model }) : thrown;
-        // Anything but a provider failure (a bug, an invalid request) is not the provider's fault: no retry.
-        if (!(failure instanceof ProviderError)) throw failure;
-        const error = failure;
+    const { model, provider: name } = candidate.offering;
+    const keys = getProvider.health.order(name, getProvider.keys(name));
+    keys: for (const [position, slot] of keys.entries()) {
+      const label = slot.label === undefined ? {} : { key: slot.label };
+      const provider = await getProvider(name, slot.index);
+      if ('missing' in provider) {
+        missing.add(provider.problem ? `${provider.missing} (it ${provider.problem})` : provider.missing);
         attempts.push({
-          provider: providerName,
+          provider: name,
           model,
-          status: error.status,
-          outcome: error.code ?? outcomeOf(error.status),
-          message: error.message,
-          duration_ms: elapsed(started),
+          ...label,
+          outcome: 'missing_credentials',
+          message: `${provider.missing} ${provider.problem ?? 'is not set'}`,
+          duration_ms: 0,
         });
-        if (!error.retryable || signal?.aborted) throw error.withAttempts(attempts);
-        lastError = error;
-        const delay = backoff(retry, error.retryAfterMs, options);
-        if (retry >= options.maxRetries) break;
-        if (performance.now() + delay >= deadlineAt)
+        continue;
+      }
+      const providerName = provider.name;
+      for (let retry = 0; ; retry++) {
+        if (performance.now() >= deadlineAt)
           throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
-        await sleep(delay, signal);
+        const started = performance.now();
+        const scope = new AttemptScope(signal, deadlineAt, options.totalTimeoutMs);
+        try {
+          const value = await operation(provider, candidate, scope);
+          scope.settle();
+          getProvider.health.succeeded(name, slot);
+          attempts.push({ provider: providerName, model, ...label, outcome: 'ok', duration_ms: elapsed(started) });
+          return { value, candidate, provider: providerName, scope };
+        } catch (thrown) {
+          scope.dispose();
+          // The gateway's own limits speak for themselves, whatever the adapter made of the abort.
+          const expired = scope.expired;
+          const failure =
+            expired && !signal?.aborted ? expiredError(expired, { provider: providerName, model }) : thrown;
+          // Anything but a provider failure (a bug, an invalid request) is not the provider's fault: no retry.
+          if (!(failure instanceof ProviderError)) throw failure;
+          const error = failure;
+          attempts.push({
+            provider: providerName,
+            model,
+            ...label,
+            status: error.status,
+            outcome: error.code ?? outcomeOf(error.status),
+            message: error.message,
+            duration_ms: elapsed(started),
+          });
+          // A key's own fault (limited, refused): the provider's next key at once, before any backoff.
+          if (KEY_FAULTS.has(error.status ?? 0) && keys.length > 1) {
+            getProvider.health.failed(name, slot);
+            if (position < keys.length - 1 && !signal?.aborted) {
+              lastError = error;
+              continue keys;
+            }
+          }
+          if (!error.retryable || signal?.aborted) throw error.withAttempts(attempts);
+          lastError = error;
+          const delay = backoff(retry, error.retryAfterMs, options);
+          if (retry >= options.maxRetries) break keys;
+          if (performance.now() + delay >= deadlineAt)
+            throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
+          await sleep(delay, signal);
+        }
       }
     }
   }
@@ -123,6 +139,9 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
     attempts,
   );
 }
+
+/** Failures that belong to one key, not to the provider: rate limited, or the key refused. */
+const KEY_FAULTS = new Set([429, 401, 403]);
 
 function backoff(retry: number, retryAfterMs: number | undefined, options: Required<RetryOptions>): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, options.maxDelayMs);

@@ -1,5 +1,6 @@
 import { createPooledFetch } from '../internal/http-transport.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, withResponseLimit } from '../internal/response-limit.ts';
+import { KeyHealth, type KeySlot, keySlotsOf } from './key-slots.ts';
 import type { MockProvider } from './mock/simulator.ts';
 import { standIn } from './mock/stand-in.ts';
 import type { Provider, ProviderDefinition, ProviderSettings, ResolvedProviderSettings } from './provider.ts';
@@ -9,7 +10,14 @@ import type { ProviderRegistry } from './registry.ts';
  * A ready adapter, or the setting that is missing (or unusable: `problem` says why) for it; the attempt is then
  * recorded as `missing_credentials`.
  */
-export type ProviderLookup = (name: string) => Promise<Provider | MissingSetting>;
+export interface ProviderLookup {
+  /** The adapter of one of the provider's keys (`key`: a slot index of `keys(name)`, default the first). */
+  (name: string, key?: number): Promise<Provider | MissingSetting>;
+  /** The provider's keys: one slot unless several are configured. */
+  keys(name: string): KeySlot[];
+  /** Which keys rest after failing; shared by every call of the gateway. */
+  readonly health: KeyHealth;
+}
 
 export interface MissingSetting {
   /** The variable or option to set (`OPENAI_API_KEY`, `providers.openai.apiKey`). */
@@ -59,12 +67,27 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
   const ownFetch = (fetchImpl: typeof fetch) =>
     explicitLimit === undefined ? fetchImpl : withResponseLimit(fetchImpl, explicitLimit);
 
-  async function load(name: string): Promise<Provider | MissingSetting> {
+  const slots = new Map<string, KeySlot[]>();
+  const keysOf = (name: string): KeySlot[] => {
+    let found = slots.get(name);
+    if (!found) {
+      const prefix = options.registry.get(name)?.envPrefix;
+      found = options.simulator
+        ? [{ index: 0, label: undefined, weight: 1, key: undefined }]
+        : keySlotsOf(name, options.providers?.[name] ?? {}, prefix && options.env[`${prefix}_API_KEY`]);
+      slots.set(name, found);
+    }
+    return found;
+  };
+
+  async function load(name: string, index: number): Promise<Provider | MissingSetting> {
     const definition = options.registry.get(name);
     if (options.simulator) return standIn(options.simulator, definition);
     if (!definition)
       return { missing: `the ${name} adapter (not available in this version of switchyard; pin another provider)` };
-    const configured = options.providers?.[name] ?? {};
+    const key = keysOf(name)[index]?.key;
+    const base = options.providers?.[name] ?? {};
+    const configured = key ? { ...base, apiKey: key.apiKey, ...(key.baseURL ? { baseURL: key.baseURL } : {}) } : base;
     const found = credentialsOf(definition, configured, options.env);
     if ('missing' in found) return found;
     const settings: ResolvedProviderSettings = {
@@ -76,14 +99,16 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     return definition.create(settings);
   }
 
-  return (name) => {
-    let adapter = adapters.get(name);
+  const lookup = (name: string, key = 0) => {
+    const id = key === 0 ? name : `${name}#${key}`;
+    let adapter = adapters.get(id);
     if (!adapter) {
-      adapter = load(name);
-      adapters.set(name, adapter);
+      adapter = load(name, key);
+      adapters.set(id, adapter);
     }
     return adapter;
   };
+  return Object.assign(lookup, { keys: keysOf, health: new KeyHealth() });
 }
 
 /**

@@ -158,8 +158,24 @@ export interface ResolvedReasoning {
 export type ProviderCompletion = Omit<CompletionResponse, 'switchyard'>;
 
 /** Connection settings of one provider, from gateway options or the environment. */
+/** One of several keys (or accounts, regions, Azure resources) of a provider. */
+export interface ProviderKey {
+  apiKey: string;
+  /** Share of the calls this key gets first (default 1). */
+  weight?: number;
+  /** Names the key in attempt chains and logs (default `<provider>#<n>`); never the key itself. */
+  label?: string;
+  /** This key's endpoint, when it differs (another region or Azure resource). */
+  baseURL?: string;
+}
+
 export interface ProviderSettings {
   apiKey?: string;
+  /**
+   * Several keys: each call tries them in weighted random order; a 429, 401 or 403 moves to the next key before the
+   * next provider, and a key that keeps failing is rested for a while (see docs/providers.md). `apiKey` is ignored.
+   */
+  keys?: ProviderKey[];
   baseURL?: string;
   /** Extra headers sent with every request (OpenRouter's HTTP-Referer, X-Title, …). */
   headers?: Record<string, string>;

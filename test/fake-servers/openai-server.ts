@@ -42,7 +42,7 @@ export interface FakeOpenAIServer {
   requests: RecordedRequest[];
   enqueue(...replies: FakeReply[]): void;
   /** Answers a request when the queue is empty (a model that reads what it was sent); else the default hello. */
-  respondWith?: ((body: Record<string, any>) => FakeReply) | undefined;
+  respondWith?: ((body: Record<string, any>, headers: RecordedRequest['headers']) => FakeReply) | undefined;
   close(): Promise<void>;
 }
 
@@ -70,7 +70,8 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
         },
       });
     }
-    const reply = queue.shift() ?? fake.respondWith?.(body) ?? { content: `Hello from fake ${body.model}` };
+    const reply = queue.shift() ??
+      fake.respondWith?.(body, request.headers) ?? { content: `Hello from fake ${body.model}` };
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();
     if (reply.error) {
