@@ -64,7 +64,7 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
   for (const candidate of candidates) {
     const { model, provider: name } = candidate.offering;
     const keys = getProvider.health.order(name, getProvider.keys(name));
-    keys: for (const [position, slot] of keys.entries()) {
+    eachKey: for (const [position, slot] of keys.entries()) {
       const label = slot.label === undefined ? {} : { key: slot.label };
       const provider = await getProvider(name, slot.index);
       if ('missing' in provider) {
@@ -114,13 +114,13 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
             getProvider.health.failed(name, slot);
             if (position < keys.length - 1 && !signal?.aborted) {
               lastError = error;
-              continue keys;
+              continue eachKey;
             }
           }
           if (!error.retryable || signal?.aborted) throw error.withAttempts(attempts);
           lastError = error;
           const delay = backoff(retry, error.retryAfterMs, options);
-          if (retry >= options.maxRetries) break keys;
+          if (retry >= options.maxRetries) break eachKey;
           if (performance.now() + delay >= deadlineAt)
             throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
           await sleep(delay, signal);

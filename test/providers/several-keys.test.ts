@@ -12,7 +12,7 @@ afterEach(() => {
 const hello = { model: 'gpt-4o-latest', messages: [{ role: 'user' as const, content: 'hi' }] };
 const rateLimited = { error: { status: 429, message: 'Rate limit reached', type: 'rate_limit_error' } };
 const keyOf = (index: number) => server.requests[index]!.headers.authorization;
-const gatewayWith = (providers: GatewayOptions['providers'], env: Record<string, string> = {}) =>
+const gatewayWith = (providers: NonNullable<GatewayOptions['providers']>, env: Record<string, string> = {}) =>
   createGateway({ catalog: testCatalog, env, providers, retry: { maxRetries: 0, initialDelayMs: 1 } });
 
 describe('several keys per provider', () => {
