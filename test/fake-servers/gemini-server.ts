@@ -246,7 +246,10 @@ function sendJSON(response: ServerResponse, status: number, body: unknown): void
 
 /** `:batchEmbedContents`: a vector per request (its text's length, then halves), no token count, as Gemini answers. */
 function embeddings(response: ServerResponse, body: Record<string, any>, reply: GeminiReply | undefined): void {
-  if (reply?.error) return sendError(response, reply.error);
+  if (reply?.error) {
+    sendError(response, reply.error);
+    return;
+  }
   const requests = body.requests as Array<{
     content: { parts: Array<{ text: string }> };
     outputDimensionality?: number;

@@ -217,7 +217,8 @@ function sendJSON(response: ServerResponse, status: number, body: unknown, heade
 function embeddings(response: ServerResponse, body: Record<string, any>, reply: FakeReply | undefined): void {
   if (reply?.error) {
     const { status, message, type = 'invalid_request_error', param = null, code = null, headers = {} } = reply.error;
-    return sendJSON(response, status, { error: { message, type, param, code } }, headers);
+    sendJSON(response, status, { error: { message, type, param, code } }, headers);
+    return;
   }
   const texts: string[] = typeof body.input === 'string' ? [body.input] : body.input;
   const size = body.dimensions ?? 3;
