@@ -59,6 +59,14 @@ export interface ProviderDefinition {
    * reasoning goes in this provider's own knob. Default: `OPENAI_STYLE_PROFILE`.
    */
   readonly uncatalogued?: ModelProfile;
+  /**
+   * Where the provider's credentials and endpoint come from, for providers that are not one key and one URL (a
+   * cloud's credential chain and regions). Default: `apiKey` / `<PREFIX>_API_KEY` and `baseURL` / `<PREFIX>_BASE_URL`.
+   */
+  resolveCredentials?(
+    configured: ProviderSettings,
+    env: Record<string, string | undefined>,
+  ): { apiKey: string; baseURL: string; region?: string } | { missing: string; problem?: string };
   /** Builds the adapter, once per gateway, on the provider's first call (its SDK is imported then). */
   create(settings: ResolvedProviderSettings): Promise<Provider>;
   /**
@@ -191,6 +199,10 @@ export interface ProviderSettings {
   apiVersion?: string;
   /** Azure: deployment name per model name when a deployment is not named after its model. */
   deployments?: Record<string, string>;
+  /** Clouds (Bedrock): the region (default from `AWS_REGION`). */
+  region?: string;
+  /** Bedrock: explicit AWS credentials; without them, the standard AWS chain (environment, profile, web identity). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
 /** Settings after defaults and environment were applied. */
@@ -217,5 +229,10 @@ export function sdkClientOptions(settings: ResolvedProviderSettings) {
 
 /** What a provider's errors must never show: its key, and the user name and password of its base URL. */
 export function secretsOf(settings: ResolvedProviderSettings): string[] {
-  return [settings.apiKey, ...urlCredentials(settings.baseURL)];
+  const cloud = settings.credentials ? [settings.credentials.secretAccessKey, settings.credentials.sessionToken] : [];
+  return [
+    settings.apiKey,
+    ...cloud.filter((secret): secret is string => !!secret),
+    ...urlCredentials(settings.baseURL),
+  ];
 }

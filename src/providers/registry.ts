@@ -1,5 +1,6 @@
 import { anthropicProvider } from './anthropic/definition.ts';
 import { azureProvider } from './azure/definition.ts';
+import { bedrockProvider } from './bedrock/definition.ts';
 import { googleProvider } from './google/definition.ts';
 import { openAIFamilyProviders } from './openai/family.ts';
 import type { ProviderDefinition } from './provider.ts';
@@ -10,13 +11,14 @@ export const builtInProviders: readonly ProviderDefinition[] = [
   azureProvider,
   anthropicProvider,
   googleProvider,
+  bedrockProvider,
 ];
 
 /**
  * Provider names the `model` parameter reads as `<provider>/…` although no definition has them yet: names the
  * catalog's data uses for clouds this version cannot call, and the simulator's.
  */
-const RESERVED_NAMES = ['bedrock', 'vertex', 'mock'];
+const RESERVED_NAMES = ['vertex', 'mock'];
 
 /** The providers of one gateway: the built-in ones, and any the caller defined (which may replace a built-in). */
 export class ProviderRegistry {

@@ -1,0 +1,134 @@
+import type { ConverseStreamCommandInput, Tool, ToolChoice } from '@aws-sdk/client-bedrock-runtime';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { withoutCacheControl } from '../prompt-cache.ts';
+import type { ProviderCall } from '../provider.ts';
+import { chooseReasoning } from '../reasoning-choice.ts';
+import { convertMessages } from './convert-messages.ts';
+
+/** The Converse request (`ConverseStream` takes the same fields). */
+export type ConverseInput = ConverseStreamCommandInput;
+
+type Body = ChatCompletionCreateParamsBase & Record<string, unknown>;
+
+/** OpenAI fields converted below; any other field present is dropped with a warning unless it is a no-op value. */
+const HANDLED = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  // Structured output goes in the prompt for Bedrock (JSON mode has no Converse equivalent): the schema is there.
+  'response_format',
+]);
+const NO_OP_VALUES: Record<string, unknown> = { n: 1, logprobs: false, store: false, parallel_tool_calls: true };
+
+/** Claude on Bedrock (`anthropic.claude-…`, or a cross-region profile `us.anthropic.claude-…`). */
+export function isClaude(modelId: string): boolean {
+  return /(^|\.)anthropic\./.test(modelId);
+}
+
+/** The caller's OpenAI body as a Converse request. */
+export function toConverseRequest(call: ProviderCall): ConverseInput {
+  const body = withoutCacheControl(call.body, 'bedrock', call.warn) as Body;
+  const { system, messages } = convertMessages(body.messages);
+  const input: ConverseInput = { modelId: body.model, messages };
+  if (system.length > 0) input.system = system;
+  const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  input.inferenceConfig = {
+    ...(maxTokens != null ? { maxTokens } : {}),
+    ...(body.temperature != null ? { temperature: body.temperature } : {}),
+    ...(body.top_p != null ? { topP: body.top_p } : {}),
+    ...(stops.length > 0 ? { stopSequences: stops } : {}),
+  };
+  applyTools(call, body, input);
+  for (const [param, value] of Object.entries(body)) {
+    if (HANDLED.has(param) || value == null || NO_OP_VALUES[param] === value) continue;
+    call.warn({
+      code: 'unsupported_parameter',
+      param,
+      message: `Bedrock's Converse API has no "${param}"; it was not sent.`,
+    });
+  }
+  if (call.reasoning && isClaude(body.model)) applyClaudeThinking(call, input);
+  return input;
+}
+
+function applyTools(call: ProviderCall, body: Body, input: ConverseInput): void {
+  const tools: Tool[] = [];
+  for (const tool of body.tools ?? []) {
+    if (tool.type !== 'function') {
+      call.warn({
+        code: 'unsupported_parameter',
+        param: 'tools',
+        message: 'Bedrock takes function tools only; a custom tool was not sent.',
+      });
+      continue;
+    }
+    const { name, description, parameters } = tool.function;
+    tools.push({
+      toolSpec: {
+        name,
+        ...(description ? { description } : {}),
+        inputSchema: { json: (parameters ?? { type: 'object', properties: {} }) as never },
+      },
+    });
+  }
+  // Converse needs the tool list whenever the history holds tool calls, even if no tool is wanted now.
+  const historyUsesTools = input.messages?.some((message) =>
+    message.content?.some((block) => 'toolUse' in block || 'toolResult' in block),
+  );
+  if (tools.length === 0) {
+    if (historyUsesTools)
+      call.warn({
+        code: 'converted_parameter',
+        param: 'tools',
+        message: 'The conversation holds tool calls but the request lists no tools; Bedrock may refuse it.',
+      });
+    return;
+  }
+  const choice = body.tool_choice;
+  let toolChoice: ToolChoice | undefined;
+  if (choice === 'required') toolChoice = { any: {} };
+  else if (typeof choice === 'object' && choice?.type === 'function')
+    toolChoice = { tool: { name: choice.function.name } };
+  else if (choice === 'none')
+    call.warn({
+      code: 'converted_parameter',
+      param: 'tool_choice',
+      message: 'Bedrock has no tool_choice "none"; the tools were sent with "auto".',
+    });
+  input.toolConfig = { tools, ...(toolChoice ? { toolChoice } : {}) };
+}
+
+/**
+ * Claude's thinking, in the field Converse passes to the model unchanged: a budget (Claude ≤ 4.5) or adaptive
+ * thinking with an effort (≥ 4.6), chosen by the same rules as on Anthropic's API; maxTokens holds the budget.
+ */
+function applyClaudeThinking(call: ProviderCall, input: ConverseInput): void {
+  const ceiling = call.model.max_output_tokens;
+  const choice = chooseReasoning(call, 'bedrock', {
+    controls: ['budget', 'level'],
+    levelSwitchOff: true,
+    maxBudget: ceiling - 1_024,
+  });
+  if (!choice || choice.kind === 'default') return;
+  if (choice.kind === 'off') {
+    input.additionalModelRequestFields = { thinking: { type: 'disabled' } };
+    return;
+  }
+  if (choice.kind === 'budget') {
+    const config = input.inferenceConfig ?? {};
+    if (config.maxTokens === undefined || config.maxTokens <= choice.tokens)
+      config.maxTokens = Math.min(ceiling, choice.tokens + (config.maxTokens ?? 8_192));
+    input.inferenceConfig = config;
+    input.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: choice.tokens } };
+    return;
+  }
+  input.additionalModelRequestFields = { thinking: { type: 'adaptive' }, output_config: { effort: choice.level } };
+}

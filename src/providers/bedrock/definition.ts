@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
+import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
+
+/** Environment variables of the standard AWS credential chain (any one means credentials may be found). */
+const AWS_CHAIN = [
+  'AWS_ACCESS_KEY_ID',
+  'AWS_PROFILE',
+  'AWS_WEB_IDENTITY_TOKEN_FILE',
+  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+  'AWS_BEARER_TOKEN_BEDROCK',
+];
+
+/**
+ * AWS Bedrock's Converse API, through `@aws-sdk/client-bedrock-runtime`. Model ids are Bedrock's
+ * (`anthropic.claude-sonnet-4-5-20250929-v1:0`) or cross-region inference profiles (`us.`, `eu.`, `global.`).
+ * Structured output goes in the prompt.
+ */
+export const bedrockProvider: ProviderDefinition = {
+  id: 'bedrock',
+  envPrefix: 'BEDROCK',
+  defaultBaseURL: '',
+  requiresApiKey: false,
+  capabilities: { nativeOutput: nativeOutputWhere(false) },
+  uncatalogued: {
+    context_window: 128_000,
+    max_output_tokens: 8_192,
+    supports: { ...SUPPORTS_EVERYTHING, structured_outputs: false, json_mode: false },
+    // Claude ids get a thinking budget (as on Anthropic's API); other models' reasoning knobs differ.
+    reasoning: { control: 'budget', can_disable: true, min_budget: 1_024 },
+  },
+  resolveCredentials(configured, env) {
+    const region = configured.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+    if (!region) return { missing: 'AWS_REGION (or providers.bedrock.region)' };
+    const apiKey = configured.apiKey ?? env.BEDROCK_API_KEY ?? env.AWS_BEARER_TOKEN_BEDROCK;
+    const chain = AWS_CHAIN.some((name) => env[name]) || existsSync(join(homedir(), '.aws', 'credentials'));
+    if (!apiKey && !configured.credentials && !chain)
+      return {
+        missing: 'AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or BEDROCK_API_KEY)',
+      };
+    const baseURL = configured.baseURL ?? env.BEDROCK_BASE_URL ?? `https://bedrock-runtime.${region}.amazonaws.com`;
+    return { apiKey: apiKey ?? 'unused', baseURL, region };
+  },
+  create: async (settings) => (await import('./adapter.ts')).createBedrockProvider(settings),
+  convertRequest: async (call) => {
+    const input = (await import('./convert-request.ts')).toConverseRequest(call);
+    return {
+      choices: 1,
+      maxTokens: input.inferenceConfig?.maxTokens,
+      stop: input.inferenceConfig?.stopSequences ?? [],
+      logprobs: false,
+    };
+  },
+};
