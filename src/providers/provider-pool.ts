@@ -120,7 +120,7 @@ function credentialsOf(
   definition: ProviderDefinition,
   configured: ProviderSettings,
   env: Record<string, string | undefined>,
-): { apiKey: string; baseURL: string; apiVersion?: string; region?: string } | MissingSetting {
+): { apiKey: string; baseURL: string; apiVersion?: string; region?: string; project?: string } | MissingSetting {
   if (definition.resolveCredentials) return definition.resolveCredentials(configured, env);
   const prefix = definition.envPrefix;
   const apiKey = configured.apiKey ?? env[`${prefix}_API_KEY`] ?? (definition.requiresApiKey ? undefined : 'unused');

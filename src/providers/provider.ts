@@ -66,7 +66,7 @@ export interface ProviderDefinition {
   resolveCredentials?(
     configured: ProviderSettings,
     env: Record<string, string | undefined>,
-  ): { apiKey: string; baseURL: string; region?: string } | { missing: string; problem?: string };
+  ): { apiKey: string; baseURL: string; region?: string; project?: string } | { missing: string; problem?: string };
   /** Builds the adapter, once per gateway, on the provider's first call (its SDK is imported then). */
   create(settings: ResolvedProviderSettings): Promise<Provider>;
   /**
@@ -201,6 +201,13 @@ export interface ProviderSettings {
   deployments?: Record<string, string>;
   /** Clouds (Bedrock): the region (default from `AWS_REGION`). */
   region?: string;
+  /** Vertex AI: the Google Cloud project (default from `GOOGLE_CLOUD_PROJECT`); `region` is its location. */
+  project?: string;
+  /**
+   * Vertex AI: a service account's JSON key (parsed or as text); without it (or `apiKey` as an OAuth access token),
+   * Application Default Credentials.
+   */
+  serviceAccount?: Record<string, unknown> | string;
   /** Bedrock: explicit AWS credentials; without them, the standard AWS chain (environment, profile, web identity). */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
@@ -230,6 +237,8 @@ export function sdkClientOptions(settings: ResolvedProviderSettings) {
 /** What a provider's errors must never show: its key, and the user name and password of its base URL. */
 export function secretsOf(settings: ResolvedProviderSettings): string[] {
   const cloud = settings.credentials ? [settings.credentials.secretAccessKey, settings.credentials.sessionToken] : [];
+  const account = settings.serviceAccount;
+  if (account) cloud.push(String((typeof account === 'string' ? JSON.parse(account) : account).private_key ?? ''));
   return [
     settings.apiKey,
     ...cloud.filter((secret): secret is string => !!secret),

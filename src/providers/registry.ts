@@ -4,6 +4,7 @@ import { bedrockProvider } from './bedrock/definition.ts';
 import { googleProvider } from './google/definition.ts';
 import { openAIFamilyProviders } from './openai/family.ts';
 import type { ProviderDefinition } from './provider.ts';
+import { vertexProvider } from './vertex/definition.ts';
 
 /** Every provider Switchyard ships, each defined in its own folder. */
 export const builtInProviders: readonly ProviderDefinition[] = [
@@ -12,13 +13,14 @@ export const builtInProviders: readonly ProviderDefinition[] = [
   anthropicProvider,
   googleProvider,
   bedrockProvider,
+  vertexProvider,
 ];
 
 /**
  * Provider names the `model` parameter reads as `<provider>/…` although no definition has them yet: names the
  * catalog's data uses for clouds this version cannot call, and the simulator's.
  */
-const RESERVED_NAMES = ['vertex', 'mock'];
+const RESERVED_NAMES = ['mock'];
 
 /** The providers of one gateway: the built-in ones, and any the caller defined (which may replace a built-in). */
 export class ProviderRegistry {

@@ -63,7 +63,15 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
         { 'request-id': requestId, ...headers },
       );
 
-    if (request.method !== 'POST' || request.url !== '/v1/messages')
+    // Anthropic's API, or Claude on Vertex AI: the model in the path, the version in the body.
+    const vertex = VERTEX_ROUTE.exec(request.url ?? '');
+    if (vertex) {
+      body.model = decodeURIComponent(vertex[1]!);
+      if (vertex[2] === 'streamRawPredict') body.stream = true;
+      request.headers['anthropic-version'] ??= body.anthropic_version;
+      delete body.anthropic_version;
+    }
+    if (request.method !== 'POST' || (request.url !== '/v1/messages' && !vertex))
       return fail(404, 'not_found_error', `Not found: ${request.url}`);
     const key = request.headers['x-api-key'] ?? /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (!key) return fail(401, 'authentication_error', 'x-api-key header is required');
@@ -103,6 +111,9 @@ function cacheBreakpoints(body: Record<string, any>): Array<{ type: string; ttl?
 }
 
 /** The 400s of the real API that an adapter can cause; `undefined` when the request is acceptable. */
+const VERTEX_ROUTE =
+  /^\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/;
+
 function invalidRequest(body: Record<string, any>, version: string | string[] | undefined): string | undefined {
   if (!version) return 'anthropic-version: header is required';
   if (version === '2026-10-21') {

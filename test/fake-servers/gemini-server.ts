@@ -59,7 +59,11 @@ export interface FakeGeminiServer {
   close(): Promise<void>;
 }
 
-const ROUTE = /^\/(v1(?:alpha|beta)?)\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
+// The Gemini API's path, or Vertex AI's: /v1/projects/{project}/locations/{location}/publishers/google/models/{model}.
+const ROUTE = new RegExp(
+  '^/(v1(?:alpha|beta)?)/(?:projects/[^/]+/locations/[^/]+/publishers/google/)?models/([^/:]+):' +
+    '(generateContent|streamGenerateContent|batchEmbedContents)$',
+);
 
 export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
   const requests: RecordedGeminiRequest[] = [];
@@ -82,7 +86,12 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
     if (request.method !== 'POST' || !route) {
       return sendError(response, { status: 404, googleStatus: 'NOT_FOUND', message: `Unknown path ${url.pathname}` });
     }
-    if (!request.headers['x-goog-api-key'] && !url.searchParams.has('key')) {
+    // The Gemini API takes a key; Vertex AI an OAuth token.
+    const vertex = url.pathname.includes('/publishers/google/');
+    const authorized = vertex
+      ? /^Bearer \S+$/.test(String(request.headers.authorization ?? ''))
+      : request.headers['x-goog-api-key'] || url.searchParams.has('key');
+    if (!authorized) {
       return sendError(response, {
         status: 403,
         googleStatus: 'PERMISSION_DENIED',

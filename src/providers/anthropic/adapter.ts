@@ -37,16 +37,29 @@ type AnthropicSDK = typeof import('@anthropic-ai/sdk');
 export async function createAnthropicProvider(settings: ResolvedProviderSettings): Promise<Provider> {
   const sdk = await import('@anthropic-ai/sdk');
   const client = new sdk.default({ ...sdkClientOptions(settings), baseURL: settings.baseURL });
-  return new AnthropicProvider(client, sdk, settings);
+  return new AnthropicProvider(client, sdk, settings, 'anthropic');
+}
+
+/**
+ * The Anthropic adapter on a client of the same API made elsewhere (`@anthropic-ai/vertex-sdk`'s), answering as
+ * the provider `name`: the conversions are the same.
+ */
+export async function claudeOn(
+  client: Pick<Anthropic, 'messages'>,
+  settings: ResolvedProviderSettings,
+  name: string,
+): Promise<Provider> {
+  return new AnthropicProvider(client as Anthropic, await import('@anthropic-ai/sdk'), settings, name);
 }
 
 class AnthropicProvider implements Provider {
-  readonly name = 'anthropic';
+  readonly name: string;
   readonly #client: Anthropic;
   readonly #sdk: AnthropicSDK;
   readonly #settings: ResolvedProviderSettings;
 
-  constructor(client: Anthropic, sdk: AnthropicSDK, settings: ResolvedProviderSettings) {
+  constructor(client: Anthropic, sdk: AnthropicSDK, settings: ResolvedProviderSettings, name: string) {
+    this.name = name;
     this.#client = client;
     this.#sdk = sdk;
     this.#settings = settings;

@@ -58,7 +58,12 @@ export async function createGoogleProvider(settings: ResolvedProviderSettings): 
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
     },
   });
-  return new GoogleProvider(client, settings);
+  return new GoogleProvider(client, settings, 'google');
+}
+
+/** The Gemini adapter on a client made elsewhere (Vertex AI's), answering as the provider `name`. */
+export function geminiOn(client: GoogleGenAI, settings: ResolvedProviderSettings, name: string): Provider {
+  return new GoogleProvider(client, settings, name);
 }
 
 /** `https://host/v1beta` → base URL `https://host` and API version `v1beta` (the SDK appends the version itself). */
@@ -73,11 +78,12 @@ function splitBaseURL(url: string): { baseUrl: string; apiVersion: string | unde
 type Phase = 'request' | 'stream';
 
 class GoogleProvider implements Provider {
-  readonly name = 'google';
+  readonly name: string;
   readonly #client: GoogleGenAI;
   readonly #settings: ResolvedProviderSettings;
 
-  constructor(client: GoogleGenAI, settings: ResolvedProviderSettings) {
+  constructor(client: GoogleGenAI, settings: ResolvedProviderSettings, name: string) {
+    this.name = name;
     this.#client = client;
     this.#settings = settings;
   }

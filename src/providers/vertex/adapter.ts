@@ -1,0 +1,58 @@
+import type { CompletionChunk } from '../../types.ts';
+import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
+import { vertexAuthClient } from './auth.ts';
+
+/** Claude models on Vertex (`claude-sonnet-4-5@20250929`); every other model is Google's. */
+const CLAUDE = /^claude-/;
+
+/**
+ * Google Vertex AI: Gemini through `@google/genai` (`vertexai: true`), Claude through `@anthropic-ai/vertex-sdk`
+ * (`:rawPredict` / `:streamRawPredict`), each on the same adapter and conversions as Google's and Anthropic's own
+ * APIs, with one Google auth client. The publisher is chosen by the model id.
+ */
+export async function createVertexProvider(settings: ResolvedProviderSettings): Promise<Provider> {
+  const authClient = await vertexAuthClient(settings);
+  const location = settings.region ?? 'us-central1';
+  let gemini: Promise<Provider> | undefined;
+  let claude: Promise<Provider> | undefined;
+  const geminiProvider = async () => {
+    const { GoogleGenAI } = await import('@google/genai');
+    const { geminiOn } = await import('../google/adapter.ts');
+    const client = new GoogleGenAI({
+      vertexai: true,
+      ...(settings.project ? { project: settings.project } : {}),
+      location,
+      apiVersion: 'v1',
+      ...(authClient ? { googleAuthOptions: { authClient } } : {}),
+      httpOptions: {
+        baseUrl: settings.baseURL,
+        timeout: settings.timeoutMs,
+        retryOptions: { attempts: 1 },
+        ...(settings.fetch ? { fetch: settings.fetch } : {}),
+      },
+    });
+    return geminiOn(client, settings, 'vertex');
+  };
+  const claudeProvider = async () => {
+    const { AnthropicVertex } = await import('@anthropic-ai/vertex-sdk');
+    const { claudeOn } = await import('../anthropic/adapter.ts');
+    const client = new AnthropicVertex({
+      region: location,
+      projectId: settings.project ?? null,
+      baseURL: `${settings.baseURL.replace(/\/+$/, '')}/v1`,
+      maxRetries: 0,
+      timeout: settings.timeoutMs,
+      ...(authClient ? { authClient } : {}),
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    });
+    // The Vertex client's messages resource is Anthropic's, minus batches.
+    return claudeOn(client as unknown as Parameters<typeof claudeOn>[0], settings, 'vertex');
+  };
+  const providerFor = (call: ProviderCall) =>
+    CLAUDE.test(call.body.model) ? (claude ??= claudeProvider()) : (gemini ??= geminiProvider());
+  return {
+    name: 'vertex',
+    complete: async (call): Promise<ProviderCompletion> => (await providerFor(call)).complete(call),
+    stream: async (call): Promise<AsyncIterable<CompletionChunk>> => (await providerFor(call)).stream(call),
+  };
+}

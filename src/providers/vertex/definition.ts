@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { toAnthropicRequest } from '../anthropic/convert-request.ts';
+import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
+import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
+
+/**
+ * Google Vertex AI: Gemini and Claude (`claude-…@date` ids) in one Google Cloud project. Credentials: an OAuth
+ * access token (`apiKey` / `VERTEX_ACCESS_TOKEN`), a service account key (`serviceAccount`), else Application
+ * Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`, gcloud's, or the metadata server).
+ */
+export const vertexProvider: ProviderDefinition = {
+  id: 'vertex',
+  envPrefix: 'VERTEX',
+  defaultBaseURL: '',
+  requiresApiKey: false,
+  capabilities: { nativeOutput: nativeOutputWhere(true) },
+  uncatalogued: {
+    context_window: 1_000_000,
+    max_output_tokens: 65_536,
+    supports: { ...SUPPORTS_EVERYTHING, structured_outputs: false },
+    reasoning: { control: 'budget', can_disable: false, min_budget: 128 },
+  },
+  resolveCredentials(configured, env) {
+    const project = configured.project ?? env.GOOGLE_CLOUD_PROJECT ?? env.VERTEX_PROJECT;
+    if (!project) return { missing: 'GOOGLE_CLOUD_PROJECT (or providers.vertex.project)' };
+    const location = configured.region ?? env.GOOGLE_CLOUD_LOCATION ?? env.VERTEX_LOCATION ?? 'us-central1';
+    const apiKey = configured.apiKey ?? env.VERTEX_ACCESS_TOKEN;
+    const adc =
+      !!env.GOOGLE_APPLICATION_CREDENTIALS ||
+      existsSync(join(homedir(), '.config', 'gcloud', 'application_default_credentials.json'));
+    if (!apiKey && !configured.serviceAccount && !adc)
+      return {
+        missing:
+          'Google credentials (GOOGLE_APPLICATION_CREDENTIALS, providers.vertex.serviceAccount or VERTEX_ACCESS_TOKEN)',
+      };
+    const host = location === 'global' ? 'aiplatform.googleapis.com' : `${location}-aiplatform.googleapis.com`;
+    const baseURL = configured.baseURL ?? env.VERTEX_BASE_URL ?? `https://${host}`;
+    return { apiKey: apiKey ?? 'unused', baseURL, region: location, project };
+  },
+  create: async (settings) => (await import('./adapter.ts')).createVertexProvider(settings),
+  convertRequest: async (call, streaming) => {
+    if (/^claude-/.test(call.body.model)) {
+      const params = toAnthropicRequest(call, streaming);
+      return { choices: 1, maxTokens: params.max_tokens, stop: params.stop_sequences ?? [], logprobs: false };
+    }
+    const { googleProvider } = await import('../google/definition.ts');
+    return googleProvider.convertRequest!(call, streaming);
+  },
+};

@@ -1,0 +1,130 @@
+import { createVerify, generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/index.ts';
+import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
+import { startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
+import { sendJSON } from '../fake-servers/http.ts';
+
+/**
+ * Google Vertex AI: Gemini through @google/genai (vertexai) and Claude through @anthropic-ai/vertex-sdk, against the
+ * fake Gemini and Anthropic servers on Vertex's URL shapes, with a service account whose token requests go to a
+ * fake OAuth endpoint that checks the signed JWT (through the provider's fetch: nothing leaves loopback).
+ */
+const gemini = await startFakeGeminiServer();
+const anthropic = await startFakeAnthropicServer();
+const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const tokenRequests: string[] = [];
+// The token endpoint reads a form body (the shared fake-server plumbing parses JSON): a tiny server of its own.
+const tokenServer = createServer(async (request, response) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const assertion = form.get('assertion') ?? '';
+  const [header, claims, signature] = assertion.split('.');
+  const valid = createVerify('RSA-SHA256')
+    .update(`${header}.${claims}`)
+    .verify(publicKey, signature ?? '', 'base64url');
+  tokenRequests.push(form.get('grant_type') ?? '');
+  if (!valid) return sendJSON(response, 400, { error: 'invalid_grant' });
+  const scope = JSON.parse(Buffer.from(claims!, 'base64url').toString('utf8')).scope;
+  sendJSON(response, 200, {
+    access_token: `ya29.fake-for-${scope.split('/').at(-1)}`,
+    expires_in: 3600,
+    token_type: 'Bearer',
+  });
+});
+await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
+const tokenURL = `http://127.0.0.1:${(tokenServer.address() as { port: number }).port}/token`;
+afterAll(async () => {
+  await Promise.all([gemini.close(), anthropic.close()]);
+  await new Promise((resolve) => tokenServer.close(resolve));
+});
+
+const serviceAccount = {
+  type: 'service_account',
+  project_id: 'acme-prod',
+  client_email: 'switchyard@acme-prod.iam.gserviceaccount.com',
+  private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  token_uri: 'https://oauth2.googleapis.com/token',
+};
+/** The provider's fetch: Google's token host goes to the fake OAuth endpoint, the rest as it is (all loopback). */
+const viaFakeOAuth =
+  (target: string): typeof fetch =>
+  (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (url.startsWith('https://oauth2.googleapis.com/token')) return fetch(tokenURL, init);
+    if (!url.startsWith('http://127.0.0.1')) throw new Error(`a test must not reach ${url}`);
+    return fetch(input.toString().replace(/^http:\/\/127\.0\.0\.1:\d+/, target), init);
+  };
+const gatewayOn = (target: string) =>
+  createGateway({
+    env: {},
+    retry: { maxRetries: 0 },
+    providers: {
+      vertex: {
+        project: 'acme-prod',
+        region: 'us-east5',
+        baseURL: target,
+        serviceAccount,
+        fetch: viaFakeOAuth(target),
+      },
+    },
+  });
+const hello = [{ role: 'user' as const, content: 'Hello' }];
+
+describe('Vertex AI', () => {
+  it('gemini-2.5-flash with only a service account: the token fetched with a signed JWT, the Vertex URL', async () => {
+    const response = await gatewayOn(gemini.url).createCompletion({ model: 'gemini-2.5-flash', messages: hello });
+    expect(response.choices[0]!.message.content).toBe('Hello from fake gemini-2.5-flash');
+    expect(response.switchyard.provider).toBe('vertex');
+    expect(response.switchyard.attempts.map((attempt) => `${attempt.provider}:${attempt.outcome}`)).toEqual([
+      'google:missing_credentials',
+      'vertex:ok',
+    ]);
+    const sent = gemini.requests.at(-1)!;
+    expect(sent.path).toBe(
+      '/v1/projects/acme-prod/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent',
+    );
+    expect(sent.headers.authorization).toBe('Bearer ya29.fake-for-cloud-platform');
+    expect(tokenRequests.at(-1)).toBe('urn:ietf:params:oauth:grant-type:jwt-bearer');
+  });
+
+  it('streams Gemini on Vertex', async () => {
+    const stream = await gatewayOn(gemini.url).createCompletion({
+      model: 'gemini-2.5-flash',
+      messages: hello,
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('Hello from fake gemini-2.5-flash');
+    expect(gemini.requests.at(-1)!.path).toMatch(
+      /publishers\/google\/models\/gemini-2\.5-flash:streamGenerateContent$/,
+    );
+  });
+
+  it('claude-sonnet-4-5 on Vertex: rawPredict and streamRawPredict, the Anthropic conversions', async () => {
+    const gateway = gatewayOn(anthropic.url);
+    const response = await gateway.createCompletion({ model: 'vertex/claude-sonnet-4-5', messages: hello });
+    expect(response.switchyard).toMatchObject({ provider: 'vertex', provider_model: 'claude-sonnet-4-5@20250929' });
+    expect(anthropic.requests.at(-1)!.path).toBe(
+      '/v1/projects/acme-prod/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict',
+    );
+    expect(anthropic.requests.at(-1)!.headers.authorization).toBe('Bearer ya29.fake-for-cloud-platform');
+    const stream = await gateway.createCompletion({ model: 'vertex/claude-sonnet-4-5', messages: hello, stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text.length).toBeGreaterThan(0);
+    expect(anthropic.requests.at(-1)!.path).toMatch(/:streamRawPredict$/);
+  });
+
+  it('without a project or credentials, Vertex is skipped as missing credentials', async () => {
+    const error = await createGateway({ env: {} })
+      .createCompletion({ model: 'vertex/gemini-2.5-flash', messages: hello })
+      .catch((thrown: unknown) => thrown);
+    expect((error as { attempts: Array<{ outcome: string }> }).attempts[0]).toMatchObject({
+      outcome: 'missing_credentials',
+    });
+  });
+});
