@@ -7,6 +7,7 @@ import {
   SwitchyardError,
 } from '../src/index.ts';
 import { type FakeAnthropicServer, startFakeAnthropicServer } from './fake-servers/anthropic-server.ts';
+import { type FakeBedrockServer, startFakeBedrockServer } from './fake-servers/bedrock-server.ts';
 import { type FakeGeminiServer, startFakeGeminiServer } from './fake-servers/gemini-server.ts';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from './fake-servers/openai-server.ts';
 
@@ -20,6 +21,8 @@ const MODELS = {
   openai: 'gpt-4o-2024-11-20',
   anthropic: 'claude-haiku-4-5-20251001',
   google: 'gemini-2.5-flash',
+  bedrock: 'bedrock/claude-sonnet-4-5',
+  vertex: 'vertex/gemini-2.5-flash',
 } as const;
 
 const hello = [{ role: 'user' as const, content: 'Say hello.' }];
@@ -79,14 +82,16 @@ const CASES: Array<[label: string, request: Omit<CompletionRequest, 'model'>]> =
 let openai: FakeOpenAIServer;
 let anthropic: FakeAnthropicServer;
 let gemini: FakeGeminiServer;
+let bedrock: FakeBedrockServer;
 let real: Gateway;
 const simulated = createGateway({ mock: true, env: {}, retry: { maxRetries: 0 } });
 
 beforeAll(async () => {
-  [openai, anthropic, gemini] = await Promise.all([
+  [openai, anthropic, gemini, bedrock] = await Promise.all([
     startFakeOpenAIServer(),
     startFakeAnthropicServer(),
     startFakeGeminiServer(),
+    startFakeBedrockServer(),
   ]);
   real = createGateway({
     env: {},
@@ -95,11 +100,24 @@ beforeAll(async () => {
       openai: { apiKey: 'sk-parity-openai', baseURL: openai.url },
       anthropic: { apiKey: 'sk-ant-parity', baseURL: anthropic.url },
       google: { apiKey: 'parity-google', baseURL: gemini.url },
+      bedrock: {
+        region: 'us-east-1',
+        baseURL: bedrock.url,
+        credentials: { accessKeyId: 'AKIDPARITY', secretAccessKey: 'parity-secret' },
+      },
+      vertex: { apiKey: 'ya29.parity', baseURL: gemini.url, project: 'parity' },
     },
   });
 });
 afterAll(async () => {
-  await Promise.all([openai.close(), anthropic.close(), gemini.close(), real.close(), simulated.close()]);
+  await Promise.all([
+    openai.close(),
+    anthropic.close(),
+    gemini.close(),
+    bedrock.close(),
+    real.close(),
+    simulated.close(),
+  ]);
 });
 
 /** What a call shows besides the model's words. */

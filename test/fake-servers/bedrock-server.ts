@@ -1,7 +1,7 @@
 import { createServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
-import { pieces } from './http.ts';
+import { pieces, withinLimits } from './http.ts';
 
 /**
  * A fake Bedrock runtime speaking Converse (`POST /model/{id}/converse`, JSON) and ConverseStream
@@ -63,7 +63,7 @@ export async function startFakeBedrockServer(): Promise<FakeBedrockServer> {
     const authorization = String(request.headers.authorization ?? '');
     if (!SIGV4.test(authorization) && !/^Bearer \S+$/.test(authorization))
       return sendError(response, { status: 403, type: 'UnrecognizedClientException', message: 'Bad signature' });
-    const reply = queue.shift() ?? { text: `Hello from fake Bedrock ${modelId}` };
+    const reply = limited(queue.shift() ?? { text: `Hello from fake Bedrock ${modelId}` }, body.inferenceConfig ?? {});
     if (reply.error) return sendError(response, reply.error);
     if (operation === 'converse') return sendJson(response, 200, converse(reply));
     response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
@@ -152,4 +152,12 @@ function sendError(response: Http2ServerResponse, error: { status: number; type:
 function sendJson(response: Http2ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(JSON.stringify(body));
+}
+
+/** The reply's text held to `inferenceConfig`'s maxTokens and stopSequences, as the model would be. */
+function limited(reply: BedrockReply, config: { maxTokens?: number; stopSequences?: string[] }): BedrockReply {
+  if (reply.text === undefined || reply.stopReason || reply.toolUse) return reply;
+  const held = withinLimits(reply.text, { maxTokens: config.maxTokens, stop: config.stopSequences });
+  if (!held.cut) return reply;
+  return { ...reply, text: held.text, stopReason: held.cut === 'length' ? 'max_tokens' : 'stop_sequence' };
 }

@@ -21,7 +21,6 @@ const HANDLED = new Set([
   'stop',
   'tools',
   'tool_choice',
-  'parallel_tool_calls',
   // Structured output goes in the prompt for Bedrock (JSON mode has no Converse equivalent): the schema is there.
   'response_format',
 ]);
@@ -97,6 +96,12 @@ function applyTools(call: ProviderCall, body: Body, input: ConverseInput): void 
   if (choice === 'required') toolChoice = { any: {} };
   else if (typeof choice === 'object' && choice?.type === 'function')
     toolChoice = { tool: { name: choice.function.name } };
+  else if (typeof choice === 'object' && choice !== null)
+    call.warn({
+      code: 'converted_parameter',
+      param: 'tool_choice',
+      message: `Bedrock has no tool_choice "${choice.type}"; every tool was sent, with "auto".`,
+    });
   else if (choice === 'none')
     call.warn({
       code: 'converted_parameter',
