@@ -1,35 +1,20 @@
-import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import {
+  type ApiKeyCheck,
+  type ApiKeyInfo,
+  displayPrefixOf,
+  fromRow,
+  INSERT_COLUMNS,
+  MAX_ACTIVE_CHILDREN,
+  mintKey,
+  type StoredKey,
+  theOneMatch,
+  ValidKeys,
+} from './key-material.ts';
 import { ADMIN_GRANT, forbidden, type KeyGrant } from './key-scopes.ts';
 import { openDatabase } from './open-database.ts';
 
-export const API_KEY_PREFIX = 'sy-';
-/** Characters after `sy-` shown to tell keys apart (`sy-Ab3dEf9h…`); 48 bits, never enough to guess the key. */
-const DISPLAY_PREFIX_LENGTH = 8;
-/**
- * How long a key found valid is trusted without asking the database again. A key revoked by this process stops
- * working at once; one revoked by another process (`switchyard keys revoke` while the server runs) within this time.
- */
-const VALID_KEY_TTL_MS = 1_000;
-
-/** Active keys one key may have minted: an agent handed a key cannot mint without bound. */
-export const MAX_ACTIVE_CHILDREN = 100;
-
-/** What is stored about a key: never the key itself. */
-export interface ApiKeyInfo extends KeyGrant {
-  id: string;
-  name: string | null;
-  /** `sy-` and the first 8 characters of the key, for listings and `keys revoke`. */
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  /** The key that minted this one (over MCP); revoking it revokes this one. `null` for keys made with the CLI. */
-  parent_id: string | null;
-}
-
-export type ApiKeyCheck =
-  | { ok: true; key: ApiKeyInfo }
-  | { ok: false; reason: 'missing' | 'invalid' | 'revoked' | 'expired' };
+export { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo, MAX_ACTIVE_CHILDREN } from './key-material.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS api_keys (
@@ -63,8 +48,7 @@ export class ApiKeyStore {
     'insert' | 'byHash' | 'all' | 'byIdOrPrefix' | 'revoke' | 'count' | 'children',
     StatementSync
   >;
-  /** Keys found valid, by the base64 of their hash (never the key itself), until `expires` (ms). */
-  readonly #valid = new Map<string, { key: ApiKeyInfo; expires: number }>();
+  readonly #valid = new ValidKeys();
 
   /** `path` is the data directory's database file, or `:memory:`. */
   constructor(path: string) {
@@ -77,10 +61,7 @@ export class ApiKeyStore {
       if (!present.has(column.split(' ')[0]!)) this.#db.exec(`ALTER TABLE api_keys ADD COLUMN ${column}`);
     this.#db.exec('CREATE INDEX IF NOT EXISTS api_keys_parent ON api_keys (parent_id)');
     this.#statements = {
-      insert: this.#db.prepare(
-        'INSERT INTO api_keys (id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, ' +
-          'expires_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      ),
+      insert: this.#db.prepare(`INSERT INTO api_keys (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       byHash: this.#db.prepare(`SELECT hash, ${COLUMNS} FROM api_keys WHERE hash = ?`),
       all: this.#db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY rowid`),
       byIdOrPrefix: this.#db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE id = ? OR prefix = ?`),
@@ -107,28 +88,8 @@ export class ApiKeyStore {
       if (count >= MAX_ACTIVE_CHILDREN)
         throw forbidden(`this API key has already minted ${count} active keys (the limit); revoke some first`);
     }
-    const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const info: ApiKeyInfo = {
-      id: `key_${randomUUID().replaceAll('-', '')}`,
-      name: name?.trim() || null,
-      prefix: key.slice(0, API_KEY_PREFIX.length + DISPLAY_PREFIX_LENGTH),
-      created_at: new Date().toISOString(),
-      revoked_at: null,
-      parent_id: parentId,
-      ...grant,
-    };
-    this.#statements.insert.run(
-      info.id,
-      hashKey(key),
-      info.prefix,
-      info.name,
-      info.created_at,
-      JSON.stringify(grant.scopes),
-      grant.allowed_agents && JSON.stringify(grant.allowed_agents),
-      grant.allowed_models && JSON.stringify(grant.allowed_models),
-      grant.expires_at,
-      parentId,
-    );
+    const { key, info, values } = mintKey(name, grant, parentId);
+    this.#statements.insert.run(...values);
     return { key, info };
   }
 
@@ -146,14 +107,10 @@ export class ApiKeyStore {
    * nothing or several match.
    */
   revoke(idOrPrefix: string): ApiKeyInfo {
-    const prefix = idOrPrefix.startsWith(API_KEY_PREFIX) ? idOrPrefix : `${API_KEY_PREFIX}${idOrPrefix}`;
-    const matches = (this.#statements.byIdOrPrefix.all(idOrPrefix, prefix) as unknown as StoredKey[]).map(fromRow);
-    if (matches.length === 0) throw new Error(`No API key has the id or prefix "${idOrPrefix}".`);
-    if (matches.length > 1)
-      throw new Error(
-        `Several API keys have the prefix "${idOrPrefix}": revoke by id (${matches.map((key) => key.id).join(', ')}).`,
-      );
-    const key = matches[0]!;
+    const matches = (
+      this.#statements.byIdOrPrefix.all(idOrPrefix, displayPrefixOf(idOrPrefix)) as unknown as StoredKey[]
+    ).map(fromRow);
+    const key = theOneMatch(matches, idOrPrefix);
     if (key.revoked_at) return key;
     const revokedAt = new Date().toISOString();
     this.#statements.revoke.run(revokedAt, key.id);
@@ -164,53 +121,15 @@ export class ApiKeyStore {
 
   /** Looks a presented key up by its hash, then compares the hashes in constant time. */
   check(presented: string | undefined): ApiKeyCheck {
-    if (!presented) return { ok: false, reason: 'missing' };
-    // Anything longer than a key cannot be one; no need to hash a megabyte header.
-    if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 100) return { ok: false, reason: 'invalid' };
-    const cacheKey = hash('sha256', presented, 'base64');
-    // A monotonic clock: a wall-clock step back must not stretch how long a key stays trusted.
-    const now = performance.now();
-    const cached = this.#valid.get(cacheKey);
-    if (cached && cached.expires > now) return { ok: true, key: cached.key };
-    const digest = Buffer.from(cacheKey, 'base64');
-    const row = this.#statements.byHash.get(digest) as (StoredKey & { hash: Uint8Array }) | undefined;
-    if (!row || row.hash.length !== digest.length || !timingSafeEqual(row.hash, digest))
-      return { ok: false, reason: 'invalid' };
-    if (row.revoked_at) {
-      this.#valid.delete(cacheKey);
-      return { ok: false, reason: 'revoked' };
-    }
-    const { hash: _hash, ...stored } = row;
-    const info = fromRow(stored);
-    if (info.expires_at !== null && Date.parse(info.expires_at) <= Date.now()) return { ok: false, reason: 'expired' };
-    // Only valid keys are remembered (as many as there are keys), so random invalid ones cannot grow the map.
-    this.#valid.set(cacheKey, { key: info, expires: now + VALID_KEY_TTL_MS });
-    return { ok: true, key: info };
+    const digest = this.#valid.digestOf(presented);
+    if ('ok' in digest) return digest;
+    const cached = this.#valid.cached(digest.cacheKey);
+    if (cached) return cached;
+    const row = this.#statements.byHash.get(digest.digest) as (StoredKey & { hash: Uint8Array }) | undefined;
+    return this.#valid.judge(digest.cacheKey, digest.digest, row);
   }
 
   close(): void {
     if (this.#db.isOpen) this.#db.close();
   }
-}
-
-/** A row as stored: the grant's lists as JSON text, `scopes` null for keys from before scopes (admin keys). */
-type StoredKey = Omit<ApiKeyInfo, 'scopes' | 'allowed_agents' | 'allowed_models'> & {
-  scopes: string | null;
-  allowed_agents: string | null;
-  allowed_models: string | null;
-};
-
-function fromRow(row: StoredKey): ApiKeyInfo {
-  return {
-    ...row,
-    scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : JSON.parse(row.scopes),
-    allowed_agents: row.allowed_agents === null ? null : JSON.parse(row.allowed_agents),
-    allowed_models: row.allowed_models === null ? null : JSON.parse(row.allowed_models),
-    expires_at: row.expires_at ?? null,
-    parent_id: row.parent_id ?? null,
-  };
-}
-
-function hashKey(key: string): Buffer {
-  return hash('sha256', key, 'buffer');
 }

@@ -1,4 +1,5 @@
-import type { ApiKeyInfo, ApiKeyStore } from './api-keys.ts';
+import type { ApiKeyInfo } from './api-keys.ts';
+import type { KeyStore } from './key-store.ts';
 import { HttpError } from './responses.ts';
 
 const MESSAGES = {
@@ -11,9 +12,9 @@ const MESSAGES = {
 } as const;
 
 /** The key of an `Authorization: Bearer <key>` header, or a 401 in the OpenAI shape (`code: invalid_api_key`). */
-export function authenticate(authorization: string | undefined, keys: ApiKeyStore): ApiKeyInfo {
+export async function authenticate(authorization: string | undefined, keys: KeyStore): Promise<ApiKeyInfo> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  const result = keys.check(match?.[1]);
+  const result = await keys.check(match?.[1]);
   if (result.ok) return result.key;
   throw new HttpError(401, MESSAGES[result.reason], {
     type: result.reason === 'missing' ? 'invalid_request_error' : 'authentication_error',

@@ -1,7 +1,7 @@
 import type { DeploymentStore } from '../deployments/store.ts';
 import { SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
-import type { ApiKeyInfo, ApiKeyStore } from './api-keys.ts';
+import type { ApiKeyInfo } from './api-keys.ts';
 import { authenticate } from './authenticate.ts';
 import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
@@ -9,6 +9,7 @@ import { assertAllowedHost, type HostPolicy } from './host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
 import { KeyRateLimit } from './key-rate-limit.ts';
 import { requireScope } from './key-scopes.ts';
+import type { KeyStore } from './key-store.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
 import { findRoute, type Route } from './router.ts';
@@ -26,7 +27,7 @@ import { fromWebRequest, toWebResponse } from './web-adapter.ts';
 
 export interface SwitchyardHandlerOptions {
   gateway: Gateway;
-  keys: ApiKeyStore;
+  keys: KeyStore;
   /** The store behind `/v1/deployments/{id}` (give the gateway the same one); without it those routes answer 501. */
   deployments?: DeploymentStore | undefined;
   /** Whether the gateway is the simulator: every response then carries `x-switchyard-mock: true`. */
@@ -93,7 +94,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       let key: ApiKeyInfo | undefined;
       if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) {
         // Anthropic's SDKs send the key as `x-api-key`; every route takes either.
-        key = authenticate(request.header('authorization') ?? bearer(request.header('x-api-key')), keys);
+        key = await authenticate(request.header('authorization') ?? bearer(request.header('x-api-key')), keys);
         if (route.scope) requireScope(key, route.scope);
         if (route.auth === 'key') {
           rateLimit?.take(key.id);

@@ -11,6 +11,7 @@ import { ApiKeyStore } from './api-keys.ts';
 import { createSwitchyardHandler } from './handler.ts';
 import { defaultHostPolicy, isLoopback } from './host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY } from './key-concurrency.ts';
+import type { KeyStore } from './key-store.ts';
 import { createNodeListener } from './node-adapter.ts';
 import { databasePath } from './open-database.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
@@ -27,8 +28,8 @@ export interface ServeOptions {
   /** `true` (or a scripted `MockProvider`): every model is answered by the simulator. */
   mock?: GatewayOptions['mock'];
   /**
-   * A `postgres://…` URL: call records go to PostgreSQL (`PostgresSink`), shared by every server pointed at it, and
-   * `/v1/calls` reads them there. Keys and deployments stay in the data directory's SQLite file. Default: SQLite.
+   * A `postgres://…` URL: call records (`PostgresSink`) and API keys (`PostgresKeyStore`) go to PostgreSQL, shared by
+   * every server pointed at it. Deployments stay where `deployments` says (default the data directory's SQLite file).
    */
   database?: string | undefined;
   /** Provider keys, fallbacks, retry… for the gateway (deployments, records and mock are set by the server). */
@@ -59,7 +60,8 @@ export interface RunningServer {
   host: string;
   port: number;
   gateway: Gateway;
-  keys: ApiKeyStore;
+  /** The API keys: the data directory's SQLite file, or PostgreSQL with `database`. */
+  keys: KeyStore;
   deployments: DeploymentStore;
   server: Server;
   /** Stops accepting, lets in-flight requests finish, then closes the gateway (flushing records) and the stores. */
@@ -83,7 +85,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     log({ time: new Date().toISOString(), level: 'warn', msg, ...fields });
 
   const dbPath = databasePath(dataDir);
-  const keys = new ApiKeyStore(dbPath);
+  const keys: KeyStore = options.database ? await postgresKeys(options.database) : new ApiKeyStore(dbPath);
   const sqliteDeployments = options.deployments === undefined ? new SqliteDeploymentStore(dbPath) : undefined;
   const deployments = sqliteDeployments ?? createDeploymentStore(options.deployments!);
   const mock = options.mock ?? false;
@@ -114,7 +116,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     });
   }).catch(async (error: unknown) => {
     await gateway.close();
-    keys.close();
+    await keys.close();
     sqliteDeployments?.close();
     throw error;
   });
@@ -175,7 +177,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     );
   }
   if (!isLoopback(host)) info('not on loopback: the workflow page requires an API key too');
-  if (keys.activeCount() === 0) info(`no API keys yet: create one with \`switchyard keys create --data ${dataDir}\``);
+  if ((await keys.activeCount()) === 0)
+    info(`no API keys yet: create one with \`switchyard keys create --data ${dataDir}\``);
 
   let closed: Promise<void> | undefined;
   let stopWaiting: () => void = () => undefined;
@@ -199,7 +202,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       server.closeAllConnections();
       await stopped;
       await gateway.close();
-      keys.close();
+      await keys.close();
       sqliteDeployments?.close();
       const stats = gateway.recordStats;
       const counts = {
@@ -258,4 +261,12 @@ async function postgresSink(url: string): Promise<PostgresSink> {
   const sink = new PostgresSink(url);
   await sink.ready();
   return sink;
+}
+
+/** The API keys in PostgreSQL, their table migrated before the server listens. */
+async function postgresKeys(url: string): Promise<KeyStore> {
+  const { PostgresKeyStore } = await import('./postgres-key-store.ts');
+  const store = new PostgresKeyStore(url);
+  await store.ready();
+  return store;
 }

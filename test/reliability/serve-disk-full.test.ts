@@ -57,7 +57,7 @@ describe.runIf(canMountTmpfs())(
         mock: true,
         log: (line) => logs.push(line),
       });
-      ({ key } = server.keys.create('disk-full'));
+      ({ key } = await server.keys.create('disk-full'));
     });
     afterAll(async () => {
       await server?.close();

@@ -427,12 +427,12 @@ describe('the request itself is wrong: 4xx before any provider is called', () =>
   });
 
   it('a revoked key → 401 invalid_api_key saying it was revoked, from the next request on', async () => {
-    const { key, info } = rig.server.keys.create('revoked');
+    const { key, info } = await rig.server.keys.create('revoked');
     const before = await bounded(
       rig.openai(key).chat.completions.create({ model: MODELS.openai, messages: hello }).withResponse(),
     );
     callIdOf(before.response.headers);
-    rig.server.keys.revoke(info.id);
+    await rig.server.keys.revoke(info.id);
     const { error } = await errorRow(
       'revoked key',
       { model: MODELS.openai, messages: hello },

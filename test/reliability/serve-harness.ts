@@ -64,7 +64,7 @@ export async function startServeRig(backends: Backends | undefined, options: Rig
     dataDir,
     log: (line) => logs.push(line),
   });
-  const { key } = server.keys.create('reliability');
+  const { key } = await server.keys.create('reliability');
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= bounded(server.close(), 15_000, 'server.close()'));
   return {

@@ -92,8 +92,8 @@ beforeAll(async () => {
     gateway: serveGatewayOptions(backends, { providers: withoutGoogle }),
   });
   rigs.push(main, partial);
-  const revoked = main.server.keys.create('to revoke');
-  main.server.keys.revoke(revoked.info.id);
+  const revoked = await main.server.keys.create('to revoke');
+  await main.server.keys.revoke(revoked.info.id);
   clientKeys.push(main.key, partial.key, revoked.key, `sy-${'Q'.repeat(20)}NEVERissuedCLIENTkey0`);
 
   await capturing(async () => {

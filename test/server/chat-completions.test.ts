@@ -128,10 +128,10 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
     expect(invalid).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((invalid as APIError).code).toBe('invalid_api_key');
 
-    const { key, info } = test.server.keys.create('to revoke');
+    const { key, info } = await test.server.keys.create('to revoke');
     const before = await test.openai(key).chat.completions.create({ model: 'gpt-4o-latest', messages });
     expect(before.choices[0]!.message.content).toContain('Simulated reply from gpt-4o');
-    test.server.keys.revoke(info.prefix);
+    await test.server.keys.revoke(info.prefix);
     const revoked = await test
       .openai(key)
       .chat.completions.create({ model: 'gpt-4o-latest', messages })

@@ -121,7 +121,7 @@ describe('per-key concurrency limit', () => {
       .catch((error: unknown) => error);
     expect(sdkError).toBeInstanceOf(OpenAI.RateLimitError);
     // Another key has its own slots.
-    const { key: other } = test.server.keys.create('other');
+    const { key: other } = await test.server.keys.create('other');
     const otherCall = test.openai(other).chat.completions.create({ model: 'gpt-4o-latest', messages });
     await expect.poll(() => mock.calls.length).toBe(3);
 

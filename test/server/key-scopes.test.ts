@@ -30,18 +30,18 @@ const mint = async (client: Client, args: Record<string, unknown> = {}) =>
 
 describe('keys minted over MCP', () => {
   it('a key without keys:create cannot mint (the escalation this closes)', async () => {
-    const { key } = keyWith({ scopes: ['chat', 'models'] });
-    const before = test.server.keys.list().length;
+    const { key } = await keyWith({ scopes: ['chat', 'models'] });
+    const before = (await test.server.keys.list()).length;
     const client = await mcp(key);
     const result = await mint(client, { name: 'escalated' });
     expect(result.isError).toBe(true);
     expect(result.content[0]!.text).toContain('lacks the scope "keys:create"');
-    expect(test.server.keys.list()).toHaveLength(before);
+    expect(await test.server.keys.list()).toHaveLength(before);
     await client.close();
   });
 
   it('a child is never wider than its parent, and does not mint further unless asked', async () => {
-    const parent = keyWith({ scopes: ['chat', 'keys:create'], allowed_agents: ['support'] });
+    const parent = await keyWith({ scopes: ['chat', 'keys:create'], allowed_agents: ['support'] });
     const client = await mcp(parent.key);
     const wider = await mint(client, { scopes: ['chat', 'calls:read'] });
     expect(wider.isError).toBe(true);
@@ -56,14 +56,14 @@ describe('keys minted over MCP', () => {
   });
 
   it('revoking a key revokes every key minted under it, at once', async () => {
-    const parent = keyWith({ scopes: ['chat', 'models', 'keys:create'] });
+    const parent = await keyWith({ scopes: ['chat', 'models', 'keys:create'] });
     const client = await mcp(parent.key);
     const child = JSON.parse((await mint(client, { scopes: ['chat', 'models', 'keys:create'] })).content[0]!.text);
     const grandchild = JSON.parse((await mint(await mcp(child.key), { scopes: ['chat'] })).content[0]!.text);
     const ask = (key: string) =>
       api(test, '/v1/chat/completions', { method: 'POST', key, body: { model: 'gpt-4o-mini', messages: [] } });
     expect((await ask(grandchild.key)).status).not.toBe(401);
-    test.server.keys.revoke(parent.info.id);
+    await test.server.keys.revoke(parent.info.id);
     for (const key of [parent.key, child.key, grandchild.key]) {
       const response = await ask(key);
       expect(response.status).toBe(401);
@@ -73,7 +73,7 @@ describe('keys minted over MCP', () => {
   });
 
   it(`a key mints at most ${MAX_ACTIVE_CHILDREN} active keys`, async () => {
-    const parent = keyWith({ scopes: ['chat', 'keys:create'] });
+    const parent = await keyWith({ scopes: ['chat', 'keys:create'] });
     const client = await mcp(parent.key);
     const results = await Promise.all(Array.from({ length: MAX_ACTIVE_CHILDREN + 5 }, () => mint(client)));
     expect(results.filter((result) => !result.isError)).toHaveLength(MAX_ACTIVE_CHILDREN);
@@ -84,7 +84,7 @@ describe('keys minted over MCP', () => {
 
 describe('scopes on the HTTP routes', () => {
   it('calls:read:own reads only the calls of its own agents', async () => {
-    const { key } = keyWith({ scopes: ['chat', 'calls:read:own'], allowed_agents: ['support'] });
+    const { key } = await keyWith({ scopes: ['chat', 'calls:read:own'], allowed_agents: ['support'] });
     expect((await api(test, '/v1/calls', { key })).status).toBe(403);
     expect((await api(test, '/v1/calls?agent_id=support', { key })).status).toBe(200);
     expect((await api(test, '/v1/calls?agent_id=billing', { key })).status).toBe(403);
@@ -94,7 +94,7 @@ describe('scopes on the HTTP routes', () => {
   });
 
   it('a key limited to some models and agents calls only those', async () => {
-    const { key } = keyWith({ scopes: ['chat'], allowed_models: ['gpt-4o-mini'], allowed_agents: ['support'] });
+    const { key } = await keyWith({ scopes: ['chat'], allowed_models: ['gpt-4o-mini'], allowed_agents: ['support'] });
     const call = (model: string, agent?: string) =>
       api(test, '/v1/chat/completions', {
         method: 'POST',
@@ -118,9 +118,9 @@ describe('scopes on the HTTP routes', () => {
   });
 
   it('deployments need deployments:read / :write; an expired key is refused', async () => {
-    const { key } = keyWith({ scopes: ['chat'] });
+    const { key } = await keyWith({ scopes: ['chat'] });
     expect((await api(test, '/v1/deployments', { key })).status).toBe(403);
-    const expired = keyWith({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    const expired = await keyWith({ expires_at: new Date(Date.now() - 1000).toISOString() });
     const response = await api(test, '/v1/deployments', { key: expired.key });
     expect(response.status).toBe(401);
     expect((await jsonOf(response)).error.message).toContain('expired');

@@ -18,7 +18,7 @@ const hello = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }
 
 describe('limits per key', () => {
   it('a key over its requests per minute gets 429 with retry-after; another key is unaffected', async () => {
-    const { key } = test.server.keys.create('limited');
+    const { key } = await test.server.keys.create('limited');
     const statuses: number[] = [];
     for (let index = 0; index < 7; index++) statuses.push((await api(test, '/v1/deployments', { key })).status);
     expect(statuses.slice(0, 5).every((status) => status !== 429)).toBe(true);
@@ -26,12 +26,12 @@ describe('limits per key', () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect((await jsonOf(limited)).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
-    const other = test.server.keys.create('other');
+    const other = await test.server.keys.create('other');
     expect((await api(test, '/v1/deployments', { key: other.key })).status).not.toBe(429);
   });
 
   it("a key's budget counts its calls; a body cannot name another key to dodge it", async () => {
-    const { key } = test.server.keys.create('budgeted');
+    const { key } = await test.server.keys.create('budgeted');
     const first = await api(test, '/v1/chat/completions', { method: 'POST', key, body: hello });
     expect(first.status).toBe(200);
     const second = await api(test, '/v1/chat/completions', { method: 'POST', key, body: hello });
@@ -64,7 +64,7 @@ describe('CORS', () => {
   });
 
   it('sets the headers on answers for that origin only', async () => {
-    const { key } = test.server.keys.create('cors');
+    const { key } = await test.server.keys.create('cors');
     const from = (origin: string) => api(test, '/v1/deployments', { key, headers: { origin } });
     expect((await from('https://app.example.com')).headers.get('access-control-allow-origin')).toBe(
       'https://app.example.com',

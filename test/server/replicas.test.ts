@@ -4,7 +4,8 @@ import { api, jsonOf, startTestServer, type TestServer } from './start-test-serv
 
 /**
  * Two `serve` processes' worth (two servers, two data directories) on one real PostgreSQL: the records of both are
- * in one `/v1/calls`. Skipped, saying so, where PostgreSQL is not installed and CI is not set.
+ * in one `/v1/calls`, and they share the API keys. Skipped, saying so, where PostgreSQL is not installed and CI is
+ * not set.
  */
 const postgres: ThrowawayPostgres | undefined = await startPostgres();
 if (!postgres) console.warn('SKIPPED: the replica test (no PostgreSQL installed; CI installs it).');
@@ -40,6 +41,23 @@ describe.skipIf(!postgres)('serve --database postgres://', () => {
       const workflow = await jsonOf(await api(replica, `/v1/workflows/${trace}`));
       expect(workflow.calls).toHaveLength(2);
     }
+  });
+
+  it('keys are shared: made on one replica, they work on the other; revoked, refused by it within 1 s', async () => {
+    const [a, b] = replicas as [TestServer, TestServer];
+    const { key, info } = await a.server.keys.create('shared');
+    expect((await api(b, '/v1/deployments', { key })).status).toBe(200);
+    await a.server.keys.revoke(info.id);
+    const revokedAt = performance.now();
+    let status = 200;
+    while (status !== 401 && performance.now() - revokedAt < 900) {
+      status = (await api(b, '/v1/deployments', { key })).status;
+      if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    console.log(`revocation seen by the other replica after ${Math.round(performance.now() - revokedAt)} ms`);
+    // The other replica trusts a key it found valid for 0.8 s: from then on (well within 1 s) it is refused.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 850 - (performance.now() - revokedAt))));
+    expect((await api(b, '/v1/deployments', { key })).status).toBe(401);
   });
 
   it('a URL with a password never shows it in an error', async () => {

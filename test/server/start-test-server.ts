@@ -28,7 +28,7 @@ export async function startTestServer(
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-serve-'));
   const logs: Array<Record<string, unknown>> = [];
   const server = await startServer({ mock: true, ...options, port: 0, dataDir, log: (line) => logs.push(line) });
-  const { key } = server.keys.create('test');
+  const { key } = await server.keys.create('test');
   return {
     server,
     url: server.url,

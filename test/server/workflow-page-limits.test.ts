@@ -46,7 +46,7 @@ describe('the workflow page cannot be broken or stalled by what records hold', (
     expect(decodeURIComponent(link)).toBe('old-\ufffd');
     expect(await (await fetch(`${server.url}/?trace_id=${link}`)).text()).toContain('trace <code>old-\ufffd</code>');
 
-    const { key } = server.keys.create();
+    const { key } = await server.keys.create();
     const answer = await fetch(`${server.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

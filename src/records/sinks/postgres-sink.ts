@@ -1,6 +1,6 @@
 import type { Pool, PoolConfig } from 'pg';
 import { lazyRequire } from '../../internal/lazy-require.ts';
-import { redactSecrets } from '../../internal/redact.ts';
+import { migrate, postgresError } from '../../internal/postgres-migrations.ts';
 import type { CallRecord } from '../call-record.ts';
 import type {
   AgentSummary,
@@ -24,8 +24,6 @@ import { type RecordSink, RecordsRefusedError } from '../sink.ts';
 import { insertBatch, MIGRATIONS } from './postgres-schema.ts';
 
 const pg = lazyRequire<typeof import('pg')>('pg');
-/** The advisory lock migrations run under, so replicas starting together migrate once. */
-const MIGRATION_LOCK = 0x5357_5944; // "SWYD"
 
 /**
  * Stores records in PostgreSQL (a `pg` pool) and answers the call-store queries with SQL: the sibling of
@@ -47,9 +45,9 @@ export class PostgresSink implements RecordSink, CallStore {
 
   /** Creates or migrates the schema; every other method waits for it. */
   ready(): Promise<void> {
-    this.#ready ??= migrate(this.#pool).catch((error: unknown) => {
+    this.#ready ??= migrate(this.#pool, 'calls', MIGRATIONS).catch((error: unknown) => {
       this.#ready = undefined;
-      throw sanitized(error);
+      throw postgresError(error);
     });
     return this.#ready;
   }
@@ -62,7 +60,7 @@ export class PostgresSink implements RecordSink, CallStore {
       await this.#pool.query(text, values);
       return;
     } catch (error) {
-      if (records.length === 1) throw new RecordsRefusedError(1, 1, sanitized(error));
+      if (records.length === 1) throw new RecordsRefusedError(1, 1, postgresError(error));
     }
     let refused = 0;
     let firstRefusal: unknown;
@@ -72,7 +70,7 @@ export class PostgresSink implements RecordSink, CallStore {
         await this.#pool.query(text, values);
       } catch (error) {
         refused += 1;
-        firstRefusal ??= sanitized(error);
+        firstRefusal ??= postgresError(error);
       }
     }
     if (refused > 0) throw new RecordsRefusedError(refused, records.length, firstRefusal);
@@ -181,45 +179,7 @@ export class PostgresSink implements RecordSink, CallStore {
     try {
       return (await this.#pool.query(text, values)) as unknown as { rows: Row[] };
     } catch (error) {
-      throw sanitized(error);
+      throw postgresError(error);
     }
   }
-}
-
-/** Applies the migrations not yet applied, one transaction each, under an advisory lock held for the session. */
-async function migrate(pool: Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS switchyard_migrations (name TEXT NOT NULL, version INTEGER NOT NULL, ' +
-        'applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (name, version))',
-    );
-    const { rows } = await client.query("SELECT version FROM switchyard_migrations WHERE name = 'calls'");
-    const applied = new Set(rows.map((row: { version: number }) => row.version));
-    for (const migration of MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
-      await client.query('BEGIN');
-      try {
-        await client.query(migration.sql);
-        await client.query("INSERT INTO switchyard_migrations (name, version) VALUES ('calls', $1)", [
-          migration.version,
-        ]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      }
-    }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-    client.release();
-  }
-}
-
-/** pg's errors can quote the connection string; a password in it must not reach logs or records. */
-function sanitized(error: unknown): Error {
-  // No `cause`: the driver's error object may hold the connection settings.
-  const message = redactSecrets(error instanceof Error ? error.message : String(error), []);
-  return Object.assign(new Error(`PostgreSQL: ${message}`), { code: (error as { code?: unknown })?.code });
 }

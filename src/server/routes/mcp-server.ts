@@ -2,9 +2,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import * as z from 'zod';
 import type { Gateway } from '../../gateway.ts';
-import type { ApiKeyInfo, ApiKeyStore } from '../api-keys.ts';
+import type { ApiKeyInfo } from '../api-keys.ts';
 import { type Reply, replyFromResponse, type ServerRequest } from '../exchange.ts';
 import { childGrant, requireScope, SCOPES } from '../key-scopes.ts';
+import type { KeyStore } from '../key-store.ts';
 
 const listModelsInput = z
   .object({
@@ -46,7 +47,7 @@ const createApiKeyInput = z
 export async function answerMcp(
   request: ServerRequest,
   gateway: Gateway,
-  keys: ApiKeyStore,
+  keys: KeyStore,
   caller: ApiKeyInfo,
   maxBodyBytes: number,
   version: string,
@@ -66,7 +67,7 @@ export async function answerMcp(
   }
 }
 
-function buildServer(gateway: Gateway, keys: ApiKeyStore, caller: ApiKeyInfo, version: string): McpServer {
+function buildServer(gateway: Gateway, keys: KeyStore, caller: ApiKeyInfo, version: string): McpServer {
   const server = new McpServer({ name: 'switchyard', version });
   server.registerTool(
     'list_models',
@@ -119,7 +120,7 @@ function buildServer(gateway: Gateway, keys: ApiKeyStore, caller: ApiKeyInfo, ve
         ...(allowed_models ? { allowed_models } : {}),
         ...(expires_in_seconds ? { expires_at: new Date(Date.now() + expires_in_seconds * 1000).toISOString() } : {}),
       });
-      const { key, info } = keys.create(name, { grant, parentId: caller.id });
+      const { key, info } = await keys.create(name, { grant, parentId: caller.id });
       const { id, prefix, created_at, parent_id } = info;
       return asJson({ key, id, name: info.name, prefix, created_at, parent_id, ...grant });
     },

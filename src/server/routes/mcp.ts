@@ -1,5 +1,5 @@
 import type { Gateway } from '../../gateway.ts';
-import type { ApiKeyStore } from '../api-keys.ts';
+import type { KeyStore } from '../key-store.ts';
 import type { Route } from '../router.ts';
 
 /**
@@ -7,7 +7,7 @@ import type { Route } from '../router.ts';
  * transport per request, answering in JSON). Tools call the same gateway and key store as the HTTP API. The MCP SDK
  * and zod (about 190 ms and 28 MB) are loaded on the first MCP request, not when the server starts.
  */
-export function mcpRoutes(gateway: Gateway, keys: ApiKeyStore, maxBodyBytes: number, version: string): Route[] {
+export function mcpRoutes(gateway: Gateway, keys: KeyStore, maxBodyBytes: number, version: string): Route[] {
   return [
     {
       method: 'POST',

@@ -1,0 +1,142 @@
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { ADMIN_GRANT, type KeyGrant } from './key-scopes.ts';
+
+/** What makes an API key, whatever stores it: its form, hash, stored row, and the short trust of a valid one. */
+
+export const API_KEY_PREFIX = 'sy-';
+/** Characters after `sy-` shown to tell keys apart (`sy-Ab3dEf9h…`); 48 bits, never enough to guess the key. */
+const DISPLAY_PREFIX_LENGTH = 8;
+/**
+ * How long a key found valid is trusted without asking the database again: a key revoked by this process stops
+ * working at once; one revoked by another process (the CLI, another replica) within 0.8 s, so within a second.
+ */
+const VALID_KEY_TTL_MS = 800;
+
+/** Active keys one key may have minted: an agent handed a key cannot mint without bound. */
+export const MAX_ACTIVE_CHILDREN = 100;
+
+/** What is stored about a key: never the key itself. */
+export interface ApiKeyInfo extends KeyGrant {
+  id: string;
+  name: string | null;
+  /** `sy-` and the first 8 characters of the key, for listings and `keys revoke`. */
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  /** The key that minted this one (over MCP); revoking it revokes this one. `null` for keys made with the CLI. */
+  parent_id: string | null;
+}
+
+export type ApiKeyCheck =
+  | { ok: true; key: ApiKeyInfo }
+  | { ok: false; reason: 'missing' | 'invalid' | 'revoked' | 'expired' };
+
+/** A row as stored: the grant's lists as JSON text, `scopes` null for keys from before scopes (admin keys). */
+export type StoredKey = Omit<ApiKeyInfo, 'scopes' | 'allowed_agents' | 'allowed_models'> & {
+  scopes: string | null;
+  allowed_agents: string | null;
+  allowed_models: string | null;
+};
+
+export function fromRow(row: StoredKey): ApiKeyInfo {
+  return {
+    ...row,
+    scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : JSON.parse(row.scopes),
+    allowed_agents: row.allowed_agents === null ? null : JSON.parse(row.allowed_agents),
+    allowed_models: row.allowed_models === null ? null : JSON.parse(row.allowed_models),
+    expires_at: row.expires_at ?? null,
+    parent_id: row.parent_id ?? null,
+  };
+}
+
+/** The columns of a stored key, in the order `insertValues` gives them. */
+export const INSERT_COLUMNS =
+  'id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, expires_at, parent_id';
+
+/** A new key (`sy-` + base64url of 32 random bytes), what is stored of it, and the values to insert. */
+export function mintKey(
+  name: string | undefined,
+  grant: KeyGrant,
+  parentId: string | null,
+): { key: string; info: ApiKeyInfo; values: Array<string | Buffer | null> } {
+  const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const info: ApiKeyInfo = {
+    id: `key_${randomUUID().replaceAll('-', '')}`,
+    name: name?.trim() || null,
+    prefix: key.slice(0, API_KEY_PREFIX.length + DISPLAY_PREFIX_LENGTH),
+    created_at: new Date().toISOString(),
+    revoked_at: null,
+    parent_id: parentId,
+    ...grant,
+  };
+  const values = [
+    info.id,
+    hash('sha256', key, 'buffer'),
+    info.prefix,
+    info.name,
+    info.created_at,
+    JSON.stringify(grant.scopes),
+    grant.allowed_agents && JSON.stringify(grant.allowed_agents),
+    grant.allowed_models && JSON.stringify(grant.allowed_models),
+    grant.expires_at,
+    parentId,
+  ];
+  return { key, info, values };
+}
+
+/** `sy-Ab3dEf9h` or `Ab3dEf9h`, as stored. */
+export function displayPrefixOf(idOrPrefix: string): string {
+  return idOrPrefix.startsWith(API_KEY_PREFIX) ? idOrPrefix : `${API_KEY_PREFIX}${idOrPrefix}`;
+}
+
+/** The one key `keys revoke <id|prefix>` names; an error when none or several match. */
+export function theOneMatch(matches: ApiKeyInfo[], idOrPrefix: string): ApiKeyInfo {
+  if (matches.length === 0) throw new Error(`No API key has the id or prefix "${idOrPrefix}".`);
+  if (matches.length > 1)
+    throw new Error(
+      `Several API keys have the prefix "${idOrPrefix}": revoke by id (${matches.map((key) => key.id).join(', ')}).`,
+    );
+  return matches[0]!;
+}
+
+/**
+ * Keys found valid, by the base64 of their hash (never the key itself), for `VALID_KEY_TTL_MS`: as many entries as
+ * there are valid keys, so random invalid ones cannot grow it. A monotonic clock: a wall-clock step back must not
+ * stretch the trust.
+ */
+export class ValidKeys {
+  readonly #valid = new Map<string, { key: ApiKeyInfo; expires: number }>();
+
+  /** The presented key's digest, or why it cannot be a key (missing, or not of a key's form). */
+  digestOf(presented: string | undefined): { digest: Buffer; cacheKey: string } | ApiKeyCheck {
+    if (!presented) return { ok: false, reason: 'missing' };
+    // Anything longer than a key cannot be one; no need to hash a megabyte header.
+    if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 100) return { ok: false, reason: 'invalid' };
+    const cacheKey = hash('sha256', presented, 'base64');
+    return { digest: Buffer.from(cacheKey, 'base64'), cacheKey };
+  }
+
+  cached(cacheKey: string): ApiKeyCheck | undefined {
+    const cached = this.#valid.get(cacheKey);
+    return cached && cached.expires > performance.now() ? { ok: true, key: cached.key } : undefined;
+  }
+
+  /** The verdict on a stored row for the digest: the hashes compared in constant time, then revocation and expiry. */
+  judge(cacheKey: string, digest: Buffer, row: (StoredKey & { hash: Uint8Array }) | undefined): ApiKeyCheck {
+    if (!row || row.hash.length !== digest.length || !timingSafeEqual(row.hash, digest))
+      return { ok: false, reason: 'invalid' };
+    if (row.revoked_at) {
+      this.#valid.delete(cacheKey);
+      return { ok: false, reason: 'revoked' };
+    }
+    const { hash: _hash, ...stored } = row;
+    const info = fromRow(stored);
+    if (info.expires_at !== null && Date.parse(info.expires_at) <= Date.now()) return { ok: false, reason: 'expired' };
+    this.#valid.set(cacheKey, { key: info, expires: performance.now() + VALID_KEY_TTL_MS });
+    return { ok: true, key: info };
+  }
+
+  clear(): void {
+    this.#valid.clear();
+  }
+}
