@@ -42,7 +42,7 @@ program
   .option('--catalog <file>', 'catalog rows to add to the bundled catalog (see `switchyard catalog update`)')
   .option(
     '--database <url>',
-    'postgres://… for call records and API keys, shared by replicas (default: SQLite in --data; SWITCHYARD_DATABASE_URL)',
+    'postgres://… for call records and API keys, shared by replicas (default SQLite; or SWITCHYARD_DATABASE_URL)',
   )
   .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
   .option(
