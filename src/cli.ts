@@ -62,6 +62,7 @@ program
     'a dollar budget (repeatable): trace:2.5, agent:10/day, workflow:100/month, key:5/day; over it, 402',
     (value: string, previous: BudgetRule[] = []) => [...previous, parseBudget(value)],
   )
+  .option('--redis <url>', 'redis://… where replicas share rate limits and budgets (or SWITCHYARD_REDIS_URL)')
   .option(
     '--rate-limit <requests-per-minute>',
     'requests one API key may make per minute; more get 429',
@@ -88,6 +89,7 @@ program
       ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
       mock: options.mock,
       database: options.database ?? process.env.SWITCHYARD_DATABASE_URL,
+      redis: options.redis ?? process.env.SWITCHYARD_REDIS_URL,
       maxBodyBytes: options.maxBodyBytes,
       maxConcurrentPerKey: options.maxConcurrentPerKey,
       ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
@@ -226,6 +228,7 @@ interface ServeCommandOptions {
   allowedOrigin?: string[];
   budget?: BudgetRule[];
   database?: string;
+  redis?: string;
   rateLimit?: number;
   corsOrigin?: string[];
 }

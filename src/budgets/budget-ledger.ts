@@ -1,4 +1,5 @@
 import { BudgetExceededError } from '../errors.ts';
+import { MemorySpendStore, type SpendStore } from './spend-store.ts';
 
 /** What a budget counts spend by: one trace, one agent, one workflow name, or one API key of `serve`. */
 export type BudgetScope = 'trace' | 'agent' | 'workflow' | 'key';
@@ -21,6 +22,8 @@ export interface BudgetOptions {
   rules?: BudgetRule[];
   /** Distinct values (traces, agents…) counted at once; the least recently charged are forgotten. Default 100,000. */
   maxTracked?: number;
+  /** Where spend is counted: this process (default), or a store shared by replicas (`RedisSpendStore`). */
+  store?: SpendStore;
 }
 
 /** The metadata key a scope's value is read from. */
@@ -32,14 +35,13 @@ const METADATA_KEY: Record<BudgetScope, string> = {
 };
 
 /**
- * Spend per budget, in memory, for one process: a call is admitted while every budget it falls under has room, and
- * its cost is charged when its record is made (a stream's at its end). Keyed by caller-chosen values, so the
- * counters are bounded: the least recently charged beyond `maxTracked` are dropped (their spend forgotten).
+ * Spend per budget: a call is admitted while every budget it falls under has room, and its cost is charged when its
+ * record is made (a stream's at its end). Counted in a `SpendStore`: this process's memory (bounded: keyed by
+ * caller-chosen values, the least recently charged beyond `maxTracked` are forgotten), or Redis for replicas.
  */
 export class BudgetLedger {
   readonly rules: readonly BudgetRule[];
-  readonly #spent = new Map<string, number>();
-  readonly #max: number;
+  readonly #store: SpendStore;
 
   constructor(options: BudgetOptions) {
     this.rules = [
@@ -52,37 +54,42 @@ export class BudgetLedger {
       if (!(rule.usd >= 0) || !Number.isFinite(rule.usd))
         throw new TypeError(`A budget must be a non-negative number of dollars (got ${rule.usd} for ${rule.scope}).`);
     }
-    this.#max = options.maxTracked ?? 100_000;
+    this.#store = options.store ?? new MemorySpendStore(options.maxTracked);
   }
 
   /** Throws `BudgetExceededError` (402, insufficient_quota) when a budget this call falls under is spent. */
-  admit(metadata: Readonly<Record<string, string>> | undefined, now = new Date()): void {
+  async admit(metadata: Readonly<Record<string, string>> | undefined, now = new Date()): Promise<void> {
     for (const rule of this.rules) {
       const slot = slotOf(rule, metadata, now);
       if (slot === undefined) continue;
-      const spent = this.#spent.get(slot.key) ?? 0;
+      const spent = await this.#store.spent(slot.key);
       if (spent >= rule.usd) throw new BudgetExceededError(describe(rule, slot.value), rule, spent);
     }
   }
 
   /** Adds a finished call's cost to every budget it falls under. */
-  charge(metadata: Readonly<Record<string, string>> | undefined, usd: number | null, now = new Date()): void {
+  async charge(
+    metadata: Readonly<Record<string, string>> | undefined,
+    usd: number | null,
+    now = new Date(),
+  ): Promise<void> {
     if (!usd) return;
     for (const rule of this.rules) {
       const slot = slotOf(rule, metadata, now);
-      if (slot === undefined) continue;
-      const spent = (this.#spent.get(slot.key) ?? 0) + usd;
-      // Re-inserted, so the map's order is least recently charged first.
-      this.#spent.delete(slot.key);
-      this.#spent.set(slot.key, spent);
-      if (this.#spent.size > this.#max) this.#spent.delete(this.#spent.keys().next().value!);
+      if (slot !== undefined) await this.#store.add(slot.key, usd, ttlOf(rule.window));
     }
   }
 
   /** Dollars spent so far under one rule for one value (a trace id, an agent…). */
-  spent(rule: BudgetRule, value: string, now = new Date()): number {
-    return this.#spent.get(slotKey(rule, value, now)) ?? 0;
+  spent(rule: BudgetRule, value: string, now = new Date()): Promise<number> {
+    return this.#store.spent(slotKey(rule, value, now));
   }
+}
+
+/** How long a slot must be kept: past its window (a day, a month), or 90 days for a trace's lifetime. */
+function ttlOf(window: BudgetWindow): number {
+  const day = 86_400_000;
+  return window === 'day' ? 2 * day : window === 'month' ? 32 * day : 90 * day;
 }
 
 function slotOf(

@@ -31,7 +31,7 @@ export async function createCompletion(
   try {
     for (const warning of edge.warnings ?? []) trace.warn(warning);
     plan = await resolveRequest(services, request, options, trace);
-    services.budgets?.admit(plan.metadata);
+    await services.budgets?.admit(plan.metadata);
     const candidates = planCandidates(services, plan, trace.warn);
     if (plan.stream) {
       const opened = await runAttempts(

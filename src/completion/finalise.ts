@@ -88,5 +88,6 @@ export function recordCall(
   services.recorder.record(request, context, outcome);
   // Every paid attempt counts against the budgets, a failed call's too.
   const paid = totalCostBreakdown(trace.billed);
-  if (paid) services.budgets?.charge(plan?.metadata, sumOf(paid));
+  // Off the request path; a store that cannot be reached costs the count, never the call.
+  if (paid) services.budgets?.charge(plan?.metadata, sumOf(paid)).catch(() => {});
 }

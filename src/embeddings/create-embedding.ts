@@ -27,7 +27,7 @@ export async function createEmbedding(
     texts = typeof request.input === 'string' ? [request.input] : request.input;
     metadata = { ...options.metadata, ...request.metadata };
     if (request.user !== undefined) metadata.user ??= request.user;
-    services.budgets?.admit(metadata);
+    await services.budgets?.admit(metadata);
     const candidates = servingCandidates(services, request);
     const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
     const plan = { retry, signal: options.signal, deadlineAt: trace.startedMonotonic + retry.totalTimeoutMs };
@@ -155,7 +155,7 @@ function record(
 ): void {
   const model = typeof request?.model === 'string' ? request.model : '';
   const cost = outcome.info?.cost_usd;
-  if (cost) services.budgets?.charge(metadata, cost);
+  if (cost) services.budgets?.charge(metadata, cost).catch(() => {});
   services.recorder.record(
     { model, metadata } as CompletionRequest,
     {

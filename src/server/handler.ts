@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
@@ -46,6 +47,8 @@ export interface SwitchyardHandlerOptions {
   maxConcurrentPerKey?: number;
   /** Requests one API key may make per minute; more get 429 with `retry-after` (default: no limit). */
   requestsPerMinutePerKey?: number | undefined;
+  /** Where the rate limits are counted when replicas share them; default this process. */
+  redis?: Redis | undefined;
   /** Browser origins allowed by CORS (default none: CORS off). */
   corsOrigins?: readonly string[];
   /** Errors that are not `SwitchyardError`s: bugs or outages, answered with a generic 500. */
@@ -66,7 +69,9 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
   const { gateway, keys } = options;
   const concurrency = new KeyConcurrency(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
   const rateLimit =
-    options.requestsPerMinutePerKey === undefined ? undefined : new KeyRateLimit(options.requestsPerMinutePerKey);
+    options.requestsPerMinutePerKey === undefined
+      ? undefined
+      : new KeyRateLimit(options.requestsPerMinutePerKey, options.redis);
   const cors = new CorsPolicy(options.corsOrigins ?? []);
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
@@ -97,7 +102,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
         key = await authenticate(request.header('authorization') ?? bearer(request.header('x-api-key')), keys);
         if (route.scope) requireScope(key, route.scope);
         if (route.auth === 'key') {
-          rateLimit?.take(key.id);
+          await rateLimit?.take(key.id);
           release = concurrency.acquire(key.id);
         }
       }

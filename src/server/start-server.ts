@@ -5,7 +5,6 @@ import { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
 import { redactSecrets, redactUrlCredentials } from '../internal/redact.ts';
-import type { PostgresSink } from '../records/sinks/postgres-sink.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { createSwitchyardHandler } from './handler.ts';
@@ -15,6 +14,7 @@ import type { KeyStore } from './key-store.ts';
 import { createNodeListener } from './node-adapter.ts';
 import { databasePath } from './open-database.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
+import { connectRedis, postgresKeys, postgresSink } from './shared-state.ts';
 
 export interface ServeOptions {
   /** Default `127.0.0.1`: loopback only. */
@@ -43,6 +43,11 @@ export interface ServeOptions {
   maxConcurrentPerKey?: number;
   /** Requests one API key may make per minute, per process; more get 429 with `retry-after` (default: no limit). */
   requestsPerMinutePerKey?: number;
+  /**
+   * A `redis://…` URL: rate limits and budgets are counted there, shared by every replica (default: in this
+   * process).
+   */
+  redis?: string | undefined;
   /** Browser origins CORS allows (`--cors-origin`); default none, CORS off. */
   corsOrigins?: string[];
   /** More `Host` values (`name:port`) to accept on `/` and `/mcp`; `*` accepts any. */
@@ -101,7 +106,18 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     },
     onDropped: () => warn('call records dropped: the record queue is full', { records: gateway.recordStats }),
   };
-  const gateway: Gateway = createGateway({ ...options.gateway, mock, deployments, records });
+  const redis = options.redis ? await connectRedis(options.redis) : undefined;
+  const budgets =
+    options.gateway?.budgets && redis
+      ? { ...options.gateway.budgets, store: new (await import('../budgets/redis-counters.ts')).RedisSpendStore(redis) }
+      : options.gateway?.budgets;
+  const gateway: Gateway = createGateway({
+    ...options.gateway,
+    ...(budgets ? { budgets } : {}),
+    mock,
+    deployments,
+    records,
+  });
   const providers = gateway.configuredProviders();
 
   const server = createServer({
@@ -117,6 +133,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }).catch(async (error: unknown) => {
     await gateway.close();
     await keys.close();
+    redis?.disconnect();
     sqliteDeployments?.close();
     throw error;
   });
@@ -141,6 +158,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     providers,
     maxConcurrentPerKey: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
     requestsPerMinutePerKey: options.requestsPerMinutePerKey,
+    redis,
     corsOrigins: options.corsOrigins ?? [],
     onUnexpectedError: (error, request) => {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -203,6 +221,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       await stopped;
       await gateway.close();
       await keys.close();
+      await redis?.quit().catch(() => {});
       sqliteDeployments?.close();
       const stats = gateway.recordStats;
       const counts = {
@@ -252,21 +271,4 @@ function bufferedLines(stream: NodeJS.WritableStream): {
     },
     flush,
   };
-}
-
-/** The records sink on PostgreSQL, its schema migrated before the server listens (a bad URL stops the start). */
-async function postgresSink(url: string): Promise<PostgresSink> {
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error('--database takes a postgres:// URL.');
-  const { PostgresSink } = await import('../records/sinks/postgres-sink.ts');
-  const sink = new PostgresSink(url);
-  await sink.ready();
-  return sink;
-}
-
-/** The API keys in PostgreSQL, their table migrated before the server listens. */
-async function postgresKeys(url: string): Promise<KeyStore> {
-  const { PostgresKeyStore } = await import('./postgres-key-store.ts');
-  const store = new PostgresKeyStore(url);
-  await store.ready();
-  return store;
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MockProvider } from '../../src/testing/index.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
+import { startRedis, type ThrowawayRedis } from '../helpers/redis.ts';
 import { api, jsonOf, startTestServer, type TestServer } from './start-test-server.ts';
 
 /**
@@ -65,5 +67,72 @@ describe.skipIf(!postgres)('serve --database postgres://', () => {
       (thrown: unknown) => thrown,
     );
     expect(String((error as Error).message)).not.toContain('s3cretpass');
+  });
+});
+
+/**
+ * With Redis too: the rate limit and the budget are counted once for both replicas. Skipped, saying so, where Redis
+ * or PostgreSQL is not installed and CI is not set.
+ */
+const redis: ThrowawayRedis | undefined = postgres ? await startRedis() : undefined;
+if (postgres && !redis) console.warn('SKIPPED: the Redis replica tests (no redis-server installed; CI installs it).');
+let counted: TestServer[] = [];
+beforeAll(async () => {
+  if (!postgres || !redis) return;
+  const costly = () =>
+    new MockProvider({
+      respond: () => ({ content: 'Working.', usage: { prompt_tokens: 10_000, completion_tokens: 10_000 } }),
+    });
+  counted = await Promise.all(
+    [0, 1].map(() =>
+      startTestServer({
+        mock: costly(),
+        database: postgres.url,
+        redis: redis.url,
+        requestsPerMinutePerKey: 60,
+        gateway: { budgets: { rules: [{ scope: 'trace', usd: 0.01, window: 'lifetime' }] } },
+      }),
+    ),
+  );
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(counted.map((replica) => replica.stop()));
+  await redis?.stop();
+});
+
+describe.skipIf(!postgres || !redis)('serve --database … --redis …', () => {
+  it('a 60-requests-a-minute limit holds across both replicas', async () => {
+    const { key } = await counted[0]!.server.keys.create('limited');
+    let accepted = 0;
+    for (let index = 0; index < 70; index++) {
+      const status = (await api(counted[index % 2]!, '/v1/deployments', { key })).status;
+      if (status !== 429) accepted += 1;
+    }
+    console.log(`rate limit across two replicas: ${accepted} of 70 requests accepted (limit 60 a minute)`);
+    // A token comes back every second: the 70 requests take about one, so one may have been refilled.
+    expect(accepted).toBeGreaterThanOrEqual(60);
+    expect(accepted).toBeLessThanOrEqual(62);
+  });
+
+  it('a $0.01 budget stops the trace on both replicas', async () => {
+    const ask = (replica: TestServer) =>
+      api(replica, '/v1/chat/completions', {
+        method: 'POST',
+        body: {
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'Go on.' }],
+          metadata: { trace_id: 'shared-budget' },
+        },
+      });
+    // gpt-4o-mini: 10,000 tokens in and out cost $0.0075 a call.
+    expect((await ask(counted[0]!)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await ask(counted[1]!)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const replica of counted) {
+      const refused = await ask(replica);
+      expect(refused.status).toBe(402);
+      expect((await jsonOf(refused)).error.code).toBe('insufficient_quota');
+    }
   });
 });

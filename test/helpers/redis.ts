@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { freePort } from './postgres.ts';
+
+/**
+ * A throwaway Redis from Debian's `redis-server` package on a free loopback port, nothing persisted; stopped by
+ * `stop`. `undefined` when it is not installed and CI is not set (the caller skips and says so).
+ */
+export interface ThrowawayRedis {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startRedis(): Promise<ThrowawayRedis | undefined> {
+  const binary = '/usr/bin/redis-server';
+  if (!existsSync(binary)) {
+    if (process.env.CI) throw new Error('Redis is required in CI (.ci/run installs the redis-server package).');
+    return undefined;
+  }
+  const port = await freePort();
+  const server = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const url = `redis://127.0.0.1:${port}`;
+  const { Redis } = await import('ioredis');
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      break;
+    } catch (error) {
+      probe.disconnect();
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    url,
+    stop: async () => {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
