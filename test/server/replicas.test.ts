@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockProvider } from '../../src/testing/index.ts';
+import { makeDeployment } from '../deployments/fixtures.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 import { startRedis, type ThrowawayRedis } from '../helpers/redis.ts';
 import { api, jsonOf, startTestServer, type TestServer } from './start-test-server.ts';
@@ -12,13 +16,17 @@ import { api, jsonOf, startTestServer, type TestServer } from './start-test-serv
 const postgres: ThrowawayPostgres | undefined = await startPostgres();
 if (!postgres) console.warn('SKIPPED: the replica test (no PostgreSQL installed; CI installs it).');
 let replicas: TestServer[] = [];
+let shared = '';
 beforeAll(async () => {
   if (!postgres) return;
-  replicas = await Promise.all([0, 1].map(() => startTestServer({ database: postgres.url })));
+  // Deployments on shared storage: a directory both replicas list on every call.
+  shared = mkdtempSync(join(tmpdir(), 'switchyard-shared-deployments-'));
+  replicas = await Promise.all([0, 1].map(() => startTestServer({ database: postgres.url, deployments: shared })));
 }, 60_000);
 afterAll(async () => {
   await Promise.all(replicas.map((replica) => replica.stop()));
   await postgres?.stop();
+  if (shared) rmSync(shared, { recursive: true, force: true });
 });
 
 describe.skipIf(!postgres)('serve --database postgres://', () => {
@@ -60,6 +68,19 @@ describe.skipIf(!postgres)('serve --database postgres://', () => {
     // The other replica trusts a key it found valid for 0.8 s: from then on (well within 1 s) it is refused.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, 850 - (performance.now() - revokedAt))));
     expect((await api(b, '/v1/deployments', { key })).status).toBe(401);
+  });
+
+  it('a deployment pushed through one replica is served by the other', async () => {
+    const [a, b] = replicas as [TestServer, TestServer];
+    const deployment = makeDeployment({ agent_id: 'replicated', number: 1 });
+    const path = `/v1/deployments/${encodeURIComponent(deployment.id)}`;
+    expect((await api(a, path, { method: 'PUT', body: deployment })).status).toBe(201);
+    expect((await jsonOf(await api(b, path))).id).toBe(deployment.id);
+    const call = await api(b, '/v1/chat/completions', {
+      method: 'POST',
+      body: { model: `switchyard/deployment/${deployment.id}`, input: { product: 'Acme', ticket: 'It broke.' } },
+    });
+    expect(call.status).toBe(200);
   });
 
   it('a URL with a password never shows it in an error', async () => {
