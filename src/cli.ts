@@ -62,6 +62,11 @@ program
     'a dollar budget (repeatable): trace:2.5, agent:10/day, workflow:100/month, key:5/day; over it, 402',
     (value: string, previous: BudgetRule[] = []) => [...previous, parseBudget(value)],
   )
+  .option(
+    '--tokens-per-minute <n>',
+    'tokens (in and out) one API key may use per minute; over it, 429 until the minute turns',
+    parsePositiveInteger,
+  )
   .option('--redis <url>', 'redis://… where replicas share rate limits and budgets (or SWITCHYARD_REDIS_URL)')
   .option(
     '--rate-limit <requests-per-minute>',
@@ -98,7 +103,18 @@ program
       gateway: {
         maxRenderedBytes: options.maxRenderedBytes,
         ...(catalog ? { catalog } : {}),
-        ...(options.budget ? { budgets: { rules: options.budget } } : {}),
+        ...(options.budget || options.tokensPerMinute
+          ? {
+              budgets: {
+                rules: [
+                  ...(options.budget ?? []),
+                  ...(options.tokensPerMinute
+                    ? [{ scope: 'key' as const, tokens: options.tokensPerMinute, window: 'minute' as const }]
+                    : []),
+                ],
+              },
+            }
+          : {}),
       },
       allowedHosts: options.allowedHost ?? [],
       allowedOrigins: options.allowedOrigin ?? [],
@@ -230,6 +246,7 @@ interface ServeCommandOptions {
   database?: string;
   redis?: string;
   rateLimit?: number;
+  tokensPerMinute?: number;
   corsOrigin?: string[];
 }
 

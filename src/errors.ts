@@ -232,3 +232,16 @@ export class BudgetExceededError extends SwitchyardError {
     this.spent = spent;
   }
 }
+
+/**
+ * A gateway limit (tokens per minute of a key, agent or trace) is reached: the call is refused before any provider is
+ * asked. 429 with `retryAfterMs` until the window turns.
+ */
+export class LimitExceededError extends SwitchyardError {
+  override name = 'LimitExceededError';
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number) {
+    super(message, { status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+    this.retryAfterMs = retryAfterMs;
+  }
+}

@@ -56,6 +56,7 @@ export {
   BudgetExceededError,
   CatalogError,
   InvalidRequestError,
+  LimitExceededError,
   MissingCredentialsError,
   ModelNotFoundError,
   ProviderError,

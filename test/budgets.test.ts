@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetExceededError, createGateway } from '../src/index.ts';
+import { BudgetExceededError, createGateway, LimitExceededError } from '../src/index.ts';
 import { createMockProvider } from '../src/testing/index.ts';
 import { startTestServer } from './server/start-test-server.ts';
 
@@ -52,6 +52,21 @@ describe('budgets', () => {
     await expect(gateway.createCompletion(ask('d', { agent_id: 'other' }))).resolves.toBeTruthy();
   });
 
+  it('a token limit per minute refuses the next call with 429 and the wait until the minute turns', async () => {
+    const gateway = createGateway({
+      mock: costly(),
+      budgets: { rules: [{ scope: 'agent', tokens: 30_000, window: 'minute' }] },
+    });
+    // 20,000 tokens a call: the second call passes the limit, the third waits for the next minute.
+    await gateway.createCompletion(ask('t'));
+    await gateway.createCompletion(ask('t'));
+    const error = await gateway.createCompletion(ask('t')).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(LimitExceededError);
+    expect(error).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    expect((error as LimitExceededError).retryAfterMs).toBeGreaterThan(0);
+    expect((error as LimitExceededError).retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+
   it('serve answers a spent budget with 402 insufficient_quota in the OpenAI shape', async () => {
     const test = await startTestServer({ mock: costly(), gateway: { budgets: { perTrace: 0.005 } } });
     try {
@@ -59,6 +74,30 @@ describe('budgets', () => {
       await client.chat.completions.create(ask('serve-run') as never);
       const error = await client.chat.completions.create(ask('serve-run') as never).catch((thrown: unknown) => thrown);
       expect(error).toMatchObject({ status: 402, code: 'insufficient_quota', type: 'insufficient_quota' });
+    } finally {
+      await test.stop();
+    }
+  });
+
+  it('serve: tokens per minute per key, 429 with retry-after', async () => {
+    const test = await startTestServer({
+      mock: costly(),
+      gateway: { budgets: { rules: [{ scope: 'key', tokens: 15_000, window: 'minute' }] } },
+    });
+    try {
+      const client = test.openai();
+      await client.chat.completions.create(ask('tpm') as never);
+      const response = await fetch(`${test.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${test.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(ask('tpm')),
+      });
+      expect(response.status).toBe(429);
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+      });
     } finally {
       await test.stop();
     }

@@ -1,17 +1,15 @@
-import { BudgetExceededError } from '../errors.ts';
+import { BudgetExceededError, LimitExceededError } from '../errors.ts';
 import { MemorySpendStore, type SpendStore } from './spend-store.ts';
 
 /** What a budget counts spend by: one trace, one agent, one workflow name, or one API key of `serve`. */
 export type BudgetScope = 'trace' | 'agent' | 'workflow' | 'key';
 /** The window spend is summed over: a calendar day or month (UTC), or the whole life of the scope's value. */
-export type BudgetWindow = 'day' | 'month' | 'lifetime';
+export type BudgetWindow = 'minute' | 'day' | 'month' | 'lifetime';
 
-export interface BudgetRule {
-  scope: BudgetScope;
-  /** Dollars the scope's value may spend in the window; a call once it is reached gets `BudgetExceededError`. */
-  usd: number;
-  window: BudgetWindow;
-}
+/** Dollars, or tokens (a rate limit: `{ scope: 'key', tokens: 100_000, window: 'minute' }`), per window. */
+export type BudgetRule =
+  | { scope: BudgetScope; usd: number; window: BudgetWindow; tokens?: undefined }
+  | { scope: BudgetScope; tokens: number; window: BudgetWindow; usd?: undefined };
 
 /**
  * `createGateway({ budgets })`: `perTrace: 2.5` stops a runaway agent's next call once its trace has spent $2.50;
@@ -51,32 +49,46 @@ export class BudgetLedger {
       ...(options.rules ?? []),
     ];
     for (const rule of this.rules) {
-      if (!(rule.usd >= 0) || !Number.isFinite(rule.usd))
-        throw new TypeError(`A budget must be a non-negative number of dollars (got ${rule.usd} for ${rule.scope}).`);
+      const amount = rule.usd ?? rule.tokens;
+      if (typeof amount !== 'number' || !(amount >= 0) || !Number.isFinite(amount))
+        throw new TypeError(
+          `A budget must be a non-negative number of dollars or tokens (got ${amount} for ${rule.scope}).`,
+        );
     }
     this.#store = options.store ?? new MemorySpendStore(options.maxTracked);
   }
 
-  /** Throws `BudgetExceededError` (402, insufficient_quota) when a budget this call falls under is spent. */
+  /**
+   * Throws `BudgetExceededError` (402, insufficient_quota) when a dollar budget this call falls under is spent, and
+   * `LimitExceededError` (429, with the wait) when a token limit is.
+   */
   async admit(metadata: Readonly<Record<string, string>> | undefined, now = new Date()): Promise<void> {
     for (const rule of this.rules) {
       const slot = slotOf(rule, metadata, now);
       if (slot === undefined) continue;
       const spent = await this.#store.spent(slot.key);
-      if (spent >= rule.usd) throw new BudgetExceededError(describe(rule, slot.value), rule, spent);
+      if (rule.tokens !== undefined) {
+        if (spent >= rule.tokens)
+          throw new LimitExceededError(
+            `Limit reached: the ${rule.scope} "${slot.value}" has used its ${rule.tokens} tokens per ${rule.window}.`,
+            untilNextWindow(rule.window, now),
+          );
+      } else if (spent >= rule.usd) throw new BudgetExceededError(describe(rule, slot.value), rule, spent);
     }
   }
 
-  /** Adds a finished call's cost to every budget it falls under. */
+  /** Adds a finished call's cost (and tokens, for token limits) to every budget it falls under. */
   async charge(
     metadata: Readonly<Record<string, string>> | undefined,
     usd: number | null,
+    tokens = 0,
     now = new Date(),
   ): Promise<void> {
-    if (!usd) return;
     for (const rule of this.rules) {
+      const amount = rule.tokens !== undefined ? tokens : (usd ?? 0);
+      if (!amount) continue;
       const slot = slotOf(rule, metadata, now);
-      if (slot !== undefined) await this.#store.add(slot.key, usd, ttlOf(rule.window));
+      if (slot !== undefined) await this.#store.add(slot.key, amount, ttlOf(rule.window));
     }
   }
 
@@ -89,7 +101,15 @@ export class BudgetLedger {
 /** How long a slot must be kept: past its window (a day, a month), or 90 days for a trace's lifetime. */
 function ttlOf(window: BudgetWindow): number {
   const day = 86_400_000;
+  if (window === 'minute') return 120_000;
   return window === 'day' ? 2 * day : window === 'month' ? 32 * day : 90 * day;
+}
+
+/** Milliseconds until the window turns (a minute's); a day's or a month's, roughly, and a lifetime's never. */
+function untilNextWindow(window: BudgetWindow, now: Date): number {
+  if (window === 'minute') return 60_000 - (now.getTime() % 60_000);
+  if (window === 'day') return 86_400_000 - (now.getTime() % 86_400_000);
+  return 3_600_000;
 }
 
 function slotOf(
@@ -102,16 +122,13 @@ function slotOf(
 }
 
 function slotKey(rule: BudgetRule, value: string, now: Date): string {
-  const period =
-    rule.window === 'day'
-      ? now.toISOString().slice(0, 10)
-      : rule.window === 'month'
-        ? now.toISOString().slice(0, 7)
-        : '';
-  return `${rule.scope}\u0000${rule.window}\u0000${rule.usd}\u0000${period}\u0000${value}`;
+  const lengths = { minute: 16, day: 10, month: 7, lifetime: 0 } as const;
+  const period = now.toISOString().slice(0, lengths[rule.window]);
+  const unit = rule.tokens !== undefined ? `${rule.tokens}tok` : `${rule.usd}usd`;
+  return `${rule.scope}\u0000${rule.window}\u0000${unit}\u0000${period}\u0000${value}`;
 }
 
-function describe(rule: BudgetRule, value: string): string {
+function describe(rule: BudgetRule & { usd: number }, value: string): string {
   const per = rule.window === 'lifetime' ? '' : ` per ${rule.window}`;
   return `the ${rule.scope} "${value}" has spent its budget of $${rule.usd}${per}`;
 }

@@ -89,5 +89,9 @@ export function recordCall(
   // Every paid attempt counts against the budgets, a failed call's too.
   const paid = totalCostBreakdown(trace.billed);
   // Off the request path; a store that cannot be reached costs the count, never the call.
-  if (paid) services.budgets?.charge(plan?.metadata, sumOf(paid)).catch(() => {});
+  const tokens = trace.billed.reduce(
+    (sum, { usage }) => sum + (usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0),
+    0,
+  );
+  if (paid || tokens) services.budgets?.charge(plan?.metadata, paid && sumOf(paid), tokens).catch(() => {});
 }

@@ -154,8 +154,9 @@ function record(
   outcome: { info?: EmbeddingResponse['switchyard']; error?: unknown },
 ): void {
   const model = typeof request?.model === 'string' ? request.model : '';
-  const cost = outcome.info?.cost_usd;
-  if (cost) services.budgets?.charge(metadata, cost).catch(() => {});
+  const cost = outcome.info?.cost_usd ?? null;
+  const tokens = trace.billed.reduce((sum, { usage }) => sum + (usage?.prompt_tokens ?? 0), 0);
+  if (cost || tokens) services.budgets?.charge(metadata, cost, tokens).catch(() => {});
   services.recorder.record(
     { model, metadata } as CompletionRequest,
     {

@@ -47,6 +47,10 @@ export function errorResponse(error: unknown, body?: (error: unknown) => unknown
   if (error instanceof SwitchyardError) {
     const headers: Record<string, string> = error instanceof HttpError ? { ...error.headers } : {};
     if (error.callId) headers['x-switchyard-call-id'] = error.callId;
+    // A limit's (or a provider's, after every retry) wait, as the header clients read.
+    const wait = (error as { retryAfterMs?: unknown }).retryAfterMs;
+    if (typeof wait === 'number' && headers['retry-after'] === undefined)
+      headers['retry-after'] = String(Math.max(1, Math.ceil(wait / 1000)));
     return json(body ? body(error) : error.toJSON(), error.status, headers);
   }
   if (body) return json(body(error), 500);
