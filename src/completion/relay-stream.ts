@@ -1,16 +1,15 @@
 import type { ProviderOffering } from '../catalog/catalog-schema.ts';
 import { ProviderError, StreamInterruptedError } from '../errors.ts';
 import { StreamRecorder } from '../records/stream-recorder.ts';
-import { StreamedOutputCheck } from '../structured-output/apply-output-spec.ts';
 import type { CompletionChunk, CompletionRequest, SwitchyardResponseInfo } from '../types.ts';
 import { type AttemptScope, expiredError } from './attempt-scope.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
-import { answeredInStrictForm } from './call-provider.ts';
 import { CompletionStream } from './completion-stream.ts';
 import { costOf, recordCall, responseInfo } from './finalise.ts';
 import { IdleWatch, type OpenedStream } from './open-stream.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import type { Services } from './services.ts';
+import { streamChecks } from './stream-checks.ts';
 
 /**
  * Stage 4, for streams: the opened provider stream as the caller's `CompletionStream`. When it ends (finished,
@@ -33,7 +32,7 @@ export function relayStream(
     scope: opened.scope,
     idleMs: plan.streamTimeouts(opened.candidate.offering.provider).idleMs,
     observe: (chunk) => observed.observe(chunk),
-    check: plan.output && new StreamedOutputCheck(plan.output, trace.attempts, answeredInStrictForm(opened.value)),
+    check: streamChecks(services, plan, trace, opened, observed),
     onEnd: (error) => {
       const summary = observed.summary();
       trace.billed.push({ usage: summary.usage, pricing });

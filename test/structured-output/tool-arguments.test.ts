@@ -76,6 +76,37 @@ describe('tool-call arguments', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('streamed calls are checked at the end: a warning by default, ToolArgumentsError with "error"', async () => {
+    server.enqueue(call('{"town":"Paris"}'));
+    const warned = await gateway.createCompletion({ model: 'gpt-4o-latest', messages, tools: [weather], stream: true });
+    for await (const _chunk of warned) {
+      // read to the end
+    }
+    expect(warned.switchyard.warnings.map((warning) => warning.code)).toContain('tool_arguments_invalid');
+
+    server.enqueue(call('{"town":"Paris"}'));
+    const strict = await gateway.createCompletion({
+      model: 'gpt-4o-latest',
+      messages,
+      tools: [weather],
+      stream: true,
+      tool_call_validation: 'error',
+    });
+    const error = await (async () => {
+      for await (const _chunk of strict) {
+        // read to the end
+      }
+    })().catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ToolArgumentsError);
+
+    server.enqueue(call('{"city":"Paris"}'));
+    const valid = await gateway.createCompletion({ model: 'gpt-4o-latest', messages, tools: [weather], stream: true });
+    for await (const _chunk of valid) {
+      // read to the end
+    }
+    expect(valid.switchyard.warnings).toEqual([]);
+  });
+
   it('the simulator calls tools with arguments valid against their parameters', async () => {
     const response = await createGateway({ mock: true }).createCompletion({
       model: 'claude-sonnet-4-5',
