@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGateway, ProviderError, RateLimitError, StreamInterruptedError } from '../src/index.ts';
+import { MAX_REMEMBERED_CALLS } from '../src/providers/mock/simulator.ts';
 import { createMockProvider } from '../src/testing/index.ts';
 import { collect } from './helpers/chunks.ts';
 import { testCatalog } from './helpers/test-catalog.ts';
@@ -196,4 +197,17 @@ describe('a scripted simulator (switchyard/testing)', () => {
     const stream = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true });
     await expect(collect(stream)).rejects.toBeInstanceOf(StreamInterruptedError);
   });
+});
+
+describe('the simulator over a long run', () => {
+  it(`remembers the last ${MAX_REMEMBERED_CALLS} requests, not every one`, async () => {
+    const mock = createMockProvider({ respond: () => ({ content: 'ok' }) });
+    const gateway = createGateway({ mock, records: false });
+    const total = MAX_REMEMBERED_CALLS + 25;
+    for (let index = 0; index < total; index++)
+      await gateway.createCompletion({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `call ${index}` }] });
+    expect(mock.calls).toHaveLength(MAX_REMEMBERED_CALLS);
+    expect(mock.calls.at(-1)!.body.messages.at(-1)).toMatchObject({ content: `call ${total - 1}` });
+    expect(mock.calls[0]!.body.messages.at(-1)).toMatchObject({ content: 'call 25' });
+  }, 60_000);
 });

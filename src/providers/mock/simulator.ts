@@ -56,9 +56,15 @@ export interface MockProviderOptions {
  * in for each model's provider after that provider's own request conversion (see `stand-in.ts`), and shapes its
  * answers by the request as a provider would: `n`, `stop`, `max_tokens`, `logprobs`.
  */
+/** Requests the simulator keeps for inspection (`calls`). */
+export const MAX_REMEMBERED_CALLS = 10_000;
+
 export class MockProvider implements Provider {
   readonly name = 'mock';
-  /** Every request the simulator received, oldest first. */
+  /**
+   * The requests the simulator received, oldest first: the last `MAX_REMEMBERED_CALLS`, so a long simulation does
+   * not keep every request it ever answered.
+   */
   readonly calls: MockRequest[] = [];
   readonly #replies: MockReply[];
   readonly #respond: MockProviderOptions['respond'];
@@ -168,6 +174,7 @@ export class MockProvider implements Provider {
       output: call.output,
     };
     this.calls.push(request);
+    if (this.calls.length > MAX_REMEMBERED_CALLS) this.calls.splice(0, this.calls.length - MAX_REMEMBERED_CALLS);
     let reply: MockReply = this.#replies.shift() ?? this.#respond ?? simulateAnswer;
     while (typeof reply === 'function') {
       try {
