@@ -245,3 +245,27 @@ export class LimitExceededError extends SwitchyardError {
     this.retryAfterMs = retryAfterMs;
   }
 }
+
+/**
+ * The caller may not do this: an API key's limits (agents, models, scopes) forbid it. 403 with
+ * `insufficient_permissions`; nothing was sent to a provider.
+ */
+export class PermissionDeniedError extends SwitchyardError {
+  override name = 'PermissionDeniedError';
+  constructor(message: string) {
+    super(message, { status: 403, type: 'permission_error', code: 'insufficient_permissions' });
+  }
+}
+
+/**
+ * A shared engine the gateway needs (PostgreSQL, Redis) did not answer in time: 503 with `storage_unavailable`,
+ * naming the component. Retry later; the gateway reconnects by itself.
+ */
+export class StorageUnavailableError extends SwitchyardError {
+  override name = 'StorageUnavailableError';
+  readonly component: string;
+  constructor(component: string, message: string, cause?: unknown) {
+    super(message, { status: 503, type: 'server_error', code: 'storage_unavailable', cause });
+    this.component = component;
+  }
+}

@@ -7,6 +7,7 @@ import type { BilledUsage } from '../records/compute-cost.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { Attempt, CompletionRequest, CompletionWarning } from '../types.ts';
+import type { CallAccess } from './call-access.ts';
 import type { StreamTimeouts } from './open-stream.ts';
 import type { RetryOptions } from './run-attempts.ts';
 
@@ -46,6 +47,8 @@ export interface CallPlan {
   /** The stream limits of one candidate provider: the call's own, else the provider's, else the gateway's. */
   readonly streamTimeouts: (provider: string) => StreamTimeouts;
   readonly signal: AbortSignal | undefined;
+  /** The caller's limits, applied by the stages (agents, models, key budgets); `undefined`: none. */
+  readonly access: CallAccess | undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import { resolveReasoning } from '../reasoning.ts';
 import { resolveOutputSpec } from '../structured-output/output-spec.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
+import type { CallAccess } from './call-access.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { findModel } from './find-model.ts';
 import { gateModelSupport } from './gate-model-support.ts';
@@ -30,6 +31,11 @@ export interface CompletionOptions {
    * field (the Messages API).
    */
   metadata?: Record<string, string>;
+  /**
+   * The caller's limits (a `serve` API key's agents, models and lineage): the pipeline refuses an agent or model
+   * outside them, skips fallbacks outside them, and counts the call against the key budgets of the key's lineage.
+   */
+  access?: CallAccess;
 }
 
 /**
@@ -97,6 +103,7 @@ export async function resolveRequest(
       };
     },
     signal: options.signal,
+    access: options.access,
   };
 }
 

@@ -1,0 +1,56 @@
+import { PermissionDeniedError } from '../errors.ts';
+import type { CallRecord } from '../records/call-record.ts';
+
+/**
+ * What the caller of one call may do: the limits of a `switchyard serve` API key (or any limits an embedding
+ * application sets). The pipeline applies them itself, after a deployment has been expanded and for every
+ * candidate, so no dialect, route or fallback can step around them.
+ */
+export interface CallAccess {
+  /** The API key's id (never the key): attributes the call in its record and its key budgets. */
+  keyId?: string;
+  /** The keys that minted `keyId`, nearest first: their key budgets and limits count this call too. */
+  ancestors?: readonly string[];
+  /** `null` or absent: any agent. Otherwise the call must run as one of these agents. */
+  agents?: readonly string[] | null;
+  /** `null` or absent: any model. Otherwise every model tried (fallbacks too) must be one of these. */
+  models?: readonly string[] | null;
+  /**
+   * Whether this caller may read a recorded call (and so continue it with `previous_response_id`). Absent: only
+   * the calls made with `keyId`.
+   */
+  mayReadCall?(record: CallRecord): boolean | Promise<boolean>;
+}
+
+/** The key ids whose key budgets a call counts against: the key's own and each of its ancestors'. */
+export function keyLineage(access: CallAccess | undefined): string[] {
+  if (!access?.keyId) return [];
+  return [access.keyId, ...(access.ancestors ?? [])];
+}
+
+/** Throws a 403 when the call runs as an agent the caller may not act as (or as none, when it is limited). */
+export function requireAgent(access: CallAccess | undefined, agentId: string | undefined): void {
+  const agents = access?.agents;
+  if (!agents) return;
+  if (agentId !== undefined && agents.includes(agentId)) return;
+  throw new PermissionDeniedError(
+    agentId === undefined
+      ? `This API key may call only as the agents ${agents.join(', ')}: name one (metadata.agent_id or the ` +
+          'x-switchyard-agent-id header).'
+      : `This API key may not call as the agent "${agentId}"; it may call only as ${agents.join(', ')}.`,
+  );
+}
+
+/** Whether `modelId` (a catalog id, or a reference as written) is among the models the caller may use. */
+export function modelAllowed(access: CallAccess | undefined, ...names: Array<string | undefined>): boolean {
+  const models = access?.models;
+  if (!models) return true;
+  return names.some((name) => name !== undefined && models.includes(name));
+}
+
+/** Whether the caller may read `record`: its own predicate, else the record was made with the caller's key. */
+export async function mayReadCall(access: CallAccess | undefined, record: CallRecord): Promise<boolean> {
+  if (!access) return true;
+  if (access.mayReadCall) return access.mayReadCall(record);
+  return access.keyId !== undefined && record.metadata?.api_key_id === access.keyId;
+}
