@@ -41,11 +41,20 @@ export function requireAgent(access: CallAccess | undefined, agentId: string | u
   );
 }
 
-/** Whether `modelId` (a catalog id, or a reference as written) is among the models the caller may use. */
-export function modelAllowed(access: CallAccess | undefined, ...names: Array<string | undefined>): boolean {
+/**
+ * Whether the caller may use a model: an allowed name that is the model as written, names the same catalog model
+ * (an alias or synonym of it: a key for `gpt-4o-mini` may call `gpt-4o-mini-2024-07-18`), or is its
+ * `<provider>/<model>` form.
+ */
+export function modelAllowed(
+  access: CallAccess | undefined,
+  find: (name: string) => { id: string } | undefined,
+  modelId: string,
+  ...written: Array<string | undefined>
+): boolean {
   const models = access?.models;
   if (!models) return true;
-  return names.some((name) => name !== undefined && models.includes(name));
+  return models.some((allowed) => allowed === modelId || written.includes(allowed) || find(allowed)?.id === modelId);
 }
 
 /** Whether the caller may read `record`: its own predicate, else the record was made with the caller's key. */

@@ -1,6 +1,7 @@
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { InvalidRequestError } from '../errors.ts';
 import type { CompletionWarning } from '../types.ts';
+import { modelAllowed } from './call-access.ts';
 import type { CallPlan } from './call-plan.ts';
 import { findModel } from './find-model.ts';
 import { parseModelReference } from './parse-model.ts';
@@ -12,6 +13,8 @@ export interface Candidate {
   offering: ProviderOffering;
   /** `false` for a model the catalog does not list. */
   known: boolean;
+  /** Why the caller may not use this candidate (a key limited to other models): recorded as `not_allowed`, skipped. */
+  refused?: string;
 }
 
 /**
@@ -20,11 +23,24 @@ export interface Candidate {
  */
 export function planCandidates(
   services: Services,
-  plan: Pick<CallPlan, 'model' | 'modelKnown' | 'offerings' | 'fallbacks'>,
+  plan: Pick<CallPlan, 'model' | 'modelKnown' | 'offerings' | 'fallbacks' | 'access'>,
   warn: (warning: CompletionWarning) => void,
 ): Candidate[] {
-  const candidates = plan.offerings.map((offering) => ({ model: plan.model, offering, known: plan.modelKnown }));
-  for (const fallback of plan.fallbacks) candidates.push(...candidatesOf(services, fallback, warn));
+  const candidates: Candidate[] = plan.offerings.map((offering) => ({
+    model: plan.model,
+    offering,
+    known: plan.modelKnown,
+  }));
+  for (const fallback of plan.fallbacks) {
+    for (const candidate of candidatesOf(services, fallback, warn)) {
+      const { model, offering } = candidate;
+      // The caller's model limits hold for every fallback (per request, deployment or gateway), not just `model`.
+      const find = (name: string) => services.catalog.find(name);
+      if (!modelAllowed(plan.access, find, model.id, `${offering.provider}/${offering.model}`, fallback))
+        candidate.refused = `This API key may not use ${model.id}; the fallback was skipped.`;
+      candidates.push(candidate);
+    }
+  }
   return candidates;
 }
 

@@ -1,11 +1,11 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { resolveDeployment } from '../deployments/resolve-deployment.ts';
-import { InvalidRequestError } from '../errors.ts';
+import { InvalidRequestError, PermissionDeniedError } from '../errors.ts';
 import { resolveReasoning } from '../reasoning.ts';
 import { resolveOutputSpec } from '../structured-output/output-spec.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
-import type { CallAccess } from './call-access.ts';
+import { type CallAccess, modelAllowed, requireAgent } from './call-access.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { findModel } from './find-model.ts';
 import { gateModelSupport } from './gate-model-support.ts';
@@ -57,9 +57,15 @@ export async function resolveRequest(
   const { request: asked, reference } =
     deploymentId === undefined
       ? { request, reference: parsed as ModelReference & { kind: 'model' } }
-      : await expandDeployment(services, request, deploymentId, trace, options.signal);
+      : await expandDeployment(services, request, deploymentId, trace, options);
 
   const { model, offerings, known } = findModel(services, reference, trace.warn);
+  const { agentId, metadata } = callerOf(asked, reference, options.access);
+  const find = (name: string) => services.catalog.find(name);
+  if (!modelAllowed(options.access, find, model.id, reference.model, `${reference.provider}/${reference.model}`))
+    throw new PermissionDeniedError(
+      `This API key may not use ${model.id}; it may use only ${options.access?.models?.join(', ')}.`,
+    );
   if (!asked.messages || asked.messages.length === 0) {
     throw new InvalidRequestError(
       '"messages" is required for a direct model call (only deployments may omit it).',
@@ -81,9 +87,9 @@ export async function resolveRequest(
     model,
     modelKnown: known,
     offerings,
-    agentId: asked.metadata?.agent_id ?? reference.agentId,
+    agentId,
     deploymentId,
-    metadata: asked.metadata ?? undefined,
+    metadata,
     body: body as CallPlan['body'],
     output: resolveOutputSpec(asked.response_format),
     reasoning: resolveReasoning(asked, model),
@@ -107,13 +113,31 @@ export async function resolveRequest(
   };
 }
 
+/**
+ * The agent the call runs as (a deployment's, else `metadata.agent_id`, else a `<agent>/<model>` prefix; a key
+ * limited to one agent runs as it when none is named), checked against the caller's agents, and the metadata that
+ * attributes the call (records, agent budgets) naming it.
+ */
+function callerOf(
+  asked: CompletionRequest,
+  reference: ModelReference & { kind: 'model' },
+  access: CallAccess | undefined,
+): { agentId: string | undefined; metadata: Record<string, string> | undefined } {
+  const only = access?.agents?.length === 1 ? access.agents[0] : undefined;
+  const agentId = asked.metadata?.agent_id ?? reference.agentId ?? only;
+  requireAgent(access, agentId);
+  const metadata = asked.metadata ?? undefined;
+  if (agentId === undefined || metadata?.agent_id === agentId) return { agentId, metadata };
+  return { agentId, metadata: { ...metadata, agent_id: agentId } };
+}
+
 /** The deployment's stored request, rendered with the caller's `input` and merged with the caller's settings. */
 async function expandDeployment(
   services: Services,
   request: CompletionRequest,
   id: string,
   trace: CallTrace,
-  signal: AbortSignal | undefined,
+  { signal, access }: CompletionOptions,
 ): Promise<{ request: CompletionRequest; reference: ModelReference & { kind: 'model' } }> {
   const store = services.deployments;
   if (!store) {
@@ -127,6 +151,7 @@ async function expandDeployment(
   const resolved = await resolveDeployment(store, id, request, {
     maxRenderedBytes: services.settings.maxRenderedBytes,
     signal,
+    mayUseAgent: (agentId) => !access?.agents || access.agents.includes(agentId),
   });
   if (store.stale) {
     trace.warn({

@@ -25,6 +25,8 @@ export interface RetryOptions {
 export interface AttemptCandidate {
   model: { id: string };
   offering: { provider: string; model: string };
+  /** Set when the caller may not use this candidate: recorded as a `not_allowed` attempt and skipped. */
+  refused?: string | undefined;
 }
 
 export interface AttemptResult<T, C extends AttemptCandidate = Candidate> {
@@ -63,6 +65,10 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
 
   for (const candidate of candidates) {
     const { model, provider: name } = candidate.offering;
+    if (candidate.refused !== undefined) {
+      attempts.push({ provider: name, model, outcome: 'not_allowed', message: candidate.refused, duration_ms: 0 });
+      continue;
+    }
     const keys = getProvider.health.order(name, getProvider.keys(name));
     eachKey: for (const [position, slot] of keys.entries()) {
       const label = slot.label === undefined ? {} : { key: slot.label };
@@ -132,6 +138,7 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
   if (lastError) throw lastError.withAttempts(attempts);
   throw new MissingCredentialsError(
     `No provider of ${candidates
+      .filter((candidate) => candidate.refused === undefined)
       .map((candidate) => candidate.model.id)
       .filter(unique)
       .join(', ')} has credentials. ` +

@@ -53,12 +53,17 @@ export async function resolveDeployment(
   store: DeploymentStore,
   id: string,
   request: DeploymentCallRequest = {},
-  options: RenderOptions & LookupOptions = {},
+  options: RenderOptions & LookupOptions & { mayUseAgent?: (agentId: string) => boolean } = {},
 ): Promise<ResolvedDeployment> {
   assertDeploymentId(id, 'model');
   const lookup = { signal: options.signal };
+  const visible = options.mayUseAgent ?? (() => true);
   const deployment = await store.get(id, lookup);
-  if (!deployment) throw new DeploymentNotFoundError(id, await knownIdsOfAgent(store, id, lookup));
+  // Another agent's deployment answers as if it did not exist: a limited caller learns nothing of it.
+  if (!deployment || !visible(deployment.agent_id)) {
+    const known = await knownIdsOfAgent(store, id, lookup);
+    throw new DeploymentNotFoundError(id, deployment ? [] : known.filter((other) => visibleId(other, visible)));
+  }
 
   const { model, messages: prompt, output_schema: outputSpec, ...stored } = deployment.version;
   const settings: Record<string, unknown> = { ...stored };
@@ -122,6 +127,11 @@ async function knownIdsOfAgent(store: DeploymentStore, id: string, lookup: Looku
     if (lookup.signal?.aborted) throw error;
     return []; // the suggestion is a courtesy: a store that cannot list must not hide the 404
   }
+}
+
+function visibleId(id: string, visible: (agentId: string) => boolean): boolean {
+  const agentId = parseDeploymentId(id)?.agent_id;
+  return agentId !== undefined && visible(agentId);
 }
 
 /** A `json_schema.name` (1–64 letters, digits, "_" or "-") from an agent id. */

@@ -22,6 +22,7 @@ export const MAX_PAGE_SIZE = 1000;
 /** What both stores run a list query with: the filters made comparable to the `created_at` strings. */
 export interface NormalizedListQuery {
   agent_id: string | undefined;
+  api_key_ids: string[] | undefined;
   dialect: string | undefined;
   trace_id: string | undefined;
   workflow_name: string | undefined;
@@ -43,6 +44,7 @@ export function normalizeListQuery(query: ListCallsQuery = {}): NormalizedListQu
     throw new InvalidRequestError(`"limit" must be between 1 and ${MAX_PAGE_SIZE}.`, 'limit');
   return {
     agent_id: query.agent_id,
+    api_key_ids: query.api_key_ids === undefined ? undefined : keyIds(query.api_key_ids),
     dialect: query.dialect,
     trace_id: query.trace_id,
     workflow_name: query.workflow_name,
@@ -51,6 +53,14 @@ export function normalizeListQuery(query: ListCallsQuery = {}): NormalizedListQu
     limit: Math.min(limit, MAX_PAGE_SIZE),
     after: query.cursor ? decodeCursor(query.cursor) : undefined,
   };
+}
+
+const MAX_KEY_IDS = 10_000;
+
+function keyIds(ids: readonly string[]): string[] {
+  if (!Array.isArray(ids) || ids.length > MAX_KEY_IDS || ids.some((id) => typeof id !== 'string'))
+    throw new InvalidRequestError(`"api_key_ids" must be at most ${MAX_KEY_IDS} key ids.`, 'api_key_ids');
+  return [...ids];
 }
 
 export function encodeCursor(record: CursorPosition): string {
@@ -77,6 +87,7 @@ export function newestFirst(a: CursorPosition, b: CursorPosition): number {
 
 export function matchesListQuery(record: CallRecord, query: NormalizedListQuery): boolean {
   if (query.agent_id !== undefined && record.agent_id !== query.agent_id) return false;
+  if (query.api_key_ids !== undefined && !query.api_key_ids.includes(record.metadata?.api_key_id ?? '')) return false;
   if (query.dialect !== undefined && record.dialect !== query.dialect) return false;
   if (query.trace_id !== undefined && record.trace_id !== query.trace_id) return false;
   if (query.workflow_name !== undefined && record.workflow_name !== query.workflow_name) return false;

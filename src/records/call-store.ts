@@ -79,6 +79,8 @@ export function isCallStore(value: unknown): value is CallStore {
 
 export interface ListCallsQuery {
   agent_id?: string;
+  /** Calls made with one of these `serve` API keys (their ids, as `metadata.api_key_id`); at most 10,000. */
+  api_key_ids?: readonly string[];
   /** Calls of one API: `chat`, `responses`, `messages` or `embeddings`. */
   dialect?: Dialect;
   trace_id?: string;

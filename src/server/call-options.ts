@@ -1,7 +1,7 @@
 import type { CompletionOptions } from '../completion/resolve-request.ts';
-import type { ApiKeyInfo } from './api-keys.ts';
 import type { ServerRequest } from './exchange.ts';
-import { forbidden, requireCallAllowed } from './key-scopes.ts';
+import type { KeyAccess } from './key-access.ts';
+import { forbidden } from './key-scopes.ts';
 
 /** Headers that attribute a call, for clients whose API has no `metadata` for it (Claude Code's custom headers). */
 const METADATA_HEADERS = {
@@ -9,6 +9,7 @@ const METADATA_HEADERS = {
   'x-switchyard-trace-id': 'trace_id',
   'x-switchyard-workflow-name': 'workflow_name',
 } as const;
+const ATTRIBUTION = Object.values(METADATA_HEADERS);
 
 /**
  * A call's options from its HTTP request: aborted when the client goes away, attributed by its `x-switchyard-*`
@@ -24,24 +25,35 @@ export function callOptions(request: ServerRequest): CompletionOptions {
 }
 
 /**
- * `callOptions`, after checking that the caller's key may make this call: a key limited to some models or agents
- * names one of them (the agent from the body's `metadata.agent_id`, else the header).
+ * `callOptions` with the caller's key applied: the key's limits go with the call as its `access`, which the
+ * pipeline enforces on the agent the call really runs as (after a deployment is expanded) and on every model it
+ * tries, whatever the dialect. The body's attribution is carried beside the call too, so a dialect whose
+ * translation has no `metadata` (the Messages API) is attributed as its caller said.
  */
 export function allowedCallOptions(
   request: ServerRequest,
-  key: ApiKeyInfo | undefined,
-  body: { model?: unknown; metadata?: unknown },
+  access: KeyAccess | undefined,
+  body: { metadata?: unknown },
 ): CompletionOptions {
   const options = callOptions(request);
-  if (key) {
-    const metadata = body?.metadata as { agent_id?: unknown; api_key_id?: unknown } | null | undefined;
-    // The server sets it from the key that authenticated; a body naming another key would dodge its budgets.
-    if (metadata?.api_key_id !== undefined && metadata.api_key_id !== key.id)
-      throw forbidden('metadata.api_key_id is set by the server from the API key; leave it out');
-    const agentId = typeof metadata?.agent_id === 'string' ? metadata.agent_id : options.metadata?.agent_id;
-    requireCallAllowed(key, body?.model, agentId);
-    // The key's id (never the key) attributes the call, in its record and for per-key budgets.
-    options.metadata = { ...options.metadata, api_key_id: key.id };
+  const metadata = body?.metadata as Record<string, unknown> | null | undefined;
+  if (metadata && typeof metadata === 'object') {
+    for (const key of ATTRIBUTION) {
+      const value = metadata[key];
+      if (typeof value === 'string' && value !== '') options.metadata = { ...options.metadata, [key]: value };
+    }
   }
+  if (!access) return options;
+  // The server sets it from the key that authenticated; a body naming another key would dodge its budgets.
+  if (
+    metadata &&
+    typeof metadata === 'object' &&
+    metadata.api_key_id !== undefined &&
+    metadata.api_key_id !== access.key.id
+  )
+    throw forbidden('metadata.api_key_id is set by the server from the API key; leave it out');
+  // The key's id (never the key) attributes the call, in its record and for per-key budgets.
+  options.metadata = { ...options.metadata, api_key_id: access.key.id };
+  options.access = access.forCall();
   return options;
 }

@@ -1,5 +1,6 @@
 import type { ApiKeyInfo } from './api-keys.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
+import type { KeyAccess } from './key-access.ts';
 import type { Scope } from './key-scopes.ts';
 import { HttpError } from './responses.ts';
 
@@ -9,6 +10,13 @@ export interface RouteContext {
   params: string[];
   /** The caller's key, on routes that take one (`auth: "key"`, and `page` unless the page is public). */
   key?: ApiKeyInfo | undefined;
+  /** The key's limits as rules (`KeyAccess`), beside `key` wherever there is one. */
+  access?: KeyAccess | undefined;
+  /**
+   * Counts `n` more requests against the key's rate limit (429 past it): one HTTP request that carries several
+   * calls (an MCP batch) pays for each.
+   */
+  countRequests?: (n: number) => Promise<void>;
 }
 
 export interface Route {

@@ -83,18 +83,29 @@ describe('keys minted over MCP', () => {
 });
 
 describe('scopes on the HTTP routes', () => {
-  it('calls:read:own reads only the calls of its own agents', async () => {
-    const { key } = await keyWith({ scopes: ['chat', 'calls:read:own'], allowed_agents: ['support'] });
-    expect((await api(test, '/v1/calls', { key })).status).toBe(403);
-    expect((await api(test, '/v1/calls?agent_id=support', { key })).status).toBe(200);
-    expect((await api(test, '/v1/calls?agent_id=billing', { key })).status).toBe(403);
-    expect((await api(test, '/v1/agents', { key })).status).toBe(403);
-    const denied = await jsonOf(await api(test, '/v1/calls', { key }));
-    expect(denied.error).toMatchObject({ type: 'permission_error', code: 'insufficient_permissions' });
+  it('calls:read:own reads the calls made with the key (and keys minted under it), whatever their agent', async () => {
+    const { key, info } = await keyWith({ scopes: ['chat', 'calls:read:own'], allowed_agents: ['support'] });
+    await api(test, '/v1/chat/completions', {
+      method: 'POST',
+      key,
+      body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], metadata: { agent_id: 'support' } },
+    });
+    const own = await jsonOf(await api(test, '/v1/calls', { key }));
+    expect(own.data.length).toBeGreaterThan(0);
+    expect(
+      own.data.every((record: { metadata: { api_key_id?: string } }) => record.metadata.api_key_id === info.id),
+    ).toBe(true);
+    const denied = await api(test, '/v1/agents', { key });
+    expect(denied.status).toBe(403);
+    expect((await jsonOf(denied)).error).toMatchObject({ type: 'permission_error', code: 'insufficient_permissions' });
   });
 
   it('a key limited to some models and agents calls only those', async () => {
-    const { key } = await keyWith({ scopes: ['chat'], allowed_models: ['gpt-4o-mini'], allowed_agents: ['support'] });
+    const { key } = await keyWith({
+      scopes: ['chat'],
+      allowed_models: ['gpt-4o-mini'],
+      allowed_agents: ['support', 'billing'],
+    });
     const call = (model: string, agent?: string) =>
       api(test, '/v1/chat/completions', {
         method: 'POST',
@@ -107,6 +118,8 @@ describe('scopes on the HTTP routes', () => {
       });
     expect((await call('gpt-4o-mini', 'support')).status).toBe(200);
     expect((await call('claude-sonnet-4-5', 'support')).status).toBe(403);
+    expect((await call('gpt-4o-mini', 'sales')).status).toBe(403);
+    // With several agents to act as, the call must name one.
     expect((await call('gpt-4o-mini')).status).toBe(403);
     const viaHeader = await api(test, '/v1/chat/completions', {
       method: 'POST',

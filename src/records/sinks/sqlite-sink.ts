@@ -132,6 +132,10 @@ export class SqliteSink implements RecordSink, CallStore {
         params.push(value);
       }
     }
+    if (normalized.api_key_ids !== undefined) {
+      where.push("json_extract(record, '$.metadata.api_key_id') IN (SELECT value FROM json_each(?))");
+      params.push(JSON.stringify(normalized.api_key_ids));
+    }
     if (normalized.since !== undefined) {
       where.push('created_at >= ?');
       params.push(normalized.since);

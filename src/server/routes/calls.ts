@@ -1,8 +1,6 @@
 import type { Gateway } from '../../gateway.ts';
 import type { Dialect } from '../../records/call-record.ts';
 import type { ListCallsQuery } from '../../records/call-store.ts';
-import type { ApiKeyInfo } from '../api-keys.ts';
-import { forbidden, requireScope } from '../key-scopes.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
 
@@ -18,13 +16,12 @@ export function callRoutes(gateway: Gateway): Route[] {
       method: 'GET',
       path: /^\/v1\/calls$/,
       auth: 'key',
-      async handle({ request, key }) {
-        const query: ListCallsQuery = {};
+      async handle({ request, access }) {
+        let query: ListCallsQuery = {};
         for (const name of ['agent_id', 'trace_id', 'workflow_name', 'since', 'until', 'cursor'] as const) {
           const value = request.query.get(name);
           if (value !== null) query[name] = value;
         }
-        if (key) requireCallsOf(key, query.agent_id);
         const dialect = request.query.get('dialect');
         if (dialect !== null) {
           if (!DIALECTS.includes(dialect as Dialect)) {
@@ -37,6 +34,7 @@ export function callRoutes(gateway: Gateway): Route[] {
         }
         const limit = integerParam(request.query, 'limit');
         if (limit !== undefined) query.limit = limit;
+        if (access) query = await access.scopeCallQuery(query);
         await gateway.flush();
         return json({ object: 'list', ...(await gateway.calls.list(query)) });
       },
@@ -46,7 +44,8 @@ export function callRoutes(gateway: Gateway): Route[] {
       path: /^\/v1\/workflows\/([^/]+)$/,
       auth: 'key',
       scope: 'calls:read',
-      async handle({ params: [traceId = ''] }) {
+      async handle({ params: [traceId = ''], access }) {
+        access?.requireEveryCall();
         await gateway.flush();
         const workflow = await gateway.calls.workflow(traceId);
         if (!workflow)
@@ -59,7 +58,8 @@ export function callRoutes(gateway: Gateway): Route[] {
       path: /^\/v1\/costs\/daily$/,
       auth: 'key',
       scope: 'calls:read',
-      async handle({ request }) {
+      async handle({ request, access }) {
+        access?.requireEveryCall();
         const workflowName = request.query.get('workflow_name');
         const days = integerParam(request.query, 'days');
         await gateway.flush();
@@ -75,7 +75,8 @@ export function callRoutes(gateway: Gateway): Route[] {
       path: /^\/v1\/agents$/,
       auth: 'key',
       scope: 'calls:read',
-      async handle() {
+      async handle({ access }) {
+        access?.requireEveryCall();
         await gateway.flush();
         return json({ object: 'list', data: await gateway.calls.agents() });
       },
@@ -92,15 +93,4 @@ function integerParam(query: URLSearchParams, name: string): number | undefined 
       code: 'invalid_parameter',
     });
   return Number(value);
-}
-
-/**
- * `calls:read` reads every agent's records; `calls:read:own` only one of the key's own agents at a time, named in
- * `agent_id` (records hold prompts and answers: one agent's key must not read another's).
- */
-function requireCallsOf(key: ApiKeyInfo, agentId: string | undefined): void {
-  if (key.scopes.includes('calls:read')) return;
-  requireScope(key, 'calls:read:own');
-  if (agentId === undefined || !key.allowed_agents?.includes(agentId))
-    throw forbidden(`this API key reads only the calls of its own agents: pass agent_id=<one of them>`);
 }

@@ -17,9 +17,9 @@ export function completionRoutes(gateway: Gateway, maxBodyBytes: number): Route[
       path: /^\/v1\/chat\/completions$/,
       auth: 'key',
       scope: 'chat',
-      async handle({ request, key }) {
+      async handle({ request, access }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as CompletionRequest;
-        const result = await gateway.createCompletion(body, allowedCallOptions(request, key, body));
+        const result = await gateway.createCompletion(body, allowedCallOptions(request, access, body));
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof CompletionStream)) return json(result, 200, callId);
         return {

@@ -3,6 +3,7 @@ import { DeploymentNotFoundError } from '../../deployments/errors.ts';
 import { assertDeploymentId } from '../../deployments/resolve-deployment.ts';
 import type { DeploymentStore } from '../../deployments/store.ts';
 import type { Gateway } from '../../gateway.ts';
+import { forbidden } from '../key-scopes.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json, jsonWithEtag } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -22,9 +23,15 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       path: /^\/v1\/deployments$/,
       auth: 'key',
       scope: 'deployments:read',
-      async handle({ request }) {
+      async handle({ request, access }) {
         const agentId = request.query.get('agent_id');
-        const data = await gateway.listDeployments(agentId === null ? {} : { agent_id: agentId });
+        // Another agent's deployments are not there for a limited key: an empty list, like an agent with none.
+        const data =
+          agentId !== null && access && !access.mayUseAgent(agentId)
+            ? []
+            : (await gateway.listDeployments(agentId === null ? {} : { agent_id: agentId })).filter(
+                (deployment) => !access || access.mayUseAgent(deployment.agent_id),
+              );
         return jsonWithEtag(request, { object: 'list', data });
       },
     },
@@ -33,10 +40,11 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       path: /^\/v1\/deployments\/([^/]+)$/,
       auth: 'key',
       scope: 'deployments:read',
-      async handle({ request, params: [id = ''] }) {
+      async handle({ request, params: [id = ''], access }) {
         assertDeploymentId(id, null);
         const deployment = await requireStore().get(id);
-        if (!deployment) throw notFound(id);
+        // Another agent's deployment answers as one that does not exist: its prompt is that agent's.
+        if (!deployment || (access && !access.mayUseAgent(deployment.agent_id))) throw notFound(id);
         return jsonWithEtag(request, deployment);
       },
     },
@@ -45,7 +53,7 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       path: /^\/v1\/deployments\/([^/]+)$/,
       auth: 'key',
       scope: 'deployments:write',
-      async handle({ request, params: [id = ''] }) {
+      async handle({ request, params: [id = ''], access }) {
         assertDeploymentId(id, null);
         const target = requireStore();
         if (!target.put)
@@ -58,6 +66,11 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
             code: 'id_mismatch',
           });
         }
+        access?.requireAgent(deployment.agent_id);
+        const { model } = deployment.version;
+        const known = gateway.catalog.find(model.slice(model.indexOf('/') + 1)) ?? gateway.catalog.find(model);
+        if (access && !access.mayUseModel(model, known?.id))
+          throw forbidden(`this API key may not use the model "${model}"`);
         const existing = await target.get(id);
         // put() itself refuses to overwrite; the lookup only tells "created" (201) from "already there" (200).
         await target.put(deployment);

@@ -13,9 +13,9 @@ export function embeddingRoutes(gateway: Gateway, maxBodyBytes: number): Route[]
       path: /^\/v1\/embeddings$/,
       auth: 'key',
       scope: 'chat',
-      async handle({ request, key }) {
+      async handle({ request, access }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as EmbeddingRequest;
-        const result = await gateway.createEmbedding(body, allowedCallOptions(request, key, body));
+        const result = await gateway.createEmbedding(body, allowedCallOptions(request, access, body));
         return json(result, 200, { 'x-switchyard-call-id': result.switchyard.call_id });
       },
     },

@@ -2,8 +2,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import * as z from 'zod';
 import type { Gateway } from '../../gateway.ts';
-import type { ApiKeyInfo } from '../api-keys.ts';
 import { type Reply, replyFromResponse, type ServerRequest } from '../exchange.ts';
+import type { KeyAccess } from '../key-access.ts';
 import { childGrant, requireScope, SCOPES } from '../key-scopes.ts';
 import type { KeyStore } from '../key-store.ts';
 
@@ -46,28 +46,30 @@ const createApiKeyInput = z
 /** One stateless MCP exchange: a server and a transport per request, answering in JSON. */
 export async function answerMcp(
   request: ServerRequest,
+  body: unknown,
   gateway: Gateway,
   keys: KeyStore,
-  caller: ApiKeyInfo,
-  maxBodyBytes: number,
+  access: KeyAccess,
   version: string,
 ): Promise<Reply> {
   // No sessionIdGenerator: stateless.
-  const server = buildServer(gateway, keys, caller, version);
-  const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({
-    enableJsonResponse: true,
-    maxRequestBodySize: maxBodyBytes,
-  });
+  const server = buildServer(gateway, keys, access, version);
+  const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   try {
     await server.connect(transport);
-    return replyFromResponse(await transport.handleRequest(request.toWeb()));
+    // The body was read (and bounded) by the route; the transport takes it parsed.
+    const web = request.toWeb();
+    const headers = new Headers(web.headers);
+    const bodiless = new Request(web.url, { method: web.method, headers, signal: web.signal });
+    return replyFromResponse(await transport.handleRequest(bodiless, { parsedBody: body }));
   } finally {
     // JSON mode: the response is complete once handleRequest resolves.
     await server.close();
   }
 }
 
-function buildServer(gateway: Gateway, keys: KeyStore, caller: ApiKeyInfo, version: string): McpServer {
+function buildServer(gateway: Gateway, keys: KeyStore, access: KeyAccess, version: string): McpServer {
+  const caller = access.key;
   const server = new McpServer({ name: 'switchyard', version });
   server.registerTool(
     'list_models',
@@ -101,7 +103,8 @@ function buildServer(gateway: Gateway, keys: KeyStore, caller: ApiKeyInfo, versi
     },
     async ({ agent_id }) => {
       requireScope(caller, 'deployments:read');
-      return asJson(await gateway.listDeployments({ agent_id }));
+      // Another agent's deployments are not there for a limited key, as on GET /v1/deployments.
+      return asJson(access.mayUseAgent(agent_id) ? await gateway.listDeployments({ agent_id }) : []);
     },
   );
   server.registerTool(

@@ -1,5 +1,6 @@
 import type { Gateway } from '../../gateway.ts';
 import type { KeyStore } from '../key-store.ts';
+import { readJsonBody } from '../read-json-body.ts';
 import type { Route } from '../router.ts';
 
 /**
@@ -14,9 +15,12 @@ export function mcpRoutes(gateway: Gateway, keys: KeyStore, maxBodyBytes: number
       path: /^\/mcp\/?$/,
       auth: 'key',
       checkHost: true,
-      async handle({ request, key }) {
+      async handle({ request, access, countRequests }) {
+        const body = await readJsonBody(request, maxBodyBytes);
+        // A batch of N calls is N requests for the key's rate limit (the handler took one).
+        if (Array.isArray(body) && body.length > 1) await countRequests?.(body.length - 1);
         const { answerMcp } = await import('./mcp-server.ts');
-        return answerMcp(request, gateway, keys, key!, maxBodyBytes, version);
+        return answerMcp(request, body, gateway, keys, access!, version);
       },
     },
   ];

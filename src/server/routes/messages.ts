@@ -19,9 +19,9 @@ export function messageRoutes(gateway: Gateway, maxBodyBytes: number): Route[] {
       auth: 'key',
       scope: 'chat',
       errorBody: anthropicErrorBody,
-      async handle({ request, key }) {
+      async handle({ request, access }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as Anthropic.MessageCreateParams;
-        const result = await gateway.createMessage(body, allowedCallOptions(request, key, body));
+        const result = await gateway.createMessage(body, allowedCallOptions(request, access, body));
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof MessageEventStream)) return json(result, 200, callId);
         return {

@@ -14,9 +14,9 @@ export function responseRoutes(gateway: Gateway, maxBodyBytes: number): Route[] 
       path: /^\/v1\/responses$/,
       auth: 'key',
       scope: 'chat',
-      async handle({ request, key }) {
+      async handle({ request, access }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as ResponseCreateParams;
-        const result = await gateway.createResponse(body, allowedCallOptions(request, key, body));
+        const result = await gateway.createResponse(body, allowedCallOptions(request, access, body));
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof ResponseEventStream)) return json(result, 200, callId);
         return {

@@ -23,7 +23,8 @@ export function workflowPageRoutes(gateway: Gateway, mock: boolean): Route[] {
       auth: 'page',
       scope: 'calls:read',
       checkHost: true,
-      async handle({ request }) {
+      async handle({ request, access }) {
+        access?.requireEveryCall();
         await gateway.flush();
         const traces = await recentTraces(gateway.calls);
         const asked = request.query.get('trace_id');

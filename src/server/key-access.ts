@@ -1,0 +1,97 @@
+import type { CallAccess } from '../completion/call-access.ts';
+import type { CallRecord } from '../records/call-record.ts';
+import type { ListCallsQuery } from '../records/call-store.ts';
+import type { ApiKeyInfo } from './api-keys.ts';
+import { forbidden, requireScope } from './key-scopes.ts';
+import type { KeyStore } from './key-store.ts';
+
+/**
+ * The one place an API key's limits become rules, built once per request by the handler and read by every route,
+ * dialect and MCP tool: what a call made with the key may do (`forCall`, which the pipeline applies after a
+ * deployment is expanded and for every fallback), which agents' deployments it sees, and which records it reads.
+ */
+export class KeyAccess {
+  readonly key: ApiKeyInfo;
+  readonly #keys: KeyStore;
+  #descendants: Promise<string[]> | undefined;
+
+  constructor(key: ApiKeyInfo, keys: KeyStore) {
+    this.key = key;
+    this.#keys = keys;
+  }
+
+  /** The limits a call carries into the pipeline: agents, models, the key's lineage, which records it may read. */
+  forCall(): CallAccess {
+    return {
+      keyId: this.key.id,
+      ancestors: this.key.ancestors ?? [],
+      agents: this.key.allowed_agents,
+      models: this.key.allowed_models,
+      mayReadCall: (record) => this.mayRead(record),
+    };
+  }
+
+  mayUseAgent(agentId: string): boolean {
+    return this.key.allowed_agents === null || this.key.allowed_agents.includes(agentId);
+  }
+
+  /** Whether any of `names` (a reference as written, its catalog id) is among the key's models. */
+  mayUseModel(...names: Array<string | undefined>): boolean {
+    const models = this.key.allowed_models;
+    return models === null || names.some((name) => name !== undefined && models.includes(name));
+  }
+
+  /** A 403 unless the key may act as `agentId` (deployment writes). */
+  requireAgent(agentId: string): void {
+    if (!this.mayUseAgent(agentId))
+      throw forbidden(`this API key acts only as the agents ${this.key.allowed_agents!.join(', ')}, not "${agentId}"`);
+  }
+
+  /**
+   * Whether the key may read a recorded call (and continue it): a call made with the key itself; with `calls:read`,
+   * any call of its agents; with `calls:read:own`, a call made with a key minted under it.
+   */
+  async mayRead(record: CallRecord): Promise<boolean> {
+    const madeWith = record.metadata?.api_key_id;
+    if (madeWith === this.key.id) return true;
+    if (this.key.scopes.includes('calls:read') && record.agent_id !== null && this.mayUseAgent(record.agent_id))
+      return true;
+    if (this.key.scopes.includes('calls:read') && this.key.allowed_agents === null) return true;
+    if (!this.key.scopes.includes('calls:read:own') || madeWith === undefined) return false;
+    return (await this.descendants()).includes(madeWith);
+  }
+
+  /**
+   * `query` narrowed to what the key reads: every call with an unlimited `calls:read`; one of its agents' with a
+   * limited one (the only agent by default); the calls of the key and the keys minted under it with
+   * `calls:read:own`. A 403 otherwise.
+   */
+  async scopeCallQuery(query: ListCallsQuery): Promise<ListCallsQuery> {
+    const { key } = this;
+    if (key.scopes.includes('calls:read')) {
+      if (key.allowed_agents === null) return query;
+      const agentId = query.agent_id ?? (key.allowed_agents.length === 1 ? key.allowed_agents[0] : undefined);
+      if (agentId === undefined || !this.mayUseAgent(agentId))
+        throw forbidden(`this API key reads only the calls of ${key.allowed_agents.join(', ')}: pass agent_id=<one>`);
+      return { ...query, agent_id: agentId };
+    }
+    requireScope(key, 'calls:read:own');
+    return { ...query, api_key_ids: [key.id, ...(await this.descendants())] };
+  }
+
+  /** A 403 unless the key reads every call: traces, daily costs, agent totals and the page span every agent. */
+  requireEveryCall(): void {
+    requireScope(this.key, 'calls:read');
+    if (this.key.allowed_agents !== null)
+      throw forbidden(
+        'this API key reads only its own agents\u2019 calls; traces, costs and agent totals span every agent ' +
+          '(use GET /v1/calls?agent_id=<one of them>)',
+      );
+  }
+
+  /** The keys minted under this one, however deep: looked up once per request. */
+  descendants(): Promise<string[]> {
+    this.#descendants ??= Promise.resolve(this.#keys.descendants(this.key.id));
+    return this.#descendants;
+  }
+}
