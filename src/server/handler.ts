@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { DeploymentStore } from '../deployments/store.ts';
-import { SwitchyardError } from '../errors.ts';
+import { type StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
 import { authenticate } from './authenticate.ts';
@@ -8,7 +8,7 @@ import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy } from './host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
-import { KeyRateLimit } from './key-rate-limit.ts';
+import { KeyRateLimit, type OnStoreError } from './key-rate-limit.ts';
 import { requireScope } from './key-scopes.ts';
 import type { KeyStore } from './key-store.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
@@ -24,6 +24,7 @@ import { messageRoutes } from './routes/messages.ts';
 import { modelRoutes } from './routes/models.ts';
 import { responseRoutes } from './routes/responses.ts';
 import { workflowPageRoutes } from './routes/workflow-page.ts';
+import { storageErrorOf } from './shared-state.ts';
 import { fromWebRequest, toWebResponse } from './web-adapter.ts';
 
 export interface SwitchyardHandlerOptions {
@@ -49,6 +50,15 @@ export interface SwitchyardHandlerOptions {
   requestsPerMinutePerKey?: number | undefined;
   /** Where the rate limits are counted when replicas share them; default this process. */
   redis?: Redis | undefined;
+  /** The rate limit while Redis fails: `open` (default) counts in this process meanwhile, `closed` answers 503. */
+  rateLimitOnStoreError?: OnStoreError | undefined;
+  /** Each engine's state for `GET /v1/health` (`{ postgres: 'down', redis: 'ok' }`); absent: no shared engine. */
+  engineStates?: (() => Promise<Record<string, 'ok' | 'down'>>) | undefined;
+  /**
+   * A shared engine failed (PostgreSQL, Redis): the request is answered 503 `storage_unavailable`, naming it. Called
+   * once per failure: count them and log once in a while, never a stack per request.
+   */
+  onStorageError?: (error: StorageUnavailableError) => void;
   /** Browser origins allowed by CORS (default none: CORS off). */
   corsOrigins?: readonly string[];
   /** Errors that are not `SwitchyardError`s: bugs or outages, answered with a generic 500. */
@@ -71,7 +81,11 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
   const rateLimit =
     options.requestsPerMinutePerKey === undefined
       ? undefined
-      : new KeyRateLimit(options.requestsPerMinutePerKey, options.redis);
+      : new KeyRateLimit(options.requestsPerMinutePerKey, {
+          redis: options.redis,
+          onStoreError: options.rateLimitOnStoreError,
+          onStorageError: options.onStorageError,
+        });
   const cors = new CorsPolicy(options.corsOrigins ?? []);
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
@@ -83,7 +97,11 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...callRoutes(gateway),
     ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0'),
     ...workflowPageRoutes(gateway, options.mock ?? false),
-    ...healthRoutes(gateway, { version: options.version ?? '0.0.0', providers: options.providers ?? [] }),
+    ...healthRoutes(gateway, {
+      version: options.version ?? '0.0.0',
+      providers: options.providers ?? [],
+      engines: options.engineStates,
+    }),
   ];
 
   const handle = async (request: ServerRequest): Promise<Reply> => {
@@ -107,7 +125,11 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
         }
       }
       reply = await route.handle({ request, params, key });
-    } catch (error) {
+    } catch (thrown) {
+      // An engine's outage, even as a raw error of its client: a 503 naming it, counted, never a stack per request.
+      const storage = storageErrorOf(thrown);
+      if (storage) options.onStorageError?.(storage);
+      const error = storage ?? thrown;
       if (!(error instanceof SwitchyardError)) options.onUnexpectedError?.(error, request);
       reply = errorResponse(error, errorBody);
     }

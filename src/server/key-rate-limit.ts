@@ -1,6 +1,24 @@
 import type { Redis } from 'ioredis';
 import { takeRedisToken } from '../budgets/redis-counters.ts';
+import type { StorageUnavailableError } from '../errors.ts';
 import { HttpError } from './responses.ts';
+import { redisUnavailable } from './shared-state.ts';
+
+/**
+ * What the request rate limit does when Redis cannot be reached: `open` counts in this process meanwhile (each
+ * replica allows the whole rate: a key may make up to replicas × the limit), `closed` answers 503
+ * `storage_unavailable`.
+ */
+export type OnStoreError = 'open' | 'closed';
+
+export interface KeyRateLimitOptions {
+  /** Where the buckets are shared by replicas; default this process. */
+  redis?: Redis | undefined;
+  /** Default `open`: the limit guards against floods, and the per-process count still does while Redis is down. */
+  onStoreError?: OnStoreError | undefined;
+  /** Hears each Redis failure `open` lets through (counted, logged once per interval); `closed` throws it. */
+  onStorageError?: ((error: StorageUnavailableError) => void) | undefined;
+}
 
 /**
  * Requests per minute per API key, as a token bucket: `perMinute` requests at once, refilled evenly over the minute.
@@ -11,17 +29,19 @@ export class KeyRateLimit {
   readonly perMinute: number;
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
   readonly #redis: Redis | undefined;
+  readonly #options: KeyRateLimitOptions;
 
-  constructor(perMinute: number, redis?: Redis) {
+  constructor(perMinute: number, options: KeyRateLimitOptions = {}) {
     this.perMinute = Math.max(1, Math.floor(perMinute));
-    this.#redis = redis;
+    this.#redis = options.redis;
+    this.#options = options;
   }
 
   /** Takes one request from the key's bucket, or throws a 429 in the OpenAI shape with `retry-after`. */
   async take(keyId: string): Promise<void> {
     const perMs = this.perMinute / 60_000;
     const { taken, tokens } = this.#redis
-      ? await takeRedisToken(this.#redis, keyId, this.perMinute, perMs)
+      ? await this.#takeShared(this.#redis, keyId, perMs)
       : this.#takeHere(keyId, perMs);
     if (taken) return;
     const waitSeconds = Math.max(1, Math.ceil((1 - tokens) / perMs / 1000));
@@ -30,6 +50,18 @@ export class KeyRateLimit {
       code: 'rate_limit_exceeded',
       headers: { 'retry-after': String(waitSeconds) },
     });
+  }
+
+  /** From the bucket in Redis; while Redis fails, from this process's (`open`) or a 503 (`closed`). */
+  async #takeShared(redis: Redis, keyId: string, perMs: number): Promise<{ taken: boolean; tokens: number }> {
+    try {
+      return await takeRedisToken(redis, keyId, this.perMinute, perMs);
+    } catch (error) {
+      const failure = redisUnavailable(error);
+      if (this.#options.onStoreError === 'closed') throw failure;
+      this.#options.onStorageError?.(failure);
+      return this.#takeHere(keyId, perMs);
+    }
   }
 
   #takeHere(keyId: string, perMs: number): { taken: boolean; tokens: number } {

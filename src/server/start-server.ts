@@ -10,11 +10,12 @@ import { ApiKeyStore } from './api-keys.ts';
 import { createSwitchyardHandler } from './handler.ts';
 import { defaultHostPolicy, isLoopback } from './host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY } from './key-concurrency.ts';
+import type { OnStoreError } from './key-rate-limit.ts';
 import type { KeyStore } from './key-store.ts';
 import { createNodeListener } from './node-adapter.ts';
 import { databasePath } from './open-database.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
-import { connectRedis, postgresKeys, postgresSink } from './shared-state.ts';
+import { openSharedEngines, storageErrorOf } from './shared-state.ts';
 
 export interface ServeOptions {
   /** Default `127.0.0.1`: loopback only. */
@@ -43,6 +44,11 @@ export interface ServeOptions {
   maxConcurrentPerKey?: number;
   /** Requests one API key may make per minute, per process; more get 429 with `retry-after` (default: no limit). */
   requestsPerMinutePerKey?: number;
+  /**
+   * The request rate limit while Redis cannot be reached: `open` (default) counts in each process meanwhile,
+   * `closed` answers 503 `storage_unavailable`. Budgets have their own setting (`gateway.budgets`).
+   */
+  rateLimitOnStoreError?: OnStoreError;
   /**
    * A `redis://…` URL: rate limits and budgets are counted there, shared by every replica (default: in this
    * process).
@@ -90,7 +96,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     log({ time: new Date().toISOString(), level: 'warn', msg, ...fields });
 
   const dbPath = databasePath(dataDir);
-  const keys: KeyStore = options.database ? await postgresKeys(options.database) : new ApiKeyStore(dbPath);
+  // PostgreSQL and Redis, watched: an outage is a 503 naming the engine, logged once per 10 s, shown by health.
+  const engines = await openSharedEngines(options, (level, msg, fields) =>
+    (level === 'warn' ? warn : info)(msg, fields),
+  );
+  const keys: KeyStore = engines.keys ?? new ApiKeyStore(dbPath);
   const sqliteDeployments = options.deployments === undefined ? new SqliteDeploymentStore(dbPath) : undefined;
   const deployments = sqliteDeployments ?? createDeploymentStore(options.deployments!);
   const mock = options.mock ?? false;
@@ -98,15 +108,17 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // from holding up the requests that arrive meanwhile (p99 at one connection).
   // Lost records are loud: a warning the first time, then at most once a minute (the queue's pace), with the counts.
   const records = {
-    sinks: [options.database ? await postgresSink(options.database) : new SqliteSink(dbPath)],
+    sinks: [engines.sink ?? new SqliteSink(dbPath)],
     batchSize: 32,
     onError: (error: unknown) => {
+      const outage = storageErrorOf(error);
+      if (outage) engines.watch.down(outage.component, outage.cause ?? outage);
       const reason = redactSecrets(messageOf(error), []);
       warn('call records could not be stored', { error: reason, records: gateway.recordStats });
     },
     onDropped: () => warn('call records dropped: the record queue is full', { records: gateway.recordStats }),
   };
-  const redis = options.redis ? await connectRedis(options.redis) : undefined;
+  const { redis } = engines;
   const budgets =
     options.gateway?.budgets && redis
       ? { ...options.gateway.budgets, store: new (await import('../budgets/redis-counters.ts')).RedisSpendStore(redis) }
@@ -131,6 +143,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       resolve();
     });
   }).catch(async (error: unknown) => {
+    engines.watch.close();
     await gateway.close();
     await keys.close();
     redis?.disconnect();
@@ -159,6 +172,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     maxConcurrentPerKey: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
     requestsPerMinutePerKey: options.requestsPerMinutePerKey,
     redis,
+    rateLimitOnStoreError: options.rateLimitOnStoreError,
+    engineStates: options.database || options.redis ? () => engines.watch.states() : undefined,
+    onStorageError: (error) => engines.watch.failed(error),
     corsOrigins: options.corsOrigins ?? [],
     onUnexpectedError: (error, request) => {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -219,6 +235,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       clearTimeout(timer);
       server.closeAllConnections();
       await stopped;
+      engines.watch.close();
       await gateway.close();
       await keys.close();
       await redis?.quit().catch(() => {});

@@ -14,6 +14,9 @@ import { promisify } from 'node:util';
 export interface ThrowawayPostgres {
   url: string;
   stop(): Promise<void>;
+  /** Stops the server, keeping its data (an outage); `restart` starts it again on the same port. */
+  halt(): Promise<void>;
+  restart(): Promise<void>;
 }
 
 const run = promisify(execFile);
@@ -41,19 +44,30 @@ export async function startPostgres(): Promise<ThrowawayPostgres | undefined> {
     ...owner,
   });
   const port = await freePort();
-  const server = spawn(
-    join(bin, 'postgres'),
-    ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off'],
-    { stdio: 'ignore', ...owner },
-  );
+  const spawnServer = () =>
+    spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off'], {
+      stdio: 'ignore',
+      ...owner,
+    });
+  let server: ReturnType<typeof spawn> | undefined = spawnServer();
   const url = `postgres://switchyard@127.0.0.1:${port}/postgres`;
   await waitUntilReady(url);
+  const halt = async () => {
+    if (!server || server.exitCode !== null) return;
+    const exited = new Promise((resolve) => server!.once('exit', resolve));
+    server.kill('SIGINT');
+    await exited;
+    server = undefined;
+  };
   return {
     url,
+    halt,
+    restart: async () => {
+      server ??= spawnServer();
+      await waitUntilReady(url);
+    },
     stop: async () => {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGINT');
-      await exited;
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

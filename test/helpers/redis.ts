@@ -9,6 +9,8 @@ import { freePort } from './postgres.ts';
 export interface ThrowawayRedis {
   url: string;
   stop(): Promise<void>;
+  /** Starts it again on the same port (empty) after `stop`: an outage and the engine's return. */
+  restart(): Promise<void>;
 }
 
 export async function startRedis(): Promise<ThrowawayRedis | undefined> {
@@ -18,10 +20,30 @@ export async function startRedis(): Promise<ThrowawayRedis | undefined> {
     return undefined;
   }
   const port = await freePort();
-  const server = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const spawnServer = () =>
+    spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+  let server: ReturnType<typeof spawn> | undefined = spawnServer();
   const url = `redis://127.0.0.1:${port}`;
+  await waitForRedis(url);
+  return {
+    url,
+    restart: async () => {
+      server ??= spawnServer();
+      await waitForRedis(url);
+    },
+    stop: async () => {
+      if (!server || server.exitCode !== null) return;
+      const exited = new Promise((resolve) => server!.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+      server = undefined;
+    },
+  };
+}
+
+async function waitForRedis(url: string): Promise<void> {
   const { Redis } = await import('ioredis');
   const deadline = Date.now() + 20_000;
   for (;;) {
@@ -38,12 +60,4 @@ export async function startRedis(): Promise<ThrowawayRedis | undefined> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  return {
-    url,
-    stop: async () => {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    },
-  };
 }

@@ -1,6 +1,6 @@
-import type { Pool, PoolConfig } from 'pg';
+import type { Pool, PoolConfig, QueryConfig } from 'pg';
 import { lazyRequire } from '../../internal/lazy-require.ts';
-import { migrate, postgresError } from '../../internal/postgres-migrations.ts';
+import { FAIL_FAST_POOL, isPostgresOutage, migrate, postgresError } from '../../internal/postgres-migrations.ts';
 import type { CallRecord } from '../call-record.ts';
 import type {
   AgentSummary,
@@ -24,6 +24,8 @@ import { type RecordSink, RecordsRefusedError } from '../sink.ts';
 import { insertBatch, MIGRATIONS } from './postgres-schema.ts';
 
 const pg = lazyRequire<typeof import('pg')>('pg');
+/** Summaries over every record (`agents()`) can take seconds on a large table: a longer bound than a key lookup's. */
+const QUERY_TIMEOUT_MS = 15_000;
 
 /**
  * Stores records in PostgreSQL (a `pg` pool) and answers the call-store queries with SQL: the sibling of
@@ -38,7 +40,8 @@ export class PostgresSink implements RecordSink, CallStore {
   /** A `postgres://…` URL or `pg` pool options. */
   constructor(connection: string | PoolConfig) {
     const config = typeof connection === 'string' ? { connectionString: connection } : connection;
-    this.#pool = new (pg().Pool)({ max: 4, ...config });
+    // An unreachable server is an error within a second, not a hang (`FAIL_FAST_POOL`).
+    this.#pool = new (pg().Pool)({ max: 4, ...FAIL_FAST_POOL, query_timeout: QUERY_TIMEOUT_MS, ...config });
     // An idle client's error (the server restarting) must not crash the process; the next query reconnects.
     this.#pool.on('error', () => {});
   }
@@ -52,6 +55,15 @@ export class PostgresSink implements RecordSink, CallStore {
     return this.#ready;
   }
 
+  /** Whether PostgreSQL answers within `timeoutMs` (health checks); throws `StorageUnavailableError` if not. */
+  async ping(timeoutMs = 1_000): Promise<void> {
+    try {
+      await this.#pool.query({ text: 'SELECT 1', query_timeout: timeoutMs } as QueryConfig);
+    } catch (error) {
+      throw postgresError(error);
+    }
+  }
+
   async write(records: CallRecord[]): Promise<void> {
     if (records.length === 0) return;
     await this.ready();
@@ -60,6 +72,8 @@ export class PostgresSink implements RecordSink, CallStore {
       await this.#pool.query(text, values);
       return;
     } catch (error) {
+      // Unreachable: the whole batch fails at once, not row by row (each would wait for its own connection).
+      if (isPostgresOutage(error)) throw postgresError(error);
       if (records.length === 1) throw new RecordsRefusedError(1, 1, postgresError(error));
     }
     let refused = 0;
@@ -91,6 +105,9 @@ export class PostgresSink implements RecordSink, CallStore {
     };
     for (const column of ['agent_id', 'dialect', 'trace_id', 'workflow_name'] as const)
       if (normalized[column] !== undefined) add(`${column} = ?`, normalized[column]);
+    // The record is text (see the schema); json, unlike jsonb, reads any text a record may hold.
+    if (normalized.api_key_ids !== undefined)
+      add("(record::json -> 'metadata' ->> 'api_key_id') = ANY(?::text[])", normalized.api_key_ids);
     if (normalized.since !== undefined) add('created_at >= ?', normalized.since);
     if (normalized.until !== undefined) add('created_at < ?', normalized.until);
     if (normalized.after) {

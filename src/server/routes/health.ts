@@ -9,11 +9,14 @@ export interface HealthOptions {
   version: string;
   /** Providers with credentials (names), or `["mock"]` for the simulator. */
   providers: readonly string[];
+  /** Each shared engine's state (`postgres`, `redis`): any `down` makes the server `degraded`. */
+  engines?: (() => Promise<Record<string, 'ok' | 'down'>>) | undefined;
 }
 
 /**
- * `GET /v1/health`, no key: whether the server runs and stores what it answers. Counters only (no names, no keys):
- * safe to expose to a load balancer.
+ * `GET /v1/health`, no key: whether the server runs, stores what it answers, and reaches the engines it shares with
+ * other replicas (`components`, probed at most once a second). Counters and states only (no names, no keys, no
+ * URLs): safe to expose to a load balancer. Still 200 when degraded: the process itself works.
  */
 export function healthRoutes(gateway: Gateway, options: HealthOptions): Route[] {
   const started = performance.now();
@@ -24,14 +27,17 @@ export function healthRoutes(gateway: Gateway, options: HealthOptions): Route[] 
       auth: 'none',
       async handle() {
         const records = gateway.recordStats;
+        const components = options.engines ? await options.engines() : undefined;
         const degraded =
-          records.last_loss_at !== null && Date.now() - Date.parse(records.last_loss_at) < RECENT_LOSS_MS;
+          (records.last_loss_at !== null && Date.now() - Date.parse(records.last_loss_at) < RECENT_LOSS_MS) ||
+          Object.values(components ?? {}).includes('down');
         return json(
           {
             status: degraded ? 'degraded' : 'ok',
             version: options.version,
             uptime_s: Math.round((performance.now() - started) / 1000),
             providers: options.providers,
+            ...(components ? { components } : {}),
             records,
           },
           200,
