@@ -73,6 +73,11 @@ program
     'requests one API key may make per minute; more get 429',
     parsePositiveInteger,
   )
+  .addOption(
+    new Option('--rate-limit-on-store-error <mode>', 'with --redis down: open counts per process, closed answers 503')
+      .choices(['open', 'closed'])
+      .default('open'),
+  )
   .option(
     '--cors-origin <origin>',
     'a browser origin allowed to call the API (repeatable); CORS is off without it',
@@ -98,6 +103,7 @@ program
       maxBodyBytes: options.maxBodyBytes,
       maxConcurrentPerKey: options.maxConcurrentPerKey,
       ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
+      rateLimitOnStoreError: options.rateLimitOnStoreError,
       corsOrigins: options.corsOrigin ?? [],
       // One object: --catalog and --budget used to be dropped by the later maxRenderedBytes.
       gateway: {
@@ -246,6 +252,7 @@ interface ServeCommandOptions {
   database?: string;
   redis?: string;
   rateLimit?: number;
+  rateLimitOnStoreError: 'open' | 'closed';
   tokensPerMinute?: number;
   corsOrigin?: string[];
 }
