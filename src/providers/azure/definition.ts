@@ -17,7 +17,10 @@ const quirks: OpenAIFamilyQuirks = {
 
 /**
  * Azure OpenAI through the `openai` SDK's Azure client: the deployment name goes in the URL path
- * (`/openai/deployments/{deployment}/chat/completions?api-version=…`) and the key in the `api-key` header.
+ * (`/openai/deployments/{deployment}/chat/completions?api-version=…`) and the key in the `api-key` header. Only the
+ * `AZURE_*` settings count: the client is given its whole base URL (never `endpoint`, which the SDK refuses beside
+ * the `OPENAI_BASE_URL` it reads from the environment), and no OpenAI organization or project (`OPENAI_ORG_ID`,
+ * `OPENAI_PROJECT_ID` are another provider's).
  */
 export const azureProvider = openAIFamilyProvider(quirks, async (settings) => {
   const [{ AzureOpenAI }, { OpenAIProvider }, { sdkClientOptions }] = await Promise.all([
@@ -27,8 +30,10 @@ export const azureProvider = openAIFamilyProvider(quirks, async (settings) => {
   ]);
   const client = new AzureOpenAI({
     ...sdkClientOptions(settings),
-    endpoint: settings.baseURL,
+    baseURL: `${settings.baseURL.replace(/\/+$/, '')}/openai`,
     apiVersion: settings.apiVersion ?? '2024-10-21',
+    organization: null,
+    project: null,
   });
   return new OpenAIProvider(client, settings, quirks);
 });
