@@ -10,6 +10,7 @@ import type {
   ReasoningDetail,
 } from '../../types.ts';
 import { copySwitchyardFields } from '../switchyard-fields.ts';
+import { validateMessagesBody } from './validate.ts';
 
 type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
 
@@ -21,16 +22,15 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
   request: CompletionRequest;
   warnings: CompletionWarning[];
 } {
-  if (!params || typeof params !== 'object') throw new InvalidRequestError('The body must be a JSON object.');
-  if (typeof params.model !== 'string') throw new InvalidRequestError('model: Field required', 'model');
-  if (!Number.isInteger(params.max_tokens)) throw new InvalidRequestError('max_tokens: Field required', 'max_tokens');
-  if (!Array.isArray(params.messages)) throw new InvalidRequestError('messages: Field required', 'messages');
+  validateMessagesBody(params);
   const warnings: CompletionWarning[] = [];
   const messages: CompletionMessageParam[] = [];
   const system = systemMessage(params.system);
   if (system) messages.push(system);
   params.messages.forEach((message, index) => {
-    messages.push(...(message.role === 'assistant' ? assistantMessages : userMessages)(message, `messages[${index}]`));
+    const at = `messages[${index}]`;
+    if (message.role === 'assistant') messages.push(assistantMessage(message, at));
+    else for (const translated of userMessages(message, at)) messages.push(translated);
   });
 
   const request: CompletionRequest = { model: params.model, messages, max_tokens: params.max_tokens };
@@ -80,7 +80,8 @@ function userMessages(message: Anthropic.MessageParam, at: string): CompletionMe
     if (block.type === 'tool_result') results.push(toolMessage(block, blockAt));
     else parts.push(userPart(block, blockAt));
   });
-  return parts.length > 0 ? [...results, { role: 'user', content: parts }] : results;
+  if (parts.length > 0) results.push({ role: 'user', content: parts });
+  return results;
 }
 
 function toolMessage(block: Anthropic.ToolResultBlockParam, at: string): CompletionMessageParam {
@@ -146,8 +147,8 @@ function userPart(block: Anthropic.ContentBlockParam, at: string): Part {
  * An assistant turn: its text, its tool calls, and its thinking as reasoning details in the Anthropic adapter's
  * format, which restores the blocks, signatures included, when the turn goes back to Claude.
  */
-function assistantMessages(message: Anthropic.MessageParam, at: string): CompletionMessageParam[] {
-  if (typeof message.content === 'string') return [{ role: 'assistant', content: message.content }];
+function assistantMessage(message: Anthropic.MessageParam, at: string): CompletionMessageParam {
+  if (typeof message.content === 'string') return { role: 'assistant', content: message.content };
   const texts: string[] = [];
   const details: ReasoningDetail[] = [];
   const toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
@@ -172,7 +173,7 @@ function assistantMessages(message: Anthropic.MessageParam, at: string): Complet
   const assistant: Record<string, unknown> = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
   if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
   if (details.length > 0) assistant.reasoning_details = details;
-  return [assistant as CompletionMessageParam];
+  return assistant as CompletionMessageParam;
 }
 
 function chatTool(tool: Anthropic.ToolUnion, index: number): CompletionTool {

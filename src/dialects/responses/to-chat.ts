@@ -9,6 +9,7 @@ import type {
 } from '../../types.ts';
 import { copySwitchyardFields } from '../switchyard-fields.ts';
 import { decodeReasoningState } from './reasoning-state.ts';
+import { validateResponsesBody } from './validate.ts';
 
 type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
@@ -27,17 +28,25 @@ export function responsesToChat(
   params: ResponseCreateParams,
   history: CompletionMessageParam[] = [],
 ): { request: CompletionRequest; warnings: CompletionWarning[] } {
-  if (!params || typeof params !== 'object') throw new InvalidRequestError('The body must be a JSON object.');
-  if (typeof params.model !== 'string') throw new InvalidRequestError('"model" is required.', 'model');
+  validateResponsesBody(params);
+  return translateResponses(params, history);
+}
+
+/** `responsesToChat` of a body `validateResponsesBody` has checked. */
+export function translateResponses(
+  params: ResponseCreateParams,
+  history: readonly CompletionMessageParam[],
+): { request: CompletionRequest; warnings: CompletionWarning[] } {
   refuseUnsupported(params);
   const warnings: CompletionWarning[] = [];
   const messages: CompletionMessageParam[] = [];
   // Marked, so that a later call continuing this one leaves them out, as OpenAI does (stripped before sending).
   if (params.instructions)
     messages.push({ role: 'system', content: params.instructions, from_instructions: true } as never);
-  messages.push(...history, ...inputMessages(params.input));
+  for (const message of history) messages.push(message);
+  inputMessages(params.input, messages);
 
-  const request: CompletionRequest = { model: params.model, messages };
+  const request: CompletionRequest = { model: params.model as string, messages };
   if (params.max_output_tokens != null) request.max_completion_tokens = params.max_output_tokens;
   if (params.temperature != null) request.temperature = params.temperature;
   if (params.top_p != null) request.top_p = params.top_p;
@@ -51,7 +60,7 @@ export function responsesToChat(
   if (params.top_logprobs != null) Object.assign(request, { logprobs: true, top_logprobs: params.top_logprobs });
   if (params.reasoning?.effort) request.reasoning_effort = params.reasoning.effort;
   if (params.tools?.length) request.tools = params.tools.map(chatTool);
-  if (params.tool_choice !== undefined) request.tool_choice = chatToolChoice(params.tool_choice);
+  if (params.tool_choice != null) request.tool_choice = chatToolChoice(params.tool_choice);
   applyText(params.text, request);
   if (params.stream) Object.assign(request, { stream: true, stream_options: { include_usage: true } });
   warnAbout(params, warnings);
@@ -82,12 +91,13 @@ function warnAbout(params: ResponseCreateParams, warnings: CompletionWarning[]):
   }
 }
 
-/** `input`: a string, or items (messages, function calls and their outputs, reasoning items). */
-function inputMessages(input: ResponseCreateParams['input']): CompletionMessageParam[] {
-  if (input === undefined) return [];
-  if (typeof input === 'string') return [{ role: 'user', content: input }];
-  if (!Array.isArray(input)) throw new InvalidRequestError('"input" must be a string or an array of items.', 'input');
-  const messages: CompletionMessageParam[] = [];
+/** `input` (a string, or items: messages, function calls and their outputs, reasoning items) onto `messages`. */
+function inputMessages(input: ResponseCreateParams['input'], messages: CompletionMessageParam[]): void {
+  if (input === undefined || input === null) return;
+  if (typeof input === 'string') {
+    messages.push({ role: 'user', content: input });
+    return;
+  }
   let assistant: Assistant | undefined;
   // The assistant turn being built: text, function calls and reasoning items arrive as separate items.
   const turn = (): Assistant => {
@@ -109,7 +119,8 @@ function inputMessages(input: ResponseCreateParams['input']): CompletionMessageP
     if (type === 'function_call') {
       const call = item as Extract<ResponseInputItem, { type: 'function_call' }>;
       const current = turn();
-      current.tool_calls = [...(current.tool_calls ?? [])];
+      // Appended in place: one list per turn, however many calls it has.
+      current.tool_calls ??= [];
       current.tool_calls.push({
         id: call.call_id,
         type: 'function',
@@ -120,7 +131,10 @@ function inputMessages(input: ResponseCreateParams['input']): CompletionMessageP
     if (type === 'reasoning') {
       const reasoning = item as Extract<ResponseInputItem, { type: 'reasoning' }>;
       const details = decodeReasoningState(reasoning.encrypted_content);
-      if (details.length > 0) turn().reasoning_details = [...(turn().reasoning_details ?? []), ...details];
+      if (details.length === 0) return;
+      const current = turn();
+      current.reasoning_details ??= [];
+      for (const detail of details) current.reasoning_details.push(detail);
       return;
     }
     assistant = undefined;
@@ -136,11 +150,10 @@ function inputMessages(input: ResponseCreateParams['input']): CompletionMessageP
       );
     }
   });
-  return messages;
 }
 
 function inputMessage(item: { role: string; content: unknown }, at: string): CompletionMessageParam {
-  const role = item.role === 'developer' ? 'developer' : item.role === 'system' ? 'system' : 'user';
+  const role = item.role as 'user' | 'system' | 'developer';
   if (typeof item.content === 'string') return { role, content: item.content } as CompletionMessageParam;
   if (!Array.isArray(item.content)) throw new InvalidRequestError(`${at}.content must be a string or a list.`, at);
   const parts = item.content.map((part: { type: string }, index: number) => inputPart(part, `${at}.content[${index}]`));

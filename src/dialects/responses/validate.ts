@@ -1,0 +1,135 @@
+import { OPENAI_EFFORTS } from '../../completion/request-parameters.ts';
+import {
+  type Body,
+  boolean,
+  fail,
+  integer,
+  isRecord,
+  list,
+  name,
+  number,
+  oneOf,
+  optional,
+  record,
+  string,
+  strings,
+} from '../check.ts';
+
+/**
+ * A Responses API body checked before it is translated: every field the translation reads has the type it needs,
+ * every list at most `MAX_ITEMS` entries, each failure a 400 naming the field. What is well formed but not
+ * supported (built-in tools, item references, files by id) is refused by the translation itself, by name.
+ */
+export function validateResponsesBody(params: unknown): void {
+  if (!isRecord(params)) fail('body', 'must be a JSON object (a Responses API request).');
+  if (typeof params.model !== 'string' || params.model.trim() === '') fail('model', 'is required: a model id.');
+  const input = params.input;
+  if (input !== undefined && input !== null && typeof input !== 'string') {
+    const items = list(input, 'input');
+    for (let index = 0; index < items.length; index++) inputItem(items[index], `input[${index}]`);
+  }
+  for (const key of ['instructions', 'previous_response_id', 'user', 'safety_identifier', 'prompt_cache_key'])
+    optional(params, key, '', string);
+  for (const key of ['prompt_cache_retention', 'service_tier', 'truncation']) optional(params, key, '', string);
+  optional(params, 'max_output_tokens', '', (value, at) => integer(value, at, 1));
+  optional(params, 'max_tool_calls', '', (value, at) => integer(value, at, 0));
+  optional(params, 'top_logprobs', '', (value, at) => integer(value, at, 0));
+  for (const key of ['temperature', 'top_p']) optional(params, key, '', number);
+  for (const key of ['parallel_tool_calls', 'stream', 'store']) optional(params, key, '', boolean);
+  optional(params, 'metadata', '', record);
+  optional(params, 'include', '', strings);
+  const reasoning = optional(params, 'reasoning', '', record);
+  if (reasoning) {
+    optional(reasoning, 'effort', 'reasoning', (value, at) => oneOf(value, at, OPENAI_EFFORTS));
+    optional(reasoning, 'summary', 'reasoning', string);
+  }
+  const tools = optional(params, 'tools', '', list) ?? [];
+  for (let index = 0; index < tools.length; index++) tool(tools[index], `tools[${index}]`);
+  if (params.tool_choice != null) toolChoice(params.tool_choice);
+  const text = optional(params, 'text', '', record);
+  if (text) textConfig(text);
+}
+
+function inputItem(value: unknown, at: string): void {
+  const item = record(value, at);
+  const type = item.type === undefined ? 'message' : string(item.type, `${at}.type`);
+  if (type === 'message') {
+    if (item.role === undefined) fail(`${at}.role`, 'is required: "user", "assistant", "system" or "developer".');
+    const role = oneOf(item.role, `${at}.role`, ['user', 'assistant', 'system', 'developer']);
+    if (typeof item.content === 'string') return;
+    const parts = list(item.content, `${at}.content`);
+    for (let index = 0; index < parts.length; index++) contentPart(parts[index], `${at}.content[${index}]`, role);
+  } else if (type === 'function_call') {
+    name(item.call_id, `${at}.call_id`);
+    name(item.name, `${at}.name`);
+    string(item.arguments, `${at}.arguments`);
+  } else if (type === 'function_call_output') {
+    name(item.call_id, `${at}.call_id`);
+    if (typeof item.output === 'string') return;
+    const parts = list(item.output, `${at}.output`);
+    for (let index = 0; index < parts.length; index++) {
+      const part = record(parts[index], `${at}.output[${index}]`);
+      string(part.type, `${at}.output[${index}].type`);
+      optional(part, 'text', `${at}.output[${index}]`, string);
+    }
+  } else if (type === 'reasoning') {
+    optional(item, 'encrypted_content', at, string);
+    optional(item, 'summary', at, list);
+  }
+}
+
+function contentPart(value: unknown, at: string, role: string): void {
+  const part = record(value, at);
+  const type = string(part.type, `${at}.type`);
+  if (role === 'assistant') {
+    if (type === 'refusal') string(part.refusal, `${at}.refusal`);
+    else if (type === 'output_text' || type === 'input_text') string(part.text, `${at}.text`);
+    else fail(`${at}.type`, 'an assistant message holds "output_text" and "refusal" parts.');
+  } else if (type === 'input_text' || type === 'output_text') string(part.text, `${at}.text`);
+  else if (type === 'input_image') {
+    optional(part, 'image_url', at, string);
+    optional(part, 'detail', at, string);
+  } else if (type === 'input_file') {
+    optional(part, 'file_data', at, string);
+    optional(part, 'filename', at, string);
+  }
+}
+
+function tool(value: unknown, at: string): void {
+  const item = record(value, at);
+  const type = string(item.type, `${at}.type`);
+  if (type !== 'function' && type !== 'custom') return;
+  name(item.name, `${at}.name`);
+  optional(item, 'description', at, string);
+  if (type === 'function') {
+    optional(item, 'parameters', at, record);
+    optional(item, 'strict', at, boolean);
+  } else optional(item, 'format', at, record);
+}
+
+function toolChoice(value: unknown): void {
+  if (typeof value === 'string') {
+    oneOf(value, 'tool_choice', ['none', 'auto', 'required']);
+    return;
+  }
+  const choice = record(value, 'tool_choice');
+  const type = string(choice.type, 'tool_choice.type');
+  if (type === 'function' || type === 'custom') name(choice.name, 'tool_choice.name');
+  if (type !== 'allowed_tools') return;
+  oneOf(choice.mode, 'tool_choice.mode', ['auto', 'required']);
+  const tools = list(choice.tools, 'tool_choice.tools');
+  for (let index = 0; index < tools.length; index++)
+    name(record(tools[index], `tool_choice.tools[${index}]`).name, `tool_choice.tools[${index}].name`);
+}
+
+function textConfig(text: Body): void {
+  optional(text, 'verbosity', 'text', string);
+  const format = optional(text, 'format', 'text', record);
+  if (!format) return;
+  const type = oneOf(format.type, 'text.format.type', ['text', 'json_object', 'json_schema']);
+  if (type !== 'json_schema') return;
+  name(format.name, 'text.format.name');
+  record(format.schema, 'text.format.schema');
+  optional(format, 'strict', 'text.format', boolean);
+  optional(format, 'description', 'text.format', string);
+}
