@@ -103,6 +103,8 @@ export function costBreakdown(
   usage: UsageLike | null | undefined,
   pricing: TokenPricing | null | undefined,
 ): CostBreakdown | null {
+  // A count or a price no bill can hold (1e303 tokens, an infinite price): unknown, never a $0 that hides it.
+  if (overflows(usage) || overflows(pricing)) return null;
   const counts = normalizeUsage(usage);
   if (!pricing) return counts.prompt_tokens + counts.completion_tokens === 0 ? zeroCost() : null;
   const tier =
@@ -114,13 +116,13 @@ export function costBreakdown(
   const output = price(tier?.output ?? pricing.output);
   const uncached = counts.prompt_tokens - counts.cached_tokens - counts.cache_write_tokens;
   const shortWrites = counts.cache_write_tokens - counts.cache_write_1h_tokens;
-  return {
+  return bounded({
     input: perMillion(uncached * input),
     cache_read: perMillion(counts.cached_tokens * cacheRead),
     cache_write: perMillion(shortWrites * cacheWrite + counts.cache_write_1h_tokens * cacheWrite1h),
     output: perMillion((counts.completion_tokens - counts.reasoning_tokens) * output),
     reasoning: perMillion(counts.reasoning_tokens * output),
-  };
+  });
 }
 
 /** USD for one completion, rounded to 1e-9; `null` when its price is not known. */
@@ -147,13 +149,13 @@ export function totalCostBreakdown(billed: readonly BilledUsage[]): CostBreakdow
     total.output += part.output;
     total.reasoning += part.reasoning;
   }
-  return {
+  return bounded({
     input: roundUsd(total.input),
     cache_read: roundUsd(total.cache_read),
     cache_write: roundUsd(total.cache_write),
     output: roundUsd(total.output),
     reasoning: roundUsd(total.reasoning),
-  };
+  });
 }
 
 /** USD for a call that took several completions; `null` when any was at an unknown price. */
@@ -187,15 +189,40 @@ export function sumUsage(usages: ReadonlyArray<UsageLike | null | undefined>): R
 /** Rounds to the nano-dollar, so sums of records compare equal wherever they are added up. */
 export function roundUsd(value: number): number {
   if (!Number.isFinite(value)) return 0;
-  return Math.round(value * 1e9) / 1e9;
+  const nanos = value * 1e9;
+  // Past 1e299 the nano-dollars overflow; such a value is already whole.
+  return Number.isFinite(nanos) ? Math.round(nanos) / 1e9 : value;
+}
+
+/**
+ * Past this, a price, a count or a cost is a fault somewhere (a list's typo, a provider's garbage), and sums of them
+ * overflow to infinity, which rounds to $0: the cost is unknown instead (`null`, with a `price_unknown` warning).
+ */
+const OVERFLOW = 1e303;
+
+/** Whether any number in a price or a usage (nested one level: details, tiers) is not finite, or ≥ 1e303. */
+function overflows(values: object | null | undefined, depth = 0): boolean {
+  for (const value of Object.values(values ?? {})) {
+    if (typeof value === 'number' && !(Math.abs(value) < OVERFLOW)) return true;
+    if (depth < 2 && value && typeof value === 'object' && overflows(value, depth + 1)) return true;
+  }
+  return false;
+}
+
+/** The breakdown, or `null` when a part or the total is past what a bill can hold. */
+function bounded(breakdown: CostBreakdown): CostBreakdown | null {
+  const parts = Object.values(breakdown);
+  const total = parts.reduce((sum, part) => sum + part, 0);
+  return parts.every((part) => Math.abs(part) < OVERFLOW) && Math.abs(total) < OVERFLOW ? breakdown : null;
 }
 
 function zeroCost(): CostBreakdown {
   return { input: 0, cache_read: 0, cache_write: 0, output: 0, reasoning: 0 };
 }
 
+/** An infinite product stays infinite, for `bounded` to refuse. */
 function perMillion(value: number): number {
-  return Number.isFinite(value) ? value / 1_000_000 : 0;
+  return value / 1_000_000;
 }
 
 function price(value: number | null | undefined): number {

@@ -83,17 +83,17 @@ describe('computeCost', () => {
     ).toBe(1.2e-8);
   });
 
-  it('is 0, never NaN and never a throw, for missing or broken usage and prices', () => {
+  it('is 0 for missing usage, never NaN and never a throw; null (unknown, not $0) for non-finite numbers', () => {
     expect(computeCost(undefined, gpt4o)).toBe(0);
     expect(computeCost(null, gpt4o)).toBe(0);
     expect(computeCost({}, gpt4o)).toBe(0);
     // Tokens at no known price: unknown, not free.
     expect(computeCost({ prompt_tokens: 100, completion_tokens: 10 }, undefined)).toBeNull();
-    expect(computeCost({ prompt_tokens: Number.NaN, completion_tokens: Infinity }, gpt4o)).toBe(0);
+    expect(computeCost({ prompt_tokens: Number.NaN, completion_tokens: Infinity }, gpt4o)).toBeNull();
     expect(computeCost({ prompt_tokens: -5, completion_tokens: 10 }, gpt4o)).toBe(0.0001);
     expect(
       computeCost({ prompt_tokens: 10, completion_tokens: 0 }, { input: Number.NaN, output: 1, cached_input: 1 }),
-    ).toBe(0);
+    ).toBeNull();
   });
 
   it('never bills more cached tokens than prompt tokens', () => {
