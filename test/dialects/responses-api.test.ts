@@ -198,7 +198,7 @@ describe('responses.create with the openai SDK', () => {
     expect((response as { output_text: string }).output_text).toBe('From the fallback.');
   });
 
-  it('refuses built-in tools and unknown previous responses with a clear 400', async () => {
+  it('refuses built-in tools with a clear 400, and an unknown previous response with a 404', async () => {
     const client = simulator.openai();
     const builtIn = await client.responses
       .create({ model: 'gpt-4o-latest', input: 'x', tools: [{ type: 'web_search' }] })
@@ -208,6 +208,6 @@ describe('responses.create with the openai SDK', () => {
     const unknown = await client.responses
       .create({ model: 'gpt-4o-latest', input: 'x', previous_response_id: `resp_${'0'.repeat(32)}` })
       .catch((error) => error);
-    expect(unknown).toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    expect(unknown).toMatchObject({ status: 404, code: 'previous_response_not_found' });
   });
 });

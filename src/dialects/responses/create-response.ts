@@ -6,7 +6,8 @@ import type { Services } from '../../completion/services.ts';
 import { chatToResponse, type SwitchyardResponse } from './from-chat.ts';
 import { previousConversation } from './previous-response.ts';
 import { ResponseEventStream } from './stream-events.ts';
-import { responsesToChat } from './to-chat.ts';
+import { translateResponses } from './to-chat.ts';
+import { validateResponsesBody } from './validate.ts';
 
 /**
  * A Responses API call (OpenAI's `POST /v1/responses`), made as the same chat completion every other call is:
@@ -19,8 +20,17 @@ export async function createResponse(
   params: ResponseCreateParams,
   options: CompletionOptions = {},
 ): Promise<SwitchyardResponse | ResponseEventStream> {
-  const history = params?.previous_response_id ? await previousConversation(services, params.previous_response_id) : [];
-  const { request, warnings } = responsesToChat(params, history);
+  // Checked before the conversation is read: a malformed body costs no record lookup.
+  validateResponsesBody(params);
+  const previous = params.previous_response_id;
+  const history = previous ? await previousConversation(services, previous, options.access, addedBytes(params)) : [];
+  const { request, warnings } = translateResponses(params, history);
   const result = await createCompletion(services, request, options, { dialect: 'responses', warnings });
   return result instanceof CompletionStream ? new ResponseEventStream(result, params) : chatToResponse(result, params);
+}
+
+/** The bytes a call adds to the conversation it continues: its input and its instructions. */
+function addedBytes(params: ResponseCreateParams): number {
+  const input = typeof params.input === 'string' ? params.input : JSON.stringify(params.input ?? '');
+  return Buffer.byteLength(input) + Buffer.byteLength(params.instructions ?? '');
 }

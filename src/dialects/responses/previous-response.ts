@@ -1,15 +1,46 @@
+import { type CallAccess, mayReadCall } from '../../completion/call-access.ts';
 import type { Services } from '../../completion/services.ts';
-import { InvalidRequestError } from '../../errors.ts';
+import { InvalidRequestError, SwitchyardError } from '../../errors.ts';
 import { REDACTED } from '../../records/call-record.ts';
 import type { CompletionMessageParam } from '../../types.ts';
 import { callIdOf } from './from-chat.ts';
 
 /**
+ * A `previous_response_id` that names no response the caller may continue: one this gateway never made, one whose
+ * record is gone, or one made with another key. All three are the same 404 with the same message, so the answer
+ * never tells whether someone else's response exists.
+ */
+export class PreviousResponseNotFoundError extends SwitchyardError {
+  override name = 'PreviousResponseNotFoundError';
+  constructor(responseId: string) {
+    super(
+      `Previous response with id "${String(responseId).slice(0, 100)}" not found. A response is found by the key ` +
+        'that made it, while its call record is kept (recording on, not aged out of the store); otherwise send ' +
+        'the whole conversation as input.',
+      {
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'previous_response_not_found',
+        param: 'previous_response_id',
+      },
+    );
+  }
+}
+
+/**
  * The conversation a `previous_response_id` continues, read back from the call records: the messages that call
  * sent and the answer it got. The records are the gateway's state, so this works on any model and across
- * `serve` restarts (with SQLite), as long as the record is kept whole. Anything else is a clear 400.
+ * `serve` restarts (with SQLite), as long as the record is kept whole and `access` may read it.
+ *
+ * `addedBytes` is the size of what the new call adds (its input and instructions): the conversation and it together
+ * stay within `maxRenderedBytes`, so a chain of turns cannot grow what is sent and recorded without bound.
  */
-export async function previousConversation(services: Services, responseId: string): Promise<CompletionMessageParam[]> {
+export async function previousConversation(
+  services: Services,
+  responseId: string,
+  access: CallAccess | undefined,
+  addedBytes = 0,
+): Promise<CompletionMessageParam[]> {
   const refuse = (why: string): never => {
     throw new InvalidRequestError(
       `previous_response_id "${responseId}" cannot be continued: ${why}. Send the whole conversation as input instead.`,
@@ -18,22 +49,34 @@ export async function previousConversation(services: Services, responseId: strin
     );
   };
   const callId = callIdOf(responseId);
-  if (!callId) return refuse('it is not a response id this gateway made');
+  if (!callId) throw new PreviousResponseNotFoundError(responseId);
   const store = services.recorder.calls;
   if (typeof store.get !== 'function') return refuse('the call-record store cannot look a call up by id');
   // The record is written off the request path: wait for the calls made so far to be recorded.
   await services.recorder.flush();
   const record = await store.get(callId);
-  if (!record) return refuse('no call record has that id (records off, or aged out of the store)');
+  // Whose it is comes before anything about it: another key's response is not found, exactly as a missing one.
+  if (!record || !(await mayReadCall(access, record))) throw new PreviousResponseNotFoundError(responseId);
   if (record.dialect !== 'responses') return refuse(`it was a ${record.dialect} call`);
   if (record.status !== 'ok' || !record.output) return refuse('that call did not answer');
   const messages = record.input_messages ?? [];
-  if (JSON.stringify(messages).includes(`"${REDACTED}"`) || record.output.content === REDACTED)
-    return refuse('the records are redacted');
+  // The earlier call's `instructions` are not carried over: the new call gives its own.
+  const carried = messages.filter((message) => !(message as { from_instructions?: unknown }).from_instructions);
+  const sent = JSON.stringify(carried);
+  if (sent.includes(`"${REDACTED}"`) || record.output.content === REDACTED) return refuse('the records are redacted');
   const { content, tool_calls: toolCalls } = record.output;
   const answer: Record<string, unknown> = { role: 'assistant', content };
   if (toolCalls.length > 0) answer.tool_calls = toolCalls;
-  // The earlier call's `instructions` are not carried over: the new call gives its own.
-  const carried = messages.filter((message) => !(message as { from_instructions?: unknown }).from_instructions);
-  return [...(carried as CompletionMessageParam[]), answer as CompletionMessageParam];
+  const bytes = Buffer.byteLength(sent) + Buffer.byteLength(JSON.stringify(answer)) + addedBytes;
+  const limit = services.settings.maxRenderedBytes;
+  if (bytes > limit) {
+    throw new InvalidRequestError(
+      `previous_response_id: the conversation it continues and this input come to ${bytes} bytes, more than the ` +
+        `${limit} bytes one call may send (maxRenderedBytes). Start a new conversation, or send a shorter one as input.`,
+      'previous_response_id',
+      'conversation_too_large',
+    );
+  }
+  carried.push(answer as never);
+  return carried as CompletionMessageParam[];
 }
