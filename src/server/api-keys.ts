@@ -2,16 +2,21 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
   type ApiKeyCheck,
   type ApiKeyInfo,
+  ancestorsOfAll,
+  ancestorsSql,
+  descendantsSql,
   displayPrefixOf,
   fromRow,
   INSERT_COLUMNS,
-  MAX_ACTIVE_CHILDREN,
+  type LineageRow,
   mintKey,
+  mintRefusal,
   type StoredKey,
   theOneMatch,
   ValidKeys,
 } from './key-material.ts';
-import { ADMIN_GRANT, forbidden, type KeyGrant } from './key-scopes.ts';
+import { ADMIN_GRANT, type KeyGrant } from './key-scopes.ts';
+import type { KeyStore } from './key-store.ts';
 import { openDatabase } from './open-database.ts';
 
 export { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo, MAX_ACTIVE_CHILDREN } from './key-material.ts';
@@ -42,10 +47,10 @@ const COLUMNS =
  * hash is the right tool here: a slow password hash protects low-entropy secrets against guessing, and a 256-bit
  * random key cannot be guessed however fast the hash is; a fast hash keeps every authenticated request cheap.
  */
-export class ApiKeyStore {
+export class ApiKeyStore implements KeyStore {
   readonly #db: DatabaseSync;
   readonly #statements: Record<
-    'insert' | 'byHash' | 'all' | 'byIdOrPrefix' | 'revoke' | 'count' | 'children',
+    'insert' | 'byHash' | 'all' | 'byIdOrPrefix' | 'revoke' | 'count' | 'children' | 'ancestors' | 'descendants',
     StatementSync
   >;
   readonly #valid = new ValidKeys();
@@ -73,6 +78,10 @@ export class ApiKeyStore {
       ),
       count: this.#db.prepare('SELECT count(*) AS count FROM api_keys WHERE revoked_at IS NULL'),
       children: this.#db.prepare('SELECT count(*) AS count FROM api_keys WHERE parent_id = ? AND revoked_at IS NULL'),
+      ancestors: this.#db.prepare(
+        `${ancestorsSql('api_keys', '?')}SELECT id, parent_id, revoked_at, expires_at FROM chain ORDER BY depth`,
+      ),
+      descendants: this.#db.prepare(`${descendantsSql('api_keys', '?')}SELECT id FROM tree ORDER BY depth, id`),
     };
   }
 
@@ -82,19 +91,47 @@ export class ApiKeyStore {
    */
   create(name?: string, options: { grant?: KeyGrant; parentId?: string } = {}): { key: string; info: ApiKeyInfo } {
     const grant = options.grant ?? ADMIN_GRANT;
-    const parentId = options.parentId ?? null;
-    if (parentId !== null) {
-      const { count } = this.#statements.children.get(parentId) as { count: number };
-      if (count >= MAX_ACTIVE_CHILDREN)
-        throw forbidden(`this API key has already minted ${count} active keys (the limit); revoke some first`);
+    const parentId = options.parentId;
+    if (parentId === undefined) {
+      const { key, info, values } = mintKey(name, grant, null);
+      this.#statements.insert.run(...values);
+      return { key, info };
     }
-    const { key, info, values } = mintKey(name, grant, parentId);
-    this.#statements.insert.run(...values);
-    return { key, info };
+    // The write lock from the start: another process's revocation (one UPDATE of the key and everything under it)
+    // commits either before the lineage is read here, and is seen, or after the insert, and revokes the new key.
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const chain = this.#statements.ancestors.all(parentId) as unknown as LineageRow[];
+      const { count } = this.#statements.children.get(parentId) as { count: number };
+      const refusal = mintRefusal(chain, count);
+      if (refusal) throw refusal;
+      const minted = mintKey(
+        name,
+        grant,
+        parentId,
+        chain.map((row) => row.id),
+      );
+      this.#statements.insert.run(...minted.values);
+      this.#db.exec('COMMIT');
+      return { key: minted.key, info: minted.info };
+    } catch (error) {
+      // Node before 22.16 has no `isTransaction`: roll back whatever is open, if anything is.
+      try {
+        this.#db.exec('ROLLBACK');
+      } catch {}
+      throw error;
+    }
   }
 
   list(): ApiKeyInfo[] {
-    return (this.#statements.all.all() as unknown as StoredKey[]).map(fromRow);
+    const rows = this.#statements.all.all() as unknown as StoredKey[];
+    const ancestors = ancestorsOfAll(rows);
+    return rows.map((row) => fromRow(row, ancestors.get(row.id)));
+  }
+
+  /** Every key minted under `id`, however deep (not `id` itself). */
+  descendants(id: string): string[] {
+    return (this.#statements.descendants.all(id) as Array<{ id: string }>).map((row) => row.id);
   }
 
   /** Keys that can be used (not revoked). */
@@ -109,14 +146,14 @@ export class ApiKeyStore {
   revoke(idOrPrefix: string): ApiKeyInfo {
     const matches = (
       this.#statements.byIdOrPrefix.all(idOrPrefix, displayPrefixOf(idOrPrefix)) as unknown as StoredKey[]
-    ).map(fromRow);
+    ).map((row) => fromRow(row, this.#ancestorsOf(row.parent_id)));
     const key = theOneMatch(matches, idOrPrefix);
-    if (key.revoked_at) return key;
+    // Swept again when already revoked: keys minted under it before revocation won every race are revoked now.
     const revokedAt = new Date().toISOString();
     this.#statements.revoke.run(revokedAt, key.id);
-    // Children of a key revoked before they were cached here are refused by their own row.
+    // Keys under this one cached here are refused at once; elsewhere, once their trust ends, by their lineage.
     this.#valid.clear();
-    return { ...key, revoked_at: revokedAt };
+    return { ...key, revoked_at: key.revoked_at ?? revokedAt };
   }
 
   /** Looks a presented key up by its hash, then compares the hashes in constant time. */
@@ -126,7 +163,14 @@ export class ApiKeyStore {
     const cached = this.#valid.cached(digest.cacheKey);
     if (cached) return cached;
     const row = this.#statements.byHash.get(digest.digest) as (StoredKey & { hash: Uint8Array }) | undefined;
-    return this.#valid.judge(digest.cacheKey, digest.digest, row);
+    // A key is refused when any key that minted it is revoked or expired, whatever its own row says.
+    const chain = row?.parent_id ? (this.#statements.ancestors.all(row.parent_id) as unknown as LineageRow[]) : [];
+    return this.#valid.judge(digest.cacheKey, digest.digest, row, chain);
+  }
+
+  #ancestorsOf(parentId: string | null): string[] {
+    if (!parentId) return [];
+    return (this.#statements.ancestors.all(parentId) as unknown as LineageRow[]).map((row) => row.id);
   }
 
   close(): void {

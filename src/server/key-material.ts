@@ -1,5 +1,6 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ADMIN_GRANT, type KeyGrant } from './key-scopes.ts';
+import { ADMIN_GRANT, forbidden, type KeyGrant } from './key-scopes.ts';
+import type { HttpError } from './responses.ts';
 
 /** What makes an API key, whatever stores it: its form, hash, stored row, and the short trust of a valid one. */
 
@@ -25,6 +26,8 @@ export interface ApiKeyInfo extends KeyGrant {
   revoked_at: string | null;
   /** The key that minted this one (over MCP); revoking it revokes this one. `null` for keys made with the CLI. */
   parent_id: string | null;
+  /** The keys that minted this one, nearest first (`parent_id` first); `[]` for keys made with the CLI. */
+  ancestors: string[];
 }
 
 export type ApiKeyCheck =
@@ -32,15 +35,16 @@ export type ApiKeyCheck =
   | { ok: false; reason: 'missing' | 'invalid' | 'revoked' | 'expired' };
 
 /** A row as stored: the grant's lists as JSON text, `scopes` null for keys from before scopes (admin keys). */
-export type StoredKey = Omit<ApiKeyInfo, 'scopes' | 'allowed_agents' | 'allowed_models'> & {
+export type StoredKey = Omit<ApiKeyInfo, 'scopes' | 'allowed_agents' | 'allowed_models' | 'ancestors'> & {
   scopes: string | null;
   allowed_agents: string | null;
   allowed_models: string | null;
 };
 
-export function fromRow(row: StoredKey): ApiKeyInfo {
+export function fromRow(row: StoredKey, ancestors: string[] = []): ApiKeyInfo {
   return {
     ...row,
+    ancestors,
     scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : JSON.parse(row.scopes),
     allowed_agents: row.allowed_agents === null ? null : JSON.parse(row.allowed_agents),
     allowed_models: row.allowed_models === null ? null : JSON.parse(row.allowed_models),
@@ -58,6 +62,7 @@ export function mintKey(
   name: string | undefined,
   grant: KeyGrant,
   parentId: string | null,
+  ancestors: string[] = [],
 ): { key: string; info: ApiKeyInfo; values: Array<string | Buffer | null> } {
   const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const info: ApiKeyInfo = {
@@ -67,6 +72,7 @@ export function mintKey(
     created_at: new Date().toISOString(),
     revoked_at: null,
     parent_id: parentId,
+    ancestors,
     ...grant,
   };
   const values = [
@@ -99,6 +105,78 @@ export function theOneMatch(matches: ApiKeyInfo[], idOrPrefix: string): ApiKeyIn
   return matches[0]!;
 }
 
+/** What a key's liveness depends on: its own row and, through `parent_id`, the rows of the keys that minted it. */
+export interface LineageRow {
+  id: string;
+  parent_id: string | null;
+  revoked_at: string | null;
+  expires_at: string | null;
+}
+
+/**
+ * Deepest lineage walked: no key is minted with more ancestors (its parent's chain would be cut short, and a cut
+ * chain is refused), so every walk up or down is complete. Bounds the recursion should rows ever form a cycle.
+ */
+const MAX_DEPTH = 1000;
+
+/**
+ * The ancestors of the key `param` names (a placeholder, `?` or `$1`), itself first, then up the `parent_id` chain:
+ * `LineageRow`s, nearest first.
+ */
+export function ancestorsSql(table: string, param: string): string {
+  return (
+    'WITH RECURSIVE chain(id, parent_id, revoked_at, expires_at, depth) AS (' +
+    `SELECT id, parent_id, revoked_at, expires_at, 1 FROM ${table} WHERE id = ${param} UNION ALL ` +
+    `SELECT k.id, k.parent_id, k.revoked_at, k.expires_at, chain.depth + 1 FROM ${table} k ` +
+    `JOIN chain ON k.id = chain.parent_id WHERE chain.depth < ${MAX_DEPTH}) `
+  );
+}
+
+/** The ids of every key minted under the key `param` names, however deep, nearest first (not the key itself). */
+export function descendantsSql(table: string, param: string): string {
+  return (
+    `WITH RECURSIVE tree(id, depth) AS (SELECT id, 1 FROM ${table} WHERE parent_id = ${param} UNION ALL ` +
+    `SELECT k.id, tree.depth + 1 FROM ${table} k JOIN tree ON k.parent_id = tree.id WHERE tree.depth < ${MAX_DEPTH}) `
+  );
+}
+
+/**
+ * Why a key cannot be used or mint, judged on its chain (the key first, then each key that minted it): any of them
+ * revoked or expired, or the chain cut short (an ancestor missing), which is refused as revoked.
+ */
+export function lineageRefusal(chain: readonly LineageRow[]): 'revoked' | 'expired' | undefined {
+  if (chain.length === 0) return 'revoked';
+  for (const [index, row] of chain.entries()) {
+    if (row.revoked_at) return 'revoked';
+    if ((chain[index + 1]?.id ?? null) !== (row.parent_id ?? null)) return 'revoked';
+  }
+  const now = Date.now();
+  if (chain.some((row) => row.expires_at !== null && Date.parse(row.expires_at) <= now)) return 'expired';
+  return undefined;
+}
+
+/** Why `chain`'s first key (the caller) may not mint: its lineage, or `children` active keys minted already. */
+export function mintRefusal(chain: readonly LineageRow[], children: number): HttpError | undefined {
+  const refusal = lineageRefusal(chain);
+  if (refusal) return forbidden(`this API key, or a key that minted it, is ${refusal}`);
+  if (children >= MAX_ACTIVE_CHILDREN)
+    return forbidden(`this API key has already minted ${children} active keys (the limit); revoke some first`);
+  return undefined;
+}
+
+/** Every key's ancestors, nearest first, from a full listing. */
+export function ancestorsOfAll(rows: readonly StoredKey[]): Map<string, string[]> {
+  const parents = new Map(rows.map((row) => [row.id, row.parent_id ?? null]));
+  const result = new Map<string, string[]>();
+  for (const row of rows) {
+    const ancestors: string[] = [];
+    for (let id = row.parent_id ?? null; id !== null && ancestors.length < MAX_DEPTH; id = parents.get(id) ?? null)
+      ancestors.push(id);
+    result.set(row.id, ancestors);
+  }
+  return result;
+}
+
 /**
  * Keys found valid, by the base64 of their hash (never the key itself), for `VALID_KEY_TTL_MS`: as many entries as
  * there are valid keys, so random invalid ones cannot grow it. A monotonic clock: a wall-clock step back must not
@@ -121,17 +199,28 @@ export class ValidKeys {
     return cached && cached.expires > performance.now() ? { ok: true, key: cached.key } : undefined;
   }
 
-  /** The verdict on a stored row for the digest: the hashes compared in constant time, then revocation and expiry. */
-  judge(cacheKey: string, digest: Buffer, row: (StoredKey & { hash: Uint8Array }) | undefined): ApiKeyCheck {
+  /**
+   * The verdict on a stored row for the digest and the chain of keys that minted it (`ancestorsSql`): the hashes
+   * compared in constant time, then revocation and expiry of the key and of every ancestor.
+   */
+  judge(
+    cacheKey: string,
+    digest: Buffer,
+    row: (StoredKey & { hash: Uint8Array }) | undefined,
+    chain: LineageRow[] = [],
+  ): ApiKeyCheck {
     if (!row || row.hash.length !== digest.length || !timingSafeEqual(row.hash, digest))
       return { ok: false, reason: 'invalid' };
-    if (row.revoked_at) {
-      this.#valid.delete(cacheKey);
-      return { ok: false, reason: 'revoked' };
-    }
     const { hash: _hash, ...stored } = row;
-    const info = fromRow(stored);
-    if (info.expires_at !== null && Date.parse(info.expires_at) <= Date.now()) return { ok: false, reason: 'expired' };
+    const refusal = lineageRefusal([stored, ...chain]);
+    if (refusal) {
+      this.#valid.delete(cacheKey);
+      return { ok: false, reason: refusal };
+    }
+    const info = fromRow(
+      stored,
+      chain.map((ancestor) => ancestor.id),
+    );
     this.#valid.set(cacheKey, { key: info, expires: performance.now() + VALID_KEY_TTL_MS });
     return { ok: true, key: info };
   }

@@ -8,6 +8,7 @@ type MaybePromise<T> = T | Promise<T>;
  * (`PostgresKeyStore`, shared by replicas). Callers await every method.
  */
 export interface KeyStore {
+  /** A key; under `parentId` only while that key and all its ancestors are live and it has room for a child. */
   create(
     name?: string,
     options?: { grant?: KeyGrant; parentId?: string },
@@ -15,9 +16,14 @@ export interface KeyStore {
   list(): MaybePromise<ApiKeyInfo[]>;
   /** Keys that can be used (not revoked). */
   activeCount(): MaybePromise<number>;
-  /** Revokes by id or display prefix, and every key minted under it. */
+  /** The ids of every key minted under `id`, however deep, nearest first; not `id` itself. */
+  descendants(id: string): MaybePromise<string[]>;
+  /** Revokes by id or display prefix, and every key minted under it, in one transaction. */
   revoke(idOrPrefix: string): MaybePromise<ApiKeyInfo>;
-  /** A presented key's verdict; a valid key is trusted for a second without asking the store again. */
+  /**
+   * A presented key's verdict, refused when it or any key that minted it is revoked or expired; a valid key (its
+   * `ancestors` filled) is trusted for a second without asking the store again.
+   */
   check(presented: string | undefined): MaybePromise<ApiKeyCheck>;
   close(): MaybePromise<void>;
 }
