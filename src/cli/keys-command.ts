@@ -1,6 +1,6 @@
 import type { Command, Option } from 'commander';
 import { ApiKeyStore } from '../server/api-keys.ts';
-import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES } from '../server/key-scopes.ts';
+import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES, type Scope } from '../server/key-scopes.ts';
 import { databasePath } from '../server/open-database.ts';
 import { parsePositiveInteger, printJson, printTable } from './format.ts';
 
@@ -13,15 +13,26 @@ interface CreateOptions {
   expiresInDays?: number;
 }
 
+/** Scopes of a key limited to some agents or models when no --scope is given: it is for calling, not administering. */
+const LIMITED_SCOPES: readonly Scope[] = ['chat', 'models'];
+
 /** `switchyard keys create | list | revoke`: the keys of a data directory, made by whoever runs the server. */
 export function registerKeysCommand(program: Command, dataOption: () => Option): void {
   const keys = program.command('keys').description('Create, list and revoke API keys of a data directory');
   const collect = (value: string, previous: string[] = []) => [...previous, value];
   keys
     .command('create')
-    .description('Create an API key and print it (once: only its hash is stored). Without --scope: an admin key')
+    .description(
+      'Create an API key and print it (once: only its hash is stored). Without --scope: an admin key, or, with ' +
+        `--agent or --model, ${LIMITED_SCOPES.join(' and ')} only`,
+    )
     .option('--name <name>', 'a label to recognise the key by')
-    .option('--scope <scope>', `a scope (repeatable): ${SCOPES.join(', ')}`, collect)
+    .option(
+      '--scope <scope>',
+      `a scope (repeatable): ${SCOPES.join(', ')}; default all (admin), or ${LIMITED_SCOPES.join(', ')} with ` +
+        '--agent or --model',
+      collect,
+    )
     .option('--agent <agent_id>', 'limit the key to this agent (repeatable)', collect)
     .option('--model <model>', 'limit the key to this model (repeatable)', collect)
     .option('--expires-in-days <days>', 'the key expires after this many days', parsePositiveInteger)
@@ -78,7 +89,11 @@ function grantOf(options: CreateOptions): KeyGrant {
   const unknown = (options.scope ?? []).filter((scope) => !isScope(scope));
   if (unknown.length > 0) throw new Error(`Unknown scope ${unknown.join(', ')}; scopes: ${SCOPES.join(', ')}.`);
   return {
-    scopes: options.scope ? (options.scope as KeyGrant['scopes']) : [...ADMIN_GRANT.scopes],
+    scopes: options.scope
+      ? (options.scope as KeyGrant['scopes'])
+      : options.agent || options.model
+        ? [...LIMITED_SCOPES]
+        : [...ADMIN_GRANT.scopes],
     allowed_agents: options.agent ?? null,
     allowed_models: options.model ?? null,
     expires_at:
