@@ -1,5 +1,10 @@
-import { BudgetExceededError, LimitExceededError } from '../errors.ts';
-import { MemorySpendStore, type SpendStore } from './spend-store.ts';
+import { randomUUID } from 'node:crypto';
+import { BudgetExceededError, LimitExceededError, StorageUnavailableError } from '../errors.ts';
+import type { CompletionWarning } from '../types.ts';
+import { type BudgetSubject, slotKey, ttlOf, untilNextWindow, valuesOf } from './budget-slots.ts';
+import { MemorySpendStore, type SlotCharge, type SlotHold, type SpendStore } from './spend-store.ts';
+
+export type { BudgetSubject } from './budget-slots.ts';
 
 /** What a budget counts spend by: one trace, one agent, one workflow name, or one API key of `serve`. */
 export type BudgetScope = 'trace' | 'agent' | 'workflow' | 'key';
@@ -22,24 +27,36 @@ export interface BudgetOptions {
   maxTracked?: number;
   /** Where spend is counted: this process (default), or a store shared by replicas (`RedisSpendStore`). */
   store?: SpendStore;
+  /**
+   * When the store cannot be reached while a call is admitted: `closed` (default) refuses the call with a 503
+   * `StorageUnavailableError`; `open` lets it through unchecked, with a `budget_unchecked` warning.
+   */
+  onStoreError?: 'closed' | 'open';
 }
 
-/** The metadata key a scope's value is read from. */
-const METADATA_KEY: Record<BudgetScope, string> = {
-  trace: 'trace_id',
-  agent: 'agent_id',
-  workflow: 'workflow_name',
-  key: 'api_key_id',
-};
+/** The most a call may cost: dollars, and tokens for token limits. Held until the call is settled. */
+export interface WorstCost {
+  usd: number;
+  tokens: number;
+}
+
+/** A call's reservation: what it holds of each budget it falls under, until `settle`. */
+export interface BudgetHold {
+  readonly id: string;
+  readonly subject: BudgetSubject;
+  readonly held: readonly SlotHold[];
+}
 
 /**
- * Spend per budget: a call is admitted while every budget it falls under has room, and its cost is charged when its
- * record is made (a stream's at its end). Counted in a `SpendStore`: this process's memory (bounded: keyed by
- * caller-chosen values, the least recently charged beyond `maxTracked` are forgotten), or Redis for replicas.
+ * Spend per budget. A call reserves its worst cost before it is sent and is admitted only while every budget it falls
+ * under has spent + held under its limit; once it is over, `settle` releases the reservation and charges what it
+ * actually cost. Calls started together therefore overshoot a budget by one call at most. Counted in a `SpendStore`:
+ * this process's memory (bounded: the least recently charged beyond `maxTracked` are forgotten), or Redis.
  */
 export class BudgetLedger {
   readonly rules: readonly BudgetRule[];
   readonly #store: SpendStore;
+  readonly #open: boolean;
 
   constructor(options: BudgetOptions) {
     this.rules = [
@@ -55,80 +72,117 @@ export class BudgetLedger {
           `A budget must be a non-negative number of dollars or tokens (got ${amount} for ${rule.scope}).`,
         );
     }
+    if (options.onStoreError !== undefined && options.onStoreError !== 'closed' && options.onStoreError !== 'open')
+      throw new TypeError(`budgets.onStoreError must be "closed" or "open" (got ${String(options.onStoreError)}).`);
+    this.#open = options.onStoreError === 'open';
     this.#store = options.store ?? new MemorySpendStore(options.maxTracked);
   }
 
   /**
-   * Throws `BudgetExceededError` (402, insufficient_quota) when a dollar budget this call falls under is spent, and
-   * `LimitExceededError` (429, with the wait) when a token limit is.
+   * Admits a call and holds its worst cost (for `holdMs` at most) against every budget it falls under. Throws
+   * `BudgetExceededError` (402, insufficient_quota) when a dollar budget is spent or held by calls in flight,
+   * `LimitExceededError` (429, with the wait) when a token limit is, and `StorageUnavailableError` (503) when the
+   * store fails (unless `onStoreError: 'open'`).
    */
-  async admit(metadata: Readonly<Record<string, string>> | undefined, now = new Date()): Promise<void> {
+  async reserve(
+    subject: BudgetSubject,
+    worst: WorstCost,
+    options: { holdMs?: number; warn?: (warning: CompletionWarning) => void; now?: Date } = {},
+  ): Promise<BudgetHold> {
+    const now = options.now ?? new Date();
+    const id = randomUUID();
+    const entries: Array<{ rule: BudgetRule; value: string; hold: SlotHold }> = [];
     for (const rule of this.rules) {
-      const slot = slotOf(rule, metadata, now);
-      if (slot === undefined) continue;
-      const spent = await this.#store.spent(slot.key);
-      if (rule.tokens !== undefined) {
-        if (spent >= rule.tokens)
-          throw new LimitExceededError(
-            `Limit reached: the ${rule.scope} "${slot.value}" has used its ${rule.tokens} tokens per ${rule.window}.`,
-            untilNextWindow(rule.window, now),
-          );
-      } else if (spent >= rule.usd) throw new BudgetExceededError(describe(rule, slot.value), rule, spent);
+      const amount = rule.tokens !== undefined ? worst.tokens : worst.usd;
+      for (const value of valuesOf(rule, subject)) {
+        const slot = slotKey(rule, value, now);
+        // The same budget reached twice (a key named in metadata and in the lineage) is held once.
+        if (entries.some((entry) => entry.hold.slot === slot)) continue;
+        const limit = rule.tokens ?? rule.usd;
+        entries.push({ rule, value, hold: { slot, limit, amount: finite(amount) } });
+      }
     }
+    if (entries.length === 0) return { id, subject, held: [] };
+    let refusal: Awaited<ReturnType<SpendStore['reserve']>>;
+    try {
+      refusal = await this.#store.reserve(
+        id,
+        entries.map((entry) => entry.hold),
+        options.holdMs ?? 15 * 60_000,
+      );
+    } catch (error) {
+      if (!this.#open) throw this.#unavailable(error);
+      options.warn?.({
+        code: 'budget_unchecked',
+        message: `The budget store (${this.#component}) could not be reached; the call was let through unchecked.`,
+      });
+      return { id, subject, held: [] };
+    }
+    if (refusal === undefined) return { id, subject, held: entries.map((entry) => entry.hold) };
+    const { rule, value } = entries[refusal.index]!;
+    throw refusedBy(rule, value, refusal.spent, refusal.held, now);
   }
 
-  /** Adds a finished call's cost (and tokens, for token limits) to every budget it falls under. */
-  async charge(
-    metadata: Readonly<Record<string, string>> | undefined,
-    usd: number | null,
-    tokens = 0,
-    now = new Date(),
-  ): Promise<void> {
+  /**
+   * Ends a call's reservation: releases what it held and charges what it cost (dollars, and tokens for token limits)
+   * to every budget it falls under, in the window it ended in. A failed call settles with what it paid.
+   */
+  settle(hold: BudgetHold, usd: number | null, tokens: number, now = new Date()): Promise<void> {
+    const charges: SlotCharge[] = [];
     for (const rule of this.rules) {
-      const amount = rule.tokens !== undefined ? tokens : (usd ?? 0);
+      const amount = finite(rule.tokens !== undefined ? tokens : (usd ?? 0));
       if (!amount) continue;
-      const slot = slotOf(rule, metadata, now);
-      if (slot !== undefined) await this.#store.add(slot.key, amount, ttlOf(rule.window));
+      for (const value of valuesOf(rule, hold.subject)) {
+        const slot = slotKey(rule, value, now);
+        if (!charges.some((charge) => charge.slot === slot)) charges.push({ slot, amount, ttlMs: ttlOf(rule.window) });
+      }
     }
+    if (hold.held.length === 0 && charges.length === 0) return Promise.resolve();
+    // Called before any `await`: in memory the release and the charge are made before the caller's next call.
+    return this.#store.settle(hold.id, hold.held, charges);
   }
 
-  /** Dollars spent so far under one rule for one value (a trace id, an agent…). */
+  /** Dollars (or tokens) spent so far under one rule for one value (a trace id, an agent…), holds not counted. */
   spent(rule: BudgetRule, value: string, now = new Date()): Promise<number> {
     return this.#store.spent(slotKey(rule, value, now));
   }
+
+  get #component(): string {
+    return this.#store.component ?? 'budget store';
+  }
+
+  #unavailable(error: unknown): StorageUnavailableError {
+    const reason = error instanceof Error ? error.message : String(error);
+    return new StorageUnavailableError(
+      this.#component,
+      `Budgets cannot be checked: the budget store (${this.#component}) failed (${reason}). The call was not sent.`,
+      error,
+    );
+  }
 }
 
-/** How long a slot must be kept: past its window (a day, a month), or 90 days for a trace's lifetime. */
-function ttlOf(window: BudgetWindow): number {
-  const day = 86_400_000;
-  if (window === 'minute') return 120_000;
-  return window === 'day' ? 2 * day : window === 'month' ? 32 * day : 90 * day;
-}
-
-/** Milliseconds until the window turns (a minute's); a day's or a month's, roughly, and a lifetime's never. */
-function untilNextWindow(window: BudgetWindow, now: Date): number {
-  if (window === 'minute') return 60_000 - (now.getTime() % 60_000);
-  if (window === 'day') return 86_400_000 - (now.getTime() % 86_400_000);
-  return 3_600_000;
-}
-
-function slotOf(
-  rule: BudgetRule,
-  metadata: Readonly<Record<string, string>> | undefined,
-  now: Date,
-): { key: string; value: string } | undefined {
-  const value = metadata?.[METADATA_KEY[rule.scope]];
-  return value === undefined ? undefined : { key: slotKey(rule, value, now), value };
-}
-
-function slotKey(rule: BudgetRule, value: string, now: Date): string {
-  const lengths = { minute: 16, day: 10, month: 7, lifetime: 0 } as const;
-  const period = now.toISOString().slice(0, lengths[rule.window]);
-  const unit = rule.tokens !== undefined ? `${rule.tokens}tok` : `${rule.usd}usd`;
-  return `${rule.scope}\u0000${rule.window}\u0000${unit}\u0000${period}\u0000${value}`;
-}
-
-function describe(rule: BudgetRule & { usd: number }, value: string): string {
+function refusedBy(rule: BudgetRule, value: string, spent: number, held: number, now: Date): Error {
+  const inFlight = held > 0 ? `, with ${amountOf(rule, held)} held by calls in flight` : '';
+  if (rule.tokens !== undefined) {
+    // Holds end with their calls; a limit spent only ends with its window.
+    const wait = spent >= rule.tokens ? untilNextWindow(rule.window, now) : 1_000;
+    return new LimitExceededError(
+      `Limit reached: the ${rule.scope} "${value}" has used its ${rule.tokens} tokens per ${rule.window}${inFlight}.`,
+      wait,
+    );
+  }
   const per = rule.window === 'lifetime' ? '' : ` per ${rule.window}`;
-  return `the ${rule.scope} "${value}" has spent its budget of $${rule.usd}${per}`;
+  return new BudgetExceededError(
+    `the ${rule.scope} "${value}" has spent its budget of $${rule.usd}${per}${inFlight}`,
+    rule,
+    spent,
+  );
+}
+
+function amountOf(rule: BudgetRule, amount: number): string {
+  return rule.tokens !== undefined ? `${Math.ceil(amount)} tokens` : `$${amount.toFixed(4)}`;
+}
+
+function finite(amount: number): number {
+  return Number.isFinite(amount) && amount > 0 ? amount : 0;
 }

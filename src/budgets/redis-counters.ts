@@ -1,8 +1,44 @@
 import type { Redis } from 'ioredis';
-import type { SpendStore } from './spend-store.ts';
+import type { SlotCharge, SlotHold, SlotRefusal, SpendStore } from './spend-store.ts';
 
-/** Budget spend in Redis, shared by every replica: one float per slot, kept for the rest of its window. */
+/**
+ * Checks every slot and, when each has room, holds the call's amounts: one script, so replicas admitting at the same
+ * moment see each other's holds. KEYS: per slot its spend and its holds (a sorted set of `<id>|<amount>` scored by
+ * expiry, on Redis's clock, so a replica that died leaves holds that lapse). ARGV: the hold time, then per slot its
+ * limit and member (empty: check only). Returns 0, or the 1-based slot that is full with its spent and held.
+ */
+const RESERVE = `
+local clock = redis.call('TIME')
+local now = clock[1] * 1000 + math.floor(clock[2] / 1000)
+local hold_ms = tonumber(ARGV[1])
+local slots = #KEYS / 2
+for i = 1, slots do
+  local holds = KEYS[2 * i]
+  redis.call('ZREMRANGEBYSCORE', holds, '-inf', now)
+  local spent = tonumber(redis.call('GET', KEYS[2 * i - 1]) or '0')
+  local held = 0
+  for _, member in ipairs(redis.call('ZRANGE', holds, 0, -1)) do
+    held = held + (tonumber(string.match(member, '|([^|]*)$')) or 0)
+  end
+  if spent + held >= tonumber(ARGV[2 * i]) then return {i, tostring(spent), tostring(held)} end
+end
+for i = 1, slots do
+  local member = ARGV[2 * i + 1]
+  if member ~= '' then
+    local holds = KEYS[2 * i]
+    redis.call('ZADD', holds, now + hold_ms, member)
+    if redis.call('PTTL', holds) < hold_ms then redis.call('PEXPIRE', holds, hold_ms) end
+  end
+end
+return {0, '0', '0'}
+`;
+
+/**
+ * Budget spend in Redis, shared by every replica: one float per slot, kept for the rest of its window, and beside it
+ * the holds of the calls in flight (`reserve`), each lapsing on its own if its replica never settles it.
+ */
 export class RedisSpendStore implements SpendStore {
+  readonly component = 'redis';
   readonly #redis: Redis;
 
   constructor(redis: Redis) {
@@ -10,14 +46,36 @@ export class RedisSpendStore implements SpendStore {
   }
 
   async spent(slot: string): Promise<number> {
-    return Number((await this.#redis.get(`switchyard:spend:${slot}`)) ?? 0);
+    return Number((await this.#redis.get(spendKey(slot))) ?? 0);
   }
 
-  async add(slot: string, usd: number, ttlMs: number): Promise<void> {
-    const key = `switchyard:spend:${slot}`;
-    await this.#redis.multi().incrbyfloat(key, usd).pexpire(key, ttlMs).exec();
+  async reserve(id: string, holds: readonly SlotHold[], holdMs: number): Promise<SlotRefusal | undefined> {
+    const keys = holds.flatMap(({ slot }) => [spendKey(slot), heldKey(slot)]);
+    const args = holds.flatMap((hold) => [String(hold.limit), hold.amount > 0 ? member(id, hold) : '']);
+    const [full, spent, held] = (await this.#redis.eval(
+      RESERVE,
+      keys.length,
+      ...keys,
+      String(Math.max(1, Math.ceil(holdMs))),
+      ...args,
+    )) as [number, string, string];
+    return full === 0 ? undefined : { index: full - 1, spent: Number(spent), held: Number(held) };
+  }
+
+  async settle(id: string, released: readonly SlotHold[], charges: readonly SlotCharge[]): Promise<void> {
+    const batch = this.#redis.multi();
+    for (const hold of released) batch.zrem(heldKey(hold.slot), member(id, hold));
+    for (const { slot, amount, ttlMs } of charges)
+      batch.incrbyfloat(spendKey(slot), amount).pexpire(spendKey(slot), ttlMs);
+    const results = await batch.exec();
+    const failed = results?.find(([error]) => error)?.[0];
+    if (failed) throw failed;
   }
 }
+
+const spendKey = (slot: string) => `switchyard:spend:${slot}`;
+const heldKey = (slot: string) => `switchyard:held:${slot}`;
+const member = (id: string, hold: SlotHold) => `${id}|${hold.amount}`;
 
 /**
  * A token bucket per key in Redis, taken atomically (a Lua script on Redis's own clock, so replicas agree):

@@ -1,3 +1,5 @@
+import type { BudgetHold } from '../budgets/budget-ledger.ts';
+import { reserveCall } from '../budgets/call-budget.ts';
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { CompletionRequest, CompletionResponse, CompletionWarning } from '../types.ts';
@@ -18,7 +20,9 @@ import type { Services } from './services.ts';
  * resolved) and its trace (attempts, warnings and billed usage, gathered as it goes); the record is built from
  * both, off the request path, whether the call succeeds or fails.
  *
- *   resolve → (budgets admit) → plan candidates → run attempts → enforce output | relay stream → finalise
+ *   resolve → plan candidates → (budgets reserve) → run attempts → enforce output | relay stream → finalise
+ *
+ * The budgets hold the call's worst cost from admission until it is recorded, when what it paid is charged instead.
  */
 export async function createCompletion(
   services: Services,
@@ -28,11 +32,12 @@ export async function createCompletion(
 ): Promise<CompletionResponse | CompletionStream> {
   const trace = new CallTrace(services.settings.strict, edge.dialect);
   let plan: CallPlan | undefined;
+  let hold: BudgetHold | undefined;
   try {
     for (const warning of edge.warnings ?? []) trace.warn(warning);
     plan = await resolveRequest(services, request, options, trace);
-    await services.budgets?.admit(plan.metadata);
     const candidates = planCandidates(services, plan, trace.warn);
+    hold = await reserveCall(services, plan, candidates, trace.warn);
     if (plan.stream) {
       const opened = await runAttempts(
         services.getProvider,
@@ -42,16 +47,16 @@ export async function createCompletion(
         streamAttempt(services, plan, trace),
       );
       // Recorded when the stream ends.
-      return relayStream(services, request, plan, trace, opened);
+      return relayStream(services, request, plan, trace, opened, hold);
     }
     const answered = await runCompletion(services, plan, trace, candidates);
     const response = finalise(plan, trace, await enforceOutput(services, plan, trace, candidates, answered));
-    recordCall(services, request, plan, trace, { info: response.switchyard, response });
+    recordCall(services, request, plan, trace, { info: response.switchyard, response }, hold);
     return response;
   } catch (thrown) {
     const error = asCallError(thrown);
     if (error instanceof SwitchyardError) error.callId = trace.id;
-    recordCall(services, request, plan, trace, { error });
+    recordCall(services, request, plan, trace, { error }, hold);
     throw error;
   }
 }

@@ -1,3 +1,5 @@
+import type { BudgetHold } from '../budgets/budget-ledger.ts';
+import { settleCall } from '../budgets/call-budget.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CallRecordInput } from '../records/build-record.ts';
 import type { CallContext } from '../records/call-recorder.ts';
@@ -62,13 +64,17 @@ export function costOf(trace: CallTrace): Pick<SwitchyardResponseInfo, 'cost_usd
   return { cost_usd: cost && sumOf(cost), cost };
 }
 
-/** Queues the call's record: built from what the call asked, planned and went through, off the request path. */
+/**
+ * Queues the call's record: built from what the call asked, planned and went through, off the request path; and
+ * settles its budget hold with what it paid (every paid attempt, a failed call's too).
+ */
 export function recordCall(
   services: Services,
   request: CompletionRequest,
   plan: CallPlan | undefined,
   trace: CallTrace,
   outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>,
+  hold?: BudgetHold,
 ): void {
   const context: CallContext = {
     id: trace.id,
@@ -85,13 +91,7 @@ export function recordCall(
         }
       : {}),
   };
+  // Before the record, which must not keep the hold from being released should it throw.
+  settleCall(services, hold, trace.billed);
   services.recorder.record(request, context, outcome);
-  // Every paid attempt counts against the budgets, a failed call's too.
-  const paid = totalCostBreakdown(trace.billed);
-  // Off the request path; a store that cannot be reached costs the count, never the call.
-  const tokens = trace.billed.reduce(
-    (sum, { usage }) => sum + (usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0),
-    0,
-  );
-  if (paid || tokens) services.budgets?.charge(plan?.metadata, paid && sumOf(paid), tokens).catch(() => {});
 }

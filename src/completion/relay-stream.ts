@@ -1,3 +1,4 @@
+import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import type { ProviderOffering } from '../catalog/catalog-schema.ts';
 import { ProviderError, StreamInterruptedError } from '../errors.ts';
 import { StreamRecorder } from '../records/stream-recorder.ts';
@@ -13,7 +14,7 @@ import { streamChecks } from './stream-checks.ts';
 
 /**
  * Stage 4, for streams: the opened provider stream as the caller's `CompletionStream`. When it ends (finished,
- * failed, or left early) its usage is billed and the call is recorded.
+ * failed, or left early) its usage is billed, its budget hold settled and the call recorded.
  */
 export function relayStream(
   services: Services,
@@ -21,6 +22,7 @@ export function relayStream(
   plan: CallPlan,
   trace: CallTrace,
   opened: AttemptResult<OpenedStream>,
+  hold?: BudgetHold,
 ): CompletionStream {
   const info = responseInfo(plan, trace, opened);
   const observed = new StreamRecorder();
@@ -37,7 +39,8 @@ export function relayStream(
       const summary = observed.summary();
       trace.billed.push({ usage: summary.usage, pricing });
       Object.assign(info, costOf(trace));
-      recordCall(services, request, plan, trace, { info, stream: summary, ...(error === undefined ? {} : { error }) });
+      const outcome = { info, stream: summary, ...(error === undefined ? {} : { error }) };
+      recordCall(services, request, plan, trace, outcome, hold);
     },
   });
   return new CompletionStream(chunks, info);

@@ -1,3 +1,6 @@
+import type { BudgetHold } from '../budgets/budget-ledger.ts';
+import { budgetSubject, reserveFor, settleCall } from '../budgets/call-budget.ts';
+import { estimateTokens } from '../budgets/estimate-cost.ts';
 import { CallTrace } from '../completion/call-plan.ts';
 import { costOf } from '../completion/finalise.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
@@ -22,15 +25,26 @@ export async function createEmbedding(
   const trace = new CallTrace(services.settings.strict, 'embeddings');
   let texts: string[] = [];
   let metadata: Record<string, string> = { ...options.metadata };
+  let hold: BudgetHold | undefined;
   try {
     validateEmbeddingRequest(request);
     texts = typeof request.input === 'string' ? [request.input] : request.input;
     metadata = { ...options.metadata, ...request.metadata };
     if (request.user !== undefined) metadata.user ??= request.user;
-    await services.budgets?.admit(metadata);
     const candidates = servingCandidates(services, request);
     const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
     const plan = { retry, signal: options.signal, deadlineAt: trace.startedMonotonic + retry.totalTimeoutMs };
+    // The input's tokens at the dearest candidate, held against the budgets until the call is recorded.
+    const input = texts.reduce((sum, text) => sum + estimateTokens(text), 0);
+    const dearest = Math.max(0, ...candidates.map((candidate) => candidate.offering.pricing?.input ?? 0));
+    const worst = { usd: (input * dearest) / 1e6, tokens: input };
+    hold = await reserveFor(
+      services,
+      budgetSubject({ metadata, access: options.access }),
+      worst,
+      plan.deadlineAt,
+      trace.warn,
+    );
     const result = await runAttempts(
       services.getProvider,
       plan,
@@ -94,11 +108,11 @@ export async function createEmbedding(
       usage: { prompt_tokens: tokens, total_tokens: tokens },
       switchyard: info,
     };
-    record(services, request, trace, texts, metadata, { info });
+    record(services, request, trace, texts, metadata, { info }, hold);
     return response;
   } catch (thrown) {
     if (thrown instanceof SwitchyardError) thrown.callId = trace.id;
-    record(services, request, trace, texts, metadata, { error: thrown });
+    record(services, request, trace, texts, metadata, { error: thrown }, hold);
     throw thrown;
   }
 }
@@ -152,11 +166,10 @@ function record(
   texts: string[],
   metadata: Record<string, string>,
   outcome: { info?: EmbeddingResponse['switchyard']; error?: unknown },
+  hold: BudgetHold | undefined,
 ): void {
   const model = typeof request?.model === 'string' ? request.model : '';
-  const cost = outcome.info?.cost_usd ?? null;
-  const tokens = trace.billed.reduce((sum, { usage }) => sum + (usage?.prompt_tokens ?? 0), 0);
-  if (cost || tokens) services.budgets?.charge(metadata, cost, tokens).catch(() => {});
+  settleCall(services, hold, trace.billed);
   services.recorder.record(
     { model, metadata } as CompletionRequest,
     {

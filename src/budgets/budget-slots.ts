@@ -1,0 +1,47 @@
+import type { BudgetRule, BudgetScope, BudgetWindow } from './budget-ledger.ts';
+
+/**
+ * Who a call is charged to: its metadata (trace, agent, workflow, `api_key_id`), and the API keys whose `key`
+ * budgets it counts against besides (a key and the keys that minted it, nearest first).
+ */
+export interface BudgetSubject {
+  metadata?: Readonly<Record<string, string>> | undefined;
+  keys?: readonly string[] | undefined;
+}
+
+/** The metadata key a scope's value is read from. */
+const METADATA_KEY: Record<BudgetScope, string> = {
+  trace: 'trace_id',
+  agent: 'agent_id',
+  workflow: 'workflow_name',
+  key: 'api_key_id',
+};
+
+/** The values of a rule's scope a call falls under: one (or none), or for `key` every key of its lineage. */
+export function valuesOf(rule: BudgetRule, subject: BudgetSubject): string[] {
+  const named = subject.metadata?.[METADATA_KEY[rule.scope]];
+  if (rule.scope !== 'key') return named === undefined ? [] : [named];
+  return [...new Set([...(named === undefined ? [] : [named]), ...(subject.keys ?? [])])];
+}
+
+/** The counter of one rule for one value in the window `now` falls in. */
+export function slotKey(rule: BudgetRule, value: string, now: Date): string {
+  const lengths = { minute: 16, day: 10, month: 7, lifetime: 0 } as const;
+  const period = now.toISOString().slice(0, lengths[rule.window]);
+  const unit = rule.tokens !== undefined ? `${rule.tokens}tok` : `${rule.usd}usd`;
+  return `${rule.scope}\u0000${rule.window}\u0000${unit}\u0000${period}\u0000${value}`;
+}
+
+/** How long a slot must be kept: past its window (a day, a month), or 90 days for a trace's lifetime. */
+export function ttlOf(window: BudgetWindow): number {
+  const day = 86_400_000;
+  if (window === 'minute') return 120_000;
+  return window === 'day' ? 2 * day : window === 'month' ? 32 * day : 90 * day;
+}
+
+/** Milliseconds until the window turns (a minute's); a day's or a month's, roughly, and a lifetime's never. */
+export function untilNextWindow(window: BudgetWindow, now: Date): number {
+  if (window === 'minute') return 60_000 - (now.getTime() % 60_000);
+  if (window === 'day') return 86_400_000 - (now.getTime() % 86_400_000);
+  return 3_600_000;
+}
