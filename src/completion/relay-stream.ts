@@ -1,4 +1,5 @@
 import type { BudgetHold } from '../budgets/budget-ledger.ts';
+import { estimatePromptTokens } from '../budgets/estimate-cost.ts';
 import type { ProviderOffering } from '../catalog/catalog-schema.ts';
 import { ProviderError, StreamInterruptedError } from '../errors.ts';
 import { StreamRecorder } from '../records/stream-recorder.ts';
@@ -14,7 +15,9 @@ import { streamChecks } from './stream-checks.ts';
 
 /**
  * Stage 4, for streams: the opened provider stream as the caller's `CompletionStream`. When it ends (finished,
- * failed, or left early) its usage is billed, its budget hold settled and the call recorded.
+ * failed, or left early) its usage is billed, its budget hold settled and the call recorded. A stream that ended
+ * before its usage chunk (every provider sends it last) is billed what it consumed, estimated: the prompt, and the
+ * text streamed so far, with a `usage_estimated` warning in the response's and the record's warnings.
  */
 export function relayStream(
   services: Services,
@@ -37,6 +40,10 @@ export function relayStream(
     check: streamChecks(services, plan, trace, opened, observed),
     onEnd: (error) => {
       const summary = observed.summary();
+      if (!summary.usage) {
+        summary.usage = observed.estimatedUsage(estimatePromptTokens(plan.body));
+        trace.warn(USAGE_ESTIMATED);
+      }
       trace.billed.push({ usage: summary.usage, pricing });
       Object.assign(info, costOf(trace));
       const outcome = { info, stream: summary, ...(error === undefined ? {} : { error }) };
@@ -45,6 +52,13 @@ export function relayStream(
   });
   return new CompletionStream(chunks, info);
 }
+
+const USAGE_ESTIMATED = {
+  code: 'usage_estimated',
+  message:
+    'The stream ended before the provider reported its usage (left early, or broken off): the tokens billed are ' +
+    'estimated from the prompt and the text streamed, and the call is charged for them against the budgets.',
+};
 
 export interface RelayOptions {
   /** The catalog id every chunk's `model` is set to. */

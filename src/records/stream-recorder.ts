@@ -1,3 +1,4 @@
+import { estimateTokens } from '../budgets/estimate-cost.ts';
 import type { CompletionChunk } from '../types.ts';
 import type { RecordOutput, RecordToolCall } from './call-record.ts';
 import type { UsageLike } from './compute-cost.ts';
@@ -71,6 +72,22 @@ export class StreamRecorder {
       }
       if (token && this.#firstTokenAt === null) this.#firstTokenAt = Date.now();
     }
+  }
+
+  /**
+   * The usage of a stream that ended without its usage chunk (left early by the caller, or broken off): the prompt's
+   * tokens as given, and the tokens of what was streamed (answer, reasoning, refusal, tool calls) by `estimateTokens`.
+   */
+  estimatedUsage(promptTokens: number): UsageLike {
+    const reasoning = estimateTokens(this.#reasoning.join(''));
+    let completion = reasoning + estimateTokens(this.#content.join('')) + estimateTokens(this.#refusal.join(''));
+    for (const parts of this.#toolCalls.values())
+      completion += estimateTokens(parts.id + parts.name) + estimateTokens(parts.arguments.join(''));
+    return {
+      prompt_tokens: promptTokens,
+      completion_tokens: completion,
+      completion_tokens_details: { reasoning_tokens: reasoning },
+    };
   }
 
   summary(): StreamSummary {
