@@ -125,7 +125,7 @@ function buildServer(gateway: Gateway, keys: KeyStore, access: KeyAccess, versio
       });
       const { key, info } = await keys.create(name, { grant, parentId: caller.id });
       const { id, prefix, created_at, parent_id } = info;
-      return asJson({ key, id, name: info.name, prefix, created_at, parent_id, ...grant });
+      return asJson({ key, id, name: info.name, prefix, created_at, parent_id, ancestors: info.ancestors, ...grant });
     },
   );
   // The SDK advertises tools.listChanged once a tool is registered; a stateless exchange can never send that
