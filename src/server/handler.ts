@@ -7,6 +7,7 @@ import { authenticate } from './authenticate.ts';
 import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy } from './host-check.ts';
+import { KeyAccess } from './key-access.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
 import { KeyRateLimit, type OnStoreError } from './key-rate-limit.ts';
 import { requireScope } from './key-scopes.ts';
@@ -124,7 +125,10 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
           release = concurrency.acquire(key.id);
         }
       }
-      reply = await route.handle({ request, params, key });
+      const countRequests = async (n: number) => {
+        for (let taken = 0; key && taken < n; taken++) await rateLimit?.take(key.id);
+      };
+      reply = await route.handle({ request, params, key, access: key && new KeyAccess(key, keys), countRequests });
     } catch (thrown) {
       // An engine's outage, even as a raw error of its client: a 503 naming it, counted, never a stack per request.
       const storage = storageErrorOf(thrown);
