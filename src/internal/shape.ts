@@ -33,6 +33,9 @@ function expected(what: string, value: unknown): Mismatch {
 export const string: Shape = (value) => (typeof value === 'string' ? undefined : expected('a string', value));
 export const number: Shape = (value) =>
   typeof value === 'number' && Number.isFinite(value) ? undefined : expected('a number', value);
+/** A token count: a number ≥ 0 (a negative or infinite count is a provider's bug, never billed as a refund). */
+export const tokenCount: Shape = (value) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? undefined : expected('a count ≥ 0', value);
 export const boolean: Shape = (value) => (typeof value === 'boolean' ? undefined : expected('a boolean', value));
 
 /** A JSON object (not an array, not null). */

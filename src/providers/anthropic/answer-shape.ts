@@ -1,4 +1,15 @@
-import { array, both, byType, nullish, number, object, plainObject, type Shape, string } from '../../internal/shape.ts';
+import {
+  array,
+  both,
+  byType,
+  nullish,
+  number,
+  object,
+  plainObject,
+  type Shape,
+  string,
+  tokenCount,
+} from '../../internal/shape.ts';
 
 /**
  * What an Anthropic Messages answer and each stream event must look like before they are converted (providers.md
@@ -7,11 +18,11 @@ import { array, both, byType, nullish, number, object, plainObject, type Shape, 
  */
 
 const usage: Shape = object({
-  input_tokens: nullish(number),
-  output_tokens: nullish(number),
-  cache_creation_input_tokens: nullish(number),
-  cache_read_input_tokens: nullish(number),
-  output_tokens_details: nullish(object({ thinking_tokens: nullish(number) })),
+  input_tokens: nullish(tokenCount),
+  output_tokens: nullish(tokenCount),
+  cache_creation_input_tokens: nullish(tokenCount),
+  cache_read_input_tokens: nullish(tokenCount),
+  output_tokens_details: nullish(object({ thinking_tokens: nullish(tokenCount) })),
 });
 
 const stopDetails: Shape = nullish(object({ category: nullish(string), explanation: nullish(string) }));
@@ -28,7 +39,7 @@ export const checkMessage: Shape = object({
   content: array(block),
   stop_reason: nullish(string),
   stop_details: stopDetails,
-  usage: both(usage, object({ output_tokens: number })),
+  usage: both(usage, object({ output_tokens: tokenCount })),
 });
 
 export const checkStreamEvent: Shape = byType({

@@ -1,4 +1,14 @@
-import { array, boolean, nullish, number, object, plainObject, type Shape, string } from '../../internal/shape.ts';
+import {
+  array,
+  boolean,
+  nullish,
+  number,
+  object,
+  plainObject,
+  type Shape,
+  string,
+  tokenCount,
+} from '../../internal/shape.ts';
 
 /**
  * What a Gemini `GenerateContentResponse` (a whole answer, or one chunk of a stream) must look like before it is
@@ -23,11 +33,11 @@ export const checkResponse: Shape = object({
   candidates: nullish(array(candidate)),
   usageMetadata: nullish(
     object({
-      promptTokenCount: nullish(number),
-      toolUsePromptTokenCount: nullish(number),
-      candidatesTokenCount: nullish(number),
-      thoughtsTokenCount: nullish(number),
-      cachedContentTokenCount: nullish(number),
+      promptTokenCount: nullish(tokenCount),
+      toolUsePromptTokenCount: nullish(tokenCount),
+      candidatesTokenCount: nullish(tokenCount),
+      thoughtsTokenCount: nullish(tokenCount),
+      cachedContentTokenCount: nullish(tokenCount),
     }),
   ),
   promptFeedback: nullish(object({ blockReason: nullish(string), blockReasonMessage: nullish(string) })),

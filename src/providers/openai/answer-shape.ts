@@ -9,6 +9,7 @@ import {
   plainObject,
   type Shape,
   string,
+  tokenCount,
 } from '../../internal/shape.ts';
 
 /**
@@ -33,11 +34,11 @@ export const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter',
 const finishReason = literal(...FINISH_REASONS);
 
 const usage: Shape = object({
-  prompt_tokens: number,
-  completion_tokens: number,
-  total_tokens: number,
-  prompt_tokens_details: nullish(object({ cached_tokens: nullish(number) })),
-  completion_tokens_details: nullish(object({ reasoning_tokens: nullish(number) })),
+  prompt_tokens: tokenCount,
+  completion_tokens: tokenCount,
+  total_tokens: tokenCount,
+  prompt_tokens_details: nullish(object({ cached_tokens: nullish(tokenCount) })),
+  completion_tokens_details: nullish(object({ reasoning_tokens: nullish(tokenCount) })),
 });
 
 /** The reasoning text fields the family uses (renamed to `reasoning_content` by the adapter). */
@@ -88,5 +89,5 @@ export const checkChunk: Shape = object({
 /** An embeddings answer: a vector of numbers per input, with its index; usage where the provider counts it. */
 export const checkEmbeddings: Shape = object({
   data: array(object({ index: number, embedding: array(number, { min: 1 }) }), { min: 1 }),
-  usage: optional(object({ prompt_tokens: number })),
+  usage: optional(object({ prompt_tokens: tokenCount })),
 });
