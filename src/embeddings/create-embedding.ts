@@ -1,12 +1,13 @@
 import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import { budgetSubject, reserveFor, settleCall } from '../budgets/call-budget.ts';
 import { estimateTokens } from '../budgets/estimate-cost.ts';
+import { type CallAccess, modelAllowed, requireAgent } from '../completion/call-access.ts';
 import { CallTrace } from '../completion/call-plan.ts';
 import { costOf } from '../completion/finalise.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { runAttempts } from '../completion/run-attempts.ts';
 import type { Services } from '../completion/services.ts';
-import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import { InvalidRequestError, PermissionDeniedError, SwitchyardError } from '../errors.ts';
 import { invalidResponse } from '../providers/provider-errors.ts';
 import type { CompletionRequest } from '../types.ts';
 import { type EmbeddingCandidate, embeddingCandidates } from './embedding-catalog.ts';
@@ -31,6 +32,7 @@ export async function createEmbedding(
     texts = typeof request.input === 'string' ? [request.input] : request.input;
     metadata = { ...options.metadata, ...request.metadata };
     if (request.user !== undefined) metadata.user ??= request.user;
+    metadata = embeddingCaller(metadata, request, options.access);
     const candidates = servingCandidates(services, request);
     const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
     const plan = { retry, signal: options.signal, deadlineAt: trace.startedMonotonic + retry.totalTimeoutMs };
@@ -115,6 +117,23 @@ export async function createEmbedding(
     record(services, request, trace, texts, metadata, { error: thrown }, hold);
     throw thrown;
   }
+}
+
+/**
+ * The caller's limits, as for a completion: the agent the call runs as (a key's only agent when none is named) and
+ * the model, which must be among the caller's.
+ */
+function embeddingCaller(
+  metadata: Record<string, string>,
+  request: EmbeddingRequest,
+  access: CallAccess | undefined,
+): Record<string, string> {
+  const only = access?.agents?.length === 1 ? access.agents[0] : undefined;
+  const agentId = metadata.agent_id ?? only;
+  requireAgent(access, agentId);
+  if (!modelAllowed(access, () => undefined, request.model))
+    throw new PermissionDeniedError(`This API key may not use ${request.model}.`);
+  return agentId === undefined ? metadata : { ...metadata, agent_id: agentId };
 }
 
 /** The model's offerings whose provider has an embeddings API; a 400 when none has, and dimensions checked. */

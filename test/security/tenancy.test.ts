@@ -131,6 +131,21 @@ describe.each(backends)('$name', ({ shared }) => {
       expect((await recordsOf(chatId))?.agent_id).toBe('solo');
       const response = await test.openai(only.key).responses.create({ model: 'gpt-4o-mini', input: 'hi' });
       expect((await recordsOf(callIdOf(response.id)!))?.agent_id).toBe('solo');
+      const embedding = await test.openai(only.key).embeddings.create({ model: 'text-embedding-3-small', input: 'hi' });
+      const embeddingId = (embedding as unknown as { switchyard: { call_id: string } }).switchyard.call_id;
+      expect((await recordsOf(embeddingId))?.agent_id).toBe('solo');
+      await expect(
+        test
+          .openai(only.key)
+          .embeddings.create(
+            { model: 'text-embedding-3-small', input: 'hi' },
+            { headers: { 'x-switchyard-agent-id': 'someone-else' } },
+          ),
+      ).rejects.toBeInstanceOf(OpenAI.PermissionDeniedError);
+      const modelLimited = await keyWith({ allowed_models: ['gpt-4o-mini'] });
+      await expect(
+        test.openai(modelLimited.key).embeddings.create({ model: 'text-embedding-3-small', input: 'hi' }),
+      ).rejects.toBeInstanceOf(OpenAI.PermissionDeniedError);
     });
 
     it("another agent's deployment is not there: not callable, not readable, not listable, not writable", async () => {
