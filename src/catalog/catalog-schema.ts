@@ -6,7 +6,28 @@ import { z } from 'zod';
  */
 
 const usdPerMillion = z.number().nonnegative();
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD')
+  .refine(isRealDate, 'must be a date a calendar has (YYYY-MM-DD, a month 01–12 and a day of that month)');
+
+/** Whether `YYYY-MM-DD` names a day that exists: `2025-02-29` and `9999-99-99` do not. */
+export function isRealDate(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * Names an alias or a synonym may not have: the members of every JavaScript object (`__proto__`, `constructor`,
+ * `toString`, …). Looked up in a plain object, such a name finds the member, not the catalog's entry.
+ */
+export function isPrototypeMember(name: string): boolean {
+  return name === '__proto__' || name in Object.prototype;
+}
+const lookupName = z.string().refine((name) => !isPrototypeMember(name), 'is a member of every JavaScript object');
 
 const cachePrices = {
   /** Price of cache-hit input tokens; equal to `input` when the provider has no discount. */
@@ -103,12 +124,12 @@ export const catalogDataSchema = z.strictObject({
   updated: isoDate,
   models: z.array(modelEntrySchema).min(1),
   /** `<family>-latest` → pinned id. Every alias ends in `-latest`. */
-  aliases: z.record(z.string().regex(/-latest$/), z.string()),
+  aliases: z.record(lookupName.regex(/-latest$/), z.string()),
   /**
    * Short names users already type (`gpt-4o`, `claude-sonnet-4-5`) → a pinned id or an alias. Accepted as `model`,
    * never listed, so existing code keeps working.
    */
-  synonyms: z.record(z.string(), z.string()),
+  synonyms: z.record(lookupName, z.string()),
 });
 
 export type Pricing = z.infer<typeof pricingSchema>;

@@ -4,6 +4,7 @@ import { CatalogError } from '../errors.ts';
 import { Catalog } from './catalog.ts';
 import {
   catalogDataSchema,
+  isPrototypeMember,
   type ModelEntry,
   modelEntrySchema,
   type ProviderOffering,
@@ -73,6 +74,7 @@ export interface ExtendCatalogOptions {
 export function extendCatalog(extension: CatalogExtension | string, options: ExtendCatalogOptions = {}): Catalog {
   const source = typeof extension === 'string' ? extension : options.source;
   const raw = typeof extension === 'string' ? readJson(extension) : extension;
+  refusePrototypeNames(raw, source);
   const parsed = catalogExtensionSchema.safeParse(raw);
   if (!parsed.success) throw schemaError(parsed.error, source, raw);
   const { models: rows, ...extra } = Array.isArray(parsed.data) ? { models: parsed.data } : parsed.data;
@@ -92,13 +94,54 @@ export function extendCatalog(extension: CatalogExtension | string, options: Ext
     synonyms: { ...base.data.synonyms, ...('synonyms' in extra ? extra.synonyms : {}) },
   };
   for (const [name, target] of [...Object.entries(data.aliases), ...Object.entries(data.synonyms)]) {
-    if (!models.has(target) && !(target in data.aliases))
+    if (!models.has(target) && !Object.hasOwn(data.aliases, target))
       throw new CatalogError(`${where({ source })}"${name}" points to "${target}", which the catalog does not have.`, {
         ...(source ? { source } : {}),
         field: name,
       });
   }
+  for (const alias of Object.keys(data.aliases)) data.aliases[alias] = pinnedIdOf(alias, data.aliases, source);
   return new Catalog(data);
+}
+
+/**
+ * The model id an alias ends at, through aliases of aliases; a `CatalogError` for a cycle (`a-latest` →
+ * `b-latest` → `a-latest`), which would leave every alias of it pointing nowhere.
+ */
+function pinnedIdOf(alias: string, aliases: Record<string, string>, source: string | undefined): string {
+  const path = [alias];
+  let target = aliases[alias]!;
+  while (Object.hasOwn(aliases, target)) {
+    if (path.includes(target)) {
+      const cycle = [...path.slice(path.indexOf(target)), target].map((name) => `"${name}"`).join(' → ');
+      throw new CatalogError(`${where({ source })}aliases: ${cycle} is a cycle; an alias must end at a model id.`, {
+        ...definedSource(source),
+        field: `aliases.${alias}`,
+      });
+    }
+    path.push(target);
+    target = aliases[target]!;
+  }
+  return target;
+}
+
+/**
+ * Aliases and synonyms named like a member of every object (`__proto__`, `constructor`, `toString`): refused before
+ * the schema reads them, which would drop `__proto__` without a word.
+ */
+function refusePrototypeNames(raw: unknown, source: string | undefined): void {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return;
+  for (const kind of ['aliases', 'synonyms'] as const) {
+    const names = (raw as Record<string, unknown>)[kind];
+    if (typeof names !== 'object' || names === null) continue;
+    const name = Object.keys(names).find(isPrototypeMember);
+    if (name === undefined) continue;
+    throw new CatalogError(
+      `${where({ source })}${kind}.${name}: "${name}" cannot be ${kind === 'aliases' ? 'an alias' : 'a synonym'}: ` +
+        'it is a member of every JavaScript object (Object.prototype); choose another name.',
+      { ...definedSource(source), field: `${kind}.${name}` },
+    );
+  }
 }
 
 function applyRow(

@@ -33,14 +33,14 @@ export function fromModelsDev(data: unknown, known: ReadonlySet<string>, label =
   const models: SourceModel[] = [];
   let skipped = 0;
   for (const [key, provider] of Object.entries(providersOf(data) ?? {})) {
-    const id = PROVIDER_IDS[key] ?? key;
+    const id = (Object.hasOwn(PROVIDER_IDS, key) ? PROVIDER_IDS[key] : undefined) ?? key;
     const listed = Object.entries((provider as { models?: Record<string, unknown> }).models ?? {});
     if (!known.has(id)) {
       skipped += listed.length;
       continue;
     }
     for (const [name, raw] of listed) {
-      const model = toSourceModel(id, name, raw as ModelsDevModel);
+      const model = toSourceModel(id, name, raw as ModelsDevModel, label);
       if (model) models.push(model);
       else skipped += 1;
     }
@@ -70,7 +70,7 @@ interface ModelsDevCost {
   cache_write?: number;
 }
 
-function toSourceModel(provider: string, name: string, raw: ModelsDevModel): SourceModel | undefined {
+function toSourceModel(provider: string, name: string, raw: ModelsDevModel, label: string): SourceModel | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   // Embedding, image and speech models are not chat models.
   if (raw.modalities?.output && !raw.modalities.output.includes('text')) return undefined;
@@ -86,9 +86,10 @@ function toSourceModel(provider: string, name: string, raw: ModelsDevModel): Sou
     maker: MAKERS.has(provider) ? provider : slugOf(org ?? provider),
     supports: supportsOf(raw),
   };
-  const release = isoDateOf(raw.release_date);
+  const at = (field: string) => ({ label, model: `${provider}/${providerModel}`, field });
+  const release = isoDateOf(raw.release_date, at('release_date'));
   if (release) model.release_date = release;
-  const updated = isoDateOf(raw.last_updated);
+  const updated = isoDateOf(raw.last_updated, at('last_updated'));
   if (updated) model.updated = updated;
   const context = positiveInteger(raw.limit?.context);
   if (context) model.context_window = context;

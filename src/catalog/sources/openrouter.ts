@@ -1,5 +1,13 @@
 import type { ModelSupports, Pricing } from '../catalog-schema.ts';
-import { catalogIdOf, positiveInteger, priceOf, type SourceModel, type SourceModels, slugOf } from './source-model.ts';
+import {
+  catalogIdOf,
+  dateOfSeconds,
+  positiveInteger,
+  priceOf,
+  type SourceModel,
+  type SourceModels,
+  slugOf,
+} from './source-model.ts';
 
 /** Whether `data` is OpenRouter's `/api/v1/models` answer: `{ data: [{ id: 'org/model', pricing, … }] }`. */
 export function isOpenRouter(data: unknown): boolean {
@@ -25,14 +33,14 @@ export function fromOpenRouter(data: unknown, label = 'openrouter'): SourceModel
   const models: SourceModel[] = [];
   let skipped = 0;
   for (const raw of (data as { data: unknown[] }).data) {
-    const model = toSourceModel(raw as OpenRouterModel);
+    const model = toSourceModel(raw as OpenRouterModel, label);
     if (model) models.push(model);
     else skipped += 1;
   }
   return { label, models, skipped };
 }
 
-function toSourceModel(raw: OpenRouterModel): SourceModel | undefined {
+function toSourceModel(raw: OpenRouterModel, label: string): SourceModel | undefined {
   if (typeof raw !== 'object' || raw === null || typeof raw.id !== 'string' || !raw.id.includes('/')) return undefined;
   if (raw.architecture?.output_modalities && !raw.architecture.output_modalities.includes('text')) return undefined;
   const id = catalogIdOf(raw.id);
@@ -45,8 +53,8 @@ function toSourceModel(raw: OpenRouterModel): SourceModel | undefined {
     maker: slugOf(raw.id.slice(0, raw.id.indexOf('/'))),
     supports: supportsOf(raw),
   };
-  if (typeof raw.created === 'number' && raw.created > 0)
-    model.release_date = new Date(raw.created * 1000).toISOString().slice(0, 10);
+  if (typeof raw.created === 'number' && raw.created !== 0)
+    model.release_date = dateOfSeconds(raw.created, { label, model: raw.id, field: 'created' });
   const context = positiveInteger(raw.context_length) ?? positiveInteger(raw.top_provider?.context_length);
   if (context) model.context_window = context;
   const output = positiveInteger(raw.top_provider?.max_completion_tokens);

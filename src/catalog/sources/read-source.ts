@@ -29,8 +29,9 @@ export type CatalogSource =
  * `/api/v1/models` shape, or as catalog rows. The shape is recognised from the data.
  */
 export async function readSource(from: string, options: ReadSourceOptions): Promise<CatalogSource> {
-  const url = KNOWN_SOURCES[from] ?? (/^https?:\/\//i.test(from) ? from : undefined);
-  const label = KNOWN_SOURCES[from] ? from : url ? withoutCredentials(url) : from;
+  const known = Object.hasOwn(KNOWN_SOURCES, from) ? KNOWN_SOURCES[from] : undefined;
+  const url = known ?? (/^https?:\/\//i.test(from) ? from : undefined);
+  const label = known ? from : url ? withoutCredentials(url) : from;
   const text = url ? await download(url, label, options) : await readLocal(from);
   let data: unknown;
   try {

@@ -1,4 +1,5 @@
-import type { ModelSupports, Pricing } from '../catalog-schema.ts';
+import { CatalogError } from '../../errors.ts';
+import { isRealDate, type ModelSupports, type Pricing } from '../catalog-schema.ts';
 
 /**
  * One model at one provider as a public model list describes it, in the catalog's terms. Only what the list says is
@@ -46,11 +47,44 @@ export function slugOf(name: string): string {
   return slug || 'unknown';
 }
 
-/** `YYYY-MM-DD` from `YYYY-MM-DD`, `YYYY-MM` or an ISO time; `undefined` for anything else. */
-export function isoDateOf(value: unknown): string | undefined {
+/** Where a list's value was read, for a `CatalogError`: the list, the model, the field. */
+export interface ListPlace {
+  label: string;
+  model: string;
+  field: string;
+}
+
+/**
+ * `YYYY-MM-DD` from `YYYY-MM-DD`, `YYYY-MM` or an ISO time; `undefined` for anything else. A date no calendar has
+ * (`9999-99-99`) is a `CatalogError` naming the list, the model and the field.
+ */
+export function isoDateOf(value: unknown, at: ListPlace): string | undefined {
   if (typeof value !== 'string') return undefined;
   const match = /^(\d{4})-(\d{2})(?:-(\d{2}))?/.exec(value);
-  return match ? `${match[1]}-${match[2]}-${match[3] ?? '01'}` : undefined;
+  if (!match) return undefined;
+  const date = `${match[1]}-${match[2]}-${match[3] ?? '01'}`;
+  if (!isRealDate(date)) throw listError(at, `${JSON.stringify(value)} is not a date a calendar has`);
+  return date;
+}
+
+/** The last second of 9999: past it a date is not `YYYY-MM-DD` (and past 8.64e12 not a time JavaScript has). */
+const LAST_SECOND = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000;
+
+/**
+ * `YYYY-MM-DD` of a Unix time in seconds; a `CatalogError` naming the list, the model and the field for one outside
+ * 1970–9999 (a time in milliseconds, or garbage), where `Date` would throw a bare "Invalid time value".
+ */
+export function dateOfSeconds(seconds: number, at: ListPlace): string {
+  if (!(Number.isFinite(seconds) && seconds >= 0 && seconds <= LAST_SECOND))
+    throw listError(at, `${seconds} is not a time in seconds between 1970 and 9999`);
+  return new Date(seconds * 1000).toISOString().slice(0, 10);
+}
+
+function listError(at: ListPlace, problem: string): CatalogError {
+  return new CatalogError(`${at.label}: model "${at.model}": ${at.field}: ${problem}.`, {
+    source: at.label,
+    field: at.field,
+  });
 }
 
 /** A positive whole number, or `undefined`. */
