@@ -20,6 +20,7 @@ export {
   type ExtendCatalogOptions,
   extendCatalog,
 } from './catalog/extend-catalog.ts';
+export type { CallAccess } from './completion/call-access.ts';
 export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';
@@ -59,8 +60,10 @@ export {
   LimitExceededError,
   MissingCredentialsError,
   ModelNotFoundError,
+  PermissionDeniedError,
   ProviderError,
   RateLimitError,
+  StorageUnavailableError,
   StreamInterruptedError,
   StructuredOutputError,
   SwitchyardError,
