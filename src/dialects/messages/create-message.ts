@@ -1,8 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { CompletionStream } from '../../completion/completion-stream.ts';
 import { createCompletion } from '../../completion/create-completion.ts';
+import { parseModelReference } from '../../completion/parse-model.ts';
 import type { CompletionOptions } from '../../completion/resolve-request.ts';
 import type { Services } from '../../completion/services.ts';
+import { InvalidRequestError } from '../../errors.ts';
 import { chatToMessage, type SwitchyardMessage } from './from-chat.ts';
 import { MessageEventStream } from './stream-events.ts';
 import { messagesToChat } from './to-chat.ts';
@@ -19,6 +21,24 @@ export async function createMessage(
   options: CompletionOptions = {},
 ): Promise<SwitchyardMessage | MessageEventStream> {
   const { request, warnings } = messagesToChat(params);
+  refuseOverModelLimit(services, params);
   const result = await createCompletion(services, request, options, { dialect: 'messages', warnings });
   return result instanceof CompletionStream ? new MessageEventStream(result) : chatToMessage(result);
+}
+
+/**
+ * `max_tokens` above what the model can write is a 400, as at Anthropic, for a model the catalog lists (a
+ * deployment's model, or one the catalog does not know, is left to the provider).
+ */
+function refuseOverModelLimit(services: Services, params: Anthropic.MessageCreateParams): void {
+  const reference = parseModelReference(params.model, services.registry.reservedNames);
+  if (reference.kind !== 'model') return;
+  const { model, provider } = reference;
+  const entry = services.catalog.find(model) ?? (provider ? services.catalog.findOffering(provider, model) : undefined);
+  if (!entry || params.max_tokens <= entry.max_output_tokens) return;
+  throw new InvalidRequestError(
+    `max_tokens: ${params.max_tokens} > ${entry.max_output_tokens}, which is the maximum allowed number of output ` +
+      `tokens for ${entry.id}.`,
+    'max_tokens',
+  );
 }

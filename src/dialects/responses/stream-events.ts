@@ -65,16 +65,18 @@ async function* translate(
   const event = (fields: Record<string, unknown>): Event => ({ ...fields, sequence_number: sequence++ }) as Event;
   const createdAt = Math.floor(Date.now() / 1000);
   const withSummary = params.reasoning?.summary != null;
-  const snapshot = (items: ResponseOutputItem[], usage?: CompletionChunk['usage'], finish: string | null = null) =>
-    responseObject(params, info, items, usage ?? undefined, finish, createdAt);
+  // The request's instructions are echoed once, in the final response (the one clients keep): a long system prompt
+  // is not sent back again in each snapshot before it.
+  const early = { ...params, instructions: null };
+  const started = () => responseObject(early, info, [], undefined, null, createdAt);
   const done: ResponseOutputItem[] = [];
   const calls = new Map<number, Extract<Open, { kind: 'call' }>>();
   let open: Open | undefined;
   let finish: string | null = null;
   let usage: CompletionChunk['usage'];
 
-  yield event({ type: 'response.created', response: snapshot([]) });
-  yield event({ type: 'response.in_progress', response: snapshot([]) });
+  yield event({ type: 'response.created', response: started() });
+  yield event({ type: 'response.in_progress', response: started() });
 
   /** Ends the open item with its `…done` events. */
   function* close(): Generator<Event> {
@@ -210,7 +212,7 @@ async function* translate(
     if (choice.finish_reason) finish = choice.finish_reason;
   }
   yield* close();
-  const final = snapshot(done, usage, finish ?? 'stop');
+  const final = responseObject(params, info, done, usage ?? undefined, finish ?? 'stop', createdAt);
   const type = final.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
   yield event({ type, response: final });
 }
