@@ -133,7 +133,7 @@ function tool(value: unknown, at: string): void {
   const item = record(value, at);
   cacheControl(item, at);
   // A server tool has a type of its own and no input_schema: the translation refuses it by name.
-  if (!('input_schema' in item) && typeof item.type === 'string') return;
+  if (!('input_schema' in item) && typeof item.type === 'string' && item.type !== 'custom') return;
   name(item.name, `${at}.name`);
   record(item.input_schema, `${at}.input_schema`);
   optional(item, 'type', at, string);

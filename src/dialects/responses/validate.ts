@@ -24,6 +24,8 @@ export function validateResponsesBody(params: unknown): void {
   if (!isRecord(params)) fail('body', 'must be a JSON object (a Responses API request).');
   if (typeof params.model !== 'string' || params.model.trim() === '') fail('model', 'is required: a model id.');
   const input = params.input;
+  if ((input === undefined || input === null) && params.previous_response_id == null && params.instructions == null)
+    fail('input', 'is required: a string, or a list of items.');
   if (input !== undefined && input !== null && typeof input !== 'string') {
     const items = list(input, 'input');
     for (let index = 0; index < items.length; index++) inputItem(items[index], `input[${index}]`);
