@@ -78,6 +78,11 @@ program
       .choices(['open', 'closed'])
       .default('open'),
   )
+  .addOption(
+    new Option('--budgets-on-store-error <mode>', 'with --redis down: closed answers 503, open lets calls through')
+      .choices(['closed', 'open'])
+      .default('closed'),
+  )
   .option(
     '--cors-origin <origin>',
     'a browser origin allowed to call the API (repeatable); CORS is off without it',
@@ -112,6 +117,7 @@ program
         ...(options.budget || options.tokensPerMinute
           ? {
               budgets: {
+                onStoreError: options.budgetsOnStoreError,
                 rules: [
                   ...(options.budget ?? []),
                   ...(options.tokensPerMinute
@@ -253,6 +259,7 @@ interface ServeCommandOptions {
   redis?: string;
   rateLimit?: number;
   rateLimitOnStoreError: 'open' | 'closed';
+  budgetsOnStoreError: 'open' | 'closed';
   tokensPerMinute?: number;
   corsOrigin?: string[];
 }

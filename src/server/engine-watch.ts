@@ -20,10 +20,11 @@ interface Watched {
   probe: (() => Promise<void>) | undefined;
   down: boolean;
   since: number;
+  lastLine: number;
   /** Failures since the last line logged. */
   failures: number;
   timer: NodeJS.Timeout | undefined;
-  checked: { at: number; ok: Promise<boolean> } | undefined;
+  checked: { at: number; ok: Promise<boolean>; failed: boolean } | undefined;
 }
 
 /**
@@ -59,6 +60,7 @@ export class EngineWatch {
     if (engine.down || this.#closed) return;
     engine.down = true;
     engine.since = performance.now();
+    engine.lastLine = engine.since;
     engine.checked = undefined;
     this.#options.log('warn', `${name} is unavailable: requests that need it are answered 503 storage_unavailable`, {
       component: name,
@@ -101,12 +103,21 @@ export class EngineWatch {
     const engine = this.#watched(name);
     if (!engine.probe) return !engine.down;
     const now = performance.now();
-    if (!engine.checked || now - engine.checked.at >= this.#probeMs)
-      engine.checked = { at: now, ok: this.#probe(engine.probe) };
+    // A passed probe is trusted for a probe period; a failed one only until the next asks (one probe at a time).
+    if (!engine.checked || now - engine.checked.at >= this.#probeMs || engine.checked.failed)
+      engine.checked = this.#startProbe(engine.probe);
     const ok = await engine.checked.ok;
     if (ok) this.up(name);
     else this.down(name, 'the health probe got no answer');
     return ok;
+  }
+
+  #startProbe(probe: () => Promise<void>): NonNullable<Watched['checked']> {
+    const checked = { at: performance.now(), ok: this.#probe(probe), failed: false };
+    void checked.ok.then((ok) => {
+      checked.failed = !ok;
+    });
+    return checked;
   }
 
   async #probe(probe: () => Promise<void>): Promise<boolean> {
@@ -123,24 +134,30 @@ export class EngineWatch {
     }
   }
 
-  /** While down: each interval, probe; if still down, a line with the failures since the last (when there were). */
+  /**
+   * While down: a probe each probe period (so health and the log see the engine back within about a second), and a
+   * line each log interval with the failures counted since the last line, when there were any.
+   */
   #schedule(name: string, engine: Watched): void {
     clearTimeout(engine.timer);
-    engine.timer = setTimeout(async () => {
-      engine.checked = undefined;
-      const ok = engine.probe ? await this.#check(name) : engine.failures === 0;
-      if (ok) return this.up(name);
-      if (!engine.down) return;
-      if (engine.failures > 0) {
-        this.#options.log('warn', `${name} is still unavailable`, {
-          component: name,
-          failures: engine.failures,
-          down_s: Math.round((performance.now() - engine.since) / 1000),
-        });
-        engine.failures = 0;
-      }
-      this.#schedule(name, engine);
-    }, this.#intervalMs);
+    engine.timer = setTimeout(
+      async () => {
+        const ok = engine.probe ? await this.#check(name) : engine.failures === 0;
+        if (ok) return this.up(name);
+        if (!engine.down || this.#closed) return;
+        if (engine.failures > 0 && performance.now() - engine.lastLine >= this.#intervalMs) {
+          this.#options.log('warn', `${name} is still unavailable`, {
+            component: name,
+            failures: engine.failures,
+            down_s: Math.round((performance.now() - engine.since) / 1000),
+          });
+          engine.failures = 0;
+          engine.lastLine = performance.now();
+        }
+        this.#schedule(name, engine);
+      },
+      engine.probe ? this.#probeMs : this.#intervalMs,
+    );
     engine.timer.unref();
   }
 
@@ -157,5 +174,5 @@ export class EngineWatch {
 }
 
 function watched(probe: (() => Promise<void>) | undefined): Watched {
-  return { probe, down: false, since: 0, failures: 0, timer: undefined, checked: undefined };
+  return { probe, down: false, since: 0, lastLine: 0, failures: 0, timer: undefined, checked: undefined };
 }

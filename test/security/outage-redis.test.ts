@@ -12,15 +12,22 @@ const redis: ThrowawayRedis | undefined = await startRedis();
 if (!redis) console.warn('SKIPPED: the Redis outage test (redis-server not installed; CI installs it).');
 let closed: TestServer;
 let open: TestServer;
+/** A key budget on Redis, closed when the store fails (the budgets' default). */
+let budgeted: TestServer;
 beforeAll(async () => {
   if (!redis) return;
   const options = { redis: redis.url, requestsPerMinutePerKey: 10_000 };
   closed = await startTestServer({ ...options, rateLimitOnStoreError: 'closed' });
   open = await startTestServer(options);
+  budgeted = await startTestServer({
+    redis: redis.url,
+    gateway: { budgets: { rules: [{ scope: 'key', usd: 100, window: 'day' }] } },
+  });
 }, 60_000);
 afterAll(async () => {
   await closed?.stop();
   await open?.stop();
+  await budgeted?.stop();
   await redis?.stop();
 });
 
@@ -44,7 +51,7 @@ async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<n
 
 describe.skipIf(!redis)('Redis stops and comes back', () => {
   it('is reported by health while up', async () => {
-    expect((await chat(closed)).status).toBe(200);
+    for (const server of [closed, budgeted]) expect((await chat(server)).status).toBe(200);
     expect(await health(closed)).toMatchObject({ status: 'ok', components: { redis: 'ok' } });
   });
 
@@ -63,6 +70,9 @@ describe.skipIf(!redis)('Redis stops and comes back', () => {
     expect(toRefusal).toBeLessThan(2_000);
     // `open`: still limited, in this process, while the shared bucket cannot be reached.
     expect((await chat(open)).status).toBe(200);
+    const budget = await chat(budgeted);
+    expect(budget.status).toBe(503);
+    expect((await jsonOf(budget)).error).toMatchObject({ code: 'storage_unavailable' });
     for (const server of [closed, open])
       expect(await health(server)).toMatchObject({ status: 'degraded', components: { redis: 'down' } });
 
@@ -83,6 +93,7 @@ describe.skipIf(!redis)('Redis stops and comes back', () => {
 
     await redis!.restart();
     const recovery = await eventually(async () => (await chat(closed)).status === 200);
+    await eventually(async () => (await chat(budgeted)).status === 200);
     console.log(`Redis back: keyed requests served again ${Math.round(recovery)} ms after it listened`);
     for (const server of [closed, open]) {
       expect(await health(server)).toMatchObject({ status: 'ok', components: { redis: 'ok' } });
