@@ -126,9 +126,16 @@ function callerOf(
   const only = access?.agents?.length === 1 ? access.agents[0] : undefined;
   const agentId = asked.metadata?.agent_id ?? reference.agentId ?? only;
   requireAgent(access, agentId);
-  const metadata = asked.metadata ?? undefined;
-  if (agentId === undefined || metadata?.agent_id === agentId) return { agentId, metadata };
-  return { agentId, metadata: { ...metadata, agent_id: agentId } };
+  let metadata = asked.metadata ?? undefined;
+  if (agentId !== undefined && metadata?.agent_id !== agentId) metadata = { ...metadata, agent_id: agentId };
+  // The caller's key attributes the call (records, key budgets); a request naming another key would dodge them.
+  const keyId = access?.keyId;
+  if (keyId !== undefined && metadata?.api_key_id !== keyId) {
+    if (metadata?.api_key_id !== undefined)
+      throw new PermissionDeniedError("metadata.api_key_id is set from the caller's key; leave it out.");
+    metadata = { ...metadata, api_key_id: keyId };
+  }
+  return { agentId, metadata };
 }
 
 /** The deployment's stored request, rendered with the caller's `input` and merged with the caller's settings. */
