@@ -62,6 +62,12 @@ export const providerOfferingSchema = z.strictObject({
   model: z.string().min(1),
   /** Left out when the price is not known: such calls cost `null` with a `price_unknown` warning, never $0. */
   pricing: pricingSchema.optional(),
+  /**
+   * Claude on Anthropic's API or Vertex AI: the API version (`anthropic-version`) on which the model takes
+   * `temperature` and `top_p`, which the SDK's own version refuses. A request that sends either is made on it;
+   * without it they are dropped with a warning.
+   */
+  sampling_api_version: z.string().min(1).optional(),
 });
 
 export const reasoningFactsSchema = z.strictObject({
@@ -93,6 +99,8 @@ export const supportsSchema = z.strictObject({
   /** Sampling knobs; reasoning models often reject them. */
   temperature: z.boolean(),
   top_p: z.boolean(),
+  /** `false` where the model takes `temperature` or `top_p` but not both in one request (Claude 4.5 and 4.6). */
+  temperature_with_top_p: z.boolean().optional(),
   stop: z.boolean(),
   reasoning_can_disable: z.boolean(),
 });

@@ -4,8 +4,10 @@ import { pieces, type RecordedRequest, sendJSON, startFakeHttpServer, withinLimi
 /**
  * A fake Anthropic Messages API (providers.md §2, API version 2026-10-21): JSON messages, SSE streams with named
  * events in the real order, Anthropic error bodies, retry-after, in-stream `event: error`, dropped connections.
- * It also rejects what the real API rejects and an adapter could get wrong: sampling parameters, a missing
- * max_tokens, thinking budgets out of range, forced tool choice while thinking, unanswered tool_use blocks.
+ * It also rejects what the real API rejects and an adapter could get wrong: sampling parameters on version
+ * 2026-10-21 (an earlier version takes them: temperature up to 1, and only one of temperature and top_p for Claude
+ * 4.5 and 4.6), a missing max_tokens, thinking budgets out of range, forced tool choice while thinking, unanswered
+ * tool_use blocks.
  */
 export type FakeBlock =
   | { type: 'text'; text: string }
@@ -114,12 +116,18 @@ function cacheBreakpoints(body: Record<string, any>): Array<{ type: string; ttl?
 const VERTEX_ROUTE =
   /^\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/;
 
+/** Claude 4.5 and 4.6 take temperature or top_p, not both. */
+const ONE_SAMPLING_PARAMETER = /^claude-(opus|sonnet|haiku)-4-[56]/;
+
 function invalidRequest(body: Record<string, any>, version: string | string[] | undefined): string | undefined {
   if (!version) return 'anthropic-version: header is required';
   if (version === '2026-10-21') {
     for (const param of ['temperature', 'top_p', 'top_k'])
       if (param in body) return `${param}: Extra inputs are not permitted`;
   }
+  if (body.temperature > 1) return 'temperature: Input should be less than or equal to 1';
+  if ('temperature' in body && 'top_p' in body && ONE_SAMPLING_PARAMETER.test(body.model))
+    return '`temperature` and `top_p` cannot both be specified for this model. Please use only one.';
   if (!Number.isInteger(body.max_tokens)) return 'max_tokens: Field required';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
   if (

@@ -63,6 +63,8 @@ export async function startFakeBedrockServer(): Promise<FakeBedrockServer> {
     const authorization = String(request.headers.authorization ?? '');
     if (!SIGV4.test(authorization) && !/^Bearer \S+$/.test(authorization))
       return sendError(response, { status: 403, type: 'UnrecognizedClientException', message: 'Bad signature' });
+    const invalid = invalidSampling(modelId, body.inferenceConfig ?? {});
+    if (invalid) return sendError(response, { status: 400, type: 'ValidationException', message: invalid });
     const reply = limited(queue.shift() ?? { text: `Hello from fake Bedrock ${modelId}` }, body.inferenceConfig ?? {});
     if (reply.error) return sendError(response, reply.error);
     if (operation === 'converse') return sendJson(response, 200, converse(reply));
@@ -142,6 +144,16 @@ function frame(headers: Record<string, string>, payload: unknown): Uint8Array {
   const encoded: MessageHeaders = { ':content-type': { type: 'string', value: 'application/json' } };
   for (const [name, value] of Object.entries(headers)) encoded[name] = { type: 'string', value };
   return codec.encode({ headers: encoded, body: encoder.encode(JSON.stringify(payload)) });
+}
+
+/** What Claude refuses of the sampling parameters Converse passes on: a temperature above 1; both, from 4.5 on. */
+function invalidSampling(modelId: string, config: { temperature?: number; topP?: number }): string | undefined {
+  if (!/anthropic\.claude/.test(modelId)) return undefined;
+  const refused = 'The model returned the following errors: ';
+  if ((config.temperature ?? 0) > 1) return `${refused}temperature: range: 0..1`;
+  if (config.temperature !== undefined && config.topP !== undefined && /claude-(opus|sonnet|haiku)-4-5/.test(modelId))
+    return `${refused}\`temperature\` and \`top_p\` cannot both be specified for this model. Please use only one.`;
+  return undefined;
 }
 
 function sendError(response: Http2ServerResponse, error: { status: number; type: string; message: string }): void {

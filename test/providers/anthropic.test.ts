@@ -290,7 +290,7 @@ describe('Anthropic adapter, requests and responses', () => {
       stop: ['END', ' '],
       user: 'user-42',
     });
-    // API version 2026-10-21 answers 400 to temperature/top_p/top_k, even at default values.
+    // This catalog names no sampling_api_version: on the SDK's 2026-10-21, temperature and top_p cannot be sent.
     expect(sent()).toEqual({
       model: HAIKU,
       stream: false,

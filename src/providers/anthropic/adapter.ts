@@ -24,15 +24,17 @@ import {
   unreachable,
 } from '../provider-errors.ts';
 import { checkMessage, checkStreamEvent } from './answer-shape.ts';
-import { toAnthropicRequest } from './convert-request.ts';
+import { type Params, toAnthropicRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
+import { apiVersionFor } from './sampling.ts';
 import { StreamConverter } from './stream-converter.ts';
 
 type AnthropicSDK = typeof import('@anthropic-ai/sdk');
 
 /**
- * The Anthropic adapter, on the official `@anthropic-ai/sdk` (1.x, API version 2026-10-21): OpenAI requests are
- * translated to the Messages API and the answers back (the conversions are the other files of this folder).
+ * The Anthropic adapter, on the official `@anthropic-ai/sdk` (1.x, API version 2026-10-21, or the model's own where
+ * the request sends sampling parameters): OpenAI requests are translated to the Messages API and the answers back
+ * (the conversions are the other files of this folder).
  */
 export async function createAnthropicProvider(settings: ResolvedProviderSettings): Promise<Provider> {
   const sdk = await import('@anthropic-ai/sdk');
@@ -66,9 +68,9 @@ class AnthropicProvider implements Provider {
   }
 
   async complete(call: ProviderCall): Promise<ProviderCompletion> {
-    const params = toAnthropicRequest(call, false);
+    const params = toAnthropicRequest(call, false, this.name);
     try {
-      const message = await this.#client.messages.create({ ...params, stream: false }, { signal: call.signal ?? null });
+      const message = await this.#client.messages.create({ ...params, stream: false }, this.#options(call, params));
       const problem = checkShape(checkMessage, message);
       if (problem) throw invalidResponse(this.#scope(params.model), problem);
       return toCompletion(message);
@@ -78,14 +80,20 @@ class AnthropicProvider implements Provider {
   }
 
   async stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>> {
-    const params = toAnthropicRequest(call, true);
+    const params = toAnthropicRequest(call, true, this.name);
     try {
       // Resolves once the response headers arrived: HTTP errors are thrown here, in-stream ones while iterating.
-      const events = await this.#client.messages.create({ ...params, stream: true }, { signal: call.signal ?? null });
+      const events = await this.#client.messages.create({ ...params, stream: true }, this.#options(call, params));
       return this.#convertEvents(events, params.model, call.signal);
     } catch (error) {
       throw this.#toProviderError(error, params.model, call.signal);
     }
+  }
+
+  /** The caller's signal, and the model's own API version where the request sends sampling parameters. */
+  #options(call: ProviderCall, params: Params): { signal: AbortSignal | null; headers?: Record<string, string> } {
+    const version = apiVersionFor(call, params, this.name);
+    return { signal: call.signal ?? null, ...(version ? { headers: { 'anthropic-version': version } } : {}) };
   }
 
   async *#convertEvents(

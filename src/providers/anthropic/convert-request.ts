@@ -5,10 +5,12 @@ import { applyReasoning } from './apply-reasoning.ts';
 import { placeBreakpoints } from './cache-breakpoints.ts';
 import { convertMessages } from './convert-messages.ts';
 import { applyTools } from './convert-tools.ts';
+import { claudeSampling, type Sampling, samplingApiVersion } from './sampling.ts';
 
 /**
  * The OpenAI chat-completion request as an Anthropic Messages request (API version 2026-10-21, the one
- * `@anthropic-ai/sdk` 1.x speaks). Messages, tools and reasoning are converted in their own files.
+ * `@anthropic-ai/sdk` 1.x speaks, or the model's own where it takes sampling parameters: `sampling.ts`). Messages,
+ * tools and reasoning are converted in their own files.
  */
 
 /**
@@ -27,7 +29,8 @@ export const MIN_ANSWER_ROOM = 1_024;
 
 type Body = ChatCompletionCreateParamsBase & Record<string, unknown>;
 
-export type Params = Omit<Anthropic.MessageCreateParamsNonStreaming, 'stream'>;
+/** The request without `stream`; the sampling parameters left the SDK's types, which speak version 2026-10-21. */
+export type Params = Omit<Anthropic.MessageCreateParamsNonStreaming, 'stream'> & Sampling;
 
 /** OpenAI fields converted below; every other field present is dropped with a warning unless it is a no-op value. */
 const HANDLED = new Set([
@@ -55,21 +58,16 @@ const NO_OP_VALUES: Record<string, unknown> = {
   presence_penalty: 0,
 };
 
-/** The caller's OpenAI body as an Anthropic Messages request (without `stream`). */
-export function toAnthropicRequest(call: ProviderCall, streaming: boolean): Params {
+/**
+ * The caller's OpenAI body as an Anthropic Messages request (without `stream`), for `provider` (`anthropic`, or
+ * `vertex` for Claude there): its offering of the model says on which API version sampling parameters can be sent.
+ */
+export function toAnthropicRequest(call: ProviderCall, streaming: boolean, provider = 'anthropic'): Params {
   const body = call.body as Body;
   const { system, messages } = convertMessages(body.messages);
   const params: Params = { model: body.model, max_tokens: maxTokens(call, streaming), messages };
   if (system.length > 0) params.system = system;
-
-  for (const param of ['temperature', 'top_p'] as const) {
-    if (body[param] == null) continue;
-    call.warn({
-      code: 'unsupported_parameter',
-      param,
-      message: `Anthropic's API (version 2026-10-21) no longer accepts sampling parameters; "${param}" was not sent.`,
-    });
-  }
+  Object.assign(params, claudeSampling(call, samplingApiVersion(call, provider) !== undefined));
   const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
   const usable = stops.filter((stop) => stop.trim() !== '');
   if (usable.length < stops.length) {

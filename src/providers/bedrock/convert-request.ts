@@ -1,5 +1,6 @@
 import type { ConverseStreamCommandInput, Tool, ToolChoice } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { claudeSampling } from '../anthropic/sampling.ts';
 import { withoutCacheControl } from '../prompt-cache.ts';
 import type { ProviderCall } from '../provider.ts';
 import { chooseReasoning } from '../reasoning-choice.ts';
@@ -39,10 +40,12 @@ export function toConverseRequest(call: ProviderCall): ConverseInput {
   if (system.length > 0) input.system = system;
   const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  // Claude's own rules (0–1 temperature, one of temperature and top_p for some): Converse passes the values on.
+  const { temperature, top_p } = isClaude(body.model) ? claudeSampling(call, true) : body;
   input.inferenceConfig = {
     ...(maxTokens != null ? { maxTokens } : {}),
-    ...(body.temperature != null ? { temperature: body.temperature } : {}),
-    ...(body.top_p != null ? { topP: body.top_p } : {}),
+    ...(temperature != null ? { temperature } : {}),
+    ...(top_p != null ? { topP: top_p } : {}),
     ...(stops.length > 0 ? { stopSequences: stops } : {}),
   };
   applyTools(call, body, input);

@@ -42,7 +42,7 @@ export const vertexProvider: ProviderDefinition = {
   create: async (settings) => (await import('./adapter.ts')).createVertexProvider(settings),
   convertRequest: async (call, streaming) => {
     if (/^claude-/.test(call.body.model)) {
-      const params = toAnthropicRequest(call, streaming);
+      const params = toAnthropicRequest(call, streaming, 'vertex');
       return { choices: 1, maxTokens: params.max_tokens, stop: params.stop_sequences ?? [], logprobs: false };
     }
     const { googleProvider } = await import('../google/definition.ts');
