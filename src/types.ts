@@ -108,6 +108,8 @@ export interface Attempt {
   outcome: string;
   message?: string;
   duration_ms: number;
+  /** What this attempt's model or provider could not take as asked (dropped or converted parameters). */
+  warnings?: CompletionWarning[];
 }
 
 /** Extension object on every response and stream chunk Switchyard returns. */

@@ -28,10 +28,12 @@ export interface CallPlan {
   readonly metadata: Record<string, string> | undefined;
   /**
    * The OpenAI body every provider starts from: the caller's parameters that providers receive, the messages
-   * rendered with `input`, minus what the model cannot take. Without `model` (each candidate names its own).
+   * rendered with `input`, as the caller asked: each candidate's shaping drops what its model cannot take. Without
+   * `model` (each candidate names its own).
    */
   readonly body: Readonly<Record<string, unknown>> & { messages: ChatCompletionMessageParam[] };
   readonly output: OutputSpec | undefined;
+  /** The caller's reasoning on the requested model (validated there); each other candidate resolves its own. */
   readonly reasoning: ResolvedReasoning | undefined;
   /** `auto`: the provider places prompt-cache breakpoints itself (the request's `prompt_cache`, else the gateway's). */
   readonly promptCache: 'auto' | false;
@@ -63,22 +65,40 @@ export class CallTrace {
   /** `performance.now()` at the start, for the deadline. */
   readonly startedMonotonic = performance.now();
   readonly attempts: Attempt[] = [];
-  readonly warnings: CompletionWarning[] = [];
+  readonly warnings: CompletionWarning[];
   /** Every completion the call paid for (a structured-output correction is a second one), with its price. */
   readonly billed: BilledUsage[] = [];
   /** The API the call came through, for its record. */
   readonly dialect: Dialect;
-  readonly #strict: boolean;
+  readonly #list: WarningList;
 
   constructor(strict: boolean, dialect: Dialect = 'chat') {
-    this.#strict = strict;
+    this.#list = new WarningList(strict);
+    this.warnings = this.#list.warnings;
     this.dialect = dialect;
   }
 
   /**
-   * Notes something that could not be honoured as asked. Under `strict`, a dropped parameter is an error instead.
-   * The same warning twice (one per attempt) is kept once.
+   * Notes something that could not be honoured as asked, for the whole call (a request-level warning). Under
+   * `strict`, a dropped parameter is an error instead. The same warning twice is kept once.
    */
+  readonly warn = (warning: CompletionWarning): void => this.#list.warn(warning);
+
+  /** The warnings of the attempt that answered: the call's too (already judged under strict when they were made). */
+  adopt(warnings: readonly CompletionWarning[]): void {
+    for (const warning of warnings) this.#list.add(warning);
+  }
+}
+
+/** Warnings, each once; under `strict`, a dropped parameter or content part is an `UnsupportedParameterError`. */
+export class WarningList {
+  readonly warnings: CompletionWarning[] = [];
+  readonly #strict: boolean;
+
+  constructor(strict: boolean) {
+    this.#strict = strict;
+  }
+
   readonly warn = (warning: CompletionWarning): void => {
     if (this.#strict && (warning.code === 'unsupported_parameter' || warning.code === 'unsupported_content')) {
       throw new UnsupportedParameterError(
@@ -86,7 +106,11 @@ export class CallTrace {
         warning.param ?? '',
       );
     }
+    this.add(warning);
+  };
+
+  add(warning: CompletionWarning): void {
     if (!this.warnings.some((known) => known.code === warning.code && known.message === warning.message))
       this.warnings.push(warning);
-  };
+  }
 }

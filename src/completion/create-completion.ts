@@ -4,15 +4,13 @@ import { InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { CompletionRequest, CompletionResponse, CompletionWarning } from '../types.ts';
 import { type CallPlan, CallTrace } from './call-plan.ts';
-import { streamAttempt } from './call-provider.ts';
 import type { CompletionStream } from './completion-stream.ts';
 import { enforceOutput } from './enforce-output.ts';
 import { finalise, recordCall } from './finalise.ts';
 import { planCandidates } from './plan-candidates.ts';
 import { relayStream } from './relay-stream.ts';
 import { type CompletionOptions, resolveRequest } from './resolve-request.ts';
-import { runAttempts } from './run-attempts.ts';
-import { runCompletion } from './run-completion.ts';
+import { runCompletion, runStream } from './run-completion.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -39,18 +37,12 @@ export async function createCompletion(
     const candidates = planCandidates(services, plan, trace.warn);
     hold = await reserveCall(services, plan, candidates, trace.warn);
     if (plan.stream) {
-      const opened = await runAttempts(
-        services.getProvider,
-        plan,
-        candidates,
-        trace.attempts,
-        streamAttempt(services, plan, trace),
-      );
+      const opened = await runStream(services, plan, trace, candidates);
       // Recorded when the stream ends.
       return relayStream(services, request, plan, trace, opened, hold);
     }
     const answered = await runCompletion(services, plan, trace, candidates);
-    const response = finalise(plan, trace, await enforceOutput(services, plan, trace, candidates, answered));
+    const response = finalise(plan, trace, await enforceOutput(services, plan, trace, answered));
     recordCall(services, request, plan, trace, { info: response.switchyard, response }, hold);
     return response;
   } catch (thrown) {

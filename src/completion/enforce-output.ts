@@ -7,11 +7,10 @@ import {
   type OutputSpec,
 } from '../structured-output/output-spec.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
-import { answeredInStrictForm } from './call-provider.ts';
 import { enforceToolArguments } from './enforce-tool-arguments.ts';
-import { type Candidate, candidatesOf } from './plan-candidates.ts';
+import { candidatesOf } from './plan-candidates.ts';
 import type { AttemptResult } from './run-attempts.ts';
-import { runCompletion } from './run-completion.ts';
+import { correct, runCompletion } from './run-completion.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -23,22 +22,21 @@ export async function enforceOutput(
   services: Services,
   plan: CallPlan,
   trace: CallTrace,
-  candidates: readonly Candidate[],
   answered: AttemptResult<ProviderCompletion>,
 ): Promise<AttemptResult<ProviderCompletion>> {
-  const checked = await enforceToolArguments(services, plan, trace, candidates, answered);
+  const checked = await enforceToolArguments(services, plan, trace, answered);
   const output = plan.output;
   if (!output) return checked;
   let result = checked;
-  let check = checkAnswer(result.value, output);
+  let check = checkAnswer(result, output);
   if (check && !check.ok) {
     trace.warn({
       code: 'structured_output_retry',
       message: `The answer did not match the schema (${check.errors[0]}); the model was asked to correct it.`,
     });
     const answer = result.value.choices[0]?.message.content;
-    result = await runCompletion(services, plan, trace, candidates, correctionMessages(answer, check.errors));
-    check = checkAnswer(result.value, output);
+    result = await correct(services, plan, trace, result, correctionMessages(answer, check.errors));
+    check = checkAnswer(result, output);
   }
   const fallback = plan.request.structured_output_fallback;
   if (check && !check.ok && fallback) {
@@ -46,8 +44,8 @@ export async function enforceOutput(
       code: 'structured_output_fallback',
       message: `Falling back to ${fallback} for a schema-valid answer.`,
     });
-    result = await runCompletion(services, plan, trace, candidatesOf(services, fallback, trace.warn));
-    check = checkAnswer(result.value, output);
+    result = await runCompletion(services, plan, trace, candidatesOf(services, fallback, trace.warn, plan.access));
+    check = checkAnswer(result, output);
   }
   if (check && !check.ok) {
     throw new StructuredOutputError(
@@ -63,10 +61,10 @@ export async function enforceOutput(
 
 /**
  * The check of an answer, or `undefined` when there is nothing to check (a refusal, a tool call, a filtered answer).
+ * Whether the answer came in OpenAI's strict form was decided when its request was shaped.
  */
-function checkAnswer(completion: ProviderCompletion, output: OutputSpec): OutputCheck | undefined {
-  const strictForm = answeredInStrictForm(completion);
-  const choice = completion.choices[0];
+function checkAnswer(result: AttemptResult<ProviderCompletion>, output: OutputSpec): OutputCheck | undefined {
+  const choice = result.value.choices[0];
   if (
     !choice ||
     choice.message.refusal ||
@@ -74,7 +72,7 @@ function checkAnswer(completion: ProviderCompletion, output: OutputSpec): Output
     choice.message.tool_calls?.length
   )
     return undefined;
-  const check = checkOutput(choice.message.content, output, strictForm);
+  const check = checkOutput(choice.message.content, output, result.shaped?.output?.strictForm ?? false);
   if (check.ok) {
     choice.message.content = check.content;
     choice.message.parsed = check.parsed;

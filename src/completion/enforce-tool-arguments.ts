@@ -2,9 +2,8 @@ import { ToolArgumentsError } from '../errors.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
 import { checkToolCalls, type ToolCallCheck, toolCorrectionMessages } from '../structured-output/tool-arguments.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
-import type { Candidate } from './plan-candidates.ts';
 import type { AttemptResult } from './run-attempts.ts';
-import { runCompletion } from './run-completion.ts';
+import { correct } from './run-completion.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -16,21 +15,20 @@ export async function enforceToolArguments(
   services: Services,
   plan: CallPlan,
   trace: CallTrace,
-  candidates: readonly Candidate[],
   answered: AttemptResult<ProviderCompletion>,
 ): Promise<AttemptResult<ProviderCompletion>> {
   const mode = plan.request.tool_call_validation ?? 'warn';
   if (mode === 'off' || !plan.request.tools?.length) return answered;
   let result = answered;
-  let check = checkAnswer(services, plan, trace, result);
+  let check = checkAnswer(plan, trace, result);
   if (check?.errors.length) {
     trace.warn({
       code: 'tool_arguments_retry',
       message: `A tool call's arguments did not match its parameters (${check.errors[0]}); the model was asked again.`,
     });
     const message = result.value.choices[0]!.message;
-    result = await runCompletion(services, plan, trace, candidates, toolCorrectionMessages(message, check.errors));
-    check = checkAnswer(services, plan, trace, result);
+    result = await correct(services, plan, trace, result, toolCorrectionMessages(message, check.errors));
+    check = checkAnswer(plan, trace, result);
   }
   if (!check?.errors.length) return result;
   const summary =
@@ -42,15 +40,13 @@ export async function enforceToolArguments(
 }
 
 function checkAnswer(
-  services: Services,
   plan: CallPlan,
   trace: CallTrace,
   result: AttemptResult<ProviderCompletion>,
 ): ToolCallCheck | undefined {
   const message = result.value.choices[0]?.message;
   if (!message?.tool_calls?.length) return undefined;
-  const strictForm = services.registry.get(result.candidate.offering.provider)?.capabilities.strictForm ?? false;
-  const check = checkToolCalls(message, plan.request.tools, strictForm);
+  const check = checkToolCalls(message, plan.request.tools, result.shaped?.strictTools ?? new Set());
   for (const name of check.repaired)
     trace.warn({
       code: 'tool_arguments_repaired',

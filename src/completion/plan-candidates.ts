@@ -1,7 +1,7 @@
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { InvalidRequestError } from '../errors.ts';
 import type { CompletionWarning } from '../types.ts';
-import { modelAllowed } from './call-access.ts';
+import { type CallAccess, modelAllowed } from './call-access.ts';
 import type { CallPlan } from './call-plan.ts';
 import { findModel } from './find-model.ts';
 import { parseModelReference } from './parse-model.ts';
@@ -31,16 +31,7 @@ export function planCandidates(
     offering,
     known: plan.modelKnown,
   }));
-  for (const fallback of plan.fallbacks) {
-    for (const candidate of candidatesOf(services, fallback, warn)) {
-      const { model, offering } = candidate;
-      // The caller's model limits hold for every fallback (per request, deployment or gateway), not just `model`.
-      const find = (name: string) => services.catalog.find(name);
-      if (!modelAllowed(plan.access, find, model.id, `${offering.provider}/${offering.model}`, fallback))
-        candidate.refused = `This API key may not use ${model.id}; the fallback was skipped.`;
-      candidates.push(candidate);
-    }
-  }
+  for (const fallback of plan.fallbacks) candidates.push(...candidatesOf(services, fallback, warn, plan.access));
   return candidates;
 }
 
@@ -49,10 +40,18 @@ export function candidatesOf(
   services: Services,
   reference: string,
   warn: (warning: CompletionWarning) => void,
+  access: CallAccess | undefined,
 ): Candidate[] {
   const parsed = parseModelReference(reference, services.registry.reservedNames);
   if (parsed.kind !== 'model')
     throw new InvalidRequestError(`"${reference}" is a deployment; a fallback names a model.`, 'fallbacks');
   const { model, offerings, known } = findModel(services, parsed, warn);
-  return offerings.map((offering) => ({ model, offering, known }));
+  const find = (name: string) => services.catalog.find(name);
+  return offerings.map((offering) => {
+    const candidate: Candidate = { model, offering, known };
+    // The caller's model limits hold for every fallback (per request, deployment or gateway), not just `model`.
+    if (!modelAllowed(access, find, model.id, `${offering.provider}/${offering.model}`, reference))
+      candidate.refused = `This API key may not use ${model.id}; the fallback was skipped.`;
+    return candidate;
+  });
 }

@@ -37,7 +37,7 @@ export function relayStream(
     scope: opened.scope,
     idleMs: plan.streamTimeouts(opened.candidate.offering.provider).idleMs,
     observe: (chunk) => observed.observe(chunk),
-    check: streamChecks(services, plan, trace, opened, observed),
+    check: streamChecks(plan, trace, opened, observed),
     onEnd: (error) => {
       const summary = observed.summary();
       if (!summary.usage) {

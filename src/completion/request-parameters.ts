@@ -1,13 +1,29 @@
 import type { ModelSupports } from '../catalog/catalog-schema.ts';
-import { InvalidRequestError } from '../errors.ts';
-import type { CompletionRequest } from '../types.ts';
+import type { CompletionRequest, CompletionRequestBase } from '../types.ts';
+import {
+  boolean,
+  fail,
+  integer,
+  isObject,
+  metadata,
+  modelReference,
+  numberIn,
+  object,
+  oneOf,
+  stop,
+  streamOptions,
+  string,
+  stringArray,
+} from './parameter-checks.ts';
 import { validateMessages, validateResponseFormat, validateToolChoice, validateTools } from './validate-parts.ts';
 
 /**
- * Every request parameter, one row each: how it is checked, whether providers receive it, and which catalog flag a
- * model needs to take it. Validation, the provider-neutral body and model gating all read this table; a converter
- * maps what it knows and drops the rest with a warning. Adding a parameter: add its row here (the type below makes a
- * missing row a compile error), then teach the converters that can map it.
+ * Every request parameter, one row each: how it is checked, whether providers receive it, which catalog flag a model
+ * needs to take it, whether a deployment may store it, which provider API alone knows it, and which dialects carry
+ * it under the same name. Request and deployment validation (and the `DeploymentVersion` type), the
+ * provider-neutral body, model gating, the OpenAI-only list and the dialects' copied fields are all read from it.
+ * Adding a parameter: add its row here (the type below makes a missing row a compile error), then teach the
+ * converters that can map it.
  */
 export interface RequestParameter {
   /**
@@ -19,67 +35,140 @@ export interface RequestParameter {
   check?: (value: unknown, request: Record<string, unknown>) => void;
   /** The catalog flag a model needs: without it the parameter is dropped with a warning (an error under strict). */
   gate?: keyof ModelSupports;
+  /**
+   * Whether a deployment version may store it, checked by `check`. `false` for what belongs to one call (stream,
+   * metadata, input, the end user) and for what a deployment holds in fields of its own (model, messages).
+   */
+  deployable: boolean;
+  /** The one provider API that knows it: the other providers (of the OpenAI family too) drop it with a warning. */
+  onlyIn?: 'openai' | 'google';
+  /** The dialects whose requests hold it under the same name and meaning: their translation copies it as it is. */
+  dialects?: readonly Dialect[];
 }
+
+/** The request dialects translated into chat completions. */
+export type Dialect = 'responses' | 'messages';
+
+const EVERY_DIALECT: readonly Dialect[] = ['responses', 'messages'];
+const RESPONSES: readonly Dialect[] = ['responses'];
 
 type RequestKey = keyof CompletionRequest;
 
 export const REQUEST_PARAMETERS = {
   // The call itself.
-  model: { kind: 'ours', check: (value) => modelReference(value) },
-  messages: { kind: 'sent', check: (value) => validateMessages(value) },
-  stream: { kind: 'ours', check: boolean('stream') },
-  stream_options: { kind: 'ours', check: streamOptions },
+  model: { kind: 'ours', deployable: false, check: (value) => modelReference(value) },
+  messages: { kind: 'sent', deployable: false, check: (value) => validateMessages(value) },
+  stream: { kind: 'ours', deployable: false, check: boolean('stream') },
+  stream_options: { kind: 'ours', deployable: false, check: streamOptions },
 
   // Sampling and length.
-  temperature: { kind: 'sent', check: numberIn('temperature', 0, 2), gate: 'temperature' },
-  top_p: { kind: 'sent', check: numberIn('top_p', 0, 1), gate: 'top_p' },
-  presence_penalty: { kind: 'sent', check: numberIn('presence_penalty', -2, 2) },
-  frequency_penalty: { kind: 'sent', check: numberIn('frequency_penalty', -2, 2) },
-  logit_bias: { kind: 'sent', check: object('logit_bias') },
-  seed: { kind: 'sent', check: integer('seed', Number.MIN_SAFE_INTEGER) },
-  stop: { kind: 'sent', check: stop, gate: 'stop' },
-  max_tokens: { kind: 'sent', check: integer('max_tokens', 1) },
-  max_completion_tokens: { kind: 'sent', check: integer('max_completion_tokens', 1) },
-  n: { kind: 'sent', check: integer('n', 1, 128) },
-  logprobs: { kind: 'sent', check: boolean('logprobs') },
-  top_logprobs: { kind: 'sent', check: integer('top_logprobs', 0, 20) },
+  temperature: {
+    kind: 'sent',
+    deployable: true,
+    check: numberIn('temperature', 0, 2),
+    gate: 'temperature',
+    dialects: EVERY_DIALECT,
+  },
+  top_p: { kind: 'sent', deployable: true, check: numberIn('top_p', 0, 1), gate: 'top_p', dialects: EVERY_DIALECT },
+  presence_penalty: { kind: 'sent', deployable: true, check: numberIn('presence_penalty', -2, 2) },
+  frequency_penalty: { kind: 'sent', deployable: true, check: numberIn('frequency_penalty', -2, 2) },
+  logit_bias: { kind: 'sent', deployable: true, check: object('logit_bias') },
+  seed: { kind: 'sent', deployable: true, check: integer('seed', Number.MIN_SAFE_INTEGER) },
+  stop: { kind: 'sent', deployable: true, check: stop, gate: 'stop' },
+  max_tokens: { kind: 'sent', deployable: true, check: integer('max_tokens', 1) },
+  max_completion_tokens: { kind: 'sent', deployable: true, check: integer('max_completion_tokens', 1) },
+  n: { kind: 'sent', deployable: true, check: integer('n', 1, 128) },
+  logprobs: { kind: 'sent', deployable: true, check: boolean('logprobs') },
+  top_logprobs: { kind: 'sent', deployable: true, check: integer('top_logprobs', 0, 20) },
 
   // Tools and output.
-  tools: { kind: 'sent', check: (value) => validateTools(value), gate: 'tools' },
-  tool_choice: { kind: 'sent', check: (value, request) => validateToolChoice(value, request.tools), gate: 'tools' },
-  parallel_tool_calls: { kind: 'sent', check: boolean('parallel_tool_calls'), gate: 'parallel_tool_calls' },
-  functions: { kind: 'sent' },
-  function_call: { kind: 'sent' },
-  response_format: { kind: 'ours', check: (value) => validateResponseFormat(value) },
-  modalities: { kind: 'sent' },
-  audio: { kind: 'sent' },
-  prediction: { kind: 'sent' },
-  verbosity: { kind: 'sent', check: oneOf('verbosity', ['low', 'medium', 'high']) },
-  web_search_options: { kind: 'sent' },
+  tools: { kind: 'sent', deployable: true, check: (value) => validateTools(value), gate: 'tools' },
+  tool_choice: {
+    kind: 'sent',
+    deployable: true,
+    check: (value, request) => validateToolChoice(value, request.tools),
+    gate: 'tools',
+  },
+  parallel_tool_calls: {
+    kind: 'sent',
+    deployable: true,
+    check: boolean('parallel_tool_calls'),
+    gate: 'parallel_tool_calls',
+    dialects: RESPONSES,
+  },
+  functions: { kind: 'sent', deployable: true },
+  function_call: { kind: 'sent', deployable: true },
+  response_format: { kind: 'ours', deployable: true, check: (value) => validateResponseFormat(value) },
+  modalities: { kind: 'sent', deployable: true, onlyIn: 'openai' },
+  audio: { kind: 'sent', deployable: true, onlyIn: 'openai' },
+  prediction: { kind: 'sent', deployable: true, onlyIn: 'openai' },
+  verbosity: { kind: 'sent', deployable: true, check: oneOf('verbosity', ['low', 'medium', 'high']), onlyIn: 'openai' },
+  web_search_options: { kind: 'sent', deployable: true, onlyIn: 'openai' },
 
   // Reasoning: both forms are resolved into one provider-neutral setting.
-  reasoning: { kind: 'ours', check: reasoning },
-  reasoning_effort: { kind: 'ours', check: reasoningEffort },
+  reasoning: { kind: 'ours', deployable: true, check: reasoning },
+  reasoning_effort: { kind: 'ours', deployable: true, check: reasoningEffort },
 
   // OpenAI account features, passed on to providers that know them.
-  store: { kind: 'sent', check: boolean('store') },
-  service_tier: { kind: 'sent', check: string('service_tier') },
-  prompt_cache_key: { kind: 'sent', check: string('prompt_cache_key') },
-  prompt_cache_retention: { kind: 'sent', check: string('prompt_cache_retention') },
-  prompt_cache_options: { kind: 'sent' },
+  store: { kind: 'sent', deployable: true, check: boolean('store'), onlyIn: 'openai' },
+  service_tier: {
+    kind: 'sent',
+    deployable: true,
+    check: string('service_tier'),
+    onlyIn: 'openai',
+    dialects: RESPONSES,
+  },
+  prompt_cache_key: {
+    kind: 'sent',
+    deployable: true,
+    check: string('prompt_cache_key'),
+    onlyIn: 'openai',
+    dialects: RESPONSES,
+  },
+  prompt_cache_retention: {
+    kind: 'sent',
+    deployable: true,
+    check: string('prompt_cache_retention'),
+    onlyIn: 'openai',
+    dialects: RESPONSES,
+  },
+  prompt_cache_options: { kind: 'sent', deployable: true, onlyIn: 'openai' },
   // Gemini's context cache by name (its own field, not OpenAI's); other providers drop it with a warning.
-  cached_content: { kind: 'sent', check: string('cached_content', 'the name of a Gemini context cache') },
-  safety_identifier: { kind: 'sent', check: string('safety_identifier') },
-  user: { kind: 'sent', check: string('user') },
-  moderation: { kind: 'sent' },
+  cached_content: {
+    kind: 'sent',
+    deployable: true,
+    check: string('cached_content', 'the name of a Gemini context cache'),
+    onlyIn: 'google',
+  },
+  // The end user of one call.
+  safety_identifier: {
+    kind: 'sent',
+    deployable: false,
+    check: string('safety_identifier'),
+    onlyIn: 'openai',
+    dialects: RESPONSES,
+  },
+  user: { kind: 'sent', deployable: false, check: string('user'), dialects: RESPONSES },
+  moderation: { kind: 'sent', deployable: true, onlyIn: 'openai' },
 
   // Switchyard's own.
-  metadata: { kind: 'ours', check: metadata },
-  input: { kind: 'ours' },
-  fallbacks: { kind: 'ours', check: stringArray('fallbacks', 'an array of model ids') },
-  structured_output_fallback: { kind: 'ours', check: string('structured_output_fallback', 'a model id') },
+  metadata: { kind: 'ours', deployable: false, check: metadata, dialects: RESPONSES },
+  input: { kind: 'ours', deployable: false },
+  fallbacks: {
+    kind: 'ours',
+    deployable: true,
+    check: stringArray('fallbacks', 'an array of model ids'),
+    dialects: EVERY_DIALECT,
+  },
+  structured_output_fallback: {
+    kind: 'ours',
+    deployable: true,
+    check: string('structured_output_fallback', 'a model id'),
+    dialects: EVERY_DIALECT,
+  },
   tool_call_validation: {
     kind: 'ours',
+    deployable: true,
     check: (value) => {
       if (value !== 'warn' && value !== 'error' && value !== 'off')
         fail('"tool_call_validation" must be "warn", "error" or "off".', 'tool_call_validation');
@@ -87,23 +176,47 @@ export const REQUEST_PARAMETERS = {
   },
   prompt_cache: {
     kind: 'ours',
+    deployable: true,
     check: (value) => {
       if (value !== 'auto' && value !== false) fail('"prompt_cache" must be "auto" or false.', 'prompt_cache');
     },
+    dialects: EVERY_DIALECT,
   },
 } satisfies Record<RequestKey, RequestParameter>;
 
+/** The parameter table as the validators take it: a test may build them from a table with a row added. */
+export type ParameterTable = Readonly<Record<string, RequestParameter>>;
+
+type Rows = typeof REQUEST_PARAMETERS;
+
+/** The parameters a deployment version may store (the rows with `deployable: true`). */
+export type DeployableParameter = {
+  [Key in keyof Rows]: Rows[Key]['deployable'] extends true ? Key : never;
+}[keyof Rows];
+
+/** The settings a deployment version stores, typed as the request types them (never `null`). */
+export type DeployableSettings = { [Key in DeployableParameter]?: NonNullable<CompletionRequestBase[Key]> };
+
 const ROWS: ReadonlyMap<string, RequestParameter> = new Map(Object.entries(REQUEST_PARAMETERS));
 
-/** The row of a parameter, or `undefined` for a key that is not a request parameter. */
-export function parameterRow(name: string): RequestParameter | undefined {
-  return ROWS.get(name);
-}
+const namesWhere = (keep: (row: RequestParameter) => boolean): readonly string[] =>
+  [...ROWS].filter(([, row]) => keep(row)).map(([name]) => name);
 
 /** Parameters that reach providers: the rows of kind `sent`. */
-export const SENT_PARAMETERS: readonly string[] = [...ROWS]
-  .filter(([, row]) => row.kind === 'sent')
-  .map(([name]) => name);
+export const SENT_PARAMETERS = namesWhere((row) => row.kind === 'sent');
+
+/** Parameters only OpenAI's own API knows; the other providers of its family drop them with a warning. */
+export const OPENAI_ONLY_PARAMETERS = namesWhere((row) => row.onlyIn === 'openai');
+
+/** Parameters of another provider's API (Gemini's context cache) that no provider of the OpenAI family takes. */
+export const NOT_OPENAI_PARAMETERS = namesWhere((row) => row.onlyIn !== undefined && row.onlyIn !== 'openai');
+
+/** The rows a dialect's request holds under the same name and meaning, copied into the chat request as they are. */
+export function sameNamedParameters(dialect: Dialect): ReadonlyArray<[string, RequestParameter]> {
+  return dialect === 'responses' ? SAME_IN_RESPONSES : SAME_IN_MESSAGES;
+}
+const SAME_IN_RESPONSES = [...ROWS].filter(([, row]) => row.dialects?.includes('responses'));
+const SAME_IN_MESSAGES = [...ROWS].filter(([, row]) => row.dialects?.includes('messages'));
 
 /** Parameters a catalog flag can rule out, with the flag. */
 export const GATED_PARAMETERS: ReadonlyArray<[string, keyof ModelSupports]> = [...ROWS].flatMap(([name, row]) =>
@@ -113,90 +226,14 @@ export const GATED_PARAMETERS: ReadonlyArray<[string, keyof ModelSupports]> = [.
 // ---------------------------------------------------------------------------------------------------------------
 // Checks
 
+/** `reasoning.effort`: `disabled` switches reasoning off; the others are levels, lowest first. */
 export const EFFORTS = ['disabled', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
-/** `reasoning_effort` as OpenAI clients send it (openai-node's `ReasoningEffort`). */
-export const OPENAI_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
-
-function modelReference(value: unknown): void {
-  if (typeof value !== 'string' || value.trim() === '') {
-    fail(
-      '"model" is required: a model id such as "gpt-4o-latest" (listModels() lists them) or ' +
-        '"switchyard/deployment/<id>".',
-      'model',
-    );
-  }
-}
-
-function numberIn(param: string, min: number, max: number) {
-  return (value: unknown) => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-      fail(`"${param}" must be a number from ${min} to ${max} (got ${JSON.stringify(value)}).`, param);
-    }
-  };
-}
-
-function integer(param: string, min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (value: unknown) => {
-    if (Number.isInteger(value) && (value as number) >= min && (value as number) <= max) return;
-    const range =
-      min === Number.MIN_SAFE_INTEGER ? '' : max === Number.MAX_SAFE_INTEGER ? ` ≥ ${min}` : ` from ${min} to ${max}`;
-    fail(`"${param}" must be a whole number${range} (got ${JSON.stringify(value)}).`, param);
-  };
-}
-
-function boolean(param: string) {
-  return (value: unknown) => {
-    if (typeof value !== 'boolean') fail(`"${param}" must be true or false (got ${JSON.stringify(value)}).`, param);
-  };
-}
-
-function string(param: string, what = 'a string') {
-  return (value: unknown) => {
-    if (typeof value !== 'string') fail(`"${param}" must be ${what}.`, param);
-  };
-}
-
-function stringArray(param: string, what: string) {
-  return (value: unknown) => {
-    if (!isStringArray(value)) fail(`"${param}" must be ${what}.`, param);
-  };
-}
-
-function object(param: string) {
-  return (value: unknown) => {
-    if (!isObject(value)) fail(`"${param}" must be an object.`, param);
-  };
-}
-
-function oneOf(param: string, allowed: readonly string[]) {
-  return (value: unknown) => {
-    if (!allowed.includes(value as string))
-      fail(`"${param}" must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)}).`, param);
-  };
-}
-
-function stop(value: unknown): void {
-  if (typeof value !== 'string' && !isStringArray(value))
-    fail('"stop" must be a string or an array of strings.', 'stop');
-}
-
-function streamOptions(value: unknown): void {
-  if (!isObject(value)) fail('"stream_options" must be an object such as { "include_usage": true }.', 'stream_options');
-  const include = value.include_usage;
-  if (include != null && typeof include !== 'boolean') {
-    fail(
-      `"stream_options.include_usage" must be true or false (got ${JSON.stringify(include)}).`,
-      'stream_options.include_usage',
-    );
-  }
-}
-
-function metadata(value: unknown): void {
-  if (!isObject(value)) fail('"metadata" must be an object of string values.', 'metadata');
-  for (const [key, item] of Object.entries(value)) {
-    if (typeof item !== 'string') fail(`metadata.${key} must be a string (got ${typeof item}).`, `metadata.${key}`);
-  }
-}
+type Level = Exclude<(typeof EFFORTS)[number], 'disabled'>;
+/** `reasoning_effort` as OpenAI clients send it (openai-node's `ReasoningEffort`), lowest first: `none`, the levels. */
+export const OPENAI_EFFORTS: ReadonlyArray<'none' | Level> = [
+  'none',
+  ...EFFORTS.filter((effort): effort is Level => effort !== 'disabled'),
+];
 
 function reasoningEffort(value: unknown): void {
   if (!(OPENAI_EFFORTS as readonly unknown[]).includes(value)) {
@@ -232,17 +269,4 @@ function reasoning(value: unknown): void {
       'reasoning.effort',
     );
   }
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: validation reads the caller's untyped JSON, checking each field it uses.
-export function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-export function fail(message: string, param: string | null): never {
-  throw new InvalidRequestError(message, param);
 }

@@ -8,7 +8,6 @@ import type { CompletionRequest } from '../types.ts';
 import { type CallAccess, modelAllowed, requireAgent } from './call-access.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { findModel } from './find-model.ts';
-import { gateModelSupport } from './gate-model-support.ts';
 import { type ModelReference, parseModelReference } from './parse-model.ts';
 import { SENT_PARAMETERS } from './request-parameters.ts';
 import type { RetryOptions } from './run-attempts.ts';
@@ -40,8 +39,8 @@ export interface CompletionOptions {
 
 /**
  * Stage 1: what the call asks for. Validates the request, expands a deployment into the request it stores, finds
- * the model, and builds the provider-neutral body: the parameters providers receive, the messages rendered with
- * `input`, minus what the model cannot take (each dropped with a warning).
+ * the model, and builds the provider-neutral body: the parameters providers receive and the messages rendered with
+ * `input`. What each candidate's model cannot take is dropped later, per candidate (`shapeRequest`).
  */
 export async function resolveRequest(
   services: Services,
@@ -79,7 +78,6 @@ export async function resolveRequest(
     asked.input === undefined
       ? asked.messages
       : renderMessages(asked.messages, asked.input, { maxRenderedBytes: services.settings.maxRenderedBytes });
-  gateModelSupport(body, model, trace.warn);
 
   const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
   return {

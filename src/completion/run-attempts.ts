@@ -6,6 +6,7 @@ import type { Attempt } from '../types.ts';
 import { AttemptScope, expiredError } from './attempt-scope.ts';
 import type { CallPlan } from './call-plan.ts';
 import type { Candidate } from './plan-candidates.ts';
+import type { ShapedRequest } from './shape-request.ts';
 
 export interface RetryOptions {
   /** Retries of one provider after its first try, on retryable failures (default 2). */
@@ -32,6 +33,8 @@ export interface AttemptCandidate {
 export interface AttemptResult<T, C extends AttemptCandidate = Candidate> {
   value: T;
   candidate: C;
+  /** What the answering attempt was sent, decided for its candidate (absent for operations that shape nothing). */
+  shaped: ShapedRequest | undefined;
   /** The adapter that answered (the simulator's name in mock mode). */
   provider: string;
   /** The successful attempt's scope, settled (its deadline no longer runs); the caller disposes of it when done. */
@@ -43,6 +46,8 @@ export type AttemptOperation<T, C extends AttemptCandidate = Candidate> = (
   provider: Provider,
   candidate: C,
   scope: AttemptScope,
+  /** Called with each request shaped for the attempt: its decisions and warnings belong to the attempt. */
+  sent: (shaped: ShapedRequest) => void,
 ) => Promise<T>;
 
 /**
@@ -91,12 +96,21 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
           throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
         const started = performance.now();
         const scope = new AttemptScope(signal, deadlineAt, options.totalTimeoutMs);
+        let shaped: ShapedRequest | undefined;
+        const warned = () => (shaped?.warnings.warnings.length ? { warnings: shaped.warnings.warnings } : {});
         try {
-          const value = await operation(provider, candidate, scope);
+          const value = await operation(provider, candidate, scope, (request) => (shaped = request));
           scope.settle();
           getProvider.health.succeeded(name, slot);
-          attempts.push({ provider: providerName, model, ...label, outcome: 'ok', duration_ms: elapsed(started) });
-          return { value, candidate, provider: providerName, scope };
+          attempts.push({
+            provider: providerName,
+            model,
+            ...label,
+            outcome: 'ok',
+            duration_ms: elapsed(started),
+            ...warned(),
+          });
+          return { value, candidate, shaped, provider: providerName, scope };
         } catch (thrown) {
           scope.dispose();
           // The gateway's own limits speak for themselves, whatever the adapter made of the abort.
@@ -114,6 +128,7 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
             outcome: error.code ?? outcomeOf(error.status),
             message: error.message,
             duration_ms: elapsed(started),
+            ...warned(),
           });
           // A key's own fault (limited, refused): the provider's next key at once, before any backoff.
           if (KEY_FAULTS.has(error.status ?? 0) && keys.length > 1) {

@@ -4,10 +4,8 @@ import { StreamedOutputCheck } from '../structured-output/apply-output-spec.ts';
 import { checkToolCalls } from '../structured-output/tool-arguments.ts';
 import type { CompletionChunk } from '../types.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
-import { answeredInStrictForm } from './call-provider.ts';
 import type { OpenedStream } from './open-stream.ts';
 import type { AttemptResult } from './run-attempts.ts';
-import type { Services } from './services.ts';
 
 /** What a stream's end is held to, for the relay: chunks seen as they pass, a verdict when the stream ends. */
 export interface StreamCheck {
@@ -21,18 +19,17 @@ export interface StreamCheck {
  * under `tool_call_validation: "error"`, else it is a `tool_arguments_invalid` warning on the call.
  */
 export function streamChecks(
-  services: Services,
   plan: CallPlan,
   trace: CallTrace,
   opened: AttemptResult<OpenedStream>,
   observed: StreamRecorder,
 ): StreamCheck | undefined {
   const output =
-    plan.output && new StreamedOutputCheck(plan.output, trace.attempts, answeredInStrictForm(opened.value));
+    plan.output && new StreamedOutputCheck(plan.output, trace.attempts, opened.shaped?.output?.strictForm ?? false);
   const mode = plan.request.tool_call_validation ?? 'warn';
   const tools = mode === 'off' ? undefined : plan.request.tools;
   if (!output && !tools?.length) return undefined;
-  const strictForm = services.registry.get(opened.candidate.offering.provider)?.capabilities.strictForm ?? false;
+  const strictTools = opened.shaped?.strictTools ?? new Set<string>();
   return {
     observe: (chunk) => output?.observe(chunk),
     finish: () => {
@@ -40,7 +37,7 @@ export function streamChecks(
       const calls = observed.summary().output?.tool_calls ?? [];
       if (!tools?.length || calls.length === 0) return;
       const message = { role: 'assistant' as const, content: null, refusal: null, tool_calls: structuredClone(calls) };
-      const { errors } = checkToolCalls(message as never, tools, strictForm);
+      const { errors } = checkToolCalls(message as never, tools, strictTools);
       if (errors.length === 0) return;
       const summary =
         `${opened.candidate.model.id} streamed tool calls whose arguments do not match their parameters: ` +

@@ -1,5 +1,5 @@
 import { assertSchemaLimits } from '../structured-output/schema-limits.ts';
-import { fail, isObject } from './request-parameters.ts';
+import { fail, isObject } from './parameter-checks.ts';
 
 /**
  * The checks of the request parameters that have structure: messages, tools, tool choice and response format.

@@ -1,24 +1,34 @@
 import type { CompletionRequest } from '../types.ts';
-import { fail, isObject, parameterRow } from './request-parameters.ts';
+import { fail, isObject } from './parameter-checks.ts';
+import { type ParameterTable, REQUEST_PARAMETERS } from './request-parameters.ts';
+
+/**
+ * The request check of a parameter table: every key must be a row of the table, and each row checks its own value.
+ * `validateRequest` is the one of `REQUEST_PARAMETERS`.
+ */
+export function requestValidator(table: ParameterTable): (request: unknown) => asserts request is CompletionRequest {
+  const rows = new Map(Object.entries(table));
+  return (request) => {
+    if (!isObject(request)) fail('The request must be a JSON object.', null);
+    for (const key of Object.keys(request)) {
+      const row = rows.get(key);
+      if (!row) {
+        fail(
+          `Unrecognized request parameter "${key}". Supported: the OpenAI chat-completion parameters plus metadata, ` +
+            `input, reasoning and fallbacks.`,
+          key,
+        );
+      }
+      const value = request[key];
+      if (value != null) row.check?.(value, request);
+    }
+    if (request.model == null) rows.get('model')?.check?.(request.model, request);
+  };
+}
 
 /**
  * Checks a chat-completion request before anything else happens, so a bad request fails fast with a 400 that
- * names the parameter and says what to send instead. Every key must be a row of the parameter table, and each
- * row checks its own value.
+ * names the parameter and says what to send instead.
  */
-export function validateRequest(request: unknown): asserts request is CompletionRequest {
-  if (!isObject(request)) fail('The request must be a JSON object.', null);
-  for (const key of Object.keys(request)) {
-    const row = parameterRow(key);
-    if (!row) {
-      fail(
-        `Unrecognized request parameter "${key}". Supported: the OpenAI chat-completion parameters plus metadata, ` +
-          `input, reasoning and fallbacks.`,
-        key,
-      );
-    }
-    const value = request[key];
-    if (value != null) row.check?.(value, request);
-  }
-  if (request.model == null) parameterRow('model')!.check!(request.model, request);
-}
+export const validateRequest: (request: unknown) => asserts request is CompletionRequest =
+  requestValidator(REQUEST_PARAMETERS);

@@ -2,6 +2,7 @@ import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/compl
 import type { ModelEntry } from '../catalog/catalog-schema.ts';
 import { urlCredentials } from '../internal/redact.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
+import type { StrictPlan } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk, CompletionResponse, CompletionWarning, ReasoningEffortLevel } from '../types.ts';
 import type { ModelProfile } from './model-profile.ts';
 
@@ -151,9 +152,20 @@ export interface ProviderCall {
    * this is for a provider that answers by itself, like the simulator, whatever path the format took.
    */
   output?: OutputSpec | undefined;
+  /**
+   * The strict-form plans decided for this call, where the provider takes OpenAI's strict form (`strictForm`): the
+   * output schema's and each `strict: true` tool's. Adapters send what they say instead of deciding again.
+   */
+  strict?: StrictDecisions | undefined;
   signal: AbortSignal | undefined;
   /** Report a parameter the adapter had to drop or convert. */
   warn(warning: CompletionWarning): void;
+}
+
+/** The strict-form plans of one shaped request: the output schema's (when sent natively) and each strict tool's. */
+export interface StrictDecisions {
+  output: StrictPlan | undefined;
+  tools: ReadonlyMap<string, StrictPlan>;
 }
 
 export interface ResolvedReasoning {

@@ -4,7 +4,6 @@ import type { CompletionTool } from '../types.ts';
 import { dropAddedNulls } from './drop-added-nulls.ts';
 import { compileSchema, type JsonSchema } from './json-schema-validator.ts';
 import { parseModelJson } from './parse-model-json.ts';
-import { planStrictSchema } from './strict-json-schema.ts';
 
 type AnswerMessage = ProviderCompletion['choices'][number]['message'];
 
@@ -16,20 +15,21 @@ export interface ToolCallCheck {
 
 /**
  * Holds each function call of an answer to its tool's `parameters`: arguments that are not JSON are repaired where
- * they can be (and rewritten as the repaired JSON), then validated. `strictForm`: the provider sent strict tools in
- * OpenAI's strict form, so a strict tool's nulls for optional parameters mean "left out" (dropped, as for answers).
+ * they can be (and rewritten as the repaired JSON), then validated. `strictTools`: the tools that were sent in OpenAI's
+ * strict form (decided when the request was shaped), whose nulls for optional parameters mean "left out" (dropped,
+ * as for answers).
  */
 export function checkToolCalls(
   message: AnswerMessage,
   tools: readonly CompletionTool[] | undefined,
-  strictForm: boolean,
+  strictTools: ReadonlySet<string>,
 ): ToolCallCheck {
   const check: ToolCallCheck = { errors: [], repaired: [] };
   for (const call of message.tool_calls ?? []) {
     if (call.type !== 'function') continue;
     const name = call.function.name;
     const tool = tools?.find((candidate) => candidate.type === 'function' && candidate.function.name === name);
-    if (!tool || tool.type !== 'function') {
+    if (tool?.type !== 'function') {
       check.errors.push(`${name}: there is no tool of that name`);
       continue;
     }
@@ -40,8 +40,7 @@ export function checkToolCalls(
     }
     const parameters = tool.function.parameters as JsonSchema | undefined;
     let value = found.value;
-    const strict = strictForm && tool.function.strict === true && parameters && planStrictSchema(parameters).strict;
-    if (strict) value = dropAddedNulls(value, parameters);
+    if (parameters && strictTools.has(name)) value = dropAddedNulls(value, parameters);
     if (parameters) {
       const validator = compileSchema(parameters, 'tools.function.parameters');
       if (!validator.validate(value)) {

@@ -17,7 +17,8 @@ export function strictResponseFormat(format: unknown, call: ProviderCall, provid
     !responseFormat.json_schema?.schema
   )
     return format;
-  const plan = planStrictSchema(responseFormat.json_schema.schema);
+  // The shaping stage decided it for this call; a call made elsewhere (a test, your own code) is planned here.
+  const plan = call.strict?.output ?? planStrictSchema(responseFormat.json_schema.schema);
   if (!plan.strict) {
     call.warn({
       code: 'strict_schema_relaxed',
@@ -40,7 +41,9 @@ export function strictTools(tools: ChatCompletionTool[], call: ProviderCall, pro
   if (!tools.some((tool) => tool.type === 'function' && tool.function.strict === true)) return tools;
   return tools.map((tool) => {
     if (tool.type !== 'function' || tool.function.strict !== true) return tool;
-    const plan = planStrictSchema((tool.function.parameters ?? { type: 'object', properties: {} }) as object as never);
+    const plan =
+      call.strict?.tools.get(tool.function.name) ??
+      planStrictSchema((tool.function.parameters ?? { type: 'object', properties: {} }) as object as never);
     if (plan.strict) return { ...tool, function: { ...tool.function, parameters: plan.schema } };
     call.warn({
       code: 'strict_schema_relaxed',
