@@ -1,10 +1,6 @@
+import type { DeployableSettings } from '../completion/request-parameters.ts';
 import { hasUnsafeCharacters, UNSAFE_CHARACTERS_RULE } from '../internal/unsafe-text.ts';
-import type {
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-  ChatCompletionToolChoiceOption,
-  ReasoningSetting,
-} from '../types.ts';
+import type { ChatCompletionMessageParam } from '../types.ts';
 
 export { validateDeployment } from './validate-deployment.ts';
 
@@ -15,33 +11,15 @@ export type DeploymentEnvironment = (typeof DEPLOYMENT_ENVIRONMENTS)[number];
 /** A JSON Schema whose root is `{ "type": "object", … }`. */
 export type JsonSchemaObject = { type: 'object' } & Record<string, unknown>;
 
-/** What a deployment pins: the model, the templated prompt, the output schema and any chat-completion settings. */
-export interface DeploymentVersion {
+/**
+ * What a deployment pins: the model, the templated prompt, the output schema, and any request parameter the
+ * parameter table marks `deployable` (`REQUEST_PARAMETERS` in src/completion/request-parameters.ts).
+ */
+export interface DeploymentVersion extends DeployableSettings {
   model: string;
   /** OpenAI messages whose text may hold `{{name}}` variables, filled from the caller's `input`. */
   messages: ChatCompletionMessageParam[];
   output_schema?: { json_schema: JsonSchemaObject };
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  presence_penalty?: number;
-  frequency_penalty?: number;
-  seed?: number;
-  n?: number;
-  stop?: string | string[];
-  logit_bias?: Record<string, number>;
-  logprobs?: boolean;
-  top_logprobs?: number;
-  reasoning?: ReasoningSetting;
-  reasoning_effort?: 'low' | 'medium' | 'high';
-  verbosity?: 'low' | 'medium' | 'high';
-  tools?: ChatCompletionTool[];
-  tool_choice?: ChatCompletionToolChoiceOption;
-  parallel_tool_calls?: boolean;
-  service_tier?: string;
-  fallbacks?: string[];
-  structured_output_fallback?: string;
 }
 
 /** A stored, immutable agent version, called as `model: "switchyard/deployment/<id>"`. */

@@ -1,17 +1,24 @@
 import type * as Zod from 'zod';
+import { type ParameterTable, REQUEST_PARAMETERS, type RequestParameter } from '../completion/request-parameters.ts';
+import { InvalidRequestError } from '../errors.ts';
 import { lazyRequire } from '../internal/lazy-require.ts';
 import { assertSchemaLimits } from '../structured-output/schema-limits.ts';
 import { DEPLOYMENT_ENVIRONMENTS, type Deployment, idCharacterProblem, parseDeploymentId } from './deployment.ts';
 import { type DeploymentIssue, DeploymentValidationError } from './errors.ts';
 
-/** A deployment record checked against its schema, with every issue named by path. */
+/**
+ * A deployment record checked against its schema, with every issue named by path. The record's own fields (ids,
+ * model, the templated messages, the output schema) have a zod schema here; its settings are the request parameters
+ * the parameter table marks `deployable`, each checked by its row's own check, as a request's would be.
+ */
 
 const loadZod = lazyRequire<typeof Zod>('zod');
 
-let deploymentSchema: ReturnType<typeof buildDeploymentSchema> | undefined;
-
-/** The record's zod schema, built on the first validation (zod takes ~90 ms to load; most programs never need it). */
-function buildDeploymentSchema() {
+/**
+ * The record's zod schema with `settings` as fields of the version (checked by `settingIssues`), built on the first
+ * validation: zod takes ~90 ms to load, and most programs never need it.
+ */
+function buildDeploymentSchema(settings: readonly string[]) {
   const z = loadZod();
   const text = z.strictObject({ type: z.literal('text'), text: z.string() });
   const refusal = z.strictObject({ type: z.literal('refusal'), refusal: z.string() });
@@ -68,79 +75,18 @@ function buildDeploymentSchema() {
     z.strictObject({ role: z.literal('tool'), content: textContent, tool_call_id: z.string().min(1) }),
   ]);
 
-  const toolName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, '1–64 letters, digits, "_" or "-"');
-  const tool = z.strictObject({
-    type: z.literal('function'),
-    function: z.strictObject({
-      name: toolName,
-      description: z.string().optional(),
-      parameters: z.record(z.string(), z.unknown()).optional(),
-      strict: z.boolean().nullable().optional(),
-    }),
+  const version = z.strictObject({
+    model: z.string().min(1),
+    messages: z.array(message),
+    output_schema: z
+      .strictObject({
+        json_schema: z.looseObject({
+          type: z.literal('object', { error: 'the root of the output schema must be { "type": "object" }' }),
+        }),
+      })
+      .optional(),
+    ...Object.fromEntries(settings.map((name) => [name, z.unknown().optional()])),
   });
-  const toolChoice = z.union(
-    [
-      z.enum(['none', 'auto', 'required']),
-      z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: toolName }) }),
-    ],
-    { error: 'must be "none", "auto", "required" or { "type": "function", "function": { "name": … } }' },
-  );
-
-  const reasoning = z
-    .strictObject({
-      budget: z.int().min(0).optional(),
-      effort: z.enum(['disabled', 'low', 'medium', 'high']).optional(),
-    })
-    .refine((value) => (value.budget === undefined) !== (value.effort === undefined), {
-      message: 'give exactly one of "budget" (tokens) or "effort" (disabled, low, medium, high)',
-    });
-
-  const version = z
-    .strictObject({
-      model: z.string().min(1),
-      messages: z.array(message),
-      output_schema: z
-        .strictObject({
-          json_schema: z.looseObject({
-            type: z.literal('object', { error: 'the root of the output schema must be { "type": "object" }' }),
-          }),
-        })
-        .optional(),
-      temperature: z.number().min(0).max(2).optional(),
-      top_p: z.number().min(0).max(1).optional(),
-      max_tokens: z.int().min(1).optional(),
-      max_completion_tokens: z.int().min(1).optional(),
-      presence_penalty: z.number().min(-2).max(2).optional(),
-      frequency_penalty: z.number().min(-2).max(2).optional(),
-      seed: z.int().optional(),
-      n: z.int().min(1).max(128).optional(),
-      stop: z.union([z.string(), z.array(z.string())], { error: 'must be a string or an array of strings' }).optional(),
-      logit_bias: z.record(z.string(), z.number()).optional(),
-      logprobs: z.boolean().optional(),
-      top_logprobs: z.int().min(0).max(20).optional(),
-      reasoning: reasoning.optional(),
-      reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
-      verbosity: z.enum(['low', 'medium', 'high']).optional(),
-      tools: z.array(tool).optional(),
-      tool_choice: toolChoice.optional(),
-      parallel_tool_calls: z.boolean().optional(),
-      service_tier: z.string().optional(),
-      fallbacks: z.array(z.string().min(1)).optional(),
-      structured_output_fallback: z.string().min(1).optional(),
-    })
-    .superRefine((value, context) => {
-      const choice = value.tool_choice;
-      if (
-        typeof choice === 'object' &&
-        !value.tools?.some((candidate) => candidate.function.name === choice.function.name)
-      ) {
-        context.addIssue({
-          code: 'custom',
-          path: ['tool_choice'],
-          message: `names the tool "${choice.function.name}", which is not in "tools"`,
-        });
-      }
-    });
 
   return z
     .strictObject({
@@ -185,17 +131,59 @@ function characterRule(value: string, context: Zod.core.$RefinementCtx<string>):
 }
 
 /**
+ * The deployment check of a parameter table: the record's schema, with the table's `deployable` rows as settings.
+ * `validateDeployment` is the one of `REQUEST_PARAMETERS`.
+ */
+export function deploymentValidator(
+  table: ParameterTable,
+): (value: unknown, source: string, status?: number) => Deployment {
+  const settings = Object.entries(table).filter(([, row]) => row.deployable);
+  let schema: ReturnType<typeof buildDeploymentSchema> | undefined;
+  return (value, source, status) => {
+    // Measured before parsing: a schema thousands of levels deep must not reach zod's recursion or ajv's compiler.
+    const tooBig = schemaLimitIssue(value);
+    if (tooBig) throw new DeploymentValidationError(source, [tooBig], status);
+    schema ??= buildDeploymentSchema(settings.map(([name]) => name));
+    const result = schema.safeParse(value);
+    const issues = result.success ? [] : result.error.issues.flatMap(toIssues);
+    issues.push(...settingIssues(value, settings));
+    if (result.success && issues.length === 0) return result.data as Deployment;
+    throw new DeploymentValidationError(source, issues, status);
+  };
+}
+
+/**
  * Checks an unknown value (a parsed file, a remote answer, a `put` argument) and returns it as a `Deployment`.
  * Unknown fields are rejected. Throws `DeploymentValidationError` naming `source` and every faulty field.
  */
-export function validateDeployment(value: unknown, source: string, status?: number): Deployment {
-  // Measured before parsing: a schema thousands of levels deep must not reach zod's recursion or ajv's compiler.
-  const tooBig = schemaLimitIssue(value);
-  if (tooBig) throw new DeploymentValidationError(source, [tooBig], status);
-  deploymentSchema ??= buildDeploymentSchema();
-  const result = deploymentSchema.safeParse(value);
-  if (result.success) return result.data as Deployment;
-  throw new DeploymentValidationError(source, result.error.issues.flatMap(toIssues), status);
+export const validateDeployment = deploymentValidator(REQUEST_PARAMETERS);
+
+/** The version's settings checked by their rows, as a request's are: `null` is refused, since nothing unsets it. */
+function settingIssues(value: unknown, settings: ReadonlyArray<[string, RequestParameter]>): DeploymentIssue[] {
+  const version = (value as { version?: unknown } | null)?.version;
+  if (typeof version !== 'object' || version === null || Array.isArray(version)) return [];
+  const fields = version as Record<string, unknown>;
+  const issues: DeploymentIssue[] = [];
+  for (const [name, row] of settings) {
+    const setting = fields[name];
+    if (setting === undefined) continue;
+    if (setting === null) {
+      issues.push({ path: `version.${name}`, message: 'must not be null (leave the field out)' });
+      continue;
+    }
+    try {
+      row.check?.(setting, fields);
+    } catch (error) {
+      if (!(error instanceof InvalidRequestError)) throw error;
+      issues.push({ path: `version.${error.param ?? name}`, message: error.message });
+    }
+  }
+  if (fields.output_schema !== undefined && fields.response_format != null)
+    issues.push({
+      path: 'version.response_format',
+      message: 'a version has "output_schema" or "response_format", not both',
+    });
+  return issues;
 }
 
 /** The first schema of a deployment (output schema, tool parameters) over the size limits, as an issue. */

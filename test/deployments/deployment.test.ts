@@ -84,11 +84,15 @@ describe('deployment validation', () => {
     ['an unknown environment', (r) => (r.environment = 'prod'), 'environment: Invalid option'],
     ['a fractional number', (r) => (r.number = 1.5), 'number: Invalid input: expected int'],
     ['a date that is not ISO', (r) => (r.created_at = 'yesterday'), 'created_at: must be an ISO 8601 date-time'],
-    ['temperature out of range', (r) => (r.version.temperature = 3), 'version.temperature: Too big'],
+    [
+      'temperature out of range',
+      (r) => (r.version.temperature = 3),
+      'version.temperature: "temperature" must be a number from 0 to 2',
+    ],
     [
       'reasoning with both knobs',
       (r) => (r.version.reasoning = { budget: 10, effort: 'low' }),
-      'version.reasoning: give exactly one of',
+      'version.reasoning: reasoning takes either "budget" or "effort", not both',
     ],
     [
       'a schema whose root is not an object',
@@ -98,7 +102,7 @@ describe('deployment validation', () => {
     [
       'tool_choice naming a missing tool',
       (r) => (r.version.tool_choice = { type: 'function', function: { name: 'lookup' } }),
-      'version.tool_choice: names the tool "lookup"',
+      'version.tool_choice: tool_choice names "lookup", which is not in "tools"',
     ],
     [
       'a tool message without tool_call_id',
