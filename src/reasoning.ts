@@ -1,4 +1,5 @@
 import type { ModelEntry } from './catalog/catalog-schema.ts';
+import { OPENAI_EFFORTS } from './completion/request-parameters.ts';
 import { InvalidRequestError } from './errors.ts';
 import type { ResolvedReasoning } from './providers/provider.ts';
 import type { CompletionRequest, ReasoningEffortLevel } from './types.ts';
@@ -66,8 +67,8 @@ export function resolveReasoning(request: CompletionRequest, model: ModelEntry):
   return resolved;
 }
 
-/** Every effort and level name providers use, lowest first. */
-const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+/** Every effort and level name providers use, lowest first: OpenAI's efforts. */
+const EFFORT_ORDER: readonly string[] = OPENAI_EFFORTS;
 
 /**
  * The level a model accepts that is nearest to the one wanted. On a tie the higher level wins: thinking more than

@@ -12,6 +12,8 @@ import {
 import { requestValidator, validateRequest } from '../src/completion/validate-request.ts';
 import type { DeploymentVersion } from '../src/deployments/index.ts';
 import { deploymentValidator } from '../src/deployments/validate-deployment.ts';
+import { messagesToChat } from '../src/dialects/messages/to-chat.ts';
+import { responsesToChat } from '../src/dialects/responses/to-chat.ts';
 import { validateDeployment } from '../src/index.ts';
 import type { ReasoningEffortLevel } from '../src/types.ts';
 import { makeDeployment } from './deployments/fixtures.ts';
@@ -162,5 +164,31 @@ describe('the parameters of one provider API', () => {
     const sent = server.requests.at(-1)!.body;
     for (const param of OPENAI_ONLY_PARAMETERS) expect(sent, param).toHaveProperty(param);
     for (const param of NOT_OPENAI_PARAMETERS) expect(sent, param).not.toHaveProperty(param);
+  });
+});
+
+describe("the dialects' fields of chat's names", () => {
+  const same = {
+    temperature: 0.5,
+    top_p: 0.9,
+    fallbacks: ['gpt-4o-latest'],
+    structured_output_fallback: 'gpt-4o-latest',
+    prompt_cache: 'auto',
+  };
+
+  it('are the rows that name the dialect, copied as they are', () => {
+    const responses = { parallel_tool_calls: false, user: 'u1', service_tier: 'flex', prompt_cache_key: 'k' };
+    const { request } = responsesToChat({ model: 'gpt-4o-latest', input: 'hi', ...same, ...responses } as never);
+    expect(request).toMatchObject({ ...same, ...responses });
+    const messages = messagesToChat({ model: 'gpt-4o-latest', max_tokens: 10, messages: hello, ...same } as never);
+    expect(messages.request).toMatchObject(same);
+  });
+
+  it("are checked by chat's rows before translation", () => {
+    expect(() => responsesToChat({ model: 'gpt-4o-latest', input: 'hi', temperature: 3 } as never)).toThrow(
+      '"temperature" must be a number from 0 to 2 (got 3).',
+    );
+    const body = { model: 'gpt-4o-latest', max_tokens: 10, messages: hello, prompt_cache: 'always' };
+    expect(() => messagesToChat(body as never)).toThrow('"prompt_cache" must be "auto" or false.');
   });
 });

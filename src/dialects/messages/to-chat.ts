@@ -9,7 +9,7 @@ import type {
   CompletionWarning,
   ReasoningDetail,
 } from '../../types.ts';
-import { copySwitchyardFields } from '../switchyard-fields.ts';
+import { copySameNamedFields } from '../switchyard-fields.ts';
 import { validateMessagesBody } from './validate.ts';
 
 type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
@@ -34,15 +34,13 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
   });
 
   const request: CompletionRequest = { model: params.model, messages, max_tokens: params.max_tokens };
-  // Sampling parameters left the Messages API's types in its 2026-10-21 version; clients written before still send
-  // them, and other models still take them.
-  const sampling = params as { temperature?: number | null; top_p?: number | null; top_k?: number | null };
-  if (sampling.temperature != null) request.temperature = sampling.temperature;
-  if (sampling.top_p != null) request.top_p = sampling.top_p;
+  // temperature, top_p and Switchyard's own fields. Sampling parameters left the Messages API's types in its
+  // 2026-10-21 version; clients written before still send them, and other models still take them.
+  copySameNamedFields('messages', params, request);
   if (params.stop_sequences?.length) request.stop = params.stop_sequences;
   if (params.metadata?.user_id) request.user = params.metadata.user_id;
   if (params.service_tier) request.service_tier = params.service_tier === 'auto' ? 'auto' : 'default';
-  if (sampling.top_k != null) {
+  if ((params as { top_k?: number | null }).top_k != null) {
     warnings.push({
       code: 'unsupported_parameter',
       param: 'top_k',
@@ -60,7 +58,6 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
     };
   }
   if (params.stream) Object.assign(request, { stream: true, stream_options: { include_usage: true } });
-  copySwitchyardFields(params, request);
   return { request, warnings };
 }
 

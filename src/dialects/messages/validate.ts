@@ -14,6 +14,7 @@ import {
   string,
   strings,
 } from '../check.ts';
+import { checkSameNamedFields } from '../switchyard-fields.ts';
 
 /**
  * A Messages API body checked before it is translated: every field the translation reads has the type it needs,
@@ -52,7 +53,8 @@ export function validateMessagesBody(params: unknown): void {
   const metadata = optional(body, 'metadata', '', record);
   if (metadata) optional(metadata, 'user_id', 'metadata', string);
   optional(body, 'service_tier', '', string);
-  for (const key of ['temperature', 'top_p', 'top_k']) optional(body, key, '', number);
+  checkSameNamedFields('messages', body); // temperature, top_p and Switchyard's own, as chat checks them
+  optional(body, 'top_k', '', number);
   optional(body, 'stream', '', boolean);
 }
 

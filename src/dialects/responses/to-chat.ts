@@ -7,7 +7,7 @@ import type {
   CompletionWarning,
   ReasoningDetail,
 } from '../../types.ts';
-import { copySwitchyardFields } from '../switchyard-fields.ts';
+import { copySameNamedFields } from '../switchyard-fields.ts';
 import { decodeReasoningState } from './reasoning-state.ts';
 import { validateResponsesBody } from './validate.ts';
 
@@ -48,15 +48,8 @@ export function translateResponses(
 
   const request: CompletionRequest = { model: params.model as string, messages };
   if (params.max_output_tokens != null) request.max_completion_tokens = params.max_output_tokens;
-  if (params.temperature != null) request.temperature = params.temperature;
-  if (params.top_p != null) request.top_p = params.top_p;
-  if (params.parallel_tool_calls != null) request.parallel_tool_calls = params.parallel_tool_calls;
-  if (params.metadata) request.metadata = params.metadata;
-  if (params.user) request.user = params.user;
-  if (params.safety_identifier) request.safety_identifier = params.safety_identifier;
-  if (params.prompt_cache_key) request.prompt_cache_key = params.prompt_cache_key;
-  if (params.prompt_cache_retention) request.prompt_cache_retention = params.prompt_cache_retention;
-  if (params.service_tier) request.service_tier = params.service_tier as NonNullable<CompletionRequest['service_tier']>;
+  // temperature, top_p, parallel_tool_calls, metadata, user, service_tier, prompt_cache_key, … and Switchyard's own.
+  copySameNamedFields('responses', params, request);
   if (params.top_logprobs != null) Object.assign(request, { logprobs: true, top_logprobs: params.top_logprobs });
   if (params.reasoning?.effort) request.reasoning_effort = params.reasoning.effort;
   if (params.tools?.length) request.tools = params.tools.map(chatTool);
@@ -64,7 +57,6 @@ export function translateResponses(
   applyText(params.text, request);
   if (params.stream) Object.assign(request, { stream: true, stream_options: { include_usage: true } });
   warnAbout(params, warnings);
-  copySwitchyardFields(params, request);
   return { request, warnings };
 }
 

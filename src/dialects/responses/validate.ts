@@ -7,13 +7,13 @@ import {
   isRecord,
   list,
   name,
-  number,
   oneOf,
   optional,
   record,
   string,
   strings,
 } from '../check.ts';
+import { checkSameNamedFields } from '../switchyard-fields.ts';
 
 /**
  * A Responses API body checked before it is translated: every field the translation reads has the type it needs,
@@ -30,15 +30,13 @@ export function validateResponsesBody(params: unknown): void {
     const items = list(input, 'input');
     for (let index = 0; index < items.length; index++) inputItem(items[index], `input[${index}]`);
   }
-  for (const key of ['instructions', 'previous_response_id', 'user', 'safety_identifier', 'prompt_cache_key'])
-    optional(params, key, '', string);
-  for (const key of ['prompt_cache_retention', 'service_tier', 'truncation']) optional(params, key, '', string);
+  // temperature, top_p, parallel_tool_calls, metadata, user, service_tier, prompt_cache_key, … as chat checks them.
+  checkSameNamedFields('responses', params);
+  for (const key of ['instructions', 'previous_response_id', 'truncation']) optional(params, key, '', string);
   optional(params, 'max_output_tokens', '', (value, at) => integer(value, at, 1));
   optional(params, 'max_tool_calls', '', (value, at) => integer(value, at, 0));
   optional(params, 'top_logprobs', '', (value, at) => integer(value, at, 0));
-  for (const key of ['temperature', 'top_p']) optional(params, key, '', number);
-  for (const key of ['parallel_tool_calls', 'stream', 'store']) optional(params, key, '', boolean);
-  optional(params, 'metadata', '', record);
+  for (const key of ['stream', 'store']) optional(params, key, '', boolean);
   optional(params, 'include', '', strings);
   const reasoning = optional(params, 'reasoning', '', record);
   if (reasoning) {
