@@ -10,6 +10,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import type { EFFORTS } from './completion/request-parameters.ts';
 import type { CostBreakdown } from './records/compute-cost.ts';
 
 export type {
@@ -23,7 +24,7 @@ export type {
 export type ReasoningSetting = { budget: number; effort?: never } | { effort: ReasoningEffortLevel; budget?: never };
 
 /** `disabled` switches reasoning off; the others are levels, lowest first (OpenAI's names). */
-export type ReasoningEffortLevel = 'disabled' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+export type ReasoningEffortLevel = (typeof EFFORTS)[number];
 
 /**
  * A prompt-caching breakpoint on a message, a content part or a tool, as LiteLLM and OpenRouter take it: the prompt
