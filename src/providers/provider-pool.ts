@@ -1,9 +1,16 @@
 import { createPooledFetch } from '../internal/http-transport.ts';
+import { redactSecrets } from '../internal/redact.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, withResponseLimit } from '../internal/response-limit.ts';
 import { KeyHealth, type KeySlot, keySlotsOf } from './key-slots.ts';
 import type { MockProvider } from './mock/simulator.ts';
 import { standIn } from './mock/stand-in.ts';
-import type { Provider, ProviderDefinition, ProviderSettings, ResolvedProviderSettings } from './provider.ts';
+import {
+  type Provider,
+  type ProviderDefinition,
+  type ProviderSettings,
+  type ResolvedProviderSettings,
+  secretsOf,
+} from './provider.ts';
 import type { ProviderRegistry } from './registry.ts';
 
 /**
@@ -80,7 +87,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     return found;
   };
 
-  async function load(name: string, index: number): Promise<Provider | MissingSetting> {
+  async function load(name: string, index: number, id: string): Promise<Provider | MissingSetting> {
     const definition = options.registry.get(name);
     if (options.simulator) return standIn(options.simulator, definition);
     if (!definition)
@@ -96,14 +103,22 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
       fetch: configured.fetch ? ownFetch(configured.fetch) : (pooledFetch ??= createPooledFetch(transport)),
       timeoutMs: configured.timeoutMs ?? options.timeoutMs,
     };
-    return definition.create(settings);
+    try {
+      return await definition.create(settings);
+    } catch (error) {
+      // An adapter that cannot be built (options its SDK refuses, a key that does not parse) makes this provider
+      // unusable, like a missing key: the chain goes on. Not kept: the next call tries to build it again.
+      adapters.delete(id);
+      const detail = redactSecrets(error instanceof Error ? error.message : String(error), secretsOf(settings));
+      return { missing: `providers.${name}`, problem: `could not be used: ${detail}` };
+    }
   }
 
   const lookup = (name: string, key = 0) => {
     const id = key === 0 ? name : `${name}#${key}`;
     let adapter = adapters.get(id);
     if (!adapter) {
-      adapter = load(name, key);
+      adapter = load(name, key, id);
       adapters.set(id, adapter);
     }
     return adapter;
