@@ -7,15 +7,15 @@ import type { BilledUsage } from '../records/compute-cost.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { Attempt, CompletionRequest, CompletionWarning } from '../types.ts';
+import type { AttemptPolicy } from './attempt-policy.ts';
 import type { CallAccess } from './call-access.ts';
 import type { StreamTimeouts } from './open-stream.ts';
-import type { RetryOptions } from './run-attempts.ts';
 
 /**
  * What one call sends, decided once by `resolveRequest` and read by every later stage: the model, the
  * provider-neutral body, and the settings that shape the attempts. Nothing changes it after it is made.
  */
-export interface CallPlan {
+export interface CallPlan extends AttemptPolicy {
   /** The request as the caller effectively made it: a deployment's stored request merged with the caller's. */
   readonly request: CompletionRequest;
   readonly model: ModelEntry;
@@ -41,14 +41,8 @@ export interface CallPlan {
   readonly includeUsage: boolean;
   /** Models tried after every provider of `model` failed. */
   readonly fallbacks: readonly string[];
-  readonly retry: Required<RetryOptions>;
-  /** When the call must be over, as a `performance.now()` time. */
-  readonly deadlineAt: number;
-  /** The per-attempt timeout of one candidate provider (its SDK's request timeout). */
-  readonly attemptTimeoutMs: (provider: string) => number;
   /** The stream limits of one candidate provider: the call's own, else the provider's, else the gateway's. */
   readonly streamTimeouts: (provider: string) => StreamTimeouts;
-  readonly signal: AbortSignal | undefined;
   /** The caller's limits, applied by the stages (agents, models, key budgets); `undefined`: none. */
   readonly access: CallAccess | undefined;
 }

@@ -6,7 +6,7 @@ import type { CompletionRequest, CompletionResponse, CompletionWarning } from '.
 import { type CallPlan, CallTrace } from './call-plan.ts';
 import type { CompletionStream } from './completion-stream.ts';
 import { enforceOutput } from './enforce-output.ts';
-import { finalise, recordCall } from './finalise.ts';
+import { factsOf, finalise, recordCall } from './finalise.ts';
 import { planCandidates } from './plan-candidates.ts';
 import { relayStream } from './relay-stream.ts';
 import { type CompletionOptions, resolveRequest } from './resolve-request.ts';
@@ -43,12 +43,12 @@ export async function createCompletion(
     }
     const answered = await runCompletion(services, plan, trace, candidates);
     const response = finalise(plan, trace, await enforceOutput(services, plan, trace, answered));
-    recordCall(services, request, plan, trace, { info: response.switchyard, response }, hold);
+    recordCall(services, factsOf(request, plan), trace, { info: response.switchyard, response }, hold);
     return response;
   } catch (thrown) {
     const error = asCallError(thrown);
     if (error instanceof SwitchyardError) error.callId = trace.id;
-    recordCall(services, request, plan, trace, { error }, hold);
+    recordCall(services, factsOf(request, plan), trace, { error }, hold);
     throw error;
   }
 }

@@ -1,12 +1,13 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import { settleCall } from '../budgets/call-budget.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CallRecordInput } from '../records/build-record.ts';
-import type { CallContext } from '../records/call-recorder.ts';
+import type { CallContext, RecordedRequest } from '../records/call-recorder.ts';
 import { sumOf, totalCostBreakdown } from '../records/compute-cost.ts';
 import type { CompletionRequest, CompletionResponse, SwitchyardResponseInfo } from '../types.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
-import type { AttemptResult } from './run-attempts.ts';
+import type { AttemptCandidate, AttemptResult } from './run-attempts.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -26,20 +27,32 @@ export function finalise(
     completion.usage.completion_tokens_details ??= {};
     completion.usage.completion_tokens_details.reasoning_tokens ??= 0;
   }
-  return Object.assign(completion, { switchyard: responseInfo(plan, trace, result) });
+  return Object.assign(completion, { switchyard: responseInfo(plan, trace, result, result.candidate.known) });
+}
+
+/** Who a call is attributed to, and whether its model is catalogued: what the `switchyard` facts add to the answer. */
+export interface Attribution {
+  readonly agentId: string | undefined;
+  readonly deploymentId?: string | undefined;
 }
 
 /**
- * The `switchyard` facts of a response or stream: who answered, after which attempts, warnings, and the cost so far.
+ * The `switchyard` facts of a response, stream or embedding: who answered, after which attempts, warnings, and the
+ * cost so far.
  */
-export function responseInfo(plan: CallPlan, trace: CallTrace, result: AttemptResult<unknown>): SwitchyardResponseInfo {
+export function responseInfo(
+  attribution: Attribution,
+  trace: CallTrace,
+  result: Pick<AttemptResult<unknown, AttemptCandidate>, 'candidate' | 'provider'>,
+  known: boolean,
+): SwitchyardResponseInfo {
   return {
     model: result.candidate.model.id,
     provider: result.provider,
     provider_model: result.candidate.offering.model,
-    model_known: result.candidate.known,
-    ...(plan.agentId !== undefined ? { agent_id: plan.agentId } : {}),
-    ...(plan.deploymentId !== undefined ? { deployment_id: plan.deploymentId } : {}),
+    model_known: known,
+    ...(attribution.agentId !== undefined ? { agent_id: attribution.agentId } : {}),
+    ...(attribution.deploymentId !== undefined ? { deployment_id: attribution.deploymentId } : {}),
     call_id: trace.id,
     ...costOf(trace),
     attempts: trace.attempts,
@@ -64,32 +77,43 @@ export function costOf(trace: CallTrace): Pick<SwitchyardResponseInfo, 'cost_usd
   return { cost_usd: cost && sumOf(cost), cost };
 }
 
+/** What a call's record is built from besides its outcome: the request as written, and what was resolved of it. */
+export interface RecordFacts {
+  readonly request: RecordedRequest;
+  /** The catalog id, once resolved. */
+  readonly model?: string | undefined;
+  readonly agentId?: string | undefined;
+  readonly deploymentId?: string | undefined;
+  readonly metadata?: Record<string, string> | undefined;
+  /** What was sent: the rendered messages (a deployment's expanded prompt), or the texts embedded. */
+  readonly messages?: ChatCompletionMessageParam[] | undefined;
+}
+
+/** The record facts of a completion: the request, and its plan once resolved. */
+export function factsOf(request: CompletionRequest, plan: CallPlan | undefined): RecordFacts {
+  if (!plan) return { request };
+  const { agentId, deploymentId, metadata } = plan;
+  return { request, model: plan.model.id, agentId, deploymentId, metadata, messages: plan.body.messages };
+}
+
 /**
  * Queues the call's record: built from what the call asked, planned and went through, off the request path; and
  * settles its budget hold with what it paid (every paid attempt, a failed call's too).
  */
 export function recordCall(
   services: Services,
-  request: CompletionRequest,
-  plan: CallPlan | undefined,
+  facts: RecordFacts,
   trace: CallTrace,
   outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>,
   hold?: BudgetHold,
 ): void {
+  const { request, ...resolved } = facts;
   const context: CallContext = {
     id: trace.id,
     dialect: trace.dialect,
     startedAt: trace.startedAt,
     billed: trace.billed,
-    ...(plan
-      ? {
-          model: plan.model.id,
-          agentId: plan.agentId,
-          deploymentId: plan.deploymentId,
-          metadata: plan.metadata,
-          messages: plan.body.messages,
-        }
-      : {}),
+    ...resolved,
   };
   // Before the record, which must not keep the hold from being released should it throw.
   settleCall(services, hold, trace.billed);

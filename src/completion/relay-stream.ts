@@ -7,7 +7,7 @@ import type { CompletionChunk, CompletionRequest, SwitchyardResponseInfo } from 
 import { type AttemptScope, expiredError } from './attempt-scope.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { CompletionStream } from './completion-stream.ts';
-import { costOf, recordCall, responseInfo } from './finalise.ts';
+import { costOf, factsOf, recordCall, responseInfo } from './finalise.ts';
 import { IdleWatch, type OpenedStream } from './open-stream.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import type { Services } from './services.ts';
@@ -27,7 +27,7 @@ export function relayStream(
   opened: AttemptResult<OpenedStream>,
   hold?: BudgetHold,
 ): CompletionStream {
-  const info = responseInfo(plan, trace, opened);
+  const info = responseInfo(plan, trace, opened, opened.candidate.known);
   const observed = new StreamRecorder();
   const pricing: ProviderOffering['pricing'] = opened.candidate.offering.pricing;
   const chunks = relayChunks(opened.value, {
@@ -47,7 +47,7 @@ export function relayStream(
       trace.billed.push({ usage: summary.usage, pricing });
       Object.assign(info, costOf(trace));
       const outcome = { info, stream: summary, ...(error === undefined ? {} : { error }) };
-      recordCall(services, request, plan, trace, outcome, hold);
+      recordCall(services, factsOf(request, plan), trace, outcome, hold);
     },
   });
   return new CompletionStream(chunks, info);

@@ -5,6 +5,7 @@ import { resolveReasoning } from '../reasoning.ts';
 import { resolveOutputSpec } from '../structured-output/output-spec.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
+import { attemptPolicy } from './attempt-policy.ts';
 import { type CallAccess, modelAllowed, requireAgent } from './call-access.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { findModel } from './find-model.ts';
@@ -79,7 +80,6 @@ export async function resolveRequest(
       ? asked.messages
       : renderMessages(asked.messages, asked.input, { maxRenderedBytes: services.settings.maxRenderedBytes });
 
-  const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
   return {
     request: asked,
     model,
@@ -95,9 +95,7 @@ export async function resolveRequest(
     stream: asked.stream === true,
     includeUsage: asked.stream_options?.include_usage === true,
     fallbacks: asked.fallbacks ?? services.settings.fallbacks,
-    retry,
-    deadlineAt: trace.startedMonotonic + retry.totalTimeoutMs,
-    attemptTimeoutMs: (provider) => services.settings.providers?.[provider]?.timeoutMs ?? services.settings.timeoutMs,
+    ...attemptPolicy(services, options, trace.startedMonotonic),
     streamTimeouts: (provider) => {
       const configured = services.settings.providers?.[provider];
       const defaults = services.settings.streamTimeouts;
@@ -106,7 +104,6 @@ export async function resolveRequest(
         idleMs: options.streamIdleTimeoutMs ?? configured?.streamIdleTimeoutMs ?? defaults.idleMs,
       };
     },
-    signal: options.signal,
     access: options.access,
   };
 }

@@ -1,15 +1,15 @@
 import type { BudgetHold } from '../budgets/budget-ledger.ts';
-import { budgetSubject, reserveFor, settleCall } from '../budgets/call-budget.ts';
+import { budgetSubject, reserveFor } from '../budgets/call-budget.ts';
 import { estimateTokens } from '../budgets/estimate-cost.ts';
+import { attemptPolicy } from '../completion/attempt-policy.ts';
 import { type CallAccess, modelAllowed, requireAgent } from '../completion/call-access.ts';
 import { CallTrace } from '../completion/call-plan.ts';
-import { costOf } from '../completion/finalise.ts';
+import { recordCall, responseInfo } from '../completion/finalise.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { runAttempts } from '../completion/run-attempts.ts';
 import type { Services } from '../completion/services.ts';
 import { InvalidRequestError, PermissionDeniedError, SwitchyardError } from '../errors.ts';
 import { invalidResponse } from '../providers/provider-errors.ts';
-import type { CompletionRequest } from '../types.ts';
 import { type EmbeddingCandidate, embeddingCandidates } from './embedding-catalog.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embedding-types.ts';
 import { validateEmbeddingRequest } from './validate-embedding.ts';
@@ -34,8 +34,7 @@ export async function createEmbedding(
     if (request.user !== undefined) metadata.user ??= request.user;
     metadata = embeddingCaller(metadata, request, options.access);
     const candidates = servingCandidates(services, request);
-    const retry = options.retry ? { ...services.settings.retry, ...options.retry } : services.settings.retry;
-    const plan = { retry, signal: options.signal, deadlineAt: trace.startedMonotonic + retry.totalTimeoutMs };
+    const plan = attemptPolicy(services, options, trace.startedMonotonic);
     // The input's tokens at the dearest candidate, held against the budgets until the call is recorded.
     const input = texts.reduce((sum, text) => sum + estimateTokens(text), 0);
     const dearest = Math.max(0, ...candidates.map((candidate) => candidate.offering.pricing?.input ?? 0));
@@ -53,8 +52,7 @@ export async function createEmbedding(
       candidates,
       trace.attempts,
       (provider, candidate, scope) => {
-        const timeout =
-          services.settings.providers?.[candidate.offering.provider]?.timeoutMs ?? services.settings.timeoutMs;
+        const timeout = plan.attemptTimeoutMs(candidate.offering.provider);
         return provider.embed!({
           model: candidate.offering.model,
           input: texts,
@@ -87,17 +85,7 @@ export async function createEmbedding(
       usage: { prompt_tokens: tokens, completion_tokens: 0 },
       pricing: price === undefined ? undefined : { input: price, output: 0, cached_input: price },
     });
-    const info = {
-      model: candidate.model.id,
-      provider: result.provider,
-      provider_model: candidate.offering.model,
-      model_known: candidate.entry !== undefined,
-      ...(metadata.agent_id !== undefined ? { agent_id: metadata.agent_id } : {}),
-      call_id: trace.id,
-      ...costOf(trace),
-      attempts: trace.attempts,
-      warnings: trace.warnings,
-    };
+    const info = responseInfo({ agentId: metadata.agent_id }, trace, result, candidate.entry !== undefined);
     const base64 = request.encoding_format === 'base64';
     const response: EmbeddingResponse = {
       object: 'list',
@@ -187,21 +175,9 @@ function record(
   outcome: { info?: EmbeddingResponse['switchyard']; error?: unknown },
   hold: BudgetHold | undefined,
 ): void {
-  const model = typeof request?.model === 'string' ? request.model : '';
-  settleCall(services, hold, trace.billed);
-  services.recorder.record(
-    { model, metadata } as CompletionRequest,
-    {
-      id: trace.id,
-      dialect: trace.dialect,
-      startedAt: trace.startedAt,
-      billed: trace.billed,
-      model: outcome.info?.model ?? model,
-      agentId: metadata.agent_id,
-      metadata,
-      // The texts embedded, as the record's input.
-      messages: texts.map((text) => ({ role: 'user', content: text })),
-    },
-    outcome,
-  );
+  const model = typeof request?.model === 'string' ? request.model : undefined;
+  // The texts embedded stand as the record's input messages.
+  const messages = texts.map((text) => ({ role: 'user' as const, content: text }));
+  const facts = { request: { model, metadata }, model: outcome.info?.model ?? model, agentId: metadata.agent_id };
+  recordCall(services, { ...facts, metadata, messages }, trace, outcome, hold);
 }

@@ -1,5 +1,4 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { CompletionRequest } from '../types.ts';
 import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
 import type { CallRecord, Dialect } from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
@@ -24,12 +23,24 @@ export interface CallContext {
   startedAt: number;
   /** Every completion paid for (retries for structured output included), with its offering's price. */
   billed: BilledUsage[];
-  model?: string;
+  model?: string | undefined;
   agentId?: string | undefined;
   deploymentId?: string | undefined;
   metadata?: Record<string, string> | undefined;
   /** The messages as sent: templated, or the deployment's expanded prompt. */
-  messages?: ChatCompletionMessageParam[];
+  messages?: ChatCompletionMessageParam[] | undefined;
+}
+
+/**
+ * The request as the caller wrote it, as far as a record keeps it: any dialect's (a chat completion, an embedding),
+ * and possibly one that failed validation, so every field is read defensively.
+ */
+export interface RecordedRequest {
+  readonly model?: unknown;
+  readonly messages?: unknown;
+  readonly input?: unknown;
+  readonly metadata?: unknown;
+  readonly stream?: unknown;
 }
 
 export interface CallRecorder {
@@ -37,7 +48,7 @@ export interface CallRecorder {
   readonly stats: RecordQueueStats;
   /** Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer. */
   record(
-    request: CompletionRequest,
+    request: RecordedRequest,
     call: CallContext,
     outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>,
   ): void;
@@ -163,8 +174,8 @@ function safely<T>(build: () => T, fallback: T): T {
   }
 }
 
-function asArray<T>(value: T[] | undefined): T[] | undefined {
-  return Array.isArray(value) ? value.slice() : undefined;
+function asArray(value: unknown): ChatCompletionMessageParam[] | undefined {
+  return Array.isArray(value) ? (value.slice() as ChatCompletionMessageParam[]) : undefined;
 }
 
 const noCallStore: CallStore = new Proxy({} as CallStore, {
