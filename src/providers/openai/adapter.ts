@@ -36,7 +36,9 @@ export async function createOpenAIProvider(
   quirks: OpenAIFamilyQuirks,
 ): Promise<Provider> {
   const { default: OpenAIClient } = await import('openai');
-  const client = new OpenAIClient({ ...sdkClientOptions(settings), baseURL: settings.baseURL });
+  // The SDK reads OPENAI_ORG_ID and OPENAI_PROJECT_ID from the environment: OpenAI's account, no other provider's.
+  const account = quirks.name === 'openai' ? {} : { organization: null, project: null };
+  const client = new OpenAIClient({ ...sdkClientOptions(settings), baseURL: settings.baseURL, ...account });
   return new OpenAIProvider(client, settings, quirks);
 }
 
