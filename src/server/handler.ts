@@ -121,12 +121,13 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
         key = await authenticate(request.header('authorization') ?? bearer(request.header('x-api-key')), keys);
         if (route.scope) requireScope(key, route.scope);
         if (route.auth === 'key') {
-          await rateLimit?.take(key.id);
+          // A key minted under others counts against their limits too: a child cannot widen its parent's rate.
+          await takeRequest(rateLimit, key);
           release = concurrency.acquire(key.id);
         }
       }
       const countRequests = async (n: number) => {
-        for (let taken = 0; key && taken < n; taken++) await rateLimit?.take(key.id);
+        for (let taken = 0; key && taken < n; taken++) await takeRequest(rateLimit, key);
       };
       reply = await route.handle({ request, params, key, access: key && new KeyAccess(key, keys), countRequests });
     } catch (thrown) {
@@ -174,6 +175,12 @@ function withoutBody(reply: Reply): Reply {
   else if (body instanceof Uint8Array) reply.headers['content-length'] = String(body.byteLength);
   else if (body !== null) void body[Symbol.asyncIterator]().return?.();
   return { ...reply, body: null };
+}
+
+/** One request from the rate of the key and of each key it was minted under. */
+async function takeRequest(rateLimit: KeyRateLimit | undefined, key: ApiKeyInfo): Promise<void> {
+  if (!rateLimit) return;
+  for (const id of [key.id, ...key.ancestors]) await rateLimit.take(id);
 }
 
 function bearer(key: string | undefined): string | undefined {

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { lazyRequire } from '../internal/lazy-require.ts';
-import { migrate, postgresError } from '../internal/postgres-migrations.ts';
+import { FAIL_FAST_POOL, migrate, postgresError } from '../internal/postgres-migrations.ts';
 import {
   type ApiKeyCheck,
   type ApiKeyInfo,
@@ -68,7 +68,9 @@ export class PostgresKeyStore implements KeyStore {
   #ready: Promise<void> | undefined;
 
   constructor(url: string) {
-    this.#pool = new (pg().Pool)({ connectionString: url, max: 4 });
+    // A hung server is a 503 within a second or two, not a hang (`FAIL_FAST_POOL`); waiting for one of the pool's
+    // connections behind a burst of mints may take a little longer than a single query.
+    this.#pool = new (pg().Pool)({ connectionString: url, max: 8, ...FAIL_FAST_POOL, connectionTimeoutMillis: 2_000 });
     this.#pool.on('error', () => {});
   }
 

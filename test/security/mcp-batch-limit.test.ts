@@ -29,4 +29,20 @@ describe('MCP batches and --rate-limit', () => {
     );
     expect((await api(test, '/mcp', { method: 'POST', key: second.key, body: batch(1)[0], headers })).status).toBe(429);
   });
+
+  it('a key minted under one at its rate limit is refused too: requests count against every ancestor', async () => {
+    const parent = await test.server.keys.create('parent');
+    for (let index = 0; index < 3; index++)
+      expect((await api(test, '/v1/deployments', { key: parent.key })).status).toBe(200);
+    const child = await test.server.keys.create('child', {
+      grant: { scopes: ['chat', 'models'], allowed_agents: null, allowed_models: null, expires_at: null },
+      parentId: parent.info.id,
+    });
+    const refused = await api(test, '/v1/chat/completions', {
+      method: 'POST',
+      key: child.key,
+      body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(refused.status).toBe(429);
+  });
 });
