@@ -48,7 +48,8 @@ export interface ResponseFixture extends Fixture {
   id?: string;
   answer: unknown;
   expected: unknown;
-  warnings?: CompletionWarning[];
+  /** Parts the converter reported as left out (Gemini's code execution, …), in order. */
+  dropped?: string[];
 }
 
 export interface StreamFixture extends Fixture {
@@ -60,7 +61,7 @@ export interface StreamFixture extends Fixture {
   finished: boolean;
   /** What the SDK threw after `events`: an error the provider sent inside the stream. */
   error?: unknown;
-  warnings?: CompletionWarning[];
+  dropped?: string[];
 }
 
 const root = fileURLToPath(new URL('../../fixtures/wire/', import.meta.url));
