@@ -64,7 +64,7 @@ const OPENAI_ONLY = [
 /** Parameters of other APIs that no provider of the family takes (Gemini's context cache). */
 const NOT_OPENAI = ['cached_content'];
 
-const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
+export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   openai: {
     name: 'openai',
     embeddings: true,

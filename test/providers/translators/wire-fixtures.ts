@@ -50,6 +50,8 @@ export interface ResponseFixture extends Fixture {
   expected: unknown;
   /** Parts the converter reported as left out (Gemini's code execution, …), in order. */
   dropped?: string[];
+  /** The answer does not fit OpenAI's shape once normalized: the problem the adapter reports. */
+  problem?: string;
 }
 
 export interface StreamFixture extends Fixture {
@@ -62,6 +64,8 @@ export interface StreamFixture extends Fixture {
   /** What the SDK threw after `events`: an error the provider sent inside the stream. */
   error?: unknown;
   dropped?: string[];
+  /** A chunk that does not fit OpenAI's shape once normalized: the problem, and `expected` holds the chunks before. */
+  problem?: string;
 }
 
 const root = fileURLToPath(new URL('../../fixtures/wire/', import.meta.url));
