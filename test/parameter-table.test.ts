@@ -3,9 +3,9 @@ import { integer } from '../src/completion/parameter-checks.ts';
 import {
   type DeployableParameter,
   EFFORTS,
-  NOT_OPENAI_PARAMETERS,
   OPENAI_EFFORTS,
-  OPENAI_ONLY_PARAMETERS,
+  parametersOfOtherApis,
+  parametersOnlyIn,
   REQUEST_PARAMETERS,
   type RequestParameter,
 } from '../src/completion/request-parameters.ts';
@@ -144,7 +144,7 @@ describe('the parameters of one provider API', () => {
   };
 
   it('are dropped, with a warning each, by the providers of the OpenAI family that do not know them', async () => {
-    const named = [...OPENAI_ONLY_PARAMETERS, ...NOT_OPENAI_PARAMETERS];
+    const named = [...parametersOnlyIn('openai'), ...parametersOfOtherApis('openai')];
     expect(Object.keys(values).sort()).toEqual([...named].sort());
     const response = await gatewayAgainst(server.url).createCompletion({
       model: 'openrouter/gpt-4o-2024-11-20',
@@ -160,8 +160,8 @@ describe('the parameters of one provider API', () => {
   it("reach OpenAI, but for another API's", async () => {
     await gatewayAgainst(server.url).createCompletion({ model: 'gpt-4o-latest', messages: hello, ...values } as never);
     const sent = server.requests.at(-1)!.body;
-    for (const param of OPENAI_ONLY_PARAMETERS) expect(sent, param).toHaveProperty(param);
-    for (const param of NOT_OPENAI_PARAMETERS) expect(sent, param).not.toHaveProperty(param);
+    for (const param of parametersOnlyIn('openai')) expect(sent, param).toHaveProperty(param);
+    for (const param of parametersOfOtherApis('openai')) expect(sent, param).not.toHaveProperty(param);
   });
 });
 

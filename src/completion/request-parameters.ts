@@ -205,11 +205,15 @@ const namesWhere = (keep: (row: RequestParameter) => boolean): readonly string[]
 /** Parameters that reach providers: the rows of kind `sent`. */
 export const SENT_PARAMETERS = namesWhere((row) => row.kind === 'sent');
 
-/** Parameters only OpenAI's own API knows; the other providers of its family drop them with a warning. */
-export const OPENAI_ONLY_PARAMETERS = namesWhere((row) => row.onlyIn === 'openai');
+/** Parameters only one provider API knows (the table's `onlyIn`); that provider's folder reads its own list. */
+export function parametersOnlyIn(api: NonNullable<RequestParameter['onlyIn']>): readonly string[] {
+  return namesWhere((row) => row.onlyIn === api);
+}
 
-/** Parameters of another provider's API (Gemini's context cache) that no provider of the OpenAI family takes. */
-export const NOT_OPENAI_PARAMETERS = namesWhere((row) => row.onlyIn !== undefined && row.onlyIn !== 'openai');
+/** Parameters that some other provider API alone knows: a provider of `api`'s family never takes them. */
+export function parametersOfOtherApis(api: NonNullable<RequestParameter['onlyIn']>): readonly string[] {
+  return namesWhere((row) => row.onlyIn !== undefined && row.onlyIn !== api);
+}
 
 /** The rows a dialect's request holds under the same name and meaning, copied into the chat request as they are. */
 export function sameNamedParameters(dialect: Dialect): ReadonlyArray<[string, RequestParameter]> {
