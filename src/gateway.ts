@@ -27,9 +27,9 @@ import { createEmbedding } from './embeddings/create-embedding.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 import { InvalidRequestError } from './errors.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
-import type { ProviderDefinition, ProviderSettings } from './providers/provider.ts';
+import type { ProviderDefinition } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
-import { builtInProviders, ProviderRegistry } from './providers/registry.ts';
+import { builtInProviders, ProviderRegistry, type ProvidersSettings } from './providers/registry.ts';
 import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
@@ -54,7 +54,7 @@ export interface GatewayOptions {
    * Per-provider settings; anything left out comes from `<NAME>_API_KEY` / `<NAME>_BASE_URL`. A provider of your own
    * is added here with its `definition` (see docs/providers.md, "Your own provider").
    */
-  providers?: Record<string, ProviderSettings & { definition?: ProviderDefinition }>;
+  providers?: ProvidersSettings;
   /** Where to read `<NAME>_API_KEY` / `<NAME>_BASE_URL` (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** `true` answers every model with the simulator; a `MockProvider` lets a test script the replies. */

@@ -1,16 +1,11 @@
 import { createPooledFetch } from '../internal/http-transport.ts';
 import { redactSecrets } from '../internal/redact.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, withResponseLimit } from '../internal/response-limit.ts';
+import { credentialsOf, type MissingSetting } from './credentials.ts';
 import { KeyHealth, type KeySlot, keySlotsOf } from './key-slots.ts';
 import type { MockProvider } from './mock/simulator.ts';
 import { standIn } from './mock/stand-in.ts';
-import {
-  type Provider,
-  type ProviderDefinition,
-  type ProviderSettings,
-  type ResolvedProviderSettings,
-  secretsOf,
-} from './provider.ts';
+import { type Provider, type ProviderSettings, type ResolvedProviderSettings, secretsOf } from './provider.ts';
 import type { ProviderRegistry } from './registry.ts';
 
 /**
@@ -26,20 +21,6 @@ export interface ProviderLookup {
   readonly health: KeyHealth;
 }
 
-export interface MissingSetting {
-  /** The variable or option to set (`OPENAI_API_KEY`, `providers.openai.apiKey`). */
-  missing: string;
-  /** Why the value given cannot be used; absent when there is none. */
-  problem?: string;
-}
-
-/**
- * Inside a key (leading and trailing whitespace is trimmed by every HTTP client): characters no header can carry.
- * Sent anyway, the SDK's error would quote the header, and the key with it.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a header cannot carry.
-const UNSENDABLE = /[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/;
-
 export interface ProviderPoolOptions {
   registry: ProviderRegistry;
   providers: Record<string, ProviderSettings> | undefined;
@@ -53,7 +34,7 @@ export interface ProviderPoolOptions {
 
 /**
  * Builds each provider's adapter once, on first use (its SDK is imported then), from the gateway options, else
- * `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL` and `<PREFIX>_API_VERSION`. In mock mode every provider is the
+ * `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL` (or where the definition's `resolveCredentials` says). In mock mode every provider is the
  * simulator standing in for it: no key needed, nothing sent.
  */
 export function createProviderPool(options: ProviderPoolOptions): ProviderLookup {
@@ -97,11 +78,13 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     const configured = key ? { ...base, apiKey: key.apiKey, ...(key.baseURL ? { baseURL: key.baseURL } : {}) } : base;
     const found = credentialsOf(definition, configured, options.env);
     if ('missing' in found) return found;
+    const resolved = { ...configured, ...found };
+    const secrets = [...secretsOf(resolved), ...(definition.secrets?.(resolved) ?? [])];
     const settings: ResolvedProviderSettings = {
-      ...configured,
-      ...found,
+      ...resolved,
       fetch: configured.fetch ? ownFetch(configured.fetch) : (pooledFetch ??= createPooledFetch(transport)),
       timeoutMs: configured.timeoutMs ?? options.timeoutMs,
+      secrets: secrets.filter((secret): secret is string => !!secret),
     };
     try {
       return await definition.create(settings);
@@ -109,7 +92,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
       // An adapter that cannot be built (options its SDK refuses, a key that does not parse) makes this provider
       // unusable, like a missing key: the chain goes on. Not kept: the next call tries to build it again.
       adapters.delete(id);
-      const detail = redactSecrets(error instanceof Error ? error.message : String(error), secretsOf(settings));
+      const detail = redactSecrets(error instanceof Error ? error.message : String(error), settings.secrets);
       return { missing: `providers.${name}`, problem: `could not be used: ${detail}` };
     }
   }
@@ -124,33 +107,6 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     return adapter;
   };
   return Object.assign(lookup, { keys: keysOf, health: new KeyHealth() });
-}
-
-/**
- * Where a provider's key and endpoint come from: the gateway's settings, else `<PREFIX>_API_KEY`,
- * `<PREFIX>_BASE_URL` and `<PREFIX>_API_VERSION`, else the provider's default endpoint. The variable to set when
- * one is missing.
- */
-function credentialsOf(
-  definition: ProviderDefinition,
-  configured: ProviderSettings,
-  env: Record<string, string | undefined>,
-): { apiKey: string; baseURL: string; apiVersion?: string; region?: string; project?: string } | MissingSetting {
-  if (definition.resolveCredentials) return definition.resolveCredentials(configured, env);
-  const prefix = definition.envPrefix;
-  const apiKey = configured.apiKey ?? env[`${prefix}_API_KEY`] ?? (definition.requiresApiKey ? undefined : 'unused');
-  if (!apiKey) return { missing: `${prefix}_API_KEY` };
-  if (UNSENDABLE.test(apiKey.trim())) {
-    return {
-      missing: configured.apiKey === undefined ? `${prefix}_API_KEY` : `providers.${definition.id}.apiKey`,
-      problem: 'holds a line break or another character that an HTTP header cannot carry',
-    };
-  }
-  // A provider without a shared endpoint (Azure: one per resource) must be configured.
-  const baseURL = configured.baseURL ?? env[`${prefix}_BASE_URL`] ?? definition.defaultBaseURL;
-  if (!baseURL) return { missing: `${prefix}_BASE_URL` };
-  const apiVersion = configured.apiVersion ?? env[`${prefix}_API_VERSION`];
-  return { apiKey, baseURL, ...(apiVersion ? { apiVersion } : {}) };
 }
 
 /**

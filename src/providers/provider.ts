@@ -45,10 +45,10 @@ export interface ProviderEmbedding {
  * from, what it can do, and how to build its adapter. The registry is a list of these; nothing outside a provider's
  * folder asks which provider it is. Export one to plug your own provider into `createGateway({ providers })`.
  */
-export interface ProviderDefinition {
+export interface ProviderDefinition<Own extends object = object> {
   /** The id used in `<provider>/<model>` and in the catalog's offerings (lower-case letters, digits, `-`). */
   readonly id: string;
-  /** Prefix of the environment variables read: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_API_VERSION`. */
+  /** Prefix of the environment variables read: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`. */
   readonly envPrefix: string;
   /** Used when neither the options nor the environment give one; `''` when every user must set one (Azure). */
   readonly defaultBaseURL: string;
@@ -61,15 +61,26 @@ export interface ProviderDefinition {
    */
   readonly uncatalogued?: ModelProfile;
   /**
+   * `gen_ai.provider.name` in OpenTelemetry spans: the GenAI semantic conventions' name of the provider
+   * (`aws.bedrock`, `gcp.vertex_ai`, …). Default: the id.
+   */
+  readonly otelName?: string;
+  /**
    * Where the provider's credentials and endpoint come from, for providers that are not one key and one URL (a
-   * cloud's credential chain and regions). Default: `apiKey` / `<PREFIX>_API_KEY` and `baseURL` / `<PREFIX>_BASE_URL`.
+   * cloud's credential chain and regions), and its own settings (`Own`) from the environment. Default: `apiKey` /
+   * `<PREFIX>_API_KEY` and `baseURL` / `<PREFIX>_BASE_URL` (`keyAndEndpoint`).
    */
   resolveCredentials?(
-    configured: ProviderSettings,
+    configured: ProviderSettings & Own,
     env: Record<string, string | undefined>,
-  ): { apiKey: string; baseURL: string; region?: string; project?: string } | { missing: string; problem?: string };
+  ): ({ apiKey: string; baseURL: string } & Partial<Own>) | { missing: string; problem?: string };
+  /**
+   * Secrets of the provider's own settings that errors must never show (a cloud's credentials); its key and the
+   * credentials of its base URL are always redacted.
+   */
+  secrets?(settings: ProviderSettings & Own): ReadonlyArray<string | undefined>;
   /** Builds the adapter, once per gateway, on the provider's first call (its SDK is imported then). */
-  create(settings: ResolvedProviderSettings): Promise<Provider>;
+  create(settings: ResolvedProviderSettings<Own>): Promise<Provider>;
   /**
    * Runs the request conversion alone, with its warnings, without sending anything, and says what the converted
    * request asks for: the simulator calls it to stand in faithfully for this provider. Optional for providers of
@@ -177,7 +188,6 @@ export interface ResolvedReasoning {
 /** A chat completion as the adapter returns it; the gateway adds the `switchyard` extension. */
 export type ProviderCompletion = Omit<CompletionResponse, 'switchyard'>;
 
-/** Connection settings of one provider, from gateway options or the environment. */
 /** One of several keys (or accounts, regions, Azure resources) of a provider. */
 export interface ProviderKey {
   apiKey: string;
@@ -189,6 +199,11 @@ export interface ProviderKey {
   baseURL?: string;
 }
 
+/**
+ * Connection settings every provider takes, from gateway options or the environment. A provider with settings of its
+ * own declares them in its folder (`AzureSettings`, `BedrockSettings`, `VertexSettings`) and takes
+ * `ProviderSettings & Own`.
+ */
 export interface ProviderSettings {
   apiKey?: string;
   /**
@@ -207,29 +222,17 @@ export interface ProviderSettings {
   streamIdleTimeoutMs?: number;
   /** A fetch implementation to hand to the SDK (proxies, instrumentation, tests). */
   fetch?: typeof fetch;
-  /** Azure: the api-version query parameter (default from `AZURE_API_VERSION`, else 2024-10-21). */
-  apiVersion?: string;
-  /** Azure: deployment name per model name when a deployment is not named after its model. */
-  deployments?: Record<string, string>;
-  /** Clouds (Bedrock): the region (default from `AWS_REGION`). */
-  region?: string;
-  /** Vertex AI: the Google Cloud project (default from `GOOGLE_CLOUD_PROJECT`); `region` is its location. */
-  project?: string;
-  /**
-   * Vertex AI: a service account's JSON key (parsed or as text); without it (or `apiKey` as an OAuth access token),
-   * Application Default Credentials.
-   */
-  serviceAccount?: Record<string, unknown> | string;
-  /** Bedrock: explicit AWS credentials; without them, the standard AWS chain (environment, profile, web identity). */
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
-/** Settings after defaults and environment were applied. */
-export interface ResolvedProviderSettings extends ProviderSettings {
-  apiKey: string;
-  baseURL: string;
-  timeoutMs: number;
-}
+/** Settings after defaults and environment were applied, with the provider's own (`Own`) beside the shared ones. */
+export type ResolvedProviderSettings<Own extends object = object> = ProviderSettings &
+  Own & {
+    apiKey: string;
+    baseURL: string;
+    timeoutMs: number;
+    /** What errors must never show: the shared `secretsOf` and the definition's own `secrets`. */
+    secrets: readonly string[];
+  };
 
 /**
  * The client options the openai and Anthropic SDKs share. Their own retries are off: retries are the gateway's,
@@ -246,14 +249,10 @@ export function sdkClientOptions(settings: ResolvedProviderSettings) {
   };
 }
 
-/** What a provider's errors must never show: its key, and the user name and password of its base URL. */
-export function secretsOf(settings: ResolvedProviderSettings): string[] {
-  const cloud = settings.credentials ? [settings.credentials.secretAccessKey, settings.credentials.sessionToken] : [];
-  const account = settings.serviceAccount;
-  if (account) cloud.push(String((typeof account === 'string' ? JSON.parse(account) : account).private_key ?? ''));
-  return [
-    settings.apiKey,
-    ...cloud.filter((secret): secret is string => !!secret),
-    ...urlCredentials(settings.baseURL),
-  ];
+/**
+ * What every provider's errors must never show: its key, and the user name and password of its base URL. A
+ * definition's `secrets` adds its own (a cloud's credentials).
+ */
+export function secretsOf(settings: Pick<ProviderSettings, 'apiKey' | 'baseURL'>): string[] {
+  return [settings.apiKey, ...urlCredentials(settings.baseURL)].filter((secret): secret is string => !!secret);
 }

@@ -3,8 +3,36 @@ import { azureProvider } from './azure/definition.ts';
 import { bedrockProvider } from './bedrock/definition.ts';
 import { googleProvider } from './google/definition.ts';
 import { openAIFamilyProviders } from './openai/family.ts';
-import type { ProviderDefinition } from './provider.ts';
+import type { ProviderDefinition, ProviderSettings } from './provider.ts';
 import { vertexProvider } from './vertex/definition.ts';
+
+/** The settings a definition takes beside the shared ones. */
+type OwnSettingsOf<Definition> = Definition extends ProviderDefinition<infer Own> ? Own : never;
+
+/** The built-in providers that take settings of their own, and those settings. */
+interface OwnSettings {
+  azure: OwnSettingsOf<typeof azureProvider>;
+  bedrock: OwnSettingsOf<typeof bedrockProvider>;
+  vertex: OwnSettingsOf<typeof vertexProvider>;
+}
+
+type BuiltInSettings = {
+  [Id in keyof OwnSettings]?: ProviderSettings & OwnSettings[Id] & { definition?: ProviderDefinition };
+};
+
+/**
+ * Every provider's own settings together. TypeScript checks an object literal's every property against the index
+ * signature too, so it must take the built-in providers' own settings; the named properties keep each to its own.
+ */
+type AnyOwnSettings = Partial<OwnSettings['azure'] & OwnSettings['bedrock'] & OwnSettings['vertex']>;
+
+/**
+ * The settings of each provider, by id: the shared ones, plus a built-in provider's own (`providers.azure.apiVersion`,
+ * `providers.bedrock.region`, …), plus the `definition` of a provider of your own.
+ */
+export interface ProvidersSettings extends BuiltInSettings {
+  [id: string]: ProviderSettings & AnyOwnSettings & { definition?: ProviderDefinition };
+}
 
 /** Every provider Switchyard ships, each defined in its own folder. */
 export const builtInProviders: readonly ProviderDefinition[] = [

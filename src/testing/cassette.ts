@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ProviderSettings } from '../providers/provider.ts';
+import type { ProvidersSettings } from '../providers/registry.ts';
 import { load, nullBodyStatus, storedResponse } from './cassette-file.ts';
 import { firstDifference, matchKey, normaliseBody, scrub } from './cassette-match.ts';
 
@@ -104,7 +104,7 @@ export interface Cassette {
    * The `providers` option of `createGateway` for these providers, each with the cassette's fetch; `settings`
    * is merged in per provider. In replay mode each gets a placeholder `apiKey`, so no real key is needed.
    */
-  providers(names: string | string[], settings?: Record<string, ProviderSettings>): Record<string, ProviderSettings>;
+  providers(names: string | string[], settings?: ProvidersSettings): ProvidersSettings;
   /** Writes the recording to `path` (record mode); does nothing in replay mode. */
   save(): Promise<void>;
   /** Recorded interactions not replayed yet (replay mode): useful to check that a test made every call it recorded. */

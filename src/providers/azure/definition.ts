@@ -1,4 +1,14 @@
+import { keyAndEndpoint } from '../credentials.ts';
 import { type OpenAIFamilyQuirks, openAIFamilyProvider } from '../openai/family.ts';
+import type { ProviderDefinition } from '../provider.ts';
+
+/** Azure's own settings, beside the shared ones. */
+export interface AzureSettings {
+  /** The api-version query parameter (default from `AZURE_API_VERSION`, else 2024-10-21). */
+  apiVersion?: string;
+  /** The deployment name per model name, where a deployment is not named after its model. */
+  deployments?: Record<string, string>;
+}
 
 /** Azure OpenAI speaks the OpenAI wire format; only where it lives and how it authenticates differ. */
 const quirks: OpenAIFamilyQuirks = {
@@ -22,18 +32,28 @@ const quirks: OpenAIFamilyQuirks = {
  * the `OPENAI_BASE_URL` it reads from the environment), and no OpenAI organization or project (`OPENAI_ORG_ID`,
  * `OPENAI_PROJECT_ID` are another provider's).
  */
-export const azureProvider = openAIFamilyProvider(quirks, async (settings) => {
-  const [{ AzureOpenAI }, { OpenAIProvider }, { sdkClientOptions }] = await Promise.all([
-    import('openai'),
-    import('../openai/adapter.ts'),
-    import('../provider.ts'),
-  ]);
-  const client = new AzureOpenAI({
-    ...sdkClientOptions(settings),
-    baseURL: `${settings.baseURL.replace(/\/+$/, '')}/openai`,
-    apiVersion: settings.apiVersion ?? '2024-10-21',
-    organization: null,
-    project: null,
-  });
-  return new OpenAIProvider(client, settings, quirks);
-});
+const family = openAIFamilyProvider(quirks);
+
+export const azureProvider: ProviderDefinition<AzureSettings> = {
+  ...family,
+  resolveCredentials(configured, env) {
+    const found = keyAndEndpoint(family, configured, env);
+    const apiVersion = configured.apiVersion ?? env.AZURE_API_VERSION;
+    return 'missing' in found || !apiVersion ? found : { ...found, apiVersion };
+  },
+  create: async (settings) => {
+    const [{ AzureOpenAI }, { OpenAIProvider }, { sdkClientOptions }] = await Promise.all([
+      import('openai'),
+      import('../openai/adapter.ts'),
+      import('../provider.ts'),
+    ]);
+    const client = new AzureOpenAI({
+      ...sdkClientOptions(settings),
+      baseURL: `${settings.baseURL.replace(/\/+$/, '')}/openai`,
+      apiVersion: settings.apiVersion ?? '2024-10-21',
+      organization: null,
+      project: null,
+    });
+    return new OpenAIProvider(client, settings, quirks, settings.deployments);
+  },
+};

@@ -14,17 +14,26 @@ const AWS_CHAIN = [
   'AWS_BEARER_TOKEN_BEDROCK',
 ];
 
+/** Bedrock's own settings, beside the shared ones. */
+export interface BedrockSettings {
+  /** The AWS region (default from `AWS_REGION`, else `AWS_DEFAULT_REGION`). */
+  region?: string;
+  /** Explicit AWS credentials; without them, the standard AWS chain (environment, profile, web identity). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
 /**
  * AWS Bedrock's Converse API, through `@aws-sdk/client-bedrock-runtime`. Model ids are Bedrock's
  * (`anthropic.claude-sonnet-4-5-20250929-v1:0`) or cross-region inference profiles (`us.`, `eu.`, `global.`).
  * Structured output goes in the prompt.
  */
-export const bedrockProvider: ProviderDefinition = {
+export const bedrockProvider: ProviderDefinition<BedrockSettings> = {
   id: 'bedrock',
   envPrefix: 'BEDROCK',
   defaultBaseURL: '',
   requiresApiKey: false,
   capabilities: { nativeOutput: nativeOutputWhere(false) },
+  otelName: 'aws.bedrock',
   uncatalogued: {
     context_window: 128_000,
     max_output_tokens: 8_192,
@@ -44,6 +53,7 @@ export const bedrockProvider: ProviderDefinition = {
     const baseURL = configured.baseURL ?? env.BEDROCK_BASE_URL ?? `https://bedrock-runtime.${region}.amazonaws.com`;
     return { apiKey: apiKey ?? 'unused', baseURL, region };
   },
+  secrets: (settings) => [settings.credentials?.secretAccessKey, settings.credentials?.sessionToken],
   create: async (settings) => (await import('./adapter.ts')).createBedrockProvider(settings),
   convertRequest: async (call) => {
     const input = (await import('./convert-request.ts')).toConverseRequest(call);

@@ -4,33 +4,22 @@ import type {
   GenerateContentResponse,
   GoogleGenAI,
 } from '@google/genai';
-import { isRetryableStatus, ProviderError } from '../../errors.ts';
-import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
-import { redactSecrets } from '../../internal/redact.ts';
 import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
-import {
-  type EmbeddingCall,
-  type Provider,
-  type ProviderCall,
-  type ProviderCompletion,
-  type ProviderEmbedding,
-  type ResolvedProviderSettings,
-  secretsOf,
+import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
+import type {
+  EmbeddingCall,
+  Provider,
+  ProviderCall,
+  ProviderCompletion,
+  ProviderEmbedding,
+  ResolvedProviderSettings,
 } from '../provider.ts';
-import {
-  abortedByCaller,
-  answerTooLarge,
-  type ErrorScope,
-  fromStatus,
-  incompleteStream,
-  invalidResponse,
-  timedOut,
-  unreachable,
-} from '../provider-errors.ts';
+import { incompleteStream, invalidResponse } from '../provider-errors.ts';
 import { checkEmbeddings, checkResponse } from './answer-shape.ts';
 import { type GeminiRequest, toGeminiRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
+import { mapGoogleError } from './map-google-error.ts';
 import { StreamConverter } from './stream-converter.ts';
 
 /**
@@ -75,17 +64,15 @@ function splitBaseURL(url: string): { baseUrl: string; apiVersion: string | unde
     : { baseUrl: trimmed, apiVersion: undefined };
 }
 
-type Phase = 'request' | 'stream';
-
 class GoogleProvider implements Provider {
   readonly name: string;
   readonly #client: GoogleGenAI;
-  readonly #settings: ResolvedProviderSettings;
+  readonly #errors: ErrorMapper;
 
   constructor(client: GoogleGenAI, settings: ResolvedProviderSettings, name: string) {
     this.name = name;
     this.#client = client;
-    this.#settings = settings;
+    this.#errors = errorMapper(name, settings, mapGoogleError);
   }
 
   async complete(call: ProviderCall): Promise<ProviderCompletion> {
@@ -94,13 +81,13 @@ class GoogleProvider implements Provider {
     try {
       response = await this.#client.models.generateContent(toParameters(request, call.signal));
     } catch (error) {
-      throw this.#toProviderError(error, request.model, call, 'request');
+      throw this.#errors.map(error, request.model, { signal: call.signal });
     }
     const problem = checkShape(checkResponse, response);
-    if (problem) throw invalidResponse(this.#scope(request.model), problem);
+    if (problem) throw invalidResponse(this.#errors.scope(request.model), problem);
     const completion = toCompletion(response, request.model, droppedPartReporter(call));
     if (completion.choices.length === 0)
-      throw invalidResponse(this.#scope(request.model), 'no candidates, and no reason the prompt was blocked');
+      throw invalidResponse(this.#errors.scope(request.model), 'no candidates, and no reason the prompt was blocked');
     return completion;
   }
 
@@ -117,13 +104,16 @@ class GoogleProvider implements Provider {
         },
       });
     } catch (error) {
-      throw this.#toProviderError(error, call.model, call, 'request');
+      throw this.#errors.map(error, call.model, { signal: call.signal });
     }
     const problem = checkShape(checkEmbeddings, response);
-    if (problem) throw invalidResponse(this.#scope(call.model), problem);
+    if (problem) throw invalidResponse(this.#errors.scope(call.model), problem);
     const vectors = response.embeddings!.map((embedding) => embedding.values!);
     if (vectors.length !== call.input.length)
-      throw invalidResponse(this.#scope(call.model), `${vectors.length} embeddings for ${call.input.length} inputs`);
+      throw invalidResponse(
+        this.#errors.scope(call.model),
+        `${vectors.length} embeddings for ${call.input.length} inputs`,
+      );
     return { vectors, promptTokens: undefined };
   }
 
@@ -142,7 +132,7 @@ class GoogleProvider implements Provider {
       });
     } catch (error) {
       call.signal?.removeEventListener('abort', onAbort);
-      throw this.#toProviderError(error, request.model, call, 'request');
+      throw this.#errors.map(error, request.model, { signal: call.signal });
     }
   }
 
@@ -163,116 +153,21 @@ class GoogleProvider implements Provider {
         try {
           next = await chunks.next();
         } catch (error) {
-          throw this.#toProviderError(error, model, call, 'stream');
+          throw this.#errors.map(error, model, { signal: call.signal, phase: 'stream' });
         }
         if (next.done) break;
         const problem = checkShape(checkResponse, next.value);
-        if (problem) throw invalidResponse(this.#scope(model), `stream chunk: ${problem}`);
+        if (problem) throw invalidResponse(this.#errors.scope(model), `stream chunk: ${problem}`);
         yield* converter.convert(next.value);
       }
-      if (call.signal?.aborted) throw this.#toProviderError(new Error('aborted'), model, call, 'stream');
-      if (converter.truncated) throw incompleteStream(this.#scope(model), 'Gemini sent a finishReason');
+      if (call.signal?.aborted)
+        throw this.#errors.map(new Error('aborted'), model, { signal: call.signal, phase: 'stream' });
+      if (converter.truncated) throw incompleteStream(this.#errors.scope(model), 'Gemini sent a finishReason');
       yield* converter.finish();
     } finally {
       close();
     }
   }
-
-  #scope(model: string): ErrorScope {
-    const settings = this.#settings;
-    return {
-      provider: this.name,
-      model,
-      secrets: secretsOf(settings),
-      baseURL: settings.baseURL,
-      timeoutMs: settings.timeoutMs,
-    };
-  }
-
-  /** The SDK's failure as one of the shared provider errors. */
-  #toProviderError(
-    error: unknown,
-    model: string,
-    call: { signal?: AbortSignal | undefined },
-    phase: Phase,
-  ): ProviderError {
-    if (error instanceof ProviderError) return error;
-    const scope = this.#scope(model);
-    const tooLarge = answerTooLarge(scope, error);
-    if (tooLarge) return tooLarge;
-    const failure = error as {
-      name?: string;
-      message?: string;
-      status?: unknown;
-      cause?: { code?: string; message?: string };
-    };
-    if (call.signal?.aborted) return abortedByCaller(scope, error);
-    if (failure?.name === 'AbortError' || failure?.name === 'TimeoutError') return timedOut(scope, error);
-    if (failure?.name === 'ApiError' && typeof failure.status === 'number')
-      return toApiError(scope, failure.status, failure.message ?? '');
-    // fetch's network failures are TypeErrors with the socket error as cause; a TypeError without one is the SDK
-    // tripping over an answer it could not read.
-    if (failure?.cause !== undefined) return unreachable(scope, error, phase);
-    // The SDK could not read the body: not JSON, or not the shape it parses.
-    return invalidResponse(scope, `the body could not be read (${failure?.message ?? String(error)})`, error);
-  }
-}
-
-interface GoogleErrorBody {
-  code?: number;
-  message?: string;
-  status?: string;
-  details?: Array<Record<string, unknown>>;
-}
-
-/**
- * An HTTP (or in-stream) error from Gemini. The SDK's ApiError carries only the status and the JSON body as its
- * message: `{"error":{"code","message","status","details":[ErrorInfo, RetryInfo, …]}}` (§3.7).
- */
-function toApiError(scope: ErrorScope, status: number, sdkMessage: string): ProviderError {
-  const body = parseErrorBody(sdkMessage);
-  const detailOf = (type: string) => body?.details?.find((detail) => String(detail['@type'] ?? '').endsWith(type));
-  const reason = stringOr(detailOf('google.rpc.ErrorInfo')?.reason);
-  const violations = detailOf('google.rpc.BadRequest')?.fieldViolations;
-  const field = Array.isArray(violations)
-    ? stringOr((violations[0] as { field?: unknown } | undefined)?.field)
-    : undefined;
-  const retryDelay = stringOr(detailOf('google.rpc.RetryInfo')?.retryDelay);
-  const googleStatus = stringOr(body?.status);
-  // An invalid key is a 400 INVALID_ARGUMENT on Gemini; callers know it as the 401 every other provider sends.
-  const invalidKey = reason === 'API_KEY_INVALID';
-  const label = [googleStatus, reason && reason !== googleStatus ? `(${reason})` : undefined].filter(Boolean).join(' ');
-  // The SDK's error message is the raw body; the cause keeps it, redacted like everything else.
-  const cause = Object.assign(new Error(redactSecrets(sdkMessage, scope.secrets)), { name: 'ApiError', status });
-  return fromStatus(scope, invalidKey ? 401 : status, body?.message ?? sdkMessage, {
-    ...(label ? { detail: label } : {}),
-    answered: status,
-    code: reason ?? googleStatus ?? null,
-    // Google names the offending field in a BadRequest detail; the JSON-Schema output is our response_format.
-    param: field && /^generation_?config\.response_(json_)?schema/i.test(field) ? 'response_format' : (field ?? null),
-    retryable: !invalidKey && isRetryableStatus(status),
-    retryAfterMs: parseRetryAfter(undefined, retryDelay),
-    cause,
-  });
-}
-
-/** The Google error object inside the SDK's message (which may be prefixed, e.g. "got status: …. {json}"). */
-function parseErrorBody(text: string): GoogleErrorBody | undefined {
-  const start = text.search(/[[{]/);
-  if (start < 0) return undefined;
-  try {
-    let parsed: unknown = JSON.parse(text.slice(start));
-    // Google's OpenAI-compatible endpoints wrap the error in an array.
-    if (Array.isArray(parsed)) parsed = parsed[0];
-    const inner = (parsed as { error?: unknown })?.error;
-    return typeof inner === 'object' && inner !== null ? (inner as GoogleErrorBody) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function stringOr(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function toParameters(request: GeminiRequest, signal: AbortSignal | undefined): GenerateContentParameters {

@@ -1,6 +1,7 @@
 import type { CompletionChunk } from '../../types.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
 import { vertexAuthClient } from './auth.ts';
+import type { VertexSettings } from './definition.ts';
 
 /** Claude models on Vertex (`claude-sonnet-4-5@20250929`); every other model is Google's. */
 const CLAUDE = /^claude-/;
@@ -10,7 +11,7 @@ const CLAUDE = /^claude-/;
  * (`:rawPredict` / `:streamRawPredict`), each on the same adapter and conversions as Google's and Anthropic's own
  * APIs, with one Google auth client. The publisher is chosen by the model id.
  */
-export async function createVertexProvider(settings: ResolvedProviderSettings): Promise<Provider> {
+export async function createVertexProvider(settings: ResolvedProviderSettings<VertexSettings>): Promise<Provider> {
   const authClient = await vertexAuthClient(settings);
   const location = settings.region ?? 'us-central1';
   let gemini: Promise<Provider> | undefined;

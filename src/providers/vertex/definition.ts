@@ -4,18 +4,33 @@ import { join } from 'node:path';
 import { toAnthropicRequest } from '../anthropic/convert-request.ts';
 import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
+import { serviceAccountSecret } from './auth.ts';
+
+/** Vertex AI's own settings, beside the shared ones. */
+export interface VertexSettings {
+  /** The Google Cloud project (default from `GOOGLE_CLOUD_PROJECT`). */
+  project?: string;
+  /** The location (default from `GOOGLE_CLOUD_LOCATION`, else `us-central1`); `global` for the global endpoint. */
+  region?: string;
+  /**
+   * A service account's JSON key (parsed or as text); without it (or `apiKey` as an OAuth access token), Application
+   * Default Credentials.
+   */
+  serviceAccount?: Record<string, unknown> | string;
+}
 
 /**
  * Google Vertex AI: Gemini and Claude (`claude-…@date` ids) in one Google Cloud project. Credentials: an OAuth
  * access token (`apiKey` / `VERTEX_ACCESS_TOKEN`), a service account key (`serviceAccount`), else Application
  * Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`, gcloud's, or the metadata server).
  */
-export const vertexProvider: ProviderDefinition = {
+export const vertexProvider: ProviderDefinition<VertexSettings> = {
   id: 'vertex',
   envPrefix: 'VERTEX',
   defaultBaseURL: '',
   requiresApiKey: false,
   capabilities: { nativeOutput: nativeOutputWhere(true) },
+  otelName: 'gcp.vertex_ai',
   uncatalogued: {
     context_window: 1_000_000,
     max_output_tokens: 65_536,
@@ -39,6 +54,7 @@ export const vertexProvider: ProviderDefinition = {
     const baseURL = configured.baseURL ?? env.VERTEX_BASE_URL ?? `https://${host}`;
     return { apiKey: apiKey ?? 'unused', baseURL, region: location, project };
   },
+  secrets: (settings) => [serviceAccountSecret(settings.serviceAccount)],
   create: async (settings) => (await import('./adapter.ts')).createVertexProvider(settings),
   convertRequest: async (call, streaming) => {
     if (/^claude-/.test(call.body.model)) {

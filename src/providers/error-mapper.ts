@@ -1,0 +1,55 @@
+import { ProviderError } from '../errors.ts';
+import type { ResolvedProviderSettings } from './provider.ts';
+import { abortedByCaller, answerTooLarge, type ErrorScope } from './provider-errors.ts';
+
+/** Where a failure happened: sending the request (and reading its headers), or reading a stream already open. */
+export type CallPhase = 'request' | 'stream';
+
+/**
+ * A provider's own error classification: which of the shared errors (`fromStatus`, `unreachable`, `timedOut`,
+ * `invalidResponse`, `streamError`, …, each built with `scope`) its SDK's failure is. Only failures the skeleton did
+ * not settle reach it: not our own errors, not an answer over the size limit, not the caller's abort.
+ */
+export type ErrorClassifier = (
+  error: unknown,
+  scope: ErrorScope,
+  context: { signal: AbortSignal | undefined; phase: CallPhase },
+) => ProviderError;
+
+/** One provider's errors, as its adapter raises them. */
+export interface ErrorMapper {
+  /** Who was called, with the provider's secrets to redact: for the errors the adapter raises itself. */
+  scope(model: string): ErrorScope;
+  /** A failure of the provider's SDK as a `ProviderError`, the same way for every provider but for `classify`. */
+  map(error: unknown, model: string, context?: { signal?: AbortSignal | undefined; phase?: CallPhase }): ProviderError;
+}
+
+/**
+ * The skeleton every provider's error mapping shares: a `ProviderError` passes unchanged, an answer larger than
+ * `maxResponseBytes` and the caller's abort are told apart the same way everywhere, and the rest is the provider's
+ * `classify`. Every message and cause is redacted of `settings.secrets`.
+ */
+export function errorMapper(
+  provider: string,
+  settings: Pick<ResolvedProviderSettings, 'secrets' | 'baseURL' | 'timeoutMs'>,
+  classify: ErrorClassifier,
+): ErrorMapper {
+  const scope = (model: string): ErrorScope => ({
+    provider,
+    model,
+    secrets: settings.secrets,
+    baseURL: settings.baseURL,
+    timeoutMs: settings.timeoutMs,
+  });
+  return {
+    scope,
+    map(error, model, context = {}) {
+      if (error instanceof ProviderError) return error;
+      const within = scope(model);
+      const tooLarge = answerTooLarge(within, error);
+      if (tooLarge) return tooLarge;
+      if (context.signal?.aborted) return abortedByCaller(within, error);
+      return classify(error, within, { signal: context.signal, phase: context.phase ?? 'request' });
+    },
+  };
+}
