@@ -72,6 +72,10 @@ export {
 } from './errors.ts';
 export type { CompletionOptions, Gateway, GatewayOptions } from './gateway.ts';
 export { createGateway } from './gateway.ts';
+export type { AzureSettings } from './providers/azure/definition.ts';
+export type { BedrockSettings } from './providers/bedrock/definition.ts';
+export { keyAndEndpoint } from './providers/credentials.ts';
+export { type CallPhase, type ErrorClassifier, type ErrorMapper, errorMapper } from './providers/error-mapper.ts';
 export { type ModelProfile, OPENAI_STYLE_PROFILE, SUPPORTS_EVERYTHING } from './providers/model-profile.ts';
 export type {
   Provider,
@@ -85,6 +89,19 @@ export type {
   ResolvedReasoning,
 } from './providers/provider.ts';
 export { nativeOutputWhere } from './providers/provider.ts';
+export {
+  abortedByCaller,
+  type ErrorScope,
+  fromStatus,
+  incompleteStream,
+  invalidResponse,
+  refusedBySdk,
+  streamError,
+  timedOut,
+  unreachable,
+} from './providers/provider-errors.ts';
+export type { ProvidersSettings } from './providers/registry.ts';
+export type { VertexSettings } from './providers/vertex/definition.ts';
 export { budgetToEffort, effortToBudget } from './reasoning.ts';
 export type {
   AgentSummary,
