@@ -1,6 +1,7 @@
 import * as otelApi from '@opentelemetry/api';
 import * as otelSdk from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
+import type { ProviderDefinition } from '../../src/index.ts';
 import {
   type CallRecord,
   OpenTelemetrySink,
@@ -101,6 +102,37 @@ describe('OpenTelemetrySink', () => {
     expect(failedSpan!.options!.attributes).not.toHaveProperty('gen_ai.response.model');
     const everything = JSON.stringify(spans);
     for (const secret of SECRETS) expect(everything).not.toContain(secret);
+  });
+
+  it('names each provider as the GenAI semantic conventions do, as its definition says', async () => {
+    const spans: RecordedSpan[] = [];
+    const acme = { id: 'acme', otelName: 'acme.cloud' } as ProviderDefinition;
+    const providers = [
+      'bedrock',
+      'vertex',
+      'google',
+      'azure',
+      'xai',
+      'mistral',
+      'openai',
+      'anthropic',
+      'ollama',
+      'acme',
+    ];
+    const records = providers.map((provider) => makeRecord({ provider }));
+    await new OpenTelemetrySink({ tracer: recordingTracer(spans), providers: [acme] }).write(records);
+    expect(spans.map((span) => span.options!.attributes!['gen_ai.provider.name'])).toEqual([
+      'aws.bedrock',
+      'gcp.vertex_ai',
+      'gcp.gemini',
+      'azure.ai.openai',
+      'x_ai',
+      'mistral_ai',
+      'openai',
+      'anthropic',
+      'ollama',
+      'acme.cloud',
+    ]);
   });
 
   it('says how to install @opentelemetry/api when it is missing', async () => {

@@ -13,6 +13,7 @@ export interface AzureSettings {
 /** Azure OpenAI speaks the OpenAI wire format; only where it lives and how it authenticates differ. */
 const quirks: OpenAIFamilyQuirks = {
   name: 'azure',
+  otelName: 'azure.ai.openai',
   nativeStructuredOutputs: true,
   embeddings: true,
   envPrefix: 'AZURE',

@@ -8,6 +8,7 @@ export const googleProvider: ProviderDefinition = {
   defaultBaseURL: 'https://generativelanguage.googleapis.com',
   requiresApiKey: true,
   capabilities: { nativeOutput: nativeOutputWhere(true), embeddings: true },
+  otelName: 'gcp.gemini',
   // An unlisted Gemini: a thinking budget (Gemini 3 still takes one beside its levels); responseJsonSchema native.
   uncatalogued: {
     context_window: 1_048_576,

@@ -12,6 +12,8 @@ export interface OpenAIFamilyQuirks {
   defaultBaseURL: string;
   /** Ollama runs locally and takes no key. */
   requiresApiKey: boolean;
+  /** `gen_ai.provider.name` of the GenAI semantic conventions, where it is not the provider's id. */
+  otelName?: string;
   /** Field that carries the output-token limit (OpenAI reasoning models reject `max_tokens`). */
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /** Response field holding reasoning text, renamed to `reasoning_content`. */
@@ -91,6 +93,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   xai: {
     name: 'xai',
+    otelName: 'x_ai',
     nativeStructuredOutputs: true,
     envPrefix: 'XAI',
     defaultBaseURL: 'https://api.x.ai/v1',
@@ -115,6 +118,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   },
   mistral: {
     name: 'mistral',
+    otelName: 'mistral_ai',
     embeddings: true,
     nativeStructuredOutputs: true,
     envPrefix: 'MISTRAL',
@@ -188,6 +192,7 @@ export function openAIFamilyProvider(
     envPrefix: quirks.envPrefix,
     defaultBaseURL: quirks.defaultBaseURL,
     requiresApiKey: quirks.requiresApiKey,
+    ...(quirks.otelName ? { otelName: quirks.otelName } : {}),
     capabilities: {
       nativeOutput: nativeOutputWhere(quirks.nativeStructuredOutputs),
       strictForm: quirks.nativeStructuredOutputs,

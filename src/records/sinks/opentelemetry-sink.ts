@@ -1,3 +1,5 @@
+import type { ProviderDefinition } from '../../providers/provider.ts';
+import { builtInRegistry } from '../../providers/registry.ts';
 import type { CallRecord } from '../call-record.ts';
 import type { RecordSink } from '../sink.ts';
 
@@ -24,19 +26,23 @@ export interface OpenTelemetrySinkOptions {
   tracer?: OtelTracer;
   /** Default `switchyard`. */
   tracerName?: string;
+  /** Providers of your own, for the `gen_ai.provider.name` their definitions give (`otelName`). */
+  providers?: readonly Pick<ProviderDefinition, 'id' | 'otelName'>[];
 }
 
 const SPAN_KIND_CLIENT = 2;
 const STATUS_ERROR = 2;
 const OTEL_API = '@opentelemetry/api';
 
-/** `gen_ai.provider.name` values of the GenAI semantic conventions, where ours differ. */
-const SEMCONV_PROVIDER_NAMES: Record<string, string> = {
-  google: 'gcp.gemini',
-  azure: 'azure.ai.openai',
-  xai: 'x_ai',
-  mistral: 'mistral_ai',
-};
+/** A provider's `gen_ai.provider.name`: its definition's `otelName`, else its id. */
+type ProviderNames = (provider: string) => string;
+
+function providerNames(own: OpenTelemetrySinkOptions['providers'] = []): ProviderNames {
+  const names = new Map<string, string>();
+  for (const definition of [...builtInRegistry.definitions, ...own])
+    names.set(definition.id, definition.otelName ?? definition.id);
+  return (provider) => names.get(provider) ?? provider;
+}
 
 /**
  * One `chat` span per call, following the OpenTelemetry GenAI semantic conventions. Spans never carry message
@@ -46,12 +52,14 @@ const SEMCONV_PROVIDER_NAMES: Record<string, string> = {
 export class OpenTelemetrySink implements RecordSink {
   readonly #givenTracer: OtelTracer | undefined;
   readonly #tracerName: string;
+  readonly #providerName: ProviderNames;
   #loadedTracer: Promise<OtelTracer> | undefined;
 
   /** Never throws: without a `tracer`, `@opentelemetry/api` is loaded on the first write (see `create`). */
   constructor(options: OpenTelemetrySinkOptions = {}) {
     this.#givenTracer = options.tracer;
     this.#tracerName = options.tracerName ?? 'switchyard';
+    this.#providerName = providerNames(options.providers);
   }
 
   /** A sink whose tracer is loaded now: rejects at once when `@opentelemetry/api` is not installed. */
@@ -68,7 +76,7 @@ export class OpenTelemetrySink implements RecordSink {
         kind: SPAN_KIND_CLIENT,
         startTime: new Date(start),
         root: true,
-        attributes: spanAttributes(record),
+        attributes: spanAttributes(record, this.#providerName),
       });
       if (record.status === 'error')
         span.setStatus({ code: STATUS_ERROR, message: record.error?.code ?? record.error?.type ?? 'error' });
@@ -78,7 +86,10 @@ export class OpenTelemetrySink implements RecordSink {
 }
 
 /** The span attributes of a record: no contents, by construction (only the fields listed here). */
-export function spanAttributes(record: CallRecord): Record<string, OtelAttributeValue> {
+export function spanAttributes(
+  record: CallRecord,
+  providerName: ProviderNames = providerNames(),
+): Record<string, OtelAttributeValue> {
   const attributes: Record<string, OtelAttributeValue> = {
     'gen_ai.operation.name': 'chat',
     'gen_ai.request.model': record.requested_model,
@@ -91,7 +102,7 @@ export function spanAttributes(record: CallRecord): Record<string, OtelAttribute
   };
   const optional: Record<string, string | number | null | undefined> = {
     'gen_ai.system': record.provider,
-    'gen_ai.provider.name': record.provider && (SEMCONV_PROVIDER_NAMES[record.provider] ?? record.provider),
+    'gen_ai.provider.name': record.provider && providerName(record.provider),
     'gen_ai.response.model': record.model,
     'switchyard.provider_model': record.provider_model,
     'switchyard.agent_id': record.agent_id,
