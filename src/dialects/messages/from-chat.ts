@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { FORMAT as CLAUDE_REASONING } from '../../providers/anthropic/convert-messages.ts';
+import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../../providers/reasoning-format.ts';
 import type { CompletionResponse, CompletionWarning, ReasoningDetail, SwitchyardResponseInfo } from '../../types.ts';
 
 /** A Messages API answer, with Switchyard's routing facts beside it as in chat. */

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CompletionStream } from '../../completion/completion-stream.ts';
 import { SwitchyardError } from '../../errors.ts';
-import { FORMAT as CLAUDE_REASONING } from '../../providers/anthropic/convert-messages.ts';
+import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../../providers/reasoning-format.ts';
 import type { CompletionChunk, SwitchyardResponseInfo } from '../../types.ts';
 import { messageId, messageUsage, stopReason } from './from-chat.ts';
 

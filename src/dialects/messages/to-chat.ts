@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { InvalidRequestError } from '../../errors.ts';
-import { FORMAT as CLAUDE_REASONING } from '../../providers/anthropic/convert-messages.ts';
+import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../../providers/reasoning-format.ts';
 import type {
   CacheControl,
   CompletionMessageParam,
