@@ -6,10 +6,9 @@ import type {
 } from 'openai/resources/chat/completions';
 import { InvalidRequestError } from '../../errors.ts';
 import type { CacheControl, ReasoningDetail } from '../../types.ts';
+import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 
 /** OpenAI messages as Anthropic's: the system prompt apart, alternating turns, content blocks, thinking restored. */
-
-export const FORMAT = 'anthropic';
 
 type Block = Anthropic.ContentBlockParam;
 
@@ -206,7 +205,7 @@ function assistantBlocks(message: AssistantMessage, at: string): Block[] {
 function restoredThinking(details: ReasoningDetail[] | undefined): Block[] {
   const blocks: Block[] = [];
   for (const detail of details ?? []) {
-    if (detail.format !== FORMAT) continue;
+    if (detail.format !== CLAUDE_REASONING_FORMAT) continue;
     if (detail.type === 'reasoning.text' && detail.signature) {
       blocks.push({ type: 'thinking', thinking: detail.text ?? '', signature: detail.signature });
     } else if (detail.type === 'reasoning.encrypted' && detail.data)

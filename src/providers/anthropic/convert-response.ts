@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CompletionMessage, ReasoningDetail } from '../../types.ts';
 import type { ProviderCompletion } from '../provider.ts';
-import { FORMAT } from './convert-messages.ts';
+import { CLAUDE_REASONING_FORMAT as FORMAT } from '../reasoning-format.ts';
 import { refusalText, toFinishReason } from './map-stop-reason.ts';
 import { toUsage } from './map-usage.ts';
 

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CompletionChunk, CompletionChunkDelta } from '../../types.ts';
-import { FORMAT } from './convert-messages.ts';
+import { CLAUDE_REASONING_FORMAT as FORMAT } from '../reasoning-format.ts';
 import { type FinishReason, refusalText, toFinishReason } from './map-stop-reason.ts';
 import { type AnthropicUsage, toUsage } from './map-usage.ts';
 

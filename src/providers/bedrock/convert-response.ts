@@ -1,9 +1,9 @@
 import type { ContentBlock, ConverseResponse, StopReason, TokenUsage } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { CompletionMessage, ReasoningDetail } from '../../types.ts';
-import { FORMAT as CLAUDE_REASONING } from '../anthropic/convert-messages.ts';
 import { toUsage, type UsageWithCacheWrites } from '../anthropic/map-usage.ts';
 import type { ProviderCompletion } from '../provider.ts';
+import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../reasoning-format.ts';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 

@@ -1,6 +1,6 @@
 import type { ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import type { CompletionChunk, CompletionChunkDelta } from '../../types.ts';
-import { FORMAT as CLAUDE_REASONING } from '../anthropic/convert-messages.ts';
+import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../reasoning-format.ts';
 import { toFinishReason, usageOf } from './convert-response.ts';
 
 /**

@@ -1,3 +1,4 @@
+import { parametersOfOtherApis, parametersOnlyIn } from '../../completion/request-parameters.ts';
 import { nativeOutputWhere, type ProviderDefinition, shapeOfOpenAIBody } from '../provider.ts';
 
 /**
@@ -36,7 +37,7 @@ export interface OpenAIFamilyQuirks {
   /** Parameters the provider names differently. */
   renamedParams?: Record<string, string>;
   /** Parameters the provider rejects: dropped with a warning. */
-  unsupportedParams?: string[];
+  unsupportedParams?: readonly string[];
   /** Mistral rejects tool-call ids that are not exactly nine letters or digits. */
   nineCharToolCallIds?: boolean;
   /** Body fields that switch reasoning off where no effort value does (DeepSeek's `thinking`). */
@@ -47,24 +48,11 @@ export interface OpenAIFamilyQuirks {
   passesCacheControl?: boolean;
 }
 
-/** Parameters only OpenAI's own API knows; other providers of the family reject or ignore them. */
-const OPENAI_ONLY = [
-  'store',
-  'service_tier',
-  'prediction',
-  'modalities',
-  'audio',
-  'web_search_options',
-  'verbosity',
-  'prompt_cache_key',
-  'prompt_cache_options',
-  'prompt_cache_retention',
-  'safety_identifier',
-  'moderation',
-];
+/** Parameters only OpenAI's own API knows (the request table's `onlyIn: 'openai'`): the rest of the family drops them. */
+const OPENAI_ONLY = parametersOnlyIn('openai');
 
 /** Parameters of other APIs that no provider of the family takes (Gemini's context cache). */
-const NOT_OPENAI = ['cached_content'];
+const NOT_OPENAI = parametersOfOtherApis('openai');
 
 export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
   openai: {
