@@ -34,7 +34,8 @@ export interface ProviderPoolOptions {
 
 /**
  * Builds each provider's adapter once, on first use (its SDK is imported then), from the gateway options, else
- * `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL` (or where the definition's `resolveCredentials` says). In mock mode every provider is the
+ * `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL` (or where the definition's `resolveCredentials` says). In mock mode
+ * every provider is the
  * simulator standing in for it: no key needed, nothing sent.
  */
 export function createProviderPool(options: ProviderPoolOptions): ProviderLookup {

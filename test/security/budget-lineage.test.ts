@@ -49,7 +49,7 @@ describe('children share their ancestors’ limits (issue 23, item 9)', () => {
     expect((refusal as Error).message).toContain('the key "parent" has used its 30000 tokens per minute');
   });
 
-  it('metadata.api_key_id alone (an in-process caller without access) still counts, once beside the lineage', async () => {
+  it('metadata.api_key_id alone (in-process, without access) still counts, once beside the lineage', async () => {
     const gateway = createGateway({ mock: costly(), budgets: perKey(0.01) });
     await gateway.createCompletion(ask({ api_key_id: 'legacy' }));
     await gateway.createCompletion(ask({ api_key_id: 'legacy' }));

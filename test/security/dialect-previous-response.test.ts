@@ -83,7 +83,7 @@ describe('previous_response_id belongs to its key', () => {
 });
 
 describe('previous_response_id over HTTP', () => {
-  it("is a 404 in OpenAI's shape for another key's response (a key without calls:read), as for an unknown one", async () => {
+  it("is a 404 in OpenAI's shape for another key's response (no calls:read), as for an unknown one", async () => {
     const server = await startTestServer();
     try {
       // A key that may only chat: it reads no call but its own.

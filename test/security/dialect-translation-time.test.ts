@@ -95,7 +95,8 @@ describe('through switchyard serve', () => {
       const { status, text } = await big;
       const total = performance.now() - started;
       console.log(
-        `serve ${dialect}: ${label}, ${(body.length / 1e6).toFixed(2)} MB answered ${status} in ${total.toFixed(0)} ms; ` +
+        `serve ${dialect}: ${label}, ${(body.length / 1e6).toFixed(2)} MB answered ${status} ` +
+          `in ${total.toFixed(0)} ms; ` +
           `${health.length} health checks meanwhile, slowest ${Math.max(...health).toFixed(0)} ms`,
       );
       expect(status, typeof dialectError(dialect, text) === 'string' ? text.slice(0, 300) : text.slice(0, 300)).toBe(

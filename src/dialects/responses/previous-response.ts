@@ -72,7 +72,8 @@ export async function previousConversation(
   if (bytes > limit) {
     throw new InvalidRequestError(
       `previous_response_id: the conversation it continues and this input come to ${bytes} bytes, more than the ` +
-        `${limit} bytes one call may send (maxRenderedBytes). Start a new conversation, or send a shorter one as input.`,
+        `${limit} bytes one call may send (maxRenderedBytes). Start a new conversation, or send a shorter one ` +
+        'as input.',
       'previous_response_id',
       'conversation_too_large',
     );

@@ -48,7 +48,7 @@ export interface OpenAIFamilyQuirks {
   passesCacheControl?: boolean;
 }
 
-/** Parameters only OpenAI's own API knows (the request table's `onlyIn: 'openai'`): the rest of the family drops them. */
+/** Parameters only OpenAI's own API knows (the request table's `onlyIn`): the rest of the family drops them. */
 const OPENAI_ONLY = parametersOnlyIn('openai');
 
 /** Parameters of other APIs that no provider of the family takes (Gemini's context cache). */
