@@ -40,7 +40,7 @@ describe('the children cap holds under concurrent mints (SQLite, two processes)'
   });
 
   it(`exactly ${MAX_ACTIVE_CHILDREN} of 150 succeed`, async () => {
-    test = await startTestServer();
+    test = await startTestServer({ maxConcurrentPerKey: 200 });
     other = await serveProcess(test.dataDir);
     await expectCapHeld([test.url, other.url], test);
   }, 90_000);
@@ -57,7 +57,9 @@ describe.skipIf(!postgres)('the children cap holds under concurrent mints (Postg
   });
 
   it(`exactly ${MAX_ACTIVE_CHILDREN} of 150 succeed`, async () => {
-    replicas = await Promise.all([0, 1].map(() => startTestServer({ database: postgres!.url })));
+    replicas = await Promise.all(
+      [0, 1].map(() => startTestServer({ database: postgres!.url, maxConcurrentPerKey: 200 })),
+    );
     await expectCapHeld(
       replicas.map((replica) => replica.url),
       replicas[0]!,
