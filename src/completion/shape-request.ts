@@ -41,6 +41,9 @@ export interface ShapedOutput {
   readonly strictForm: boolean;
 }
 
+const NO_PLANS: ReadonlyMap<string, StrictPlan> = new Map();
+const NO_TOOLS: ReadonlySet<string> = new Set();
+
 /** Shapes the plan's request for `candidate`; `native: false` forces the prompted output path. */
 export function shapeRequest(
   services: Services,
@@ -66,8 +69,9 @@ export function shapeRequest(
     applyOutputSpec(body, spec, native, model.supports.json_mode);
     output = { spec, native, strictForm: outputPlan?.strict === true };
   }
-  const toolPlans = strictProvider ? strictToolPlans(plan.body.tools) : new Map<string, StrictPlan>();
-  const strictTools = new Set([...toolPlans].filter(([, toolPlan]) => toolPlan.strict).map(([name]) => name));
+  const toolPlans = strictProvider && plan.body.tools ? strictToolPlans(plan.body.tools) : NO_PLANS;
+  const strictTools =
+    toolPlans.size === 0 ? NO_TOOLS : new Set([...toolPlans].filter(([, p]) => p.strict).map(([name]) => name));
 
   return {
     candidate,

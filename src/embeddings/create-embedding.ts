@@ -63,13 +63,7 @@ export async function createEmbedding(
         }).then((answer) => {
           if (answer.vectors.length !== texts.length) {
             throw invalidResponse(
-              {
-                provider: provider.name,
-                model: candidate.offering.model,
-                secrets: [],
-                baseURL: '',
-                timeoutMs: timeout,
-              },
+              { provider: provider.name, model: candidate.offering.model },
               `${answer.vectors.length} vectors for ${texts.length} inputs`,
             );
           }

@@ -43,8 +43,13 @@ export class KeyHealth {
   readonly #state = new Map<string, { failures: number; restUntil: number }>();
 
   /** The slots in the order to try: weighted random among the keys not resting, then the resting ones. */
-  order(provider: string, slots: readonly KeySlot[], now = performance.now(), random = Math.random): KeySlot[] {
-    if (slots.length === 1) return [...slots];
+  order(
+    provider: string,
+    slots: readonly KeySlot[],
+    now = performance.now(),
+    random = Math.random,
+  ): readonly KeySlot[] {
+    if (slots.length === 1) return slots;
     const resting = (slot: KeySlot) => (this.#state.get(`${provider}#${slot.index}`)?.restUntil ?? 0) > now;
     return [
       ...weightedShuffle(

@@ -108,7 +108,7 @@ export function unreachable(scope: ErrorScope, cause: unknown, phase: 'request' 
  * The provider answered 2xx with something that is not a valid answer of its wire format: a body that is not JSON,
  * or JSON of the wrong shape. Retried like a 5xx: the next try, or the next provider, may answer properly.
  */
-export function invalidResponse(scope: ErrorScope, problem: string, cause?: unknown): ProviderError {
+export function invalidResponse(scope: Who, problem: string, cause?: unknown): ProviderError {
   return failure(scope, `${label(scope)} sent an answer that is not valid: ${problem}.`, {
     status: 502,
     code: 'invalid_response',

@@ -139,6 +139,17 @@ export function computeCost(
  * `null` when any of them was at an unknown price (never a silent $0).
  */
 export function totalCostBreakdown(billed: readonly BilledUsage[]): CostBreakdown | null {
+  // Asked for up to three times per call (the answer, the budgets, the record): added up once per list of bills.
+  const known = totals.get(billed);
+  if (known?.count === billed.length) return known.cost && { ...known.cost };
+  const cost = addUp(billed);
+  totals.set(billed, { count: billed.length, cost });
+  return cost && { ...cost };
+}
+
+const totals = new WeakMap<readonly BilledUsage[], { count: number; cost: CostBreakdown | null }>();
+
+function addUp(billed: readonly BilledUsage[]): CostBreakdown | null {
   const total = zeroCost();
   for (const { usage, pricing } of billed) {
     const part = costBreakdown(usage, pricing);
