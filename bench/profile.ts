@@ -186,7 +186,7 @@ async function importProfile(which: string): Promise<void> {
     `const t = performance.now(); ${dependencies.map((name) => `await import(${JSON.stringify(name)});`).join(' ')} ` +
       `console.log(performance.now() - t);`,
   );
-  console.log(`import('switchyard') from ${which}, median of 3 fresh processes: ${total.toFixed(0)} ms`);
+  console.log(`import('switchyard-llm') from ${which}, median of 3 fresh processes: ${total.toFixed(0)} ms`);
   console.log(
     `  its static dependencies together: ${together.toFixed(0)} ms; switchyard's own modules with them preloaded: ` +
       `${own.toFixed(0)} ms`,

@@ -2,7 +2,7 @@
  * Quickstart: run with `npm run demo`. It uses the simulator (`mock: true`), so it needs no keys and no network.
  * Remove `mock: true` and set OPENAI_API_KEY / ANTHROPIC_API_KEY / GEMINI_API_KEY … to call the real providers.
  */
-import { createGateway, ModelNotFoundError } from 'switchyard';
+import { createGateway, ModelNotFoundError } from 'switchyard-llm';
 
 const gateway = createGateway({ mock: true });
 

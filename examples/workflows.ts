@@ -3,7 +3,7 @@
  * then viewed per workflow and charted per day. Runs on the simulator: `node --conditions=switchyard-source
  * examples/workflows.ts`.
  */
-import { createGateway, uuidv7 } from 'switchyard';
+import { createGateway, uuidv7 } from 'switchyard-llm';
 
 const gateway = createGateway({ mock: true, deployments: new URL('./deployments', import.meta.url).pathname });
 
