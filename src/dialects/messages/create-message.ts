@@ -1,10 +1,12 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { CompletionStream } from '../../completion/completion-stream.ts';
 import { createCompletion } from '../../completion/create-completion.ts';
+import { findModel } from '../../completion/find-model.ts';
 import { parseModelReference } from '../../completion/parse-model.ts';
 import type { CompletionOptions } from '../../completion/resolve-request.ts';
 import type { Services } from '../../completion/services.ts';
 import { InvalidRequestError } from '../../errors.ts';
+import type { CompletionRequest, CompletionWarning } from '../../types.ts';
 import { chatToMessage, type SwitchyardMessage } from './from-chat.ts';
 import { MessageEventStream } from './stream-events.ts';
 import { messagesToChat } from './to-chat.ts';
@@ -22,6 +24,7 @@ export async function createMessage(
 ): Promise<SwitchyardMessage | MessageEventStream> {
   const { request, warnings } = messagesToChat(params);
   refuseOverModelLimit(services, params);
+  if (params.thinking?.type === 'adaptive') adaptiveThinking(services, request, warnings);
   const result = await createCompletion(services, request, options, { dialect: 'messages', warnings });
   return result instanceof CompletionStream ? new MessageEventStream(result) : chatToMessage(result);
 }
@@ -41,4 +44,28 @@ function refuseOverModelLimit(services: Services, params: Anthropic.MessageCreat
       `tokens for ${entry.id}.`,
     'max_tokens',
   );
+}
+
+/**
+ * `thinking: { type: "adaptive" }` asks for reasoning when it is useful (Claude Code sends it on every turn): on a
+ * model that does not reason it is dropped with a warning, an error only under `strict`, where an explicit budget
+ * or effort is a 400. A reference the catalog cannot settle here (a deployment, an unknown id) goes on as it is.
+ */
+function adaptiveThinking(services: Services, request: CompletionRequest, warnings: CompletionWarning[]): void {
+  let id: string;
+  try {
+    const reference = parseModelReference(request.model, services.registry.reservedNames);
+    if (reference.kind !== 'model') return;
+    const { model } = findModel(services, reference, () => {});
+    if (model.supports.reasoning) return;
+    id = model.id;
+  } catch {
+    return; // the pipeline answers the reference's own error
+  }
+  delete request.reasoning;
+  warnings.push({
+    code: 'unsupported_parameter',
+    param: 'thinking',
+    message: `${id} does not reason, so thinking "adaptive" was not sent: the model answered without thinking.`,
+  });
 }
