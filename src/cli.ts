@@ -232,7 +232,7 @@ deployments
   .addOption(dataOption())
   .addOption(deploymentsOption())
   .action(async (file: string, options: StoreOptions) => {
-    const { validateDeployment } = await import('./deployments/deployment.ts');
+    const { validateDeployment } = await import('./deployments/validate-deployment.ts');
     const deployment = validateDeployment(await parseFile(file), file, 400);
     await withDeployments(options, async (store) => {
       if (!store.put) throw new Error('This deployment store is read-only.');

@@ -2,8 +2,6 @@ import type { DeployableSettings } from '../completion/request-parameters.ts';
 import { hasUnsafeCharacters, UNSAFE_CHARACTERS_RULE } from '../internal/unsafe-text.ts';
 import type { ChatCompletionMessageParam } from '../types.ts';
 
-export { validateDeployment } from './validate-deployment.ts';
-
 export const DEPLOYMENT_ENVIRONMENTS = ['production', 'staging', 'dev'] as const;
 
 export type DeploymentEnvironment = (typeof DEPLOYMENT_ENVIRONMENTS)[number];

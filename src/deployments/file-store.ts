@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { access, link, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { type Deployment, sameDeployment, validateDeployment } from './deployment.ts';
+import { type Deployment, sameDeployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError, DeploymentValidationError } from './errors.ts';
 import { type DeploymentStore, filterAndSort, indexById, type SourcedDeployment } from './store.ts';
+import { validateDeployment } from './validate-deployment.ts';
 
 const EXTENSIONS = new Set(['.json', '.yaml', '.yml']);
 

@@ -7,7 +7,6 @@ export {
   formatDeploymentId,
   type JsonSchemaObject,
   parseDeploymentId,
-  validateDeployment,
 } from './deployment.ts';
 export {
   DeploymentConflictError,
@@ -26,3 +25,4 @@ export {
 } from './resolve-deployment.ts';
 export { SqliteDeploymentStore } from './sqlite-store.ts';
 export { type DeploymentStore, MemoryDeploymentStore } from './store.ts';
+export { validateDeployment } from './validate-deployment.ts';

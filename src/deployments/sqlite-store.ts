@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { loadSqlite } from '../internal/load-sqlite.ts';
-import { type Deployment, sameDeployment, validateDeployment } from './deployment.ts';
+import { type Deployment, sameDeployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
 import { type DeploymentStore, filterAndSort } from './store.ts';
+import { validateDeployment } from './validate-deployment.ts';
 
 /** `record` holds the validated deployment as JSON; `agent_id` is a column so one agent's list is an index lookup. */
 const SCHEMA = `

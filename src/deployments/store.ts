@@ -1,5 +1,6 @@
-import { type Deployment, sameDeployment, validateDeployment } from './deployment.ts';
+import { type Deployment, sameDeployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
+import { validateDeployment } from './validate-deployment.ts';
 
 /** Where deployments are kept. Every store validates what it returns; `put` never changes an existing version. */
 export interface DeploymentStore {

@@ -1,8 +1,14 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ProviderCall } from '../provider.ts';
 import { chooseReasoning } from '../reasoning-choice.ts';
-import { ANSWER_ROOM, MIN_ANSWER_ROOM, type Params } from './convert-request.ts';
+import type { Params } from './convert-request.ts';
 import { relaxToolChoice } from './convert-tools.ts';
+
+/** Room for the visible answer when `max_tokens` has to grow to hold the thinking budget. */
+const ANSWER_ROOM = 8_192;
+
+/** The least answer room a thinking budget may leave below the model's output ceiling. */
+const MIN_ANSWER_ROOM = 1_024;
 
 /** Claude ≤ 4.5 take a thinking budget; Claude ≥ 4.6 take adaptive thinking and an effort level. */
 export function applyReasoning(call: ProviderCall, params: Params): void {

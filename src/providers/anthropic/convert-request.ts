@@ -21,12 +21,6 @@ import { claudeSampling, type Sampling, samplingApiVersion } from './sampling.ts
  */
 export const NON_STREAMING_MAX_TOKENS = 21_333;
 
-/** Room for the visible answer when `max_tokens` has to grow to hold the thinking budget. */
-export const ANSWER_ROOM = 8_192;
-
-/** The least answer room a thinking budget may leave below the model's output ceiling. */
-export const MIN_ANSWER_ROOM = 1_024;
-
 type Body = ChatCompletionCreateParamsBase & Record<string, unknown>;
 
 /** The request without `stream`; the sampling parameters left the SDK's types, which speak version 2026-10-21. */

@@ -1,7 +1,8 @@
-import { sameDeployment, validateDeployment } from '../../deployments/deployment.ts';
+import { sameDeployment } from '../../deployments/deployment.ts';
 import { DeploymentNotFoundError } from '../../deployments/errors.ts';
 import { assertDeploymentId } from '../../deployments/resolve-deployment.ts';
 import type { DeploymentStore } from '../../deployments/store.ts';
+import { validateDeployment } from '../../deployments/validate-deployment.ts';
 import type { Gateway } from '../../gateway.ts';
 import { forbidden } from '../key-scopes.ts';
 import { readJsonBody } from '../read-json-body.ts';
