@@ -58,8 +58,19 @@ function validateToolCalls(toolCalls: unknown, at: string): void {
   if (!Array.isArray(toolCalls)) fail(`${at} must be an array.`, at);
   toolCalls.forEach((toolCall: unknown, index) => {
     const callAt = `${at}[${index}]`;
+    // A call of a custom (free-form input) tool: its name and its input as written.
+    if (isObject(toolCall) && toolCall.type === 'custom' && typeof toolCall.id === 'string') {
+      const custom = toolCall.custom;
+      if (!isObject(custom) || typeof custom.name !== 'string' || typeof custom.input !== 'string')
+        fail(`${callAt}.custom needs a string "name" and a string "input".`, `${callAt}.custom`);
+      return;
+    }
     if (!isObject(toolCall) || typeof toolCall.id !== 'string' || !isObject(toolCall.function)) {
-      fail(`${callAt} must be { id, type: "function", function: { name, arguments } }.`, callAt);
+      fail(
+        `${callAt} must be { id, type: "function", function: { name, arguments } } or ` +
+          '{ id, type: "custom", custom: { name, input } }.',
+        callAt,
+      );
     }
     if (typeof toolCall.function.name !== 'string' || typeof toolCall.function.arguments !== 'string') {
       fail(`${callAt}.function needs a string "name" and a JSON string "arguments".`, `${callAt}.function`);

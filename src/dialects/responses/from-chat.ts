@@ -5,6 +5,7 @@ import type {
   ResponseUsage,
 } from 'openai/resources/responses/responses';
 import type { CompletionResponse, ReasoningDetail, SwitchyardResponseInfo } from '../../types.ts';
+import { type ClientToolName, clientToolName, namespacedNames } from './namespace-tools.ts';
 import { encodeReasoningState } from './reasoning-state.ts';
 
 /** A Responses API answer, with Switchyard's routing facts beside it as in chat. */
@@ -27,11 +28,15 @@ export function itemId(prefix: 'rs' | 'msg' | 'fc' | 'ctc', callId: string, inde
   return `${prefix}_${callId.replaceAll('-', '')}_${index}`;
 }
 
-/** The parts of an answer as Responses output items: reasoning, then the message, then function calls. */
+/**
+ * The parts of an answer as Responses output items: reasoning, then the message, then tool calls, named as the
+ * client knows its tools (`toolName`: a namespaced tool's flat name back to its namespace and name).
+ */
 export function outputItems(
   callId: string,
   message: CompletionResponse['choices'][number]['message'] | undefined,
   withSummary: boolean,
+  toolName: (called: string) => ClientToolName,
 ): ResponseOutputItem[] {
   const items: ResponseOutputItem[] = [];
   const reasoning = reasoningItem(callId, message?.reasoning_content, message?.reasoning_details, withSummary);
@@ -54,7 +59,7 @@ export function outputItems(
         type: 'function_call',
         id: itemId('fc', callId, items.length),
         call_id: call.id,
-        name: call.function.name,
+        ...toolName(call.function.name),
         arguments: call.function.arguments,
         status: 'completed',
       });
@@ -63,7 +68,7 @@ export function outputItems(
         type: 'custom_tool_call',
         id: itemId('ctc', callId, items.length),
         call_id: call.id,
-        name: call.custom.name,
+        ...toolName(call.custom.name),
         input: call.custom.input,
       });
     }
@@ -140,7 +145,10 @@ export function responseObject(
 export function chatToResponse(response: CompletionResponse, params: ResponseCreateParams): SwitchyardResponse {
   const choice = response.choices[0];
   const withSummary = params.reasoning?.summary != null;
-  const output = outputItems(response.switchyard.call_id, choice?.message, withSummary);
+  const names = namespacedNames(params.tools);
+  const output = outputItems(response.switchyard.call_id, choice?.message, withSummary, (called) =>
+    clientToolName(names, called),
+  );
   return responseObject(
     params,
     response.switchyard,

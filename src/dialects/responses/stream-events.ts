@@ -7,12 +7,13 @@ import type { CompletionStream } from '../../completion/completion-stream.ts';
 import { SwitchyardError } from '../../errors.ts';
 import type { CompletionChunk, ReasoningDetail, SwitchyardResponseInfo } from '../../types.ts';
 import { itemId, reasoningItem, responseObject } from './from-chat.ts';
+import { type ClientToolName, clientToolName, namespacedNames } from './namespace-tools.ts';
 
 type Event = ResponseStreamEvent;
 type Open =
   | { kind: 'reasoning'; index: number; text: string; details: ReasoningDetail[]; summaryOpen: boolean }
   | { kind: 'text' | 'refusal'; index: number; id: string; text: string }
-  | { kind: 'call'; index: number; id: string; callId: string; name: string; args: string };
+  | { kind: 'call'; index: number; id: string; callId: string; name: ClientToolName; args: string };
 
 /**
  * A streamed Responses API answer: the chat stream's chunks as the Responses API's events, in its order
@@ -71,6 +72,7 @@ async function* translate(
   const started = () => responseObject(early, info, [], undefined, null, createdAt);
   const done: ResponseOutputItem[] = [];
   const calls = new Map<number, Extract<Open, { kind: 'call' }>>();
+  const names = namespacedNames(params.tools);
   let open: Open | undefined;
   let finish: string | null = null;
   let usage: CompletionChunk['usage'];
@@ -95,9 +97,9 @@ async function* translate(
       done.push(full);
       yield event({ type: 'response.output_item.done', output_index: item.index, item: full });
     } else if (item.kind === 'call') {
-      const full = { type: 'function_call', id: item.id, call_id: item.callId, name: item.name, arguments: item.args };
+      const full = { type: 'function_call', id: item.id, call_id: item.callId, ...item.name, arguments: item.args };
       const at = { item_id: item.id, output_index: item.index };
-      yield event({ type: 'response.function_call_arguments.done', ...at, arguments: item.args, name: item.name });
+      yield event({ type: 'response.function_call_arguments.done', ...at, arguments: item.args, name: item.name.name });
       const completed = { ...full, status: 'completed' } as ResponseOutputItem;
       done.push(completed);
       yield event({ type: 'response.output_item.done', output_index: item.index, item: completed });
@@ -183,7 +185,7 @@ async function* translate(
           index,
           id: itemId('fc', info.call_id, index),
           callId: call.id ?? `call_${index}`,
-          name: call.function?.name ?? '',
+          name: clientToolName(names, call.function?.name ?? ''),
           args: '',
         };
         calls.set(call.index, current);
@@ -192,7 +194,7 @@ async function* translate(
           type: 'function_call',
           id: current.id,
           call_id: current.callId,
-          name: current.name,
+          ...current.name,
           arguments: '',
           status: 'in_progress',
         };

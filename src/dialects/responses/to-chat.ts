@@ -8,11 +8,14 @@ import type {
   ReasoningDetail,
 } from '../../types.ts';
 import { copySameNamedFields } from '../switchyard-fields.ts';
+import { flattenNamespace, sentToolName } from './namespace-tools.ts';
 import { decodeReasoningState } from './reasoning-state.ts';
 import { validateResponsesBody } from './validate.ts';
 
 type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
-type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+type ToolCall =
+  | { id: string; type: 'function'; function: { name: string; arguments: string } }
+  | { id: string; type: 'custom'; custom: { name: string; input: string } };
 type Assistant = {
   role: 'assistant';
   content: string | null;
@@ -52,7 +55,7 @@ export function translateResponses(
   copySameNamedFields('responses', params, request);
   if (params.top_logprobs != null) Object.assign(request, { logprobs: true, top_logprobs: params.top_logprobs });
   if (params.reasoning?.effort) request.reasoning_effort = params.reasoning.effort;
-  if (params.tools?.length) request.tools = params.tools.map(chatTool);
+  if (params.tools?.length) request.tools = chatTools(params.tools);
   if (params.tool_choice != null) request.tool_choice = chatToolChoice(params.tool_choice);
   applyText(params.text, request);
   if (params.stream) Object.assign(request, { stream: true, stream_options: { include_usage: true } });
@@ -108,16 +111,17 @@ function inputMessages(input: ResponseCreateParams['input'], messages: Completio
       current.content = (current.content ?? '') + text;
       return;
     }
-    if (type === 'function_call') {
-      const call = item as Extract<ResponseInputItem, { type: 'function_call' }>;
+    if (type === 'function_call' || type === 'custom_tool_call') {
+      const call = item as { call_id: string; name: string; namespace?: string; arguments?: string; input?: string };
+      const name = sentToolName(call);
       const current = turn();
       // Appended in place: one list per turn, however many calls it has.
       current.tool_calls ??= [];
-      current.tool_calls.push({
-        id: call.call_id,
-        type: 'function',
-        function: { name: call.name, arguments: call.arguments },
-      });
+      current.tool_calls.push(
+        type === 'function_call'
+          ? { id: call.call_id, type: 'function', function: { name, arguments: call.arguments! } }
+          : { id: call.call_id, type: 'custom', custom: { name, input: call.input! } },
+      );
       return;
     }
     if (type === 'reasoning') {
@@ -131,13 +135,13 @@ function inputMessages(input: ResponseCreateParams['input'], messages: Completio
     }
     assistant = undefined;
     if (type === 'message') messages.push(inputMessage(item as unknown as { role: string; content: unknown }, at));
-    else if (type === 'function_call_output') {
+    else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       const output = item as ResponseInputItem.FunctionCallOutput;
       messages.push({ role: 'tool', tool_call_id: String(output.call_id), content: outputText(output.output, at) });
     } else {
       throw new InvalidRequestError(
-        `${at}: "${type}" items are not supported by this gateway (messages, function calls and their outputs, ` +
-          'and reasoning items are).',
+        `${at}: "${type}" items are not supported by this gateway (messages, function and custom tool calls and ` +
+          'their outputs, and reasoning items are).',
         at,
       );
     }
@@ -197,6 +201,30 @@ function outputText(output: unknown, at: string): string {
     .join('');
 }
 
+/** The tools as chat's, a namespace's tools flattened to top-level tools whose names no other tool has. */
+function chatTools(tools: Tool[]): CompletionTool[] {
+  const chat: CompletionTool[] = [];
+  const names = new Map<string, string | undefined>(); // name → its namespace
+  tools.forEach((tool, index) => {
+    const namespace = tool.type === 'namespace' ? tool.name : undefined;
+    for (const one of tool.type === 'namespace' ? flattenNamespace(tool) : [tool]) {
+      const translated = chatTool(one, index);
+      const name = translated.type === 'function' ? translated.function.name : translated.custom.name;
+      const other = names.get(name);
+      if (names.has(name) && (namespace ?? other) !== undefined) {
+        throw new InvalidRequestError(
+          `tools[${index}]: the tool "${name}"${namespace ? ` of the namespace "${namespace}"` : ''} is sent under ` +
+            `the name of another tool${other ? ` of the namespace "${other}"` : ''}; rename one of them.`,
+          `tools[${index}]`,
+        );
+      }
+      names.set(name, namespace);
+      chat.push(translated);
+    }
+  });
+  return chat;
+}
+
 function chatTool(tool: Tool, index: number): CompletionTool {
   if (tool.type === 'function') {
     const fn = tool as FunctionTool;
@@ -217,8 +245,8 @@ function chatTool(tool: Tool, index: number): CompletionTool {
     return { type: 'custom', custom: custom as never } as CompletionTool;
   }
   throw new InvalidRequestError(
-    `tools[${index}]: "${tool.type}" is a tool OpenAI's Responses API runs itself; this gateway takes function and ` +
-      'custom tools only.',
+    `tools[${index}]: "${tool.type}" is a tool OpenAI's Responses API runs itself; this gateway takes function, ` +
+      'custom and namespace tools only.',
     `tools[${index}]`,
   );
 }

@@ -59,11 +59,15 @@ function inputItem(value: unknown, at: string): void {
     if (typeof item.content === 'string') return;
     const parts = list(item.content, `${at}.content`);
     for (let index = 0; index < parts.length; index++) contentPart(parts[index], `${at}.content[${index}]`, role);
-  } else if (type === 'function_call') {
+  } else if (type === 'function_call' || type === 'custom_tool_call') {
     name(item.call_id, `${at}.call_id`);
     name(item.name, `${at}.name`);
-    string(item.arguments, `${at}.arguments`);
-  } else if (type === 'function_call_output') {
+    string(
+      type === 'function_call' ? item.arguments : item.input,
+      `${at}.${type === 'function_call' ? 'arguments' : 'input'}`,
+    );
+    optional(item, 'namespace', at, name);
+  } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
     name(item.call_id, `${at}.call_id`);
     if (typeof item.output === 'string') return;
     const parts = list(item.output, `${at}.output`);
@@ -98,6 +102,17 @@ function contentPart(value: unknown, at: string, role: string): void {
 function tool(value: unknown, at: string): void {
   const item = record(value, at);
   const type = string(item.type, `${at}.type`);
+  if (type === 'namespace') {
+    name(item.name, `${at}.name`);
+    optional(item, 'description', at, string);
+    const tools = list(item.tools, `${at}.tools`);
+    for (let index = 0; index < tools.length; index++) {
+      const inner = `${at}.tools[${index}]`;
+      oneOf(record(tools[index], inner).type, `${inner}.type`, ['function', 'custom']);
+      tool(tools[index], inner);
+    }
+    return;
+  }
   if (type !== 'function' && type !== 'custom') return;
   name(item.name, `${at}.name`);
   optional(item, 'description', at, string);
