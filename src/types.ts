@@ -14,10 +14,8 @@ import type { EFFORTS } from './completion/request-parameters.ts';
 import type { CostBreakdown } from './records/compute-cost.ts';
 
 export type {
-  ChatCompletionContentPart,
   ChatCompletionMessageParam,
   ChatCompletionTool,
-  ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 
 /** Provider-neutral reasoning setting: exactly one of `budget` (tokens) or `effort`. */
@@ -50,7 +48,7 @@ export type CompletionMessageParam = ChatCompletionMessageParam extends infer Me
 export type CompletionTool = Cacheable<ChatCompletionTool>;
 
 /** Fields Switchyard adds to an OpenAI chat-completion request. */
-export interface SwitchyardRequestFields {
+interface SwitchyardRequestFields {
   /** Optional only for deployment calls; a direct model call needs messages. */
   messages?: CompletionMessageParam[];
   tools?: CompletionTool[];
@@ -186,7 +184,7 @@ export type CompletionChunkDelta = ChatCompletionChunk.Choice.Delta & {
   /** Complete entries, sent once each is known (Anthropic: when a thinking block's signature arrives). */
   reasoning_details?: ReasoningDetail[];
 };
-export type CompletionChunkChoice = Omit<ChatCompletionChunk.Choice, 'delta'> & { delta: CompletionChunkDelta };
+type CompletionChunkChoice = Omit<ChatCompletionChunk.Choice, 'delta'> & { delta: CompletionChunkDelta };
 export type CompletionChunk = Omit<ChatCompletionChunk, 'choices'> & {
   choices: CompletionChunkChoice[];
 };

@@ -27,7 +27,7 @@ const offeringRowSchema = providerOfferingSchema.extend({
  * same provider (its price field by field) or is added after them. With a new `id`, it is a whole model, or, with
  * `base`, a copy of the `base` model (a fine-tune, a private deployment) served by the row's own `providers`.
  */
-export const catalogRowSchema = z.strictObject({
+const catalogRowSchema = z.strictObject({
   id: modelEntrySchema.shape.id,
   base: z.string().min(1).optional(),
   name: modelEntrySchema.shape.name.optional(),

@@ -60,7 +60,7 @@ const USAGE_ESTIMATED = {
     'estimated from the prompt and the text streamed, and the call is charged for them against the budgets.',
 };
 
-export interface RelayOptions {
+interface RelayOptions {
   /** The catalog id every chunk's `model` is set to. */
   model: string;
   /** Keep the usage chunk (the caller sent `stream_options.include_usage`). */

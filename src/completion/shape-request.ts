@@ -33,7 +33,7 @@ export interface ShapedRequest {
   readonly warnings: WarningList;
 }
 
-export interface ShapedOutput {
+interface ShapedOutput {
   readonly spec: OutputSpec;
   /** The provider constrains the answer itself (`response_format` sent); else the schema is in the prompt. */
   readonly native: boolean;

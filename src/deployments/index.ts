@@ -5,7 +5,6 @@ export {
   type DeploymentEnvironment,
   type DeploymentVersion,
   formatDeploymentId,
-  type JsonSchemaObject,
   parseDeploymentId,
 } from './deployment.ts';
 export {
@@ -18,8 +17,6 @@ export {
 export { FileDeploymentStore } from './file-store.ts';
 export { RemoteDeploymentStore, type RemoteDeploymentStoreOptions } from './remote-store.ts';
 export {
-  type DeploymentCallRequest,
-  type DeploymentSettings,
   type ResolvedDeployment,
   resolveDeployment,
 } from './resolve-deployment.ts';

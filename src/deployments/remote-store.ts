@@ -25,7 +25,7 @@ export interface RemoteDeploymentStoreOptions {
 }
 
 /** The default `maxResponseBytes`: a list of many deployments fits, an endless answer does not fill memory. */
-export const DEFAULT_MAX_DEPLOYMENT_ANSWER_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_DEPLOYMENT_ANSWER_BYTES = 16 * 1024 * 1024;
 
 type Parse = (body: unknown, url: string) => unknown;
 

@@ -10,7 +10,7 @@ import type { DeploymentStore, LookupOptions } from './store.ts';
 export type DeploymentCallRequest = Omit<CompletionRequestBase, 'model'> & { model?: string; stream?: boolean | null };
 
 /** Every request parameter other than these four. */
-export type DeploymentSettings = Omit<DeploymentCallRequest, 'model' | 'messages' | 'input' | 'metadata'>;
+type DeploymentSettings = Omit<DeploymentCallRequest, 'model' | 'messages' | 'input' | 'metadata'>;
 
 export interface ResolvedDeployment {
   deployment: Deployment;

@@ -7,7 +7,7 @@ import { InvalidRequestError } from '../errors.ts';
  */
 
 /** The most entries any list of a dialect body may hold (input items, messages, content blocks, tools, …). */
-export const MAX_ITEMS = 10_000;
+const MAX_ITEMS = 10_000;
 
 export type Body = Record<string, unknown>;
 

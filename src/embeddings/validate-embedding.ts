@@ -2,7 +2,7 @@ import { InvalidRequestError } from '../errors.ts';
 import type { EmbeddingRequest } from './embedding-types.ts';
 
 /** OpenAI's own limit on inputs per request. */
-export const MAX_EMBEDDING_INPUTS = 2048;
+const MAX_EMBEDDING_INPUTS = 2048;
 const KNOWN = new Set(['model', 'input', 'dimensions', 'encoding_format', 'user', 'metadata']);
 
 /** Checks an embeddings request as OpenAI would, with messages that say what to send instead. */

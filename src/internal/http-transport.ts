@@ -138,7 +138,7 @@ export function createPooledFetch(options: PooledFetchOptions = {}): typeof fetc
  * The dispatcher behind `createPooledFetch`: an undici `Agent` (keep-alive, pipelining 1 = one request at a time per
  * connection), or an `EnvHttpProxyAgent` with the same pool settings when a proxy variable is set.
  */
-export async function createPooledDispatcher(options: PooledFetchOptions = {}): Promise<Dispatcher> {
+async function createPooledDispatcher(options: PooledFetchOptions = {}): Promise<Dispatcher> {
   const { Agent, EnvHttpProxyAgent } = await import('undici');
   const timeout = options.timeoutMs ?? 600_000;
   const agentOptions: Agent.Options = {

@@ -8,7 +8,7 @@
 export type Shape = (value: unknown) => Mismatch | undefined;
 
 /** Where a value does not fit (relative to the shape that was checked) and what was expected. */
-export interface Mismatch {
+interface Mismatch {
   path: string;
   problem: string;
 }

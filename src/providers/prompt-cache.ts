@@ -10,7 +10,7 @@ interface Marked {
 }
 
 /** Whether any message, content part or tool carries a breakpoint. Allocates nothing. */
-export function hasCacheControl(messages: readonly object[], tools: readonly object[] | undefined): boolean {
+function hasCacheControl(messages: readonly object[], tools: readonly object[] | undefined): boolean {
   for (const message of messages) {
     if ((message as Marked).cache_control !== undefined) return true;
     const content = (message as { content?: unknown }).content;

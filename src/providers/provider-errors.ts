@@ -215,7 +215,7 @@ export function fromStatus(
 }
 
 /** The most telling part of a network failure: the socket error code (`ECONNREFUSED`) or the cause's message. */
-export function describeCause(error: unknown): string {
+function describeCause(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
   if (typeof cause?.message === 'string') return cause.message;

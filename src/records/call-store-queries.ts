@@ -16,8 +16,8 @@ import type {
 import { roundUsd } from './compute-cost.ts';
 
 /** What the stores that answer queries share: query normalising, cursors, summaries and sort orders. */
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 1000;
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 1000;
 
 /** What both stores run a list query with: the filters made comparable to the `created_at` strings. */
 export interface NormalizedListQuery {
@@ -63,11 +63,11 @@ function keyIds(ids: readonly string[]): string[] {
   return [...ids];
 }
 
-export function encodeCursor(record: CursorPosition): string {
+function encodeCursor(record: CursorPosition): string {
   return Buffer.from(JSON.stringify([record.created_at, record.id])).toString('base64url');
 }
 
-export function decodeCursor(cursor: string): CursorPosition {
+function decodeCursor(cursor: string): CursorPosition {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
@@ -155,7 +155,7 @@ export function timelineOf(summary: SummaryOf<CallTiming>, limit: number): Workf
   return { ...summary, calls, call_count: summary.calls.length };
 }
 
-export function timingOf(call: CallTiming): CallTiming {
+function timingOf(call: CallTiming): CallTiming {
   const { id, created_at, dialect, agent_id, workflow_name, model, requested_model, status, cost_usd, latency_ms } =
     call;
   const { usage } = call;

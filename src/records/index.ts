@@ -1,18 +1,14 @@
 /** Call records: one per completion, queued off the request path, written to sinks, queried through a call store. */
-export { buildCallRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
+export { buildCallRecord } from './build-record.ts';
 export {
   type CallRecord,
-  type CallStatus,
-  REDACTED,
   type RecordError,
   type RecordOutput,
-  type RecordToolCall,
   type RecordUsage,
   redactRecord,
 } from './call-record.ts';
 export {
   type AgentSummary,
-  type AgentTotals,
   type CallPage,
   type CallStore,
   type CallTiming,
@@ -24,16 +20,13 @@ export {
   type WorkflowSummary,
   type WorkflowTimeline,
 } from './call-store.ts';
-export { decodeCursor, encodeCursor } from './call-store-queries.ts';
 export {
-  type BilledUsage,
   type CostBreakdown,
   computeCost,
   computeTotalCost,
   costBreakdown,
   type LongContextPricing,
   normalizeUsage,
-  roundUsd,
   sumUsage,
   type TokenPricing,
   totalCostBreakdown,
@@ -41,7 +34,6 @@ export {
   ZERO_USAGE,
 } from './compute-cost.ts';
 export { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
-export { DEFAULT_MAX_TEXT_LENGTH } from './record-text.ts';
 export { type RecordSink, RecordsRefusedError } from './sink.ts';
 export { CallbackSink } from './sinks/callback-sink.ts';
 export { JsonlFileSink } from './sinks/jsonl-file-sink.ts';
@@ -50,10 +42,9 @@ export {
   OpenTelemetrySink,
   type OpenTelemetrySinkOptions,
   type OtelAttributeValue,
-  type OtelSpan,
   type OtelTracer,
 } from './sinks/opentelemetry-sink.ts';
 export { PostgresSink } from './sinks/postgres-sink.ts';
 export { SqliteSink } from './sinks/sqlite-sink.ts';
-export { StreamRecorder, type StreamSummary } from './stream-recorder.ts';
+export { StreamRecorder } from './stream-recorder.ts';
 export { uuidv7, uuidv7Timestamp } from './uuidv7.ts';

@@ -51,7 +51,7 @@ export function capOutput(
   };
 }
 
-export function optionalText(value: unknown, field: string): string | null {
+function optionalText(value: unknown, field: string): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value !== 'string') throw new Error(`${field} is ${kindOf(value)}, not a string`);
   return value;

@@ -15,7 +15,7 @@ const ATTRIBUTION = Object.values(METADATA_HEADERS);
  * A call's options from its HTTP request: aborted when the client goes away, attributed by its `x-switchyard-*`
  * headers (the body's own `metadata` wins key by key).
  */
-export function callOptions(request: ServerRequest): CompletionOptions {
+function callOptions(request: ServerRequest): CompletionOptions {
   let metadata: Record<string, string> | undefined;
   for (const [header, key] of Object.entries(METADATA_HEADERS)) {
     const value = request.header(header);

@@ -144,7 +144,7 @@ export function descendantsSql(table: string, param: string): string {
  * Why a key cannot be used or mint, judged on its chain (the key first, then each key that minted it): any of them
  * revoked or expired, or the chain cut short (an ancestor missing), which is refused as revoked.
  */
-export function lineageRefusal(chain: readonly LineageRow[]): 'revoked' | 'expired' | undefined {
+function lineageRefusal(chain: readonly LineageRow[]): 'revoked' | 'expired' | undefined {
   if (chain.length === 0) return 'revoked';
   for (const [index, row] of chain.entries()) {
     if (row.revoked_at) return 'revoked';

@@ -70,17 +70,6 @@ export function requireScope(grant: KeyGrant, scope: Scope): void {
   if (!grant.scopes.includes(scope)) throw forbidden(`this API key lacks the scope "${scope}"`);
 }
 
-/** A 403 when the key is limited to some models or agents and the call names another (or, for agents, none). */
-export function requireCallAllowed(grant: KeyGrant, model: unknown, agentId: string | undefined): void {
-  if (grant.allowed_models && !grant.allowed_models.includes(String(model)))
-    throw forbidden(`this API key may call only the models ${grant.allowed_models.join(', ')}`);
-  if (grant.allowed_agents && (agentId === undefined || !grant.allowed_agents.includes(agentId)))
-    throw forbidden(
-      `this API key may call only as the agents ${grant.allowed_agents.join(', ')} (metadata.agent_id or the ` +
-        'x-switchyard-agent-id header)',
-    );
-}
-
 export function forbidden(why: string): HttpError {
   return new HttpError(403, `Not allowed: ${why}.`, { type: 'permission_error', code: 'insufficient_permissions' });
 }

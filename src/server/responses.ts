@@ -67,7 +67,3 @@ export function errorResponse(error: unknown, body?: (error: unknown) => unknown
     500,
   );
 }
-
-export function notFound(message: string, code = 'not_found', param: string | null = null): HttpError {
-  return new HttpError(404, message, { code, param });
-}

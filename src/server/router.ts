@@ -4,7 +4,7 @@ import type { KeyAccess } from './key-access.ts';
 import type { Scope } from './key-scopes.ts';
 import { HttpError } from './responses.ts';
 
-export interface RouteContext {
+interface RouteContext {
   request: ServerRequest;
   /** The route pattern's capture groups, URL-decoded. */
   params: string[];

@@ -9,7 +9,7 @@ import type { KeyStore } from './key-store.ts';
 /** What replicas of `serve` share: records and keys in PostgreSQL, counters in Redis; each ready before listening. */
 
 /** The records sink on PostgreSQL, its schema migrated before the server listens (a bad URL stops the start). */
-export async function postgresSink(url: string): Promise<PostgresSink> {
+async function postgresSink(url: string): Promise<PostgresSink> {
   if (!/^postgres(ql)?:\/\//.test(url)) throw new Error('--database takes a postgres:// URL.');
   const { PostgresSink } = await import('../records/sinks/postgres-sink.ts');
   const sink = new PostgresSink(url);
@@ -18,7 +18,7 @@ export async function postgresSink(url: string): Promise<PostgresSink> {
 }
 
 /** The API keys in PostgreSQL, their table migrated before the server listens. */
-export async function postgresKeys(url: string): Promise<KeyStore> {
+async function postgresKeys(url: string): Promise<KeyStore> {
   const { PostgresKeyStore } = await import('./postgres-key-store.ts');
   const store = new PostgresKeyStore(url);
   await store.ready();
@@ -26,7 +26,7 @@ export async function postgresKeys(url: string): Promise<KeyStore> {
 }
 
 /** How long a Redis command may wait for its answer before it is an outage (a hung or unreachable server). */
-export const REDIS_COMMAND_TIMEOUT_MS = 500;
+const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 /**
  * A Redis connection, checked before the server listens; its URL (and any password in it) is never logged. Made to
@@ -34,7 +34,7 @@ export const REDIS_COMMAND_TIMEOUT_MS = 500;
  * connection drops is not resent (it may have been applied), and one without an answer fails after 500 ms. The
  * client reconnects by itself (every 100 ms, then up to every second); `onState` hears each loss and return.
  */
-export async function connectRedis(url: string, onState?: { down(reason: unknown): void; up(): void }): Promise<Redis> {
+async function connectRedis(url: string, onState?: { down(reason: unknown): void; up(): void }): Promise<Redis> {
   const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     lazyConnect: true,
@@ -74,7 +74,7 @@ const REDIS_CLIENT_ERRORS = /enableOfflineQueue|^Connection is closed|^Command t
 const PG_CLIENT_ERRORS = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout)/;
 
 /** Whether an error of ioredis says Redis cannot be used now (so the request gets 503, not 500). */
-export function isRedisOutage(error: unknown): boolean {
+function isRedisOutage(error: unknown): boolean {
   if (error instanceof StorageUnavailableError) return error.component === 'redis';
   const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
   if (typeof message !== 'string') return false;
@@ -146,7 +146,7 @@ export async function openSharedEngines(
   return engines;
 }
 
-export async function closeSharedEngines(engines: SharedEngines): Promise<void> {
+async function closeSharedEngines(engines: SharedEngines): Promise<void> {
   engines.watch.close();
   await Promise.resolve(engines.keys?.close()).catch(() => {});
   await engines.sink?.close().catch(() => {});

@@ -18,7 +18,7 @@ interface Compiled {
 }
 
 /** Distinct schemas kept compiled; each also lives in its ajv engine until it is evicted from here. */
-export const MAX_COMPILED_SCHEMAS = 256;
+const MAX_COMPILED_SCHEMAS = 256;
 const byObject = new WeakMap<object, SchemaValidator>();
 const byText = new Map<string, Compiled>();
 

@@ -75,7 +75,7 @@ function obstacleAt(node: JsonSchema, root: JsonSchema, at: string): string | un
 }
 
 /** OpenAI's documented strict-mode limits (providers.md §1.6). */
-export const OPENAI_STRICT_LIMITS = {
+const OPENAI_STRICT_LIMITS = {
   properties: 5_000,
   nesting: 10,
   stringChars: 120_000,

@@ -22,7 +22,7 @@ export function scrub(text: string, secrets: string[]): string {
   return result;
 }
 
-export function sortKeys(value: unknown): unknown {
+function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (!isPlainObject(value)) return value;
   const sorted: Record<string, unknown> = {};
@@ -30,7 +30,7 @@ export function sortKeys(value: unknown): unknown {
   return sorted;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -41,14 +41,14 @@ export function matchKey(request: CassetteRequest): string {
   return JSON.stringify([request.method.toUpperCase(), url.pathname, url.search, numberIds(request.body, new Map())]);
 }
 
-export const ID_KEYS = new Set(['id', 'tool_call_id', 'tool_use_id']);
+const ID_KEYS = new Set(['id', 'tool_call_id', 'tool_use_id']);
 
 /**
  * Tool-call ids replaced by their order of first appearance (`#1`, `#2`, …). An id the SDK or the gateway makes up
  * (Gemini sends none, so its adapter draws one) changes from run to run, and the next turn sends it back; numbered,
  * the turn still matches, and two different calls still differ.
  */
-export function numberIds(value: unknown, seen: Map<string, string>): unknown {
+function numberIds(value: unknown, seen: Map<string, string>): unknown {
   if (Array.isArray(value)) return value.map((item) => numberIds(item, seen));
   if (!isPlainObject(value)) return value;
   const result: Record<string, unknown> = {};

@@ -52,12 +52,7 @@ function thinkingBlocks(
 }
 
 /** A tool call as a `tool_use` block; arguments that are not a JSON object go as `{}`, with a warning. */
-export function toolUseBlock(
-  id: string,
-  name: string,
-  args: string,
-  warnings: CompletionWarning[],
-): Anthropic.ToolUseBlock {
+function toolUseBlock(id: string, name: string, args: string, warnings: CompletionWarning[]): Anthropic.ToolUseBlock {
   let input: unknown = {};
   try {
     input = args.trim() === '' ? {} : JSON.parse(args);

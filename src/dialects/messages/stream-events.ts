@@ -51,7 +51,7 @@ export function anthropicErrorBody(error: unknown): { type: 'error'; error: { ty
 }
 
 /** The Messages API's error type for an HTTP status. */
-export function anthropicErrorType(status: number): string {
+function anthropicErrorType(status: number): string {
   if (status === 400 || status === 413 || status === 422)
     return status === 413 ? 'request_too_large' : 'invalid_request_error';
   if (status === 401) return 'authentication_error';

@@ -12,7 +12,7 @@ import { encodeReasoningState } from './reasoning-state.ts';
 export type SwitchyardResponse = Response & { switchyard: SwitchyardResponseInfo };
 
 /** The id of the response a call made: `resp_` and the call id, so `previous_response_id` finds its record. */
-export function responseId(callId: string): string {
+function responseId(callId: string): string {
   return `resp_${callId.replaceAll('-', '')}`;
 }
 
@@ -32,7 +32,7 @@ export function itemId(prefix: 'rs' | 'msg' | 'fc' | 'ctc', callId: string, inde
  * The parts of an answer as Responses output items: reasoning, then the message, then tool calls, named as the
  * client knows its tools (`toolName`: a namespaced tool's flat name back to its namespace and name).
  */
-export function outputItems(
+function outputItems(
   callId: string,
   message: CompletionResponse['choices'][number]['message'] | undefined,
   withSummary: boolean,
@@ -159,7 +159,7 @@ export function chatToResponse(response: CompletionResponse, params: ResponseCre
   );
 }
 
-export function responseUsage(usage: CompletionResponse['usage']): ResponseUsage | undefined {
+function responseUsage(usage: CompletionResponse['usage']): ResponseUsage | undefined {
   if (!usage) return undefined;
   return {
     input_tokens: usage.prompt_tokens,

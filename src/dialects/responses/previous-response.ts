@@ -10,7 +10,7 @@ import { callIdOf } from './from-chat.ts';
  * record is gone, or one made with another key. All three are the same 404 with the same message, so the answer
  * never tells whether someone else's response exists.
  */
-export class PreviousResponseNotFoundError extends SwitchyardError {
+class PreviousResponseNotFoundError extends SwitchyardError {
   override name = 'PreviousResponseNotFoundError';
   constructor(responseId: string) {
     super(

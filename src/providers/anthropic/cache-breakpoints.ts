@@ -3,7 +3,7 @@ import type { ProviderCall } from '../provider.ts';
 import type { Params } from './convert-request.ts';
 
 /** Anthropic refuses a request with more cache breakpoints than this. */
-export const MAX_BREAKPOINTS = 4;
+const MAX_BREAKPOINTS = 4;
 
 type Markable = { cache_control?: Anthropic.CacheControlEphemeral | null; type?: string };
 

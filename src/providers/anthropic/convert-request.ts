@@ -19,7 +19,7 @@ import { claudeSampling, type Sampling, samplingApiVersion } from './sampling.ts
  * so this is what fits in its 10-minute default (Anthropic's docs recommend streaming above it). Streams get the
  * model's ceiling.
  */
-export const NON_STREAMING_MAX_TOKENS = 21_333;
+const NON_STREAMING_MAX_TOKENS = 21_333;
 
 type Body = ChatCompletionCreateParamsBase & Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import type { ProviderCall } from '../provider.ts';
  */
 
 /** The API version the SDK sends, which takes no sampling parameters. */
-export const SDK_API_VERSION = '2026-10-21';
+const SDK_API_VERSION = '2026-10-21';
 
 /** Claude's temperature runs from 0 to 1 (OpenAI's from 0 to 2). */
 const MAX_TEMPERATURE = 1;

@@ -14,7 +14,7 @@ export interface SimulatedChoice {
 }
 
 /** About four characters a token: the usual rule of thumb, for lengths and usage alike. */
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 export const tokensOf = (text: string | null | undefined) => (text ? Math.ceil(text.length / CHARS_PER_TOKEN) : 0);
 
 /**

@@ -30,7 +30,7 @@ const toolCall: Shape = byType(
 );
 
 /** OpenAI's finish reasons; providers' own (Mistral's `model_length`) are mapped to these by the adapter first. */
-export const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'] as const;
+const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'] as const;
 const finishReason = literal(...FINISH_REASONS);
 
 const usage: Shape = object({

@@ -9,7 +9,7 @@ import type { RecordSink } from '../sink.ts';
  */
 export type OtelAttributeValue = string | number | boolean | string[];
 
-export interface OtelSpan {
+interface OtelSpan {
   setStatus(status: { code: number; message?: string }): unknown;
   end(endTime?: Date): void;
 }
@@ -86,7 +86,7 @@ export class OpenTelemetrySink implements RecordSink {
 }
 
 /** The span attributes of a record: no contents, by construction (only the fields listed here). */
-export function spanAttributes(
+function spanAttributes(
   record: CallRecord,
   providerName: ProviderNames = providerNames(),
 ): Record<string, OtelAttributeValue> {

@@ -40,7 +40,7 @@ CREATE INDEX switchyard_calls_with_workflow_name ON switchyard_calls (workflow_n
   },
 ];
 
-export const COLUMNS = [
+const COLUMNS = [
   'id',
   'created_at',
   'dialect',

@@ -81,7 +81,7 @@ export function migrateCalls(db: { exec(sql: string): void; prepare(sql: string)
   }
 }
 
-export const COLUMNS = [
+const COLUMNS = [
   'id',
   'created_at',
   'dialect',

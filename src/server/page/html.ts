@@ -30,7 +30,7 @@ function render(value: unknown): string {
   return escapeHtml(String(value));
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 

@@ -4,7 +4,7 @@ import { html, type SafeHtml } from './html.ts';
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
 
 /** A stable colour per name, so an agent keeps its colour across charts. */
-export function colourFor(name: string | null, names: ReadonlyArray<string | null>): string {
+function colourFor(name: string | null, names: ReadonlyArray<string | null>): string {
   return PALETTE[Math.max(0, names.indexOf(name)) % PALETTE.length]!;
 }
 

@@ -54,7 +54,7 @@ function referencedModel(gateway: Gateway, reference: string): string | undefine
 }
 
 /** `true`/`1`, `false`/`0`, or absent. */
-export function booleanParam(query: URLSearchParams, name: string): boolean | undefined {
+function booleanParam(query: URLSearchParams, name: string): boolean | undefined {
   const value = query.get(name);
   if (value === null || value === '') return undefined;
   if (value === 'true' || value === '1') return true;
