@@ -86,7 +86,7 @@ async function runUpdate(options: UpdateOptions): Promise<CatalogUpdate> {
 }
 
 /** The difference, one line per model: `+` added, `~` changed with each field's old and new value. */
-export function describeUpdate(update: CatalogUpdate, options: Pick<UpdateOptions, 'from'>): string[] {
+function describeUpdate(update: CatalogUpdate, options: Pick<UpdateOptions, 'from'>): string[] {
   const { added, changed, unchanged, skipped } = update.counts;
   const lines = [
     `catalog update from ${options.from}: ${added} added, ${changed} changed, ${unchanged} unchanged, ${skipped} ` +

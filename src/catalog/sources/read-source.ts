@@ -5,7 +5,7 @@ import { fromOpenRouter, isOpenRouter } from './openrouter.ts';
 import type { SourceModels } from './source-model.ts';
 
 /** The public lists `--from` names. */
-export const KNOWN_SOURCES: Readonly<Record<string, string>> = {
+const KNOWN_SOURCES: Readonly<Record<string, string>> = {
   'models.dev': 'https://models.dev/api.json',
   openrouter: 'https://openrouter.ai/api/v1/models',
 };
