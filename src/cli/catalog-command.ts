@@ -3,11 +3,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { CatalogRow } from '../catalog/extend-catalog.ts';
 import type { CatalogChange, CatalogUpdate } from '../catalog/update-catalog.ts';
+import { parsePositiveInteger } from './format.ts';
 
 interface UpdateOptions {
   from: string;
   out: string;
   dryRun?: boolean;
+  /** Seconds the download may take. */
+  timeout: number;
 }
 
 /** `switchyard catalog update`: a catalog file kept current from a public model list. */
@@ -23,6 +26,7 @@ export function registerCatalogCommand(program: Command): void {
     .requiredOption('--from <source>', 'models.dev | openrouter | <url> | <file>')
     .option('--out <file>', 'the catalog file to write (read first when it exists)', 'catalog.json')
     .option('--dry-run', 'print the difference without writing')
+    .option('--timeout <seconds>', 'how long the list may take to download', parsePositiveInteger, 60)
     .action(async (options: UpdateOptions) => {
       const update = await runUpdate(options);
       for (const line of describeUpdate(update, options)) process.stdout.write(`${line}\n`);
@@ -55,7 +59,18 @@ async function runUpdate(options: UpdateOptions): Promise<CatalogUpdate> {
     previous = Array.isArray(parsed) ? parsed : parsed.models;
   }
   const providers = new Set([...registry.builtInRegistry.definitions].map((definition) => definition.id));
-  const source = await readSource(options.from, { providers });
+  // What it fetches and reads goes to stderr, as it happens; stdout is the difference.
+  const progress = (step: string) => process.stderr.write(`${step}\n`);
+  const timeoutMs = options.timeout * 1000;
+  const started = performance.now();
+  const source = await readSource(options.from, { providers, timeoutMs, onProgress: progress }).catch((error) => {
+    if (performance.now() - started < timeoutMs) throw error;
+    throw new Error(`${(error as Error).message} Allow it longer with --timeout <seconds>.`);
+  });
+  if (source.kind === 'models')
+    progress(
+      `read ${source.models.models.length} models from ${source.models.label} (${source.models.skipped} skipped)`,
+    );
   const today = new Date().toISOString().slice(0, 10);
   if (source.kind === 'rows') {
     // A file of catalog rows: checked, then its rows replace the file's rows of the same id.

@@ -1,8 +1,9 @@
-import type { Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, type Option } from 'commander';
 import { ApiKeyStore } from '../server/api-keys.ts';
 import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES, type Scope } from '../server/key-scopes.ts';
 import { databasePath } from '../server/open-database.ts';
 import { parsePositiveInteger, printJson, printTable } from './format.ts';
+import { existingDataDir, requireSqlite } from './options.ts';
 
 interface CreateOptions {
   name?: string;
@@ -20,6 +21,10 @@ const LIMITED_SCOPES: readonly Scope[] = ['chat', 'models'];
 export function registerKeysCommand(program: Command, dataOption: () => Option): void {
   const keys = program.command('keys').description('Create, list and revoke API keys of a data directory');
   const collect = (value: string, previous: string[] = []) => [...previous, value];
+  const collectScope = (value: string, previous: string[] = []) => {
+    if (!isScope(value)) throw new InvalidArgumentError(`scopes: ${SCOPES.join(', ')}.`);
+    return [...previous, value];
+  };
   keys
     .command('create')
     .description(
@@ -31,15 +36,17 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
       '--scope <scope>',
       `a scope (repeatable): ${SCOPES.join(', ')}; default all (admin), or ${LIMITED_SCOPES.join(', ')} with ` +
         '--agent or --model',
-      collect,
+      collectScope,
     )
     .option('--agent <agent_id>', 'limit the key to this agent (repeatable)', collect)
     .option('--model <model>', 'limit the key to this model (repeatable)', collect)
     .option('--expires-in-days <days>', 'the key expires after this many days', parsePositiveInteger)
     .addOption(dataOption())
-    .action((options: CreateOptions) => {
+    .action((options: CreateOptions, command: Command) => {
       const grant = grantOf(options);
+      requireSqlite(command);
       withKeys(options.data, (store) => {
+        if (options.name !== undefined) refuseTakenName(store, options.name);
         const { key, info } = store.create(options.name, { grant });
         process.stdout.write(`${key}\n`);
         process.stderr.write(
@@ -53,8 +60,9 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
     .description('List the API keys (prefixes only), with their scopes and the key that minted each')
     .addOption(dataOption())
     .option('--json', 'print JSON')
-    .action((options: { data: string; json?: boolean }) => {
-      withKeys(options.data, (store) => {
+    .action((options: { data: string; json?: boolean }, command: Command) => {
+      requireSqlite(command);
+      withKeys(existingDataDir(options.data, 'keys'), (store) => {
         const list = store.list();
         if (options.json) return printJson(list);
         printTable(
@@ -77,17 +85,26 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
     .description('Revoke an API key by id or prefix, and every key minted under it')
     .argument('<id|prefix>', 'the key id (key_…) or its prefix (sy-AbCdEfGh)')
     .addOption(dataOption())
-    .action((idOrPrefix: string, options: { data: string }) => {
-      withKeys(options.data, (store) => {
+    .action((idOrPrefix: string, options: { data: string }, command: Command) => {
+      requireSqlite(command);
+      withKeys(existingDataDir(options.data, 'keys'), (store) => {
         const key = store.revoke(idOrPrefix);
         process.stdout.write(`Revoked ${key.id} (${key.prefix}…) at ${key.revoked_at}, and the keys it minted\n`);
       });
     });
 }
 
+/** A name is how people tell keys apart in listings: two keys in use may not share one. */
+function refuseTakenName(store: ApiKeyStore, name: string): void {
+  const taken = store.list().find((key) => key.name === name && key.revoked_at === null);
+  if (taken)
+    throw new Error(
+      `A key named "${name}" exists already (${taken.id}, ${taken.prefix}…): choose another --name, or revoke that ` +
+        'key first.',
+    );
+}
+
 function grantOf(options: CreateOptions): KeyGrant {
-  const unknown = (options.scope ?? []).filter((scope) => !isScope(scope));
-  if (unknown.length > 0) throw new Error(`Unknown scope ${unknown.join(', ')}; scopes: ${SCOPES.join(', ')}.`);
   return {
     scopes: options.scope
       ? (options.scope as KeyGrant['scopes'])

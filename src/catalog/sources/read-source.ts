@@ -17,6 +17,10 @@ export interface ReadSourceOptions {
   signal?: AbortSignal;
   /** Largest answer read (default 64 MiB; models.dev's whole list is a few MB). */
   maxBytes?: number;
+  /** How long a download may take, from the request to the last byte (default 60 s). */
+  timeoutMs?: number;
+  /** Told each step of a download (`fetching …`, `received …`), for a command to show. */
+  onProgress?: (step: string) => void;
 }
 
 /** A list read: public models in the catalog's terms, or catalog rows as `extendCatalog` takes them. */
@@ -50,12 +54,25 @@ export async function readSource(from: string, options: ReadSourceOptions): Prom
 
 async function download(url: string, label: string, options: ReadSourceOptions): Promise<string> {
   const limit = options.maxBytes ?? 64 * 1024 * 1024;
-  const signal = AbortSignal.any([AbortSignal.timeout(60_000), ...(options.signal ? [options.signal] : [])]);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([timeout, ...(options.signal ? [options.signal] : [])]);
+  const shown = withoutCredentials(url);
+  options.onProgress?.(
+    `fetching ${shown === label ? shown : `${label} (${shown})`}, for at most ${timeoutMs / 1000} s`,
+  );
+  const failed = (error: unknown) =>
+    new CatalogError(
+      timeout.aborted
+        ? `${label}: no answer within ${timeoutMs / 1000} s.`
+        : `${label}: cannot be fetched (${(error as Error).message}).`,
+      { source: label },
+    );
   let response: Response;
   try {
     response = await (options.fetch ?? fetch)(url, { signal, headers: { accept: 'application/json' } });
   } catch (error) {
-    throw new CatalogError(`${label}: cannot be fetched (${(error as Error).message}).`, { source: label });
+    throw failed(error);
   }
   if (!response.ok) {
     await response.body?.cancel();
@@ -63,14 +80,19 @@ async function download(url: string, label: string, options: ReadSourceOptions):
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > limit) {
-      await response.body?.cancel();
-      throw new CatalogError(`${label}: the answer is larger than ${limit} bytes.`, { source: label });
+  try {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.byteLength;
+      if (size > limit) {
+        await response.body?.cancel();
+        throw new CatalogError(`${label}: the answer is larger than ${limit} bytes.`, { source: label });
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (error) {
+    throw error instanceof CatalogError ? error : failed(error);
   }
+  options.onProgress?.(`received ${(size / 1024).toFixed(0)} kB from ${label}`);
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -1,0 +1,171 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { BudgetRule } from '../budgets/budget-ledger.ts';
+import { parseBudget } from '../budgets/parse-budget.ts';
+import { parsePort, parsePositiveInteger } from './format.ts';
+import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
+import { databaseUrl, explainListenError } from './serve-checks.ts';
+import { logWarningsAsJsonLines, restartWithBoundedYoungGeneration } from './serve-process.ts';
+
+/** `switchyard serve`: the gateway over HTTP, with its stores, limits and budgets from the options. */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Serve the OpenAI-compatible API, MCP tools and the workflow page over HTTP')
+    .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0: any free port)', parsePort, 8787)
+    .addOption(dataOption())
+    .addOption(deploymentsOption())
+    .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
+    .option('--catalog <file>', 'catalog rows to add to the bundled catalog (see `switchyard catalog update`)')
+    .option(
+      '--database <url>',
+      'postgres://… for call records and API keys, shared by replicas (default SQLite; or SWITCHYARD_DATABASE_URL)',
+    )
+    .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
+    .option(
+      '--max-rendered-bytes <bytes>',
+      'largest text templating may write into one request (input × {{variables}}); more is a 400',
+      parsePositiveInteger,
+      8 * 1024 * 1024,
+    )
+    .option(
+      '--max-concurrent-per-key <n>',
+      'requests one API key may have in flight; more get 429',
+      parsePositiveInteger,
+      64,
+    )
+    .option(
+      '--budget <scope:dollars[/window]>',
+      'a dollar budget (repeatable): trace:2.5, agent:10/day, workflow:100/month, key:5/day; over it, 402',
+      budgetOption,
+    )
+    .option(
+      '--tokens-per-minute <n>',
+      'tokens (in and out) one API key may use per minute; over it, 429 until the minute turns',
+      parsePositiveInteger,
+    )
+    .option('--redis <url>', 'redis://… where replicas share rate limits and budgets (or SWITCHYARD_REDIS_URL)')
+    .option(
+      '--rate-limit <requests-per-minute>',
+      'requests one API key may make per minute; more get 429',
+      parsePositiveInteger,
+    )
+    .addOption(
+      new Option('--rate-limit-on-store-error <mode>', 'with --redis down: open counts per process, closed answers 503')
+        .choices(['open', 'closed'])
+        .default('open'),
+    )
+    .addOption(
+      new Option('--budgets-on-store-error <mode>', 'with --redis down: closed answers 503, open lets calls through')
+        .choices(['closed', 'open'])
+        .default('closed'),
+    )
+    .option(
+      '--cors-origin <origin>',
+      'a browser origin allowed to call the API (repeatable); CORS is off without it',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
+    .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
+    .action(async (options: ServeCommandOptions, command: Command) => {
+      // Checked before anything starts: a URL that is not PostgreSQL's is refused by the name it was given under.
+      const database = databaseUrl(options.database, process.env.SWITCHYARD_DATABASE_URL);
+      if (database === undefined || options.deployments === undefined) requireSqlite(command);
+      restartWithBoundedYoungGeneration();
+      logWarningsAsJsonLines();
+      const { startServer } = await import('../server/start-server.ts');
+      const { extendCatalog } = await import('../catalog/extend-catalog.ts');
+      // Checked before anything listens: a broken file stops the start with the file, row and field named.
+      const catalog = options.catalog === undefined ? undefined : extendCatalog(options.catalog);
+      const server = await startServer({
+        host: options.host,
+        port: options.port,
+        dataDir: options.data,
+        ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
+        mock: options.mock,
+        database,
+        redis: options.redis ?? process.env.SWITCHYARD_REDIS_URL,
+        maxBodyBytes: options.maxBodyBytes,
+        maxConcurrentPerKey: options.maxConcurrentPerKey,
+        ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
+        rateLimitOnStoreError: options.rateLimitOnStoreError,
+        corsOrigins: options.corsOrigin ?? [],
+        // One object: --catalog and --budget used to be dropped by the later maxRenderedBytes.
+        gateway: {
+          maxRenderedBytes: options.maxRenderedBytes,
+          ...(catalog ? { catalog } : {}),
+          ...(options.budget || options.tokensPerMinute
+            ? {
+                budgets: {
+                  onStoreError: options.budgetsOnStoreError,
+                  rules: [
+                    ...(options.budget ?? []),
+                    ...(options.tokensPerMinute
+                      ? [{ scope: 'key' as const, tokens: options.tokensPerMinute, window: 'minute' as const }]
+                      : []),
+                  ],
+                },
+              }
+            : {}),
+        },
+        allowedHosts: options.allowedHost ?? [],
+        allowedOrigins: options.allowedOrigin ?? [],
+        version: packageJson.version,
+      }).catch((error: unknown) => explainListenError(error, options.host, options.port));
+      let signals = 0;
+      const stop = (signal: NodeJS.Signals) => {
+        signals += 1;
+        // A third signal exits at once, whatever is left.
+        if (signals > 2) process.exit(130);
+        const now = signals === 2;
+        const msg = now ? 'shutting down now' : 'shutting down';
+        process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg, signal })}\n`);
+        // Once a second signal came, the shutdown it cut short ends with 130 too.
+        if (!now)
+          return void server.close().then(
+            () => process.exit(signals > 1 ? 130 : 0),
+            () => process.exit(1),
+          );
+        // A second one stops waiting for in-flight requests (they are aborted), but still writes every call's record.
+        setTimeout(() => process.exit(130), 10_000).unref();
+        server.closeNow().then(
+          () => process.exit(130),
+          () => process.exit(130),
+        );
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+}
+
+/** `--budget`: a value that is not a budget is one line naming the option and the form it takes. */
+function budgetOption(value: string, previous: BudgetRule[] = []): BudgetRule[] {
+  try {
+    return [...previous, parseBudget(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+interface ServeCommandOptions {
+  host: string;
+  port: number;
+  data: string;
+  deployments?: string;
+  mock: boolean;
+  catalog?: string;
+  maxBodyBytes: number;
+  maxConcurrentPerKey: number;
+  maxRenderedBytes: number;
+  allowedHost?: string[];
+  allowedOrigin?: string[];
+  budget?: BudgetRule[];
+  database?: string;
+  redis?: string;
+  rateLimit?: number;
+  rateLimitOnStoreError: 'open' | 'closed';
+  budgetsOnStoreError: 'open' | 'closed';
+  tokensPerMinute?: number;
+  corsOrigin?: string[];
+}
