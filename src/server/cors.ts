@@ -1,11 +1,19 @@
 import type { Reply, ServerRequest } from './exchange.ts';
 
-/** Headers a browser client of the OpenAI, Anthropic or Switchyard APIs sends. */
+/**
+ * Headers a browser client of the OpenAI, Anthropic, MCP or Switchyard APIs sends: allowed when a preflight names
+ * none, or names them in a form that is not a list of header names. Otherwise the names it asks for are allowed.
+ */
 const ALLOWED_HEADERS =
   'authorization, content-type, x-api-key, anthropic-version, anthropic-beta, openai-organization, openai-project, ' +
   'x-stainless-os, x-stainless-lang, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version, ' +
   'x-stainless-arch, x-stainless-retry-count, x-stainless-timeout, x-switchyard-agent-id, x-switchyard-trace-id, ' +
-  'x-switchyard-workflow-name';
+  'x-switchyard-workflow-name, x-stainless-helper-method, anthropic-dangerous-direct-browser-access, ' +
+  'mcp-protocol-version, mcp-session-id, last-event-id';
+/** `Access-Control-Request-Headers` as browsers send it: header names (RFC 9110 tokens), comma-separated. */
+const HEADER_NAMES = /^[!#$%&'*+.^_`|~0-9a-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9a-z-]+)*$/i;
+/** Far more than any client asks for; a longer value is not echoed. */
+const MAX_REQUESTED = 2_048;
 const EXPOSED_HEADERS = 'x-switchyard-call-id, retry-after, x-switchyard-mock';
 
 /**
@@ -39,9 +47,9 @@ export class CorsPolicy {
       headers: {
         'access-control-allow-origin': origin,
         'access-control-allow-methods': 'GET, POST, PUT, OPTIONS',
-        'access-control-allow-headers': ALLOWED_HEADERS,
+        'access-control-allow-headers': allowedHeaders(request.header('access-control-request-headers')),
         'access-control-max-age': '600',
-        vary: 'origin',
+        vary: 'origin, access-control-request-headers',
       },
       body: null,
     };
@@ -58,4 +66,14 @@ export class CorsPolicy {
     }
     return reply;
   }
+}
+
+/**
+ * The headers a preflight from an allowed origin may send: those it asks for (the origin is trusted, the key still
+ * decides what a request may do), so new headers of the SDKs need no release here; else the known list.
+ */
+function allowedHeaders(requested: string | undefined): string {
+  const names = requested?.trim();
+  if (!names || names.length > MAX_REQUESTED || !HEADER_NAMES.test(names)) return ALLOWED_HEADERS;
+  return names.toLowerCase();
 }

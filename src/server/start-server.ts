@@ -165,7 +165,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     publicPage: isLoopback(host),
     hostPolicy: defaultHostPolicy(host, port, {
       hosts: options.allowedHosts ?? [],
-      origins: options.allowedOrigins ?? [],
+      // An origin CORS allows is one the operator trusts: its pages may use `/mcp` too.
+      origins: [...(options.allowedOrigins ?? []), ...(options.corsOrigins ?? [])],
     }),
     version: options.version ?? '0.0.0',
     providers,

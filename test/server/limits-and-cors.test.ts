@@ -63,6 +63,32 @@ describe('CORS', () => {
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('allows the headers a preflight asks for, when they are a list of header names', async () => {
+    const preflight = async (requested: string) => {
+      const response = await api(test, '/v1/messages', {
+        method: 'OPTIONS',
+        key: null,
+        headers: {
+          origin: 'https://app.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': requested,
+        },
+      });
+      const allowed = response.headers.get('access-control-allow-headers');
+      return { status: response.status, allowed, vary: response.headers.get('vary') };
+    };
+    const asked = 'anthropic-dangerous-direct-browser-access,X-Stainless-Helper-Method,mcp-protocol-version,x-new-one';
+    expect(await preflight(asked)).toEqual({
+      status: 204,
+      allowed: asked.toLowerCase(),
+      vary: 'origin, access-control-request-headers',
+    });
+    // Not a list of header names: the known headers instead, never the value itself.
+    const odd = await preflight('x-a, <script>');
+    expect(odd.allowed).not.toContain('<script>');
+    expect(odd.allowed).toContain('authorization');
+  });
+
   it('sets the headers on answers for that origin only', async () => {
     const { key } = await test.server.keys.create('cors');
     const from = (origin: string) => api(test, '/v1/deployments', { key, headers: { origin } });
