@@ -1,5 +1,5 @@
 /**
- * Switchyard's benchmark (issue 9): one command, one table.
+ * Switchyard's benchmark: one command, one table, and a verdict on each performance target.
  *
  *   node bench/run.ts [--rounds 5] [--seq 200] [--calls 1000] [--concurrency 32] [--quick] [--json out.json]
  *
@@ -438,7 +438,7 @@ console.log(`| ${header.join(' | ')} |`);
 console.log(`|${header.map((_, index) => (index === 0 || index === header.length - 1 ? '---' : '---:')).join('|')}|`);
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 
-// Targets of issue 9, judged on the ratios of this run.
+// The performance targets (docs/performance.md), judged on the ratios of this run.
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 const lines: string[] = [];
 for (const [name, what] of [

@@ -1,5 +1,5 @@
 /**
- * `switchyard serve` under load (issue 9, server half): one command, one table.
+ * `switchyard serve` under load: one command, one table.
  *
  *   node bench/server.ts [--duration 10] [--long-seconds 240] [--long-requests 1000000] [--portkey /tmp/portkey]
  *

@@ -1,5 +1,5 @@
 /**
- * The template amplification attack of issue 14 against a real `switchyard serve --mock` process:
+ * A template amplification attack (one large input referenced many times) on a real `switchyard serve --mock`:
  *
  *   node bench/template-amplification.ts [--requests 4] [--mb 3] [--refs 150]
  *

@@ -5,8 +5,8 @@ import type { ResolvedReasoning } from './providers/provider.ts';
 import type { CompletionRequest, ReasoningEffortLevel } from './types.ts';
 
 /**
- * Share of the model's maximum output tokens each effort stands for (spec §8 for low, medium and high; minimal,
- * xhigh and max, the levels OpenAI added since, continue the scale).
+ * Share of the model's maximum output tokens each effort stands for; minimal, xhigh and max, the levels OpenAI added
+ * after low, medium and high, continue the scale.
  */
 const EFFORT_SHARE = { minimal: 0.1, low: 0.2, medium: 0.5, high: 0.8, xhigh: 0.9, max: 1 } as const;
 

@@ -52,10 +52,11 @@ export function planStrictSchema(schema: JsonSchema): StrictPlan {
 const rewrites = new WeakMap<object, JsonSchema>();
 
 /**
- * The schema rewritten for OpenAI strict structured outputs (providers.md §1.6): every object closed with
- * `additionalProperties: false` and every property required (optional ones become nullable), `oneOf` as `anyOf`,
- * tuples as item unions, mergeable `allOf`s merged, draft-04's boolean exclusive bounds as numbers, and keywords
- * strict mode rejects moved into `description`. Cached per schema object. `planStrictSchema` says whether to use it.
+ * The schema rewritten for OpenAI strict structured outputs (a documented subset of JSON Schema): every object
+ * closed with `additionalProperties: false` and every property required (optional ones become nullable), `oneOf` as
+ * `anyOf`, tuples as item unions, mergeable `allOf`s merged, draft-04's boolean exclusive bounds as numbers, and
+ * keywords strict mode rejects moved into `description`. Cached per schema object. `planStrictSchema` says whether to
+ * use it.
  */
 export function toStrictJsonSchema(schema: JsonSchema): JsonSchema {
   let strict = rewrites.get(schema);

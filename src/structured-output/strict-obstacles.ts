@@ -1,7 +1,7 @@
 import type { JsonSchema } from './json-schema-validator.ts';
 import { isObjectSchema, isRecord, mergeAllOf } from './schema-shape.ts';
 
-/** Keywords whose valid answers strict mode cannot express or that it rejects (providers.md §1.6). */
+/** Keywords whose valid answers OpenAI's strict mode cannot express, or that it rejects. */
 const OBSTACLES = [
   'not',
   'if',
@@ -74,7 +74,7 @@ function obstacleAt(node: JsonSchema, root: JsonSchema, at: string): string | un
   return undefined;
 }
 
-/** OpenAI's documented strict-mode limits (providers.md §1.6). */
+/** OpenAI's documented strict-mode limits. */
 const OPENAI_STRICT_LIMITS = {
   properties: 5_000,
   nesting: 10,

@@ -4,7 +4,7 @@ import { fromOpenRouter } from '../../src/catalog/sources/openrouter.ts';
 import { CatalogError, extendCatalog } from '../../src/index.ts';
 
 /**
- * Catalog data no catalog can mean (issue 23, LOW): each used to be taken as it was (a date `9999-99-99`; an alias
+ * Catalog data no catalog can mean: each used to be taken as it was (a date `9999-99-99`; an alias
  * `__proto__`, silently dropped; an alias cycle, every alias of it pointing nowhere) or to fail with a bare "Invalid
  * time value" (a list's timestamp out of range). Each is now a `CatalogError` saying where and what.
  */

@@ -6,7 +6,7 @@ import { api, jsonOf, startTestServer, type TestServer } from '../server/start-t
 import { makeDeployment } from './fixtures.ts';
 
 /**
- * Issue 14, item 7: deployment ids are shown in tables, logs, pages and error messages, so an id holding NUL,
+ * Deployment ids are shown in tables, logs, pages and error messages, so an id holding NUL,
  * another control character (a terminal escape) or a bidirectional override (which reorders what a reader sees)
  * is refused with a 400 that names the rule: when stored, when looked up, in the HTTP paths.
  */

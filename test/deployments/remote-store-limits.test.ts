@@ -7,7 +7,7 @@ import { type FakeDeploymentServer, startFakeDeploymentServer } from './fake-dep
 import { makeDeployment } from './fixtures.ts';
 
 /**
- * Issue 14, item 6: a remote deployment store's answers are read up to `maxResponseBytes` (default 16 MiB), and a
+ * A remote deployment store's answers are read up to `maxResponseBytes` (default 16 MiB), and a
  * caller's `AbortSignal` ends its lookup at once (it waited for the store's 10 s timeout, then failed with a 503).
  */
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { pieces, type RecordedRequest, sendJSON, startFakeHttpServer, withinLimits } from './http.ts';
 
 /**
- * A fake Anthropic Messages API (providers.md §2, API version 2026-10-21): JSON messages, SSE streams with named
+ * A fake Anthropic Messages API (API version 2026-10-21): JSON messages, SSE streams with named
  * events in the real order, Anthropic error bodies, retry-after, in-stream `event: error`, dropped connections.
  * It also rejects what the real API rejects and an adapter could get wrong: sampling parameters on version
  * 2026-10-21 (an earlier version takes them: temperature up to 1, and only one of temperature and top_p for Claude
@@ -227,8 +227,8 @@ function messageOf(reply: FakeAnthropicReply, body: Record<string, any>, id: str
 }
 
 /**
- * The §2.5 event order: message_start, ping, per block start/deltas/stop, message_delta (cumulative usage),
- * message_stop.
+ * Anthropic's documented event order: message_start, ping, per block start/deltas/stop, message_delta (cumulative
+ * usage), message_stop.
  */
 function stream(
   response: ServerResponse,

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJSON as sendJSONWith, startFakeHttpServer, withinLimits } from './http.ts';
 
 /**
- * A fake Gemini API server speaking the generateContent wire format (providers.md §3): `POST
+ * A fake Gemini API server speaking the generateContent wire format: `POST
  * /v1beta/models/{model}:generateContent` answers a JSON `GenerateContentResponse`, `:streamGenerateContent?alt=sse`
  * answers `data: {GenerateContentResponse}` events separated by CRLF CRLF (no `[DONE]`, usage on the last chunk),
  * errors carry Google's body with ErrorInfo / RetryInfo details. Tests drive it through the real `@google/genai` SDK.

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { pieces, type RecordedRequest, sendJSON as sendJSONWith, startFakeHttpServer, withinLimits } from './http.ts';
 
 /**
- * A fake OpenAI-compatible server speaking the Chat Completions wire format (providers.md §1): JSON completions,
+ * A fake OpenAI-compatible server speaking the Chat Completions wire format: JSON completions,
  * SSE streams with `data:` lines and `[DONE]`, the usage chunk of `stream_options.include_usage`, error bodies,
  * retry-after headers, in-stream errors and dropped connections. Tests drive it through the real `openai` SDK.
  */

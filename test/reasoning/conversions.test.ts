@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { budgetToEffort, effortToBudget } from '../../src/index.ts';
 
-describe('reasoning conversions (spec §8)', () => {
+describe('reasoning conversions between effort and thinking budget', () => {
   it.each([
     ['disabled', 100_000, 0],
     ['low', 100_000, 20_000],

@@ -51,7 +51,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([openai.close(), anthropic.close(), gemini.close()]));
 
 const EFFORT_RANK = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
-/** Providers that can switch reasoning off for a level-controlled model that allows it (spec §8). */
+/** Providers that can switch reasoning off for a level-controlled model that allows it. */
 const PROVIDERS_WITH_AN_OFF_SWITCH = new Set(['anthropic', 'deepseek']);
 const settings: Array<[string, (model: ModelInfo) => ReasoningSetting]> = [
   ['disabled', () => ({ effort: 'disabled' })],

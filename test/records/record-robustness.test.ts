@@ -17,7 +17,7 @@ const completion = (choice: unknown) => ({
   usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
 });
 
-/** 200 answers whose first choice is not what the wire format promises (issue 14). */
+/** 200 answers whose first choice is not what the wire format promises. */
 const MALFORMED_CHOICES: Array<[string, unknown, RegExp]> = [
   ['no message', { index: 0, finish_reason: 'stop' }, /choices\[0\]\.message is missing/],
   ['message: null', { index: 0, message: null, finish_reason: 'stop' }, /choices\[0\]\.message is null/],

@@ -14,7 +14,7 @@ import { api, startTestServer, type TestServer } from '../server/start-test-serv
 import { MODELS, type ProviderName } from './harness.ts';
 
 /**
- * Issue 14, item 7: secrets in the forms the key-redaction suites did not try. Credentials inside configured URLs
+ * Secrets in the forms the key-redaction suites did not try. Credentials inside configured URLs
  * (`http://user:password@host`, a provider's baseURL and the remote deployment store's URL) and a provider key
  * with a line break (which no HTTP header can carry) must appear in no answer, record, log line or error.
  */

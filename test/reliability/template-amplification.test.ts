@@ -6,7 +6,7 @@ import { makeDeployment } from '../deployments/fixtures.ts';
 import { api, jsonOf, startTestServer, type TestServer } from '../server/start-test-server.ts';
 
 /**
- * Issue 14, item 2: a 3 MB `input` value referenced 150 times expanded to 450 MB per request (four of them at once
+ * A 3 MB `input` value referenced 150 times expanded to 450 MB per request (four of them at once
  * took `serve` to a heap OOM). The rendered messages are bounded (`maxRenderedBytes`, default 8 MiB), counted while
  * rendering: the request is a 400 `template_too_large` naming the variable, before the expansion is built.
  */

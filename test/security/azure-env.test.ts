@@ -6,7 +6,7 @@ import { testCatalog } from '../helpers/test-catalog.ts';
 import { api, jsonOf, startTestServer } from '../server/start-test-server.ts';
 
 /**
- * Azure with the OpenAI SDK's own variables set in the environment (issue 23, item 13): `OPENAI_BASE_URL` made every
+ * Azure with the OpenAI SDK's own variables set in the environment: `OPENAI_BASE_URL` made every
  * Azure attempt throw "baseURL and endpoint are mutually exclusive" (a raw error in process, a 500 through serve),
  * and `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID` would have gone to Azure as headers. Azure is configured by `AZURE_*` and
  * the gateway's options only.

@@ -44,7 +44,7 @@ function gatewayWith(budgets: NonNullable<GatewayOptions['budgets']>) {
   return createGateway({ mock: slowMock(), budgets });
 }
 
-describe('budgets under 50 concurrent calls (issue 23, item 8)', () => {
+describe('budgets under 50 concurrent calls', () => {
   it('in process: spent stays within the budget plus one call', async () => {
     const gateway = gatewayWith({ perTrace: LIMIT });
     const result = await overshoot(gateway, 'memory');

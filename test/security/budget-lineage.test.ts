@@ -15,7 +15,7 @@ const ask = (metadata: Record<string, string> = {}) => ({
 const as = (keyId: string, ...ancestors: string[]) => ({ access: { keyId, ancestors } });
 const perKey = (usd: number) => ({ rules: [{ scope: 'key' as const, usd, window: 'day' as const }] });
 
-describe('children share their ancestors’ limits (issue 23, item 9)', () => {
+describe('children share their ancestors’ limits', () => {
   it('a parent at its budget mints a child: the child’s first call is refused, naming the parent', async () => {
     const gateway = createGateway({ mock: costly(), budgets: perKey(0.01) });
     await gateway.createCompletion(ask(), as('parent'));

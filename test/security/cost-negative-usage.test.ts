@@ -4,7 +4,7 @@ import { type RawAnswerServer, startRawAnswerServer } from '../fake-servers/raw-
 import { catalog, KEYS, MODELS, type ProviderName, rejection } from '../reliability/harness.ts';
 
 /**
- * Negative usage from a provider (issue 23, LOW) used to be billed as $0 (each count floored at 0), or, spread over
+ * Negative usage from a provider used to be billed as $0 (each count floored at 0), or, spread over
  * parts, as less than the call cost: a budget could be walked down by a provider's bug. Now it is an invalid answer,
  * `ProviderError` 502 `invalid_response`, for each provider family, whole answers and streams alike.
  */

@@ -5,7 +5,7 @@ import { MockProvider } from '../../src/testing/index.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
 
 /**
- * A cost never silently becomes $0 (issue 23, LOW): a price or a usage count no bill can hold (≥ 1e303, infinite,
+ * A cost never silently becomes $0: a price or a usage count no bill can hold (≥ 1e303, infinite,
  * not a number) or a product that overflows used to round to $0, so budgets and reports saw a free call. Now the cost
  * is `null`, and the call carries a `price_unknown` warning.
  */

@@ -3,7 +3,7 @@ import { StorageUnavailableError } from '../../src/errors.ts';
 import { EngineWatch } from '../../src/server/engine-watch.ts';
 
 /**
- * The log of an outage (issue 23, item 11): a stack per failed request made 45,012 lines in 20 s. The watch logs the
+ * The log of an outage: a stack per failed request made 45,012 lines in 20 s. The watch logs the
  * first failure at once, then one line per interval with the failures counted since, then one line when the engine
  * answers again; every failure is counted in exactly one line.
  */

@@ -3,7 +3,7 @@ import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 import { api, jsonOf, startTestServer, type TestServer } from '../server/start-test-server.ts';
 
 /**
- * PostgreSQL stops under `serve --database` (issue 23, item 11): every keyed request used to be a 500 with a stack
+ * PostgreSQL stops under `serve --database`: every keyed request used to be a 500 with a stack
  * trace logged per request (45,012 lines in 20 s). Now: a 503 `storage_unavailable` naming postgres at once, health
  * `degraded` with the component down, a few log lines in all, and everything back by itself once PostgreSQL is.
  */

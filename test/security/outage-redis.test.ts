@@ -3,7 +3,7 @@ import { startRedis, type ThrowawayRedis } from '../helpers/redis.ts';
 import { api, jsonOf, startTestServer, type TestServer } from '../server/start-test-server.ts';
 
 /**
- * Redis stops under `serve --redis` (issue 23, item 11): keyed requests used to hang 1.4 s → 15 s and then get a
+ * Redis stops under `serve --redis`: keyed requests used to hang 1.4 s → 15 s and then get a
  * generic 500 while `/v1/health` said ok. Now: a 503 `storage_unavailable` naming redis at once (rate limit
  * `closed`), or the request served and counted in the process (`open`, the default); health `degraded` with the
  * component down; one log line per interval, not one per request; and everything back by itself once Redis is.

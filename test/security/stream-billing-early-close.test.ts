@@ -40,7 +40,7 @@ function expectEstimated(record: Awaited<ReturnType<typeof recordOf>>, promptTok
   expect(record.warnings.map((warning) => warning.code)).toContain('usage_estimated');
 }
 
-describe('a stream the client leaves is still paid for (issue 23, item 5)', () => {
+describe('a stream the client leaves is still paid for', () => {
   it('in process on the simulator: estimated usage and cost in the record, the trace budget charged', async () => {
     const gateway = createGateway({ mock: createMockProvider({ replies: [answer] }), budgets: { perTrace: 0.0005 } });
     const stream = (await gateway.createCompletion(ask('gpt-4o-mini', 'left'))) as CompletionStream;

@@ -12,7 +12,8 @@ import { api, jsonOf, startTestServer, type TestServer } from '../server/start-t
 
 /**
  * Attacks on one shared `serve` from keys that must not see each other: each through the HTTP API and the official
- * SDKs, as a tenant would try them (issue 23, items 1, 3 and 4 and the key-scoped call queries).
+ * SDKs, as a tenant would try them: another key's conversation, an agent-limited key acting as another agent, a
+ * model-limited key answered by another model, and the key-scoped call queries.
  */
 const postgres: ThrowawayPostgres | undefined = await startPostgres();
 const redis: ThrowawayRedis | undefined = postgres && (await startRedis());

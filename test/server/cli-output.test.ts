@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDeployment } from '../deployments/fixtures.ts';
 
 /**
- * Issue 14, item 7: the CLI prints names its users chose (key names, deployment fields) and messages that quote
+ * The CLI prints names its users chose (key names, deployment fields) and messages that quote
  * them. A name holding a terminal escape (`ESC [2J` clears the screen, `ESC ]` sets the title) or a bidirectional
  * override (which reorders the rest of the line) must show as visible escapes, never act on the terminal; and a
  * deployment store URL's credentials never appear in what it prints.

@@ -12,9 +12,9 @@ import {
 } from '../../internal/shape.ts';
 
 /**
- * What an Anthropic Messages answer and each stream event must look like before they are converted (providers.md
- * §2): the fields the conversion reads, with their documented types. Block and event types this version does not
- * know pass, as the conversion skips them.
+ * What an Anthropic Messages answer and each stream event must look like before they are converted: the fields the
+ * conversion reads, with their documented types. Block and event types this version does not know pass, as the
+ * conversion skips them.
  */
 
 const usage: Shape = object({

@@ -12,7 +12,7 @@ import {
 
 /**
  * What a Gemini `GenerateContentResponse` (a whole answer, or one chunk of a stream) must look like before it is
- * converted (providers.md §3): the fields the conversion reads, with their documented types.
+ * converted: the fields the conversion reads, with their documented types.
  */
 
 const part: Shape = object({

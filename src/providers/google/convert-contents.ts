@@ -10,7 +10,7 @@ import type { ProviderCall } from '../provider.ts';
 
 /** OpenAI messages as Gemini contents: the system instruction apart, parts, function calls and their results. */
 
-/** Google's documented placeholder for a function call whose history never had a thought signature (§3.5). */
+/** Google's documented placeholder for a function call whose history never had a thought signature. */
 const DUMMY_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
 type AssistantMessage = Extract<ChatCompletionMessageParam, { role: 'assistant' }> & {

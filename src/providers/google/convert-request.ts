@@ -8,7 +8,7 @@ import { applyTools } from './convert-tools.ts';
 import { toThinkingConfig } from './thinking-config.ts';
 
 /**
- * The OpenAI chat-completion request as Gemini `generateContent` parameters (providers.md §3). Contents, tools and
+ * The OpenAI chat-completion request as Gemini `generateContent` parameters. Contents, tools and
  * thinking are converted in their own files; every dropped or converted parameter is warned about.
  */
 

@@ -32,7 +32,7 @@ interface GoogleErrorBody {
 
 /**
  * An HTTP (or in-stream) error from Gemini. The SDK's ApiError carries only the status and the JSON body as its
- * message: `{"error":{"code","message","status","details":[ErrorInfo, RetryInfo, …]}}` (§3.7).
+ * message: `{"error":{"code","message","status","details":[ErrorInfo, RetryInfo, …]}}` (Google's error model).
  */
 function toApiError(scope: ErrorScope, status: number, sdkMessage: string): ProviderError {
   const body = parseErrorBody(sdkMessage);

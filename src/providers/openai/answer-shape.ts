@@ -13,8 +13,8 @@ import {
 } from '../../internal/shape.ts';
 
 /**
- * What an OpenAI-family answer must look like before it is passed on (providers.md §1): every field the gateway or
- * its caller reads has its documented type. Answers are otherwise passed through untouched, so this is the whole
+ * What an OpenAI-family answer must look like before it is passed on: every field the gateway or its caller reads
+ * has its documented type. Answers are otherwise passed through untouched, so this is the whole
  * guard between a provider's bug and the caller's code.
  */
 

@@ -3,7 +3,7 @@ import { nativeOutputWhere, type ProviderDefinition, shapeOfOpenAIBody } from '.
 
 /**
  * The OpenAI-compatible family: one adapter (`adapter.ts`), each provider's differences written down as data.
- * Facts from each provider's API reference (see ../shared/reference/providers.md §4.1).
+ * Facts from each provider's own API reference.
  */
 export interface OpenAIFamilyQuirks {
   /** Provider id, as used in the catalog and in `<provider>/<model>`. */
@@ -115,7 +115,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     maxTokensField: 'max_tokens',
     streamUsage: true,
     renamedParams: { seed: 'random_seed' },
-    // "model_length": the model's own context ran out (providers.md §4.1); "error" stays an invalid answer.
+    // Mistral's "model_length": the model's own context ran out; "error" stays an invalid answer.
     finishReasonAliases: { model_length: 'length' },
     unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI, 'logit_bias', 'logprobs', 'top_logprobs'],
     nineCharToolCallIds: true,
