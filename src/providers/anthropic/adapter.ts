@@ -18,6 +18,7 @@ import { apiVersionFor } from './sampling.ts';
 import { StreamConverter } from './stream-converter.ts';
 
 type AnthropicSDK = typeof import('@anthropic-ai/sdk');
+type RequestOptions = { signal: AbortSignal | null; headers?: Record<string, string> };
 
 /**
  * The Anthropic adapter, on the official `@anthropic-ai/sdk` (1.x, API version 2026-10-21, or the model's own where
@@ -35,7 +36,7 @@ export async function createAnthropicProvider(settings: ResolvedProviderSettings
  * the provider `name`: the conversions are the same.
  */
 export async function claudeOn(
-  client: Pick<Anthropic, 'messages'>,
+  client: Pick<Anthropic, 'post'>,
   settings: ResolvedProviderSettings,
   name: string,
 ): Promise<Provider> {
@@ -56,7 +57,7 @@ class AnthropicProvider implements Provider {
   async complete(call: ProviderCall): Promise<ProviderCompletion> {
     const params = toAnthropicRequest(call, false, this.name);
     try {
-      const message = await this.#client.messages.create({ ...params, stream: false }, this.#options(call, params));
+      const message = await this.#send<Anthropic.Message>({ ...params, stream: false }, this.#options(call, params));
       const problem = checkShape(checkMessage, message);
       if (problem) throw invalidResponse(this.#errors.scope(params.model), problem);
       return toCompletion(message);
@@ -69,15 +70,28 @@ class AnthropicProvider implements Provider {
     const params = toAnthropicRequest(call, true, this.name);
     try {
       // Resolves once the response headers arrived: HTTP errors are thrown here, in-stream ones while iterating.
-      const events = await this.#client.messages.create({ ...params, stream: true }, this.#options(call, params));
+      const events = await this.#send<AsyncIterable<Anthropic.RawMessageStreamEvent>>(
+        { ...params, stream: true },
+        this.#options(call, params),
+      );
       return this.#convertEvents(events, params.model, call.signal);
     } catch (error) {
       throw this.#errors.map(error, params.model, { signal: call.signal });
     }
   }
 
+  /**
+   * `POST /v1/messages` as the SDK's `messages.create` sends it, through the client's own `post` (its auth, retries,
+   * timeout and SSE parsing; on Vertex, its `:rawPredict` routing). Not `messages.create` itself: that writes to the
+   * console (`console.warn`, no option turns it off) on every call to a model the SDK lists as deprecated, noise in
+   * a gateway's output. The catalog's `model_deprecated` warning says it in the answer instead.
+   */
+  #send<T>(body: Params & { stream: boolean }, options: RequestOptions): Promise<T> {
+    return this.#client.post<T>('/v1/messages', { body, ...options, stream: body.stream });
+  }
+
   /** The caller's signal, and the model's own API version where the request sends sampling parameters. */
-  #options(call: ProviderCall, params: Params): { signal: AbortSignal | null; headers?: Record<string, string> } {
+  #options(call: ProviderCall, params: Params): RequestOptions {
     const version = apiVersionFor(call, params, this.name);
     return { signal: call.signal ?? null, ...(version ? { headers: { 'anthropic-version': version } } : {}) };
   }

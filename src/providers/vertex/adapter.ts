@@ -46,7 +46,7 @@ export async function createVertexProvider(settings: ResolvedProviderSettings<Ve
       ...(authClient ? { authClient } : {}),
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
     });
-    // The Vertex client's messages resource is Anthropic's, minus batches.
+    // The Vertex client is Anthropic's: its `post` of /v1/messages goes to the model's :rawPredict.
     return claudeOn(client as unknown as Parameters<typeof claudeOn>[0], settings, 'vertex');
   };
   const providerFor = (call: ProviderCall) =>
