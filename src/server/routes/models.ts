@@ -4,9 +4,11 @@ import type { Gateway } from '../../gateway.ts';
 import { reservedProviderNames } from '../../providers/registry.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
+import { answeredAsAnthropic, anthropicModel, anthropicModelPage, wantsAnthropicShape } from './anthropic-models.ts';
 
 /**
  * `GET /v1/models[?reasoning=true]` and `GET /v1/models/{id}`: the catalog as `gateway.listModels()` gives it. No key.
+ * A request with `anthropic-version` (Anthropic's SDKs) gets Anthropic's shapes: `ModelInfo`, pages of them.
  */
 export function modelRoutes(gateway: Gateway): Route[] {
   return [
@@ -15,6 +17,8 @@ export function modelRoutes(gateway: Gateway): Route[] {
       path: /^\/v1\/models$/,
       auth: 'none',
       async handle({ request }) {
+        if (wantsAnthropicShape(request))
+          return answeredAsAnthropic(async () => json(anthropicModelPage(gateway.listModels().data, request.query)));
         return json(gateway.listModels({ reasoning: booleanParam(request.query, 'reasoning') ?? false }));
       },
     },
@@ -25,21 +29,27 @@ export function modelRoutes(gateway: Gateway): Route[] {
       method: 'GET',
       path: /^\/v1\/models\/(.+)$/,
       auth: 'none',
-      async handle({ params: [id = ''] }) {
-        const models = gateway.listModels().data;
-        // The catalog lists aliases (gpt-4o-latest) as models of their own: the name asked for wins over its target.
-        const listed = (name: string) => {
-          const entry = gateway.catalog.find(name);
-          const byId = (wanted: string) => models.find((candidate) => candidate.id === wanted);
-          return byId(name) ?? (entry && byId(entry.id));
-        };
-        const referenced = listed(id) ? undefined : referencedModel(gateway, id);
-        const model = listed(id) ?? (referenced === undefined ? undefined : listed(referenced));
-        if (!model) throw new ModelNotFoundError(id, gateway.catalog.suggest(id));
-        return json(model);
+      async handle({ request, params: [id = ''] }) {
+        if (!wantsAnthropicShape(request)) return json(modelById(gateway, id));
+        return answeredAsAnthropic(async () => json(anthropicModel(modelById(gateway, id))));
       },
     },
   ];
+}
+
+/** The listed model an id, alias or `model` reference names; a 404 for any other. */
+function modelById(gateway: Gateway, id: string): ReturnType<Gateway['listModels']>['data'][number] {
+  const models = gateway.listModels().data;
+  // The catalog lists aliases (gpt-4o-latest) as models of their own: the name asked for wins over its target.
+  const listed = (name: string) => {
+    const entry = gateway.catalog.find(name);
+    const byId = (wanted: string) => models.find((candidate) => candidate.id === wanted);
+    return byId(name) ?? (entry && byId(entry.id));
+  };
+  const referenced = listed(id) ? undefined : referencedModel(gateway, id);
+  const model = listed(id) ?? (referenced === undefined ? undefined : listed(referenced));
+  if (!model) throw new ModelNotFoundError(id, gateway.catalog.suggest(id));
+  return model;
 }
 
 /**
