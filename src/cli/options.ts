@@ -4,7 +4,7 @@ import { loadSqlite } from '../internal/load-sqlite.ts';
 
 /** What the commands share: the data directory and deployment store options, and the checks made before they run. */
 
-export const DEFAULT_DATA_DIR = '.switchyard';
+const DEFAULT_DATA_DIR = '.switchyard';
 
 export const dataOption = () =>
   new Option('--data <dir>', 'data directory holding the SQLite file').default(DEFAULT_DATA_DIR);
@@ -16,7 +16,7 @@ export const deploymentsOption = () =>
   );
 
 /** The command as typed (`switchyard keys list`), for the messages that name it. */
-export function commandName(command: Command): string {
+function commandName(command: Command): string {
   const names: string[] = [];
   for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
   return names.join(' ');

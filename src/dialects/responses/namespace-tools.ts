@@ -14,7 +14,7 @@ const MAX_NAME = 64;
  * The name a tool of a namespace is sent under, since chat has no namespaces: `<namespace>__<tool>`; past 64
  * characters, its first 55 and 8 hex digits of its hash, so the same tool gets the same name on every turn.
  */
-export function flatToolName(namespace: string, name: string): string {
+function flatToolName(namespace: string, name: string): string {
   const joined = `${namespace}__${name}`;
   if (joined.length <= MAX_NAME) return joined;
   const hash = createHash('sha256').update(joined).digest('hex').slice(0, 8);
