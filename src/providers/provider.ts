@@ -102,7 +102,21 @@ export interface RequestShape {
   stop: string[];
   /** Alternatives per token when token logprobs are asked for; `false` when they are not (or cannot be). */
   logprobs: number | false;
+  /** How the provider's answers carry the model's reasoning (default `{ kind: 'text' }`). */
+  reasoning?: ReasoningForm;
 }
+
+/**
+ * How a provider's answer carries the model's reasoning, as its adapter gives it: as text (`text`); not at all, only
+ * counted in usage (`hidden`: OpenAI's chat API); as text and a detail of `format` that signs it, which the next
+ * turn must send back (`signed-text`: Claude's thinking blocks, whose signature ends the block when streamed); as
+ * text and an opaque signature of `format` (`signature`: Gemini's thought signatures).
+ */
+export type ReasoningForm =
+  | { kind: 'text' }
+  | { kind: 'hidden' }
+  | { kind: 'signed-text'; format: string }
+  | { kind: 'signature'; format: string };
 
 /** The shape of an OpenAI-style body: `n`, `max_completion_tokens` / `max_tokens`, `stop`, `logprobs`. */
 export function shapeOfOpenAIBody(body: ChatCompletionCreateParamsBase): RequestShape {

@@ -1,5 +1,6 @@
 import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
+import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 
 /** Anthropic's Messages API, through `@anthropic-ai/sdk`; conversions in this folder. */
 export const anthropicProvider: ProviderDefinition = {
@@ -19,7 +20,13 @@ export const anthropicProvider: ProviderDefinition = {
   create: async (settings) => (await import('./adapter.ts')).createAnthropicProvider(settings),
   convertRequest: async (call, streaming) => {
     const params = (await import('./convert-request.ts')).toAnthropicRequest(call, streaming);
-    // One answer per request; no token logprobs.
-    return { choices: 1, maxTokens: params.max_tokens, stop: params.stop_sequences ?? [], logprobs: false };
+    // One answer per request; no token logprobs; thinking in signed blocks.
+    return {
+      choices: 1,
+      maxTokens: params.max_tokens,
+      stop: params.stop_sequences ?? [],
+      logprobs: false,
+      reasoning: { kind: 'signed-text', format: CLAUDE_REASONING_FORMAT },
+    };
   },
 };

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
+import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 
 /** Environment variables of the standard AWS credential chain (any one means credentials may be found). */
 const AWS_CHAIN = [
@@ -56,12 +57,17 @@ export const bedrockProvider: ProviderDefinition<BedrockSettings> = {
   secrets: (settings) => [settings.credentials?.secretAccessKey, settings.credentials?.sessionToken],
   create: async (settings) => (await import('./adapter.ts')).createBedrockProvider(settings),
   convertRequest: async (call) => {
-    const input = (await import('./convert-request.ts')).toConverseRequest(call);
+    const { toConverseRequest, isClaude } = await import('./convert-request.ts');
+    const input = toConverseRequest(call);
     return {
       choices: 1,
       maxTokens: input.inferenceConfig?.maxTokens,
       stop: input.inferenceConfig?.stopSequences ?? [],
       logprobs: false,
+      // Claude's reasoning comes signed, as from Anthropic; the other models' as text.
+      reasoning: isClaude(input.modelId ?? '')
+        ? { kind: 'signed-text', format: CLAUDE_REASONING_FORMAT }
+        : { kind: 'text' },
     };
   },
 };

@@ -19,12 +19,14 @@ export const googleProvider: ProviderDefinition = {
   create: async (settings) => (await import('./adapter.ts')).createGoogleProvider(settings),
   convertRequest: async (call) => {
     const { config } = (await import('./convert-request.ts')).toGeminiRequest(call);
-    // Token logprobs are not asked of Gemini (the conversion drops them with a warning).
+    // Token logprobs are not asked of Gemini (the conversion drops them with a warning). Thoughts come with an
+    // opaque signature, sent back on the next turn.
     return {
       choices: config.candidateCount ?? 1,
       maxTokens: config.maxOutputTokens,
       stop: config.stopSequences ?? [],
       logprobs: false,
+      reasoning: { kind: 'signature', format: 'google' },
     };
   },
 };

@@ -1,5 +1,5 @@
 import type { ProviderError } from '../../errors.ts';
-import type { CompletionChunk, CompletionChunkDelta } from '../../types.ts';
+import type { CompletionChunk, CompletionChunkDelta, ReasoningDetail } from '../../types.ts';
 import {
   type EmbeddingCall,
   type Provider,
@@ -13,6 +13,7 @@ import { fromStatus } from '../provider-errors.ts';
 import { logprobsOf, type SimulatedChoice, shapeChoices, tokensOf } from './shape-answer.ts';
 import { simulateAnswer } from './simulate-answer.ts';
 import { simulateEmbedding } from './simulate-embedding.ts';
+import { reasoningAsGiven } from './simulate-reasoning.ts';
 
 /** A scripted reply: text, a full message, an error, or a function of the request that returns one of those. */
 export type MockReply = string | MockMessage | MockFailure | ((request: MockRequest) => MockReply | Promise<MockReply>);
@@ -20,6 +21,8 @@ export type MockReply = string | MockMessage | MockFailure | ((request: MockRequ
 export interface MockMessage {
   content?: string | null;
   reasoning_content?: string;
+  /** The provider's reasoning state (signatures); by default the simulator signs the reasoning as its provider. */
+  reasoning_details?: ReasoningDetail[];
   refusal?: string;
   tool_calls?: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>;
   finish_reason?: 'stop' | 'length' | 'tool_calls' | 'content_filter';
@@ -95,7 +98,7 @@ export class MockProvider implements Provider {
 
   /** `shape`: what the request asks once a provider converted it (default: the call's own OpenAI body). */
   async complete(call: ProviderCall, shape: RequestShape = shapeOfOpenAIBody(call.body)): Promise<ProviderCompletion> {
-    const { id, message, request } = await this.#answer(call);
+    const { id, message, request } = await this.#answer(call, shape);
     const choices = shapeChoices(message, shape, id);
     return {
       id,
@@ -109,6 +112,7 @@ export class MockProvider implements Provider {
           content: choice.content,
           refusal: choice.refusal,
           ...(choice.reasoning !== undefined ? { reasoning_content: choice.reasoning } : {}),
+          ...(message.reasoning_details ? { reasoning_details: message.reasoning_details } : {}),
           ...(choice.toolCalls ? { tool_calls: choice.toolCalls } : {}),
         },
         finish_reason: choice.finishReason,
@@ -122,7 +126,7 @@ export class MockProvider implements Provider {
     call: ProviderCall,
     shape: RequestShape = shapeOfOpenAIBody(call.body),
   ): Promise<AsyncIterable<CompletionChunk>> {
-    const { id, message, request } = await this.#answer(call);
+    const { id, message, request } = await this.#answer(call, shape);
     return this.#chunks(id, message, request, shapeChoices(message, shape, id), shape.logprobs || 0);
   }
 
@@ -146,6 +150,8 @@ export class MockProvider implements Provider {
       });
       yield chunk({ role: 'assistant', content: '' });
       for (const piece of split(choice.reasoning, this.#chunkSize)) yield chunk({ reasoning_content: piece });
+      // Like Claude: the signature when the thinking ends.
+      if (message.reasoning_details) yield chunk({ reasoning_details: message.reasoning_details });
       for (const piece of split(choice.content ?? undefined, this.#chunkSize)) {
         yield chunk({ content: piece }, null, choice.logprobs && { content: logprobsOf(piece, top), refusal: null });
       }
@@ -166,7 +172,10 @@ export class MockProvider implements Provider {
     yield { ...base, choices: [], usage: usageOf(message, request, choices) };
   }
 
-  async #answer(call: ProviderCall): Promise<{ id: string; message: MockMessage; request: MockRequest }> {
+  async #answer(
+    call: ProviderCall,
+    shape: RequestShape,
+  ): Promise<{ id: string; message: MockMessage; request: MockRequest }> {
     const request: MockRequest = {
       model: call.model.id,
       body: call.body,
@@ -195,16 +204,16 @@ export class MockProvider implements Provider {
     }
     if (typeof reply === 'object' && 'error' in reply) throw failure(reply, request.model);
     const message: MockMessage = typeof reply === 'string' ? { content: reply } : { ...reply };
-    if (
+    const generated =
       message.reasoning_content === undefined &&
       call.model.supports.reasoning &&
-      call.reasoning &&
-      call.reasoning.effort !== 'disabled'
-    ) {
-      message.reasoning_content = `Simulated reasoning for ${call.model.id} at ${call.reasoning.effort} effort.`;
-    }
+      call.reasoning !== undefined &&
+      call.reasoning.effort !== 'disabled';
+    if (generated)
+      message.reasoning_content = `Simulated reasoning for ${call.model.id} at ${call.reasoning!.effort} effort.`;
     this.#counter += 1;
-    return { id: `chatcmpl-mock-${this.#counter}`, message, request };
+    const given = reasoningAsGiven(message, shape.reasoning, generated, shape.choices);
+    return { id: `chatcmpl-mock-${this.#counter}`, message: given, request };
   }
 }
 

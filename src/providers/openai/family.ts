@@ -187,8 +187,11 @@ export function openAIFamilyProvider(
       embeddings: quirks.embeddings ?? false,
     },
     create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
-    convertRequest: async (call) =>
-      shapeOfOpenAIBody((await import('./convert-request.ts')).toOpenAIRequest(call, quirks)),
+    // Reasoning text only where the provider gives it (OpenAI's own chat API never does).
+    convertRequest: async (call) => ({
+      ...shapeOfOpenAIBody((await import('./convert-request.ts')).toOpenAIRequest(call, quirks)),
+      reasoning: { kind: quirks.reasoningField ? 'text' : 'hidden' },
+    }),
   };
 }
 

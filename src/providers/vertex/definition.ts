@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { toAnthropicRequest } from '../anthropic/convert-request.ts';
 import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
+import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 import { serviceAccountSecret } from './auth.ts';
 
 /** Vertex AI's own settings, beside the shared ones. */
@@ -59,7 +60,13 @@ export const vertexProvider: ProviderDefinition<VertexSettings> = {
   convertRequest: async (call, streaming) => {
     if (/^claude-/.test(call.body.model)) {
       const params = toAnthropicRequest(call, streaming, 'vertex');
-      return { choices: 1, maxTokens: params.max_tokens, stop: params.stop_sequences ?? [], logprobs: false };
+      return {
+        choices: 1,
+        maxTokens: params.max_tokens,
+        stop: params.stop_sequences ?? [],
+        logprobs: false,
+        reasoning: { kind: 'signed-text', format: CLAUDE_REASONING_FORMAT },
+      };
     }
     const { googleProvider } = await import('../google/definition.ts');
     return googleProvider.convertRequest!(call, streaming);
