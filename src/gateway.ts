@@ -9,6 +9,7 @@ import { BudgetLedger, type BudgetOptions } from './budgets/budget-ledger.ts';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import { CatalogRefresher, type CatalogRefreshOptions, type CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
+import { type ModelDeprecation, oncePerModel } from './catalog/model-lifecycle.ts';
 import type { CompletionStream } from './completion/completion-stream.ts';
 import { createCompletion } from './completion/create-completion.ts';
 import type { CompletionOptions } from './completion/resolve-request.ts';
@@ -57,6 +58,11 @@ export interface GatewayOptions {
   providers?: ProvidersSettings;
   /** Where to read `<NAME>_API_KEY` / `<NAME>_BASE_URL` (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /**
+   * Told, once per model, the first time a call asks for a model its maker deprecated (every such call also carries
+   * a `model_deprecated` warning). `switchyard serve` logs it.
+   */
+  onModelDeprecated?: (deprecation: ModelDeprecation) => void;
   /** `true` answers every model with the simulator; a `MockProvider` lets a test script the replies. */
   mock?: boolean | MockProvider;
   /** Models tried, in order, after every provider of the requested model failed (per request: `fallbacks`). */
@@ -224,6 +230,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     configuredProviders: simulator
       ? () => [...registry.definitions].map((definition) => definition.id)
       : configuredProviders,
+    modelDeprecated: options.onModelDeprecated && oncePerModel(options.onModelDeprecated),
     settings: {
       strict: options.strict ?? false,
       promptCache: options.promptCache ?? false,

@@ -80,7 +80,7 @@ describe('<provider>/<any id> on the OpenAI family', () => {
   });
 
   it('a catalogued model reports model_known: true and a price', async () => {
-    const response = await gateway.createCompletion({ model: 'openai/gpt-4o-2024-11-20', messages: hello });
+    const response = await gateway.createCompletion({ model: 'openai/gpt-5.4-2026-03-05', messages: hello });
     expect(response.switchyard).toMatchObject({ model_known: true, warnings: [] });
     expect(response.switchyard.cost_usd).toBeGreaterThan(0);
   });

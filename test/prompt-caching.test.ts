@@ -198,7 +198,7 @@ describe('the OpenAI family', () => {
 
   it('cached_content is Gemini’s: other providers drop it with a warning', async () => {
     const response = await gateway.createCompletion({
-      model: 'gpt-4o-2024-11-20',
+      model: 'gpt-5.4-2026-03-05',
       messages: [{ role: 'user', content: 'hi' }],
       cached_content: 'cachedContents/abc',
     });

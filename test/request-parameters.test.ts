@@ -56,6 +56,7 @@ describe('reasoning_effort as OpenAI clients send it', () => {
     });
     expect(sent().reasoning_effort).toBe('low');
     expect(response.switchyard.warnings).toEqual([
+      expect.objectContaining({ code: 'model_deprecated' }),
       expect.objectContaining({
         code: 'converted_parameter',
         param: 'reasoning',

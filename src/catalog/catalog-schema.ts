@@ -119,6 +119,15 @@ export const modelEntrySchema = z.strictObject({
   /** Ordered: the first provider is the default one, the rest are fallbacks in that order. */
   providers: z.array(providerOfferingSchema).min(1),
   /**
+   * The day the maker announced the model's retirement (its deprecation page, YYYY-MM-DD). Calls still work, each
+   * with a `model_deprecated` warning; no `-latest` alias may point at the model.
+   */
+  deprecated_at: isoDate.optional(),
+  /** The day the maker stops serving it (its shutdown or retirement date): calls after it fail at the provider. */
+  retires_at: isoDate.optional(),
+  /** The catalog id the maker recommends instead. */
+  replacement: z.string().min(1).optional(),
+  /**
    * Where the row's facts come from when not from the bundled data: `models.dev`, `openrouter`, a URL, or the file it
    * was read from. Set by `extendCatalog` and `switchyard catalog update`.
    */

@@ -34,6 +34,12 @@ export interface ModelInfo {
   reasoning?: ModelReasoningInfo;
   /** Providers that serve the model, the default first. */
   providers: ProviderOffering[];
+  /** Set on a model its maker deprecated: the day it did (YYYY-MM-DD). */
+  deprecated_at?: string;
+  /** Set on a model its maker deprecated: the day it stops serving it. */
+  retires_at?: string;
+  /** The model its maker recommends instead. */
+  replacement?: string;
   /** Where the row's facts come from: `switchyard` (the bundled data), `models.dev`, `openrouter`, a file or URL. */
   source: string;
   /** When they were last checked (YYYY-MM-DD), when known. */
@@ -132,6 +138,9 @@ function toModelInfo(id: string, entry: ModelEntry, bundledDate: string): ModelI
     updated: entry.source === undefined ? bundledDate : (entry.updated ?? null),
   };
   if (entry.reasoning) info.reasoning = { ...entry.reasoning, budgets: effectiveBudgets(entry) };
+  if (entry.deprecated_at) info.deprecated_at = entry.deprecated_at;
+  if (entry.retires_at) info.retires_at = entry.retires_at;
+  if (entry.replacement) info.replacement = entry.replacement;
   return info;
 }
 

@@ -38,6 +38,9 @@ const catalogRowSchema = z.strictObject({
   supports: supportsSchema.partial().optional(),
   reasoning: reasoningFactsSchema.optional(),
   providers: z.array(offeringRowSchema).optional(),
+  deprecated_at: modelEntrySchema.shape.deprecated_at,
+  retires_at: modelEntrySchema.shape.retires_at,
+  replacement: modelEntrySchema.shape.replacement,
   source: modelEntrySchema.shape.source,
   updated: modelEntrySchema.shape.updated,
 });

@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { deprecationOf } from '../catalog/model-lifecycle.ts';
 import { resolveDeployment } from '../deployments/resolve-deployment.ts';
 import { InvalidRequestError, PermissionDeniedError } from '../errors.ts';
 import { resolveReasoning } from '../reasoning.ts';
@@ -60,6 +61,11 @@ export async function resolveRequest(
       : await expandDeployment(services, request, deploymentId, trace, options);
 
   const { model, offerings, known } = findModel(services, reference, trace.warn);
+  const deprecation = known ? deprecationOf(model) : undefined;
+  if (deprecation) {
+    trace.warn({ code: 'model_deprecated', param: 'model', message: deprecation.message });
+    services.modelDeprecated?.(deprecation);
+  }
   const { agentId, metadata } = callerOf(asked, reference, options.access);
   const find = (name: string) => services.catalog.find(name);
   if (!modelAllowed(options.access, find, model.id, reference.model, `${reference.provider}/${reference.model}`))

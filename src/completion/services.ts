@@ -1,5 +1,6 @@
 import type { BudgetLedger } from '../budgets/budget-ledger.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import type { ModelDeprecation } from '../catalog/model-lifecycle.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import type { ProviderSettings } from '../providers/provider.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
@@ -19,6 +20,8 @@ export interface Services {
   readonly budgets: BudgetLedger | undefined;
   /** The providers this gateway can call (credentials found), to suggest `<provider>/<id>` for an unknown id. */
   readonly configuredProviders: () => string[];
+  /** Told each call to a model its maker deprecated (`createGateway({ onModelDeprecated })`, once per model). */
+  readonly modelDeprecated: ((deprecation: ModelDeprecation) => void) | undefined;
   readonly settings: {
     readonly strict: boolean;
     readonly promptCache: 'auto' | false;

@@ -129,6 +129,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     mock,
     deployments,
     records,
+    // Once per model: a deprecated model in use is said in the log, not in every request's line.
+    onModelDeprecated: (deprecation) => {
+      warn('model deprecated', deprecation);
+      options.gateway?.onModelDeprecated?.(deprecation);
+    },
   });
   const providers = gateway.configuredProviders();
 

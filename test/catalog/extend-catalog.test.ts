@@ -115,7 +115,8 @@ describe('extendCatalog', () => {
     const response = await gatewayWith(catalog).createCompletion({ model: 'groq/gpt-4o-latest', messages: hello });
     expect(server.requests.at(-1)!.body.model).toBe('gpt-4o-x');
     expect(response.switchyard.cost_usd).toBeNull();
-    expect(response.switchyard.warnings.map((warning) => warning.code)).toEqual(['price_unknown']);
+    // gpt-4o is deprecated (catalog): model_deprecated comes first.
+    expect(response.switchyard.warnings.map((warning) => warning.code)).toEqual(['model_deprecated', 'price_unknown']);
   });
 
   it('reads a file with aliases, synonyms, a source and a date', async () => {

@@ -113,9 +113,9 @@ describe('Claude sampling on Anthropic', () => {
 
 describe('Claude sampling on Vertex AI and Bedrock', () => {
   it("sends the temperature on Vertex with the model's anthropic_version", async () => {
-    const response = await ask({ model: 'vertex/claude-sonnet-4-5', temperature: 0.4 });
+    const response = await ask({ model: 'vertex/claude-haiku-4-5', temperature: 0.4 });
     const request = anthropic.requests[0]!;
-    expect(request.path).toMatch(/claude-sonnet-4-5@20250929:rawPredict$/);
+    expect(request.path).toMatch(/claude-haiku-4-5@20251001:rawPredict$/);
     expect(request.headers['anthropic-version']).toBe('vertex-2023-10-16');
     expect(request.body.temperature).toBe(0.4);
     expect(response.switchyard.warnings).toEqual([]);

@@ -594,7 +594,9 @@ describe('raw HTTP fuzzing through switchyard serve', () => {
     );
     expect(answer.choices[0]!.message.content).toContain('still there?');
     for (const key of ['polluted', 'role', 'content']) expect(key in Object.prototype, key).toBe(false);
-    expect(rig.logs.filter((line) => line.level !== 'info')).toEqual([]);
+    // gpt-4o is deprecated: serve says so once, a warning expected here.
+    const unexpected = rig.logs.filter((line) => line.level !== 'info' && line.msg !== 'model deprecated');
+    expect(unexpected).toEqual([]);
     const requests = rig.logs.filter((line) => line.msg === 'request');
     expect(requests.length).toBeGreaterThanOrEqual(counts.cases + counts.edgeCases);
     expect(requests.filter((line) => (line.status as number) >= 500).length).toBe(counts.unsatisfiableSchema502);

@@ -48,7 +48,7 @@ describe("the Anthropic SDK's models.list and models.retrieve", () => {
       id: 'claude-haiku-4-5-20251001',
       display_name: 'Claude Haiku 4.5',
     });
-    expect(await client.models.retrieve('gpt-4o-latest')).toMatchObject({ type: 'model', id: 'gpt-4o-latest' });
+    expect(await client.models.retrieve('gpt-sol-latest')).toMatchObject({ type: 'model', id: 'gpt-sol-latest' });
     const error = await client.models.retrieve('no-such-model').catch((caught) => caught);
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
     expect(error.error).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });

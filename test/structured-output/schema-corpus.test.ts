@@ -72,7 +72,7 @@ const strictFormProviders = new Set([
   'together',
   'fireworks',
 ]);
-const strictModel = 'gpt-4o-2024-08-06';
+const strictModel = 'gpt-5.4-2026-03-05';
 const messages = [{ role: 'user' as const, content: 'Extract the data from the attached document.' }];
 const formatOf = ({ name, schema }: Fixture) => ({ type: 'json_schema' as const, json_schema: { name, schema } });
 
@@ -108,9 +108,11 @@ describe('every native-structured-output model answers every schema with a valid
       expect(message.parsed).toEqual(value);
       // A schema strict mode cannot express fully goes non-strict to OpenAI-style providers, and says so.
       const relaxed = planStrictSchema(fixture.schema).strict ? [] : ['strict_schema_relaxed'];
-      expect(response.switchyard.warnings.map((warning) => warning.code)).toEqual(
-        strictFormProviders.has(model.providers[0]!.provider) ? relaxed : [],
-      );
+      const deprecated = model.deprecated_at || model.retires_at ? ['model_deprecated'] : [];
+      expect(response.switchyard.warnings.map((warning) => warning.code)).toEqual([
+        ...deprecated,
+        ...(strictFormProviders.has(model.providers[0]!.provider) ? relaxed : []),
+      ]);
     }
   });
 

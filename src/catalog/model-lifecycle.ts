@@ -1,0 +1,49 @@
+import type { ModelEntry } from './catalog-schema.ts';
+
+/** A model its maker is retiring, as a call to it is told: `createGateway({ onModelDeprecated })`, serve's log. */
+export interface ModelDeprecation {
+  /** The pinned id. */
+  model: string;
+  deprecated_at: string | null;
+  retires_at: string | null;
+  replacement: string | null;
+  /** What the `model_deprecated` warning says. */
+  message: string;
+}
+
+/**
+ * The deprecation of a catalog model (`deprecated_at` or `retires_at` set), or `undefined` for a current one. `today`
+ * (YYYY-MM-DD, UTC) decides whether the retirement is to come or past.
+ */
+export function deprecationOf(
+  entry: ModelEntry,
+  today = new Date().toISOString().slice(0, 10),
+): ModelDeprecation | undefined {
+  const { deprecated_at: deprecated, retires_at: retires, replacement } = entry;
+  if (deprecated === undefined && retires === undefined) return undefined;
+  const since = deprecated === undefined ? '' : ` since ${deprecated}`;
+  const end =
+    retires === undefined
+      ? ''
+      : retires <= today
+        ? ` and retired on ${retires} (calls to it may fail)`
+        : ` and retires on ${retires}`;
+  const instead = replacement === undefined ? '' : `: use ${replacement} instead`;
+  return {
+    model: entry.id,
+    deprecated_at: deprecated ?? null,
+    retires_at: retires ?? null,
+    replacement: replacement ?? null,
+    message: `${entry.id} is deprecated${since}${end}${instead}.`,
+  };
+}
+
+/** `notify`, called the first time each model is passed: a process logs a deprecation once, not once per call. */
+export function oncePerModel(notify: (deprecation: ModelDeprecation) => void): (deprecation: ModelDeprecation) => void {
+  const told = new Set<string>();
+  return (deprecation) => {
+    if (told.has(deprecation.model)) return;
+    told.add(deprecation.model);
+    notify(deprecation);
+  };
+}
