@@ -37,6 +37,8 @@ export interface UpdateCatalogOptions {
  * Takes from a public list what it knows better than a hand-curated catalog: new models, prices, limits and release
  * dates. What people curate (reasoning control and effort levels, capability flags of known models, provider order,
  * aliases) is never taken from a list. Limits and dates come only from a model's default provider; prices from each.
+ * A retirement date is taken as the list gives it; a list that only marks a model deprecated dates it when the
+ * catalog has no date of its own (the maker's page is the better source).
  */
 export function updateCatalog(options: UpdateCatalogOptions): CatalogUpdate {
   const current = extendCatalog(options.previous ?? [], { base: options.base });
@@ -57,7 +59,7 @@ export function updateCatalog(options: UpdateCatalogOptions): CatalogUpdate {
       skipped += 1;
       continue;
     }
-    const fields = changesOf(entry, model);
+    const fields = changesOf(entry, model, options.today);
     if (fields.length === 0) {
       unchanged += 1;
       continue;
@@ -81,7 +83,7 @@ export function updateCatalog(options: UpdateCatalogOptions): CatalogUpdate {
 }
 
 /** What the list says differently of one offering: its prices, and the model's limits and date at its default. */
-function changesOf(entry: ModelEntry, model: SourceModel): CatalogChange['fields'] {
+function changesOf(entry: ModelEntry, model: SourceModel, today: string): CatalogChange['fields'] {
   const offering = entry.providers.find((candidate) => candidate.provider === model.provider);
   const fields: CatalogChange['fields'] = [];
   if (!offering) {
@@ -93,10 +95,12 @@ function changesOf(entry: ModelEntry, model: SourceModel): CatalogChange['fields
     if (to !== from) fields.push({ field: `${model.provider} pricing.${path}`, from, to });
   }
   if (entry.providers[0]!.provider === model.provider) {
-    for (const name of ['context_window', 'max_output_tokens', 'release_date'] as const) {
+    for (const name of ['context_window', 'max_output_tokens', 'release_date', 'retires_at'] as const) {
       const to = model[name];
       if (to !== undefined && to !== entry[name]) fields.push({ field: name, from: entry[name], to });
     }
+    if (model.deprecated && entry.deprecated_at === undefined)
+      fields.push({ field: 'deprecated_at', from: undefined, to: model.updated ?? today });
   }
   return fields;
 }
@@ -151,6 +155,8 @@ function addModel(added: Map<string, ModelEntry>, model: SourceModel, options: U
     supports,
     ...(reasoning ? { reasoning } : {}),
     providers: [offering],
+    ...(model.deprecated ? { deprecated_at: model.updated ?? options.today } : {}),
+    ...(model.retires_at ? { retires_at: model.retires_at } : {}),
     source: options.source.label,
     updated: model.updated ?? options.today,
   });

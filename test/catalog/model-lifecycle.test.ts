@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalogDataSchema } from '../../src/catalog/catalog-schema.ts';
 import data from '../../src/catalog/models.json' with { type: 'json' };
+import { fromModelsDev } from '../../src/catalog/sources/models-dev.ts';
+import { fromOpenRouter } from '../../src/catalog/sources/openrouter.ts';
+import { updateCatalog } from '../../src/catalog/update-catalog.ts';
 import { createGateway, type ModelDeprecation } from '../../src/index.ts';
+import { OPENAI_STYLE_PROFILE } from '../../src/providers/model-profile.ts';
 import { startServer } from '../../src/server/index.ts';
 import { collect } from '../helpers/chunks.ts';
 
@@ -117,5 +121,57 @@ describe('a call to a deprecated model', () => {
     expect(logged).toEqual([
       expect.objectContaining({ level: 'warn', model: 'claude-sonnet-4-5-20250929', retires_at: '2026-11-30' }),
     ]);
+  });
+});
+
+describe('catalog update reads the deprecations the lists carry', () => {
+  const update = (source: Parameters<typeof updateCatalog>[0]['source']) =>
+    updateCatalog({
+      base: createGateway({ env: {} }).catalog,
+      source,
+      profileOf: () => OPENAI_STYLE_PROFILE,
+      today: '2026-11-25',
+    });
+
+  it("OpenRouter's expiration_date: the retirement of a model it is the default provider of, or of a new one", () => {
+    const result = update(
+      fromOpenRouter({
+        data: [
+          { id: 'z-ai/glm-4.7', name: 'GLM 4.7', expiration_date: '2026-12-31' },
+          // OpenRouter stops listing it; OpenAI, its default provider, decides when it retires.
+          { id: 'openai/gpt-5.4', name: 'GPT-5.4', expiration_date: '2026-12-01' },
+          {
+            id: 'newlab/old-1',
+            name: 'Old 1',
+            created: 1750000000,
+            context_length: 32768,
+            pricing: { prompt: '0.000001', completion: '0.000002' },
+            expiration_date: '2027-02-01',
+          },
+        ],
+      }),
+    );
+    expect(result.changes.find((change) => change.id === 'glm-4.7')?.fields).toEqual([
+      { field: 'retires_at', from: undefined, to: '2026-12-31' },
+    ]);
+    expect(result.changes.find((change) => change.id === 'gpt-5.4-2026-03-05')).toBeUndefined();
+    expect(result.rows.find((row) => row.id === 'old-1')).toMatchObject({ retires_at: '2027-02-01' });
+  });
+
+  it('models.dev\'s status "deprecated": deprecated since the list last changed the model, unless the catalog knows', () => {
+    const model = (id: string) => ({ id, name: id, status: 'deprecated', last_updated: '2026-11-01' });
+    const result = update(
+      fromModelsDev(
+        {
+          mistral: { id: 'mistral', models: { 'mistral-medium-2508': model('mistral-medium-2508') } },
+          anthropic: { id: 'anthropic', models: { 'claude-sonnet-4-5-20250929': model('claude-sonnet-4-5-20250929') } },
+        },
+        new Set(['mistral', 'anthropic']),
+      ),
+    );
+    expect(result.rows.find((row) => row.id === 'mistral-medium-2508')).toMatchObject({
+      deprecated_at: '2026-11-01',
+    });
+    expect(result.changes.find((change) => change.id === 'claude-sonnet-4-5-20250929')).toBeUndefined();
   });
 });

@@ -61,6 +61,8 @@ interface ModelsDevModel {
   modalities?: { input?: string[]; output?: string[] };
   cost?: ModelsDevCost & { context_over_200k?: ModelsDevCost };
   limit?: { context?: number; output?: number };
+  /** `alpha`, `beta` or `deprecated`. */
+  status?: string;
 }
 
 interface ModelsDevCost {
@@ -97,6 +99,7 @@ function toSourceModel(provider: string, name: string, raw: ModelsDevModel, labe
   if (output) model.max_output_tokens = Math.min(output, context ?? output);
   const pricing = pricingOf(raw.cost);
   if (pricing) model.pricing = pricing;
+  if (raw.status === 'deprecated') model.deprecated = true;
   return model;
 }
 

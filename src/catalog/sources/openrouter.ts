@@ -2,6 +2,7 @@ import type { ModelSupports, Pricing } from '../catalog-schema.ts';
 import {
   catalogIdOf,
   dateOfSeconds,
+  isoDateOf,
   positiveInteger,
   priceOf,
   type SourceModel,
@@ -26,6 +27,8 @@ interface OpenRouterModel {
   pricing?: Record<string, unknown>;
   top_provider?: { context_length?: number | null; max_completion_tokens?: number | null };
   supported_parameters?: string[];
+  /** The day after which OpenRouter may remove the model (YYYY-MM-DD), or null. */
+  expiration_date?: string | null;
 }
 
 /** OpenRouter's models, each an `openrouter` offering under its `org/model` id. Prices there are USD per token. */
@@ -61,6 +64,8 @@ function toSourceModel(raw: OpenRouterModel, label: string): SourceModel | undef
   if (output) model.max_output_tokens = Math.min(output, context ?? output);
   const pricing = pricingOf(raw.pricing);
   if (pricing) model.pricing = pricing;
+  const expires = isoDateOf(raw.expiration_date, { label, model: raw.id, field: 'expiration_date' });
+  if (expires) model.retires_at = expires;
   return model;
 }
 

@@ -21,6 +21,10 @@ export interface SourceModel {
   max_output_tokens?: number;
   pricing?: Pricing;
   supports: Partial<ModelSupports>;
+  /** The list marks the model deprecated (models.dev's `status`), without saying since when. */
+  deprecated?: boolean;
+  /** The day the list says the model goes away (OpenRouter's `expiration_date`). */
+  retires_at?: string;
 }
 
 /** What a public model list gave: its models at providers Switchyard can call, and how many it had for others. */
