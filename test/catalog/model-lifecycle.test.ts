@@ -158,7 +158,7 @@ describe('catalog update reads the deprecations the lists carry', () => {
     expect(result.rows.find((row) => row.id === 'old-1')).toMatchObject({ retires_at: '2027-02-01' });
   });
 
-  it('models.dev\'s status "deprecated": deprecated since the list last changed the model, unless the catalog knows', () => {
+  it('models.dev\'s status "deprecated": deprecated since the list last changed it, unless the catalog knows', () => {
     const model = (id: string) => ({ id, name: id, status: 'deprecated', last_updated: '2026-11-01' });
     const result = update(
       fromModelsDev(

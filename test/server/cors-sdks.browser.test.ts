@@ -86,7 +86,12 @@ describe.skipIf(skip)('the browser SDKs through CORS, in Chromium', () => {
 
   it('runs the openai SDK: a completion, and a stream (x-stainless-helper-method)', async () => {
     const result = await inPage<{ text: string; streamed: string }>(`
-      const client = new sdks.OpenAI({ baseURL: url + '/v1', apiKey: key, dangerouslyAllowBrowser: true, maxRetries: 0 });
+      const client = new sdks.OpenAI({
+        baseURL: url + '/v1',
+        apiKey: key,
+        dangerouslyAllowBrowser: true,
+        maxRetries: 0,
+      });
       const messages = [{ role: 'user', content: 'Hello from the browser' }];
       const completion = await client.chat.completions.create({ model: 'gpt-4o-latest', messages });
       const stream = client.chat.completions.stream({ model: 'gpt-4o-latest', messages });
