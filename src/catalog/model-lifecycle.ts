@@ -15,12 +15,11 @@ export interface ModelDeprecation {
  * The deprecation of a catalog model (`deprecated_at` or `retires_at` set), or `undefined` for a current one. `today`
  * (YYYY-MM-DD, UTC) decides whether the retirement is to come or past.
  */
-export function deprecationOf(
-  entry: ModelEntry,
-  today = new Date().toISOString().slice(0, 10),
-): ModelDeprecation | undefined {
+export function deprecationOf(entry: ModelEntry, day?: string): ModelDeprecation | undefined {
   const { deprecated_at: deprecated, retires_at: retires, replacement } = entry;
   if (deprecated === undefined && retires === undefined) return undefined;
+  // Only a deprecated model needs the date: every call to a current one asks.
+  const today = day ?? new Date().toISOString().slice(0, 10);
   const since = deprecated === undefined ? '' : ` since ${deprecated}`;
   const end =
     retires === undefined
