@@ -24,7 +24,7 @@ interface Watched {
   /** Failures since the last line logged. */
   failures: number;
   timer: NodeJS.Timeout | undefined;
-  checked: { at: number; ok: Promise<boolean>; failed: boolean } | undefined;
+  checked: { at: number; ok: Promise<boolean>; failed: boolean; ms: number } | undefined;
 }
 
 /**
@@ -93,6 +93,18 @@ export class EngineWatch {
     return Object.fromEntries(names.map((name, index) => [name, answers[index] ? 'ok' : 'down']));
   }
 
+  /** Each engine's state and the milliseconds its probe took (`/v1/health/ready`). */
+  async readiness(): Promise<Record<string, { status: EngineState; latency_ms: number }>> {
+    const names = [...this.#engines.keys()];
+    const answers = await Promise.all(names.map((name) => this.#check(name)));
+    return Object.fromEntries(
+      names.map((name, index) => {
+        const latency = Math.round((this.#engines.get(name)?.checked?.ms ?? 0) * 10) / 10;
+        return [name, { status: answers[index] ? 'ok' : 'down', latency_ms: latency }];
+      }),
+    );
+  }
+
   /** Stops the interval timers (the server is closing). */
   close(): void {
     this.#closed = true;
@@ -113,9 +125,10 @@ export class EngineWatch {
   }
 
   #startProbe(probe: () => Promise<void>): NonNullable<Watched['checked']> {
-    const checked = { at: performance.now(), ok: this.#probe(probe), failed: false };
+    const checked = { at: performance.now(), ok: this.#probe(probe), failed: false, ms: 0 };
     void checked.ok.then((ok) => {
       checked.failed = !ok;
+      checked.ms = performance.now() - checked.at;
     });
     return checked;
   }

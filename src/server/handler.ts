@@ -19,7 +19,7 @@ import { callRoutes } from './routes/calls.ts';
 import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { embeddingRoutes } from './routes/embeddings.ts';
-import { healthRoutes } from './routes/health.ts';
+import { type HealthOptions, healthRoutes } from './routes/health.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { modelRoutes } from './routes/models.ts';
@@ -56,6 +56,8 @@ export interface SwitchyardHandlerOptions {
   /** Each engine's state for `GET /v1/health` (`{ postgres: 'down', redis: 'ok' }`); absent: no shared engine. */
   engineStates?: (() => Promise<Record<string, 'ok' | 'down'>>) | undefined;
   /**
+  /** Each engine's state and probe time for `GET /v1/health/ready`; absent: no shared engine. */
+  engineReadiness?: HealthOptions['readiness'];
    * A shared engine failed (PostgreSQL, Redis): the request is answered 503 `storage_unavailable`, naming it. Called
    * once per failure: count them and log once in a while, never a stack per request.
    */
@@ -104,6 +106,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       engines: options.engineStates,
     }),
   ];
+      readiness: options.engineReadiness,
 
   const handle = async (request: ServerRequest): Promise<Reply> => {
     let reply: Reply;

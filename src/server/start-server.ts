@@ -15,6 +15,7 @@ import type { KeyStore } from './key-store.ts';
 import { createNodeListener } from './node-adapter.ts';
 import { databasePath } from './open-database.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
+import { startupSummary } from './startup-summary.ts';
 import { openSharedEngines, storageErrorOf } from './shared-state.ts';
 
 export interface ServeOptions {
@@ -179,6 +180,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     requestsPerMinutePerKey: options.requestsPerMinutePerKey,
     redis,
     rateLimitOnStoreError: options.rateLimitOnStoreError,
+    engineReadiness: () => engines.watch.readiness(),
     engineStates: options.database || options.redis ? () => engines.watch.states() : undefined,
     onStorageError: (error) => engines.watch.failed(error),
     corsOrigins: options.corsOrigins ?? [],
@@ -207,6 +209,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     deployments: options.deployments === undefined ? 'sqlite' : redactUrlCredentials(options.deployments),
     mock: mock !== false,
     providers,
+  info('configuration', startupSummary(options, dbPath));
   });
   if (mock !== false)
     info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');

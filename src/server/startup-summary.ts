@@ -1,0 +1,32 @@
+import { redactUrlCredentials } from '../internal/redact.ts';
+import { DEFAULT_MAX_CONCURRENT_PER_KEY } from './key-concurrency.ts';
+import type { ServeOptions } from './start-server.ts';
+
+/**
+ * The startup log's `configuration` line: the stores in use (URLs with their passwords redacted), the limits, the
+ * budgets and the CORS origins in force, so an operator reads what the server enforces, not what they meant to set.
+ */
+export function startupSummary(options: ServeOptions, dbPath: string): Record<string, unknown> {
+  const rules = options.gateway?.budgets?.rules ?? [];
+  const perMinute = rules.find((rule) => rule.scope === 'key' && rule.window === 'minute' && rule.tokens !== undefined);
+  return {
+    stores: {
+      keys: options.database ? redactUrlCredentials(options.database) : dbPath,
+      records: options.database ? redactUrlCredentials(options.database) : dbPath,
+      deployments: redactUrlCredentials(options.deployments ?? options.database ?? dbPath),
+      counters: options.redis ? redactUrlCredentials(options.redis) : 'memory',
+    },
+    limits: {
+      max_concurrent_per_key: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
+      requests_per_minute_per_key: options.requestsPerMinutePerKey ?? null,
+      tokens_per_minute_per_key: perMinute?.tokens ?? null,
+      rate_limit_on_store_error: options.rateLimitOnStoreError ?? 'open',
+    },
+    budgets: {
+      per_trace_usd: options.gateway?.budgets?.perTrace ?? null,
+      rules,
+      on_store_error: options.gateway?.budgets?.onStoreError ?? 'closed',
+    },
+    cors_origins: options.corsOrigins ?? [],
+  };
+}
