@@ -1,12 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { databasePath } from '../server/open-database.ts';
 import { printJson, printTable } from './format.ts';
 import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
+import { databaseUrl } from './serve-checks.ts';
 
-/** `switchyard deployments list | get | push`: the deployments of a data directory, a directory or a serve URL. */
+const databaseOption = () =>
+  new Option('--database <url>', 'postgres://… of `serve --database` (default SQLite; or SWITCHYARD_DATABASE_URL)');
+
+/**
+ * `switchyard deployments list | get | push`: the deployments of a data directory, PostgreSQL, a directory or a serve
+ * URL.
+ */
 export function registerDeploymentsCommand(program: Command): void {
   const deployments = program.command('deployments').description('List, show and store deployments');
   deployments
@@ -15,6 +22,7 @@ export function registerDeploymentsCommand(program: Command): void {
     .option('--agent-id <agent>', "only this agent's deployments")
     .addOption(dataOption())
     .addOption(deploymentsOption())
+    .addOption(databaseOption())
     .option('--json', 'print JSON')
     .action(async (options: StoreOptions & { agentId?: string; json?: boolean }, command: Command) => {
       await withDeployments(options, command, async (store) => {
@@ -39,6 +47,7 @@ export function registerDeploymentsCommand(program: Command): void {
     .argument('<id>', 'the deployment id, such as support:production#3')
     .addOption(dataOption())
     .addOption(deploymentsOption())
+    .addOption(databaseOption())
     .action(async (id: string, options: StoreOptions, command: Command) => {
       await withDeployments(options, command, async (store) => {
         const deployment = await store.get(id);
@@ -52,6 +61,7 @@ export function registerDeploymentsCommand(program: Command): void {
     .argument('<file>', 'the deployment file')
     .addOption(dataOption())
     .addOption(deploymentsOption())
+    .addOption(databaseOption())
     .action(async (file: string, options: StoreOptions, command: Command) => {
       const { validateDeployment } = await import('../deployments/validate-deployment.ts');
       const deployment = validateDeployment(await parseFile(file), file, 400);
@@ -67,6 +77,7 @@ export function registerDeploymentsCommand(program: Command): void {
 interface StoreOptions {
   data: string;
   deployments?: string;
+  database?: string;
 }
 
 async function withDeployments(
@@ -74,14 +85,16 @@ async function withDeployments(
   command: Command,
   run: (store: DeploymentStore) => Promise<void>,
 ): Promise<void> {
-  if (options.deployments === undefined) requireSqlite(command);
-  const { SqliteDeploymentStore } = await import('../deployments/sqlite-store.ts');
-  const { createDeploymentStore } = await import('../deployments/create-store.ts');
-  const sqlite = options.deployments === undefined ? new SqliteDeploymentStore(databasePath(options.data)) : undefined;
+  // The same choice as `serve`: `--deployments`, else PostgreSQL (`--database`), else the data directory's SQLite.
+  const database =
+    options.deployments === undefined ? databaseUrl(options.database, process.env.SWITCHYARD_DATABASE_URL) : undefined;
+  if (options.deployments === undefined && database === undefined) requireSqlite(command);
+  const { openDeployments } = await import('../server/open-deployments.ts');
+  const opened = await openDeployments({ deployments: options.deployments, database }, databasePath(options.data));
   try {
-    await run(sqlite ?? createDeploymentStore(options.deployments!));
+    await run(opened.store);
   } finally {
-    sqlite?.close();
+    await opened.close();
   }
 }
 

@@ -1,10 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDeploymentStore } from '../deployments/create-store.ts';
-import { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
-import { redactSecrets, redactUrlCredentials } from '../internal/redact.ts';
+import { redactSecrets } from '../internal/redact.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { createSwitchyardHandler } from './handler.ts';
@@ -14,9 +12,10 @@ import type { OnStoreError } from './key-rate-limit.ts';
 import type { KeyStore } from './key-store.ts';
 import { createNodeListener } from './node-adapter.ts';
 import { databasePath } from './open-database.ts';
+import { openDeployments } from './open-deployments.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
-import { startupSummary } from './startup-summary.ts';
 import { openSharedEngines, storageErrorOf } from './shared-state.ts';
+import { startupSummary } from './startup-summary.ts';
 
 export interface ServeOptions {
   /** Default `127.0.0.1`: loopback only. */
@@ -30,8 +29,8 @@ export interface ServeOptions {
   /** `true` (or a scripted `MockProvider`): every model is answered by the simulator. */
   mock?: GatewayOptions['mock'];
   /**
-   * A `postgres://…` URL: call records (`PostgresSink`) and API keys (`PostgresKeyStore`) go to PostgreSQL, shared by
-   * every server pointed at it. Deployments stay where `deployments` says (default the data directory's SQLite file).
+   * A `postgres://…` URL: call records (`PostgresSink`), API keys (`PostgresKeyStore`) and, unless `deployments` is
+   * given, deployments (`PostgresDeploymentStore`) go to PostgreSQL, shared by every server pointed at it.
    */
   database?: string | undefined;
   /** Provider keys, fallbacks, retry… for the gateway (deployments, records and mock are set by the server). */
@@ -102,8 +101,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     (level === 'warn' ? warn : info)(msg, fields),
   );
   const keys: KeyStore = engines.keys ?? new ApiKeyStore(dbPath);
-  const sqliteDeployments = options.deployments === undefined ? new SqliteDeploymentStore(dbPath) : undefined;
-  const deployments = sqliteDeployments ?? createDeploymentStore(options.deployments!);
+  const opened = await openDeployments(options, dbPath);
+  const deployments = opened.store;
   const mock = options.mock ?? false;
   // node:sqlite writes synchronously: record batches of 32 (~0.5 ms each) instead of 200 (2–4 ms) keep a flush
   // from holding up the requests that arrive meanwhile (p99 at one connection).
@@ -153,7 +152,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     await gateway.close();
     await keys.close();
     redis?.disconnect();
-    sqliteDeployments?.close();
+    await opened.close();
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -180,8 +179,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     requestsPerMinutePerKey: options.requestsPerMinutePerKey,
     redis,
     rateLimitOnStoreError: options.rateLimitOnStoreError,
-    engineReadiness: () => engines.watch.readiness(),
     engineStates: options.database || options.redis ? () => engines.watch.states() : undefined,
+    engineReadiness: () => engines.watch.readiness(),
     onStorageError: (error) => engines.watch.failed(error),
     corsOrigins: options.corsOrigins ?? [],
     onUnexpectedError: (error, request) => {
@@ -206,11 +205,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   info('listening', {
     url,
     data: dbPath,
-    deployments: options.deployments === undefined ? 'sqlite' : redactUrlCredentials(options.deployments),
+    deployments: opened.shown,
     mock: mock !== false,
     providers,
-  info('configuration', startupSummary(options, dbPath));
   });
+  info('configuration', startupSummary(options, dbPath));
   if (mock !== false)
     info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');
   else if (providers.length === 0) {
@@ -248,7 +247,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       await gateway.close();
       await keys.close();
       await redis?.quit().catch(() => {});
-      sqliteDeployments?.close();
+      await opened.close();
       const stats = gateway.recordStats;
       const counts = {
         records_written: stats.written,

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockProvider } from '../../src/testing/index.ts';
 import { makeDeployment } from '../deployments/fixtures.ts';
@@ -10,23 +7,20 @@ import { api, jsonOf, startTestServer, type TestServer } from './start-test-serv
 
 /**
  * Two `serve` processes' worth (two servers, two data directories) on one real PostgreSQL: the records of both are
- * in one `/v1/calls`, and they share the API keys. Skipped, saying so, where PostgreSQL is not installed and CI is
+ * in one `/v1/calls`, and they share the API keys and the deployments. Skipped, saying so, where PostgreSQL is not installed and CI is
  * not set.
  */
 const postgres: ThrowawayPostgres | undefined = await startPostgres();
 if (!postgres) console.warn('SKIPPED: the replica test (no PostgreSQL installed; CI installs it).');
 let replicas: TestServer[] = [];
-let shared = '';
 beforeAll(async () => {
   if (!postgres) return;
-  // Deployments on shared storage: a directory both replicas list on every call.
-  shared = mkdtempSync(join(tmpdir(), 'switchyard-shared-deployments-'));
-  replicas = await Promise.all([0, 1].map(() => startTestServer({ database: postgres.url, deployments: shared })));
+  // No `deployments` option: the deployments are in PostgreSQL too.
+  replicas = await Promise.all([0, 1].map(() => startTestServer({ database: postgres.url })));
 }, 60_000);
 afterAll(async () => {
   await Promise.all(replicas.map((replica) => replica.stop()));
   await postgres?.stop();
-  if (shared) rmSync(shared, { recursive: true, force: true });
 });
 
 describe.skipIf(!postgres)('serve --database postgres://', () => {
@@ -81,6 +75,33 @@ describe.skipIf(!postgres)('serve --database postgres://', () => {
       body: { model: `switchyard/deployment/${deployment.id}`, input: { product: 'Acme', ticket: 'It broke.' } },
     });
     expect(call.status).toBe(200);
+  });
+
+  it('two replicas pushing at once: each number stored once, the same version twice is idempotent', async () => {
+    const [a, b] = replicas as [TestServer, TestServer];
+    const put = (replica: TestServer, body: object & { id: string }) =>
+      api(replica, `/v1/deployments/${encodeURIComponent(body.id)}`, { method: 'PUT', body });
+    // Both replicas claim numbers 1 to 20 at once, each with its own content: one wins each number, the other 409.
+    const claims = Array.from({ length: 20 }, (_, index) => index + 1).flatMap((number) =>
+      (['a', 'b'] as const).map((side) =>
+        put(side === 'a' ? a : b, makeDeployment({ agent_id: 'raced', number }, {}, { description: side })),
+      ),
+    );
+    const statuses = (await Promise.all(claims)).map((response) => response.status);
+    const created = statuses.filter((status) => status === 201).length;
+    const refused = statuses.filter((status) => status === 409).length;
+    console.log(`concurrent pushes of 20 numbers from two replicas: ${created} created, ${refused} refused (409)`);
+    expect([created, refused]).toEqual([20, 20]);
+    const listed = await jsonOf(await api(b, '/v1/deployments?agent_id=raced'));
+    const numbers = listed.data
+      .map((deployment: { number: number }) => deployment.number)
+      .sort((x: number, y: number) => x - y);
+    expect(numbers).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+    // The same version from both replicas at once, twice: stored once, never a conflict.
+    const same = makeDeployment({ agent_id: 'raced', number: 21 });
+    const again = await Promise.all([put(a, same), put(b, same), put(a, same), put(b, same)]);
+    expect(again.every((response) => response.status === 200 || response.status === 201)).toBe(true);
+    expect((await jsonOf(await api(a, '/v1/deployments?agent_id=raced'))).data).toHaveLength(21);
   });
 
   it('a URL with a password never shows it in an error', async () => {
