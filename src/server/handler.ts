@@ -20,11 +20,13 @@ import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { embeddingRoutes } from './routes/embeddings.ts';
 import { type HealthOptions, healthRoutes } from './routes/health.ts';
+import { keyRoutes } from './routes/keys.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { modelRoutes } from './routes/models.ts';
 import { responseRoutes } from './routes/responses.ts';
 import { workflowPageRoutes } from './routes/workflow-page.ts';
+import type { ServerMetrics } from './server-metrics.ts';
 import { storageErrorOf } from './shared-state.ts';
 import { fromWebRequest, toWebResponse } from './web-adapter.ts';
 
@@ -55,15 +57,17 @@ export interface SwitchyardHandlerOptions {
   rateLimitOnStoreError?: OnStoreError | undefined;
   /** Each engine's state for `GET /v1/health` (`{ postgres: 'down', redis: 'ok' }`); absent: no shared engine. */
   engineStates?: (() => Promise<Record<string, 'ok' | 'down'>>) | undefined;
-  /**
   /** Each engine's state and probe time for `GET /v1/health/ready`; absent: no shared engine. */
   engineReadiness?: HealthOptions['readiness'];
+  /**
    * A shared engine failed (PostgreSQL, Redis): the request is answered 503 `storage_unavailable`, naming it. Called
    * once per failure: count them and log once in a while, never a stack per request.
    */
   onStorageError?: (error: StorageUnavailableError) => void;
   /** Browser origins allowed by CORS (default none: CORS off). */
   corsOrigins?: readonly string[];
+  /** `GET /metrics`, and each request counted by route and status (`startServer({ metrics: true })`). */
+  metrics?: ServerMetrics | undefined;
   /** Errors that are not `SwitchyardError`s: bugs or outages, answered with a generic 500. */
   onUnexpectedError?: (error: unknown, request: { method: string; path: string }) => void;
 }
@@ -98,25 +102,29 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...modelRoutes(gateway),
     ...deploymentRoutes(gateway, options.deployments, maxBodyBytes),
     ...callRoutes(gateway),
+    ...keyRoutes(keys, maxBodyBytes),
     ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0'),
     ...workflowPageRoutes(gateway, options.mock ?? false),
     ...healthRoutes(gateway, {
       version: options.version ?? '0.0.0',
       providers: options.providers ?? [],
       engines: options.engineStates,
-    }),
-  ];
       readiness: options.engineReadiness,
+    }),
+    ...(options.metrics?.routes ?? []),
+  ];
 
   const handle = async (request: ServerRequest): Promise<Reply> => {
     let reply: Reply;
     let release: (() => void) | undefined;
     let errorBody: Route['errorBody'];
+    let matched: Route | null = null;
     const preflight = cors.preflight(request);
     if (preflight) return preflight;
     try {
       const { route, params } = findRoute(routes, request.method, request.path);
       errorBody = route.errorBody;
+      matched = route;
       if (route.checkHost) assertAllowedHost(request, options.hostPolicy);
       let key: ApiKeyInfo | undefined;
       if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) {
@@ -141,6 +149,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       if (!(error instanceof SwitchyardError)) options.onUnexpectedError?.(error, request);
       reply = errorResponse(error, errorBody);
     }
+    options.metrics?.observe(matched, reply.status);
     if (release) reply = releasedWhenSent(reply, release, request.signal);
     if (request.method === 'HEAD') reply = withoutBody(reply);
     if (options.mock) reply.headers['x-switchyard-mock'] = 'true';

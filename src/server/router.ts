@@ -20,7 +20,7 @@ interface RouteContext {
 }
 
 export interface Route {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Matched against the whole path; capture groups become `params`. */
   path: RegExp;
   /** `key`: Bearer key required; `page`: required unless the server is on loopback; `none`: public. */

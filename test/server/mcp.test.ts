@@ -26,10 +26,16 @@ function textOf(result: Awaited<ReturnType<Client['callTool']>>): unknown {
 }
 
 describe('/mcp', () => {
-  it('lists the three tools with strict, described input schemas', async () => {
+  it('lists the five tools with strict, described input schemas', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['create_api_key', 'list_deployments', 'list_models']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'create_api_key',
+      'list_api_keys',
+      'list_deployments',
+      'list_models',
+      'revoke_api_key',
+    ]);
     for (const tool of tools) {
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
       for (const property of Object.values(tool.inputSchema.properties ?? {}))

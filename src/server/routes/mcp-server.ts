@@ -4,7 +4,8 @@ import * as z from 'zod';
 import type { Gateway } from '../../gateway.ts';
 import { type Reply, replyFromResponse, type ServerRequest } from '../exchange.ts';
 import type { KeyAccess } from '../key-access.ts';
-import { childGrant, requireScope, SCOPES } from '../key-scopes.ts';
+import { createKey, createKeyInput, listKeys, revokeKey } from '../key-admin.ts';
+import { requireScope } from '../key-scopes.ts';
 import type { KeyStore } from '../key-store.ts';
 
 const listModelsInput = z
@@ -15,32 +16,8 @@ const listModelsInput = z
 const listDeploymentsInput = z
   .object({ agent_id: z.string().min(1).describe('The agent whose deployments to list, such as "support".') })
   .strict();
-const createApiKeyInput = z
-  .object({
-    name: z.string().max(200).optional().describe('A label to recognise the key by in `switchyard keys list`.'),
-    scopes: z
-      .array(z.enum(SCOPES))
-      .max(SCOPES.length)
-      .optional()
-      .describe("The new key's scopes, among the caller's own. Omit for the caller's, without keys:create."),
-    allowed_agents: z
-      .array(z.string().min(1).max(200))
-      .max(100)
-      .optional()
-      .describe("Agents the new key may call as (and read the calls of); within the caller's. Omit for the caller's."),
-    allowed_models: z
-      .array(z.string().min(1).max(200))
-      .max(100)
-      .optional()
-      .describe("Models the new key may call; within the caller's. Omit for the caller's."),
-    expires_in_seconds: z
-      .number()
-      .int()
-      .min(60)
-      .max(366 * 86_400)
-      .optional()
-      .describe("Seconds until the new key expires; never after the caller's own expiry."),
-  })
+const revokeApiKeyInput = z
+  .object({ key: z.string().min(1).max(200).describe('The id (key_…) or prefix (sy-AbCdEfGh) of the key to revoke.') })
   .strict();
 
 /** One stateless MCP exchange: a server and a transport per request, answering in JSON. */
@@ -113,20 +90,30 @@ function buildServer(gateway: Gateway, keys: KeyStore, access: KeyAccess, versio
       description:
         'Creates an API key for this server, a child of the calling key: never wider than it (scopes, agents, ' +
         'models, expiry), revoked with it. Needs the keys:create scope. The key is shown once, in this answer.',
-      inputSchema: createApiKeyInput,
+      inputSchema: createKeyInput,
     },
-    async ({ name, scopes, allowed_agents, allowed_models, expires_in_seconds }) => {
-      requireScope(caller, 'keys:create');
-      const grant = childGrant(caller, {
-        ...(scopes ? { scopes } : {}),
-        ...(allowed_agents ? { allowed_agents } : {}),
-        ...(allowed_models ? { allowed_models } : {}),
-        ...(expires_in_seconds ? { expires_at: new Date(Date.now() + expires_in_seconds * 1000).toISOString() } : {}),
-      });
-      const { key, info } = await keys.create(name, { grant, parentId: caller.id });
-      const { id, prefix, created_at, parent_id } = info;
-      return asJson({ key, id, name: info.name, prefix, created_at, parent_id, ancestors: info.ancestors, ...grant });
+    async (input) => asJson(await createKey(keys, caller, input)),
+  );
+  server.registerTool(
+    'list_api_keys',
+    {
+      description:
+        'Lists the API keys the calling key manages (never their hashes): the keys minted under it, however deep, ' +
+        'or every key for an admin key. Needs the keys:create scope.',
+      inputSchema: z.object({}).strict(),
+      annotations: { readOnlyHint: true },
     },
+    async () => asJson(await listKeys(keys, caller)),
+  );
+  server.registerTool(
+    'revoke_api_key',
+    {
+      description:
+        'Revokes an API key the calling key manages, and every key minted under it. Needs the keys:create scope.',
+      inputSchema: revokeApiKeyInput,
+      annotations: { destructiveHint: true },
+    },
+    async ({ key }) => asJson(await revokeKey(keys, caller, key)),
   );
   // The SDK advertises tools.listChanged once a tool is registered; a stateless exchange can never send that
   // notification (and the tool list is fixed), so clients must not wait for one.
