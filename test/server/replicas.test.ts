@@ -7,8 +7,8 @@ import { api, jsonOf, startTestServer, type TestServer } from './start-test-serv
 
 /**
  * Two `serve` processes' worth (two servers, two data directories) on one real PostgreSQL: the records of both are
- * in one `/v1/calls`, and they share the API keys and the deployments. Skipped, saying so, where PostgreSQL is not installed and CI is
- * not set.
+ * in one `/v1/calls`, and they share the API keys and the deployments. Skipped, saying so, where PostgreSQL is not
+ * installed and CI is not set.
  */
 const postgres: ThrowawayPostgres | undefined = await startPostgres();
 if (!postgres) console.warn('SKIPPED: the replica test (no PostgreSQL installed; CI installs it).');
