@@ -1,13 +1,24 @@
 import { type Command, InvalidArgumentError, type Option } from 'commander';
 import { ApiKeyStore } from '../server/api-keys.ts';
 import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES, type Scope } from '../server/key-scopes.ts';
+import type { KeyStore } from '../server/key-store.ts';
 import { databasePath } from '../server/open-database.ts';
+import {
+  type ConnectionUrlOptions,
+  databaseOption,
+  databaseUrlFileOption,
+  databaseUrlOf,
+  warnOfPasswordsInArguments,
+} from './connection-urls.ts';
 import { parsePositiveInteger, printJson, printTable } from './format.ts';
 import { existingDataDir, requireSqlite } from './options.ts';
 
-interface CreateOptions {
-  name?: string;
+interface StoreOptions extends ConnectionUrlOptions {
   data: string;
+}
+
+interface CreateOptions extends StoreOptions {
+  name?: string;
   scope?: string[];
   agent?: string[];
   model?: string[];
@@ -19,7 +30,9 @@ const LIMITED_SCOPES: readonly Scope[] = ['chat', 'models'];
 
 /** `switchyard keys create | list | revoke`: the keys of a data directory, made by whoever runs the server. */
 export function registerKeysCommand(program: Command, dataOption: () => Option): void {
-  const keys = program.command('keys').description('Create, list and revoke API keys of a data directory');
+  const keys = program
+    .command('keys')
+    .description('Create, list and revoke API keys of a data directory, or of PostgreSQL with --database');
   const collect = (value: string, previous: string[] = []) => [...previous, value];
   const collectScope = (value: string, previous: string[] = []) => {
     if (!isScope(value)) throw new InvalidArgumentError(`scopes: ${SCOPES.join(', ')}.`);
@@ -42,12 +55,13 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
     .option('--model <model>', 'limit the key to this model (repeatable)', collect)
     .option('--expires-in-days <days>', 'the key expires after this many days', parsePositiveInteger)
     .addOption(dataOption())
-    .action((options: CreateOptions, command: Command) => {
+    .addOption(databaseOption())
+    .addOption(databaseUrlFileOption())
+    .action(async (options: CreateOptions, command: Command) => {
       const grant = grantOf(options);
-      requireSqlite(command);
-      withKeys(options.data, (store) => {
-        if (options.name !== undefined) refuseTakenName(store, options.name);
-        const { key, info } = store.create(options.name, { grant });
+      await withKeys(options, command, false, async (store) => {
+        if (options.name !== undefined) await refuseTakenName(store, options.name);
+        const { key, info } = await store.create(options.name, { grant });
         process.stdout.write(`${key}\n`);
         process.stderr.write(
           `Created ${info.id} (${info.prefix}…) with ${grant.scopes.join(', ')}. Store the key now: it cannot be ` +
@@ -59,11 +73,12 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
     .command('list')
     .description('List the API keys (prefixes only), with their scopes and the key that minted each')
     .addOption(dataOption())
+    .addOption(databaseOption())
+    .addOption(databaseUrlFileOption())
     .option('--json', 'print JSON')
-    .action((options: { data: string; json?: boolean }, command: Command) => {
-      requireSqlite(command);
-      withKeys(existingDataDir(options.data, 'keys'), (store) => {
-        const list = store.list();
+    .action(async (options: StoreOptions & { json?: boolean }, command: Command) => {
+      await withKeys(options, command, true, async (store) => {
+        const list = await store.list();
         if (options.json) return printJson(list);
         printTable(
           ['id', 'prefix', 'name', 'scopes', 'parent', 'created', 'expires', 'revoked'],
@@ -85,18 +100,19 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
     .description('Revoke an API key by id or prefix, and every key minted under it')
     .argument('<id|prefix>', 'the key id (key_…) or its prefix (sy-AbCdEfGh)')
     .addOption(dataOption())
-    .action((idOrPrefix: string, options: { data: string }, command: Command) => {
-      requireSqlite(command);
-      withKeys(existingDataDir(options.data, 'keys'), (store) => {
-        const key = store.revoke(idOrPrefix);
+    .addOption(databaseOption())
+    .addOption(databaseUrlFileOption())
+    .action(async (idOrPrefix: string, options: StoreOptions, command: Command) => {
+      await withKeys(options, command, true, async (store) => {
+        const key = await store.revoke(idOrPrefix);
         process.stdout.write(`Revoked ${key.id} (${key.prefix}…) at ${key.revoked_at}, and the keys it minted\n`);
       });
     });
 }
 
 /** A name is how people tell keys apart in listings: two keys in use may not share one. */
-function refuseTakenName(store: ApiKeyStore, name: string): void {
-  const taken = store.list().find((key) => key.name === name && key.revoked_at === null);
+async function refuseTakenName(store: KeyStore, name: string): Promise<void> {
+  const taken = (await store.list()).find((key) => key.name === name && key.revoked_at === null);
   if (taken)
     throw new Error(
       `A key named "${name}" exists already (${taken.id}, ${taken.prefix}…): choose another --name, or revoke that ` +
@@ -120,11 +136,29 @@ function grantOf(options: CreateOptions): KeyGrant {
   };
 }
 
-function withKeys(dataDir: string, run: (store: ApiKeyStore) => void): void {
-  const store = new ApiKeyStore(databasePath(dataDir));
+/**
+ * The keys where the server keeps them: PostgreSQL with `--database` (or its file, or `SWITCHYARD_DATABASE_URL`),
+ * else the SQLite file of `--data` (which must exist already when the command only reads or revokes).
+ */
+async function withKeys(
+  options: StoreOptions,
+  command: Command,
+  existing: boolean,
+  run: (store: KeyStore) => Promise<void>,
+): Promise<void> {
+  const database = databaseUrlOf(options);
+  warnOfPasswordsInArguments(options);
+  let store: KeyStore;
+  if (database !== undefined) {
+    const { PostgresKeyStore } = await import('../server/postgres-key-store.ts');
+    store = new PostgresKeyStore(database);
+  } else {
+    requireSqlite(command);
+    store = new ApiKeyStore(databasePath(existing ? existingDataDir(options.data, 'keys') : options.data));
+  }
   try {
-    run(store);
+    await run(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }

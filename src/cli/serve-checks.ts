@@ -9,10 +9,14 @@ const EXAMPLE = 'postgres://user:password@host:5432/database';
  * is not a URL or not PostgreSQL's: the driver would otherwise read `mysql://db/app` or a stray word as a host to
  * connect to. A malformed value is never repeated (it may hold a password); another scheme is shown without one.
  */
-export function databaseUrl(option: string | undefined, env: string | undefined): string | undefined {
+export function databaseUrl(
+  option: string | undefined,
+  env: string | undefined,
+  optionName = '--database',
+): string | undefined {
   const value = option ?? (env === '' ? undefined : env);
   if (value === undefined) return undefined;
-  const name = option === undefined ? 'SWITCHYARD_DATABASE_URL' : '--database';
+  const name = option === undefined ? 'SWITCHYARD_DATABASE_URL' : optionName;
   let url: URL;
   try {
     url = new URL(value);

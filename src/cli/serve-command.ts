@@ -2,9 +2,19 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { BudgetRule } from '../budgets/budget-ledger.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
+import {
+  type ConnectionUrlOptions,
+  databaseOption,
+  databaseUrlFileOption,
+  databaseUrlOf,
+  redisOption,
+  redisUrlFileOption,
+  redisUrlOf,
+  warnOfPasswordsInArguments,
+} from './connection-urls.ts';
 import { parsePort, parsePositiveInteger } from './format.ts';
 import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
-import { databaseUrl, explainListenError } from './serve-checks.ts';
+import { explainListenError } from './serve-checks.ts';
 import { logWarningsAsJsonLines, restartWithBoundedYoungGeneration } from './serve-process.ts';
 
 /** `switchyard serve`: the gateway over HTTP, with its stores, limits and budgets from the options. */
@@ -18,10 +28,8 @@ export function registerServeCommand(program: Command): void {
     .addOption(deploymentsOption())
     .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
     .option('--catalog <file>', 'catalog rows to add to the bundled catalog (see `switchyard catalog update`)')
-    .option(
-      '--database <url>',
-      'postgres://… for call records and API keys, shared by replicas (default SQLite; or SWITCHYARD_DATABASE_URL)',
-    )
+    .addOption(databaseOption())
+    .addOption(databaseUrlFileOption())
     .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
     .option(
       '--max-rendered-bytes <bytes>',
@@ -45,7 +53,8 @@ export function registerServeCommand(program: Command): void {
       'tokens (in and out) one API key may use per minute; over it, 429 until the minute turns',
       parsePositiveInteger,
     )
-    .option('--redis <url>', 'redis://… where replicas share rate limits and budgets (or SWITCHYARD_REDIS_URL)')
+    .addOption(redisOption())
+    .addOption(redisUrlFileOption())
     .option(
       '--rate-limit <requests-per-minute>',
       'requests one API key may make per minute; more get 429',
@@ -68,12 +77,15 @@ export function registerServeCommand(program: Command): void {
     )
     .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
     .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
+    .option('--metrics', 'serve GET /metrics (Prometheus text) to keys with the metrics:read scope', false)
     .action(async (options: ServeCommandOptions, command: Command) => {
       // Checked before anything starts: a URL that is not PostgreSQL's is refused by the name it was given under.
-      const database = databaseUrl(options.database, process.env.SWITCHYARD_DATABASE_URL);
+      const database = databaseUrlOf(options);
+      const redis = redisUrlOf(options);
       if (database === undefined || options.deployments === undefined) requireSqlite(command);
       restartWithBoundedYoungGeneration();
       logWarningsAsJsonLines();
+      warnOfPasswordsInArguments(options);
       const { startServer } = await import('../server/start-server.ts');
       const { extendCatalog } = await import('../catalog/extend-catalog.ts');
       // Checked before anything listens: a broken file stops the start with the file, row and field named.
@@ -85,12 +97,13 @@ export function registerServeCommand(program: Command): void {
         ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
         mock: options.mock,
         database,
-        redis: options.redis ?? process.env.SWITCHYARD_REDIS_URL,
+        redis,
         maxBodyBytes: options.maxBodyBytes,
         maxConcurrentPerKey: options.maxConcurrentPerKey,
         ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
         rateLimitOnStoreError: options.rateLimitOnStoreError,
         corsOrigins: options.corsOrigin ?? [],
+        metrics: options.metrics,
         // One object: --catalog and --budget used to be dropped by the later maxRenderedBytes.
         gateway: {
           maxRenderedBytes: options.maxRenderedBytes,
@@ -148,7 +161,7 @@ function budgetOption(value: string, previous: BudgetRule[] = []): BudgetRule[] 
   }
 }
 
-interface ServeCommandOptions {
+interface ServeCommandOptions extends ConnectionUrlOptions {
   host: string;
   port: number;
   data: string;
@@ -161,11 +174,10 @@ interface ServeCommandOptions {
   allowedHost?: string[];
   allowedOrigin?: string[];
   budget?: BudgetRule[];
-  database?: string;
-  redis?: string;
   rateLimit?: number;
   rateLimitOnStoreError: 'open' | 'closed';
   budgetsOnStoreError: 'open' | 'closed';
   tokensPerMinute?: number;
   corsOrigin?: string[];
+  metrics: boolean;
 }
