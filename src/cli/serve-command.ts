@@ -77,6 +77,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
     .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
+    .option('--metrics', 'serve GET /metrics (Prometheus text) to keys with the metrics:read scope', false)
     .action(async (options: ServeCommandOptions, command: Command) => {
       // Checked before anything starts: a URL that is not PostgreSQL's is refused by the name it was given under.
       const database = databaseUrlOf(options);
@@ -102,6 +103,7 @@ export function registerServeCommand(program: Command): void {
         ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
         rateLimitOnStoreError: options.rateLimitOnStoreError,
         corsOrigins: options.corsOrigin ?? [],
+        metrics: options.metrics,
         // One object: --catalog and --budget used to be dropped by the later maxRenderedBytes.
         gateway: {
           maxRenderedBytes: options.maxRenderedBytes,
@@ -177,4 +179,5 @@ interface ServeCommandOptions extends ConnectionUrlOptions {
   budgetsOnStoreError: 'open' | 'closed';
   tokensPerMinute?: number;
   corsOrigin?: string[];
+  metrics: boolean;
 }

@@ -12,6 +12,7 @@ export const SCOPES = [
   'calls:read',
   'calls:read:own',
   'keys:create',
+  'metrics:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

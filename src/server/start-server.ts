@@ -5,6 +5,7 @@ import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts'
 import { redactSecrets } from '../internal/redact.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
 import { ApiKeyStore } from './api-keys.ts';
+import { bufferedLines } from './buffered-lines.ts';
 import { createSwitchyardHandler } from './handler.ts';
 import { defaultHostPolicy, isLoopback } from './host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY } from './key-concurrency.ts';
@@ -14,6 +15,7 @@ import { createNodeListener } from './node-adapter.ts';
 import { databasePath } from './open-database.ts';
 import { openDeployments } from './open-deployments.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
+import { createServerMetrics } from './server-metrics.ts';
 import { openSharedEngines, storageErrorOf } from './shared-state.ts';
 import { startupSummary } from './startup-summary.ts';
 
@@ -62,6 +64,8 @@ export interface ServeOptions {
   allowedOrigins?: string[];
   /** Receives each log line as an object; default: JSON lines on stderr. */
   log?: (line: Record<string, unknown>) => void;
+  /** `GET /metrics` in Prometheus text format for keys with `metrics:read` (`--metrics`); prom-client loads only then. */
+  metrics?: boolean;
   version?: string;
 }
 
@@ -107,8 +111,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // node:sqlite writes synchronously: record batches of 32 (~0.5 ms each) instead of 200 (2–4 ms) keep a flush
   // from holding up the requests that arrive meanwhile (p99 at one connection).
   // Lost records are loud: a warning the first time, then at most once a minute (the queue's pace), with the counts.
+  const metrics = options.metrics ? await createServerMetrics(() => gateway.recordStats) : undefined;
   const records = {
-    sinks: [engines.sink ?? new SqliteSink(dbPath)],
+    sinks: [engines.sink ?? new SqliteSink(dbPath), ...(metrics ? [metrics.sink] : [])],
     batchSize: 32,
     onError: (error: unknown) => {
       const outage = storageErrorOf(error);
@@ -183,6 +188,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     engineReadiness: () => engines.watch.readiness(),
     onStorageError: (error) => engines.watch.failed(error),
     corsOrigins: options.corsOrigins ?? [],
+    metrics,
     onUnexpectedError: (error, request) => {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       log({
@@ -272,28 +278,4 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * JSON log lines gathered over one event-loop turn and written together: a request log line each is a system call
- * each otherwise (stderr writes are synchronous for files and pipes), which under load cost more than the lines.
- */
-function bufferedLines(stream: NodeJS.WritableStream): {
-  write: (line: Record<string, unknown>) => void;
-  flush: () => void;
-} {
-  let pending = '';
-  const flush = () => {
-    if (pending === '') return;
-    const text = pending;
-    pending = '';
-    stream.write(text);
-  };
-  return {
-    write(line) {
-      if (pending === '') setImmediate(flush);
-      pending += `${JSON.stringify(line)}\n`;
-    },
-    flush,
-  };
 }

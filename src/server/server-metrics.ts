@@ -1,0 +1,150 @@
+import type { CallRecord } from '../records/call-record.ts';
+import type { RecordQueueStats } from '../records/record-queue.ts';
+import type { RecordSink } from '../records/sink.ts';
+import type { Reply } from './exchange.ts';
+import type { Route } from './router.ts';
+
+/** Seconds: from a cached answer (a few ms) to a long generation (minutes). */
+const SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/**
+ * `GET /metrics` (`serve --metrics`): Prometheus text from prom-client, on a registry of this server's own (several
+ * servers in one process never share counters). The handler reports each request's route and status; a record sink
+ * reports each call's latency, first token, tokens, cost and attempts; the record queue's counters are read at scrape.
+ */
+export interface ServerMetrics {
+  /** A sink beside the server's own: each record it is given is counted (never stored). */
+  sink: RecordSink;
+  routes: Route[];
+  /** One answered request: its route (`null` when none matched) and HTTP status. */
+  observe(route: Route | null, status: number): void;
+}
+
+export async function createServerMetrics(recordStats: () => RecordQueueStats): Promise<ServerMetrics> {
+  const client = await import('prom-client');
+  const registry = new client.Registry();
+  const registers = [registry];
+  const requests = new client.Counter({
+    name: 'switchyard_requests_total',
+    help: 'HTTP requests answered, by route, status and dialect.',
+    labelNames: ['route', 'status', 'dialect'] as const,
+    registers,
+  });
+  const refusals = new client.Counter({
+    name: 'switchyard_refusals_total',
+    help: 'Requests refused by a limit (429: rate, concurrency or tokens per minute) or a budget (402).',
+    labelNames: ['status'] as const,
+    registers,
+  });
+  const latency = new client.Histogram({
+    name: 'switchyard_call_latency_seconds',
+    help: 'Whole-call latency, by provider and model.',
+    labelNames: ['provider', 'model'] as const,
+    buckets: SECONDS,
+    registers,
+  });
+  const firstToken = new client.Histogram({
+    name: 'switchyard_time_to_first_token_seconds',
+    help: 'Time to the first token of streamed calls, by provider and model.',
+    labelNames: ['provider', 'model'] as const,
+    buckets: SECONDS,
+    registers,
+  });
+  const tokens = new client.Counter({
+    name: 'switchyard_tokens_total',
+    help: 'Tokens billed, by provider, model, agent and type (prompt, completion).',
+    labelNames: ['provider', 'model', 'agent', 'type'] as const,
+    registers,
+  });
+  const cost = new client.Counter({
+    name: 'switchyard_cost_usd_total',
+    help: 'Cost in US dollars, by provider, model and agent.',
+    labelNames: ['provider', 'model', 'agent'] as const,
+    registers,
+  });
+  const calls = new client.Counter({
+    name: 'switchyard_calls_total',
+    help: 'Calls recorded, by status.',
+    labelNames: ['status'] as const,
+    registers,
+  });
+  const attempts = new client.Counter({
+    name: 'switchyard_attempts_total',
+    help: 'Provider attempts, by provider and outcome (ok, rate_limited, server_error, timeout…).',
+    labelNames: ['provider', 'outcome'] as const,
+    registers,
+  });
+  new client.Gauge({
+    name: 'switchyard_record_queue_depth',
+    help: 'Call records waiting to be written.',
+    registers,
+    collect() {
+      this.set(recordStats().queued);
+    },
+  });
+  const recordCounter = (name: string, help: string, read: (stats: RecordQueueStats) => number) =>
+    new client.Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(read(recordStats()));
+      },
+    });
+  recordCounter('switchyard_records_written_total', 'Call records written.', (stats) => stats.written);
+  recordCounter('switchyard_records_dropped_total', 'Call records dropped (the queue was full).', (s) => s.dropped);
+  recordCounter('switchyard_records_failed_total', 'Call records a sink could not store.', (stats) => stats.failed);
+
+  const count = (record: CallRecord) => {
+    const provider = record.provider ?? 'none';
+    const model = record.model ?? record.requested_model;
+    const agent = record.agent_id ?? '';
+    calls.inc({ status: record.status });
+    for (const attempt of record.attempts) attempts.inc({ provider: attempt.provider, outcome: attempt.outcome });
+    latency.observe({ provider, model }, record.latency_ms / 1000);
+    if (record.time_to_first_token_ms !== null)
+      firstToken.observe({ provider, model }, record.time_to_first_token_ms / 1000);
+    tokens.inc({ provider, model, agent, type: 'prompt' }, record.usage.prompt_tokens);
+    tokens.inc({ provider, model, agent, type: 'completion' }, record.usage.completion_tokens);
+    if (record.cost_usd !== null) cost.inc({ provider, model, agent }, record.cost_usd);
+  };
+  return {
+    sink: { write: (batch) => batch.forEach(count) },
+    routes: [
+      {
+        method: 'GET',
+        path: /^\/metrics$/,
+        auth: 'key',
+        scope: 'metrics:read',
+        handle: async (): Promise<Reply> => ({
+          status: 200,
+          headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },
+          body: await registry.metrics(),
+        }),
+      },
+    ],
+    observe(route, status) {
+      const label = route ? routeLabel(route) : 'unmatched';
+      requests.inc({ route: label, status: String(status), dialect: dialectOf(label) });
+      if (status === 429 || status === 402) refusals.inc({ status: String(status) });
+    },
+  };
+}
+
+/** `GET /v1/deployments/{param}`: the route's pattern, readable and of bounded cardinality (never a request's ids). */
+function routeLabel(route: Route): string {
+  const path = route.path.source
+    .replace(/^\^|\$$/g, '')
+    .replace(/\((?:[^()]|\([^()]*\))*\)\??/g, '{param}')
+    .replace(/\\(.)/g, '$1');
+  return `${route.method} ${path}`;
+}
+
+function dialectOf(label: string): string {
+  if (label.includes('/v1/chat/completions')) return 'chat';
+  if (label.includes('/v1/messages')) return 'messages';
+  if (label.includes('/v1/responses')) return 'responses';
+  if (label.includes('/v1/embeddings')) return 'embeddings';
+  return 'none';
+}
