@@ -64,7 +64,7 @@ export interface ServeOptions {
   allowedOrigins?: string[];
   /** Receives each log line as an object; default: JSON lines on stderr. */
   log?: (line: Record<string, unknown>) => void;
-  /** `GET /metrics` in Prometheus text format for keys with `metrics:read` (`--metrics`); prom-client loads only then. */
+  /** `GET /metrics` (Prometheus text) for keys with `metrics:read` (`--metrics`); prom-client loads only then. */
   metrics?: boolean;
   version?: string;
 }

@@ -26,8 +26,8 @@ export interface ComponentReadiness {
  * answer its probe, or no provider has credentials; 200 again by itself once they do.
  *
  * `GET /v1/health`, no key (liveness): whether the server runs, stores what it answers, and reaches the engines it
- * shares with other replicas (`components`, probed at most once a second). Counters and states only (no names, no keys, no
- * URLs): safe to expose to a load balancer. Still 200 when degraded: the process itself works.
+ * shares with other replicas (`components`, probed at most once a second). Counters and states only (no names, no
+ * keys, no URLs): safe to expose to a load balancer. Still 200 when degraded: the process itself works.
  */
 export function healthRoutes(gateway: Gateway, options: HealthOptions): Route[] {
   const started = performance.now();
