@@ -2,6 +2,8 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { BudgetRule } from '../budgets/budget-ledger.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
+import type { CatalogExtension } from '../catalog/extend-catalog.ts';
+import type { ServeFileSettings } from './config-file.ts';
 import {
   type ConnectionUrlOptions,
   databaseOption,
@@ -22,6 +24,7 @@ export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('Serve the OpenAI-compatible API, MCP tools and the workflow page over HTTP')
+    .option('--config <file>', 'settings from a YAML (or .json) file; flags and the environment override it')
     .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', parsePort, 8787)
     .addOption(dataOption())
@@ -78,18 +81,24 @@ export function registerServeCommand(program: Command): void {
     .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
     .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
     .option('--metrics', 'serve GET /metrics (Prometheus text) to keys with the metrics:read scope', false)
-    .action(async (options: ServeCommandOptions, command: Command) => {
+    .action(async (given: ServeCommandOptions, command: Command) => {
+      warnOfPasswordsInArguments(given);
+      const options = await withConfigFile(given, command);
       // Checked before anything starts: a URL that is not PostgreSQL's is refused by the name it was given under.
       const database = databaseUrlOf(options);
       const redis = redisUrlOf(options);
       if (database === undefined || options.deployments === undefined) requireSqlite(command);
       restartWithBoundedYoungGeneration();
       logWarningsAsJsonLines();
-      warnOfPasswordsInArguments(options);
       const { startServer } = await import('../server/start-server.ts');
       const { extendCatalog } = await import('../catalog/extend-catalog.ts');
       // Checked before anything listens: a broken file stops the start with the file, row and field named.
-      const catalog = options.catalog === undefined ? undefined : extendCatalog(options.catalog);
+      const catalog =
+        options.catalog === undefined
+          ? undefined
+          : typeof options.catalog === 'string'
+            ? extendCatalog(options.catalog)
+            : extendCatalog(options.catalog as CatalogExtension, { source: options.config ?? 'config' });
       const server = await startServer({
         host: options.host,
         port: options.port,
@@ -108,6 +117,9 @@ export function registerServeCommand(program: Command): void {
         gateway: {
           maxRenderedBytes: options.maxRenderedBytes,
           ...(catalog ? { catalog } : {}),
+          ...(options.providers ? { providers: options.providers } : {}),
+          ...(options.fallbacks ? { fallbacks: options.fallbacks } : {}),
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
           ...(options.budget || options.tokensPerMinute
             ? {
                 budgets: {
@@ -152,6 +164,13 @@ export function registerServeCommand(program: Command): void {
     });
 }
 
+/** The options with `--config`'s file under them (zod loads only then); the flags as given without it. */
+async function withConfigFile(options: ServeCommandOptions, command: Command): Promise<ServeSettings> {
+  if (options.config === undefined) return options;
+  const { loadConfigFile, mergeServeSettings } = await import('./config-file.ts');
+  return mergeServeSettings(options, loadConfigFile(options.config), (key) => command.getOptionValueSource(key));
+}
+
 /** `--budget`: a value that is not a budget is one line naming the option and the form it takes. */
 function budgetOption(value: string, previous: BudgetRule[] = []): BudgetRule[] {
   try {
@@ -161,7 +180,10 @@ function budgetOption(value: string, previous: BudgetRule[] = []): BudgetRule[] 
   }
 }
 
+type ServeSettings = ServeCommandOptions & Omit<ServeFileSettings, 'catalog'> & { catalog?: string | object[] };
+
 interface ServeCommandOptions extends ConnectionUrlOptions {
+  config?: string;
   host: string;
   port: number;
   data: string;

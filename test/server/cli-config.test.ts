@@ -1,0 +1,115 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../../src/cli/config-file.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const node = join(root, 'node_modules/.bin/node');
+const cli = join(root, 'src/cli.ts');
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'switchyard-config-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const settings = `
+rate_limit: 30
+budgets: ["agent:10/day"]
+cors_origins: [https://app.example.com]
+fallbacks: [gpt-4o-mini]
+providers:
+  openai:
+    keys:
+      - { api_key: { env: CONFIG_TEST_KEY }, weight: 2 }
+      - { api_key: sk-second, base_url: https://eu.example.com/v1 }
+catalog:
+  - id: support-ft
+    base: gpt-4o-mini-2024-07-18
+    providers: [{ provider: openai, model: "ft:gpt-4o-mini:acme:support:1" }]
+`;
+
+/** Starts `serve --mock` with the arguments; the `configuration` line and the URL once it listens. */
+async function serve(...args: string[]) {
+  const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', join(dir, 'data'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, CONFIG_TEST_KEY: 'sk-first' },
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  await expect.poll(() => stderr, { timeout: 10_000 }).toContain('"msg":"configuration"');
+  const line = (msg: string) => JSON.parse(stderr.split('\n').find((text) => text.includes(`"msg":"${msg}"`))!);
+  return { child, url: line('listening').url as string, configuration: line('configuration') };
+}
+
+describe('switchyard serve --config', () => {
+  it('applies the file: catalog rows, limits, budgets and CORS', async () => {
+    const file = join(dir, 'switchyard.yaml');
+    writeFileSync(file, settings);
+    const { child, url, configuration } = await serve('--config', file);
+    try {
+      expect(configuration.limits.requests_per_minute_per_key).toBe(30);
+      expect(configuration.budgets.rules).toEqual([{ scope: 'agent', usd: 10, window: 'day' }]);
+      expect(configuration.cors_origins).toEqual(['https://app.example.com']);
+      expect((await fetch(`${url}/v1/models/support-ft`)).status).toBe(200);
+      const preflight = await fetch(`${url}/v1/chat/completions`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.status).toBe(204);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('lets flags override the file, and reads JSON', async () => {
+    const file = join(dir, 'switchyard.json');
+    writeFileSync(file, JSON.stringify({ rate_limit: 30, cors_origins: ['https://app.example.com'] }));
+    const { child, configuration } = await serve('--config', file, '--rate-limit', '7');
+    try {
+      expect(configuration.limits.requests_per_minute_per_key).toBe(7);
+      expect(configuration.cors_origins).toEqual(['https://app.example.com']);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('refuses an unknown key and a wrong type by their paths, before it starts', async () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'providers:\n  openai:\n    keys: [{ api_key: a }, { api_key: b, weight: heavy }]\nbogus: 1\n');
+    const failed = promisify(execFile)(node, [cli, 'serve', '--mock', '--port', '0', '--config', file], { cwd: root });
+    const error = (await failed.catch((caught: unknown) => caught)) as { code: number; stderr: string };
+    expect(error.code).toBe(1);
+    expect(error.stderr).toContain('providers.openai.keys[1].weight: expected a number');
+    expect(error.stderr).toContain('bogus: unknown key');
+    expect(error.stderr).not.toContain('"msg":"listening"');
+  });
+
+  it('takes the example file of docs/serve.md', () => {
+    const docs = readFileSync(join(root, 'docs/serve.md'), 'utf8');
+    const example = docs.split('## A config file')[1]!.split('```yaml\n')[1]!.split('```')[0]!;
+    const file = join(dir, 'docs-example.yaml');
+    writeFileSync(file, example);
+    const env = {
+      SWITCHYARD_PG_URL: 'postgres://db/sy',
+      OPENAI_KEY_US: 'a',
+      OPENAI_KEY_EU: 'b',
+      ANTHROPIC_API_KEY: 'c',
+    };
+    const loaded = loadConfigFile(file, env);
+    expect(loaded.providers?.openai?.keys?.map((key) => key.apiKey)).toEqual(['a', 'b']);
+    expect(loaded.budget).toEqual([
+      { scope: 'agent', usd: 10, window: 'day' },
+      { scope: 'workflow', usd: 100, window: 'month' },
+    ]);
+    expect(() => loadConfigFile(file, {})).toThrow(
+      /api_key names the environment variable OPENAI_KEY_US, which is not set/,
+    );
+  });
+});
