@@ -28,6 +28,16 @@ export function keyLineage(access: CallAccess | undefined): string[] {
   return [access.keyId, ...(access.ancestors ?? [])];
 }
 
+/**
+ * The agent a call runs as: the one it names, else a caller limited to exactly one agent runs as that one; a 403
+ * when it is not among the caller's (or none is named and the caller has several).
+ */
+export function actingAgent(access: CallAccess | undefined, named: string | undefined): string | undefined {
+  const agentId = named ?? (access?.agents?.length === 1 ? access.agents[0] : undefined);
+  requireAgent(access, agentId);
+  return agentId;
+}
+
 /** Throws a 403 when the call runs as an agent the caller may not act as (or as none, when it is limited). */
 export function requireAgent(access: CallAccess | undefined, agentId: string | undefined): void {
   const agents = access?.agents;

@@ -7,7 +7,7 @@ import { resolveOutputSpec } from '../structured-output/output-spec.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
 import { attemptPolicy } from './attempt-policy.ts';
-import { type CallAccess, modelAllowed, requireAgent } from './call-access.ts';
+import { actingAgent, type CallAccess, modelAllowed } from './call-access.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { findModel } from './find-model.ts';
 import { type ModelReference, parseModelReference } from './parse-model.ts';
@@ -124,9 +124,7 @@ function callerOf(
   reference: ModelReference & { kind: 'model' },
   access: CallAccess | undefined,
 ): { agentId: string | undefined; metadata: Record<string, string> | undefined } {
-  const only = access?.agents?.length === 1 ? access.agents[0] : undefined;
-  const agentId = asked.metadata?.agent_id ?? reference.agentId ?? only;
-  requireAgent(access, agentId);
+  const agentId = actingAgent(access, asked.metadata?.agent_id ?? reference.agentId);
   let metadata = asked.metadata ?? undefined;
   if (agentId !== undefined && metadata?.agent_id !== agentId) metadata = { ...metadata, agent_id: agentId };
   // The caller's key attributes the call (records, key budgets); a request naming another key would dodge them.

@@ -2,7 +2,7 @@ import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import { budgetSubject, reserveFor } from '../budgets/call-budget.ts';
 import { estimateTokens } from '../budgets/estimate-cost.ts';
 import { attemptPolicy } from '../completion/attempt-policy.ts';
-import { type CallAccess, modelAllowed, requireAgent } from '../completion/call-access.ts';
+import { actingAgent, type CallAccess, modelAllowed } from '../completion/call-access.ts';
 import { CallTrace } from '../completion/call-plan.ts';
 import { recordCall, responseInfo } from '../completion/finalise.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
@@ -110,9 +110,7 @@ function embeddingCaller(
   request: EmbeddingRequest,
   access: CallAccess | undefined,
 ): Record<string, string> {
-  const only = access?.agents?.length === 1 ? access.agents[0] : undefined;
-  const agentId = metadata.agent_id ?? only;
-  requireAgent(access, agentId);
+  const agentId = actingAgent(access, metadata.agent_id);
   if (!modelAllowed(access, () => undefined, request.model))
     throw new PermissionDeniedError(`This API key may not use ${request.model}.`);
   return agentId === undefined ? metadata : { ...metadata, agent_id: agentId };
