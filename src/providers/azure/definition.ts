@@ -43,10 +43,11 @@ export const azureProvider: ProviderDefinition<AzureSettings> = {
     return 'missing' in found || !apiVersion ? found : { ...found, apiVersion };
   },
   create: async (settings) => {
-    const [{ AzureOpenAI }, { OpenAIProvider }, { sdkClientOptions }] = await Promise.all([
+    const [{ AzureOpenAI }, { OpenAIProvider }, { sdkClientOptions }, { sdkTransport }] = await Promise.all([
       import('openai'),
       import('../openai/adapter.ts'),
       import('../provider.ts'),
+      import('../openai/openai-transport.ts'),
     ]);
     const client = new AzureOpenAI({
       ...sdkClientOptions(settings),
@@ -55,6 +56,6 @@ export const azureProvider: ProviderDefinition<AzureSettings> = {
       organization: null,
       project: null,
     });
-    return new OpenAIProvider(client, settings, quirks, settings.deployments);
+    return new OpenAIProvider(sdkTransport(client), settings, quirks, settings.deployments);
   },
 };
