@@ -46,7 +46,10 @@ export interface RecordedRequest {
 export interface CallRecorder {
   readonly calls: CallStore;
   readonly stats: RecordQueueStats;
-  /** Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer. */
+  /**
+   * Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer (at
+   * once when the queue has a journal).
+   */
   record(
     request: RecordedRequest,
     call: CallContext,
@@ -83,7 +86,7 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
         stream: request?.stream === true,
       };
       const endedAt = Date.now();
-      setImmediate(() => {
+      const build = () => {
         const input: CallRecordInput = {
           id: call.id,
           ...(call.dialect ? { dialect: call.dialect } : {}),
@@ -98,15 +101,19 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
           ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
           ...outcome,
         };
-        // This runs in its own tick: anything thrown here would end the process. buildRecord isolates each part;
-        // this is the last line, for a failure outside the parts.
+        // Anything thrown here would end the process (in its own tick) or fail an answered call (journaled).
+        // buildRecord isolates each part; this is the last line, for a failure outside the parts.
         try {
           const { record, incomplete } = buildRecord(input);
           queue.enqueue(record, incomplete);
         } catch (error) {
           queue.enqueue(bareRecord(call, sent.model, endedAt, outcome.error, error), true);
         }
-      });
+      };
+      // Journaled, the record is built and on disk before the answer leaves: an answered call outlives the process.
+      // Otherwise it is built on the next turn, off the request path.
+      if (queue.journaled) build();
+      else setImmediate(build);
     },
     flush: async () => {
       await nextTurn();

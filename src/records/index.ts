@@ -33,6 +33,7 @@ export {
   type UsageLike,
   ZERO_USAGE,
 } from './compute-cost.ts';
+export { type JournalSegment, RecordJournal, type RecordJournalOptions } from './record-journal.ts';
 export { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
 export { type RecordSink, RecordsRefusedError } from './sink.ts';
 export { CallbackSink } from './sinks/callback-sink.ts';

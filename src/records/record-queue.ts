@@ -1,4 +1,6 @@
 import type { CallRecord } from './call-record.ts';
+import { replayJournal } from './journal-replay.ts';
+import type { RecordJournal } from './record-journal.ts';
 import { type RecordSink, RecordsRefusedError } from './sink.ts';
 
 /** A failing sink or a full queue is reported at most once per this interval, so it is loud without flooding logs. */
@@ -22,6 +24,11 @@ export interface RecordQueueOptions {
    * Default: a process warning.
    */
   onDropped?: (stats: RecordQueueStats) => void;
+  /**
+   * A write-ahead journal: each accepted record is appended to it in `enqueue`, and a flush that its sinks failed
+   * keeps the records there to replay (see `RecordJournal`). What a dead process left is replayed soon after start.
+   */
+  journal?: RecordJournal;
 }
 
 export interface RecordQueueStats {
@@ -29,7 +36,7 @@ export interface RecordQueueStats {
   queued: number;
   /** Records every sink has been handed and none failed on. */
   written: number;
-  /** Records refused because the queue was full or closed. */
+  /** Records refused because the queue was full or closed, or deleted unstored from a journal past its size. */
   dropped: number;
   /** Failed writes: one per record a sink could not store (the batch when the sink threw, else the rows it refused). */
   failed: number;
@@ -51,6 +58,7 @@ export class RecordQueue {
   readonly #flushIntervalMs: number;
   readonly #onError: (error: unknown, sink: RecordSink) => void;
   readonly #onDropped: (stats: RecordQueueStats) => void;
+  readonly #journal: RecordJournal | undefined;
   /** When each sink's failure was last reported (`performance.now()`). */
   readonly #reportedAt = new Map<RecordSink, number>();
   #dropsReportedAt: number | undefined;
@@ -73,6 +81,13 @@ export class RecordQueue {
     this.#flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
     this.#onError = options.onError ?? emitSinkWarning;
     this.#onDropped = options.onDropped ?? emitDropWarning;
+    this.#journal = options.journal;
+    if (this.#journal?.nextPending) this.#scheduleFlushSoon();
+  }
+
+  /** Whether accepted records are journaled in `enqueue` (the recorder then builds them before the answer leaves). */
+  get journaled(): boolean {
+    return this.#journal !== undefined;
   }
 
   /**
@@ -87,6 +102,7 @@ export class RecordQueue {
       this.#reportDrops();
       return false;
     }
+    this.#journal?.append(record);
     this.#queue.push(record);
     if (this.#queue.length >= this.#batchSize) this.#scheduleFlushSoon();
     else this.#timer ??= setTimeout(() => void this.flush(), this.#flushIntervalMs).unref();
@@ -109,6 +125,7 @@ export class RecordQueue {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.flush();
+      this.#journal?.close();
       for (const sink of this.#sinks) {
         try {
           await sink.close?.();
@@ -152,24 +169,56 @@ export class RecordQueue {
 
   /** Writes what is queued now, batch by batch; records arriving meanwhile have armed the timer for the next flush. */
   async #drain(): Promise<void> {
+    // The journal file of exactly the records this drain writes: later ones go to the next file.
+    const segment = this.#journal?.rotate();
+    let journaledSinkFailed = false;
     let remaining = this.#queue.length;
     while (remaining > 0) {
       const batch = this.#queue.splice(0, Math.min(this.#batchSize, remaining));
       remaining -= batch.length;
-      const lost = await Promise.all(this.#sinks.map((sink) => this.#writeTo(sink, batch)));
-      this.#written += batch.length - Math.max(0, ...lost);
+      const outcomes = await Promise.all(this.#sinks.map((sink) => this.#writeTo(sink, batch)));
+      this.#written += batch.length - Math.max(0, ...outcomes.map((outcome) => outcome.lost));
+      journaledSinkFailed ||= outcomes.some((outcome, index) => outcome.threw && this.#isJournaled(index));
     }
+    if (!this.#journal) return;
+    if (segment) this.#countDropped(this.#journal.settle(segment, !journaledSinkFailed));
+    if (!journaledSinkFailed && this.#journal.nextPending) await this.#replay(this.#journal);
   }
 
-  /** How many records of the batch the sink did not store: all when it threw, the refused ones when it said so. */
-  async #writeTo(sink: RecordSink, batch: CallRecord[]): Promise<number> {
+  #isJournaled(sinkIndex: number): boolean {
+    return this.#journal?.sinks.includes(this.#sinks[sinkIndex]!) ?? false;
+  }
+
+  /** Stored records of the journal's pending files count as written; refused or unreadable ones as failed. */
+  async #replay(journal: RecordJournal): Promise<void> {
+    const { stored, lost, failure } = await replayJournal(journal, this.#batchSize);
+    this.#written += stored;
+    this.#failed += lost;
+    if (lost > 0) this.#lastLossAt = Date.now();
+    if (failure) this.#report(failure.error, failure.sink);
+  }
+
+  /** Records the journal deleted unstored to stay within its size: dropped, as from a full queue. */
+  #countDropped(records: number): void {
+    if (records === 0) return;
+    this.#dropped += records;
+    this.#lastLossAt = Date.now();
+    this.#reportDrops();
+  }
+
+  /**
+   * How many records of the batch the sink did not store: all when it threw (`threw`: an outage, worth a journal
+   * replay), the refused ones when it said so.
+   */
+  async #writeTo(sink: RecordSink, batch: CallRecord[]): Promise<{ lost: number; threw: boolean }> {
     try {
       await sink.write(batch);
       // Recovered: its next failure is news, whenever it comes.
       this.#reportedAt.delete(sink);
-      return 0;
+      return { lost: 0, threw: false };
     } catch (error) {
-      const refused = error instanceof RecordsRefusedError ? Math.max(0, error.refused) : batch.length;
+      const threw = !(error instanceof RecordsRefusedError);
+      const refused = threw ? batch.length : Math.max(0, (error as RecordsRefusedError).refused);
       const lost = Math.min(refused, batch.length);
       this.#failed += lost;
       this.#lastLossAt = Date.now();
@@ -179,7 +228,7 @@ export class RecordQueue {
         this.#reportedAt.set(sink, now);
         this.#report(error, sink);
       }
-      return lost;
+      return { lost, threw };
     }
   }
 

@@ -1,0 +1,45 @@
+import type { RecordJournal } from './record-journal.ts';
+import { type RecordSink, RecordsRefusedError } from './sink.ts';
+
+export interface ReplayOutcome {
+  /** Records every journaled sink stored. */
+  stored: number;
+  /** Records a sink refused, or lines that did not parse: lost for good. */
+  lost: number;
+  /** The sink that failed as a whole and its error: the file it was replaying is kept for the next flush. */
+  failure?: { sink: RecordSink; error: unknown };
+}
+
+/**
+ * Writes the journal's pending files to its sinks, oldest first, in batches, and deletes each once stored. A sink
+ * that refuses rows (bad data) loses those rows only; one that fails as a whole (an outage) stops the replay, and
+ * the file stays to be replayed after a later flush succeeds. Writing a record twice is harmless: the sinks upsert by
+ * record id, so a replay cut short and run again never duplicates a call.
+ */
+export async function replayJournal(journal: RecordJournal, batchSize: number): Promise<ReplayOutcome> {
+  const outcome: ReplayOutcome = { stored: 0, lost: 0 };
+  for (let segment = journal.nextPending; segment; segment = journal.nextPending) {
+    const { records, unreadable } = journal.read(segment);
+    let refusedRows = 0;
+    for (let start = 0; start < records.length; start += batchSize) {
+      const batch = records.slice(start, start + batchSize);
+      let refused = 0;
+      for (const sink of journal.sinks) {
+        try {
+          await sink.write(batch);
+        } catch (error) {
+          if (!(error instanceof RecordsRefusedError)) {
+            outcome.failure = { sink, error };
+            return outcome;
+          }
+          refused = Math.max(refused, Math.min(batch.length, error.refused));
+        }
+      }
+      refusedRows += refused;
+    }
+    journal.discard(segment);
+    outcome.stored += records.length - refusedRows;
+    outcome.lost += refusedRows + unreadable;
+  }
+  return outcome;
+}

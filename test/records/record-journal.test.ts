@@ -1,0 +1,187 @@
+import { execFile } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/index.ts';
+import {
+  type CallRecord,
+  MemorySink,
+  RecordJournal,
+  RecordQueue,
+  type RecordSink,
+  RecordsRefusedError,
+} from '../../src/records/index.ts';
+import { makeRecord } from './make-record.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const node = join(root, 'node_modules/.bin/node');
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'switchyard-journal-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A sink that fails as a whole (an outage) while `down`, and keeps what it stores. */
+class OutageSink extends MemorySink {
+  down = true;
+  override write(records: CallRecord[]): void {
+    if (this.down) throw new Error('connection refused');
+    super.write(records);
+  }
+}
+
+/** A journaled queue whose flushes come only when the test asks (no timer, no full batch). */
+function journaledQueue(sink: RecordSink, maxBytes?: number) {
+  const journal = new RecordJournal({ dir, sinks: [sink], ...(maxBytes ? { maxBytes } : {}), onError: () => {} });
+  const queue = new RecordQueue({
+    sinks: [sink],
+    batchSize: 1000,
+    flushIntervalMs: 600_000,
+    journal,
+    onError: () => {},
+    onDropped: () => {},
+  });
+  return { journal, queue };
+}
+
+const ids = (records: CallRecord[]) => records.map((record) => record.id).sort();
+const files = () => readdirSync(dir);
+
+/** Runs journal-child.ts: it journals `count` records that are never flushed, then SIGKILLs itself. */
+function killedChild(count: number): Promise<{ ids: string[]; signal: string | null }> {
+  return new Promise((done, fail) => {
+    const child = execFile(node, [join(import.meta.dirname, 'journal-child.ts'), dir, String(count)], { cwd: root });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += String(chunk)));
+    child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+    child.on('error', fail);
+    // `close`, not `exit`: every byte of its output read.
+    child.on('close', (_code, signal) => {
+      if (!stdout.trim()) fail(new Error(`the child printed nothing: ${stderr}`));
+      else done({ ids: JSON.parse(stdout) as string[], signal });
+    });
+  });
+}
+
+describe('RecordJournal', () => {
+  it('records a SIGKILLed process had queued are replayed by the next one, once, and the files removed', async () => {
+    const { ids: queued, signal } = await killedChild(150);
+    expect(signal).toBe('SIGKILL');
+    expect(files()).toHaveLength(1);
+
+    const sink = new MemorySink();
+    const { journal, queue } = journaledQueue(sink);
+    expect(journal.pendingRecords).toBe(150);
+    await queue.flush();
+    expect(ids(sink.records())).toEqual([...queued].sort());
+    expect(queue.stats).toMatchObject({ written: 150, failed: 0, dropped: 0 });
+    expect(files()).toEqual([]);
+    await queue.close();
+  });
+
+  it('keeps the records of a flush the sink failed, and replays them once it is back', async () => {
+    const sink = new OutageSink();
+    const { queue } = journaledQueue(sink);
+    const during = [makeRecord(), makeRecord(), makeRecord()];
+    for (const record of during) queue.enqueue(record);
+    await queue.flush();
+    expect(queue.stats).toMatchObject({ written: 0, failed: 3 });
+    expect(files()).toHaveLength(1);
+
+    sink.down = false;
+    const after = makeRecord();
+    queue.enqueue(after);
+    await queue.flush();
+    expect(ids(sink.records())).toEqual(ids([...during, after]));
+    expect(queue.stats.written).toBe(4);
+    expect(files()).toEqual([]);
+    await queue.close();
+  });
+
+  it('does not keep rows a sink refused (bad data, not an outage): they would be refused again', async () => {
+    const refusing: RecordSink = {
+      write(records) {
+        throw new RecordsRefusedError(1, records.length, new Error('invalid byte sequence'));
+      },
+    };
+    const { journal, queue } = journaledQueue(refusing);
+    queue.enqueue(makeRecord());
+    queue.enqueue(makeRecord());
+    await queue.flush();
+    expect(queue.stats).toMatchObject({ failed: 1, written: 1 });
+    expect(journal.pendingRecords).toBe(0);
+    expect(files()).toEqual([]);
+    await queue.close();
+  });
+
+  it('past maxBytes while the sink is down, deletes the oldest records and counts them as dropped', async () => {
+    const sink = new OutageSink();
+    const size = Buffer.byteLength(`${JSON.stringify(makeRecord())}\n`);
+    const { journal, queue } = journaledQueue(sink, size * 5);
+    const flushes = [0, 1, 2].map(() => [makeRecord(), makeRecord(), makeRecord()]);
+    for (const batch of flushes) {
+      for (const record of batch) queue.enqueue(record);
+      await queue.flush();
+    }
+    expect(queue.stats.dropped).toBe(6);
+    expect(journal.pendingRecords).toBe(3);
+
+    sink.down = false;
+    await queue.flush();
+    expect(ids(sink.records())).toEqual(ids(flushes[2]!));
+    await queue.close();
+  });
+
+  it('never replays the file of a journal still open in this process, on the same directory', async () => {
+    const first = journaledQueue(new MemorySink());
+    first.queue.enqueue(makeRecord());
+    const second = journaledQueue(new MemorySink());
+    expect(second.journal.pendingRecords).toBe(0);
+    await second.queue.close();
+    await first.queue.close();
+    expect(files()).toEqual([]);
+  });
+
+  it('replays the lines of a file torn by a power loss, and counts the torn one as failed', async () => {
+    const whole = [makeRecord(), makeRecord()];
+    const path = join(dir, `999999999-0badf00d-0@${encodeURIComponent(hostname())}.jsonl`);
+    writeFileSync(path, whole.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    appendFileSync(path, JSON.stringify(makeRecord()).slice(0, 40));
+    const sink = new MemorySink();
+    const { queue } = journaledQueue(sink);
+    await queue.flush();
+    expect(ids(sink.records())).toEqual(ids(whole));
+    expect(queue.stats).toMatchObject({ written: 2, failed: 1 });
+    await queue.close();
+  });
+
+  it('leaves the files of another machine alone (it cannot tell whether their writer runs)', async () => {
+    const path = join(dir, '1-0badf00d-0@elsewhere.example.jsonl');
+    writeFileSync(path, `${JSON.stringify(makeRecord())}\n`);
+    const sink = new MemorySink();
+    const { queue } = journaledQueue(sink);
+    await queue.close();
+    expect(sink.records()).toEqual([]);
+    expect(files()).toEqual(['1-0badf00d-0@elsewhere.example.jsonl']);
+  });
+});
+
+describe('a gateway with a journal', () => {
+  it('has the record on disk when the answer is returned, before any later turn of the event loop', async () => {
+    const sink = new MemorySink();
+    const journal = new RecordJournal({ dir, sinks: [sink] });
+    const gateway = createGateway({ mock: true, records: { sinks: [sink], journal, flushIntervalMs: 600_000 } });
+    const answer = await gateway.createCompletion({
+      model: 'gpt-4o-latest',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const journaled = files().map((name) => readFileSync(join(dir, name), 'utf8'));
+    expect(journaled.join('')).toContain(`"id":"${answer.switchyard.call_id}"`);
+    await gateway.close();
+    expect(sink.records().map((record) => record.id)).toEqual([answer.switchyard.call_id]);
+    expect(files()).toEqual([]);
+  });
+});
