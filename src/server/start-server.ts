@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
 import { redactSecrets } from '../internal/redact.ts';
+import { RecordJournal } from '../records/record-journal.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { bufferedLines } from './buffered-lines.ts';
@@ -38,6 +40,11 @@ export interface ServeOptions {
   /** Provider keys, fallbacks, retry… for the gateway (deployments, records and mock are set by the server). */
   gateway?: Omit<GatewayOptions, 'mock' | 'deployments' | 'records'>;
   maxBodyBytes?: number;
+  /**
+   * Each call record is appended to `<dataDir>/record-journal/` before the answer leaves and replayed by the next
+   * start if the process dies before its batch is stored (default `true`; `false` trades that for throughput).
+   */
+  recordJournal?: boolean;
   /** Time a client has to send a whole request (headers and body), default 60 s. */
   requestTimeoutMs?: number;
   /** On shutdown, how long in-flight requests may take to finish before their connections are cut (default 30 s). */
@@ -112,8 +119,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // from holding up the requests that arrive meanwhile (p99 at one connection).
   // Lost records are loud: a warning the first time, then at most once a minute (the queue's pace), with the counts.
   const metrics = options.metrics ? await createServerMetrics(() => gateway.recordStats) : undefined;
+  const storage = engines.sink ?? new SqliteSink(dbPath);
+  // Write-ahead: an answered call's record is on disk before the answer, so kill -9 loses only calls in flight.
+  const journal =
+    options.recordJournal === false
+      ? undefined
+      : new RecordJournal({
+          dir: join(dataDir, 'record-journal'),
+          sinks: [storage],
+          onError: (error) => warn('call records could not be journaled', { error: messageOf(error) }),
+        });
+  if (journal?.pendingRecords) info('replaying records a stopped process left', { records: journal.pendingRecords });
   const records = {
-    sinks: [engines.sink ?? new SqliteSink(dbPath), ...(metrics ? [metrics.sink] : [])],
+    sinks: [storage, ...(metrics ? [metrics.sink] : [])],
+    ...(journal ? { journal } : {}),
     batchSize: 32,
     onError: (error: unknown) => {
       const outage = storageErrorOf(error);
