@@ -1,4 +1,5 @@
 import type { BedrockRuntimeClient, ConverseResponse, ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
+import { importOptional } from '../../internal/optional-package.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
@@ -14,7 +15,11 @@ import { StreamConverter } from './stream-converter.ts';
  * a Bedrock API key (bearer), else the SDK's standard chain. The SDK's own retries are off: retries are the gateway's.
  */
 export async function createBedrockProvider(settings: ResolvedProviderSettings<BedrockSettings>): Promise<Provider> {
-  const sdk = await import('@aws-sdk/client-bedrock-runtime');
+  const sdk = await importOptional(
+    '@aws-sdk/client-bedrock-runtime',
+    'Bedrock',
+    () => import('@aws-sdk/client-bedrock-runtime'),
+  );
   const bearer = settings.apiKey !== 'unused' ? settings.apiKey : undefined;
   const client = new sdk.BedrockRuntimeClient({
     region: settings.region ?? 'us-east-1',
