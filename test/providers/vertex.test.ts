@@ -1,10 +1,9 @@
-import { createVerify, generateKeyPairSync } from 'node:crypto';
-import { createServer } from 'node:http';
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/index.ts';
 import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
-import { sendJSON } from '../fake-servers/http.ts';
+import { startFakeGoogleOAuthServer } from '../fake-servers/google-oauth-server.ts';
 
 /**
  * Google Vertex AI: Gemini through @google/genai (vertexai) and Claude through @anthropic-ai/vertex-sdk, against the
@@ -14,32 +13,9 @@ import { sendJSON } from '../fake-servers/http.ts';
 const gemini = await startFakeGeminiServer();
 const anthropic = await startFakeAnthropicServer();
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const tokenRequests: string[] = [];
-// The token endpoint reads a form body (the shared fake-server plumbing parses JSON): a tiny server of its own.
-const tokenServer = createServer(async (request, response) => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-  const assertion = form.get('assertion') ?? '';
-  const [header, claims, signature] = assertion.split('.');
-  const valid = createVerify('RSA-SHA256')
-    .update(`${header}.${claims}`)
-    .verify(publicKey, signature ?? '', 'base64url');
-  tokenRequests.push(form.get('grant_type') ?? '');
-  if (!valid) return sendJSON(response, 400, { error: 'invalid_grant' });
-  const scope = JSON.parse(Buffer.from(claims!, 'base64url').toString('utf8')).scope;
-  sendJSON(response, 200, {
-    access_token: `ya29.fake-for-${scope.split('/').at(-1)}`,
-    expires_in: 3600,
-    token_type: 'Bearer',
-  });
-});
-await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
-const tokenURL = `http://127.0.0.1:${(tokenServer.address() as { port: number }).port}/token`;
-afterAll(async () => {
-  await Promise.all([gemini.close(), anthropic.close()]);
-  await new Promise((resolve) => tokenServer.close(resolve));
-});
+const oauth = await startFakeGoogleOAuthServer({ publicKey });
+const tokenURL = oauth.tokenURL;
+afterAll(() => Promise.all([gemini.close(), anthropic.close(), oauth.close()]));
 
 const serviceAccount = {
   type: 'service_account',
@@ -87,7 +63,7 @@ describe('Vertex AI', () => {
       '/v1/projects/acme-prod/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent',
     );
     expect(sent.headers.authorization).toBe('Bearer ya29.fake-for-cloud-platform');
-    expect(tokenRequests.at(-1)).toBe('urn:ietf:params:oauth:grant-type:jwt-bearer');
+    expect(oauth.requests.at(-1)!.grant).toBe('urn:ietf:params:oauth:grant-type:jwt-bearer');
   });
 
   it('streams Gemini on Vertex', async () => {

@@ -1,3 +1,5 @@
+import { ProviderError } from '../../errors.ts';
+import { importOptional, MissingPackageError } from '../../internal/optional-package.ts';
 import type { CompletionChunk } from '../../types.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
 import { vertexAuthClient } from './auth.ts';
@@ -24,7 +26,7 @@ export async function createVertexProvider(settings: ResolvedProviderSettings<Ve
       ...(settings.project ? { project: settings.project } : {}),
       location,
       apiVersion: 'v1',
-      ...(authClient ? { googleAuthOptions: { authClient } } : {}),
+      googleAuthOptions: { authClient },
       httpOptions: {
         baseUrl: settings.baseURL,
         timeout: settings.timeoutMs,
@@ -35,7 +37,11 @@ export async function createVertexProvider(settings: ResolvedProviderSettings<Ve
     return geminiOn(client, settings, 'vertex');
   };
   const claudeProvider = async () => {
-    const { AnthropicVertex } = await import('@anthropic-ai/vertex-sdk');
+    const { AnthropicVertex } = await importOptional(
+      '@anthropic-ai/vertex-sdk',
+      'Claude on Vertex AI',
+      () => import('@anthropic-ai/vertex-sdk'),
+    );
     const { claudeOn } = await import('../anthropic/adapter.ts');
     const client = new AnthropicVertex({
       region: location,
@@ -43,17 +49,38 @@ export async function createVertexProvider(settings: ResolvedProviderSettings<Ve
       baseURL: `${settings.baseURL.replace(/\/+$/, '')}/v1`,
       maxRetries: 0,
       timeout: settings.timeoutMs,
-      ...(authClient ? { authClient } : {}),
+      authClient,
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
     });
     // The Vertex client is Anthropic's: its `post` of /v1/messages goes to the model's :rawPredict.
     return claudeOn(client as unknown as Parameters<typeof claudeOn>[0], settings, 'vertex');
   };
   const providerFor = (call: ProviderCall) =>
-    CLAUDE.test(call.body.model) ? (claude ??= claudeProvider()) : (gemini ??= geminiProvider());
+    (CLAUDE.test(call.body.model) ? (claude ??= claudeProvider()) : (gemini ??= geminiProvider())).catch(
+      (error: unknown) => {
+        throw notInstalled(error, call.body.model);
+      },
+    );
   return {
     name: 'vertex',
     complete: async (call): Promise<ProviderCompletion> => (await providerFor(call)).complete(call),
     stream: async (call): Promise<AsyncIterable<CompletionChunk>> => (await providerFor(call)).stream(call),
   };
+}
+
+/**
+ * The Claude SDK is loaded on the first Claude call, after the adapter was made: its absence fails that call as the
+ * configuration error it is (not retried, and the message says what to install).
+ */
+function notInstalled(error: unknown, model: string): unknown {
+  if (!(error instanceof MissingPackageError)) return error;
+  return new ProviderError(error.message, {
+    provider: 'vertex',
+    model,
+    status: 503,
+    type: 'server_error',
+    code: 'provider_not_configured',
+    retryable: false,
+    cause: error,
+  });
 }

@@ -18,12 +18,17 @@ export interface VertexSettings {
    * Default Credentials.
    */
   serviceAccount?: Record<string, unknown> | string;
+  /**
+   * The Application Default Credentials file: a service account key, gcloud's `authorized_user` login or an
+   * `external_account` (default `GOOGLE_APPLICATION_CREDENTIALS`, else gcloud's application_default_credentials.json).
+   */
+  credentialsFile?: string;
 }
 
 /**
  * Google Vertex AI: Gemini and Claude (`claude-…@date` ids) in one Google Cloud project. Credentials: an OAuth
  * access token (`apiKey` / `VERTEX_ACCESS_TOKEN`), a service account key (`serviceAccount`), else Application
- * Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`, gcloud's, or the metadata server).
+ * Default Credentials' file (`credentialsFile`, `GOOGLE_APPLICATION_CREDENTIALS` or gcloud's).
  */
 export const vertexProvider: ProviderDefinition<VertexSettings> = {
   id: 'vertex',
@@ -43,17 +48,20 @@ export const vertexProvider: ProviderDefinition<VertexSettings> = {
     if (!project) return { missing: 'GOOGLE_CLOUD_PROJECT (or providers.vertex.project)' };
     const location = configured.region ?? env.GOOGLE_CLOUD_LOCATION ?? env.VERTEX_LOCATION ?? 'us-central1';
     const apiKey = configured.apiKey ?? env.VERTEX_ACCESS_TOKEN;
-    const adc =
-      !!env.GOOGLE_APPLICATION_CREDENTIALS ||
-      existsSync(join(homedir(), '.config', 'gcloud', 'application_default_credentials.json'));
-    if (!apiKey && !configured.serviceAccount && !adc)
+    const gcloudFile = join(homedir(), '.config', 'gcloud', 'application_default_credentials.json');
+    const credentialsFile =
+      configured.credentialsFile ??
+      env.GOOGLE_APPLICATION_CREDENTIALS ??
+      (existsSync(gcloudFile) ? gcloudFile : undefined);
+    if (!apiKey && !configured.serviceAccount && !credentialsFile)
       return {
         missing:
           'Google credentials (GOOGLE_APPLICATION_CREDENTIALS, providers.vertex.serviceAccount or VERTEX_ACCESS_TOKEN)',
       };
     const host = location === 'global' ? 'aiplatform.googleapis.com' : `${location}-aiplatform.googleapis.com`;
     const baseURL = configured.baseURL ?? env.VERTEX_BASE_URL ?? `https://${host}`;
-    return { apiKey: apiKey ?? 'unused', baseURL, region: location, project };
+    const file = credentialsFile ? { credentialsFile } : {};
+    return { apiKey: apiKey ?? 'unused', baseURL, region: location, project, ...file };
   },
   secrets: (settings) => [serviceAccountSecret(settings.serviceAccount)],
   create: async (settings) => (await import('./adapter.ts')).createVertexProvider(settings),
