@@ -21,6 +21,7 @@ const examples: Runnable[] = readdirSync(join(root, 'examples'))
     line: 1,
     lang: 'ts',
     fragment: false,
+    walkthrough: false,
     writeTo: undefined,
     code: '',
     source: join(root, 'examples', name),
@@ -71,6 +72,7 @@ describe('the docs test itself', () => {
     line: 1,
     lang,
     fragment: false,
+    walkthrough: false,
     writeTo: undefined,
     code,
   });

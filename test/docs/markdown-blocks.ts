@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 
 /**
  * One fenced code block of a Markdown file. The fence's info string is the language, then words of ours:
- * `fragment` (shown, never run: it cannot run as written or offline) and `file=<path>` (a file the prose names: it is
- * written at that path in the examples' working directory before any block runs).
+ * `fragment` (shown, never run: it cannot run as written or offline), `file=<path>` (a file the prose names: it is
+ * written at that path in the examples' working directory before any block runs) and `walkthrough` (a step of the
+ * page's walkthrough: its steps run in order in one shell, against real engines, in `walkthrough.test.ts`).
  */
 export interface CodeBlock {
   /** The Markdown file, relative to the repository. */
@@ -13,6 +14,7 @@ export interface CodeBlock {
   /** The info string's first word; `''` when the fence has none. */
   lang: string;
   fragment: boolean;
+  walkthrough: boolean;
   /** `file=<path>`: where the block is written for the other blocks to use. */
   writeTo: string | undefined;
   code: string;
@@ -44,6 +46,7 @@ export function codeBlocks(path: string, name: string): CodeBlock[] {
       line: start + 1,
       lang: words[0] ?? '',
       fragment: words.includes('fragment'),
+      walkthrough: words.includes('walkthrough'),
       writeTo: words.find((word) => word.startsWith('file='))?.slice('file='.length),
       code: `${body.join('\n')}\n`,
     });
@@ -51,9 +54,13 @@ export function codeBlocks(path: string, name: string): CodeBlock[] {
   return blocks;
 }
 
-/** What a block is for the test: run it, parse it, show it, or a fence without a language (an error). */
-export function kindOf(block: CodeBlock): 'run' | 'data' | 'fragment' | 'shown' | 'unknown' {
+/**
+ * What a block is for the test: run it, parse it, show it, leave it to the walkthrough test, or a fence without a
+ * language (an error).
+ */
+export function kindOf(block: CodeBlock): 'run' | 'data' | 'fragment' | 'walkthrough' | 'shown' | 'unknown' {
   if (block.fragment) return 'fragment';
+  if (block.walkthrough) return 'walkthrough';
   if (RUN_LANGS.has(block.lang)) return 'run';
   if (DATA_LANGS.has(block.lang)) return 'data';
   if (SHOWN_LANGS.has(block.lang)) return 'shown';

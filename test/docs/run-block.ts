@@ -48,7 +48,12 @@ export async function runBlock(block: Runnable, world: DocsWorld): Promise<Block
 }
 
 /** The run ends rooted in the working directory; every process it started is ended with it. */
-function run(command: string, args: string[], world: Pick<DocsWorld, 'dir' | 'env'>): Promise<BlockResult> {
+export function run(
+  command: string,
+  args: string[],
+  world: Pick<DocsWorld, 'dir' | 'env'>,
+  timeoutMs = TIMEOUT_MS,
+): Promise<BlockResult> {
   return new Promise((done) => {
     const child = spawn(command, args, { cwd: world.dir, env: world.env, detached: true });
     let stdout = '';
@@ -61,9 +66,9 @@ function run(command: string, args: string[], world: Pick<DocsWorld, 'dir' | 'en
       } catch {}
     };
     const timer = setTimeout(() => {
-      stderr += `\n[docs test: still running after ${TIMEOUT_MS} ms; stopped]`;
+      stderr += `\n[docs test: still running after ${timeoutMs} ms; stopped]`;
       endGroup();
-    }, TIMEOUT_MS);
+    }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       endGroup();
