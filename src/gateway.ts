@@ -28,7 +28,7 @@ import { createEmbedding } from './embeddings/create-embedding.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 import { InvalidRequestError } from './errors.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
-import type { ProviderDefinition } from './providers/provider.ts';
+import type { ProviderDefinition, ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
 import { builtInProviders, ProviderRegistry, type ProvidersSettings } from './providers/registry.ts';
 import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
@@ -91,6 +91,12 @@ export interface GatewayOptions {
    * limits calls per API key, so that one key cannot hold them all.
    */
   maxConnectionsPerProvider?: number;
+  /**
+   * How providers are reached unless their settings say (`providers.<name>.transport`): `wire` (default) speaks each
+   * provider's HTTP API on one pooled connection per origin, `sdk` goes through the official SDKs. Unset, the
+   * `SWITCHYARD_TRANSPORT` environment variable decides. See docs/providers.md.
+   */
+  transport?: ProviderTransport;
   /**
    * The most UTF-8 bytes that templating (`input` filling `{{variables}}`) may write into one request's messages,
    * all texts together (default 8 MiB). A value referenced many times multiplies: past the bound the call is a 400
@@ -212,6 +218,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     timeoutMs,
     simulator,
     transport: { maxResponseBytes: options.maxResponseBytes, connections: options.maxConnectionsPerProvider },
+    defaultTransport: options.transport,
   });
   const deployments =
     options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });

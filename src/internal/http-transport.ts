@@ -52,7 +52,15 @@ const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
  * Like fetch: `signal` aborts the request and the body, rejecting with the signal's reason; network failures
  * reject with `TypeError('fetch failed', { cause })`; gzip, deflate and br bodies are decoded.
  */
-export function createPooledFetch(options: PooledFetchOptions = {}): typeof fetch {
+export const createPooledFetch = (options: PooledFetchOptions = {}) => createPooledTransport(options).fetch;
+
+/** One pooled dispatcher (built, and undici loaded, on first use) and the `fetch` over it. */
+export interface PooledTransport {
+  fetch: typeof fetch;
+  dispatcher(): Dispatcher | Promise<Dispatcher>;
+}
+
+export function createPooledTransport(options: PooledFetchOptions = {}): PooledTransport {
   // undici is loaded on the first request, not at import: loading all of it takes 100-200 ms.
   let dispatcher = options.dispatcher;
   let loading: Promise<Dispatcher> | undefined;
@@ -131,7 +139,7 @@ export function createPooledFetch(options: PooledFetchOptions = {}): typeof fetc
     return fetch(input, { ...init, dispatcher: pool } as unknown as RequestInit);
   }
 
-  return pooledFetch as typeof fetch;
+  return { fetch: pooledFetch as typeof fetch, dispatcher: () => dispatcher ?? getDispatcher() };
 }
 
 /**
@@ -248,7 +256,7 @@ function responseHeaders(headers: Record<string, string | string[] | undefined>)
  * The body with its content-encoding undone (innermost last), flushed chunk by chunk so streams stay live, and
  * its decoded size held to `maxBytes` (a small compressed body can expand a thousandfold).
  */
-function decoded(body: Readable, encoding: string | string[] | undefined, maxBytes: number): Readable {
+export function decoded(body: Readable, encoding: string | string[] | undefined, maxBytes: number): Readable {
   if (encoding === undefined) return body;
   return pipeline(decompressed(body, encoding), byteLimit(maxBytes), () => undefined);
 }

@@ -1,12 +1,19 @@
-import { createPooledFetch } from '../internal/http-transport.ts';
+import { createPooledTransport, type PooledTransport } from '../internal/http-transport.ts';
 import { redactSecrets } from '../internal/redact.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, withResponseLimit } from '../internal/response-limit.ts';
 import { credentialsOf, type MissingSetting } from './credentials.ts';
 import { KeyHealth, type KeySlot, keySlotsOf } from './key-slots.ts';
 import type { MockProvider } from './mock/simulator.ts';
 import { standIn } from './mock/stand-in.ts';
-import { type Provider, type ProviderSettings, type ResolvedProviderSettings, secretsOf } from './provider.ts';
+import {
+  type Provider,
+  type ProviderSettings,
+  type ProviderTransport,
+  type ResolvedProviderSettings,
+  secretsOf,
+} from './provider.ts';
 import type { ProviderRegistry } from './registry.ts';
+import { dispatcherSender, fetchSender, type HttpSender } from './wire/http-sender.ts';
 
 /**
  * A ready adapter, or the setting that is missing (or unusable: `problem` says why) for it; the attempt is then
@@ -30,6 +37,8 @@ export interface ProviderPoolOptions {
   simulator: MockProvider | undefined;
   /** The HTTP transport's limits: answer size and connections per provider. */
   transport?: { maxResponseBytes?: number | undefined; connections?: number | undefined };
+  /** The gateway's `transport`, for providers that set none. */
+  defaultTransport?: ProviderTransport | undefined;
 }
 
 /**
@@ -40,8 +49,17 @@ export interface ProviderPoolOptions {
  */
 export function createProviderPool(options: ProviderPoolOptions): ProviderLookup {
   const adapters = new Map<string, Promise<Provider | MissingSetting>>();
-  // One keep-alive pool for every SDK of this gateway: their default fetch costs ~0.5 ms of CPU per call (bench/).
-  let pooledFetch: typeof fetch | undefined;
+  // One keep-alive pool for every provider of this gateway, the wire transports' and the SDKs' (their default fetch
+  // costs ~0.5 ms of CPU per call, bench/).
+  let pooled: { transport: PooledTransport; send: HttpSender } | undefined;
+  const sharedPool = () => {
+    if (!pooled) {
+      const created = createPooledTransport(transport);
+      pooled = { transport: created, send: dispatcherSender(created.dispatcher, maxResponseBytes) };
+    }
+    return pooled;
+  };
+  const defaultTransport = options.defaultTransport ?? transportFromEnvironment();
   const maxResponseBytes = options.transport?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const transport = {
     env: options.env,
@@ -81,11 +99,14 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     if ('missing' in found) return found;
     const resolved = { ...configured, ...found };
     const secrets = [...secretsOf(resolved), ...(definition.secrets?.(resolved) ?? [])];
+    const fetchImpl = configured.fetch ? ownFetch(configured.fetch) : sharedPool().transport.fetch;
     const settings: ResolvedProviderSettings = {
       ...resolved,
-      fetch: configured.fetch ? ownFetch(configured.fetch) : (pooledFetch ??= createPooledFetch(transport)),
+      fetch: fetchImpl,
       timeoutMs: configured.timeoutMs ?? options.timeoutMs,
       secrets: secrets.filter((secret): secret is string => !!secret),
+      transport: configured.transport ?? defaultTransport,
+      send: configured.fetch ? fetchSender(fetchImpl) : sharedPool().send,
     };
     try {
       return await definition.create(settings);
@@ -108,6 +129,14 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     return adapter;
   };
   return Object.assign(lookup, { keys: keysOf, health: new KeyHealth() });
+}
+
+/** `SWITCHYARD_TRANSPORT=sdk` sends every provider through its SDK: an operator's switch, no code change. */
+function transportFromEnvironment(): ProviderTransport {
+  const chosen = process.env.SWITCHYARD_TRANSPORT;
+  if (chosen === undefined || chosen === '' || chosen === 'wire') return 'wire';
+  if (chosen === 'sdk') return 'sdk';
+  throw new Error(`SWITCHYARD_TRANSPORT must be "wire" or "sdk", not ${JSON.stringify(chosen)}.`);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { StrictPlan } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk, CompletionResponse, CompletionWarning, ReasoningEffortLevel } from '../types.ts';
 import type { ModelProfile } from './model-profile.ts';
+import type { HttpSender } from './wire/http-sender.ts';
 
 /**
  * The one interface every provider adapter implements. Requests and results are OpenAI-shaped: adapters of the
@@ -234,9 +235,21 @@ export interface ProviderSettings {
   firstTokenTimeoutMs?: number;
   /** Streams from this provider: longest wait for the next chunk (overrides the gateway's `streamIdleTimeoutMs`). */
   streamIdleTimeoutMs?: number;
-  /** A fetch implementation to hand to the SDK (proxies, instrumentation, tests). */
+  /**
+   * A fetch implementation every request of this provider goes through (proxies, instrumentation, tests), whichever
+   * the transport.
+   */
   fetch?: typeof fetch;
+  /**
+   * How the provider is reached: `wire` (the default for OpenAI-compatible providers, Anthropic and Gemini) speaks
+   * its HTTP API directly on the gateway's connection pool; `sdk` goes through the official SDK. Default: the
+   * gateway's `transport`, else the `SWITCHYARD_TRANSPORT` environment variable, else `wire`. Providers whose
+   * authentication is their SDK's (Azure with Entra ID, Bedrock, Vertex) use it either way.
+   */
+  transport?: ProviderTransport;
 }
+
+export type ProviderTransport = 'wire' | 'sdk';
 
 /** Settings after defaults and environment were applied, with the provider's own (`Own`) beside the shared ones. */
 export type ResolvedProviderSettings<Own extends object = object> = ProviderSettings &
@@ -246,6 +259,9 @@ export type ResolvedProviderSettings<Own extends object = object> = ProviderSett
     timeoutMs: number;
     /** What errors must never show: the shared `secretsOf` and the definition's own `secrets`. */
     secrets: readonly string[];
+    transport: ProviderTransport;
+    /** Sends one request of the wire transport: on the gateway's pooled dispatcher, or through `fetch` when set. */
+    send: HttpSender;
   };
 
 /**

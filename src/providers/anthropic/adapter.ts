@@ -11,6 +11,7 @@ import {
 } from '../provider.ts';
 import { abortedByCaller, incompleteStream, invalidResponse } from '../provider-errors.ts';
 import { checkMessage, checkStreamEvent } from './answer-shape.ts';
+import { type AnthropicTransport, sdkTransport, wireTransport } from './anthropic-transport.ts';
 import { type Params, toAnthropicRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
 import { anthropicErrors } from './map-anthropic-error.ts';
@@ -18,17 +19,18 @@ import { apiVersionFor } from './sampling.ts';
 import { StreamConverter } from './stream-converter.ts';
 
 type AnthropicSDK = typeof import('@anthropic-ai/sdk');
-type RequestOptions = { signal: AbortSignal | null; headers?: Record<string, string> };
 
 /**
- * The Anthropic adapter, on the official `@anthropic-ai/sdk` (1.x, API version 2026-10-21, or the model's own where
- * the request sends sampling parameters): OpenAI requests are translated to the Messages API and the answers back
- * (the conversions are the other files of this folder).
+ * The Anthropic adapter: OpenAI requests are translated to the Messages API and the answers back (the conversions
+ * are the other files of this folder). It speaks the HTTP API itself (`wire`, API version 2026-10-21, or the model's
+ * own where the request sends sampling parameters); `transport: 'sdk'` sends through `@anthropic-ai/sdk` instead.
  */
 export async function createAnthropicProvider(settings: ResolvedProviderSettings): Promise<Provider> {
+  if (settings.transport === 'wire')
+    return new AnthropicProvider(wireTransport(settings), undefined, settings, 'anthropic');
   const sdk = await import('@anthropic-ai/sdk');
   const client = new sdk.default({ ...sdkClientOptions(settings), baseURL: settings.baseURL });
-  return new AnthropicProvider(client, sdk, settings, 'anthropic');
+  return new AnthropicProvider(sdkTransport(client), sdk, settings, 'anthropic');
 }
 
 /**
@@ -40,24 +42,33 @@ export async function claudeOn(
   settings: ResolvedProviderSettings,
   name: string,
 ): Promise<Provider> {
-  return new AnthropicProvider(client as Anthropic, await import('@anthropic-ai/sdk'), settings, name);
+  return new AnthropicProvider(sdkTransport(client), await import('@anthropic-ai/sdk'), settings, name);
 }
 
 class AnthropicProvider implements Provider {
   readonly name: string;
-  readonly #client: Anthropic;
+  readonly #transport: AnthropicTransport;
   readonly #errors: ErrorMapper;
 
-  constructor(client: Anthropic, sdk: AnthropicSDK, settings: ResolvedProviderSettings, name: string) {
+  /** `sdk`: the SDK module whose error classes the transport's failures are, when it is the SDK's. */
+  constructor(
+    transport: AnthropicTransport,
+    sdk: AnthropicSDK | undefined,
+    settings: ResolvedProviderSettings,
+    name: string,
+  ) {
     this.name = name;
-    this.#client = client;
+    this.#transport = transport;
     this.#errors = errorMapper(name, settings, anthropicErrors(sdk));
   }
 
   async complete(call: ProviderCall): Promise<ProviderCompletion> {
     const params = toAnthropicRequest(call, false, this.name);
     try {
-      const message = await this.#send<Anthropic.Message>({ ...params, stream: false }, this.#options(call, params));
+      const message = (await this.#transport.send(
+        { ...params, stream: false },
+        this.#options(call, params),
+      )) as Anthropic.Message;
       const problem = checkShape(checkMessage, message);
       if (problem) throw invalidResponse(this.#errors.scope(params.model), problem);
       return toCompletion(message);
@@ -70,30 +81,20 @@ class AnthropicProvider implements Provider {
     const params = toAnthropicRequest(call, true, this.name);
     try {
       // Resolves once the response headers arrived: HTTP errors are thrown here, in-stream ones while iterating.
-      const events = await this.#send<AsyncIterable<Anthropic.RawMessageStreamEvent>>(
+      const events = (await this.#transport.send(
         { ...params, stream: true },
         this.#options(call, params),
-      );
+      )) as AsyncIterable<Anthropic.RawMessageStreamEvent>;
       return this.#convertEvents(events, params.model, call.signal);
     } catch (error) {
       throw this.#errors.map(error, params.model, { signal: call.signal });
     }
   }
 
-  /**
-   * `POST /v1/messages` as the SDK's `messages.create` sends it, through the client's own `post` (its auth, retries,
-   * timeout and SSE parsing; on Vertex, its `:rawPredict` routing). Not `messages.create` itself: that writes to the
-   * console (`console.warn`, no option turns it off) on every call to a model the SDK lists as deprecated, noise in
-   * a gateway's output. The catalog's `model_deprecated` warning says it in the answer instead.
-   */
-  #send<T>(body: Params & { stream: boolean }, options: RequestOptions): Promise<T> {
-    return this.#client.post<T>('/v1/messages', { body, ...options, stream: body.stream });
-  }
-
   /** The caller's signal, and the model's own API version where the request sends sampling parameters. */
-  #options(call: ProviderCall, params: Params): RequestOptions {
+  #options(call: ProviderCall, params: Params): Parameters<AnthropicTransport['send']>[1] {
     const version = apiVersionFor(call, params, this.name);
-    return { signal: call.signal ?? null, ...(version ? { headers: { 'anthropic-version': version } } : {}) };
+    return { signal: call.signal, ...(version ? { headers: { 'anthropic-version': version } } : {}) };
   }
 
   async *#convertEvents(

@@ -1,5 +1,5 @@
-import type OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import { checkShape, isPlainObject } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
@@ -18,36 +18,52 @@ import { toOpenAIRequest } from './convert-request.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
 import { mapOpenAIError } from './map-openai-error.ts';
 import { arrayOrEmpty, normalizeChoice, normalizeUsage } from './normalize-answer.ts';
+import { type OpenAITransport, sdkTransport, wireTransport } from './openai-transport.ts';
 
-/** The OpenAI adapter, on the official `openai` SDK; every OpenAI-compatible provider runs through it. */
+/**
+ * The OpenAI adapter; every OpenAI-compatible provider runs through it. By default it speaks the HTTP API itself
+ * (`wire`); `transport: 'sdk'` sends through the official `openai` SDK instead.
+ */
 export async function createOpenAIProvider(
   settings: ResolvedProviderSettings,
   quirks: OpenAIFamilyQuirks,
 ): Promise<Provider> {
+  if (settings.transport === 'wire')
+    return new OpenAIProvider(wireTransport(settings, accountHeaders(quirks)), settings, quirks);
   const { default: OpenAIClient } = await import('openai');
   // The SDK reads OPENAI_ORG_ID and OPENAI_PROJECT_ID from the environment: OpenAI's account, no other provider's.
   const account = quirks.name === 'openai' ? {} : { organization: null, project: null };
   const client = new OpenAIClient({ ...sdkClientOptions(settings), baseURL: settings.baseURL, ...account });
-  return new OpenAIProvider(client, settings, quirks);
+  return new OpenAIProvider(sdkTransport(client), settings, quirks);
 }
 
-/** Exported for the Azure adapter, which hands it the SDK's Azure client. */
+/** The organization and project headers the SDK sends for OpenAI from OPENAI_ORG_ID and OPENAI_PROJECT_ID. */
+function accountHeaders(quirks: OpenAIFamilyQuirks): Record<string, string> {
+  if (quirks.name !== 'openai') return {};
+  const { OPENAI_ORG_ID: organization, OPENAI_PROJECT_ID: project } = process.env;
+  return {
+    ...(organization ? { 'openai-organization': organization } : {}),
+    ...(project ? { 'openai-project': project } : {}),
+  };
+}
+
+/** Exported for the Azure adapter, which hands it the SDK's Azure client as its transport. */
 export class OpenAIProvider implements Provider {
   readonly name: string;
-  readonly #client: OpenAI;
+  readonly #transport: OpenAITransport;
   readonly #quirks: OpenAIFamilyQuirks;
   readonly #deployments: Record<string, string> | undefined;
   readonly #errors: ErrorMapper;
 
   /** `deployments`: the name each model is sent as (Azure's deployment names), where it is not its own. */
   constructor(
-    client: OpenAI,
+    transport: OpenAITransport,
     settings: ResolvedProviderSettings,
     quirks: OpenAIFamilyQuirks,
     deployments?: Record<string, string>,
   ) {
     this.name = quirks.name;
-    this.#client = client;
+    this.#transport = transport;
     this.#quirks = quirks;
     this.#deployments = deployments;
     this.#errors = errorMapper(quirks.name, settings, mapOpenAIError);
@@ -56,9 +72,7 @@ export class OpenAIProvider implements Provider {
   async complete(call: ProviderCall): Promise<ProviderCompletion> {
     const body = toOpenAIRequest(call, this.#quirks, this.#deployments);
     try {
-      const completion = (await this.#client.chat.completions.create(body, {
-        signal: call.signal,
-      })) as ProviderCompletion;
+      const completion = (await this.#transport.complete(body, call.signal)) as ProviderCompletion;
       if (isPlainObject(completion) && completion.usage === null) delete completion.usage;
       for (const choice of arrayOrEmpty(completion?.choices)) normalizeChoice(choice, 'message', this.#quirks);
       normalizeUsage(completion?.usage);
@@ -76,9 +90,9 @@ export class OpenAIProvider implements Provider {
     if (this.#quirks.streamUsage) streamOptions.include_usage = true;
     if (this.#quirks.disableObfuscation) streamOptions.include_obfuscation = false;
     try {
-      const stream = await this.#client.chat.completions.create(
-        { ...body, stream: true, ...(this.#quirks.streamUsage ? { stream_options: streamOptions } : {}) },
-        { signal: call.signal },
+      const stream = await this.#transport.stream(
+        { ...body, ...(this.#quirks.streamUsage ? { stream_options: streamOptions } : {}) },
+        call.signal,
       );
       return this.#convertChunks(stream, body.model, call.signal);
     } catch (error) {
@@ -89,15 +103,15 @@ export class OpenAIProvider implements Provider {
   async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {
     const model = this.#deployments?.[call.model] ?? call.model;
     try {
-      const answer = await this.#client.embeddings.create(
+      const answer = (await this.#transport.embed(
         {
           model,
           input: call.input,
           encoding_format: 'float',
           ...(call.dimensions !== undefined ? { dimensions: call.dimensions } : {}),
         },
-        { signal: call.signal },
-      );
+        call.signal,
+      )) as CreateEmbeddingResponse;
       const problem = checkShape(checkEmbeddings, answer);
       if (problem) throw invalidResponse(this.#errors.scope(model), problem);
       const vectors = [...answer.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
@@ -108,13 +122,14 @@ export class OpenAIProvider implements Provider {
   }
 
   async *#convertChunks(
-    stream: AsyncIterable<ChatCompletionChunk>,
+    stream: AsyncIterable<unknown>,
     model: string,
     signal: AbortSignal | undefined,
   ): AsyncIterable<CompletionChunk> {
     let finished = false;
     try {
-      for await (const chunk of stream) {
+      for await (const value of stream) {
+        const chunk = value as ChatCompletionChunk;
         for (const choice of arrayOrEmpty(chunk?.choices)) normalizeChoice(choice, 'delta', this.#quirks);
         if (chunk?.usage) normalizeUsage(chunk.usage);
         const problem = checkShape(checkChunk, chunk);

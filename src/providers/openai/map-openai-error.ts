@@ -1,17 +1,28 @@
-import { isRetryableStatus } from '../../errors.ts';
+import { isRetryableStatus, type ProviderError } from '../../errors.ts';
 import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
+import { isPlainObject } from '../../internal/shape.ts';
 import type { ErrorClassifier } from '../error-mapper.ts';
 import {
   abortedByCaller,
+  type ErrorScope,
   fromStatus,
   invalidResponse,
   streamError,
   timedOut,
   unreachable,
 } from '../provider-errors.ts';
+import { WireTimeoutError } from '../wire/http-sender.ts';
+import { HttpStatusError, StreamFailure } from '../wire/wire-post.ts';
 
-/** The `openai` SDK's failures (told apart by class name, so a second copy of the SDK classifies alike). */
+/**
+ * An OpenAI-compatible provider's failures, through either transport: the wire transport's (`HttpStatusError`,
+ * `StreamFailure`, a timeout) read as the `openai` SDK reads the same answers, and the SDK's own (told apart by class
+ * name, so a second copy of the SDK classifies alike).
+ */
 export const mapOpenAIError: ErrorClassifier = (error, scope) => {
+  if (error instanceof HttpStatusError) return fromAnswer(scope, error);
+  if (error instanceof StreamFailure) return streamError(scope, messageOf(error.body) ?? '(no status code or body)');
+  if (error instanceof WireTimeoutError) return timedOut(scope, error);
   const sdkName = (error as Error)?.constructor?.name ?? '';
   if (sdkName === 'APIUserAbortError' || (error as Error)?.name === 'AbortError') return abortedByCaller(scope, error);
   if (sdkName === 'APIConnectionTimeoutError') return timedOut(scope, error);
@@ -28,16 +39,47 @@ export const mapOpenAIError: ErrorClassifier = (error, scope) => {
   if (sdkName === 'APIError' && apiError.status === undefined)
     return streamError(scope, String(apiError.message), { cause: error });
   if (sdkName === 'APIConnectionError' || apiError.status === undefined) return unreachable(scope, error);
-  const status = apiError.status;
-  const code = apiError.code ?? null;
   // The SDK's message starts with the status ("429 Rate limit…"); ours says it once.
-  return fromStatus(scope, status, (apiError.message ?? 'no message').replace(/^\d{3} /, ''), {
+  const message = (apiError.message ?? 'no message').replace(/^\d{3} /, '');
+  return statusFailure(scope, apiError.status, message, apiError, error);
+};
+
+function statusFailure(
+  scope: ErrorScope,
+  status: number,
+  message: string,
+  fields: { code?: string | null; param?: string | null; headers?: Headers },
+  cause: unknown,
+): ProviderError {
+  const code = fields.code ?? null;
+  return fromStatus(scope, status, message, {
     code,
     // OpenAI names the rejected field in `param`; a schema strict mode cannot take also has its own code.
-    param: apiError.param ?? (code === 'invalid_json_schema' ? 'response_format' : null),
+    param: fields.param ?? (code === 'invalid_json_schema' ? 'response_format' : null),
     // insufficient_quota is a 429 that will not get better by waiting.
     retryable: isRetryableStatus(status) && code !== 'insufficient_quota',
-    retryAfterMs: parseRetryAfter(apiError.headers),
-    cause: error,
+    retryAfterMs: parseRetryAfter(fields.headers),
+    cause,
   });
-};
+}
+
+/** An error status as the SDK words it: the body's `error.message`, else its `error` as JSON, else the raw text. */
+function fromAnswer(scope: ErrorScope, answer: HttpStatusError): ProviderError {
+  const parsed = answer.json as { error?: unknown } | undefined;
+  const error = isPlainObject(parsed) ? parsed.error : undefined;
+  const message = messageOf(error) ?? (parsed === undefined && answer.text ? answer.text : 'status code (no body)');
+  const { code, param } = isPlainObject(error) ? (error as { code?: unknown; param?: unknown }) : {};
+  const fields = {
+    code: typeof code === 'string' ? code : null,
+    param: typeof param === 'string' ? param : null,
+    headers: answer.headers,
+  };
+  return statusFailure(scope, answer.status, message, fields, answer);
+}
+
+/** The SDK's wording of an error object: its `message`, else the object as JSON. */
+function messageOf(error: unknown): string | undefined {
+  const message = isPlainObject(error) ? error.message : undefined;
+  if (message) return typeof message === 'string' ? message : JSON.stringify(message);
+  return error ? JSON.stringify(error) : undefined;
+}

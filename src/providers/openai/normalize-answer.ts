@@ -4,10 +4,12 @@ import type { OpenAIFamilyQuirks } from './family.ts';
 /**
  * Brings one choice to OpenAI's own form before it is checked: this provider's finish reasons and reasoning field
  * under OpenAI's names, nulls where OpenAI's types say "absent" removed (some providers write `tool_calls: null`),
- * and a missing message content written as the null it means. Anything else stays as sent, for the check to judge.
+ * and a missing message content or chunk finish reason written as the null it means. Anything else stays as sent, for the check to judge.
  */
 export function normalizeChoice(choice: unknown, field: 'message' | 'delta', quirks: OpenAIFamilyQuirks): void {
   if (!isPlainObject(choice)) return;
+  // A chunk's finish_reason is always there in OpenAI's form, null until the last (the SDK writes it so too).
+  if (field === 'delta' && choice.finish_reason === undefined) choice.finish_reason = null;
   const alias = quirks.finishReasonAliases?.[choice.finish_reason as string];
   if (alias) choice.finish_reason = alias;
   const message = choice[field];

@@ -1,0 +1,55 @@
+/** One server-sent event: its `event:` name (absent when none was given) and its `data:` lines joined by `\n`. */
+export interface ServerEvent {
+  event: string | undefined;
+  data: string;
+}
+
+const LF = 10;
+const CR = 13;
+
+/**
+ * The events of a `text/event-stream` body, by the HTML standard's rules: lines end in LF, CRLF or CR (split across
+ * chunks too); `:` lines are comments; a field without a colon has an empty value, one space after the colon is
+ * dropped; an event is dispatched at a blank line and only if it had data; an event the body ends inside is dropped.
+ * `id` and `retry` are read and ignored: a provider's stream is never resumed.
+ */
+export async function* serverEvents(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ServerEvent> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  let event: string | undefined;
+  let data: string | undefined;
+  let first = true;
+  for await (const chunk of chunks) {
+    pending += decoder.decode(chunk, { stream: true });
+    if (first && pending.length > 0) {
+      first = false;
+      if (pending.charCodeAt(0) === 0xfeff) pending = pending.slice(1);
+    }
+    let start = 0;
+    for (let index = 0; index < pending.length; index++) {
+      const code = pending.charCodeAt(index);
+      if (code !== LF && code !== CR) continue;
+      // A CR at the end of what arrived may be the first half of a CRLF: wait for the next chunk.
+      if (code === CR && index === pending.length - 1) break;
+      const line = pending.slice(start, index);
+      if (code === CR && pending.charCodeAt(index + 1) === LF) index++;
+      start = index + 1;
+      if (line === '') {
+        if (data !== undefined) yield { event, data };
+        event = undefined;
+        data = undefined;
+        continue;
+      }
+      const colon = line.indexOf(':');
+      if (colon === 0) continue;
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let value = colon < 0 ? '' : line.slice(colon + 1);
+      if (value.charCodeAt(0) === 32) value = value.slice(1);
+      if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
+      else if (field === 'event') event = value;
+    }
+    pending = pending.slice(start);
+  }
+  // The body ended right after a CR that closed the last event.
+  if (pending === '\r' && data !== undefined) yield { event, data };
+}
