@@ -1,8 +1,9 @@
 /**
  * `switchyard serve` on SQLite versus PostgreSQL, in one run: the same server (in this process, the simulator
  * answering) driven by autocannon at 16 connections for `--duration` seconds per round, rounds alternating, with its
- * records and keys in the data directory's SQLite file, then in a throwaway PostgreSQL (Debian's package). Prints the
- * requests per second of each and their ratio.
+ * records and keys in the data directory's SQLite file, then in a throwaway PostgreSQL (Debian's package); each with
+ * the record journal (the default) and without it (`recordJournal: false`). Prints the requests per second of each,
+ * the PostgreSQL/SQLite ratio, and what the journal costs on each (1 − median with / median without).
  *
  *   node bench/serve-storage.ts [--duration 5] [--rounds 3]
  */
@@ -22,9 +23,16 @@ const rounds = Number(values.rounds);
 const postgres = await startPostgres();
 if (!postgres) throw new Error('PostgreSQL is not installed (apt-get install postgresql).');
 
-async function measure(database: string | undefined): Promise<number> {
+async function measure(database: string | undefined, recordJournal: boolean): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sy-bench-'));
-  const server = await startServer({ port: 0, dataDir, mock: true, log: () => {}, ...(database ? { database } : {}) });
+  const server = await startServer({
+    port: 0,
+    dataDir,
+    mock: true,
+    log: () => {},
+    recordJournal,
+    ...(database ? { database } : {}),
+  });
   const { key } = await server.keys.create('bench');
   const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] });
   const options = {
@@ -44,16 +52,24 @@ async function measure(database: string | undefined): Promise<number> {
 
 const sqlite: number[] = [];
 const pg: number[] = [];
+const sqliteUnjournaled: number[] = [];
+const pgUnjournaled: number[] = [];
 for (let round = 0; round < rounds; round++) {
-  sqlite.push(await measure(undefined));
-  pg.push(await measure(postgres.url));
+  sqlite.push(await measure(undefined, true));
+  sqliteUnjournaled.push(await measure(undefined, false));
+  pg.push(await measure(postgres.url, true));
+  pgUnjournaled.push(await measure(postgres.url, false));
 }
 await postgres.stop();
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+const cost = (journaled: number[], unjournaled: number[]) => 1 - median(journaled) / median(unjournaled);
 console.log(
   JSON.stringify({
     sqlite_rps: sqlite.map(Math.round),
     postgres_rps: pg.map(Math.round),
+    sqlite_without_journal_rps: sqliteUnjournaled.map(Math.round),
+    postgres_without_journal_rps: pgUnjournaled.map(Math.round),
     ratio: median(pg) / median(sqlite),
+    journal_cost: { sqlite: cost(sqlite, sqliteUnjournaled), postgres: cost(pg, pgUnjournaled) },
   }),
 );
