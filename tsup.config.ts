@@ -11,6 +11,14 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   clean: true,
-  // Provider SDKs stay external and are imported lazily by their adapters.
-  external: ['openai', '@anthropic-ai/sdk', '@google/genai'],
+  // Provider SDKs stay external and are imported lazily by their adapters. tsup leaves out only `dependencies` and
+  // `peerDependencies` by itself: the optional cloud SDKs must be named, or they would be bundled.
+  external: [
+    'openai',
+    '@anthropic-ai/sdk',
+    '@google/genai',
+    '@anthropic-ai/vertex-sdk',
+    '@aws-sdk/client-bedrock-runtime',
+    'google-auth-library',
+  ],
 });

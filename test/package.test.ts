@@ -22,3 +22,51 @@ describe('the npm package', () => {
     expect(packed!.files.map((file) => file.path)).toContain('LICENSE');
   });
 });
+
+describe('importing the package', () => {
+  it('loads none of the optional cloud SDKs (they load when a call needs them)', async () => {
+    const program = `
+      import { registerHooks } from 'node:module';
+      const resolved = [];
+      registerHooks({
+        resolve: (specifier, context, next) => {
+          const found = next(specifier, context);
+          resolved.push(found.url);
+          return found;
+        },
+      });
+      const { createGateway } = await import(process.env.SOURCE + '/index.ts');
+      await import(process.env.SOURCE + '/server/index.ts');
+      createGateway({ env: {} });
+      const atImport = [...resolved];
+      // The probe sees a dynamic import of one of them: what the check below would catch.
+      await import('google-auth-library');
+      console.log(JSON.stringify({ atImport, after: resolved }));`;
+    const { stdout } = await promisify(execFile)(
+      join(root, 'node_modules/.bin/node'),
+      ['--input-type=module', '-e', program],
+      { cwd: root, env: { PATH: process.env.PATH, SOURCE: join(root, 'src') } },
+    );
+    const { atImport, after } = JSON.parse(stdout) as { atImport: string[]; after: string[] };
+    const optional =
+      /\/node_modules\/(@aws-sdk\/client-bedrock-runtime|@anthropic-ai\/vertex-sdk|google-auth-library)\//;
+    expect(atImport.some((url) => url.endsWith('/src/index.ts'))).toBe(true);
+    expect(atImport.filter((url) => optional.test(url))).toEqual([]);
+    expect(after.some((url) => optional.test(url))).toBe(true);
+  });
+});
+
+describe('the optional cloud SDKs', () => {
+  it('are optionalDependencies, and the build leaves them out of the bundle', async () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      optionalDependencies: Record<string, string>;
+    };
+    const optional = Object.keys(manifest.optionalDependencies);
+    expect(optional).toEqual(['@anthropic-ai/vertex-sdk', '@aws-sdk/client-bedrock-runtime', 'google-auth-library']);
+    expect(optional.filter((name) => name in manifest.dependencies)).toEqual([]);
+    // tsup keeps only dependencies and peerDependencies external by itself.
+    const { default: config } = (await import('../tsup.config.ts')) as { default: { external: string[] } };
+    expect(optional.filter((name) => !config.external.includes(name))).toEqual([]);
+  });
+});

@@ -79,7 +79,7 @@ const gatewayWith = (file: string, target: string, transport: typeof fetch) =>
   });
 
 describe('Vertex AI on Application Default Credentials', () => {
-  it("a service account key file: the signed assertion goes to its token_uri, through the provider's fetch", async () => {
+  it("a service account key file: the assertion goes to its token_uri, through the provider's fetch", async () => {
     const transport = countingFetch();
     const before = oauth.requests.length;
     const gateway = gatewayWith(keyFile, gemini.url, transport.fetch);
