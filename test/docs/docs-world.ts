@@ -41,9 +41,18 @@ export async function startDocsWorld(blocks: CodeBlock[]): Promise<DocsWorld> {
   const shim = join(import.meta.dirname, 'cli-shim.ts');
   script(bin, 'npx', `exec "${node}" "${shim}" npx "$@"`);
   script(bin, 'switchyard', `exec "${node}" "${shim}" switchyard "$@"`);
-  // Outside transcripts (whose outputs are compared instead), an HTTP error fails the example.
+  // Outside transcripts (whose outputs are compared instead), an HTTP error fails the example, unless the example
+  // writes out the status (`-w`) to check it itself.
   const curl = findOnPath('curl');
-  script(bin, 'curl', `[ -n "$DOCS_TRANSCRIPT" ] && exec "${curl}" "$@"\nexec "${curl}" --fail-with-body "$@"`);
+  script(
+    bin,
+    'curl',
+    [
+      `[ -n "$DOCS_TRANSCRIPT" ] && exec "${curl}" "$@"`,
+      `for arg in "$@"; do case "$arg" in -w|--write-out) exec "${curl}" "$@" ;; esac; done`,
+      `exec "${curl}" --fail-with-body "$@"`,
+    ].join('\n'),
+  );
 
   const openai = await startFakeOpenAIServer();
   // A schema-constrained request gets an answer that fits, as a real model's would.

@@ -84,6 +84,13 @@ describe('the docs test itself', () => {
     expect((await runBlock(probe('console', session), world)).ok).toBe(false);
   });
 
+  it('fails a block on an HTTP error, unless the block writes out the status to check it itself', async () => {
+    const unknown = 'http://127.0.0.1:8787/v1/no-such-route';
+    expect((await runBlock(probe('sh', `curl -s ${unknown}\n`), world)).ok).toBe(false);
+    const checked = `code=$(curl -s -o /dev/null -w '%{http_code}' ${unknown})\ntest "$code" = 404\n`;
+    expect(await runBlock(probe('sh', checked), world)).toMatchObject({ ok: true });
+  });
+
   it('fails a block that reaches beyond loopback, even when it catches the error', async () => {
     const result = await runBlock(probe('ts', "await fetch('https://example.com').catch(() => {});\n"), world);
     expect(result).toMatchObject({ ok: false, detail: expect.stringContaining('network') });
