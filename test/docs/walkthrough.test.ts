@@ -16,7 +16,7 @@ import { type BlockResult, run } from './run-block.ts';
 const page = 'docs/deploy.md';
 const blocks = codeBlocks(join(root, page), page);
 const steps = blocks.filter((block) => block.walkthrough);
-const SCRIPT_TIMEOUT_MS = 150_000;
+const SCRIPT_TIMEOUT_MS = 90_000;
 const installed = postgresBinaries() !== undefined && existsSync('/usr/bin/redis-server');
 
 describe(`${page}: the replicas walkthrough's steps`, () => {
@@ -38,7 +38,9 @@ describe.skipIf(!installed && !process.env.CI)(`${page}: the replicas walkthroug
   let world: DocsWorld | undefined;
 
   beforeAll(async () => {
-    [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+    // One after the other: when the second fails to start, afterAll still stops the first.
+    postgres = await startPostgres();
+    redis = await startRedis();
     world = await startDocsWorld(blocks);
     // The walkthrough makes its own admin key; the docs world's (in SQLite) must not stand in for it.
     delete world.env.SWITCHYARD_API_KEY;
