@@ -3,7 +3,9 @@
  * answering) driven by autocannon at 16 connections for `--duration` seconds per round, rounds alternating, with its
  * records and keys in the data directory's SQLite file, then in a throwaway PostgreSQL (Debian's package); each with
  * the record journal (the default) and without it (`recordJournal: false`). Prints the requests per second of each,
- * the PostgreSQL/SQLite ratio, and what the journal costs on each (1 − median with / median without).
+ * the PostgreSQL/SQLite ratio, and what the journal costs on each (1 − median with / median without). The CPU time
+ * this process spent per request (server and load generator; PostgreSQL's own is not counted) is printed too: on a
+ * busy machine requests per second swing with the neighbours, CPU time per request much less.
  *
  *   node bench/serve-storage.ts [--duration 5] [--rounds 3]
  */
@@ -23,7 +25,12 @@ const rounds = Number(values.rounds);
 const postgres = await startPostgres();
 if (!postgres) throw new Error('PostgreSQL is not installed (apt-get install postgresql).');
 
-async function measure(database: string | undefined, recordJournal: boolean): Promise<number> {
+interface Measured {
+  rps: number;
+  cpuUsPerRequest: number;
+}
+
+async function measure(database: string | undefined, recordJournal: boolean): Promise<Measured> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sy-bench-'));
   const server = await startServer({
     port: 0,
@@ -43,33 +50,48 @@ async function measure(database: string | undefined, recordJournal: boolean): Pr
     body,
   };
   await autocannon({ ...options, duration: 1 });
+  const cpuBefore = process.cpuUsage();
   const result = await autocannon({ ...options, duration });
+  const cpu = process.cpuUsage(cpuBefore);
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
   if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx and ${result.errors} errors`);
-  return result.requests.average;
+  return { rps: result.requests.average, cpuUsPerRequest: (cpu.user + cpu.system) / result.requests.total };
 }
 
-const sqlite: number[] = [];
-const pg: number[] = [];
-const sqliteUnjournaled: number[] = [];
-const pgUnjournaled: number[] = [];
+const runs: Record<'sqlite' | 'sqliteUnjournaled' | 'postgres' | 'postgresUnjournaled', Measured[]> = {
+  sqlite: [],
+  sqliteUnjournaled: [],
+  postgres: [],
+  postgresUnjournaled: [],
+};
 for (let round = 0; round < rounds; round++) {
-  sqlite.push(await measure(undefined, true));
-  sqliteUnjournaled.push(await measure(undefined, false));
-  pg.push(await measure(postgres.url, true));
-  pgUnjournaled.push(await measure(postgres.url, false));
+  runs.sqlite.push(await measure(undefined, true));
+  runs.sqliteUnjournaled.push(await measure(undefined, false));
+  runs.postgres.push(await measure(postgres.url, true));
+  runs.postgresUnjournaled.push(await measure(postgres.url, false));
 }
 await postgres.stop();
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
-const cost = (journaled: number[], unjournaled: number[]) => 1 - median(journaled) / median(unjournaled);
+const rps = (list: Measured[]) => list.map((run) => run.rps);
+const cpu = (list: Measured[]) => Math.round(median(list.map((run) => run.cpuUsPerRequest)));
+const cost = (journaled: Measured[], unjournaled: Measured[]) => 1 - median(rps(journaled)) / median(rps(unjournaled));
 console.log(
   JSON.stringify({
-    sqlite_rps: sqlite.map(Math.round),
-    postgres_rps: pg.map(Math.round),
-    sqlite_without_journal_rps: sqliteUnjournaled.map(Math.round),
-    postgres_without_journal_rps: pgUnjournaled.map(Math.round),
-    ratio: median(pg) / median(sqlite),
-    journal_cost: { sqlite: cost(sqlite, sqliteUnjournaled), postgres: cost(pg, pgUnjournaled) },
+    sqlite_rps: rps(runs.sqlite).map(Math.round),
+    postgres_rps: rps(runs.postgres).map(Math.round),
+    sqlite_without_journal_rps: rps(runs.sqliteUnjournaled).map(Math.round),
+    postgres_without_journal_rps: rps(runs.postgresUnjournaled).map(Math.round),
+    ratio: median(rps(runs.postgres)) / median(rps(runs.sqlite)),
+    journal_cost: {
+      sqlite: cost(runs.sqlite, runs.sqliteUnjournaled),
+      postgres: cost(runs.postgres, runs.postgresUnjournaled),
+    },
+    cpu_us_per_request: {
+      sqlite: cpu(runs.sqlite),
+      sqlite_without_journal: cpu(runs.sqliteUnjournaled),
+      postgres: cpu(runs.postgres),
+      postgres_without_journal: cpu(runs.postgresUnjournaled),
+    },
   }),
 );
