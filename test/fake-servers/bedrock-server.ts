@@ -1,12 +1,12 @@
-import { createServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
 import { pieces, withinLimits } from './http.ts';
 
 /**
  * A fake Bedrock runtime speaking Converse (`POST /model/{id}/converse`, JSON) and ConverseStream
- * (`/converse-stream`, AWS event-stream binary frames encoded with @smithy/eventstream-codec), over cleartext
- * HTTP/2 as the SDK's handler speaks it. Requests must carry a SigV4 `Authorization` of the right shape (or a
+ * (`/converse-stream`, AWS event-stream binary frames encoded with @smithy/eventstream-codec), over HTTP/1.1 as
+ * the adapter's fetch handler speaks it. Requests must carry a SigV4 `Authorization` of the right shape (or a
  * Bedrock API key as a Bearer token); errors come as Bedrock's, named in `x-amzn-errortype`.
  */
 export interface BedrockReply {
@@ -51,15 +51,16 @@ const codec = new EventStreamCodec(
 export async function startFakeBedrockServer(): Promise<FakeBedrockServer> {
   const requests: RecordedBedrockRequest[] = [];
   const queue: BedrockReply[] = [];
-  const server = createServer(async (request: Http2ServerRequest, response: Http2ServerResponse) => {
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    const route = ROUTE.exec(request.url.split('?')[0]!);
+    const url = request.url ?? '';
+    const route = ROUTE.exec(url.split('?')[0]!);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
-    if (!route) return sendError(response, { status: 404, type: 'UnknownOperationException', message: request.url });
+    if (!route) return sendError(response, { status: 404, type: 'UnknownOperationException', message: url });
     const modelId = decodeURIComponent(route[1]!);
     const operation = route[2] as RecordedBedrockRequest['operation'];
-    requests.push({ path: request.url, modelId, operation, headers: request.headers, body });
+    requests.push({ path: url, modelId, operation, headers: request.headers, body });
     const authorization = String(request.headers.authorization ?? '');
     if (!SIGV4.test(authorization) && !/^Bearer \S+$/.test(authorization))
       return sendError(response, { status: 403, type: 'UnrecognizedClientException', message: 'Bad signature' });
@@ -78,7 +79,11 @@ export async function startFakeBedrockServer(): Promise<FakeBedrockServer> {
     url: `http://127.0.0.1:${port}`,
     requests,
     enqueue: (...replies) => queue.push(...replies),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -156,12 +161,12 @@ function invalidSampling(modelId: string, config: { temperature?: number; topP?:
   return undefined;
 }
 
-function sendError(response: Http2ServerResponse, error: { status: number; type: string; message: string }): void {
+function sendError(response: ServerResponse, error: { status: number; type: string; message: string }): void {
   response.writeHead(error.status, { 'content-type': 'application/json', 'x-amzn-errortype': error.type });
   response.end(JSON.stringify({ message: error.message }));
 }
 
-function sendJson(response: Http2ServerResponse, status: number, body: unknown): void {
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(JSON.stringify(body));
 }

@@ -7,6 +7,7 @@ import { abortedByCaller, incompleteStream, invalidResponse } from '../provider-
 import { toConverseRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
 import type { BedrockSettings } from './definition.ts';
+import { fetchRequestHandler } from './fetch-handler.ts';
 import { mapBedrockError } from './map-bedrock-error.ts';
 import { StreamConverter } from './stream-converter.ts';
 
@@ -27,7 +28,7 @@ export async function createBedrockProvider(settings: ResolvedProviderSettings<B
     maxAttempts: 1,
     ...(settings.credentials ? { credentials: settings.credentials } : {}),
     ...(bearer ? { token: { token: bearer }, authSchemePreference: ['httpBearerAuth'] } : {}),
-    requestHandler: { requestTimeout: settings.timeoutMs },
+    requestHandler: fetchRequestHandler(settings.fetch ?? fetch, settings.timeoutMs),
   });
   return new BedrockProvider(client, sdk, settings);
 }
