@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, un
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { CallRecord } from './call-record.ts';
+import { recordJson } from './record-json.ts';
 import type { RecordSink } from './sink.ts';
 
 export interface RecordJournalOptions {
@@ -75,7 +76,7 @@ export class RecordJournal {
 
   /** Appends the record; never throws (a failure is reported once, and the record is only queued). */
   append(record: CallRecord): void {
-    const line = Buffer.from(`${JSON.stringify(record)}\n`);
+    const line = Buffer.from(`${recordJson(record)}\n`);
     try {
       if (this.#fd === undefined || !this.#current) {
         const path = join(this.#dir, `${process.pid}-${this.#token}-${this.#sequence++}@${ownHost()}.jsonl`);

@@ -1,4 +1,5 @@
 import type { CallRecord } from '../call-record.ts';
+import { recordJson } from '../record-json.ts';
 
 /**
  * The `switchyard_calls` table of `PostgresSink` and its versioned migrations. Text that is ordered (ids, ISO
@@ -112,6 +113,6 @@ function rowOf(record: CallRecord): unknown[] {
     record.usage.cache_write_tokens ?? 0,
     record.cost_usd,
     record.latency_ms,
-    JSON.stringify(record),
+    recordJson(record),
   ];
 }

@@ -1,6 +1,7 @@
 import type { SQLInputValue } from 'node:sqlite';
 import type { CallRecord } from '../call-record.ts';
 import type { CallTiming } from '../call-store.ts';
+import { recordJson } from '../record-json.ts';
 
 /** The `calls` table of `SqliteSink`: its schema and migrations, and how a record becomes a row and back. */
 
@@ -139,7 +140,7 @@ export function rowOf(record: CallRecord): SQLInputValue[] {
     record.cost?.output ?? null,
     record.cost?.reasoning ?? null,
     record.latency_ms,
-    JSON.stringify(record),
+    recordJson(record),
   ];
 }
 
