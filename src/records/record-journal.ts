@@ -50,7 +50,7 @@ export class RecordJournal {
   #sequence = 0;
   #fd: number | undefined;
   #current: JournalSegment | undefined;
-  /** Files whose records the sinks have not stored yet, oldest first: kept after a failed flush, or left by the dead. */
+  /** Files whose records the sinks have not stored yet, oldest first: kept after a failed flush, or left behind. */
   #pending: JournalSegment[] = [];
   #appendFailed = false;
 

@@ -121,14 +121,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const metrics = options.metrics ? await createServerMetrics(() => gateway.recordStats) : undefined;
   const storage = engines.sink ?? new SqliteSink(dbPath);
   // Write-ahead: an answered call's record is on disk before the answer, so kill -9 loses only calls in flight.
+  const onJournalError = (error: unknown) => warn('call records could not be journaled', { error: messageOf(error) });
   const journal =
     options.recordJournal === false
       ? undefined
-      : new RecordJournal({
-          dir: join(dataDir, 'record-journal'),
-          sinks: [storage],
-          onError: (error) => warn('call records could not be journaled', { error: messageOf(error) }),
-        });
+      : new RecordJournal({ dir: join(dataDir, 'record-journal'), sinks: [storage], onError: onJournalError });
   if (journal?.pendingRecords) info('replaying records a stopped process left', { records: journal.pendingRecords });
   const records = {
     sinks: [storage, ...(metrics ? [metrics.sink] : [])],
