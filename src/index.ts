@@ -85,6 +85,7 @@ export type {
   ProviderCompletion,
   ProviderDefinition,
   ProviderSettings,
+  ProviderTransport,
   RequestShape,
   ResolvedProviderSettings,
   ResolvedReasoning,

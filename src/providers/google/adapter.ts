@@ -1,9 +1,4 @@
-import type {
-  EmbedContentResponse,
-  GenerateContentParameters,
-  GenerateContentResponse,
-  GoogleGenAI,
-} from '@google/genai';
+import type { EmbedContentResponse, GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
@@ -17,27 +12,32 @@ import type {
 } from '../provider.ts';
 import { incompleteStream, invalidResponse } from '../provider-errors.ts';
 import { checkEmbeddings, checkResponse } from './answer-shape.ts';
-import { type GeminiRequest, toGeminiRequest } from './convert-request.ts';
+import { toGeminiRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
+import { type GoogleTransport, sdkTransport, wireTransport } from './google-transport.ts';
 import { mapGoogleError } from './map-google-error.ts';
 import { StreamConverter } from './stream-converter.ts';
 
 /**
- * The Google Gemini adapter, on the official `@google/genai` SDK (Gemini API, not Vertex): OpenAI chat completions in,
- * `generateContent` / `streamGenerateContent` on the wire, OpenAI chat completions out. The conversions live in
- * the other files of this folder; this one owns the client, streaming and error mapping.
+ * The Google Gemini adapter (Gemini API, not Vertex): OpenAI chat completions in, `generateContent` /
+ * `streamGenerateContent` on the wire, OpenAI chat completions out. It speaks the REST API itself (`wire`), or goes
+ * through the official `@google/genai` SDK (`transport: 'sdk'`). The conversions live in the other files of this
+ * folder; this one owns streaming and error mapping.
  */
 export async function createGoogleProvider(settings: ResolvedProviderSettings): Promise<Provider> {
-  const { GoogleGenAI: Client } = await import('@google/genai');
   const { baseUrl, apiVersion } = splitBaseURL(settings.baseURL);
+  // v1beta carries the features the conversions use (thinking config, JSON-Schema output); @google/genai 3
+  // defaults to v1 when the base URL names no version.
+  const version = apiVersion ?? 'v1beta';
+  if (settings.transport === 'wire')
+    return new GoogleProvider(wireTransport(settings, baseUrl, version), settings, 'google');
+  const { GoogleGenAI: Client } = await import('@google/genai');
   const client = new Client({
     // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch the backend under us.
     vertexai: false,
     // Sent as the x-goog-api-key header, never as ?key= in the URL.
     apiKey: settings.apiKey,
-    // v1beta carries the features the conversions use (thinking config, JSON-Schema output); @google/genai 3
-    // defaults to v1 when the base URL names no version.
-    apiVersion: apiVersion ?? 'v1beta',
+    apiVersion: version,
     httpOptions: {
       baseUrl,
       timeout: settings.timeoutMs,
@@ -47,12 +47,12 @@ export async function createGoogleProvider(settings: ResolvedProviderSettings): 
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
     },
   });
-  return new GoogleProvider(client, settings, 'google');
+  return new GoogleProvider(sdkTransport(client), settings, 'google');
 }
 
 /** The Gemini adapter on a client made elsewhere (Vertex AI's), answering as the provider `name`. */
 export function geminiOn(client: GoogleGenAI, settings: ResolvedProviderSettings, name: string): Provider {
-  return new GoogleProvider(client, settings, name);
+  return new GoogleProvider(sdkTransport(client), settings, name);
 }
 
 /** `https://host/v1beta` → base URL `https://host` and API version `v1beta` (the SDK appends the version itself). */
@@ -66,12 +66,12 @@ function splitBaseURL(url: string): { baseUrl: string; apiVersion: string | unde
 
 class GoogleProvider implements Provider {
   readonly name: string;
-  readonly #client: GoogleGenAI;
+  readonly #transport: GoogleTransport;
   readonly #errors: ErrorMapper;
 
-  constructor(client: GoogleGenAI, settings: ResolvedProviderSettings, name: string) {
+  constructor(transport: GoogleTransport, settings: ResolvedProviderSettings, name: string) {
     this.name = name;
-    this.#client = client;
+    this.#transport = transport;
     this.#errors = errorMapper(name, settings, mapGoogleError);
   }
 
@@ -79,7 +79,7 @@ class GoogleProvider implements Provider {
     const request = toGeminiRequest(call);
     let response: GenerateContentResponse;
     try {
-      response = await this.#client.models.generateContent(toParameters(request, call.signal));
+      response = (await this.#transport.generate(request, call.signal)) as GenerateContentResponse;
     } catch (error) {
       throw this.#errors.map(error, request.model, { signal: call.signal });
     }
@@ -95,14 +95,7 @@ class GoogleProvider implements Provider {
   async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {
     let response: EmbedContentResponse;
     try {
-      response = await this.#client.models.embedContent({
-        model: call.model,
-        contents: call.input,
-        config: {
-          ...(call.dimensions !== undefined ? { outputDimensionality: call.dimensions } : {}),
-          ...(call.signal ? { abortSignal: call.signal } : {}),
-        },
-      });
+      response = (await this.#transport.embed(call, call.signal)) as EmbedContentResponse;
     } catch (error) {
       throw this.#errors.map(error, call.model, { signal: call.signal });
     }
@@ -125,7 +118,7 @@ class GoogleProvider implements Provider {
     call.signal?.addEventListener('abort', onAbort, { once: true });
     if (call.signal?.aborted) controller.abort();
     try {
-      const chunks = await this.#client.models.generateContentStream(toParameters(request, controller.signal));
+      const chunks = (await this.#transport.generateStream(request, controller.signal)) as AsyncIterable<unknown>;
       return this.#convertStream(chunks, request.model, call, () => {
         call.signal?.removeEventListener('abort', onAbort);
         controller.abort();
@@ -141,24 +134,25 @@ class GoogleProvider implements Provider {
    * retried by the gateway; afterwards every part becomes an OpenAI chunk, and the usage chunk comes last.
    */
   async *#convertStream(
-    chunks: AsyncGenerator<GenerateContentResponse>,
+    chunks: AsyncIterable<unknown>,
     model: string,
     call: ProviderCall,
     close: () => void,
   ): AsyncGenerator<CompletionChunk> {
     const converter = new StreamConverter(model, droppedPartReporter(call));
+    const iterator = chunks[Symbol.asyncIterator]();
     try {
       while (true) {
-        let next: IteratorResult<GenerateContentResponse>;
+        let next: IteratorResult<unknown>;
         try {
-          next = await chunks.next();
+          next = await iterator.next();
         } catch (error) {
           throw this.#errors.map(error, model, { signal: call.signal, phase: 'stream' });
         }
         if (next.done) break;
         const problem = checkShape(checkResponse, next.value);
         if (problem) throw invalidResponse(this.#errors.scope(model), `stream chunk: ${problem}`);
-        yield* converter.convert(next.value);
+        yield* converter.convert(next.value as GenerateContentResponse);
       }
       if (call.signal?.aborted)
         throw this.#errors.map(new Error('aborted'), model, { signal: call.signal, phase: 'stream' });
@@ -168,14 +162,6 @@ class GoogleProvider implements Provider {
       close();
     }
   }
-}
-
-function toParameters(request: GeminiRequest, signal: AbortSignal | undefined): GenerateContentParameters {
-  return {
-    model: request.model,
-    contents: request.contents,
-    config: { ...request.config, ...(signal ? { abortSignal: signal } : {}) },
-  };
 }
 
 function droppedPartReporter(call: ProviderCall): (what: string) => void {

@@ -3,9 +3,22 @@ import { parseRetryAfter } from '../../internal/parse-retry-after.ts';
 import { redactSecrets } from '../../internal/redact.ts';
 import type { ErrorClassifier } from '../error-mapper.ts';
 import { type ErrorScope, fromStatus, invalidResponse, timedOut, unreachable } from '../provider-errors.ts';
+import { HttpStatusError, StreamFailure } from '../wire/wire-post.ts';
+import { googleErrorBody } from './google-transport.ts';
 
-/** The `@google/genai` failures (Gemini's API and Vertex AI's): an ApiError with the status, or fetch's own. */
+/**
+ * Gemini's failures (its API's and Vertex AI's) through either transport: an error status or error event of the wire
+ * transport, the SDK's ApiError with the status, or fetch's own.
+ */
 export const mapGoogleError: ErrorClassifier = (error, scope, { phase }) => {
+  if (error instanceof HttpStatusError) {
+    const body = googleErrorBody(error);
+    return toApiError(scope, error.status, errorObject(body), JSON.stringify(body), error);
+  }
+  if (error instanceof StreamFailure) {
+    const status = (errorObject(error.body)?.code as number) ?? 502;
+    return toApiError(scope, status, errorObject(error.body), JSON.stringify(error.body), error);
+  }
   const failure = error as {
     name?: string;
     message?: string;
@@ -14,8 +27,10 @@ export const mapGoogleError: ErrorClassifier = (error, scope, { phase }) => {
   };
   // The SDK's own timeout aborts the request: the caller's abort was told apart before.
   if (failure?.name === 'AbortError' || failure?.name === 'TimeoutError') return timedOut(scope, error);
-  if (failure?.name === 'ApiError' && typeof failure.status === 'number')
-    return toApiError(scope, failure.status, failure.message ?? '');
+  if (failure?.name === 'ApiError' && typeof failure.status === 'number') {
+    const message = failure.message ?? '';
+    return toApiError(scope, failure.status, parseErrorBody(message), message);
+  }
   // fetch's network failures are TypeErrors with the socket error as cause; a TypeError without one is the SDK
   // tripping over an answer it could not read.
   if (failure?.cause !== undefined) return unreachable(scope, error, phase);
@@ -34,8 +49,13 @@ interface GoogleErrorBody {
  * An HTTP (or in-stream) error from Gemini. The SDK's ApiError carries only the status and the JSON body as its
  * message: `{"error":{"code","message","status","details":[ErrorInfo, RetryInfo, …]}}` (Google's error model).
  */
-function toApiError(scope: ErrorScope, status: number, sdkMessage: string): ProviderError {
-  const body = parseErrorBody(sdkMessage);
+function toApiError(
+  scope: ErrorScope,
+  status: number,
+  body: GoogleErrorBody | undefined,
+  sdkMessage: string,
+  answer?: unknown,
+): ProviderError {
   const detailOf = (type: string) => body?.details?.find((detail) => String(detail['@type'] ?? '').endsWith(type));
   const reason = stringOr(detailOf('google.rpc.ErrorInfo')?.reason);
   const violations = detailOf('google.rpc.BadRequest')?.fieldViolations;
@@ -48,7 +68,8 @@ function toApiError(scope: ErrorScope, status: number, sdkMessage: string): Prov
   const invalidKey = reason === 'API_KEY_INVALID';
   const label = [googleStatus, reason && reason !== googleStatus ? `(${reason})` : undefined].filter(Boolean).join(' ');
   // The SDK's error message is the raw body; the cause keeps it, redacted like everything else.
-  const cause = Object.assign(new Error(redactSecrets(sdkMessage, scope.secrets)), { name: 'ApiError', status });
+  const cause =
+    answer ?? Object.assign(new Error(redactSecrets(sdkMessage, scope.secrets)), { name: 'ApiError', status });
   return fromStatus(scope, invalidKey ? 401 : status, body?.message ?? sdkMessage, {
     ...(label ? { detail: label } : {}),
     answered: status,
@@ -66,14 +87,17 @@ function parseErrorBody(text: string): GoogleErrorBody | undefined {
   const start = text.search(/[[{]/);
   if (start < 0) return undefined;
   try {
-    let parsed: unknown = JSON.parse(text.slice(start));
-    // Google's OpenAI-compatible endpoints wrap the error in an array.
-    if (Array.isArray(parsed)) parsed = parsed[0];
-    const inner = (parsed as { error?: unknown })?.error;
-    return typeof inner === 'object' && inner !== null ? (inner as GoogleErrorBody) : undefined;
+    return errorObject(JSON.parse(text.slice(start)));
   } catch {
     return undefined;
   }
+}
+
+/** The `error` member of a Google error body (Google's OpenAI-compatible endpoints wrap it in an array). */
+function errorObject(parsed: unknown): GoogleErrorBody | undefined {
+  const body = Array.isArray(parsed) ? parsed[0] : parsed;
+  const inner = (body as { error?: unknown } | null | undefined)?.error;
+  return typeof inner === 'object' && inner !== null ? (inner as GoogleErrorBody) : undefined;
 }
 
 function stringOr(value: unknown): string | undefined {

@@ -4,7 +4,8 @@ import type { OpenAIFamilyQuirks } from './family.ts';
 /**
  * Brings one choice to OpenAI's own form before it is checked: this provider's finish reasons and reasoning field
  * under OpenAI's names, nulls where OpenAI's types say "absent" removed (some providers write `tool_calls: null`),
- * and a missing message content or chunk finish reason written as the null it means. Anything else stays as sent, for the check to judge.
+ * and a missing message content or chunk finish reason written as the null it means. Anything else stays as sent,
+ * for the check to judge.
  */
 export function normalizeChoice(choice: unknown, field: 'message' | 'delta', quirks: OpenAIFamilyQuirks): void {
   if (!isPlainObject(choice)) return;

@@ -1,5 +1,8 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParamsBase,
+  ChatCompletionCreateParamsNonStreaming as NonStreaming,
+} from 'openai/resources/chat/completions';
 import type { EmbeddingCreateParams } from 'openai/resources/embeddings';
 import type { ResolvedProviderSettings } from '../provider.ts';
 import { type Endpoint, endpointOf } from '../wire/http-sender.ts';
@@ -20,7 +23,7 @@ export interface OpenAITransport {
 /** The official SDK's client (OpenAI's, or `AzureOpenAI`). */
 export function sdkTransport(client: OpenAI): OpenAITransport {
   return {
-    complete: (body, signal) => client.chat.completions.create({ ...body, stream: false }, { signal }),
+    complete: (body, signal) => client.chat.completions.create(body as NonStreaming, { signal }),
     stream: (body, signal) => client.chat.completions.create({ ...body, stream: true }, { signal }),
     embed: (body, signal) => client.embeddings.create(body, { signal }),
   };
