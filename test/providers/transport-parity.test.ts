@@ -213,3 +213,16 @@ describe('embeddings: the wire transport answers exactly as the SDK', () => {
     });
   }
 });
+
+describe('the transport in force', () => {
+  it('is the wire unless SWITCHYARD_TRANSPORT says sdk (the sdk test project runs these suites on the SDKs)', async () => {
+    const gateway = createGateway({ env: {}, providers: { openai: { apiKey: 'sk-test', baseURL: openai.url } } });
+    openai.requests.length = 0;
+    openai.enqueue({ content: 'Hi' });
+    await gateway.createCompletion({ model: MODELS.openai, messages: hello });
+    await gateway.close();
+    const agent = String(openai.requests[0]?.headers['user-agent']);
+    if (process.env.SWITCHYARD_TRANSPORT === 'sdk') expect(agent).toMatch(/^OpenAI\/JS /);
+    else expect(agent).toBe('switchyard-llm');
+  });
+});
