@@ -24,7 +24,7 @@ describe('the npm package', () => {
 });
 
 describe('importing the package', () => {
-  it('loads none of the optional cloud SDKs (they load when a call needs them)', async () => {
+  it('loads none of the provider SDKs (they load when a call needs them)', async () => {
     const program = `
       import { registerHooks } from 'node:module';
       const resolved = [];
@@ -48,10 +48,13 @@ describe('importing the package', () => {
       { cwd: root, env: { PATH: process.env.PATH, SOURCE: join(root, 'src') } },
     );
     const { atImport, after } = JSON.parse(stdout) as { atImport: string[]; after: string[] };
-    const optional =
-      /\/node_modules\/(@aws-sdk\/client-bedrock-runtime|@anthropic-ai\/vertex-sdk|google-auth-library)\//;
+    const optional = new RegExp(
+      '/node_modules/(@aws-sdk/client-bedrock-runtime|@anthropic-ai/vertex-sdk|google-auth-library|@google/genai)/',
+    );
+    // Nor the SDKs that are only a transport to choose now (the wire transport is the default).
+    const sdks = /\/node_modules\/(openai|@anthropic-ai\/sdk)\//;
     expect(atImport.some((url) => url.endsWith('/src/index.ts'))).toBe(true);
-    expect(atImport.filter((url) => optional.test(url))).toEqual([]);
+    expect(atImport.filter((url) => optional.test(url) || sdks.test(url))).toEqual([]);
     expect(after.some((url) => optional.test(url))).toBe(true);
   });
 });
@@ -63,7 +66,12 @@ describe('the optional cloud SDKs', () => {
       optionalDependencies: Record<string, string>;
     };
     const optional = Object.keys(manifest.optionalDependencies);
-    expect(optional).toEqual(['@anthropic-ai/vertex-sdk', '@aws-sdk/client-bedrock-runtime', 'google-auth-library']);
+    expect(optional).toEqual([
+      '@anthropic-ai/vertex-sdk',
+      '@aws-sdk/client-bedrock-runtime',
+      '@google/genai',
+      'google-auth-library',
+    ]);
     expect(optional.filter((name) => name in manifest.dependencies)).toEqual([]);
     // tsup keeps only dependencies and peerDependencies external by itself.
     const { default: config } = (await import('../tsup.config.ts')) as { default: { external: string[] } };

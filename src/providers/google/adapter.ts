@@ -1,4 +1,5 @@
 import type { EmbedContentResponse, GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import { importOptional } from '../../internal/optional-package.ts';
 import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
@@ -31,7 +32,11 @@ export async function createGoogleProvider(settings: ResolvedProviderSettings): 
   const version = apiVersion ?? 'v1beta';
   if (settings.transport === 'wire')
     return new GoogleProvider(wireTransport(settings, baseUrl, version), settings, 'google');
-  const { GoogleGenAI: Client } = await import('@google/genai');
+  const { GoogleGenAI: Client } = await importOptional(
+    '@google/genai',
+    "Gemini's SDK transport",
+    () => import('@google/genai'),
+  );
   const client = new Client({
     // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch the backend under us.
     vertexai: false,

@@ -19,7 +19,7 @@ export async function createVertexProvider(settings: ResolvedProviderSettings<Ve
   let gemini: Promise<Provider> | undefined;
   let claude: Promise<Provider> | undefined;
   const geminiProvider = async () => {
-    const { GoogleGenAI } = await import('@google/genai');
+    const { GoogleGenAI } = await importOptional('@google/genai', 'Gemini on Vertex AI', () => import('@google/genai'));
     const { geminiOn } = await import('../google/adapter.ts');
     const client = new GoogleGenAI({
       vertexai: true,
