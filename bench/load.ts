@@ -94,7 +94,8 @@ const chatURL = `${baseURL}/chat/completions`;
 const sdk = new OpenAI({ apiKey, baseURL });
 const sdkPooled = new OpenAI({ apiKey, baseURL, fetch: createPooledFetch() });
 const ours = createGateway({ env: {}, providers: { openai: { apiKey, baseURL } } });
-const oursPooled = createGateway({ env: {}, providers: { openai: { apiKey, baseURL, fetch: createPooledFetch() } } });
+// Before issue 27: the same gateway with the provider reached through its SDK (on the gateway's pooled fetch).
+const oursSdk = createGateway({ env: {}, transport: 'sdk', providers: { openai: { apiKey, baseURL } } });
 
 // In-process: a fetch that answers at once with the mock's bytes. What remains is client-side work only (SDK,
 // Response parsing, and for createCompletion routing, translation and recording), without sockets or the kernel.
@@ -112,6 +113,11 @@ const stubFetch = (async (_input: string | URL | Request, init?: RequestInit) =>
     : new Response(completion, { headers: stubJSONHeaders })) as typeof fetch;
 const sdkStub = new OpenAI({ apiKey, baseURL, fetch: stubFetch });
 const oursStub = createGateway({ env: {}, providers: { openai: { apiKey, baseURL, fetch: stubFetch } } });
+const oursStubSdk = createGateway({
+  env: {},
+  transport: 'sdk',
+  providers: { openai: { apiKey, baseURL, fetch: stubFetch } },
+});
 
 const aiProvider = createOpenAICompatible({ name: 'bench', baseURL, apiKey });
 const aiModel = aiProvider.chatModel('gpt-4o-mini');
@@ -161,10 +167,10 @@ export const scenarios: Scenario[] = [
     run: async () => void (await ours.createCompletion({ model: 'gpt-4o-mini-latest', messages })),
   },
   {
-    name: 'ours-pooled',
-    label: 'createCompletion + pooled fetch',
+    name: 'ours-sdk',
+    label: 'createCompletion, SDK transport (before)',
     stream: false,
-    run: async () => void (await oursPooled.createCompletion({ model: 'gpt-4o-mini-latest', messages })),
+    run: async () => void (await oursSdk.createCompletion({ model: 'gpt-4o-mini-latest', messages })),
   },
   {
     name: 'ours-schema',
@@ -174,11 +180,11 @@ export const scenarios: Scenario[] = [
       void (await ours.createCompletion({ model: 'gpt-4o-mini-latest', messages, response_format: responseFormat })),
   },
   {
-    name: 'ours-schema-pooled',
-    label: 'createCompletion json_schema + pooled',
+    name: 'ours-schema-sdk',
+    label: 'createCompletion json_schema, SDK transport (before)',
     stream: false,
     run: async () =>
-      void (await oursPooled.createCompletion({
+      void (await oursSdk.createCompletion({
         model: 'gpt-4o-mini-latest',
         messages,
         response_format: responseFormat,
@@ -219,11 +225,11 @@ export const scenarios: Scenario[] = [
       consume(await ours.createCompletion({ model: 'gpt-4o-mini-latest', messages, stream: true }), hasText),
   },
   {
-    name: 'ours-stream-pooled',
-    label: 'createCompletion stream + pooled',
+    name: 'ours-stream-sdk',
+    label: 'createCompletion stream, SDK transport (before)',
     stream: true,
     run: async () =>
-      consume(await oursPooled.createCompletion({ model: 'gpt-4o-mini-latest', messages, stream: true }), hasText),
+      consume(await oursSdk.createCompletion({ model: 'gpt-4o-mini-latest', messages, stream: true }), hasText),
   },
   {
     name: 'ai-stream',
@@ -244,6 +250,25 @@ export const scenarios: Scenario[] = [
     stream: false,
     weight: 4,
     run: async () => void (await oursStub.createCompletion({ model: 'gpt-4o-mini-latest', messages })),
+  },
+  {
+    name: 'ours-stub-sdk',
+    label: 'in-process: createCompletion, SDK transport (before)',
+    stream: false,
+    weight: 4,
+    run: async () => void (await oursStubSdk.createCompletion({ model: 'gpt-4o-mini-latest', messages })),
+  },
+  {
+    name: 'ours-schema-stub-sdk',
+    label: 'in-process: createCompletion json_schema, SDK transport (before)',
+    stream: false,
+    weight: 4,
+    run: async () =>
+      void (await oursStubSdk.createCompletion({
+        model: 'gpt-4o-mini-latest',
+        messages,
+        response_format: responseFormat,
+      })),
   },
   {
     name: 'ours-schema-stub',
@@ -349,7 +374,7 @@ async function main(): Promise<void> {
         cpuUs: cpu.user + cpu.system,
       })}\n`,
     );
-    await Promise.all([ours.close(), oursPooled.close(), oursStub.close(), floorAgent.close()]);
+    await Promise.all([ours.close(), oursSdk.close(), oursStub.close(), oursStubSdk.close(), floorAgent.close()]);
     return;
   }
 
@@ -405,7 +430,7 @@ async function main(): Promise<void> {
       };
     }
   }
-  await Promise.all([ours.close(), oursPooled.close(), oursStub.close(), floorAgent.close()]);
+  await Promise.all([ours.close(), oursSdk.close(), oursStub.close(), oursStubSdk.close(), floorAgent.close()]);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
