@@ -59,7 +59,8 @@ export class RecordJournal {
     this.#dir = options.dir;
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.#onError = options.onError ?? emitJournalWarning;
-    mkdirSync(this.#dir, { recursive: true });
+    // Records hold prompts and answers: the files are the process user's alone.
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     this.#adoptLeftovers();
     liveTokens.add(this.#token);
   }
