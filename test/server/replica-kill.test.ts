@@ -1,29 +1,30 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { databasePath } from '../../src/server/index.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 
 /**
  * Issue 26, item 3: `kill -9` of a replica under load loses at most the calls in flight. A real `switchyard serve`
- * on PostgreSQL is driven by 16 clients (one call in four streamed) and SIGKILLed mid-load, twice; a replica started
- * on the same data directory replays what the killed one had journaled, and every call that was answered (a 200 and
- * its whole body) must then be in PostgreSQL, once.
+ * on PostgreSQL (then on SQLite) is driven by 16 clients (one call in four streamed) and SIGKILLed twice: once as the
+ * load stops, while answered calls' records wait in a batch and two calls are in flight, then mid-load. A replica
+ * started on the same data directory replays what the killed ones had journaled, and every call that was answered (a
+ * 200 and its whole body) must then be stored, once.
  */
 
 const root = resolve(import.meta.dirname, '../..');
 const node = join(root, 'node_modules/.bin/node');
 const cli = join(root, 'src/cli.ts');
 const postgres: ThrowawayPostgres | undefined = await startPostgres();
-if (!postgres) console.warn('PostgreSQL binaries not found: the replica kill test is skipped.');
-const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-replica-kill-'));
-afterAll(async () => {
-  rmSync(dataDir, { recursive: true, force: true });
-  await postgres?.stop();
-});
+if (!postgres) console.warn('PostgreSQL binaries not found: the replica kill test on PostgreSQL is skipped.');
+let dataDir: string;
+afterAll(() => postgres?.stop());
 
 interface Replica {
   child: ChildProcessWithoutNullStreams;
@@ -32,8 +33,8 @@ interface Replica {
   exited: Promise<NodeJS.Signals | number | null>;
 }
 
-async function startReplica(database: string): Promise<Replica> {
-  const args = [cli, 'serve', '--mock', '--port', '0', '--data', dataDir, '--database', database];
+async function startReplica(storageFlags: string[]): Promise<Replica> {
+  const args = [cli, 'serve', '--mock', '--port', '0', '--data', dataDir, ...storageFlags];
   const child = spawn(node, args, { cwd: root });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -64,83 +65,174 @@ async function call(url: string, key: string, index: number): Promise<string | u
 }
 
 /**
- * 16 clients calling until `stopAfter` calls were answered, then the SIGKILL, with calls still in flight. Returns the
- * ids of the answered calls and how many calls were started.
+ * 16 clients calling until `stopAfter` calls were answered; then `atStop` (the SIGKILL, with calls in flight) and
+ * the clients stop. Any whole answer counts, even one read after the kill (it left before). Returns the ids of the
+ * answered calls and how many calls were started.
  */
-async function loadThenKill(replica: Replica, key: string, stopAfter: number) {
+async function load(replica: Replica, key: string, stopAfter: number, atStop: () => void) {
   const answered: string[] = [];
   let started = 0;
-  let killed = false;
+  let stopped = false;
   const client = async () => {
-    while (!killed) {
-      const index = started++;
-      const id = await call(replica.url, key, index).catch(() => undefined);
-      // An answer read before the kill counts; one completing after it cannot exist.
-      if (id && !killed) answered.push(id);
-      if (answered.length >= stopAfter && !killed) {
-        killed = true;
-        replica.child.kill('SIGKILL');
+    while (!stopped) {
+      const id = await call(replica.url, key, started++).catch(() => undefined);
+      if (id) answered.push(id);
+      if (answered.length >= stopAfter && !stopped) {
+        stopped = true;
+        atStop();
       }
     }
   };
   await Promise.all(Array.from({ length: 16 }, client));
-  expect(await replica.exited).toBe('SIGKILL');
   return { answered, started };
 }
 
-async function storedOf(pool: pg.Pool, ids: string[]): Promise<Set<string>> {
-  const { rows } = await pool.query<{ id: string }>('SELECT id FROM switchyard_calls WHERE id = ANY($1)', [ids]);
-  return new Set(rows.map((row) => row.id));
+/** Mid-load: the SIGKILL lands wherever the replica is, 15 calls in flight. */
+async function killMidLoad(replica: Replica, key: string, stopAfter: number) {
+  const round = await load(replica, key, stopAfter, () => replica.child.kill('SIGKILL'));
+  expect(await replica.exited).toBe('SIGKILL');
+  return round;
 }
 
-describe.skipIf(!postgres)('kill -9 of a replica under load', () => {
-  it('loses no answered call: every one is in PostgreSQL once a replica restarts on its data directory', async () => {
-    const url = postgres!.url;
-    const { stdout } = await promisify(execFile)(node, [cli, 'keys', 'create', '--name', 'load', '--database', url], {
-      cwd: root,
+/**
+ * The batch case made certain: once the clients stop, two calls are left in flight (their bodies never end) and the
+ * SIGKILL comes when `/v1/health` says answered calls' records wait in the queue (one more call until it does).
+ */
+async function killWhileRecordsWait(replica: Replica, key: string, stopAfter: number) {
+  const round = await load(replica, key, stopAfter, () => {});
+  for (const _ of [1, 2]) {
+    const hanging = request(`${replica.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '1000' },
     });
-    const key = stdout.trim();
-    const pool = new pg.Pool({ connectionString: url });
-    const answered: string[] = [];
-    const notStoredAtKill: number[] = [];
-    let started = 0;
-    try {
-      for (const stopAfter of [300, 500]) {
-        const replica = await startReplica(url);
-        const round = await loadThenKill(replica, key, stopAfter);
-        answered.push(...round.answered);
-        started += round.started;
-        // What the killed replica had answered but not yet written: without the journal, these would be lost.
-        notStoredAtKill.push(answered.length - (await storedOf(pool, answered)).size);
-      }
-      const survivor = await startReplica(url);
-      // Bounded only to catch a hang: the replay of what the kills left, then the survivor's own batches.
-      const deadline = Date.now() + 20_000;
-      let missing = answered.length - (await storedOf(pool, answered)).size;
-      while (missing > 0 && Date.now() < deadline) {
-        await new Promise((done) => setTimeout(done, 200));
-        missing = answered.length - (await storedOf(pool, answered)).size;
-      }
-      survivor.child.kill('SIGTERM');
-      expect(await survivor.exited).toBe(0);
+    hanging.on('error', () => undefined);
+    hanging.write('{"model":');
+  }
+  for (;;) {
+    const health = (await (await fetch(`${replica.url}/v1/health`)).json()) as { records: { queued: number } };
+    if (health.records.queued > 0) break;
+    const id = await call(replica.url, key, round.started++);
+    if (id) round.answered.push(id);
+  }
+  replica.child.kill('SIGKILL');
+  expect(await replica.exited).toBe('SIGKILL');
+  return round;
+}
+
+/** Where the replicas keep their records, seen from the test: the serve flags, and which ids are stored. */
+interface Storage {
+  name: string;
+  flags: string[];
+  stored(ids: string[]): Promise<Set<string>>;
+  count(): Promise<number>;
+  close(): Promise<void>;
+}
+
+function postgresStorage(url: string): Storage {
+  const pool = new pg.Pool({ connectionString: url });
+  return {
+    name: 'PostgreSQL',
+    flags: ['--database', url],
+    async stored(ids) {
+      const { rows } = await pool.query<{ id: string }>('SELECT id FROM switchyard_calls WHERE id = ANY($1)', [ids]);
+      return new Set(rows.map((row) => row.id));
+    },
+    async count() {
       const { rows } = await pool.query<{ calls: string }>('SELECT count(*) AS calls FROM switchyard_calls');
-      const stored = Number(rows[0]!.calls);
-      console.log(
-        `replica kill: 2 × kill -9 under 16 clients, ${started} calls started, ${answered.length} answered, ` +
-          `${notStoredAtKill.join(' + ')} answered but not in PostgreSQL at the kills, ` +
-          `${missing} missing after the restart, ${stored} stored`,
-      );
-      expect(missing).toBe(0);
-      expect(survivor.stderr()).toContain('replaying records a stopped process left');
-      // Records of calls in flight at a kill may or may not be there; never more than the calls started.
-      expect(stored).toBeGreaterThanOrEqual(answered.length);
-      expect(stored).toBeLessThanOrEqual(started);
-      // The kills landed while answered calls waited in a batch: the journal, not luck, kept them.
-      expect(notStoredAtKill.reduce((total, count) => total + count, 0)).toBeGreaterThan(0);
-      // Stopped cleanly, the survivor stored everything it journaled and left no file behind.
-      expect(readdirSync(join(dataDir, 'record-journal'))).toEqual([]);
+      return Number(rows[0]!.calls);
+    },
+    close: () => pool.end(),
+  };
+}
+
+function sqliteStorage(): Storage {
+  const ids = () => {
+    const db = new DatabaseSync(databasePath(dataDir), { readOnly: true });
+    try {
+      return (db.prepare('SELECT id FROM calls').all() as Array<{ id: string }>).map((row) => row.id);
     } finally {
-      await pool.end();
+      db.close();
     }
+  };
+  return {
+    name: 'SQLite',
+    flags: [],
+    stored: async (wanted) => new Set(ids().filter((id) => wanted.includes(id))),
+    count: async () => ids().length,
+    close: async () => {},
+  };
+}
+
+/** Two kills mid-load, then a replica on the same data directory; every answered call must be stored. */
+async function killTwiceThenRestart(storage: Storage): Promise<void> {
+  const { stdout } = await promisify(execFile)(node, [cli, 'keys', 'create', '--name', 'load', ...keyFlags(storage)], {
+    cwd: root,
+  });
+  const key = stdout.trim();
+  const answered: string[] = [];
+  const notStoredAtKill: number[] = [];
+  let started = 0;
+  for (const [stopAfter, kill] of [
+    [300, killWhileRecordsWait],
+    [500, killMidLoad],
+  ] as const) {
+    const replica = await startReplica(storage.flags);
+    const round = await kill(replica, key, stopAfter);
+    answered.push(...round.answered);
+    started += round.started;
+    // What the killed replica had answered but not yet written: without the journal, these would be lost.
+    notStoredAtKill.push(answered.length - (await storage.stored(answered)).size);
+  }
+  const survivor = await startReplica(storage.flags);
+  // Bounded only to catch a hang: the replay of what the kills left, then the survivor's own batches.
+  const deadline = Date.now() + 20_000;
+  let missing = answered.length - (await storage.stored(answered)).size;
+  while (missing > 0 && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 200));
+    missing = answered.length - (await storage.stored(answered)).size;
+  }
+  survivor.child.kill('SIGTERM');
+  expect(await survivor.exited).toBe(0);
+  const stored = await storage.count();
+  console.log(
+    `replica kill (${storage.name}): 2 × kill -9 under 16 clients, ${started} calls started, ` +
+      `${answered.length} answered, ${notStoredAtKill.join(' + ')} answered but not stored at the kills, ` +
+      `${missing} missing after the restart, ${stored} stored`,
+  );
+  expect(missing).toBe(0);
+  expect(survivor.stderr()).toContain('replaying records a stopped process left');
+  // Records of calls in flight at a kill may or may not be there; never more than the calls started.
+  expect(stored).toBeGreaterThanOrEqual(answered.length);
+  expect(stored).toBeLessThanOrEqual(started);
+  // The first kill landed while answered calls waited in a batch: the journal, not luck, kept them.
+  expect(notStoredAtKill[0]).toBeGreaterThan(0);
+  // Stopped cleanly, the survivor stored everything it journaled and left no file behind.
+  expect(readdirSync(join(dataDir, 'record-journal'))).toEqual([]);
+}
+
+/** `keys create` where the replicas look: PostgreSQL, or the data directory's SQLite file. */
+const keyFlags = (storage: Storage) => (storage.flags.length > 0 ? storage.flags : ['--data', dataDir]);
+
+describe('kill -9 of a replica under load', () => {
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'switchyard-replica-kill-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it.skipIf(!postgres)(
+    'loses no answered call: all in PostgreSQL once a replica restarts on its data directory',
+    async () => {
+      const storage = postgresStorage(postgres!.url);
+      try {
+        await killTwiceThenRestart(storage);
+      } finally {
+        await storage.close();
+      }
+    },
+    120_000,
+  );
+
+  it('loses no answered call on SQLite either: the journal covers the batch not yet written', async () => {
+    await killTwiceThenRestart(sqliteStorage());
   }, 120_000);
 });
