@@ -180,8 +180,8 @@ async function importProfile(which: string): Promise<void> {
     `${before.map((name) => `await import(${JSON.stringify(name)});`).join(' ')} const t = performance.now(); await ` +
     `import(${JSON.stringify(specifier)}); console.log(performance.now() - t);`;
   const dependencies = staticDependencies('index.js');
-  const total = await importMs(timeImport([], 'switchyard'), conditions);
-  const own = await importMs(timeImport(dependencies, 'switchyard'), conditions);
+  const total = await importMs(timeImport([], 'switchyard-llm'), conditions);
+  const own = await importMs(timeImport(dependencies, 'switchyard-llm'), conditions);
   const together = await importMs(
     `const t = performance.now(); ${dependencies.map((name) => `await import(${JSON.stringify(name)});`).join(' ')} ` +
       `console.log(performance.now() - t);`,

@@ -1,65 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import type * as Zod from 'zod';
 import { CatalogError } from '../errors.ts';
 import { Catalog } from './catalog.ts';
-import {
-  catalogDataSchema,
-  isPrototypeMember,
-  type ModelEntry,
-  modelEntrySchema,
-  type ProviderOffering,
-  pricingSchema,
-  providerOfferingSchema,
-  reasoningFactsSchema,
-  supportsSchema,
-} from './catalog-schema.ts';
+import { catalogSchemas, isPrototypeMember, type ModelEntry, type ProviderOffering } from './catalog-schema.ts';
 import { defaultCatalog } from './default-catalog.ts';
+import { type CatalogExtension, type CatalogRow, extensionSchemas, type OfferingRow } from './extension-schema.ts';
 
-/** An offering in a user row: `model` and price fields may be left out when it changes an offering the catalog has. */
-const offeringRowSchema = providerOfferingSchema.extend({
-  model: providerOfferingSchema.shape.model.optional(),
-  pricing: pricingSchema.partial().optional(),
-});
-
-/**
- * One user row. With an `id` the catalog has (a pinned id, alias or synonym), it changes that model: the fields it
- * gives replace the catalog's, `supports` flag by flag, and each offering replaces the catalog's offering of the
- * same provider (its price field by field) or is added after them. With a new `id`, it is a whole model, or, with
- * `base`, a copy of the `base` model (a fine-tune, a private deployment) served by the row's own `providers`.
- */
-const catalogRowSchema = z.strictObject({
-  id: modelEntrySchema.shape.id,
-  base: z.string().min(1).optional(),
-  name: modelEntrySchema.shape.name.optional(),
-  maker: modelEntrySchema.shape.maker.optional(),
-  release_date: modelEntrySchema.shape.release_date.optional(),
-  context_window: modelEntrySchema.shape.context_window.optional(),
-  max_output_tokens: modelEntrySchema.shape.max_output_tokens.optional(),
-  supports: supportsSchema.partial().optional(),
-  reasoning: reasoningFactsSchema.optional(),
-  providers: z.array(offeringRowSchema).optional(),
-  deprecated_at: modelEntrySchema.shape.deprecated_at,
-  retires_at: modelEntrySchema.shape.retires_at,
-  replacement: modelEntrySchema.shape.replacement,
-  source: modelEntrySchema.shape.source,
-  updated: modelEntrySchema.shape.updated,
-});
-
-/** A catalog extension: rows alone, or rows with aliases and synonyms and where they come from. */
-export const catalogExtensionSchema = z.union([
-  z.array(catalogRowSchema),
-  z.strictObject({
-    updated: catalogDataSchema.shape.updated.optional(),
-    /** Default `source` of the rows (`models.dev`, `openrouter`, …). */
-    source: z.string().min(1).optional(),
-    models: z.array(catalogRowSchema),
-    aliases: catalogDataSchema.shape.aliases.optional(),
-    synonyms: catalogDataSchema.shape.synonyms.optional(),
-  }),
-]);
-
-export type CatalogRow = z.infer<typeof catalogRowSchema>;
-export type CatalogExtension = z.infer<typeof catalogExtensionSchema>;
+export type { CatalogExtension, CatalogRow };
 
 export interface ExtendCatalogOptions {
   /** The catalog the rows change or add to. Default: the bundled one. */
@@ -78,7 +25,7 @@ export function extendCatalog(extension: CatalogExtension | string, options: Ext
   const source = typeof extension === 'string' ? extension : options.source;
   const raw = typeof extension === 'string' ? readJson(extension) : extension;
   refusePrototypeNames(raw, source);
-  const parsed = catalogExtensionSchema.safeParse(raw);
+  const parsed = extensionSchemas().catalogExtension.safeParse(raw);
   if (!parsed.success) throw schemaError(parsed.error, source, raw);
   const { models: rows, ...extra } = Array.isArray(parsed.data) ? { models: parsed.data } : parsed.data;
   const rowSource = ('source' in extra ? extra.source : undefined) ?? (source ? `file:${source}` : 'user');
@@ -170,7 +117,7 @@ function applyRow(
     supports: { ...template?.supports, ...supports },
     providers: mergeOfferings(row.base === undefined ? (known?.providers ?? []) : [], providers ?? []),
   };
-  const checked = modelEntrySchema.safeParse(merged);
+  const checked = catalogSchemas().modelEntry.safeParse(merged);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     throw fail(fieldPath(issue.path), issue.message);
@@ -179,10 +126,7 @@ function applyRow(
 }
 
 /** Each row offering replaces the one of its provider (price fields one by one), or comes after the others. */
-function mergeOfferings(
-  offerings: readonly ProviderOffering[],
-  changes: ReadonlyArray<z.infer<typeof offeringRowSchema>>,
-): unknown[] {
+function mergeOfferings(offerings: readonly ProviderOffering[], changes: ReadonlyArray<OfferingRow>): unknown[] {
   const merged: Array<Record<string, unknown>> = offerings.map((offering) => ({ ...offering }));
   for (const change of changes) {
     const existing = merged.find((offering) => offering.provider === change.provider);
@@ -212,7 +156,7 @@ function readJson(path: string): unknown {
   }
 }
 
-function schemaError(error: z.ZodError, source: string | undefined, extension: unknown): CatalogError {
+function schemaError(error: Zod.ZodError, source: string | undefined, extension: unknown): CatalogError {
   // A union reports each branch; the one that got furthest into the data says the most.
   const issues = error.issues.flatMap((issue) =>
     issue.code === 'invalid_union'

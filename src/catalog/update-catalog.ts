@@ -1,6 +1,6 @@
 import type { ModelProfile } from '../providers/model-profile.ts';
 import type { Catalog } from './catalog.ts';
-import { type ModelEntry, modelEntrySchema, type Pricing, type ProviderOffering } from './catalog-schema.ts';
+import { catalogSchemas, type ModelEntry, type Pricing, type ProviderOffering } from './catalog-schema.ts';
 import { type CatalogRow, extendCatalog } from './extend-catalog.ts';
 import type { SourceModel, SourceModels } from './sources/source-model.ts';
 
@@ -145,7 +145,7 @@ function addModel(added: Map<string, ModelEntry>, model: SourceModel, options: U
   const supports = { ...profile.supports, ...model.supports };
   const reasoning = supports.reasoning ? profile.reasoning : undefined;
   supports.reasoning_can_disable = reasoning?.can_disable ?? false;
-  const entry = modelEntrySchema.safeParse({
+  const entry = catalogSchemas().modelEntry.safeParse({
     id: model.id,
     name: model.name,
     maker: model.maker,

@@ -41,9 +41,10 @@ export function registerCatalogCommand(program: Command): void {
 }
 
 async function runUpdate(options: UpdateOptions): Promise<CatalogUpdate> {
-  const [{ extendCatalog, catalogExtensionSchema }, { defaultCatalog }, { readSource }, { updateCatalog }, registry] =
+  const [{ extendCatalog }, { extensionSchemas }, { defaultCatalog }, { readSource }, { updateCatalog }, registry] =
     await Promise.all([
       import('../catalog/extend-catalog.ts'),
+      import('../catalog/extension-schema.ts'),
       import('../catalog/default-catalog.ts'),
       import('../catalog/sources/read-source.ts'),
       import('../catalog/update-catalog.ts'),
@@ -55,7 +56,7 @@ async function runUpdate(options: UpdateOptions): Promise<CatalogUpdate> {
   if (existsSync(options.out)) {
     // Checked whole first, so a broken file is named before anything is fetched.
     extendCatalog(options.out, { base });
-    const parsed = catalogExtensionSchema.parse(JSON.parse(await readFile(options.out, 'utf8')));
+    const parsed = extensionSchemas().catalogExtension.parse(JSON.parse(await readFile(options.out, 'utf8')));
     previous = Array.isArray(parsed) ? parsed : parsed.models;
   }
   const providers = new Set([...registry.builtInRegistry.definitions].map((definition) => definition.id));
@@ -74,7 +75,7 @@ async function runUpdate(options: UpdateOptions): Promise<CatalogUpdate> {
   const today = new Date().toISOString().slice(0, 10);
   if (source.kind === 'rows') {
     // A file of catalog rows: checked, then its rows replace the file's rows of the same id.
-    const incoming = catalogExtensionSchema.parse(source.extension);
+    const incoming = extensionSchemas().catalogExtension.parse(source.extension);
     const rows = Array.isArray(incoming) ? incoming : incoming.models;
     extendCatalog(rows, { base, source: source.label });
     const ids = new Set(rows.map((row) => row.id));

@@ -1,4 +1,7 @@
-import { jsonrepair } from 'jsonrepair';
+import { lazyRequire } from '../internal/lazy-require.ts';
+
+// Loaded when an answer first needs repairing, not with the package.
+const loadJsonRepair = lazyRequire<typeof import('jsonrepair')>('jsonrepair');
 
 /**
  * Reads the JSON a model meant to write: the text as is, else the inside of a code fence, else the outermost
@@ -43,7 +46,7 @@ function tryParse(text: string | undefined): { value: unknown; text: string } | 
 
 function tryRepair(text: string): string | undefined {
   try {
-    return jsonrepair(text);
+    return loadJsonRepair().jsonrepair(text);
   } catch {
     return undefined;
   }

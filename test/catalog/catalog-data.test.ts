@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { catalogDataSchema } from '../../src/catalog/catalog-schema.ts';
+import { catalogSchemas } from '../../src/catalog/catalog-schema.ts';
+
+const catalogDataSchema = catalogSchemas().catalogData;
+
 import data from '../../src/catalog/models.json' with { type: 'json' };
 import { listModels } from '../../src/index.ts';
 import { builtInRegistry } from '../../src/providers/registry.ts';

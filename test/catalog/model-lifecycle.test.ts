@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { catalogDataSchema } from '../../src/catalog/catalog-schema.ts';
+import { catalogSchemas } from '../../src/catalog/catalog-schema.ts';
+
+const catalogDataSchema = catalogSchemas().catalogData;
+
 import data from '../../src/catalog/models.json' with { type: 'json' };
 import { fromModelsDev } from '../../src/catalog/sources/models-dev.ts';
 import { fromOpenRouter } from '../../src/catalog/sources/openrouter.ts';

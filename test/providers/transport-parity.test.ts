@@ -215,7 +215,7 @@ describe('embeddings: the wire transport answers exactly as the SDK', () => {
 });
 
 describe('the transport in force', () => {
-  it('is the wire unless SWITCHYARD_TRANSPORT says sdk (the sdk test project runs these suites on the SDKs)', async () => {
+  it('is the wire unless SWITCHYARD_TRANSPORT says sdk (the sdk project runs these suites on the SDKs)', async () => {
     const gateway = createGateway({ env: {}, providers: { openai: { apiKey: 'sk-test', baseURL: openai.url } } });
     openai.requests.length = 0;
     openai.enqueue({ content: 'Hi' });
