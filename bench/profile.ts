@@ -1,10 +1,10 @@
 /**
  * Where the CPU of a call goes. Runs bench/load.ts under `node --cpu-prof` for one scenario and for a baseline
- * scenario (default: createCompletion + pooled fetch against the openai SDK + the same fetch), keeps the samples of
+ * scenario (default: createCompletion against the undici floor), keeps the samples of
  * the measured phase only, and prints per call: the top frames by self time, self time by area (our files, each
  * package, Node internals, GC), and the frames where the scenario spends more than the baseline.
  *
- *   node bench/profile.ts [--scenario ours-pooled] [--baseline sdk-pooled] [--calls 4000] [--concurrency 32] [--top 20]
+ *   node bench/profile.ts [--scenario ours] [--baseline floor] [--calls 4000] [--concurrency 32] [--top 20]
  * [--interval 250]
  *
  * Caveat: V8's sampler is signal-driven and over-counts frames that sit in system calls (randomFillSync, writev);
@@ -23,8 +23,8 @@ import { startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
-    scenario: { type: 'string', default: 'ours-pooled' },
-    baseline: { type: 'string', default: 'sdk-pooled' },
+    scenario: { type: 'string', default: 'ours' },
+    baseline: { type: 'string', default: 'floor' },
     calls: { type: 'string', default: '4000' },
     concurrency: { type: 'string', default: '32' },
     top: { type: 'string', default: '20' },
