@@ -181,7 +181,7 @@ async function killTwiceThenRestart(storage: Storage): Promise<void> {
     answered.push(...round.answered);
     started += round.started;
     // What the killed replica had answered but not yet written: without the journal, these would be lost.
-    notStoredAtKill.push(answered.length - (await storage.stored(answered)).size);
+    notStoredAtKill.push(round.answered.length - (await storage.stored(round.answered)).size);
   }
   const survivor = await startReplica(storage.flags);
   // Bounded only to catch a hang: the replay of what the kills left, then the survivor's own batches.
