@@ -1,3 +1,4 @@
+import type { CallQuery, CallQueryOptions, CallQueryResult } from './call-query.ts';
 import type { CallRecord, CallStatus, Dialect } from './call-record.ts';
 
 /** Read access to stored call records: `gateway.calls`. Implemented by `MemorySink` and `SqliteSink`. */
@@ -25,6 +26,11 @@ export interface CallStore {
    * the totals of them all. What the workflow page draws, however large the records. Optional, as `recentTraces`.
    */
   workflowTimeline?(traceId: string, limit: number): Promise<WorkflowTimeline | null>;
+  /**
+   * The structured query (filters, groups, aggregates, order, limit; see docs/observability.md) over the calls the
+   * `scope` allows. A 400 (`InvalidRequestError`) names a wrong part. Optional for other stores.
+   */
+  queryCalls?(query: CallQuery, options?: CallQueryOptions): Promise<CallQueryResult>;
 }
 
 /** Traced calls the trace picker looks at, newest first. */

@@ -1,6 +1,14 @@
 /** Call records: one per completion, queued off the request path, written to sinks, queried through a call store. */
 export { buildCallRecord } from './build-record.ts';
 export {
+  type CallQuery,
+  type CallQueryOptions,
+  type CallQueryResult,
+  type CallQueryScope,
+  callQuerySchema,
+  parseCallQuery,
+} from './call-query.ts';
+export {
   type CallRecord,
   type RecordError,
   type RecordOutput,

@@ -1,3 +1,5 @@
+import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
+import { queryRecords } from '../call-query-rows.ts';
 import type { CallRecord } from '../call-record.ts';
 import {
   type AgentSummary,
@@ -115,6 +117,10 @@ export class MemorySink implements RecordSink, CallStore {
       else row.cost_usd += record.cost_usd;
     }
     return [...rows.values()].map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) })).sort(compareDailyCostRows);
+  }
+
+  async queryCalls(query: CallQuery, options?: CallQueryOptions): Promise<CallQueryResult> {
+    return queryRecords(this.records(), parseCallQuery(query, options));
   }
 
   async agents(): Promise<AgentSummary[]> {

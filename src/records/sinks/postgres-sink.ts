@@ -1,6 +1,8 @@
 import type { Pool, PoolConfig, QueryConfig } from 'pg';
 import { lazyRequire } from '../../internal/lazy-require.ts';
 import { FAIL_FAST_POOL, isPostgresOutage, migrate, postgresError } from '../../internal/postgres-migrations.ts';
+import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
+import { resultOf } from '../call-query-rows.ts';
 import type { CallRecord } from '../call-record.ts';
 import type {
   AgentSummary,
@@ -19,6 +21,7 @@ import {
   pageFrom,
   summarizeWorkflow,
 } from '../call-store-queries.ts';
+import { compileCallQuery, POSTGRES } from '../compile-call-query.ts';
 import { roundUsd } from '../compute-cost.ts';
 import { type RecordSink, RecordsRefusedError } from '../sink.ts';
 import { insertBatch, MIGRATIONS } from './postgres-schema.ts';
@@ -180,6 +183,12 @@ export class PostgresSink implements RecordSink, CallStore {
         last_call_at: row.last_call_at as string,
       }))
       .sort(compareAgentSummaries);
+  }
+
+  async queryCalls(query: CallQuery, options?: CallQueryOptions): Promise<CallQueryResult> {
+    const parsed = parseCallQuery(query, options);
+    const { sql, params } = compileCallQuery(parsed, POSTGRES);
+    return resultOf((await this.#query<Record<string, unknown>>(sql, params)).rows, parsed);
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { loadSqlite } from '../../internal/load-sqlite.ts';
+import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
+import { resultOf } from '../call-query-rows.ts';
 import type { CallRecord } from '../call-record.ts';
 import {
   type AgentSummary,
@@ -25,6 +27,7 @@ import {
   timelineOf,
   tracesOf,
 } from '../call-store-queries.ts';
+import { compileCallQuery, SQLITE } from '../compile-call-query.ts';
 import { roundUsd } from '../compute-cost.ts';
 import { type RecordSink, RecordsRefusedError } from '../sink.ts';
 import {
@@ -237,6 +240,13 @@ export class SqliteSink implements RecordSink, CallStore {
       FROM calls GROUP BY agent_id`;
     const rows = this.#statement(sql).all() as unknown as AgentSummary[];
     return rows.map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) })).sort(compareAgentSummaries);
+  }
+
+  /** Prepared each time: the caller chooses the statement's shape, and a cache of them would grow with its choices. */
+  async queryCalls(query: CallQuery, options?: CallQueryOptions): Promise<CallQueryResult> {
+    const parsed = parseCallQuery(query, options);
+    const { sql, params } = compileCallQuery(parsed, SQLITE);
+    return resultOf(this.#db.prepare(sql).all(...(params as SQLInputValue[])), parsed);
   }
 
   /** Prepared once per distinct SQL text; the list query has at most a few dozen filter combinations. */
