@@ -6,6 +6,7 @@ import type {
   ResponseCreateParamsStreaming,
 } from 'openai/resources/responses/responses';
 import { BudgetLedger, type BudgetOptions } from './budgets/budget-ledger.ts';
+import { type ResponseCacheOptions, responseCacheOf } from './cache/response-cache.ts';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import { CatalogRefresher, type CatalogRefreshOptions, type CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
@@ -128,6 +129,8 @@ export interface GatewayOptions {
    * `redact: true` to store message contents and answers as "[redacted]". `false` turns recording off.
    */
   records?: false | RecordOptions;
+  /** The response cache (docs/caching.md). Without it, calls asking `cache: auto | always` use memory; false: off. */
+  cache?: false | ResponseCacheOptions;
 }
 
 export interface Gateway {
@@ -233,6 +236,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     recorder,
     deployments,
     budgets: options.budgets ? new BudgetLedger(options.budgets) : undefined,
+    cache: responseCacheOf(options.cache),
     // The simulator stands in for every provider, so each may be suggested.
     configuredProviders: simulator
       ? () => [...registry.definitions].map((definition) => definition.id)
@@ -265,9 +269,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       return recorder.stats;
     },
     flush: recorder.flush,
-    close: () => {
+    close: async () => {
       refresher?.stop();
-      return recorder.close();
+      await recorder.close();
+      await services.cache?.store.close?.();
     },
     get catalog() {
       return currentCatalog();

@@ -4,6 +4,10 @@
  */
 
 export type { BudgetOptions, BudgetRule } from './budgets/budget-ledger.ts';
+export { type MemoryCacheOptions, MemoryCacheStore, type ResponseCacheStore } from './cache/cache-store.ts';
+export { RedisCacheStore } from './cache/redis-cache-store.ts';
+export type { CacheMode, ResponseCacheOptions } from './cache/response-cache.ts';
+export { SqliteCacheStore } from './cache/sqlite-cache-store.ts';
 export type { ListModelsOptions, ModelInfo, ModelList, ModelReasoningInfo } from './catalog/catalog.ts';
 export { Catalog } from './catalog/catalog.ts';
 export type { CatalogRefreshOptions, CatalogRefreshStatus } from './catalog/catalog-refresh.ts';

@@ -66,6 +66,11 @@ interface SwitchyardRequestFields {
   reasoning?: ReasoningSetting;
   /** Models to try, in order, after every provider of `model` failed with a retryable error. */
   fallbacks?: string[];
+  /**
+   * The response cache for this call: `auto` only for a deterministic request (`temperature: 0` or a `seed`),
+   * `always`, or `never`. Default: the gateway's (`never` unless it was created with `cache`). See docs/caching.md.
+   */
+  cache?: 'auto' | 'always' | 'never';
   /** A model asked for the answer when `model` twice produced JSON that does not match `response_format`. */
   structured_output_fallback?: string;
   /**
@@ -138,6 +143,8 @@ export interface SwitchyardResponseInfo {
   cost: CostBreakdown | null;
   attempts: Attempt[];
   warnings: CompletionWarning[];
+  /** `hit`: answered from the response cache (no attempt, cost 0); `miss`: looked up, not found, stored once done. */
+  cache?: 'hit' | 'miss';
 }
 
 /**

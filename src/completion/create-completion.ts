@@ -1,5 +1,6 @@
 import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import { reserveCall } from '../budgets/call-budget.ts';
+import { answerFromCache, lookUpCache, rememberResponse, rememberStream } from '../cache/response-cache-stage.ts';
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { CompletionRequest, CompletionResponse, CompletionWarning } from '../types.ts';
@@ -18,7 +19,8 @@ import type { Services } from './services.ts';
  * resolved) and its trace (attempts, warnings and billed usage, gathered as it goes); the record is built from
  * both, off the request path, whether the call succeeds or fails.
  *
- *   resolve → plan candidates → (budgets reserve) → run attempts → enforce output | relay stream → finalise
+ *   resolve → plan candidates → (response cache) → (budgets reserve) → run attempts → enforce output | relay stream
+ *   → finalise
  *
  * The budgets hold the call's worst cost from admission until it is recorded, when what it paid is charged instead.
  */
@@ -35,14 +37,18 @@ export async function createCompletion(
     for (const warning of edge.warnings ?? []) trace.warn(warning);
     plan = await resolveRequest(services, request, options, trace);
     const candidates = planCandidates(services, plan, trace.warn);
+    // Before the budgets: a hit holds and costs nothing.
+    const cached = await lookUpCache(services, plan, trace);
+    if (cached?.answer) return answerFromCache(services, request, plan, trace, cached.answer);
     hold = await reserveCall(services, plan, candidates, trace.warn);
     if (plan.stream) {
       const opened = await runStream(services, plan, trace, candidates);
       // Recorded when the stream ends.
-      return relayStream(services, request, plan, trace, opened, hold);
+      return relayStream(services, request, plan, trace, opened, hold, cached && rememberStream(services, cached));
     }
     const answered = await runCompletion(services, plan, trace, candidates);
     const response = finalise(plan, trace, await enforceOutput(services, plan, trace, answered));
+    if (cached) rememberResponse(services, cached, response);
     recordCall(services, factsOf(request, plan), trace, { info: response.switchyard, response }, hold);
     return response;
   } catch (thrown) {

@@ -2,7 +2,7 @@ import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import { estimatePromptTokens } from '../budgets/estimate-cost.ts';
 import type { ProviderOffering } from '../catalog/catalog-schema.ts';
 import { ProviderError, StreamInterruptedError } from '../errors.ts';
-import { StreamRecorder } from '../records/stream-recorder.ts';
+import { StreamRecorder, type StreamSummary } from '../records/stream-recorder.ts';
 import type { CompletionChunk, CompletionRequest, SwitchyardResponseInfo } from '../types.ts';
 import { type AttemptScope, expiredError } from './attempt-scope.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
@@ -26,8 +26,10 @@ export function relayStream(
   trace: CallTrace,
   opened: AttemptResult<OpenedStream>,
   hold?: BudgetHold,
+  cacheMiss?: (summary: StreamSummary, info: SwitchyardResponseInfo) => void,
 ): CompletionStream {
   const info = responseInfo(plan, trace, opened, opened.candidate.known);
+  if (cacheMiss) info.cache = 'miss';
   const observed = new StreamRecorder();
   const pricing: ProviderOffering['pricing'] = opened.candidate.offering.pricing;
   const chunks = relayChunks(opened.value, {
@@ -40,6 +42,8 @@ export function relayStream(
     check: streamChecks(plan, trace, opened, observed),
     onEnd: (error) => {
       const summary = observed.summary();
+      // Before any estimate: the cache keeps only a stream the provider finished, its usage reported.
+      if (error === undefined) cacheMiss?.(summary, info);
       if (!summary.usage) {
         summary.usage = observed.estimatedUsage(estimatePromptTokens(plan.body));
         trace.warn(USAGE_ESTIMATED);

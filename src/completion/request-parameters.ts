@@ -182,6 +182,12 @@ export const REQUEST_PARAMETERS = {
     },
     dialects: EVERY_DIALECT,
   },
+  cache: {
+    kind: 'ours',
+    deployable: true,
+    check: oneOf('cache', ['auto', 'always', 'never']),
+    dialects: EVERY_DIALECT,
+  },
 } satisfies Record<RequestKey, RequestParameter>;
 
 /** The parameter table as the validators take it: a test may build them from a table with a row added. */

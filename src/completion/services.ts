@@ -1,4 +1,5 @@
 import type { BudgetLedger } from '../budgets/budget-ledger.ts';
+import type { ResponseCache } from '../cache/response-cache.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ModelDeprecation } from '../catalog/model-lifecycle.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
@@ -18,6 +19,8 @@ export interface Services {
   readonly deployments: DeploymentStore | undefined;
   /** Spend per trace, agent, workflow or key against `createGateway({ budgets })`; `undefined` without budgets. */
   readonly budgets: BudgetLedger | undefined;
+  /** The response cache (`createGateway({ cache })`); `undefined` when it is off (`cache: false`). */
+  readonly cache?: ResponseCache | undefined;
   /** The providers this gateway can call (credentials found), to suggest `<provider>/<id>` for an unknown id. */
   readonly configuredProviders: () => string[];
   /** Told each call to a model its maker deprecated (`createGateway({ onModelDeprecated })`, once per model). */

@@ -156,6 +156,7 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     status: error ? 'error' : 'ok',
     error,
     warnings,
+    ...(info?.cache ? { cache: info.cache } : {}),
   };
   if (dropped.length > 0) {
     const message = `Not stored: metadata values that are not strings (${listed(dropped)}).`;

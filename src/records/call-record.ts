@@ -43,6 +43,8 @@ export interface CallRecord {
   status: CallStatus;
   error: RecordError | null;
   warnings: CompletionWarning[];
+  /** `hit`: answered from the response cache (nothing billed); `miss`: looked up and not found. Absent: not used. */
+  cache?: 'hit' | 'miss';
 }
 
 export type CallStatus = 'ok' | 'error';

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import type { CallPlan } from '../completion/call-plan.ts';
+
+/**
+ * Parameters that reach the provider but not the answer: who the end user is, what the provider stores or bills,
+ * how its own prompt cache is keyed. Two calls differing only in them share an entry.
+ */
+const NOT_IN_THE_ANSWER = new Set([
+  'user',
+  'safety_identifier',
+  'store',
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'prompt_cache_options',
+  'cached_content',
+]);
+
+/**
+ * The response cache's key for a call: a SHA-256 of the tenant and of the request as it reaches the model, in one
+ * canonical JSON (object keys sorted): the resolved model and its offerings, the messages after templating, the
+ * parameters providers receive except those that do not change the answer, and the gateway's own that do
+ * (structured output, reasoning, tool-argument checks, fallbacks). Metadata, `stream` and `stream_options` are left
+ * out: a streamed answer and a non-streamed one are the same answer.
+ */
+export function cacheKey(plan: CallPlan, tenant: string): string {
+  const sent: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(plan.body)) if (!NOT_IN_THE_ANSWER.has(name)) sent[name] = value;
+  const { request } = plan;
+  const keyed = {
+    tenant,
+    model: plan.model.id,
+    offerings: plan.offerings.map((offering) => `${offering.provider}/${offering.model}`),
+    sent,
+    response_format: request.response_format,
+    reasoning: plan.reasoning,
+    tool_call_validation: request.tool_call_validation,
+    structured_output_fallback: request.structured_output_fallback,
+    fallbacks: plan.fallbacks,
+  };
+  return createHash('sha256').update(canonicalJson(keyed)).digest('hex');
+}
+
+/**
+ * Whether `cache: 'auto'` caches the call: a request that asks for the same answer every time, `temperature: 0`
+ * or a `seed` (its own or its deployment's). An unset temperature is the provider's default (1 for most), so not.
+ */
+export function isDeterministic(plan: CallPlan): boolean {
+  return plan.body.temperature === 0 || typeof plan.body.seed === 'number';
+}
+
+/** JSON with every object's keys sorted and `undefined` members left out, so equal requests give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
+  const members: string[] = [];
+  for (const name of Object.keys(value).sort()) {
+    const member = (value as Record<string, unknown>)[name];
+    if (member !== undefined) members.push(`${JSON.stringify(name)}:${canonicalJson(member)}`);
+  }
+  return `{${members.join(',')}}`;
+}
