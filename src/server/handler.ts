@@ -15,6 +15,7 @@ import type { KeyStore } from './key-store.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
 import { findRoute, type Route } from './router.ts';
+import { callQueryRoutes } from './routes/call-query.ts';
 import { callRoutes } from './routes/calls.ts';
 import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
@@ -102,6 +103,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...modelRoutes(gateway),
     ...deploymentRoutes(gateway, options.deployments, maxBodyBytes),
     ...callRoutes(gateway),
+    ...callQueryRoutes(gateway),
     ...keyRoutes(keys, maxBodyBytes),
     ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0'),
     ...workflowPageRoutes(gateway, options.mock ?? false),

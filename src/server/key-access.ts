@@ -1,4 +1,5 @@
 import type { CallAccess } from '../completion/call-access.ts';
+import type { CallQueryScope } from '../records/call-query.ts';
 import type { CallRecord } from '../records/call-record.ts';
 import type { ListCallsQuery } from '../records/call-store.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
@@ -77,6 +78,24 @@ export class KeyAccess {
     }
     requireScope(key, 'calls:read:own');
     return { ...query, api_key_ids: [key.id, ...(await this.descendants())] };
+  }
+
+  /**
+   * The rows a structured call query (`POST /v1/calls/query`, `query_completions`) reads: every call with an
+   * unlimited `calls:read`, its agents' with a limited one, its own and its descendants' with `calls:read:own`.
+   * A 403 otherwise.
+   */
+  async callQueryScope(): Promise<CallQueryScope> {
+    const { key } = this;
+    if (key.scopes.includes('calls:read')) return key.allowed_agents === null ? {} : { agent_ids: key.allowed_agents };
+    requireScope(key, 'calls:read:own');
+    return { api_key_ids: [key.id, ...(await this.descendants())] };
+  }
+
+  /** One call by id for `GET /v1/calls/{id}` and `get_completion`: a 403 without a read scope, then `mayRead`. */
+  async readableCall(record: CallRecord | null): Promise<CallRecord | null> {
+    if (!this.key.scopes.includes('calls:read')) requireScope(this.key, 'calls:read:own');
+    return record && (await this.mayRead(record)) ? record : null;
   }
 
   /** A 403 unless the key reads every call: traces, daily costs, agent totals and the page span every agent. */

@@ -26,14 +26,16 @@ function textOf(result: Awaited<ReturnType<Client['callTool']>>): unknown {
 }
 
 describe('/mcp', () => {
-  it('lists the five tools with strict, described input schemas', async () => {
+  it('lists the tools with strict, described input schemas', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'create_api_key',
+      'get_completion',
       'list_api_keys',
       'list_deployments',
       'list_models',
+      'query_completions',
       'revoke_api_key',
     ]);
     for (const tool of tools) {
