@@ -112,6 +112,10 @@ export { budgetToEffort, effortToBudget } from './reasoning.ts';
 export type {
   AgentSummary,
   CallPage,
+  CallQuery,
+  CallQueryOptions,
+  CallQueryResult,
+  CallQueryScope,
   CallRecord,
   CallStore,
   CallTiming,
