@@ -68,6 +68,8 @@ export const configFileSchema = z.strictObject({
   catalog: z.union([z.string().min(1), z.array(z.record(z.string(), z.unknown()))]).optional(),
   fallbacks: z.array(z.string().min(1)).optional(),
   timeout_ms: positiveInteger.optional(),
+  cache: z.enum(['memory', 'sqlite', 'redis', 'off']).optional(),
+  cache_ttl: positiveInteger.optional(),
   providers: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), providerSchema).optional(),
 });
 
@@ -99,6 +101,8 @@ export interface ServeFileSettings {
   catalog?: string | Record<string, unknown>[];
   fallbacks?: string[];
   timeoutMs?: number;
+  cache?: 'memory' | 'sqlite' | 'redis' | 'off';
+  cacheTtl?: number;
   providers?: Record<string, ProviderFileSettings>;
 }
 
@@ -198,6 +202,8 @@ function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv): Serv
     catalog: typeof file.catalog === 'string' ? resolve(dir, file.catalog) : file.catalog,
     fallbacks: file.fallbacks,
     timeoutMs: file.timeout_ms,
+    cache: file.cache,
+    cacheTtl: file.cache_ttl,
     providers: file.providers ? providers : undefined,
   };
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));

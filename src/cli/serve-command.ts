@@ -3,6 +3,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import type { BudgetRule } from '../budgets/budget-ledger.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
 import type { CatalogExtension } from '../catalog/extend-catalog.ts';
+import type { ServeCacheStore } from '../server/open-response-cache.ts';
 import type { ServeFileSettings } from './config-file.ts';
 import {
   type ConnectionUrlOptions,
@@ -80,6 +81,17 @@ export function registerServeCommand(program: Command): void {
     )
     .option('--allowed-host <host:port...>', 'extra Host values accepted on / and /mcp (DNS-rebinding protection)')
     .option('--allowed-origin <origin...>', 'extra Origin values accepted on / and /mcp')
+    .addOption(
+      new Option(
+        '--cache <store>',
+        'response cache for deterministic requests: memory, sqlite, redis (--redis), off',
+      ).choices(['memory', 'sqlite', 'redis', 'off']),
+    )
+    .option(
+      '--cache-ttl <seconds>',
+      'how long the response cache serves an answer (default 3600)',
+      parsePositiveInteger,
+    )
     .option('--metrics', 'serve GET /metrics (Prometheus text) to keys with the metrics:read scope', false)
     .action(async (given: ServeCommandOptions, command: Command) => {
       warnOfPasswordsInArguments(given);
@@ -88,6 +100,8 @@ export function registerServeCommand(program: Command): void {
       const database = databaseUrlOf(options);
       const redis = redisUrlOf(options);
       if (database === undefined || options.deployments === undefined) requireSqlite(command);
+      if (options.cache === 'redis' && redis === undefined) command.error('--cache redis needs --redis <url>.');
+      if (options.cacheTtl !== undefined && options.cache === undefined) command.error('--cache-ttl needs --cache.');
       restartWithBoundedYoungGeneration();
       logWarningsAsJsonLines();
       const { startServer } = await import('../server/start-server.ts');
@@ -113,6 +127,7 @@ export function registerServeCommand(program: Command): void {
         rateLimitOnStoreError: options.rateLimitOnStoreError,
         corsOrigins: options.corsOrigin ?? [],
         metrics: options.metrics,
+        ...(options.cache ? { cache: { store: options.cache, ttlSeconds: options.cacheTtl } } : {}),
         // One object: --catalog and --budget used to be dropped by the later maxRenderedBytes.
         gateway: {
           maxRenderedBytes: options.maxRenderedBytes,
@@ -202,4 +217,6 @@ interface ServeCommandOptions extends ConnectionUrlOptions {
   tokensPerMinute?: number;
   corsOrigin?: string[];
   metrics: boolean;
+  cache?: ServeCacheStore;
+  cacheTtl?: number;
 }

@@ -16,6 +16,7 @@ import type { KeyStore } from './key-store.ts';
 import { createNodeListener } from './node-adapter.ts';
 import { databasePath } from './open-database.ts';
 import { openDeployments } from './open-deployments.ts';
+import { openResponseCache, type ServeCacheSettings } from './open-response-cache.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { createServerMetrics } from './server-metrics.ts';
 import { openSharedEngines, storageErrorOf } from './shared-state.ts';
@@ -63,6 +64,8 @@ export interface ServeOptions {
    * process).
    */
   redis?: string | undefined;
+  /** The response cache (`--cache`, `--cache-ttl`): memory, SQLite in the data directory, or `redis`'s Redis. */
+  cache?: ServeCacheSettings | undefined;
   /** Browser origins CORS allows (`--cors-origin`); default none, CORS off. */
   corsOrigins?: string[];
   /** More `Host` values (`name:port`) to accept on `/` and `/mcp`; `*` accepts any. */
@@ -147,6 +150,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const gateway: Gateway = createGateway({
     ...options.gateway,
     ...(budgets ? { budgets } : {}),
+    ...(options.cache ? { cache: openResponseCache(options.cache, redis, dataDir) } : {}),
     mock,
     deployments,
     records,
@@ -224,13 +228,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   });
   server.on('request', listener);
 
-  info('listening', {
-    url,
-    data: dbPath,
-    deployments: opened.shown,
-    mock: mock !== false,
-    providers,
-  });
+  info('listening', { url, data: dbPath, deployments: opened.shown, mock: mock !== false, providers });
   info('configuration', startupSummary(options, dbPath));
   if (mock !== false)
     info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');

@@ -15,6 +15,7 @@ export function startupSummary(options: ServeOptions, dbPath: string): Record<st
       records: options.database ? redactUrlCredentials(options.database) : dbPath,
       deployments: redactUrlCredentials(options.deployments ?? options.database ?? dbPath),
       counters: options.redis ? redactUrlCredentials(options.redis) : 'memory',
+      response_cache: options.cache?.store ?? 'memory (calls that ask)',
     },
     limits: {
       max_concurrent_per_key: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
