@@ -5,9 +5,9 @@ export {
   type CallQueryOptions,
   type CallQueryResult,
   type CallQueryScope,
-  callQuerySchema,
   parseCallQuery,
 } from './call-query.ts';
+export { callQuerySchemas } from './call-query-schema.ts';
 export {
   type CallRecord,
   type RecordError,

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import type { Gateway } from '../../gateway.ts';
-import { callQuerySchema } from '../../records/call-query.ts';
+import { callQuerySchemas } from '../../records/call-query-schema.ts';
 import type { KeyAccess } from '../key-access.ts';
 import { HttpError } from '../responses.ts';
 import { queryCalls, readCall } from './call-query.ts';
@@ -23,7 +23,7 @@ export function registerCallTools(server: McpServer, gateway: Gateway, access: K
         'provider, status, time, cost, latency, metadata), group_by with count/sum/avg/min/max/p50/p90/p99, ' +
         'order_by and limit. Without group_by or aggregates, one row per call (its columns, not its contents: ' +
         'get_completion has those), newest first.',
-      inputSchema: callQuerySchema,
+      inputSchema: callQuerySchemas().query,
       annotations: { readOnlyHint: true },
     },
     async (query) => asJson(await queryCalls(gateway, query, access)),
