@@ -204,8 +204,10 @@ async function killTwiceThenRestart(storage: Storage): Promise<void> {
   // Records of calls in flight at a kill may or may not be there; never more than the calls started.
   expect(stored).toBeGreaterThanOrEqual(answered.length);
   expect(stored).toBeLessThanOrEqual(started);
-  // The first kill landed while answered calls waited in a batch: the journal, not luck, kept them.
-  expect(notStoredAtKill[0]).toBeGreaterThan(0);
+  // A kill landed while answered calls waited in a batch: the journal, not luck, kept them. The first kill is aimed
+  // at that moment, but on a loaded machine a flush can slip in between the health check and the signal (CI saw
+  // 0 + 29), so the two kills together must have caught some.
+  expect(notStoredAtKill[0]! + notStoredAtKill[1]!).toBeGreaterThan(0);
   // Stopped cleanly, the survivor stored everything it journaled and left no file behind.
   expect(readdirSync(join(dataDir, 'record-journal'))).toEqual([]);
 }
