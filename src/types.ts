@@ -21,6 +21,13 @@ export type {
 /** Provider-neutral reasoning setting: exactly one of `budget` (tokens) or `effort`. */
 export type ReasoningSetting = { budget: number; effort?: never } | { effort: ReasoningEffortLevel; budget?: never };
 
+/**
+ * What moves a call to its next candidate besides failures, where the caller asks (`fallback_on`): `content_filter`,
+ * an answer the provider's filter stopped (`finish_reason: "content_filter"`) or its content-policy error;
+ * `refusal`, an answer in which the model refused (`message.refusal`).
+ */
+export type FallbackReason = 'content_filter' | 'refusal';
+
 /** `disabled` switches reasoning off; the others are levels, lowest first (OpenAI's names). */
 export type ReasoningEffortLevel = (typeof EFFORTS)[number];
 
@@ -64,8 +71,15 @@ interface SwitchyardRequestFields {
   /** Fills `{{name}}` variables in message text (dotted paths allowed). */
   input?: unknown;
   reasoning?: ReasoningSetting;
-  /** Models to try, in order, after every provider of `model` failed with a retryable error. */
+  /**
+   * Models to try, in order, after every provider of `model` failed with a retryable error, refused a prompt too long
+   * for it, or (with `fallback_on`) stopped on its content filter.
+   */
   fallbacks?: string[];
+  /** What else moves the call to the next candidate (default none): `content_filter`, `refusal`. */
+  fallback_on?: FallbackReason[];
+  /** How a model's offerings are ordered: `order` (the catalog's, default), `cost` or `latency`. See reliability.md. */
+  routing?: 'order' | 'cost' | 'latency';
   /**
    * The response cache for this call: `auto` only for a deterministic request (`temperature: 0` or a `seed`),
    * `always`, or `never`. Default: the gateway's (`never` unless it was created with `cache`). See docs/caching.md.

@@ -6,10 +6,11 @@ import type { Dialect } from '../records/call-record.ts';
 import type { BilledUsage } from '../records/compute-cost.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
-import type { Attempt, CompletionRequest, CompletionWarning } from '../types.ts';
+import type { Attempt, CompletionRequest, CompletionWarning, FallbackReason } from '../types.ts';
 import type { AttemptPolicy } from './attempt-policy.ts';
 import type { CallAccess } from './call-access.ts';
 import type { StreamTimeouts } from './open-stream.ts';
+import type { Routing } from './route-offerings.ts';
 
 /**
  * What one call sends, decided once by `resolveRequest` and read by every later stage: the model, the
@@ -41,6 +42,10 @@ export interface CallPlan extends AttemptPolicy {
   readonly includeUsage: boolean;
   /** Models tried after every provider of `model` failed. */
   readonly fallbacks: readonly string[];
+  /** How each model's offerings are ordered: the request's `routing`, else the gateway's, else `order`. */
+  readonly routing: Routing;
+  /** What else moves the call to the next candidate (`content_filter`); none unless the caller asks. */
+  readonly fallbackOn: readonly FallbackReason[];
   /** The stream limits of one candidate provider: the call's own, else the provider's, else the gateway's. */
   readonly streamTimeouts: (provider: string) => StreamTimeouts;
   /** The caller's limits, applied by the stages (agents, models, key budgets); `undefined`: none. */

@@ -54,6 +54,14 @@ export function oneOf(param: string, allowed: readonly unknown[]) {
   };
 }
 
+/** An array whose every item is one of `allowed`. */
+export function someOf(param: string, allowed: readonly unknown[]) {
+  return (value: unknown) => {
+    if (!Array.isArray(value) || !value.every((item) => allowed.includes(item)))
+      fail(`"${param}" must be an array of ${allowed.map((item) => JSON.stringify(item)).join(', ')}.`, param);
+  };
+}
+
 export function modelReference(value: unknown): void {
   if (typeof value !== 'string' || value.trim() === '') {
     fail(

@@ -10,6 +10,7 @@ import {
   numberIn,
   object,
   oneOf,
+  someOf,
   stop,
   streamOptions,
   string,
@@ -158,6 +159,18 @@ export const REQUEST_PARAMETERS = {
     kind: 'ours',
     deployable: true,
     check: stringArray('fallbacks', 'an array of model ids'),
+    dialects: EVERY_DIALECT,
+  },
+  fallback_on: {
+    kind: 'ours',
+    deployable: true,
+    check: someOf('fallback_on', ['content_filter', 'refusal']),
+    dialects: EVERY_DIALECT,
+  },
+  routing: {
+    kind: 'ours',
+    deployable: true,
+    check: oneOf('routing', ['order', 'cost', 'latency']),
     dialects: EVERY_DIALECT,
   },
   structured_output_fallback: {

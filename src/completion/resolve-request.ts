@@ -101,6 +101,8 @@ export async function resolveRequest(
     stream: asked.stream === true,
     includeUsage: asked.stream_options?.include_usage === true,
     fallbacks: asked.fallbacks ?? services.settings.fallbacks,
+    routing: asked.routing ?? services.settings.routing ?? 'order',
+    fallbackOn: asked.fallback_on ?? [],
     ...attemptPolicy(services, options, trace.startedMonotonic),
     streamTimeouts: (provider) => {
       const configured = services.settings.providers?.[provider];

@@ -1,4 +1,4 @@
-import { MissingCredentialsError, ProviderError } from '../errors.ts';
+import { InvalidRequestError, MissingCredentialsError, ProviderError } from '../errors.ts';
 import type { Provider } from '../providers/provider.ts';
 import { deadlineExceeded } from '../providers/provider-errors.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
@@ -26,8 +26,8 @@ export interface RetryOptions {
 export interface AttemptCandidate {
   model: { id: string };
   offering: { provider: string; model: string };
-  /** Set when the caller may not use this candidate: recorded as a `not_allowed` attempt and skipped. */
-  refused?: string | undefined;
+  /** Set when the candidate is not to be tried (`not_allowed`, `context_too_long`): recorded as such, skipped. */
+  skip?: { outcome: string; message: string } | undefined;
 }
 
 export interface AttemptResult<T, C extends AttemptCandidate = Candidate> {
@@ -58,7 +58,7 @@ export type AttemptOperation<T, C extends AttemptCandidate = Candidate> = (
  */
 export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
   getProvider: ProviderLookup,
-  plan: Pick<CallPlan, 'retry' | 'signal' | 'deadlineAt'>,
+  plan: Pick<CallPlan, 'retry' | 'signal' | 'deadlineAt'> & { fallbackOn?: CallPlan['fallbackOn'] },
   candidates: readonly C[],
   attempts: Attempt[],
   operation: AttemptOperation<T, C>,
@@ -70,8 +70,9 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
 
   for (const candidate of candidates) {
     const { model, provider: name } = candidate.offering;
-    if (candidate.refused !== undefined) {
-      attempts.push({ provider: name, model, outcome: 'not_allowed', message: candidate.refused, duration_ms: 0 });
+    if (candidate.skip !== undefined) {
+      const { outcome, message } = candidate.skip;
+      attempts.push({ provider: name, model, outcome, message, duration_ms: 0 });
       continue;
     }
     const keys = getProvider.health.order(name, getProvider.keys(name));
@@ -138,6 +139,10 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
               continue eachKey;
             }
           }
+          if (movesOn(error, plan.fallbackOn) && !signal?.aborted) {
+            lastError = error;
+            break eachKey;
+          }
           if (!error.retryable || signal?.aborted) throw error.withAttempts(attempts);
           lastError = error;
           const delay = backoff(retry, error.retryAfterMs, options);
@@ -151,15 +156,29 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
   }
 
   if (lastError) throw lastError.withAttempts(attempts);
+  const tooLong = candidates.find((candidate) => candidate.skip?.outcome === 'context_too_long');
+  if (tooLong?.skip && missing.size === 0) {
+    const error = new InvalidRequestError(tooLong.skip.message, 'messages', 'context_length_exceeded');
+    throw Object.assign(error, { attempts });
+  }
   throw new MissingCredentialsError(
     `No provider of ${candidates
-      .filter((candidate) => candidate.refused === undefined)
+      .filter((candidate) => candidate.skip === undefined)
       .map((candidate) => candidate.model.id)
       .filter(unique)
       .join(', ')} has credentials. ` +
       `Set ${[...missing].join(' or ')} (or pass providers: { <name>: { apiKey } } to createGateway).`,
     attempts,
   );
+}
+
+/**
+ * Failures the next candidate may not share, never retried on the same one: a prompt longer than this model's
+ * window, and, where the caller's `fallback_on` names it, this provider's content filter.
+ */
+function movesOn(error: ProviderError, fallbackOn: readonly string[] | undefined): boolean {
+  if (error.code === 'context_length_exceeded') return true;
+  return fallbackOn?.some((reason) => reason === error.code) ?? false;
 }
 
 /** Failures that belong to one key, not to the provider: rate limited, or the key refused. */

@@ -3,6 +3,8 @@ import { ProviderError } from '../errors.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { completeAttempt, streamAttempt } from './call-provider.ts';
+import { TurnedDown, unlessTurnedDown } from './fallback-on.ts';
+import { latencyOf } from './latency-tracker.ts';
 import type { OpenedStream } from './open-stream.ts';
 import type { Candidate } from './plan-candidates.ts';
 import { type AttemptResult, runAttempts } from './run-attempts.ts';
@@ -19,16 +21,23 @@ export async function runCompletion(
   candidates: readonly Candidate[],
   extraMessages: ChatCompletionMessageParam[] = [],
 ): Promise<AttemptResult<ProviderCompletion>> {
-  const result = await runAttempts(
-    services.getProvider,
-    plan,
-    candidates,
-    trace.attempts,
-    completeAttempt(services, plan, extraMessages),
-  );
+  const turnedDown = new TurnedDown();
+  const operation = unlessTurnedDown(plan, candidates, turnedDown, completeAttempt(services, plan, extraMessages));
+  let result: AttemptResult<ProviderCompletion>;
+  try {
+    result = await runAttempts(services.getProvider, plan, candidates, trace.attempts, operation);
+    observeLatency(services, trace, result.candidate);
+  } catch (error) {
+    const first = turnedDown.answers[0];
+    if (!(error instanceof ProviderError) || first === undefined) throw error;
+    trace.warn({ code: 'fallback_failed', message: `No later candidate answered (${error.message}); kept the first.` });
+    result = first;
+  }
   result.scope.dispose();
   trace.adopt(result.shaped?.warnings.warnings ?? []);
-  trace.billed.push({ usage: result.value.usage, pricing: result.candidate.offering.pricing });
+  // Every answer turned down was paid for, as the one kept.
+  for (const answered of new Set([...turnedDown.answers, result]))
+    trace.billed.push({ usage: answered.value.usage, pricing: answered.candidate.offering.pricing });
   return result;
 }
 
@@ -47,7 +56,14 @@ export async function runStream(
     streamAttempt(services, plan),
   );
   trace.adopt(opened.shaped?.warnings.warnings ?? []);
+  observeLatency(services, trace, opened.candidate);
   return opened;
+}
+
+/** The answering attempt (the last one) in the gateway's latency estimate of its offering. */
+function observeLatency(services: Services, trace: CallTrace, { offering }: Candidate): void {
+  const answered = trace.attempts.at(-1);
+  if (answered?.outcome === 'ok') latencyOf(services).observe(offering.provider, offering.model, answered.duration_ms);
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CallRecorder } from '../records/call-recorder.ts';
 import type { StreamTimeouts } from './open-stream.ts';
+import type { Routing } from './route-offerings.ts';
 import type { RetryOptions } from './run-attempts.ts';
 
 /** What the stages of a call use from their gateway: built once by `createGateway`, shared by every call. */
@@ -29,6 +30,8 @@ export interface Services {
     readonly strict: boolean;
     readonly promptCache: 'auto' | false;
     readonly fallbacks: readonly string[];
+    /** The gateway's `routing`; a request's own wins. Default `order`. */
+    readonly routing?: Routing | undefined;
     readonly retry: Required<RetryOptions>;
     /** Time one provider attempt may take (the SDKs' request timeout), unless the provider's settings say otherwise. */
     readonly timeoutMs: number;

@@ -56,12 +56,18 @@ function statusFailure(
   cause: unknown,
 ): ProviderError {
   return fromStatus(scope, status, upstream, {
-    code,
+    code: status === 400 && TOO_LONG.test(upstream) ? 'context_length_exceeded' : code,
     param: rejectedField(upstream),
     retryAfterMs: parseRetryAfter(headers),
     cause,
   });
 }
+
+/**
+ * Anthropic's words for a prompt its model's window cannot hold, in an invalid_request_error: "prompt is too long:
+ * 210000 tokens > 200000 maximum", or "input length and `max_tokens` exceed context limit: …".
+ */
+const TOO_LONG = /prompt is too long|exceed context limit/i;
 
 /** An `event: error` after HTTP 200: the request was accepted, then the model failed (overloaded, most often). */
 function streamFailure(scope: ErrorScope, upstream: string, code: string | null, cause: unknown): ProviderError {

@@ -73,7 +73,10 @@ function toApiError(
   return fromStatus(scope, invalidKey ? 401 : status, body?.message ?? sdkMessage, {
     ...(label ? { detail: label } : {}),
     answered: status,
-    code: reason ?? googleStatus ?? null,
+    code:
+      status === 400 && TOO_LONG.test(body?.message ?? '')
+        ? 'context_length_exceeded'
+        : (reason ?? googleStatus ?? null),
     // Google names the offending field in a BadRequest detail; the JSON-Schema output is our response_format.
     param: field && /^generation_?config\.response_(json_)?schema/i.test(field) ? 'response_format' : (field ?? null),
     retryable: !invalidKey && isRetryableStatus(status),
@@ -81,6 +84,9 @@ function toApiError(
     cause,
   });
 }
+
+/** Gemini's words for a prompt too long for the model: "The input token count (…) exceeds the maximum number…". */
+const TOO_LONG = /input token count.*exceeds the maximum/i;
 
 /** The Google error object inside the SDK's message (which may be prefixed, e.g. "got status: …. {json}"). */
 function parseErrorBody(text: string): GoogleErrorBody | undefined {
