@@ -32,7 +32,7 @@ import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderDefinition, ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
 import { builtInProviders, ProviderRegistry, type ProvidersSettings } from './providers/registry.ts';
-import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
+import { type CallRecorder, createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
 import { DEFAULT_MAX_RENDERED_BYTES } from './templates.ts';
@@ -133,7 +133,7 @@ export interface GatewayOptions {
   cache?: false | ResponseCacheOptions;
 }
 
-export interface Gateway {
+export interface Gateway extends Pick<CallRecorder, 'annotations'> {
   createCompletion(request: CompletionRequestStreaming, options?: CompletionOptions): Promise<CompletionStream>;
   createCompletion<Parsed>(
     request: CompletionRequestNonStreaming & { response_format: AutoParseableResponseFormat<Parsed> },
@@ -265,6 +265,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     listModels: (listOptions) => currentCatalog().list(listOptions),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,
+    annotations: recorder.annotations,
     get recordStats() {
       return recorder.stats;
     },

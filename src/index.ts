@@ -3,6 +3,21 @@
  * @module
  */
 
+export type {
+  AddAnnotationsOptions,
+  Annotation,
+  AnnotationInput,
+  AnnotationMetric,
+  AnnotationPage,
+  AnnotationQuery,
+  AnnotationStore,
+  Annotations,
+  AnnotationTarget,
+  ListAnnotationsOptions,
+  NormalizedAnnotationQuery,
+  StoredAnnotation,
+} from './annotations/index.ts';
+export { MemoryAnnotationStore, PostgresAnnotationStore, SqliteAnnotationStore } from './annotations/index.ts';
 export type { BudgetOptions, BudgetRule } from './budgets/budget-ledger.ts';
 export { type MemoryCacheOptions, MemoryCacheStore, type ResponseCacheStore } from './cache/cache-store.ts';
 export { RedisCacheStore } from './cache/redis-cache-store.ts';

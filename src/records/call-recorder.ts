@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { type Annotations, createAnnotations } from '../annotations/annotations.ts';
 import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
 import type { CallRecord, Dialect } from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
@@ -45,6 +46,8 @@ export interface RecordedRequest {
 
 export interface CallRecorder {
   readonly calls: CallStore;
+  /** Notes and metrics on the recorded calls, kept beside them (docs/observability.md#annotations). */
+  readonly annotations: Annotations;
   readonly stats: RecordQueueStats;
   /**
    * Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer (at
@@ -70,8 +73,15 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
   // Records are built one event-loop turn after each call: wait for that turn, then for the queue.
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+  const calls = (recordOptions?.sinks?.find(isCallStore) as CallStore | undefined) ?? noCallStore;
+  const flush = async () => {
+    await nextTurn();
+    await queue?.flush();
+  };
+
   return {
-    calls: (recordOptions?.sinks?.find(isCallStore) as CallStore | undefined) ?? noCallStore,
+    calls,
+    annotations: createAnnotations(calls, flush),
     get stats() {
       return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null };
     },
@@ -115,10 +125,7 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
       if (queue.journaled) build();
       else setImmediate(build);
     },
-    flush: async () => {
-      await nextTurn();
-      await queue?.flush();
-    },
+    flush,
     close: async () => {
       await nextTurn();
       await queue?.close();

@@ -1,3 +1,4 @@
+import type { AnnotationStore } from '../annotations/annotation-store.ts';
 import type { CallQuery, CallQueryOptions, CallQueryResult } from './call-query.ts';
 import type { CallRecord, CallStatus, Dialect } from './call-record.ts';
 
@@ -31,6 +32,8 @@ export interface CallStore {
    * `scope` allows. A 400 (`InvalidRequestError`) names a wrong part. Optional for other stores.
    */
   queryCalls?(query: CallQuery, options?: CallQueryOptions): Promise<CallQueryResult>;
+  /** Where `gateway.annotations` keeps annotations of these calls (same database); optional: memory otherwise. */
+  annotationStore?(): AnnotationStore;
 }
 
 /** Traced calls the trace picker looks at, newest first. */

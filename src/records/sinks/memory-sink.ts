@@ -1,3 +1,4 @@
+import { MemoryAnnotationStore } from '../../annotations/memory-annotation-store.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
 import { queryRecords } from '../call-query-rows.ts';
 import type { CallRecord } from '../call-record.ts';
@@ -66,6 +67,11 @@ export class MemorySink implements RecordSink, CallStore {
     this.#ring.fill(undefined);
     this.#next = 0;
     this.#size = 0;
+  }
+
+  /** Annotations in memory, as many kept as records. */
+  annotationStore(): MemoryAnnotationStore {
+    return new MemoryAnnotationStore(this.capacity);
   }
 
   async get(id: string): Promise<CallRecord | null> {

@@ -1,4 +1,5 @@
 import type { Pool, PoolConfig, QueryConfig } from 'pg';
+import { PostgresAnnotationStore } from '../../annotations/postgres-annotation-store.ts';
 import { lazyRequire } from '../../internal/lazy-require.ts';
 import { FAIL_FAST_POOL, isPostgresOutage, migrate, postgresError } from '../../internal/postgres-migrations.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
@@ -91,6 +92,11 @@ export class PostgresSink implements RecordSink, CallStore {
       }
     }
     if (refused > 0) throw new RecordsRefusedError(refused, records.length, firstRefusal);
+  }
+
+  /** Annotations in `switchyard_annotations`, on this pool. */
+  annotationStore(): PostgresAnnotationStore {
+    return new PostgresAnnotationStore(this.#pool);
   }
 
   async get(id: string): Promise<CallRecord | null> {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { SqliteAnnotationStore } from '../../annotations/sqlite-annotation-store.ts';
 import { loadSqlite } from '../../internal/load-sqlite.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
 import { resultOf } from '../call-query-rows.ts';
@@ -117,6 +118,11 @@ export class SqliteSink implements RecordSink, CallStore {
   /** Runs any SQL on the database, for reports the store methods do not cover (`SELECT … FROM calls …`). */
   query(sql: string, ...params: SQLInputValue[]): Array<Record<string, SQLInputValue>> {
     return this.#statement(sql).all(...params) as Array<Record<string, SQLInputValue>>;
+  }
+
+  /** Annotations in this database's `annotations` table, on this connection. */
+  annotationStore(): SqliteAnnotationStore {
+    return new SqliteAnnotationStore(this.#db);
   }
 
   async get(id: string): Promise<CallRecord | null> {
