@@ -15,6 +15,7 @@ import type { KeyStore } from './key-store.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
 import { findRoute, type Route } from './router.ts';
+import { annotationRoutes } from './routes/annotations.ts';
 import { callQueryRoutes } from './routes/call-query.ts';
 import { callRoutes } from './routes/calls.ts';
 import { completionRoutes } from './routes/completions.ts';
@@ -104,6 +105,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...deploymentRoutes(gateway, options.deployments, maxBodyBytes),
     ...callRoutes(gateway),
     ...callQueryRoutes(gateway),
+    ...annotationRoutes(gateway),
     ...keyRoutes(keys, maxBodyBytes),
     ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0'),
     ...workflowPageRoutes(gateway, options.mock ?? false),

@@ -92,6 +92,15 @@ export class KeyAccess {
     return { api_key_ids: [key.id, ...(await this.descendants())] };
   }
 
+  /**
+   * Whether the key may annotate a recorded call (with `annotations:write`): a key limited to agents, a call of one
+   * of them, whoever made it; a key of every agent, a call it may read (`mayRead`: its own at least).
+   */
+  async mayAnnotate(record: CallRecord): Promise<boolean> {
+    if (this.key.allowed_agents !== null) return record.agent_id !== null && this.mayUseAgent(record.agent_id);
+    return this.mayRead(record);
+  }
+
   /** One call by id for `GET /v1/calls/{id}` and `get_completion`: a 403 without a read scope, then `mayRead`. */
   async readableCall(record: CallRecord | null): Promise<CallRecord | null> {
     if (!this.key.scopes.includes('calls:read')) requireScope(this.key, 'calls:read:own');

@@ -1,5 +1,5 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ADMIN_GRANT, forbidden, type KeyGrant } from './key-scopes.ts';
+import { ADMIN_GRANT, forbidden, type KeyGrant, type Scope } from './key-scopes.ts';
 import type { HttpError } from './responses.ts';
 
 /** What makes an API key, whatever stores it: its form, hash, stored row, and the short trust of a valid one. */
@@ -45,12 +45,21 @@ export function fromRow(row: StoredKey, ancestors: string[] = []): ApiKeyInfo {
   return {
     ...row,
     ancestors,
-    scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : JSON.parse(row.scopes),
+    scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : scopesOf(JSON.parse(row.scopes), row.parent_id ?? null),
     allowed_agents: row.allowed_agents === null ? null : JSON.parse(row.allowed_agents),
     allowed_models: row.allowed_models === null ? null : JSON.parse(row.allowed_models),
     expires_at: row.expires_at ?? null,
     parent_id: row.parent_id ?? null,
   };
+}
+
+/** Every scope there was before `annotations:write`: a root key stored with them all is an admin key. */
+const ADMIN_BEFORE_ANNOTATIONS = ADMIN_GRANT.scopes.filter((scope) => scope !== 'annotations:write');
+
+/** An admin key minted before a scope existed holds it too: admin means every scope (`isAdminKey`). */
+function scopesOf(stored: Scope[], parentId: string | null): Scope[] {
+  const admin = parentId === null && ADMIN_BEFORE_ANNOTATIONS.every((scope) => stored.includes(scope));
+  return admin ? [...new Set([...stored, ...ADMIN_GRANT.scopes])] : stored;
 }
 
 /** The columns of a stored key, in the order `insertValues` gives them. */

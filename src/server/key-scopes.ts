@@ -1,8 +1,9 @@
 import { HttpError } from './responses.ts';
 
 /**
- * What a key may do. `calls:read` reads every agent's records; `calls:read:own` only those of the key's allowed
- * agents. An admin key (the CLI's default) has them all.
+ * What a key may do. `calls:read` reads every agent's records (its agents' for a key limited to agents);
+ * `calls:read:own` those made with the key and the keys minted under it; `annotations:write` annotates its agents'
+ * calls (end-user feedback). An admin key (the CLI's default) has them all.
  */
 export const SCOPES = [
   'chat',
@@ -11,6 +12,7 @@ export const SCOPES = [
   'deployments:write',
   'calls:read',
   'calls:read:own',
+  'annotations:write',
   'keys:create',
   'metrics:read',
 ] as const;

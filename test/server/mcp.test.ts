@@ -30,7 +30,9 @@ describe('/mcp', () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'add_annotations',
       'create_api_key',
+      'get_annotations',
       'get_completion',
       'list_api_keys',
       'list_deployments',

@@ -7,6 +7,7 @@ import type { KeyAccess } from '../key-access.ts';
 import { createKey, createKeyInput, listKeys, revokeKey } from '../key-admin.ts';
 import { requireScope } from '../key-scopes.ts';
 import type { KeyStore } from '../key-store.ts';
+import { registerAnnotationTools } from './mcp-annotation-tools.ts';
 import { registerCallTools } from './mcp-call-tools.ts';
 
 const listModelsInput = z
@@ -117,6 +118,7 @@ function buildServer(gateway: Gateway, keys: KeyStore, access: KeyAccess, versio
     async ({ key }) => asJson(await revokeKey(keys, caller, key)),
   );
   registerCallTools(server, gateway, access);
+  registerAnnotationTools(server, gateway, access);
   // The SDK advertises tools.listChanged once a tool is registered; a stateless exchange can never send that
   // notification (and the tool list is fixed), so clients must not wait for one.
   server.server.registerCapabilities({ tools: { listChanged: false } });
