@@ -139,15 +139,21 @@ export function computeCost(
  * `null` when any of them was at an unknown price (never a silent $0).
  */
 export function totalCostBreakdown(billed: readonly BilledUsage[]): CostBreakdown | null {
-  // Asked for up to three times per call (the answer, the budgets, the record): added up once per list of bills.
-  const known = totals.get(billed);
-  if (known?.count === billed.length) return known.cost && { ...known.cost };
-  const cost = addUp(billed);
-  totals.set(billed, { count: billed.length, cost });
-  return cost && { ...cost };
+  // Asked for up to three times per call, one after the other (the answer, the budgets, the record): the last list
+  // added up is remembered. One entry, not a WeakMap: its ephemerons cost the garbage collector more than they save.
+  if (last.billed !== billed || last.count !== billed.length) {
+    last.billed = billed;
+    last.count = billed.length;
+    last.cost = addUp(billed);
+  }
+  return last.cost && { ...last.cost };
 }
 
-const totals = new WeakMap<readonly BilledUsage[], { count: number; cost: CostBreakdown | null }>();
+const last: { billed: readonly BilledUsage[] | undefined; count: number; cost: CostBreakdown | null } = {
+  billed: undefined,
+  count: 0,
+  cost: null,
+};
 
 function addUp(billed: readonly BilledUsage[]): CostBreakdown | null {
   const total = zeroCost();
