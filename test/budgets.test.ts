@@ -103,3 +103,28 @@ describe('budgets', () => {
     }
   });
 });
+
+describe('budgets and skipped candidates', () => {
+  it('hold the worst cost of the candidates that may run, not of a fallback the key may not use', async () => {
+    // gpt-4o-mini writing 1,000 tokens at most costs $0.0006; Claude Opus would cost $0.025. Only the first may run.
+    const gateway = createGateway({ mock: true, budgets: { perTrace: 0.002 } });
+    const call = (stream: boolean) =>
+      gateway.createCompletion(
+        {
+          model: 'gpt-4o-mini',
+          fallbacks: ['claude-opus-4-5-20251101'],
+          max_tokens: 1_000,
+          messages: [{ role: 'user', content: 'Hello' }],
+          metadata: { trace_id: 'skips' },
+          stream,
+        },
+        { access: { models: ['gpt-4o-mini'] } },
+      );
+    // An open stream holds its worst cost until it ends; a second call is admitted while spent + held < $0.002.
+    const open = (await call(true)) as AsyncIterable<unknown>;
+    const second = (await call(false)) as { choices: Array<{ message: { content: string | null } }> };
+    expect(second.choices[0]?.message.content).toBeTruthy();
+    for await (const _ of open);
+    await gateway.close();
+  });
+});

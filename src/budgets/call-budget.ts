@@ -21,11 +21,12 @@ export function budgetSubject(plan: Pick<CallPlan, 'metadata' | 'access'>): Budg
 export function reserveCall(
   services: Services,
   plan: CallPlan,
-  candidates: ReadonlyArray<PricedModel & { refused?: string | undefined }>,
+  candidates: ReadonlyArray<PricedModel & { skip?: unknown }>,
   warn: (warning: CompletionWarning) => void,
 ): Promise<BudgetHold | undefined> {
   if (!services.budgets) return Promise.resolve(undefined);
-  const usable = candidates.filter((candidate) => candidate.refused === undefined);
+  // A skipped candidate (a model the key may not use, a window the prompt cannot fit) never runs: no hold for it.
+  const usable = candidates.filter((candidate) => candidate.skip === undefined);
   const worst = worstCost(plan.body, usable, { corrections: plan.output ? 1 : 0 });
   return reserveFor(services, budgetSubject(plan), worst, plan.deadlineAt, warn);
 }
