@@ -6,6 +6,7 @@ import type { Services } from '../completion/services.ts';
 import { StreamRecorder, type StreamSummary } from '../records/stream-recorder.ts';
 import type { CompletionChunk, CompletionRequest, CompletionResponse, SwitchyardResponseInfo } from '../types.ts';
 import { cacheKey, isDeterministic } from './cache-key.ts';
+import type { ResponseCacheStore } from './cache-store.ts';
 import { answerOfResponse, answerOfStream, type CachedAnswer, chunksOf, parseAnswer } from './cached-answer.ts';
 
 /**
@@ -23,13 +24,14 @@ export interface CacheLookup {
 
 /**
  * The call's entry, or `undefined` when the cache is not for this call: its `cache` (else the gateway's mode) is
- * `never`, or `auto` for a request that is not deterministic. A store that cannot be read is a miss, warned about.
+ * `never`, or `auto` for a request that is not deterministic (then synchronously: no await on the common path). A
+ * store that cannot be read is a miss, warned about.
  */
-export async function lookUpCache(
+export function lookUpCache(
   services: Services,
   plan: CallPlan,
   trace: CallTrace,
-): Promise<CacheLookup | undefined> {
+): Promise<CacheLookup | undefined> | undefined {
   const cache = services.cache;
   const mode = plan.request.cache ?? cache?.mode ?? 'never';
   if (mode === 'never') return undefined;
@@ -38,9 +40,12 @@ export async function lookUpCache(
     return undefined;
   }
   if (mode === 'auto' && !isDeterministic(plan)) return undefined;
-  const key = cacheKey(plan, keyLineage(plan.access).at(-1) ?? cache.tenant);
+  return read(cache.store, cacheKey(plan, keyLineage(plan.access).at(-1) ?? cache.tenant), trace);
+}
+
+async function read(store: ResponseCacheStore, key: string, trace: CallTrace): Promise<CacheLookup | undefined> {
   try {
-    return { key, answer: parseAnswer(await cache.store.get(key)) };
+    return { key, answer: parseAnswer(await store.get(key)) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     trace.warn({ code: 'cache_unavailable', message: `The response cache could not be read (${reason}).` });

@@ -38,9 +38,11 @@ export async function createCompletion(
     plan = await resolveRequest(services, request, options, trace);
     const candidates = planCandidates(services, plan, trace.warn);
     // Before the budgets: a hit holds and costs nothing.
-    const cached = await lookUpCache(services, plan, trace);
+    // Awaited only when there is something to wait for: each await of a call is a microtask turn.
+    const lookup = lookUpCache(services, plan, trace);
+    const cached = lookup && (await lookup);
     if (cached?.answer) return answerFromCache(services, request, plan, trace, cached.answer);
-    hold = await reserveCall(services, plan, candidates, trace.warn);
+    hold = services.budgets ? await reserveCall(services, plan, candidates, trace.warn) : undefined;
     if (plan.stream) {
       const opened = await runStream(services, plan, trace, candidates);
       // Recorded when the stream ends.
