@@ -99,9 +99,10 @@ describe('through switchyard serve', () => {
           `in ${total.toFixed(0)} ms; ` +
           `${health.length} health checks meanwhile, slowest ${Math.max(...health).toFixed(0)} ms`,
       );
-      expect(status, typeof dialectError(dialect, text) === 'string' ? text.slice(0, 300) : text.slice(0, 300)).toBe(
-        200,
-      );
+      // Translated whole, then answered, or refused by the planner as too long for the model's context window (a
+      // 4 MB prompt is past gpt-4o's 128,000 tokens): either way the body went through every stage before sending.
+      const refusedForSize = status === 400 && /context_length_exceeded|context window/.test(text);
+      expect(status === 200 || refusedForSize, text.slice(0, 300)).toBe(true);
       expect(Math.max(...health)).toBeLessThan(BOUND_MS);
     },
   );
