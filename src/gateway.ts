@@ -14,6 +14,7 @@ import { type ModelDeprecation, oncePerModel } from './catalog/model-lifecycle.t
 import type { CompletionStream } from './completion/completion-stream.ts';
 import { createCompletion } from './completion/create-completion.ts';
 import type { CompletionOptions } from './completion/resolve-request.ts';
+import type { Routing } from './completion/route-offerings.ts';
 import type { RetryOptions } from './completion/run-attempts.ts';
 import type { Services } from './completion/services.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
@@ -68,6 +69,8 @@ export interface GatewayOptions {
   mock?: boolean | MockProvider;
   /** Models tried, in order, after every provider of the requested model failed (per request: `fallbacks`). */
   fallbacks?: string[];
+  /** Which of a model's offerings goes first unless a call says: `order` (default), `cost`, `latency`. */
+  routing?: Routing;
   retry?: RetryOptions;
   /** Time one provider attempt may take, in milliseconds (default 10 minutes, as openai-node). */
   timeoutMs?: number;
@@ -92,11 +95,7 @@ export interface GatewayOptions {
    * limits calls per API key, so that one key cannot hold them all.
    */
   maxConnectionsPerProvider?: number;
-  /**
-   * How providers are reached unless their settings say (`providers.<name>.transport`): `wire` (default) speaks each
-   * provider's HTTP API on one pooled connection per origin, `sdk` goes through the official SDKs. Unset, the
-   * `SWITCHYARD_TRANSPORT` environment variable decides. See docs/providers.md.
-   */
+  /** `wire` (default): providers' HTTP APIs spoken directly; `sdk`: the official SDKs (docs/providers.md). */
   transport?: ProviderTransport;
   /**
    * The most UTF-8 bytes that templating (`input` filling `{{variables}}`) may write into one request's messages,
@@ -246,6 +245,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       strict: options.strict ?? false,
       promptCache: options.promptCache ?? false,
       fallbacks: options.fallbacks ?? [],
+      routing: options.routing,
       retry: { ...DEFAULT_RETRY, ...options.retry },
       timeoutMs,
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },

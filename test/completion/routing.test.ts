@@ -138,3 +138,26 @@ describe('routing through the gateway', () => {
     await gateway.close();
   });
 });
+
+describe('the gateway routing option', () => {
+  it('orders offerings for every call that names none; a call may still ask for order', async () => {
+    const server = await startFakeOpenAIServer();
+    const catalog = extendCatalog([
+      {
+        id: 'routed-model-2',
+        base: 'gpt-4o-2024-11-20',
+        providers: [
+          { provider: 'together', model: 'routed', pricing: { input: 3, output: 3, cached_input: 3 } },
+          { provider: 'groq', model: 'routed', pricing: { input: 0.5, output: 0.5, cached_input: 0.5 } },
+        ],
+      },
+    ]);
+    const gateway = gatewayAgainst(server.url, { catalog, routing: 'cost' });
+    const ask = [{ role: 'user' as const, content: 'Hello?' }];
+    const cheapest = await gateway.createCompletion({ model: 'routed-model-2', messages: ask });
+    const ordered = await gateway.createCompletion({ model: 'routed-model-2', messages: ask, routing: 'order' });
+    expect([cheapest.switchyard.provider, ordered.switchyard.provider]).toEqual(['groq', 'together']);
+    await gateway.close();
+    await server.close();
+  });
+});
