@@ -59,6 +59,11 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     /** Profile mode: run one scenario for this many calls at the given concurrency, no rounds, no output. */
     profile: { type: 'string' },
+    /**
+     * Allocation mode: bytes allocated per call, each scenario run sequentially for this many calls between two reads
+     * of the heap's size with no collection in between (start the process with a large --max-semi-space-size).
+     */
+    alloc: { type: 'string' },
   },
 });
 if (!args.port) throw new Error('--port is required (bench/run.ts starts the mock and passes it)');
@@ -357,6 +362,12 @@ async function main(): Promise<void> {
   const selected = only ? scenarios.filter((scenario) => only.includes(scenario.name)) : scenarios;
   const concurrency = Number(args.concurrency);
 
+  if (args.alloc) {
+    process.stdout.write(`${JSON.stringify(await allocations(selected, Number(args.alloc)))}\n`);
+    await Promise.all([ours.close(), oursSdk.close(), oursStub.close(), oursStubSdk.close(), floorAgent.close()]);
+    return;
+  }
+
   if (args.profile) {
     // --profile <calls>: warm up, then the calls under --cpu-prof (the profile covers the whole process).
     // The profile covers the whole process; bench/profile.ts keeps only the samples between these two marks
@@ -432,6 +443,39 @@ async function main(): Promise<void> {
   }
   await Promise.all([ours.close(), oursSdk.close(), oursStub.close(), oursStubSdk.close(), floorAgent.close()]);
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/**
+ * Bytes allocated per call: the heap's used size before and after `calls` sequential calls, kept only when no
+ * collection ran in between (then nothing was freed, and the difference is what the calls allocated, records built
+ * after them included). `null` when every try saw a collection.
+ */
+async function allocations(selected: Scenario[], calls: number): Promise<Record<string, number | null>> {
+  const { getHeapStatistics } = await import('node:v8');
+  const { PerformanceObserver } = await import('node:perf_hooks');
+  let collections = 0;
+  const observer = new PerformanceObserver((list) => {
+    collections += list.getEntries().length;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+  const result: Record<string, number | null> = {};
+  for (const scenario of selected) {
+    await batch(scenario, 200, 1);
+    result[scenario.name] = null;
+    for (let attempt = 0; attempt < 3 && result[scenario.name] === null; attempt++) {
+      gc?.();
+      await settle();
+      collections = 0;
+      const before = getHeapStatistics().used_heap_size;
+      for (let call = 0; call < calls; call++) await scenario.run();
+      await settle();
+      const after = getHeapStatistics().used_heap_size;
+      if (collections === 0) result[scenario.name] = Math.round((after - before) / calls);
+    }
+  }
+  observer.disconnect();
+  return result;
 }
 
 await main();

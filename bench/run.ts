@@ -147,6 +147,8 @@ interface Startup {
 }
 interface Report {
   load: LoadResult;
+  /** Bytes allocated per call, by case (`null`: a collection ran in every try); absent in older saved runs. */
+  allocations?: Record<string, number | null>;
   startup: Startup;
   size: ReturnType<typeof dependencySize>;
   pack: ReturnType<typeof packSize>;
@@ -161,6 +163,7 @@ async function measure(): Promise<Report> {
   if (!hasDist) log('dist/index.js is missing: the dist import time is skipped (npm run build to include it)');
   const mock = await startMock();
   let load: LoadResult;
+  let allocations: Record<string, number | null> | undefined;
   const startup: Startup = { importMs: [], firstCalls: [] };
   try {
     if (!args['skip-startup']) {
@@ -216,10 +219,22 @@ async function measure(): Promise<Report> {
       String(concurrency),
     ]);
     load = JSON.parse(out.trim().split('\n').pop()!) as LoadResult;
+    log('allocations per call (a young generation large enough that no collection runs)…');
+    const allocOut = await runNode([
+      '--expose-gc',
+      '--max-semi-space-size=256',
+      '--min-semi-space-size=256',
+      'bench/load.ts',
+      '--port',
+      String(mock.port),
+      '--alloc',
+      '300',
+    ]);
+    allocations = JSON.parse(allocOut.trim().split('\n').pop()!) as Record<string, number | null>;
   } finally {
     mock.stop();
   }
-  return { load, startup, size: dependencySize(), pack: hasDist ? packSize() : undefined };
+  return { load, allocations, startup, size: dependencySize(), pack: hasDist ? packSize() : undefined };
 }
 
 /** Several saved runs as one: their rounds side by side, latency percentiles and startup numbers as medians. */
@@ -268,7 +283,7 @@ const report = args.merge
   ? merge(args.merge.split(',').map((file) => JSON.parse(readFileSync(file, 'utf8')) as Report))
   : await measure();
 if (args.json && !args.merge) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
-const { load, startup, size, pack } = report;
+const { load, startup, size, pack, allocations } = report;
 const runs = args.merge ? args.merge.split(',').length : 1;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -439,6 +454,11 @@ console.log(
 console.log(`| ${header.join(' | ')} |`);
 console.log(`|${header.map((_, index) => (index === 0 || index === header.length - 1 ? '---' : '---:')).join('|')}|`);
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+if (allocations) {
+  console.log('\n| case | allocated per call (kB) |\n|---|---:|');
+  for (const [name, bytes] of Object.entries(allocations))
+    console.log(`| ${labels[name] ?? name} | ${bytes === null ? 'n/a (collected)' : (bytes / 1024).toFixed(1)} |`);
+}
 
 // The performance targets of issue 27 (docs/performance.md), judged on the ratios of this run: after (the wire
 // transport, the default) beside before (the same gateway on the SDK transport).
