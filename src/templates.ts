@@ -58,6 +58,26 @@ export function renderMessages(
   });
 }
 
+/**
+ * The variables (`name`, `a.b`) the messages' texts use, sorted: every one is required, since rendering fails on a
+ * missing one. The texts read are those `renderMessages` renders.
+ */
+export function templateVariables(messages: ReadonlyArray<ChatCompletionMessageParam>): string[] {
+  const found = new Set<string>();
+  const scan = (text: string) => {
+    for (const match of text.matchAll(VARIABLE)) found.add(match[1]!);
+  };
+  for (const { content } of messages) {
+    if (typeof content === 'string') scan(content);
+    else if (Array.isArray(content))
+      for (const part of content) {
+        if (part.type === 'text') scan(part.text);
+        else if (part.type === 'image_url') scan(part.image_url.url);
+      }
+  }
+  return [...found].sort();
+}
+
 function budgetOf(options: RenderOptions): RenderBudget {
   return { limit: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES, used: 0 };
 }
