@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compatibilityBreaks } from '../../src/deployments/deployment-compatibility.ts';
 import type { DeploymentVersion, JsonSchemaObject } from '../../src/deployments/deployment.ts';
+import { compatibilityBreaks } from '../../src/deployments/deployment-compatibility.ts';
 
 const prompt = (text: string): DeploymentVersion['messages'] => [{ role: 'user', content: text }];
 const version = (text: string, schema?: Record<string, unknown>): DeploymentVersion => ({
