@@ -15,7 +15,7 @@ import type { CompletionStream } from './completion/completion-stream.ts';
 import { createCompletion } from './completion/create-completion.ts';
 import type { CompletionOptions } from './completion/resolve-request.ts';
 import type { Routing } from './completion/route-offerings.ts';
-import type { RetryOptions } from './completion/run-attempts.ts';
+import { DEFAULT_RETRY, type RetryOptions } from './completion/run-attempts.ts';
 import type { Services } from './completion/services.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
 import type { Deployment } from './deployments/deployment.ts';
@@ -42,6 +42,7 @@ import type {
   CompletionRequestNonStreaming,
   CompletionRequestStreaming,
   CompletionResponse,
+  HedgeSetting,
   ParsedCompletionResponse,
 } from './types.ts';
 
@@ -71,6 +72,8 @@ export interface GatewayOptions {
   fallbacks?: string[];
   /** Which of a model's offerings goes first unless a call says: `order` (default), `cost`, `latency`. */
   routing?: Routing;
+  /** Send the next candidate too when the first has produced nothing after `afterMs` (per call: `hedge`). Off. */
+  hedge?: HedgeSetting;
   retry?: RetryOptions;
   /** Time one provider attempt may take, in milliseconds (default 10 minutes, as openai-node). */
   timeoutMs?: number;
@@ -193,13 +196,6 @@ export interface Gateway extends Pick<CallRecorder, 'annotations'> {
   configuredProviders(): string[];
 }
 
-const DEFAULT_RETRY: Required<RetryOptions> = {
-  maxRetries: 2,
-  initialDelayMs: 500,
-  maxDelayMs: 8_000,
-  totalTimeoutMs: 600_000,
-};
-
 /**
  * A gateway: the catalog, the providers (built on first use), the deployment store and the call recorder that
  * every call of it shares. The work of one call is `createCompletion` in `src/completion/`.
@@ -246,6 +242,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       promptCache: options.promptCache ?? false,
       fallbacks: options.fallbacks ?? [],
       routing: options.routing,
+      hedge: options.hedge,
       retry: { ...DEFAULT_RETRY, ...options.retry },
       timeoutMs,
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },

@@ -187,6 +187,7 @@ export type {
   CompletionResponse,
   CompletionTool,
   CompletionWarning,
+  HedgeSetting,
   ParsedCompletionResponse,
   ReasoningDetail,
   ReasoningEffortLevel,

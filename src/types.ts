@@ -28,6 +28,12 @@ export type ReasoningSetting = { budget: number; effort?: never } | { effort: Re
  */
 export type FallbackReason = 'content_filter' | 'refusal';
 
+/**
+ * Hedged requests: when the first candidate has produced nothing after `afterMs`, the next one is sent too and the
+ * first to produce content wins (the other is aborted). `false` turns off the gateway's for one call.
+ */
+export type HedgeSetting = { afterMs: number } | false;
+
 /** `disabled` switches reasoning off; the others are levels, lowest first (OpenAI's names). */
 export type ReasoningEffortLevel = (typeof EFFORTS)[number];
 
@@ -80,6 +86,8 @@ interface SwitchyardRequestFields {
   fallback_on?: FallbackReason[];
   /** How a model's offerings are ordered: `order` (the catalog's, default), `cost` or `latency`. See reliability.md. */
   routing?: 'order' | 'cost' | 'latency';
+  /** Send the next candidate too when the first is slow (default: the gateway's, else off). See reliability.md. */
+  hedge?: HedgeSetting;
   /**
    * The response cache for this call: `auto` only for a deterministic request (`temperature: 0` or a `seed`),
    * `always`, or `never`. Default: the gateway's (`never` unless it was created with `cache`). See docs/caching.md.

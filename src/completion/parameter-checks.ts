@@ -62,6 +62,14 @@ export function someOf(param: string, allowed: readonly unknown[]) {
   };
 }
 
+/** `hedge`: `{ afterMs: <ms> }` or `false`. */
+export function hedge(value: unknown): void {
+  if (value === false) return;
+  const afterMs = isObject(value) && Object.keys(value).length === 1 ? value.afterMs : undefined;
+  if (!(typeof afterMs === 'number' && Number.isFinite(afterMs) && afterMs >= 0))
+    fail(`"hedge" must be { afterMs: <milliseconds ≥ 0> } or false (got ${JSON.stringify(value)}).`, 'hedge');
+}
+
 export function modelReference(value: unknown): void {
   if (typeof value !== 'string' || value.trim() === '') {
     fail(

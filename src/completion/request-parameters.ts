@@ -3,6 +3,7 @@ import type { CompletionRequest, CompletionRequestBase } from '../types.ts';
 import {
   boolean,
   fail,
+  hedge,
   integer,
   isObject,
   metadata,
@@ -173,6 +174,7 @@ export const REQUEST_PARAMETERS = {
     check: oneOf('routing', ['order', 'cost', 'latency']),
     dialects: EVERY_DIALECT,
   },
+  hedge: { kind: 'ours', deployable: true, check: hedge, dialects: EVERY_DIALECT },
   structured_output_fallback: {
     kind: 'ours',
     deployable: true,

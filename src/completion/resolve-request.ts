@@ -103,6 +103,7 @@ export async function resolveRequest(
     fallbacks: asked.fallbacks ?? services.settings.fallbacks,
     routing: asked.routing ?? services.settings.routing ?? 'order',
     fallbackOn: asked.fallback_on ?? [],
+    hedge: (asked.hedge ?? services.settings.hedge) || undefined,
     ...attemptPolicy(services, options, trace.startedMonotonic),
     streamTimeouts: (provider) => {
       const configured = services.settings.providers?.[provider];

@@ -22,6 +22,14 @@ export interface RetryOptions {
   totalTimeoutMs?: number;
 }
 
+/** The gateway's retry policy unless its options say otherwise. */
+export const DEFAULT_RETRY: Required<RetryOptions> = {
+  maxRetries: 2,
+  initialDelayMs: 500,
+  maxDelayMs: 8_000,
+  totalTimeoutMs: 600_000,
+};
+
 /** What an attempt needs of a candidate: a model id (for messages) and the offering to call. */
 export interface AttemptCandidate {
   model: { id: string };
@@ -176,7 +184,7 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
  * Failures the next candidate may not share, never retried on the same one: a prompt longer than this model's
  * window, and, where the caller's `fallback_on` names it, this provider's content filter.
  */
-function movesOn(error: ProviderError, fallbackOn: readonly string[] | undefined): boolean {
+export function movesOn(error: ProviderError, fallbackOn: readonly string[] | undefined): boolean {
   if (error.code === 'context_length_exceeded') return true;
   return fallbackOn?.some((reason) => reason === error.code) ?? false;
 }

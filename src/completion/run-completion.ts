@@ -4,10 +4,11 @@ import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { completeAttempt, streamAttempt } from './call-provider.ts';
 import { TurnedDown, unlessTurnedDown } from './fallback-on.ts';
+import { runHedged } from './hedge.ts';
 import { latencyOf } from './latency-tracker.ts';
 import type { OpenedStream } from './open-stream.ts';
 import type { Candidate } from './plan-candidates.ts';
-import { type AttemptResult, runAttempts } from './run-attempts.ts';
+import type { AttemptResult } from './run-attempts.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -25,7 +26,11 @@ export async function runCompletion(
   const operation = unlessTurnedDown(plan, candidates, turnedDown, completeAttempt(services, plan, extraMessages));
   let result: AttemptResult<ProviderCompletion>;
   try {
-    result = await runAttempts(services.getProvider, plan, candidates, trace.attempts, operation);
+    result = await runHedged(services.getProvider, plan, candidates, trace.attempts, operation, (lost) => {
+      // A hedged loser that answered before its abort took: paid for all the same.
+      lost.scope.dispose();
+      trace.billed.push({ usage: lost.value.usage, pricing: lost.candidate.offering.pricing });
+    });
     observeLatency(services, trace, result.candidate);
   } catch (error) {
     const first = turnedDown.answers[0];
@@ -48,12 +53,16 @@ export async function runStream(
   trace: CallTrace,
   candidates: readonly Candidate[],
 ): Promise<AttemptResult<OpenedStream>> {
-  const opened = await runAttempts(
+  const opened = await runHedged(
     services.getProvider,
     plan,
     candidates,
     trace.attempts,
     streamAttempt(services, plan),
+    (lost) => {
+      lost.scope.dispose();
+      lost.value.rest.return?.().catch(() => undefined);
+    },
   );
   trace.adopt(opened.shaped?.warnings.warnings ?? []);
   observeLatency(services, trace, opened.candidate);

@@ -7,6 +7,7 @@ import type { ProviderSettings } from '../providers/provider.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CallRecorder } from '../records/call-recorder.ts';
+import type { HedgeSetting } from '../types.ts';
 import type { StreamTimeouts } from './open-stream.ts';
 import type { Routing } from './route-offerings.ts';
 import type { RetryOptions } from './run-attempts.ts';
@@ -32,6 +33,8 @@ export interface Services {
     readonly fallbacks: readonly string[];
     /** The gateway's `routing`; a request's own wins. Default `order`. */
     readonly routing?: Routing | undefined;
+    /** The gateway's `hedge`; a request's own wins. Default off. */
+    readonly hedge?: HedgeSetting | undefined;
     readonly retry: Required<RetryOptions>;
     /** Time one provider attempt may take (the SDKs' request timeout), unless the provider's settings say otherwise. */
     readonly timeoutMs: number;

@@ -1,0 +1,130 @@
+import { MissingCredentialsError, ProviderError } from '../errors.ts';
+import type { ProviderLookup } from '../providers/provider-pool.ts';
+import type { Attempt } from '../types.ts';
+import type { CallPlan } from './call-plan.ts';
+import type { Candidate } from './plan-candidates.ts';
+import { type AttemptOperation, type AttemptResult, movesOn, runAttempts } from './run-attempts.ts';
+
+type HedgePlan = Parameters<typeof runAttempts>[1] & Pick<CallPlan, 'hedge'>;
+
+/** What `runHedged` does with a losing attempt that answered anyway (before its abort took): close it, bill it. */
+export type LateLoser<T> = (lost: AttemptResult<T>) => void;
+
+/**
+ * Stage 3 with the call's `hedge`: the first candidate runs alone (with its retries) for `afterMs`; if it has not
+ * produced content by then, the candidates after it start too, as a second run. The first run to produce content
+ * wins and the other is aborted, its try in flight recorded as `hedge_lost`. A run that fails lets the other go on.
+ * Without `hedge`, or with no second candidate to send, it is `runAttempts`. At most one extra request runs at once.
+ */
+export async function runHedged<T>(
+  getProvider: ProviderLookup,
+  plan: HedgePlan,
+  candidates: readonly Candidate[],
+  attempts: Attempt[],
+  operation: AttemptOperation<T>,
+  late: LateLoser<T>,
+): Promise<AttemptResult<T>> {
+  const first = candidates.findIndex((candidate) => candidate.skip === undefined);
+  const rest = candidates.slice(first + 1);
+  if (!plan.hedge || first < 0 || !rest.some((candidate) => candidate.skip === undefined))
+    return runAttempts(getProvider, plan, candidates, attempts, operation);
+
+  const primary = new Lane<T>(candidates.slice(0, first + 1));
+  const running = [primary.run(getProvider, plan, operation)];
+  let timer: NodeJS.Timeout | undefined;
+  const hedgeDue = new Promise<undefined>(
+    (resolve) => (timer = setTimeout(() => resolve(undefined), plan.hedge?.afterMs)),
+  );
+  const early = await Promise.race([running[0]!, hedgeDue]);
+  clearTimeout(timer);
+  if (early !== undefined) {
+    attempts.push(...primary.attempts);
+    if ('result' in early) return early.result;
+    // Failed before the hedge was due: the rest run as the plain fallback they would have been.
+    if (!goesOn(early.error, plan)) throw withAttempts(early.error, attempts);
+    return runAttempts(getProvider, plan, rest, attempts, operation);
+  }
+
+  const backup = new Lane<T>(rest);
+  running.push(backup.run(getProvider, plan, operation));
+  let failure: unknown;
+  for (let pending = [0, 1]; pending.length > 0; ) {
+    const [index, ended] = await Promise.race(
+      pending.map((lane) => running[lane]!.then((end) => [lane, end] as const)),
+    );
+    pending = pending.filter((lane) => lane !== index);
+    const lanes = [primary, backup];
+    if ('result' in ended) {
+      for (const lane of pending) {
+        attempts.push(...lanes[lane]!.lose());
+        void running[lane]!.then((end) => {
+          if ('result' in end) late(end.result);
+        });
+      }
+      attempts.push(...lanes[index]!.attempts);
+      return ended.result;
+    }
+    attempts.push(...lanes[index]!.attempts);
+    failure = ended.error;
+  }
+  throw withAttempts(failure, attempts);
+}
+
+type LaneEnd<T> = { result: AttemptResult<T> } | { error: unknown };
+
+/** One run of candidates in a hedged call, with its own attempts and a stop of its own (the caller's signal too). */
+class Lane<T> {
+  readonly attempts: Attempt[] = [];
+  readonly #stop = new AbortController();
+  readonly #candidates: readonly Candidate[];
+  /** The latest try: who, since when, and how many attempts were recorded before it. */
+  #latest: { provider: string; model: string; started: number; recorded: number } | undefined;
+
+  constructor(candidates: readonly Candidate[]) {
+    this.#candidates = candidates;
+  }
+
+  run(getProvider: ProviderLookup, plan: HedgePlan, operation: AttemptOperation<T>): Promise<LaneEnd<T>> {
+    const stop = this.#stop.signal;
+    const signal = plan.signal ? AbortSignal.any([plan.signal, stop]) : stop;
+    const tracked: AttemptOperation<T> = (provider, candidate, scope, sent) => {
+      if (stop.aborted) throw stop.reason;
+      const { model } = candidate.offering;
+      this.#latest = { provider: provider.name, model, started: performance.now(), recorded: this.attempts.length };
+      return operation(provider, candidate, scope, sent);
+    };
+    return runAttempts(getProvider, { ...plan, signal }, this.#candidates, this.attempts, tracked).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+  }
+
+  /** The other run won: this one is aborted. Its attempts so far, and its try in flight as `hedge_lost`. */
+  lose(): Attempt[] {
+    this.#stop.abort(new Error('Another hedged attempt produced content first.'));
+    const latest = this.#latest;
+    if (latest === undefined || this.attempts.length > latest.recorded) return [...this.attempts];
+    const lost: Attempt = {
+      provider: latest.provider,
+      model: latest.model,
+      outcome: 'hedge_lost',
+      message: 'Aborted: a hedged request to another candidate produced content first.',
+      duration_ms: Math.round(performance.now() - latest.started),
+    };
+    return [...this.attempts.slice(0, latest.recorded), lost];
+  }
+}
+
+/** Whether a run of all the candidates would have gone on to the later ones after this failure of the first. */
+function goesOn(error: unknown, plan: HedgePlan): boolean {
+  if (plan.signal?.aborted) return false;
+  if (error instanceof MissingCredentialsError) return true;
+  return error instanceof ProviderError && (error.retryable || movesOn(error, plan.fallbackOn));
+}
+
+/** The failure with every attempt of the call (each run only knew its own). */
+function withAttempts(error: unknown, attempts: Attempt[]): unknown {
+  if (error instanceof ProviderError) return error.withAttempts(attempts);
+  if (error instanceof Error && 'attempts' in error) Object.assign(error, { attempts });
+  return error;
+}
