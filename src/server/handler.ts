@@ -107,7 +107,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...callQueryRoutes(gateway),
     ...annotationRoutes(gateway),
     ...keyRoutes(keys, maxBodyBytes),
-    ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0'),
+    ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0', options.deployments),
     ...workflowPageRoutes(gateway, options.mock ?? false),
     ...healthRoutes(gateway, {
       version: options.version ?? '0.0.0',

@@ -32,8 +32,10 @@ describe('/mcp', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'add_annotations',
       'create_api_key',
+      'create_or_update_deployment',
       'get_annotations',
       'get_completion',
+      'list_agents',
       'list_api_keys',
       'list_deployments',
       'list_models',

@@ -4,6 +4,7 @@ import { assertDeploymentId } from '../../deployments/resolve-deployment.ts';
 import type { DeploymentStore } from '../../deployments/store.ts';
 import { validateDeployment } from '../../deployments/validate-deployment.ts';
 import type { Gateway } from '../../gateway.ts';
+import type { KeyAccess } from '../key-access.ts';
 import { forbidden } from '../key-scopes.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json, jsonWithEtag } from '../responses.ts';
@@ -68,10 +69,7 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
           });
         }
         access?.requireAgent(deployment.agent_id);
-        const { model } = deployment.version;
-        const known = gateway.catalog.find(model.slice(model.indexOf('/') + 1)) ?? gateway.catalog.find(model);
-        if (access && !access.mayUseModel(model, known?.id))
-          throw forbidden(`this API key may not use the model "${model}"`);
+        if (access) requireDeployableModel(gateway, access, deployment.version.model);
         const existing = await target.get(id);
         // put() itself refuses to overwrite; the lookup only tells "created" (201) from "already there" (200).
         await target.put(deployment);
@@ -79,6 +77,12 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       },
     },
   ];
+}
+
+/** A 403 unless the key may use the model a deployment pins (as written, or its catalog id). */
+export function requireDeployableModel(gateway: Gateway, access: KeyAccess, model: string): void {
+  const known = gateway.catalog.find(model.slice(model.indexOf('/') + 1)) ?? gateway.catalog.find(model);
+  if (!access.mayUseModel(model, known?.id)) throw forbidden(`this API key may not use the model "${model}"`);
 }
 
 /** The library's 404, with `param: null`: here the id is in the path, not in a `model` parameter. */

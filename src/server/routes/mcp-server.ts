@@ -1,12 +1,14 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import * as z from 'zod';
+import type { DeploymentStore } from '../../deployments/store.ts';
 import type { Gateway } from '../../gateway.ts';
 import { type Reply, replyFromResponse, type ServerRequest } from '../exchange.ts';
 import type { KeyAccess } from '../key-access.ts';
 import { createKey, createKeyInput, listKeys, revokeKey } from '../key-admin.ts';
 import { requireScope } from '../key-scopes.ts';
 import type { KeyStore } from '../key-store.ts';
+import { registerAgentTools } from './mcp-agent-tools.ts';
 import { registerAnnotationTools } from './mcp-annotation-tools.ts';
 import { registerCallTools } from './mcp-call-tools.ts';
 
@@ -30,9 +32,11 @@ export async function answerMcp(
   keys: KeyStore,
   access: KeyAccess,
   version: string,
+  deployments?: DeploymentStore,
 ): Promise<Reply> {
   // No sessionIdGenerator: stateless.
   const server = buildServer(gateway, keys, access, version);
+  registerAgentTools(server, gateway, deployments, access);
   const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   try {
     await server.connect(transport);

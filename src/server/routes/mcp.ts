@@ -1,3 +1,4 @@
+import type { DeploymentStore } from '../../deployments/store.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { KeyStore } from '../key-store.ts';
 import { readJsonBody } from '../read-json-body.ts';
@@ -8,7 +9,13 @@ import type { Route } from '../router.ts';
  * transport per request, answering in JSON). Tools call the same gateway and key store as the HTTP API. The MCP SDK
  * and zod (about 190 ms and 28 MB) are loaded on the first MCP request, not when the server starts.
  */
-export function mcpRoutes(gateway: Gateway, keys: KeyStore, maxBodyBytes: number, version: string): Route[] {
+export function mcpRoutes(
+  gateway: Gateway,
+  keys: KeyStore,
+  maxBodyBytes: number,
+  version: string,
+  deployments?: DeploymentStore,
+): Route[] {
   return [
     {
       method: 'POST',
@@ -20,7 +27,7 @@ export function mcpRoutes(gateway: Gateway, keys: KeyStore, maxBodyBytes: number
         // A batch of N calls is N requests for the key's rate limit (the handler took one).
         if (Array.isArray(body) && body.length > 1) await countRequests?.(body.length - 1);
         const { answerMcp } = await import('./mcp-server.ts');
-        return answerMcp(request, body, gateway, keys, access!, version);
+        return answerMcp(request, body, gateway, keys, access!, version, deployments);
       },
     },
   ];
