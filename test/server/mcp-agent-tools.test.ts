@@ -65,6 +65,24 @@ const ticketVersion = (content: string, properties?: Record<string, unknown>) =>
     : {}),
 });
 
+describe('the tools\u2019 input schemas', () => {
+  it('constrain every member (no empty schema, which the MCP Inspector\u2019s --strict reports)', async () => {
+    const { tools } = await (await connect(test.key)).listTools();
+    const empty: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      if (!Array.isArray(node) && Object.keys(node).length === 0) empty.push(path);
+      for (const [key, value] of Object.entries(node)) walk(value, `${path}.${key}`);
+    };
+    for (const name of ['list_agents', 'create_or_update_deployment']) {
+      const tool = tools.find((candidate) => candidate.name === name)!;
+      expect(tool.inputSchema.additionalProperties, name).toBe(false);
+      walk(tool.inputSchema, name);
+    }
+    expect(empty).toEqual([]);
+  });
+});
+
 describe('list_agents', () => {
   it('merges call records and deployments; an admin key sees every agent', async () => {
     const { data, has_more } = (await call(test.key, 'list_agents', {})).json();

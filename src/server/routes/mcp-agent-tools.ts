@@ -22,19 +22,23 @@ function buildSchemas() {
         .describe(`Agents returned, by id: default ${DEFAULT_AGENT_LIMIT}, at most 1000.`),
     })
     .strict();
-  const message = z.looseObject({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']) });
+  // Other members are any JSON, said so (an empty schema reads as one that forgot to constrain): the version is
+  // checked in full as a stored deployment's.
+  const json = z.json();
+  const message = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']) }).catchall(json);
   const version = z
-    .looseObject({
+    .object({
       model: z.string().min(1).max(200).describe('A catalog model id, such as "gpt-4o-mini".'),
       messages: z
         .array(message)
         .max(200)
         .describe('OpenAI chat messages; their texts may hold {{variables}}, filled from each call\u2019s input.'),
       output_schema: z
-        .object({ json_schema: z.looseObject({ type: z.literal('object') }) })
+        .object({ json_schema: z.object({ type: z.literal('object') }).catchall(json) })
         .optional()
         .describe('{ json_schema: <JSON Schema with "type": "object"> }: the structured answer.'),
     })
+    .catchall(json)
     .describe('The agent version: model, messages, output_schema, and any deployable setting (temperature, …).');
   const createOrUpdate = z
     .object({
