@@ -30,9 +30,10 @@ export type FallbackReason = 'content_filter' | 'refusal';
 
 /**
  * Hedged requests: when the first candidate has produced nothing after `afterMs`, the next one is sent too and the
- * first to produce content wins (the other is aborted). `false` turns off the gateway's for one call.
+ * first to produce content wins (the other is aborted). `percentile`: after that percentile of the first candidate's
+ * latest durations here (to its first content), `afterMs` (if given) until it has ten. `false`: off for one call.
  */
-export type HedgeSetting = { afterMs: number } | false;
+export type HedgeSetting = { afterMs: number } | { percentile: number; afterMs?: number } | false;
 
 /** `disabled` switches reasoning off; the others are levels, lowest first (OpenAI's names). */
 export type ReasoningEffortLevel = (typeof EFFORTS)[number];
@@ -86,7 +87,7 @@ interface SwitchyardRequestFields {
   fallback_on?: FallbackReason[];
   /** How a model's offerings are ordered: `order` (the catalog's, default), `cost` or `latency`. See reliability.md. */
   routing?: 'order' | 'cost' | 'latency';
-  /** Send the next candidate too when the first is slow (default: the gateway's, else off). See reliability.md. */
+  /** Send the next candidate too when the first is slow (default: the gateway's, else off). See model-parameter.md. */
   hedge?: HedgeSetting;
   /**
    * The response cache for this call: `auto` only for a deterministic request (`temperature: 0` or a `seed`),

@@ -46,8 +46,8 @@ export interface CallPlan extends AttemptPolicy {
   readonly routing: Routing;
   /** What else moves the call to the next candidate (`content_filter`); none unless the caller asks. */
   readonly fallbackOn: readonly FallbackReason[];
-  /** When to send the next candidate beside a first that has produced nothing (`hedge`); `undefined`: never. */
-  readonly hedge: { readonly afterMs: number } | undefined;
+  /** When to send the next candidate beside a first (this offering) that has produced nothing; `undefined`: never. */
+  readonly hedgeAfterMs: (offering: { provider: string; model: string }) => number | undefined;
   /** The stream limits of one candidate provider: the call's own, else the provider's, else the gateway's. */
   readonly streamTimeouts: (provider: string) => StreamTimeouts;
   /** The caller's limits, applied by the stages (agents, models, key budgets); `undefined`: none. */

@@ -1,20 +1,22 @@
 import { MissingCredentialsError, ProviderError } from '../errors.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
-import type { Attempt } from '../types.ts';
+import type { Attempt, HedgeSetting } from '../types.ts';
 import type { CallPlan } from './call-plan.ts';
+import type { LatencyTracker } from './latency-tracker.ts';
 import type { Candidate } from './plan-candidates.ts';
 import { type AttemptOperation, type AttemptResult, movesOn, runAttempts } from './run-attempts.ts';
 
-type HedgePlan = Parameters<typeof runAttempts>[1] & Pick<CallPlan, 'hedge'>;
+type HedgePlan = Parameters<typeof runAttempts>[1] & Pick<CallPlan, 'hedgeAfterMs'>;
 
 /** What `runHedged` does with a losing attempt that answered anyway (before its abort took): close it, bill it. */
 export type LateLoser<T> = (lost: AttemptResult<T>) => void;
 
 /**
- * Stage 3 with the call's `hedge`: the first candidate runs alone (with its retries) for `afterMs`; if it has not
- * produced content by then, the candidates after it start too, as a second run. The first run to produce content
- * wins and the other is aborted, its try in flight recorded as `hedge_lost`. A run that fails lets the other go on.
- * Without `hedge`, or with no second candidate to send, it is `runAttempts`. At most one extra request runs at once.
+ * Stage 3 with the call's `hedge`: the first candidate runs alone (with its retries) for its `hedgeAfterMs`; if it
+ * has not produced content by then, the candidates after it start too, as a second run. The first run to produce
+ * content wins and the other is aborted, its try in flight recorded as `hedge_lost`. A run that fails lets the other
+ * go on. Without a hedge, or with no second candidate to send, it is `runAttempts`. At most one extra request runs
+ * at a time.
  */
 export async function runHedged<T>(
   getProvider: ProviderLookup,
@@ -25,16 +27,15 @@ export async function runHedged<T>(
   late: LateLoser<T>,
 ): Promise<AttemptResult<T>> {
   const first = candidates.findIndex((candidate) => candidate.skip === undefined);
-  const rest = candidates.slice(first + 1);
-  if (!plan.hedge || first < 0 || !rest.some((candidate) => candidate.skip === undefined))
+  const afterMs = first < 0 ? undefined : plan.hedgeAfterMs(candidates[first]!.offering);
+  if (afterMs === undefined || !candidates.some((candidate, index) => index > first && candidate.skip === undefined))
     return runAttempts(getProvider, plan, candidates, attempts, operation);
+  const rest = candidates.slice(first + 1);
 
   const primary = new Lane<T>(candidates.slice(0, first + 1));
   const running = [primary.run(getProvider, plan, operation)];
   let timer: NodeJS.Timeout | undefined;
-  const hedgeDue = new Promise<undefined>(
-    (resolve) => (timer = setTimeout(() => resolve(undefined), plan.hedge?.afterMs)),
-  );
+  const hedgeDue = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), afterMs)));
   const early = await Promise.race([running[0]!, hedgeDue]);
   clearTimeout(timer);
   if (early !== undefined) {
@@ -68,6 +69,19 @@ export async function runHedged<T>(
     failure = ended.error;
   }
   throw withAttempts(failure, attempts);
+}
+
+const NEVER = (): undefined => undefined;
+
+/**
+ * The call's `hedge` as its plan holds it: for the first candidate's offering, how long it runs alone. A percentile
+ * is of that offering's latest durations here; until there are enough of them, `afterMs` if given, else no hedge.
+ */
+export function hedgeDelay(setting: HedgeSetting | undefined, latency: LatencyTracker): CallPlan['hedgeAfterMs'] {
+  if (!setting) return NEVER;
+  if (!('percentile' in setting)) return () => setting.afterMs;
+  const { percentile, afterMs } = setting;
+  return ({ provider, model }) => latency.percentile(provider, model, percentile) ?? afterMs;
 }
 
 type LaneEnd<T> = { result: AttemptResult<T> } | { error: unknown };

@@ -62,12 +62,23 @@ export function someOf(param: string, allowed: readonly unknown[]) {
   };
 }
 
-/** `hedge`: `{ afterMs: <ms> }` or `false`. */
+/** `hedge`: `{ afterMs: <ms> }`, `{ percentile: <1-100>, afterMs?: <ms> }`, or `false`. */
 export function hedge(value: unknown): void {
   if (value === false) return;
-  const afterMs = isObject(value) && Object.keys(value).length === 1 ? value.afterMs : undefined;
-  if (!(typeof afterMs === 'number' && Number.isFinite(afterMs) && afterMs >= 0))
-    fail(`"hedge" must be { afterMs: <milliseconds ≥ 0> } or false (got ${JSON.stringify(value)}).`, 'hedge');
+  const { afterMs, percentile, ...others } = isObject(value) ? value : { others: true };
+  const ms = (given: unknown) => typeof given === 'number' && Number.isFinite(given) && given >= 0;
+  const valid =
+    Object.keys(others).length === 0 &&
+    (percentile === undefined
+      ? ms(afterMs)
+      : typeof percentile === 'number' &&
+        percentile > 0 &&
+        percentile <= 100 &&
+        (afterMs === undefined || ms(afterMs)));
+  if (!valid) {
+    const shape = '{ afterMs: <milliseconds ≥ 0> }, { percentile: <1–100>, afterMs?: <milliseconds> } or false';
+    fail(`"hedge" must be ${shape} (got ${JSON.stringify(value)}).`, 'hedge');
+  }
 }
 
 export function modelReference(value: unknown): void {

@@ -10,6 +10,8 @@ import { attemptPolicy } from './attempt-policy.ts';
 import { actingAgent, type CallAccess, modelAllowed } from './call-access.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { findModel } from './find-model.ts';
+import { hedgeDelay } from './hedge.ts';
+import { latencyOf } from './latency-tracker.ts';
 import { type ModelReference, parseModelReference } from './parse-model.ts';
 import { SENT_PARAMETERS } from './request-parameters.ts';
 import type { RetryOptions } from './run-attempts.ts';
@@ -103,7 +105,7 @@ export async function resolveRequest(
     fallbacks: asked.fallbacks ?? services.settings.fallbacks,
     routing: asked.routing ?? services.settings.routing ?? 'order',
     fallbackOn: asked.fallback_on ?? [],
-    hedge: (asked.hedge ?? services.settings.hedge) || undefined,
+    hedgeAfterMs: hedgeDelay(asked.hedge ?? services.settings.hedge, latencyOf(services)),
     ...attemptPolicy(services, options, trace.startedMonotonic),
     streamTimeouts: (provider) => {
       const configured = services.settings.providers?.[provider];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LatencyTracker } from '../../src/completion/latency-tracker.ts';
 import { createGateway, type GatewayOptions } from '../../src/index.ts';
 import type { SwitchyardResponseInfo } from '../../src/types.ts';
 import { type FakeAnthropicServer, startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
@@ -127,6 +128,32 @@ describe('hedging with a slow fake', () => {
     await gateway.close();
   });
 
+  it('percentile: no hedge until the first candidate has ten durations here, then after their percentile', async () => {
+    const gateway = gatewayWith({ hedge: { percentile: 90 } });
+    const before = anthropic.requests.length;
+    openai.enqueue({ content: 'unobserved, waited for', delayMs: 300 });
+    const waited = await gateway.createCompletion(call);
+    expect(outcomes(waited.switchyard)).toEqual(['openai:ok']);
+    expect(anthropic.requests.length).toBe(before);
+    for (let served = 1; served < LatencyTracker.MIN_FOR_PERCENTILE; served++) await gateway.createCompletion(call);
+    // Ten durations, nine of them a few ms: its p90 is far below the slow reply.
+    openai.enqueue({ content: 'too late', delayMs: SLOW_MS });
+    anthropic.enqueue({ content: [{ type: 'text', text: 'past the p90' }] });
+    const hedged = await gateway.createCompletion(call);
+    expect(hedged.choices[0]!.message.content).toBe('past the p90');
+    expect(outcomes(hedged.switchyard)).toEqual(['openai:hedge_lost', 'anthropic:ok']);
+    await gateway.close();
+  });
+
+  it('percentile with afterMs: afterMs until there are enough durations', async () => {
+    const gateway = gatewayWith({ hedge: { percentile: 90, afterMs: 50 } });
+    openai.enqueue({ content: 'too late', delayMs: SLOW_MS });
+    anthropic.enqueue({ content: [{ type: 'text', text: 'hedged meanwhile' }] });
+    const response = await gateway.createCompletion(call);
+    expect(outcomes(response.switchyard)).toEqual(['openai:hedge_lost', 'anthropic:ok']);
+    await gateway.close();
+  });
+
   it('is refused when malformed', async () => {
     const gateway = gatewayWith();
     await expect(gateway.createCompletion({ ...call, hedge: { afterMs: -1 } })).rejects.toMatchObject({
@@ -135,5 +162,18 @@ describe('hedging with a slow fake', () => {
       message: expect.stringMatching(/afterMs/),
     });
     await gateway.close();
+  });
+});
+
+describe('LatencyTracker.percentile', () => {
+  it('says nothing below ten durations, then reads the latest 64', () => {
+    const latency = new LatencyTracker();
+    for (let ms = 1; ms <= 9; ms++) latency.observe('p', 'm', ms);
+    expect(latency.percentile('p', 'm', 90)).toBeUndefined();
+    latency.observe('p', 'm', 10);
+    expect(latency.percentile('p', 'm', 90)).toBe(9);
+    for (let ms = 11; ms <= 100; ms++) latency.observe('p', 'm', ms);
+    // The latest 64 are 37..100: the 58th of them is the p90, the smallest the p1.
+    expect([latency.percentile('p', 'm', 90), latency.percentile('p', 'm', 1)]).toEqual([94, 37]);
   });
 });
