@@ -44,6 +44,8 @@ describe('hedging with a slow fake', () => {
     expect(response.choices[0]!.message.content).toBe('from the hedge');
     expect(outcomes(response.switchyard)).toEqual(['openai:hedge_lost', 'anthropic:ok']);
     expect(response.switchyard.attempts[0]!.duration_ms).toBeLessThan(SLOW_MS);
+    // The slow request was aborted: its connection closed before the fake answered.
+    await expect.poll(() => openai.requests.at(-1)?.closedEarly).toBe(true);
     await gateway.close();
   });
 
@@ -55,6 +57,7 @@ describe('hedging with a slow fake', () => {
     expect(response.choices[0]!.message.content).toBe('in time');
     expect(outcomes(response.switchyard)).toEqual(['openai:ok']);
     expect(anthropic.requests.length).toBe(before);
+    expect(openai.requests.at(-1)?.closedEarly).not.toBe(true);
     await gateway.close();
   });
 
@@ -92,6 +95,7 @@ describe('hedging with a slow fake', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('streamed by the hedge');
     expect(outcomes(stream.switchyard)).toEqual(['openai:hedge_lost', 'anthropic:ok']);
+    await expect.poll(() => openai.requests.at(-1)?.closedEarly).toBe(true);
     await gateway.close();
   });
 

@@ -7,6 +7,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: Record<string, any>;
+  /** The client closed the connection before the answer was complete (it aborted), where the fake tracks it. */
+  closedEarly?: boolean;
 }
 
 /**

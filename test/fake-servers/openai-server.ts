@@ -52,7 +52,14 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
   let counter = 0;
 
   const { origin, close } = await startFakeHttpServer(async (request, response, body) => {
-    requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
+    const recorded: RecordedRequest = {
+      method: request.method ?? '',
+      path: request.url ?? '',
+      headers: request.headers,
+      body,
+    };
+    requests.push(recorded);
+    response.once('close', () => (recorded.closedEarly = !response.writableFinished));
 
     if (request.url?.endsWith('/embeddings')) return embeddings(response, body, queue.shift());
     if (!request.url?.endsWith('/chat/completions')) {
