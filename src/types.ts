@@ -130,7 +130,7 @@ export interface Attempt {
   status?: number;
   /**
    * `ok`, or why the attempt failed: `rate_limited`, `server_error`, `timeout`, `connection_error`,
-   * `missing_credentials`, …
+   * `missing_credentials`, `hedge_lost` (aborted: a hedged request to another candidate produced content first), …
    */
   outcome: string;
   message?: string;
