@@ -74,6 +74,8 @@ export interface GatewayOptions {
   routing?: Routing;
   /** Send the next candidate too when the first has produced nothing after `afterMs` (per call: `hedge`). Off. */
   hedge?: HedgeSetting;
+  /** A stream broken after content goes on at the next candidate, spliced in (per call: `stream_failover`). On. */
+  streamFailover?: boolean;
   retry?: RetryOptions;
   /** Time one provider attempt may take, in milliseconds (default 10 minutes, as openai-node). */
   timeoutMs?: number;
@@ -243,6 +245,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       fallbacks: options.fallbacks ?? [],
       routing: options.routing,
       hedge: options.hedge,
+      streamFailover: options.streamFailover ?? true,
       retry: { ...DEFAULT_RETRY, ...options.retry },
       timeoutMs,
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },

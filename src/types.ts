@@ -89,6 +89,8 @@ interface SwitchyardRequestFields {
   routing?: 'order' | 'cost' | 'latency';
   /** Send the next candidate too when the first is slow (default: the gateway's, else off). See model-parameter.md. */
   hedge?: HedgeSetting;
+  /** A stream broken after content goes on at the next candidate, spliced in (default: the gateway's, else on). */
+  stream_failover?: boolean;
   /**
    * The response cache for this call: `auto` only for a deterministic request (`temperature: 0` or a `seed`),
    * `always`, or `never`. Default: the gateway's (`never` unless it was created with `cache`). See docs/caching.md.

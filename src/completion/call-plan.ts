@@ -48,6 +48,8 @@ export interface CallPlan extends AttemptPolicy {
   readonly fallbackOn: readonly FallbackReason[];
   /** When to send the next candidate beside a first (this offering) that has produced nothing; `undefined`: never. */
   readonly hedgeAfterMs: (offering: { provider: string; model: string }) => number | undefined;
+  /** A stream broken after content reached the caller goes on at the next candidate (`stream_failover`). */
+  readonly streamFailover: boolean;
   /** The stream limits of one candidate provider: the call's own, else the provider's, else the gateway's. */
   readonly streamTimeouts: (provider: string) => StreamTimeouts;
   /** The caller's limits, applied by the stages (agents, models, key budgets); `undefined`: none. */

@@ -175,6 +175,7 @@ export const REQUEST_PARAMETERS = {
     dialects: EVERY_DIALECT,
   },
   hedge: { kind: 'ours', deployable: true, check: hedge, dialects: EVERY_DIALECT },
+  stream_failover: { kind: 'ours', deployable: true, check: boolean('stream_failover'), dialects: EVERY_DIALECT },
   structured_output_fallback: {
     kind: 'ours',
     deployable: true,

@@ -106,6 +106,7 @@ export async function resolveRequest(
     routing: asked.routing ?? services.settings.routing ?? 'order',
     fallbackOn: asked.fallback_on ?? [],
     hedgeAfterMs: hedgeDelay(asked.hedge ?? services.settings.hedge, latencyOf(services)),
+    streamFailover: asked.stream_failover ?? services.settings.streamFailover ?? true,
     ...attemptPolicy(services, options, trace.startedMonotonic),
     streamTimeouts: (provider) => {
       const configured = services.settings.providers?.[provider];

@@ -35,6 +35,8 @@ export interface Services {
     readonly routing?: Routing | undefined;
     /** The gateway's `hedge`; a request's own wins. Default off. */
     readonly hedge?: HedgeSetting | undefined;
+    /** The gateway's `streamFailover`; a request's `stream_failover` wins. Default on. */
+    readonly streamFailover?: boolean | undefined;
     readonly retry: Required<RetryOptions>;
     /** Time one provider attempt may take (the SDKs' request timeout), unless the provider's settings say otherwise. */
     readonly timeoutMs: number;

@@ -142,6 +142,11 @@ export interface ProviderCapabilities {
    * optional property the model leaves out comes back as `null`.
    */
   strictForm?: boolean;
+  /**
+   * A last assistant message is a prefill the model continues (not a finished turn): a broken stream's partial
+   * answer is sent that way to go on (see `stream-failover.ts`).
+   */
+  continuesPrefill?: boolean;
   /** The provider has an embeddings API, which its adapter's `embed` calls. */
   embeddings?: boolean;
 }

@@ -8,7 +8,7 @@ export const anthropicProvider: ProviderDefinition = {
   envPrefix: 'ANTHROPIC',
   defaultBaseURL: 'https://api.anthropic.com',
   requiresApiKey: true,
-  capabilities: { nativeOutput: nativeOutputWhere(true) },
+  capabilities: { nativeOutput: nativeOutputWhere(true), continuesPrefill: true },
   // An unlisted Claude: a thinking budget (every Claude that thinks takes one); schemas in the prompt, since older
   // models refuse output_config.format and the refusal names no parameter to fall back on.
   uncatalogued: {
