@@ -23,11 +23,16 @@ export function completeAttempt(
 
 /**
  * The attempt of a streamed call: the provider's stream, read up to its first content inside the attempt, so a
- * provider that fails or stalls before the caller has anything is retried like any other failure.
+ * provider that fails or stalls before the caller has anything is retried like any other failure. `extraMessages`
+ * follow the caller's (a continuation after a broken stream, decided per candidate).
  */
-export function streamAttempt(services: Services, plan: CallPlan): AttemptOperation<OpenedStream> {
+export function streamAttempt(
+  services: Services,
+  plan: CallPlan,
+  extraMessages: (candidate: Candidate) => ChatCompletionMessageParam[] = () => [],
+): AttemptOperation<OpenedStream> {
   return (provider, candidate, scope, sent) =>
-    inOutputMode(services, plan, candidate, [], sent, async (shaped) => {
+    inOutputMode(services, plan, candidate, extraMessages(candidate), sent, async (shaped) => {
       const source = await provider.stream(providerCallOf(plan, shaped, attemptSignal(plan, candidate, scope, true)));
       return openStream(source, scope, plan.streamTimeouts(candidate.offering.provider));
     });

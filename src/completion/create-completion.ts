@@ -46,7 +46,8 @@ export async function createCompletion(
     if (plan.stream) {
       const opened = await runStream(services, plan, trace, candidates);
       // Recorded when the stream ends.
-      return relayStream(services, request, plan, trace, opened, hold, cached && rememberStream(services, cached));
+      const remember = cached && rememberStream(services, cached);
+      return relayStream(services, { request, plan, trace, candidates }, opened, hold, remember);
     }
     const answered = await runCompletion(services, plan, trace, candidates);
     const response = finalise(plan, trace, await enforceOutput(services, plan, trace, answered));

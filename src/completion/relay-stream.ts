@@ -1,147 +1,175 @@
 import type { BudgetHold } from '../budgets/budget-ledger.ts';
-import { estimatePromptTokens } from '../budgets/estimate-cost.ts';
-import type { ProviderOffering } from '../catalog/catalog-schema.ts';
 import { ProviderError, StreamInterruptedError } from '../errors.ts';
 import { StreamRecorder, type StreamSummary } from '../records/stream-recorder.ts';
-import type { CompletionChunk, CompletionRequest, SwitchyardResponseInfo } from '../types.ts';
-import { type AttemptScope, expiredError } from './attempt-scope.ts';
-import type { CallPlan, CallTrace } from './call-plan.ts';
+import type { CompletionChunk, SwitchyardResponseInfo } from '../types.ts';
+import { expiredError } from './attempt-scope.ts';
 import { CompletionStream } from './completion-stream.ts';
 import { costOf, factsOf, recordCall, responseInfo } from './finalise.ts';
 import { IdleWatch, type OpenedStream } from './open-stream.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import type { Services } from './services.ts';
 import { streamChecks } from './stream-checks.ts';
+import { billSegment, canFailOver, openContinuation, type Segment, type StreamCall } from './stream-failover.ts';
+import { StreamSplice, sumUsage } from './stream-splice.ts';
+import { ToolCallHold } from './tool-call-hold.ts';
 
 /**
  * Stage 4, for streams: the opened provider stream as the caller's `CompletionStream`. When it ends (finished,
  * failed, or left early) its usage is billed, its budget hold settled and the call recorded. A stream that ended
  * before its usage chunk (every provider sends it last) is billed what it consumed, estimated: the prompt, and the
- * text streamed so far, with a `usage_estimated` warning in the response's and the record's warnings.
+ * text streamed so far, with a `usage_estimated` warning in the response's and the record's warnings. A stream that
+ * breaks after content reached the caller goes on at the next candidate where it can (`stream-failover.ts`).
  */
 export function relayStream(
   services: Services,
-  request: CompletionRequest,
-  plan: CallPlan,
-  trace: CallTrace,
+  call: StreamCall,
   opened: AttemptResult<OpenedStream>,
   hold?: BudgetHold,
   cacheMiss?: (summary: StreamSummary, info: SwitchyardResponseInfo) => void,
 ): CompletionStream {
+  const { request, plan, trace } = call;
   const info = responseInfo(plan, trace, opened, opened.candidate.known);
   if (cacheMiss) info.cache = 'miss';
   const observed = new StreamRecorder();
-  const pricing: ProviderOffering['pricing'] = opened.candidate.offering.pricing;
-  const chunks = relayChunks(opened.value, {
-    model: opened.candidate.model.id,
-    includeUsage: plan.includeUsage,
-    info,
-    scope: opened.scope,
-    idleMs: plan.streamTimeouts(opened.candidate.offering.provider).idleMs,
-    observe: (chunk) => observed.observe(chunk),
-    check: streamChecks(plan, trace, opened, observed),
-    onEnd: (error) => {
-      const summary = observed.summary();
-      // Before any estimate: the cache keeps only a stream the provider finished, its usage reported.
-      if (error === undefined) cacheMiss?.(summary, info);
-      if (!summary.usage) {
-        summary.usage = observed.estimatedUsage(estimatePromptTokens(plan.body));
-        trace.warn(USAGE_ESTIMATED);
-      }
-      trace.billed.push({ usage: summary.usage, pricing });
-      Object.assign(info, costOf(trace));
-      const outcome = { info, stream: summary, ...(error === undefined ? {} : { error }) };
-      recordCall(services, factsOf(request, plan), trace, outcome, hold);
-    },
+  const relay = new Relay(services, call, info, observed);
+  const chunks = relay.chunks(opened, streamChecks(plan, trace, opened, observed), (segment, error) => {
+    const summary = observed.summary();
+    // Before any estimate: the cache keeps only a stream the provider finished in one go, its usage reported.
+    if (error === undefined && relay.splice.earlier === undefined) cacheMiss?.(summary, info);
+    const usage = billSegment(call, segment);
+    const earlier = relay.splice.earlier;
+    summary.usage = earlier ? sumUsage(earlier, usage) : usage;
+    Object.assign(info, costOf(trace));
+    const outcome = { info, stream: summary, ...(error === undefined ? {} : { error }) };
+    recordCall(services, factsOf(request, plan), trace, outcome, hold);
   });
   return new CompletionStream(chunks, info);
 }
 
-const USAGE_ESTIMATED = {
-  code: 'usage_estimated',
-  message:
-    'The stream ended before the provider reported its usage (left early, or broken off): the tokens billed are ' +
-    'estimated from the prompt and the text streamed, and the call is charged for them against the budgets.',
-};
-
-interface RelayOptions {
-  /** The catalog id every chunk's `model` is set to. */
-  model: string;
-  /** Keep the usage chunk (the caller sent `stream_options.include_usage`). */
-  includeUsage: boolean;
-  info: SwitchyardResponseInfo;
-  /** Sees every provider chunk, the usage chunk included: the call record. */
-  observe: (chunk: CompletionChunk) => void;
-  /** Sees every chunk the caller gets, and may fail the stream at its end: the structured-output check. */
-  check?: { observe(chunk: CompletionChunk): void; finish(): void } | undefined;
-  /** Called once when the caller's iteration ends: finished, failed (with the error) or stopped early. */
-  onEnd: (error?: unknown) => void;
-  /** The attempt that serves the stream: disposed of when the stream ends. */
-  scope: AttemptScope;
-  /** `streamIdleTimeoutMs`: the longest wait for the provider's next chunk. */
-  idleMs?: number | undefined;
-}
+type Check = ReturnType<typeof streamChecks>;
 
 /**
- * Relays the provider's chunks to the caller in one layer: the recorder sees each, `model` is rewritten to the
- * catalog id, the usage chunk is kept only when asked for, the output check runs, a provider that goes quiet past
- * `idleMs` is cut off, and a failure after the first chunk becomes a `StreamInterruptedError`. `opened` holds the
- * chunks the attempt already read (up to the first with content).
+ * Relays the provider's chunks to the caller in one layer: `model` is rewritten to the catalog id, the usage chunk
+ * is kept only when asked for, the output check runs, a provider that goes quiet past its idle limit is cut off, and
+ * a failure after the first chunk goes on at the next candidate (spliced in) or becomes a `StreamInterruptedError`.
  */
-async function* relayChunks(opened: OpenedStream, options: RelayOptions): AsyncGenerator<CompletionChunk> {
-  const { check, scope, info } = options;
-  const { rest } = opened;
-  const idle = options.idleMs === undefined ? undefined : new IdleWatch(scope, options.idleMs);
-  let failure: unknown;
-  try {
-    for (const chunk of opened.head) {
-      const relayed = relay(chunk, options);
-      if (relayed) yield relayed;
+class Relay {
+  readonly splice = new StreamSplice();
+  readonly #services: Services;
+  readonly #call: StreamCall;
+  readonly #info: SwitchyardResponseInfo;
+  /** Every chunk the caller gets (spliced): the call record, and the partial answer a continuation carries. */
+  readonly #observed: StreamRecorder;
+
+  constructor(services: Services, call: StreamCall, info: SwitchyardResponseInfo, observed: StreamRecorder) {
+    this.#services = services;
+    this.#call = call;
+    this.#info = info;
+    this.#observed = observed;
+  }
+
+  /** `onEnd` is called once, with the last segment, when the caller's iteration ends: finished, failed or left. */
+  async *chunks(
+    first: AttemptResult<OpenedStream>,
+    check: Check,
+    onEnd: (segment: Segment, error?: unknown) => void,
+  ): AsyncGenerator<CompletionChunk> {
+    let segment = this.#segment(first);
+    let failure: unknown;
+    try {
+      for (;;) {
+        try {
+          yield* this.#segmentChunks(segment, check);
+          break;
+        } catch (thrown) {
+          const error = this.#failureOf(thrown, segment);
+          const next = await this.#continuation(segment, error);
+          if (next === undefined) throw asInterrupted(error, this.#info);
+          segment = this.#segment(next);
+        }
+      }
+      for (const chunk of this.#out(this.splice.flush(), check)) yield chunk;
+      check?.finish();
+    } catch (thrown) {
+      failure = thrown;
+      throw thrown;
+    } finally {
+      onEnd(segment, failure);
     }
-    if (!opened.ended) {
+  }
+
+  #segment(opened: AttemptResult<OpenedStream>): Segment {
+    return { opened, attempt: this.#call.trace.attempts.at(-1), recorder: new StreamRecorder() };
+  }
+
+  /** One provider stream's chunks; its provider stream released and its attempt disposed of however it ends. */
+  async *#segmentChunks(segment: Segment, check: Check): AsyncGenerator<CompletionChunk> {
+    const { head, ended, rest } = segment.opened.value;
+    const { scope, candidate } = segment.opened;
+    const idleMs = this.#call.plan.streamTimeouts(candidate.offering.provider).idleMs;
+    const idle = idleMs === undefined ? undefined : new IdleWatch(scope, idleMs);
+    // Tool calls held back only while a break could still go on elsewhere.
+    const toolCalls = canFailOver(this.#call, candidate) ? new ToolCallHold() : undefined;
+    const pass = (chunk: CompletionChunk): CompletionChunk[] => {
+      segment.recorder.observe(chunk);
+      return (toolCalls?.pass(chunk) ?? [chunk]).flatMap((held) => this.splice.pass(held));
+    };
+    try {
+      for (const chunk of head) yield* this.#out(pass(chunk), check);
+      if (ended) return;
       for (;;) {
         idle?.waiting();
         const next = await rest.next();
         idle?.received();
         if (next.done) break;
-        const relayed = relay(next.value, options);
-        if (relayed) yield relayed;
+        yield* this.#out(pass(next.value), check);
+      }
+    } finally {
+      idle?.stop();
+      try {
+        await rest.return?.();
+      } finally {
+        scope.dispose();
       }
     }
-    check?.finish();
-  } catch (thrown) {
-    const expired = scope.expired;
-    const error = expired ? expiredError(expired, { provider: info.provider, model: info.provider_model }) : thrown;
-    failure =
-      error instanceof ProviderError && !(error instanceof StreamInterruptedError) ? interrupted(error, info) : error;
-    throw failure;
-  } finally {
-    idle?.stop();
-    try {
-      await rest.return?.();
-    } finally {
-      scope.dispose();
-      // Recorded even when releasing the provider's stream fails.
-      options.onEnd(failure);
+  }
+
+  /** The gateway's own limit speaks for itself, whatever the adapter made of the abort. */
+  #failureOf(thrown: unknown, { opened }: Segment): unknown {
+    const expired = opened.scope.expired;
+    if (!expired) return thrown;
+    return expiredError(expired, { provider: opened.provider, model: opened.candidate.offering.model });
+  }
+
+  async #continuation(broken: Segment, error: unknown): Promise<AttemptResult<OpenedStream> | undefined> {
+    if (!(error instanceof ProviderError) || error instanceof StreamInterruptedError) return undefined;
+    if (!canFailOver(this.#call, broken.opened.candidate)) return undefined;
+    const partial = this.#observed.summary().output?.content ?? '';
+    const next = await openContinuation(this.#services, this.#call, broken, error, partial);
+    if (next) this.splice.continueFrom(partial, billSegment(this.#call, broken));
+    return next;
+  }
+
+  /** The chunks as the caller gets them: a usage chunk the caller did not ask for left out (still recorded). */
+  *#out(chunks: CompletionChunk[], check: Check): Generator<CompletionChunk> {
+    for (const chunk of chunks) {
+      chunk.model = this.#info.model;
+      chunk.object = 'chat.completion.chunk';
+      // The check first: it may unwrap the content, and the record keeps what the caller gets.
+      check?.observe(chunk);
+      this.#observed.observe(chunk);
+      if (!this.#call.plan.includeUsage) {
+        if (chunk.choices.length === 0) continue;
+        delete chunk.usage;
+      }
+      yield chunk;
     }
   }
 }
 
-/** One provider chunk as the caller gets it, or `undefined` for a usage chunk the caller did not ask for. */
-function relay(chunk: CompletionChunk, options: RelayOptions): CompletionChunk | undefined {
-  chunk.model = options.model;
-  chunk.object = 'chat.completion.chunk';
-  // The check first: it may unwrap the content, and the record keeps what the caller gets.
-  options.check?.observe(chunk);
-  options.observe(chunk);
-  if (!options.includeUsage) {
-    if (chunk.choices.length === 0) return undefined;
-    delete chunk.usage;
-  }
-  return chunk;
-}
-
-function interrupted(error: ProviderError, info: SwitchyardResponseInfo): StreamInterruptedError {
+/** A provider's failure after the caller had content, as the caller gets it; anything else as it is. */
+function asInterrupted(error: unknown, info: SwitchyardResponseInfo): unknown {
+  if (!(error instanceof ProviderError) || error instanceof StreamInterruptedError) return error;
   return new StreamInterruptedError(
     `The stream from ${error.provider} (${error.model}) broke off after it had started: ${error.message}`,
     {

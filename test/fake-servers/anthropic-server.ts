@@ -45,6 +45,8 @@ export interface FakeAnthropicServer {
   url: string;
   requests: RecordedRequest[];
   enqueue(...replies: FakeAnthropicReply[]): void;
+  /** Answers a request when the queue is empty (a model that reads what it was sent); else the default hello. */
+  respondWith?: ((body: Record<string, any>) => FakeAnthropicReply) | undefined;
   close(): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
     const invalid = invalidRequest(body, request.headers['anthropic-version']);
     if (invalid) return fail(400, 'invalid_request_error', invalid);
 
-    const reply = queue.shift() ?? {};
+    const reply = queue.shift() ?? fake.respondWith?.(body) ?? {};
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();
     if (reply.error) return fail(reply.error.status, reply.error.type, reply.error.message, reply.error.headers);
@@ -90,12 +92,13 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
     sendJSON(response, 200, message, { 'request-id': requestId });
   });
 
-  return {
+  const fake: FakeAnthropicServer = {
     url: origin,
     requests,
     enqueue: (...replies) => queue.push(...replies),
     close,
   };
+  return fake;
 }
 
 /** Every `cache_control` of a request, in the order the API reads them: tools, system, messages. */

@@ -54,6 +54,8 @@ export interface FakeGeminiServer {
   url: string;
   requests: RecordedGeminiRequest[];
   enqueue(...replies: GeminiReply[]): void;
+  /** Answers a request when the queue is empty (a model that reads what it was sent); else the default hello. */
+  respondWith?: ((body: Record<string, any>) => GeminiReply) | undefined;
   /** Forgets the recorded requests and any replies left unused. */
   reset(): void;
   close(): Promise<void>;
@@ -99,7 +101,8 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
       });
     }
     if (route[3] === 'batchEmbedContents') return embeddings(response, body, queue.shift());
-    const reply = limitedReply(queue.shift() ?? { text: `Hello from fake ${route[2]}` }, body.generationConfig ?? {});
+    const asked = queue.shift() ?? fake.respondWith?.(body) ?? { text: `Hello from fake ${route[2]}` };
+    const reply = limitedReply(asked, body.generationConfig ?? {});
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();
     if (reply.error) return sendError(response, reply.error);
@@ -109,7 +112,7 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
     sendJSON(response, 200, whole(reply, responseId, route[2]!));
   });
 
-  return {
+  const fake: FakeGeminiServer = {
     url: origin,
     requests,
     enqueue: (...replies) => queue.push(...replies),
@@ -119,6 +122,7 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
     },
     close,
   };
+  return fake;
 }
 
 /**

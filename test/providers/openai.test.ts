@@ -185,7 +185,8 @@ describe('OpenAI adapter, streaming', () => {
 
   it('surfaces a failure after the first chunk as StreamInterruptedError, without retrying', async () => {
     server.enqueue({ content: 'This answer will break off', streamErrorAfter: 2 });
-    const gateway = gatewayAgainst(server.url);
+    // gpt-4o-latest has further offerings: without the opt-out the stream would go on there (stream-failover tests).
+    const gateway = gatewayAgainst(server.url, { streamFailover: false });
     const stream = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true });
     const received: string[] = [];
     const error = await (async () => {
@@ -203,7 +204,8 @@ describe('OpenAI adapter, streaming', () => {
   it('surfaces a stream truncated mid-way (connection closed, no finish) as StreamInterruptedError', async () => {
     server.enqueue({ content: 'This answer is cut short', truncateAfter: 2 });
     const gateway = gatewayAgainst(server.url);
-    const stream = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true });
+    const request = { model: 'gpt-4o-latest', messages: hello, stream: true as const, stream_failover: false };
+    const stream = await gateway.createCompletion(request);
     await expect(collect(stream)).rejects.toBeInstanceOf(StreamInterruptedError);
     expect(server.requests).toHaveLength(1);
   });

@@ -1,0 +1,64 @@
+import type { CompletionChunk } from '../types.ts';
+
+type ToolCallDelta = NonNullable<CompletionChunk['choices'][number]['delta']['tool_calls']>[number];
+
+/**
+ * Holds a stream's tool calls back until the choice finishes, then lets each out whole (one delta per call), so a
+ * stream that breaks inside a call's arguments can start its tool calls again on the next candidate without the
+ * caller ever seeing a call twice. Used only while such a failover can happen.
+ */
+export class ToolCallHold {
+  /** Per choice, per tool call index: the call as assembled so far. */
+  readonly #calls = new Map<number, Map<number, ToolCallDelta>>();
+
+  /** The chunk without its tool-call deltas (held), preceded by the held calls whole once its choice finishes. */
+  pass(chunk: CompletionChunk): CompletionChunk[] {
+    const out: CompletionChunk[] = [];
+    const { usage: _usage, ...frame } = chunk;
+    for (const choice of chunk.choices) {
+      const deltas = choice.delta.tool_calls;
+      if (deltas?.length) {
+        for (const delta of deltas) this.#add(choice.index, delta);
+        delete choice.delta.tool_calls;
+      }
+      const held = this.#calls.get(choice.index);
+      if (choice.finish_reason == null || !held) continue;
+      this.#calls.delete(choice.index);
+      for (const call of [...held.values()].sort((a, b) => a.index - b.index)) {
+        const whole = { index: choice.index, delta: { tool_calls: [call] }, finish_reason: null, logprobs: null };
+        out.push({ ...frame, choices: [whole] });
+      }
+    }
+    const emptied = chunk.choices.length > 0 && chunk.choices.every((choice) => isBlank(choice));
+    if (!emptied || chunk.usage) out.push(chunk);
+    return out;
+  }
+
+  /** Calls held when the stream broke: dropped, to be made again by the next candidate. */
+  clear(): void {
+    this.#calls.clear();
+  }
+
+  #add(choice: number, delta: ToolCallDelta): void {
+    let calls = this.#calls.get(choice);
+    if (!calls) this.#calls.set(choice, (calls = new Map()));
+    const call = calls.get(delta.index) ?? { index: delta.index, function: { name: '', arguments: '' } };
+    calls.set(delta.index, call);
+    if (delta.id) call.id = delta.id;
+    if (delta.type) call.type = delta.type;
+    const fn = (call.function ??= {});
+    if (delta.function?.name) fn.name = (fn.name ?? '') + delta.function.name;
+    if (delta.function?.arguments) fn.arguments = (fn.arguments ?? '') + delta.function.arguments;
+  }
+}
+
+function isBlank({ delta, finish_reason }: CompletionChunk['choices'][number]): boolean {
+  return (
+    finish_reason == null &&
+    !delta.role &&
+    !delta.content &&
+    !delta.reasoning_content &&
+    !delta.refusal &&
+    !delta.reasoning_details?.length
+  );
+}
