@@ -1,6 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONTINUE_PROMPT } from '../../src/completion/stream-failover.ts';
-import { type CompletionChunk, StreamInterruptedError } from '../../src/index.ts';
+import {
+  type CompletionChunk,
+  type GatewayOptions,
+  StreamInterruptedError,
+  StructuredOutputError,
+} from '../../src/index.ts';
 import type { FakeAnthropicReply } from '../fake-servers/anthropic-server.ts';
 import type { GeminiReply } from '../fake-servers/gemini-server.ts';
 import type { FakeReply } from '../fake-servers/openai-server.ts';
@@ -44,21 +49,27 @@ const hello = [{ role: 'user' as const, content: 'Tell me about the fox' }];
 /** The next candidate of each provider: another provider's model, so each is also a continuation once. */
 const NEXT: Record<ProviderName, ProviderName> = { openai: 'anthropic', anthropic: 'google', google: 'openai' };
 
-/** A fault of the fake itself (`reply`), or of the front before it (`front`: the connection cut after N events). */
-type Cut = { name: string; reply?: Record<string, unknown>; front?: number };
+/**
+ * A fault of the fake itself (`reply`), or of the front before it (`front`: the connection cut after N events;
+ * `stall`: no event after N, until the gateway's idle limit cuts it).
+ */
+type Cut = { name: string; reply?: Record<string, unknown>; front?: number; stall?: number };
 /** Three five-character pieces reach the caller ("The quick brown"), then the stream breaks. */
 const CUTS: Record<ProviderName, Cut[]> = {
   openai: [
     { name: 'connection cut after 3 text chunks', front: 4 },
     { name: 'error event after 3 text chunks', reply: { streamErrorAfter: 3 } },
+    { name: 'stalled after 3 text chunks (idle timeout)', stall: 4 },
   ],
   anthropic: [
     { name: 'connection cut after 3 text deltas', front: 6 },
     { name: 'error event after 3 text deltas', reply: { streamErrorAfter: 3 } },
+    { name: 'stalled after 3 text deltas (idle timeout)', stall: 6 },
   ],
   google: [
     { name: 'connection cut after 3 text chunks', front: 3 },
     { name: 'error event after 3 text chunks', reply: { streamErrorAfter: 3 } },
+    { name: 'stalled after 3 text chunks (idle timeout)', stall: 3 },
   ],
 };
 
@@ -102,8 +113,8 @@ function enqueue(provider: ProviderName, reply: Record<string, unknown>): void {
   if (provider === 'google') backends.google.enqueue({ text: INTENDED, ...reply });
 }
 
-async function streamOf(provider: ProviderName, extra: Record<string, unknown> = {}) {
-  const gateway = gatewayFor(backends);
+async function streamOf(provider: ProviderName, extra: Record<string, unknown> = {}, options: GatewayOptions = {}) {
+  const gateway = gatewayFor(backends, options);
   const request = {
     model: MODELS[provider],
     messages: hello,
@@ -127,8 +138,9 @@ describe('a stream cut after content goes on at the next candidate', () => {
     const seen: Array<{ partial: string; asked: boolean }> = [];
     enqueue(provider, cut.reply ?? {});
     if (cut.front) backends.front[provider].enqueue({ kind: 'truncate', events: cut.front });
+    if (cut.stall) backends.front[provider].enqueue({ kind: 'stall', events: cut.stall });
     continueWith(next, seen);
-    const { stream, chunks, error } = await streamOf(provider);
+    const { stream, chunks, error } = await streamOf(provider, {}, cut.stall ? { streamIdleTimeoutMs: 300 } : {});
     const saw = error ? `error ${error.name}` : JSON.stringify(text(chunks));
     matrix.push(`${provider} | ${cut.name} | continued on ${next} | ${saw}`);
 
@@ -251,5 +263,37 @@ describe('tool calls', () => {
       { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: ARGS } },
     ]);
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('tool_calls');
+  });
+});
+
+describe('structured output', () => {
+  const ANSWER = '{"animal":"fox","action":"jumps over the lazy dog"}';
+  const response_format = {
+    type: 'json_schema' as const,
+    json_schema: {
+      name: 'fox',
+      strict: true,
+      schema: {
+        type: 'object',
+        properties: { animal: { type: 'string' }, action: { type: 'string' } },
+        required: ['animal', 'action'],
+        additionalProperties: false,
+      },
+    },
+  };
+
+  it.each([
+    ['the spliced whole matches the schema: the answer stands', ANSWER],
+    ['the spliced whole does not: StructuredOutputError at the end', '{"animal":"fox","action":7}'],
+  ])('%s', async (_name, whole) => {
+    backends.openai.enqueue({ content: whole, streamErrorAfter: 3 });
+    // Neither part alone is JSON: only the whole is checked.
+    backends.anthropic.respondWith = (body) => ({
+      content: [{ type: 'text', text: whole.slice(partialIn('anthropic', body).partial.length) }],
+    });
+    const { chunks, error } = await streamOf('openai', { response_format });
+    expect(text(chunks)).toBe(whole);
+    if (whole === ANSWER) expect(error).toBeUndefined();
+    else expect(error).toBeInstanceOf(StructuredOutputError);
   });
 });
