@@ -284,6 +284,37 @@ describe(
   },
 );
 
+describe('the same cut with a fallback: the answer goes on there, spliced in (stream failover)', () => {
+  it.each(PROVIDERS)('%s', async (provider) => {
+    const next = FALLBACK[provider];
+    backends.front[provider].enqueue({ kind: 'truncate', events: EVENTS_UNTIL_HELLO_FROM[provider] });
+    // Each fake greets as usual, and the fallback, asked with the partial answer, answers the rest of the greeting.
+    const rest = ` fake ${MODELS[provider]}`;
+    const reply = (body: unknown, name: ProviderName) =>
+      JSON.stringify(body).includes('Hello from') ? rest : greeting(name);
+    backends.openai.respondWith = (body) => ({ content: reply(body, 'openai') });
+    backends.anthropic.respondWith = (body) => ({ content: [{ type: 'text', text: reply(body, 'anthropic') }] });
+    backends.google.respondWith = (body) => ({ text: reply(body, 'google') });
+    try {
+      const gateway = gatewayFor(backends);
+      const request = { model: MODELS[provider], messages: hello, stream: true as const, fallbacks: [MODELS[next]] };
+      const { chunks, error } = await drain(await bounded(gateway.createCompletion(request)));
+      expect(error).toBeUndefined();
+      expect(text(chunks)).toBe(greeting(provider));
+      expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+      await gateway.flush();
+      const [record] = (await gateway.calls.list()).data;
+      expect(record).toMatchObject({ stream: true, status: 'ok', output: { content: greeting(provider) } });
+      expect(record?.attempts.map((attempt) => [attempt.provider, attempt.outcome])).toEqual([
+        [provider, 'stream_interrupted'],
+        [next, 'ok'],
+      ]);
+    } finally {
+      for (const name of PROVIDERS) backends[name].respondWith = undefined;
+    }
+  });
+});
+
 describe('stream left early or aborted by the caller: the connection is closed', () => {
   it.each(PROVIDERS)('%s: break after the first chunk of a stream that would never end', async (provider) => {
     const front = backends.front[provider];
