@@ -132,7 +132,8 @@ export interface Attempt {
   status?: number;
   /**
    * `ok`, or why the attempt failed: `rate_limited`, `server_error`, `timeout`, `connection_error`,
-   * `missing_credentials`, `hedge_lost` (aborted: a hedged request to another candidate produced content first), …
+   * `missing_credentials`, `hedge_lost` (aborted: a hedged request to another candidate produced content first),
+   * `stream_interrupted` (a stream broken after content, continued at the next candidate), …
    */
   outcome: string;
   message?: string;
