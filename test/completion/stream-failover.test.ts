@@ -50,28 +50,21 @@ const hello = [{ role: 'user' as const, content: 'Tell me about the fox' }];
 const NEXT: Record<ProviderName, ProviderName> = { openai: 'anthropic', anthropic: 'google', google: 'openai' };
 
 /**
- * A fault of the fake itself (`reply`), or of the front before it (`front`: the connection cut after N events;
- * `stall`: no event after N, until the gateway's idle limit cuts it).
+ * A fault of the fake itself (`reply`), or of the front before it after N events: the connection cut (`truncate`),
+ * the stream ended without its finish (`end`), or no event until the gateway's idle limit cuts it (`stall`).
  */
-type Cut = { name: string; reply?: Record<string, unknown>; front?: number; stall?: number };
-/** Three five-character pieces reach the caller ("The quick brown"), then the stream breaks. */
-const CUTS: Record<ProviderName, Cut[]> = {
-  openai: [
-    { name: 'connection cut after 3 text chunks', front: 4 },
-    { name: 'error event after 3 text chunks', reply: { streamErrorAfter: 3 } },
-    { name: 'stalled after 3 text chunks (idle timeout)', stall: 4 },
-  ],
-  anthropic: [
-    { name: 'connection cut after 3 text deltas', front: 6 },
-    { name: 'error event after 3 text deltas', reply: { streamErrorAfter: 3 } },
-    { name: 'stalled after 3 text deltas (idle timeout)', stall: 6 },
-  ],
-  google: [
-    { name: 'connection cut after 3 text chunks', front: 3 },
-    { name: 'error event after 3 text chunks', reply: { streamErrorAfter: 3 } },
-    { name: 'stalled after 3 text chunks (idle timeout)', stall: 3 },
-  ],
-};
+type Cut = { reply?: Record<string, unknown>; front?: { kind: 'truncate' | 'end' | 'stall'; events: number } };
+/** The events up to the third five-character text piece ("The quick brown"): after a role chunk (OpenAI), after
+ * message_start, ping and content_block_start (Anthropic), one a piece (Gemini). */
+const EVENTS: Record<ProviderName, number> = { openai: 4, anthropic: 6, google: 3 };
+const FRONT_CUTS = { truncate: 'connection cut', end: 'ended without its finish', stall: 'stalled (idle timeout)' };
+const CUTS = (['openai', 'anthropic', 'google'] as const).flatMap((provider) => [
+  [provider, 'error event after 3 text pieces', { reply: { streamErrorAfter: 3 } }] as const,
+  ...(['truncate', 'end', 'stall'] as const).map(
+    (kind) =>
+      [provider, `${FRONT_CUTS[kind]} after 3 text pieces`, { front: { kind, events: EVENTS[provider] } }] as const,
+  ),
+]);
 
 /** The partial answer a continuation request carries, as each wire format holds an assistant turn. */
 function partialIn(provider: ProviderName, body: Record<string, any>): { partial: string; asked: boolean } {
@@ -130,19 +123,19 @@ async function streamOf(provider: ProviderName, extra: Record<string, unknown> =
 const usageOf = (chunks: CompletionChunk[]) => chunks.findLast((chunk) => chunk.usage)?.usage;
 
 describe('a stream cut after content goes on at the next candidate', () => {
-  const cases = Object.entries(CUTS).flatMap(([provider, cuts]) =>
-    cuts.map((cut) => [provider as ProviderName, cut.name, cut] as const),
-  );
-  it.each(cases)('%s: %s', async (provider, _name, cut) => {
+  it.each(CUTS)('%s: %s', async (provider, name, cut: Cut) => {
     const next = NEXT[provider];
     const seen: Array<{ partial: string; asked: boolean }> = [];
     enqueue(provider, cut.reply ?? {});
-    if (cut.front) backends.front[provider].enqueue({ kind: 'truncate', events: cut.front });
-    if (cut.stall) backends.front[provider].enqueue({ kind: 'stall', events: cut.stall });
+    if (cut.front) backends.front[provider].enqueue(cut.front);
     continueWith(next, seen);
-    const { stream, chunks, error } = await streamOf(provider, {}, cut.stall ? { streamIdleTimeoutMs: 300 } : {});
+    const { stream, chunks, error } = await streamOf(
+      provider,
+      {},
+      cut.front?.kind === 'stall' ? { streamIdleTimeoutMs: 300 } : {},
+    );
     const saw = error ? `error ${error.name}` : JSON.stringify(text(chunks));
-    matrix.push(`${provider} | ${cut.name} | continued on ${next} | ${saw}`);
+    matrix.push(`${provider} | ${name} | continued on ${next} | ${saw}`);
 
     expect(error).toBeUndefined();
     expect(text(chunks)).toBe(INTENDED);
