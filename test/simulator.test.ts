@@ -181,6 +181,8 @@ describe('a scripted simulator (switchyard/testing)', () => {
         { tool_calls: [{ name: 'search', arguments: { q: 'paris' } }] },
         { refusal: 'I cannot help with that.' },
         { content: 'partial answer', stream_error: { status: 500, message: 'upstream died' } },
+        { content: 'and the rest.' },
+        { content: 'partial answer', stream_error: { status: 500, message: 'upstream died' } },
       ],
     });
     const gateway = createGateway({ catalog: testCatalog, mock });
@@ -194,7 +196,17 @@ describe('a scripted simulator (switchyard/testing)', () => {
       finish_reason: 'content_filter',
       message: { content: null, refusal: 'I cannot help with that.' },
     });
-    const stream = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true });
+    // The model has a further offering, so the break goes on there (stream failover, on by default)…
+    const spliced = await gateway.createCompletion({ model: 'gpt-4o-latest', messages: hello, stream: true });
+    const text = (await collect(spliced)).map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
+    expect(text).toMatch(/^partial answer.*and the rest\.$/);
+    // …and without it the break reaches the caller.
+    const stream = await gateway.createCompletion({
+      model: 'gpt-4o-latest',
+      messages: hello,
+      stream: true,
+      stream_failover: false,
+    });
     await expect(collect(stream)).rejects.toBeInstanceOf(StreamInterruptedError);
   });
 });
