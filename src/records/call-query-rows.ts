@@ -1,6 +1,6 @@
 import { type CallQueryResult, isoInstant, NUMBER_FIELDS, type ParsedCallQuery, ROW_COLUMNS } from './call-query.ts';
+import { TEXT_FILTERS } from './call-query-schema.ts';
 import type { CallRecord } from './call-record.ts';
-import { TEXT_FILTERS } from './compile-call-query.ts';
 import { roundUsd } from './compute-cost.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type * as Zod from 'zod';
 import { lazyRequire } from '../internal/lazy-require.ts';
 
-/** Text columns a query filters and groups on; `day` is the UTC day of `created_at` (`YYYY-MM-DD`). */
-export const GROUP_COLUMNS = [
+/** Text columns a query filters on by value (one or a list). */
+export const TEXT_FILTERS = [
   'agent_id',
   'workflow_name',
   'trace_id',
@@ -10,10 +10,9 @@ export const GROUP_COLUMNS = [
   'requested_model',
   'model',
   'provider',
-  'status',
-  'dialect',
-  'day',
 ] as const;
+/** Columns a query groups on; `day` is the UTC day of `created_at` (`YYYY-MM-DD`). */
+export const GROUP_COLUMNS = [...TEXT_FILTERS, 'status', 'dialect', 'day'] as const;
 /** Numbers a query aggregates, filters and orders on. */
 export const NUMBER_FIELDS = [
   'cost_usd',

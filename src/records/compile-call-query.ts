@@ -1,4 +1,5 @@
 import { type Aggregate, type GroupColumn, isoInstant, type ParsedCallQuery, ROW_COLUMNS } from './call-query.ts';
+import { NUMBER_FIELDS, TEXT_FILTERS } from './call-query-schema.ts';
 
 /**
  * A parsed call query as one parameterised SQL statement, for SQLite or PostgreSQL. Only names from the lists of
@@ -51,17 +52,8 @@ export interface CompiledQuery {
   params: unknown[];
 }
 
-export const TEXT_FILTERS = [
-  'agent_id',
-  'workflow_name',
-  'trace_id',
-  'deployment_id',
-  'requested_model',
-  'model',
-  'provider',
-] as const;
 const PERCENTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p99: 0.99 };
-const NUMBERS = ['cost_usd', 'latency_ms', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens'];
+const NUMBERS: readonly string[] = NUMBER_FIELDS;
 
 /** Fetches `limit + 1` rows, so the caller can tell whether there are more. */
 export function compileCallQuery(query: ParsedCallQuery, dialect: SqlDialect): CompiledQuery {
