@@ -1,4 +1,5 @@
 import type { AnnotationStore } from '../annotations/annotation-store.ts';
+import type { ExperimentStore } from '../experiments/experiment-store.ts';
 import type { CallQuery, CallQueryOptions, CallQueryResult } from './call-query.ts';
 import type { CallRecord, CallStatus, Dialect } from './call-record.ts';
 
@@ -34,6 +35,8 @@ export interface CallStore {
   queryCalls?(query: CallQuery, options?: CallQueryOptions): Promise<CallQueryResult>;
   /** Where `gateway.annotations` keeps annotations of these calls (same database); optional: memory otherwise. */
   annotationStore?(): AnnotationStore;
+  /** Where `gateway.experiments` keeps experiments (same database, one store per sink); optional: memory otherwise. */
+  experimentStore?(): ExperimentStore;
 }
 
 /** Traced calls the trace picker looks at, newest first. */

@@ -1,4 +1,5 @@
 import { MemoryAnnotationStore } from '../../annotations/memory-annotation-store.ts';
+import { MemoryExperimentStore } from '../../experiments/memory-experiment-store.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
 import { queryRecords } from '../call-query-rows.ts';
 import type { CallRecord } from '../call-record.ts';
@@ -41,6 +42,7 @@ export class MemorySink implements RecordSink, CallStore {
   /** Index the next record is written at; the oldest record sits there once the ring is full. */
   #next = 0;
   #size = 0;
+  #experiments: MemoryExperimentStore | undefined;
 
   constructor(options: MemorySinkOptions = {}) {
     this.capacity = Math.max(1, Math.floor(options.capacity ?? 10_000));
@@ -72,6 +74,11 @@ export class MemorySink implements RecordSink, CallStore {
   /** Annotations in memory, as many kept as records. */
   annotationStore(): MemoryAnnotationStore {
     return new MemoryAnnotationStore(this.capacity);
+  }
+
+  /** Experiments in memory: one store per sink, so every caller sees the same experiments. */
+  experimentStore(): MemoryExperimentStore {
+    return (this.#experiments ??= new MemoryExperimentStore());
   }
 
   async get(id: string): Promise<CallRecord | null> {

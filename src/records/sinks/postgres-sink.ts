@@ -1,5 +1,6 @@
 import type { Pool, PoolConfig, QueryConfig } from 'pg';
 import { PostgresAnnotationStore } from '../../annotations/postgres-annotation-store.ts';
+import { PostgresExperimentStore } from '../../experiments/postgres-experiment-store.ts';
 import { lazyRequire } from '../../internal/lazy-require.ts';
 import { FAIL_FAST_POOL, isPostgresOutage, migrate, postgresError } from '../../internal/postgres-migrations.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
@@ -40,6 +41,7 @@ const QUERY_TIMEOUT_MS = 15_000;
 export class PostgresSink implements RecordSink, CallStore {
   readonly #pool: Pool;
   #ready: Promise<void> | undefined;
+  #experiments: PostgresExperimentStore | undefined;
 
   /** A `postgres://…` URL or `pg` pool options. */
   constructor(connection: string | PoolConfig) {
@@ -97,6 +99,11 @@ export class PostgresSink implements RecordSink, CallStore {
   /** Annotations in `switchyard_annotations`, on this pool. */
   annotationStore(): PostgresAnnotationStore {
     return new PostgresAnnotationStore(this.#pool);
+  }
+
+  /** Experiments in `switchyard_experiment*` tables, on this pool (one store per sink: its tables made once). */
+  experimentStore(): PostgresExperimentStore {
+    return (this.#experiments ??= new PostgresExperimentStore(this.#pool));
   }
 
   async get(id: string): Promise<CallRecord | null> {

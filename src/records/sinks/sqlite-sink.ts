@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { SqliteAnnotationStore } from '../../annotations/sqlite-annotation-store.ts';
+import { SqliteExperimentStore } from '../../experiments/sqlite-experiment-store.ts';
 import { loadSqlite } from '../../internal/load-sqlite.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
 import { resultOf } from '../call-query-rows.ts';
@@ -47,6 +48,7 @@ export class SqliteSink implements RecordSink, CallStore {
   readonly #db: DatabaseSync;
   readonly #insert: StatementSync;
   readonly #statements = new Map<string, StatementSync>();
+  #experiments: SqliteExperimentStore | undefined;
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string) {
@@ -123,6 +125,11 @@ export class SqliteSink implements RecordSink, CallStore {
   /** Annotations in this database's `annotations` table, on this connection. */
   annotationStore(): SqliteAnnotationStore {
     return new SqliteAnnotationStore(this.#db);
+  }
+
+  /** Experiments in this database's `experiment*` tables, on this connection (one store per sink). */
+  experimentStore(): SqliteExperimentStore {
+    return (this.#experiments ??= new SqliteExperimentStore(this.#db));
   }
 
   async get(id: string): Promise<CallRecord | null> {
