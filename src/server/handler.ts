@@ -21,6 +21,7 @@ import { callRoutes } from './routes/calls.ts';
 import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { embeddingRoutes } from './routes/embeddings.ts';
+import { experimentPageRoutes } from './routes/experiment-page.ts';
 import { type HealthOptions, healthRoutes } from './routes/health.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -109,6 +110,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...keyRoutes(keys, maxBodyBytes),
     ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0', options.deployments),
     ...workflowPageRoutes(gateway, options.mock ?? false),
+    ...experimentPageRoutes(gateway, options.mock ?? false),
     ...healthRoutes(gateway, {
       version: options.version ?? '0.0.0',
       providers: options.providers ?? [],

@@ -46,7 +46,7 @@ export function renderPage(data: PageData): string {
 </head>
 <body>
 <h1>Switchyard${data.mock ? html`<span class="badge">simulator</span>` : ''}</h1>
-<p class="muted">Calls recorded by this server. Reload to refresh.</p>
+<p class="muted">Calls recorded by this server. Reload to refresh. · <a href="/experiments">Experiments</a></p>
 <h2>Agents</h2>
 ${agentsTable(data.agents)}
 <h2>Workflow</h2>

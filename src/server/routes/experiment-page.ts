@@ -1,0 +1,75 @@
+import { SwitchyardError } from '../../errors.ts';
+import type { Experiments } from '../../experiments/experiments-api.ts';
+import type { Reply } from '../exchange.ts';
+import { experimentCaller } from '../experiment-caller.ts';
+import { renderExperimentList, renderExperimentNotFound, renderExperimentPage } from '../page/render-experiment.ts';
+import type { Route } from '../router.ts';
+
+const LISTED = 50;
+
+/** What the routes read: the gateway's experiments (and `flush`, so that the page shows every recorded call). */
+export interface ExperimentPageSource {
+  readonly experiments?: Experiments;
+  flush(): Promise<void>;
+}
+
+/**
+ * `GET /experiments[?agent_id=&cursor=]` and `GET /experiments/<id>`: the experiment view of the workflow page,
+ * from `gateway.experiments` with the key's rules (`experimentCaller`); one the key does not read is a 404.
+ */
+export function experimentPageRoutes(gateway: ExperimentPageSource, mock: boolean): Route[] {
+  const experiments = (): Experiments | undefined => gateway.experiments;
+  return [
+    {
+      method: 'GET',
+      path: /^\/experiments\/?$/,
+      auth: 'page',
+      checkHost: true,
+      async handle({ request, access }) {
+        const api = experiments();
+        if (!api) return htmlReply(404, renderExperimentNotFound('(experiments are not available)', { mock }));
+        const query: { agent_id?: string; limit: number; cursor?: string } = { limit: LISTED };
+        const agentId = request.query.get('agent_id');
+        const cursor = request.query.get('cursor');
+        if (agentId) query.agent_id = agentId;
+        if (cursor) query.cursor = cursor;
+        const list = await api.list(query, experimentCaller(access));
+        return htmlReply(200, renderExperimentList(list, { mock }));
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/experiments\/([^/]+)$/,
+      auth: 'page',
+      checkHost: true,
+      async handle({ params, access }) {
+        const id = params[0] ?? '';
+        const api = experiments();
+        if (!api) return htmlReply(404, renderExperimentNotFound(id, { mock }));
+        try {
+          await gateway.flush();
+          const experiment = await api.get(id, {}, experimentCaller(access));
+          return htmlReply(200, renderExperimentPage(experiment, { mock }));
+        } catch (error) {
+          if (error instanceof SwitchyardError && error.status === 404)
+            return htmlReply(404, renderExperimentNotFound(id, { mock }));
+          throw error;
+        }
+      },
+    },
+  ];
+}
+
+function htmlReply(status: number, body: string): Reply {
+  return {
+    status,
+    body,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      // No script, no external asset: the page needs nothing but inline styles (as the workflow page).
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    },
+  };
+}
