@@ -5,6 +5,7 @@ import type {
   ResponseCreateParamsNonStreaming,
   ResponseCreateParamsStreaming,
 } from 'openai/resources/responses/responses';
+import type { Annotations } from './annotations/annotations.ts';
 import { BudgetLedger, type BudgetOptions } from './budgets/budget-ledger.ts';
 import { type ResponseCacheOptions, responseCacheOf } from './cache/response-cache.ts';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
@@ -28,12 +29,13 @@ import type { SwitchyardResponse } from './dialects/responses/from-chat.ts';
 import type { ResponseEventStream } from './dialects/responses/stream-events.ts';
 import { createEmbedding } from './embeddings/create-embedding.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
-import { InvalidRequestError } from './errors.ts';
+import type { Experiments } from './experiments/experiments-api.ts';
+import { annotationsAndExperiments } from './experiments/gateway-experiments.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
-import type { ProviderDefinition, ProviderTransport } from './providers/provider.ts';
+import type { ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
-import { builtInProviders, ProviderRegistry, type ProvidersSettings } from './providers/registry.ts';
-import { type CallRecorder, createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
+import { everyProvider, ProviderRegistry, type ProvidersSettings } from './providers/registry.ts';
+import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
 import { DEFAULT_MAX_RENDERED_BYTES } from './templates.ts';
@@ -137,7 +139,11 @@ export interface GatewayOptions {
   cache?: false | ResponseCacheOptions;
 }
 
-export interface Gateway extends Pick<CallRecorder, 'annotations'> {
+export interface Gateway {
+  /** Notes and metrics on recorded calls and experiment cells (docs/observability.md#annotations). */
+  readonly annotations: Annotations;
+  /** Versions × inputs of an agent, run through this gateway and compared (docs/experiments.md). */
+  readonly experiments: Experiments;
   createCompletion(request: CompletionRequestStreaming, options?: CompletionOptions): Promise<CompletionStream>;
   createCompletion<Parsed>(
     request: CompletionRequestNonStreaming & { response_format: AutoParseableResponseFormat<Parsed> },
@@ -203,7 +209,7 @@ export interface Gateway extends Pick<CallRecorder, 'annotations'> {
  * every call of it shares. The work of one call is `createCompletion` in `src/completion/`.
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
-  const registry = new ProviderRegistry([...builtInProviders, ...ownProviders(options.providers)]);
+  const registry = new ProviderRegistry(everyProvider(options.providers));
   const baseCatalog = options.catalog ?? defaultCatalog();
   const refresher = options.catalogRefresh && new CatalogRefresher(baseCatalog, options.catalogRefresh, registry);
   refresher?.start();
@@ -223,6 +229,13 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const deployments =
     options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
   const recorder = createCallRecorder(options.records);
+  const { annotations, experiments } = annotationsAndExperiments({
+    recorder,
+    deployments,
+    catalog: currentCatalog,
+    complete: (request, callOptions) =>
+      createCompletion(services, { ...request, stream: false }, callOptions) as Promise<CompletionResponse>,
+  });
   const configuredProviders = () => providersWithCredentials({ registry, providers: options.providers, env });
   const services: Services = {
     get catalog() {
@@ -265,7 +278,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     listModels: (listOptions) => currentCatalog().list(listOptions),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,
-    annotations: recorder.annotations,
+    annotations,
+    experiments,
     get recordStats() {
       return recorder.stats;
     },
@@ -281,19 +295,4 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     refreshCatalog: async () => refresher?.refresh(),
     configuredProviders: () => (simulator ? [simulator.name] : configuredProviders()),
   };
-}
-
-/** Providers the caller defined in `providers`, each under its own id. */
-function ownProviders(providers: GatewayOptions['providers']): ProviderDefinition[] {
-  return Object.entries(providers ?? {}).flatMap(([id, settings]) => {
-    const definition = settings.definition;
-    if (!definition) return [];
-    if (definition.id !== id) {
-      throw new InvalidRequestError(
-        `providers.${id} holds the definition of "${definition.id}"; put it under providers["${definition.id}"].`,
-        `providers.${id}`,
-      );
-    }
-    return [definition];
-  });
 }

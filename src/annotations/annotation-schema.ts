@@ -33,9 +33,9 @@ function buildSchemas(z: typeof Zod.z) {
       z
         .object({ experiment_id: id, cell_id: id })
         .strict()
-        .describe('An experiment cell: reserved, refused until experiments exist.'),
+        .describe('An experiment cell: its experiment id and cell id (<version id>.<input id>).'),
     ])
-    .describe('What is annotated: { call_id } (an experiment cell, { experiment_id, cell_id }, later).');
+    .describe('What is annotated: { call_id } or an experiment cell { experiment_id, cell_id }.');
 
   const annotation = z
     .object({

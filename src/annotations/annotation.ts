@@ -1,10 +1,6 @@
 import type { CallQueryScope } from '../records/call-query.ts';
 
-/**
- * What an annotation is about. Today only a recorded call (`{ call_id }`); the experiment cell form is part of the
- * type, the storage and the query so that experiments can be annotated later without a migration, and is refused
- * (400) until they exist.
- */
+/** What an annotation is about: a recorded call, or a cell of an experiment (`<version id>.<input id>`). */
 export type AnnotationTarget = { call_id: string } | { experiment_id: string; cell_id: string };
 
 /** A number measured on the target (`{ name: "accuracy", value: 0.8 }`), for filtering and averages. */

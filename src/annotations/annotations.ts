@@ -20,7 +20,18 @@ export interface AddAnnotationsOptions {
   author?: string | undefined;
   /** Whether the caller may annotate this call; a call it may not is answered as one that does not exist. */
   mayAnnotate?: ((record: CallRecord) => boolean | Promise<boolean>) | undefined;
+  /** Whether the caller may annotate the cells of an experiment of this agent and author (404 otherwise). */
+  mayAnnotateExperiment?: ((owner: CellOwner) => boolean | Promise<boolean>) | undefined;
 }
+
+/** Whose an experiment cell is: its experiment's agent and author (the key that created it). */
+export interface CellOwner {
+  agent_id: string;
+  author: string | null;
+}
+
+/** The owner of an experiment's cell, or `null` when the experiment or the cell does not exist. */
+export type FindCellOwner = (experimentId: string, cellId: string) => Promise<CellOwner | null>;
 
 export interface ListAnnotationsOptions {
   /** Only the annotations of these agents' calls, or of the calls made with these keys (as a call query's scope). */
@@ -39,7 +50,11 @@ export interface Annotations {
 }
 
 /** The annotations beside `calls`: in its own annotation store (same database), or in memory. */
-export function createAnnotations(calls: CallStore, flush: () => Promise<void>): Annotations {
+export function createAnnotations(
+  calls: CallStore,
+  flush: () => Promise<void>,
+  cellOwner?: FindCellOwner,
+): Annotations {
   let store: AnnotationStore | undefined;
   const storeOf = () => (store ??= calls.annotationStore?.() ?? new MemoryAnnotationStore());
 
@@ -48,20 +63,20 @@ export function createAnnotations(calls: CallStore, flush: () => Promise<void>):
       const list = checked('add', { annotations: Array.isArray(input) ? input : [input] }).annotations;
       // Records are written in batches: flushed, a call just answered can be annotated.
       await flush();
-      const records = await callsOf(calls, list, options);
+      const owners = await ownersOf(calls, cellOwner, list, options);
       const createdAt = new Date().toISOString();
       const rows = list.map((annotation, index): StoredAnnotation => {
-        const record = records[index]!;
+        const owner = owners[index]!;
         return {
           id: `ann_${uuidv7()}`,
           target: annotation.target,
-          agent_id: record.agent_id,
+          agent_id: owner.agent_id,
           key_path: annotation.key_path ?? null,
           text: annotation.text ?? null,
           metric: annotation.metric ?? null,
           author: options.author ?? null,
           created_at: createdAt,
-          call_api_key_id: record.metadata?.api_key_id ?? null,
+          call_api_key_id: owner.api_key_id,
         };
       });
       await storeOf().insert(rows);
@@ -81,45 +96,65 @@ export function createAnnotations(calls: CallStore, flush: () => Promise<void>):
   };
 }
 
-/** The call record of each annotation's target, in order; a 404 naming the first that is missing or refused. */
-async function callsOf(
+/** Whose each annotation's target is (a call's agent and key, a cell's experiment's); a 404 names the first missing. */
+async function ownersOf(
   calls: CallStore,
+  cellOwner: FindCellOwner | undefined,
   list: AnnotationInput[],
   options: AddAnnotationsOptions,
-): Promise<CallRecord[]> {
+): Promise<Array<{ agent_id: string | null; api_key_id: string | null }>> {
   const get = calls.get?.bind(calls);
-  if (!get)
-    throw new SwitchyardError('The call store does not look calls up by id: calls cannot be annotated.', {
-      status: 501,
-      type: 'api_error',
-      code: 'not_supported',
-    });
-  const found = new Map<string, Promise<CallRecord | null>>();
-  const records: CallRecord[] = [];
+  const found = new Map<string, Promise<{ agent_id: string | null; api_key_id: string | null } | null>>();
+  const owners: Array<{ agent_id: string | null; api_key_id: string | null }> = [];
   for (const [index, { target }] of list.entries()) {
-    if (!('call_id' in target))
-      throw new InvalidRequestError(
-        `Annotation: annotations.${index}.target: experiments do not exist yet; only { call_id } can be annotated.`,
-        `annotations.${index}.target`,
-      );
-    const id = target.call_id;
-    if (!found.has(id)) found.set(id, allowed(get(id), options));
-    const record = await found.get(id)!;
-    if (!record)
-      throw new SwitchyardError(`No call has the id "${id}".`, {
-        status: 404,
-        type: 'invalid_request_error',
-        code: 'call_not_found',
-        param: `annotations.${index}.target.call_id`,
-      });
-    records.push(record);
+    const where = `annotations.${index}.target`;
+    const id = 'call_id' in target ? target.call_id : `${target.experiment_id}/${target.cell_id}`;
+    if (!found.has(id)) {
+      if ('call_id' in target) {
+        if (!get)
+          throw new SwitchyardError('The call store does not look calls up by id: calls cannot be annotated.', {
+            status: 501,
+            type: 'api_error',
+            code: 'not_supported',
+          });
+        found.set(id, allowedCall(get(id), options));
+      } else found.set(id, allowedCell(cellOwner?.(target.experiment_id, target.cell_id), options));
+    }
+    const owner = await found.get(id)!;
+    if (!owner) throw notFound(target, where);
+    owners.push(owner);
   }
-  return records;
+  return owners;
 }
 
-async function allowed(lookup: Promise<CallRecord | null>, options: AddAnnotationsOptions) {
+function notFound(target: AnnotationInput['target'], where: string): SwitchyardError {
+  const call = 'call_id' in target;
+  return new SwitchyardError(
+    call
+      ? `No call has the id "${target.call_id}".`
+      : `Experiment "${target.experiment_id}" has no cell "${target.cell_id}".`,
+    {
+      status: 404,
+      type: 'invalid_request_error',
+      code: call ? 'call_not_found' : 'cell_not_found',
+      param: call ? `${where}.call_id` : `${where}.cell_id`,
+    },
+  );
+}
+
+async function allowedCall(lookup: Promise<CallRecord | null>, options: AddAnnotationsOptions) {
   const record = await lookup;
-  return record && (!options.mayAnnotate || (await options.mayAnnotate(record))) ? record : null;
+  if (!record || (options.mayAnnotate && !(await options.mayAnnotate(record)))) return null;
+  return { agent_id: record.agent_id, api_key_id: record.metadata?.api_key_id ?? null };
+}
+
+async function allowedCell(lookup: Promise<CellOwner | null> | undefined, options: AddAnnotationsOptions) {
+  const owner = await lookup;
+  // A caller with rules for calls but none for experiments annotates no cell: fail closed.
+  const may = options.mayAnnotateExperiment ?? (options.mayAnnotate ? () => false : undefined);
+  if (!owner || (may && !(await may(owner)))) return null;
+  // The experiment's author stands for the key that made the call: `calls:read:own` scopes read it so.
+  return { agent_id: owner.agent_id, api_key_id: owner.author };
 }
 
 /** A value through one of the schemas; a 400 naming the first wrong path (`annotations.0.metric.value`). */

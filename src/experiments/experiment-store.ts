@@ -1,5 +1,11 @@
 import type { CallQueryScope } from '../records/call-query.ts';
-import type { ExperimentCell, ExperimentHeader, ExperimentInput, ExperimentList, ExperimentVersion } from './experiment.ts';
+import type {
+  ExperimentCell,
+  ExperimentHeader,
+  ExperimentInput,
+  ExperimentList,
+  ExperimentVersion,
+} from './experiment.ts';
 
 /** Which experiments a list returns: every condition given must hold. */
 export interface ExperimentListQuery {

@@ -1,6 +1,6 @@
+import type { DeploymentVersion } from '../deployments/deployment.ts';
 import type { CallQueryFilter } from '../records/call-query-schema.ts';
 import type { RecordUsage } from '../records/call-record.ts';
-import type { DeploymentVersion } from '../deployments/deployment.ts';
 import type { ChatCompletionMessageParam } from '../types.ts';
 
 /**
@@ -69,6 +69,7 @@ export type CellStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipp
 export interface ExperimentCell {
   /** `<version id>.<input id>`: what an annotation on the cell targets. */
   id: string;
+  experiment_id: string;
   version_id: string;
   input_id: string;
   status: CellStatus;
@@ -76,7 +77,7 @@ export interface ExperimentCell {
   key: string;
   /** The call that answered (its record), or `null`. A reused cell names the call of the cell it reused. */
   call_id: string | null;
-  /** The cell this one was copied from instead of calling (same key, earlier), or `null`. */
+  /** The cell this one was copied from instead of calling (`<experiment id>/<cell id>`), or `null`. */
   reused_from: string | null;
   /** The answer's text (the JSON text for a structured output). */
   output: string | null;

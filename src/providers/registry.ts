@@ -1,3 +1,4 @@
+import { InvalidRequestError } from '../errors.ts';
 import { anthropicProvider } from './anthropic/definition.ts';
 import { azureProvider } from './azure/definition.ts';
 import { bedrockProvider } from './bedrock/definition.ts';
@@ -75,3 +76,23 @@ export const builtInRegistry = new ProviderRegistry(builtInProviders);
 
 /** Names reserved as `<provider>/` prefixes by the built-in providers. */
 export const reservedProviderNames: ReadonlySet<string> = builtInRegistry.reservedNames;
+
+/** The built-in providers and those the caller defined in `providers`. */
+export function everyProvider(providers: ProvidersSettings | undefined): ProviderDefinition[] {
+  return [...builtInProviders, ...providersDefinedIn(providers)];
+}
+
+/** Providers the caller defined in `providers`, each under its own id. */
+function providersDefinedIn(providers: ProvidersSettings | undefined): ProviderDefinition[] {
+  return Object.entries(providers ?? {}).flatMap(([id, settings]) => {
+    const definition = settings.definition;
+    if (!definition) return [];
+    if (definition.id !== id) {
+      throw new InvalidRequestError(
+        `providers.${id} holds the definition of "${definition.id}"; put it under providers["${definition.id}"].`,
+        `providers.${id}`,
+      );
+    }
+    return [definition];
+  });
+}

@@ -1,5 +1,4 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { type Annotations, createAnnotations } from '../annotations/annotations.ts';
 import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
 import type { CallRecord, Dialect } from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
@@ -46,8 +45,6 @@ export interface RecordedRequest {
 
 export interface CallRecorder {
   readonly calls: CallStore;
-  /** Notes and metrics on the recorded calls, kept beside them (docs/observability.md#annotations). */
-  readonly annotations: Annotations;
   readonly stats: RecordQueueStats;
   /**
    * Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer (at
@@ -81,7 +78,6 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
 
   return {
     calls,
-    annotations: createAnnotations(calls, flush),
     get stats() {
       return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null };
     },

@@ -65,11 +65,14 @@ describe('gateway.annotations', () => {
       [{ target: { call_id: callId }, text: 'x', key_path: 'a..b' }, 'annotations.0.key_path'],
       [{ target: { call_id: callId }, text: 'x', agent_id: 'forged' }, 'annotations.0.agent_id'],
       [{ target: {}, text: 'x' }, 'annotations.0.target'],
-      [{ target: { experiment_id: 'e', cell_id: 'c' }, text: 'x' }, 'annotations.0.target'],
       [Array.from({ length: 101 }, () => ({ target: { call_id: callId }, text: 'x' })), 'annotations'],
     ];
     for (const [input, param] of cases)
       await expect(gateway.annotations.add(input as never), param).rejects.toMatchObject({ status: 400, param });
+    // A cell of an experiment that does not exist is a 404, as a call that does not.
+    await expect(
+      gateway.annotations.add({ target: { experiment_id: 'exp_missing', cell_id: 'a.b' }, text: 'x' }),
+    ).rejects.toMatchObject({ status: 404, code: 'cell_not_found', param: 'annotations.0.target.cell_id' });
     await expect(gateway.annotations.list({ since: 'yesterday' })).rejects.toMatchObject({
       status: 400,
       param: 'since',

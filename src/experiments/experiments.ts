@@ -1,0 +1,196 @@
+import type { Annotations, FindCellOwner } from '../annotations/annotations.ts';
+import type { DeploymentStore } from '../deployments/store.ts';
+import { PermissionDeniedError, SwitchyardError } from '../errors.ts';
+import type { CallStore } from '../records/call-store.ts';
+import { uuidv7 } from '../records/uuidv7.ts';
+import {
+  cellId,
+  type Experiment,
+  type ExperimentHeader,
+  type ExperimentInputInput,
+  type ExperimentVersionInput,
+} from './experiment.ts';
+import { resolveInputs, resolveVersions } from './experiment-parts.ts';
+import { cellAnnotation, fieldComparisons, spentOf, versionSummaries } from './experiment-results.ts';
+import { checkedExperimentPart } from './experiment-schema.ts';
+import { DEFAULT_EXPERIMENT_LIMIT, type ExperimentStore } from './experiment-store.ts';
+import type { ExperimentCaller, Experiments } from './experiments-api.ts';
+import { MemoryExperimentStore } from './memory-experiment-store.ts';
+import { type CellServices, runCells } from './run-experiment.ts';
+
+/** How often `get` with `wait_ms` looks at the store again (cells may be run by another replica). */
+const POLL_MS = 200;
+/** Annotations shown with an experiment. */
+const MAX_SHOWN_ANNOTATIONS = 1000;
+
+export interface ExperimentDependencies extends Omit<CellServices, 'store'> {
+  calls: CallStore;
+  annotations: Annotations;
+  deployments: DeploymentStore | undefined;
+  flush(): Promise<void>;
+}
+
+/**
+ * `gateway.experiments`: kept beside the call records (the same SQLite file or PostgreSQL database), or in memory.
+ * Every method takes the caller's rules (`ExperimentCaller`); in-process without one, everything is allowed.
+ */
+export function createExperiments(dependencies: ExperimentDependencies): Experiments & { cellOwner: FindCellOwner } {
+  let store: ExperimentStore | undefined;
+  const storeOf = () => (store ??= dependencies.calls.experimentStore?.() ?? new MemoryExperimentStore());
+  /** Runs under way in this process, by experiment: one at a time each. */
+  const running = new Map<string, Promise<void>>();
+
+  /** The header, when the caller reads it; a 404 otherwise, as for one that does not exist. */
+  const readable = async (id: string, caller: ExperimentCaller | undefined): Promise<ExperimentHeader> => {
+    const header = await storeOf().get(id);
+    if (!header || (caller?.mayRead && !(await caller.mayRead(header))))
+      throw new SwitchyardError(`No experiment has the id "${id}".`, {
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'experiment_not_found',
+        param: 'experiment_id',
+      });
+    return header;
+  };
+  const writable = async (id: string, caller: ExperimentCaller | undefined) => {
+    const header = await readable(id, caller);
+    requireAgent(header.agent_id, caller);
+    return header;
+  };
+
+  const view = async (header: ExperimentHeader): Promise<Experiment> => {
+    const experiments = storeOf();
+    const [versions, inputs, cells, notes] = await Promise.all([
+      experiments.versions(header.id),
+      experiments.inputs(header.id),
+      experiments.cells(header.id),
+      dependencies.annotations.list({ experiment_id: header.id, limit: MAX_SHOWN_ANNOTATIONS }),
+    ]);
+    const order = new Map(versions.flatMap((v, i) => inputs.map((input, j) => [cellId(v.id, input.id), i * 1e6 + j])));
+    cells.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+    const annotations = notes.data.flatMap((note) => cellAnnotation(note) ?? []);
+    const unfinished = cells.some((cell) => cell.status === 'pending' || cell.status === 'running');
+    const complete = cells.length === versions.length * inputs.length && cells.length > 0;
+    return {
+      object: 'experiment',
+      ...header,
+      status: unfinished || running.has(header.id) ? 'running' : complete ? 'completed' : 'idle',
+      spent_usd: spentOf(cells),
+      versions,
+      inputs,
+      cells,
+      summaries: versionSummaries(versions, inputs, cells, annotations),
+      comparisons: fieldComparisons(inputs, cells),
+      annotations,
+    };
+  };
+
+  const inputSource = (caller: ExperimentCaller | undefined) => ({
+    calls: dependencies.calls,
+    scope: async () => (caller?.callScope ? caller.callScope() : {}),
+    flush: dependencies.flush,
+  });
+
+  const experiments: Experiments & { cellOwner: FindCellOwner } = {
+    /** For annotations: whose a cell is, or `null` when the experiment has no such cell. */
+    async cellOwner(experimentId, id) {
+      const header = await storeOf().get(experimentId);
+      if (!header) return null;
+      const [versions, inputs] = await Promise.all([storeOf().versions(experimentId), storeOf().inputs(experimentId)]);
+      const exists = versions.some((v) => inputs.some((input) => cellId(v.id, input.id) === id));
+      return exists ? { agent_id: header.agent_id, author: header.author } : null;
+    },
+
+    async create(input, caller) {
+      const checked = checkedExperimentPart('create', input);
+      requireAgent(checked.agent_id, caller);
+      const header: ExperimentHeader = {
+        id: `exp_${uuidv7()}`,
+        agent_id: checked.agent_id,
+        title: checked.title ?? `Experiment of ${checked.agent_id}`,
+        description: checked.description ?? null,
+        budget_usd: checked.budget_usd ?? null,
+        author: caller?.keyId ?? null,
+        created_at: new Date().toISOString(),
+      };
+      // Resolved before anything is stored: a wrong version or input leaves no experiment behind.
+      const versions = await resolveVersions(
+        header,
+        (checked.versions ?? []) as ExperimentVersionInput[],
+        dependencies.deployments,
+      );
+      const inputs = await resolveInputs(header, (checked.inputs ?? []) as ExperimentInputInput[], inputSource(caller));
+      await storeOf().create(header);
+      if (versions.length > 0) await storeOf().addVersions(header.id, versions);
+      if (inputs.length > 0) await storeOf().addInputs(header.id, inputs);
+      return view(header);
+    },
+
+    async addVersions(id, versions, caller) {
+      const checked = checkedExperimentPart('addVersions', { experiment_id: id, versions });
+      const header = await writable(id, caller);
+      await storeOf().addVersions(
+        id,
+        await resolveVersions(header, checked.versions as ExperimentVersionInput[], dependencies.deployments),
+      );
+      return view(header);
+    },
+
+    async addInputs(id, inputs, caller) {
+      const checked = checkedExperimentPart('addInputs', { experiment_id: id, inputs });
+      const header = await writable(id, caller);
+      await storeOf().addInputs(
+        id,
+        await resolveInputs(header, checked.inputs as ExperimentInputInput[], inputSource(caller)),
+      );
+      return view(header);
+    },
+
+    async run(id, options = {}, caller) {
+      const { signal, ...rest } = options;
+      checkedExperimentPart('run', rest);
+      const header = await writable(id, caller);
+      // A run already under way here is waited for, then this one runs what is left (cells added since).
+      await running.get(id)?.catch(() => undefined);
+      const services = { ...dependencies, store: storeOf() };
+      const run = runCells(services, header, options, caller?.callOptions?.() ?? {});
+      running.set(id, run);
+      try {
+        await run;
+      } finally {
+        if (running.get(id) === run) running.delete(id);
+      }
+      return view(header);
+    },
+
+    async get(id, options = {}, caller) {
+      const { wait_ms: waitMs = 0 } = checkedExperimentPart('get', options);
+      const header = await readable(id, caller);
+      const until = performance.now() + waitMs;
+      let experiment = await view(header);
+      while (experiment.status === 'running' && performance.now() < until) {
+        const local = running.get(id);
+        const left = until - performance.now();
+        await Promise.race([local?.catch(() => undefined), delay(local ? left : Math.min(POLL_MS, left))]);
+        experiment = await view(header);
+      }
+      return experiment;
+    },
+
+    async list(query = {}, caller) {
+      const checked = checkedExperimentPart('list', query);
+      const scope = caller?.experimentScope ? await caller.experimentScope() : {};
+      return storeOf().list({ ...checked, limit: checked.limit ?? DEFAULT_EXPERIMENT_LIMIT, scope });
+    },
+  };
+  return experiments;
+}
+
+function requireAgent(agentId: string, caller: ExperimentCaller | undefined): void {
+  if (caller?.mayUseAgent && !caller.mayUseAgent(agentId))
+    throw new PermissionDeniedError(`This API key may not act as the agent "${agentId}".`);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)).unref?.());
+}

@@ -1,0 +1,204 @@
+import type { CompletionOptions } from '../completion/resolve-request.ts';
+import { SwitchyardError } from '../errors.ts';
+import { normalizeUsage } from '../records/compute-cost.ts';
+import { compileSchema } from '../structured-output/json-schema-validator.ts';
+import { parseModelJson } from '../structured-output/parse-model-json.ts';
+import type { CompletionRequest, CompletionResponse } from '../types.ts';
+import {
+  cellId,
+  DEFAULT_CONCURRENCY,
+  type ExperimentCell,
+  type ExperimentHeader,
+  type ExperimentInput,
+  type ExperimentVersion,
+} from './experiment.ts';
+import { cellRequest, contentKey } from './experiment-parts.ts';
+import { spentOf } from './experiment-results.ts';
+import type { ExperimentStore } from './experiment-store.ts';
+import type { RunExperimentOptions } from './experiments-api.ts';
+
+/** A cell left `running` this long ago belongs to a run that died (a replica killed): it may be claimed again. */
+const STALE_RUN_MS = 15 * 60_000;
+
+export interface CellServices {
+  store: ExperimentStore;
+  complete(request: CompletionRequest, options: CompletionOptions): Promise<CompletionResponse>;
+  /** The most a request may cost in USD (worst case: every output token it may produce), 0 when not priced. */
+  worstCost(request: CompletionRequest): number;
+}
+
+/**
+ * Runs the experiment's missing cells, `concurrency` at a time: each is claimed in the store (so that two runs,
+ * even on two replicas, never call for one cell twice), reused from an identical earlier cell when there is one,
+ * skipped when its worst cost could take the experiment past its budget, else called through the gateway.
+ */
+export async function runCells(
+  services: CellServices,
+  header: ExperimentHeader,
+  options: RunExperimentOptions,
+  callOptions: CompletionOptions,
+): Promise<void> {
+  const { store } = services;
+  const [versions, inputs, cells] = await Promise.all([
+    store.versions(header.id),
+    store.inputs(header.id),
+    store.cells(header.id),
+  ]);
+  const stored = new Map(cells.map((cell) => [cell.id, cell]));
+  const todo = versions.flatMap((version) =>
+    inputs.flatMap((input) => {
+      const cell = stored.get(cellId(version.id, input.id));
+      const wanted = !cell || cell.status === 'pending' || cell.status === 'skipped' || cell.status === 'running';
+      return wanted || (cell.status === 'failed' && options.retry_failed) ? [{ version, input }] : [];
+    }),
+  );
+  const budget = { limit: header.budget_usd, spent: spentOf(cells), held: 0 };
+  const run = (version: ExperimentVersion, input: ExperimentInput) =>
+    runCell(services, { header, version, input, budget, options, callOptions });
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length && !options.signal?.aborted) {
+      const { version, input } = todo[next++]!;
+      await run(version, input);
+    }
+  };
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, todo.length));
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+interface CellJob {
+  header: ExperimentHeader;
+  version: ExperimentVersion;
+  input: ExperimentInput;
+  budget: { limit: number | null; spent: number; held: number };
+  options: RunExperimentOptions;
+  callOptions: CompletionOptions;
+}
+
+async function runCell(services: CellServices, job: CellJob): Promise<void> {
+  const { store } = services;
+  const { header, version, input, budget, options } = job;
+  const id = cellId(version.id, input.id);
+  const now = new Date();
+  const base: ExperimentCell = {
+    id,
+    experiment_id: header.id,
+    version_id: version.id,
+    input_id: input.id,
+    status: 'running',
+    key: contentKey([version.key, input.key]),
+    call_id: null,
+    reused_from: null,
+    output: null,
+    parsed: null,
+    valid: null,
+    cost_usd: null,
+    latency_ms: null,
+    usage: null,
+    error: null,
+    updated_at: now.toISOString(),
+  };
+  const staleBefore = new Date(now.getTime() - STALE_RUN_MS).toISOString();
+  if (!(await store.claimCell(header.id, base, staleBefore))) return;
+
+  const earlier = options.reuse === false ? null : await reusable(store, header, base);
+  if (earlier) {
+    await store.putCell(header.id, {
+      ...earlier.cell,
+      id,
+      version_id: version.id,
+      input_id: input.id,
+      reused_from: earlier.from,
+      updated_at: new Date().toISOString(),
+    });
+    return;
+  }
+
+  const request = cellRequest(header, version, input, id);
+  const worst = services.worstCost(request);
+  if (budget.limit !== null && budget.spent + budget.held + worst > budget.limit) {
+    const message =
+      `Cell ${id} could cost up to $${worst.toFixed(6)}; the experiment has spent $${budget.spent.toFixed(6)} ` +
+      `(+$${budget.held.toFixed(6)} running) of its $${budget.limit} budget. Set max_completion_tokens on the ` +
+      'version to bound its cost, or raise budget_usd.';
+    await store.putCell(header.id, {
+      ...base,
+      status: 'skipped',
+      error: { type: 'insufficient_quota', code: 'budget_exceeded', message },
+      updated_at: new Date().toISOString(),
+    });
+    return;
+  }
+  budget.held += worst;
+  const started = performance.now();
+  try {
+    const response = await services.complete(request, withSignal(job.callOptions, options.signal));
+    const answered = answeredCell(base, version, response, performance.now() - started);
+    budget.spent += answered.cost_usd ?? 0;
+    await store.putCell(header.id, answered);
+  } catch (error) {
+    // Cells not yet answered when the run is aborted go back to pending, to be run next time.
+    const aborted = options.signal?.aborted === true;
+    await store.putCell(header.id, {
+      ...base,
+      status: aborted ? 'pending' : 'failed',
+      latency_ms: Math.round(performance.now() - started),
+      error: aborted ? null : errorOf(error),
+      updated_at: new Date().toISOString(),
+    });
+  } finally {
+    budget.held -= worst;
+  }
+}
+
+/** A completed cell with the same key: of this experiment (two identical versions), else an earlier experiment. */
+async function reusable(
+  store: ExperimentStore,
+  header: ExperimentHeader,
+  cell: ExperimentCell,
+): Promise<{ cell: ExperimentCell; from: string } | undefined> {
+  const own = (await store.cells(header.id)).find((other) => other.key === cell.key && other.status === 'completed');
+  if (own) return { cell: own, from: own.reused_from ?? `${header.id}/${own.id}` };
+  const where = { agentId: header.agent_id, author: header.author, exceptExperiment: header.id };
+  const found = await store.findCompletedCell(cell.key, where);
+  return found ? { cell: found, from: found.reused_from ?? `${found.experiment_id}/${found.id}` } : undefined;
+}
+
+function answeredCell(
+  base: ExperimentCell,
+  version: ExperimentVersion,
+  response: CompletionResponse,
+  elapsedMs: number,
+): ExperimentCell {
+  const message = response.choices[0]?.message;
+  const content = message?.content ?? null;
+  const schema = version.content.output_schema?.json_schema;
+  let parsed: unknown = null;
+  let valid: boolean | null = null;
+  if (schema && content !== null) {
+    parsed = message?.parsed ?? parseModelJson(content)?.value ?? null;
+    valid = parsed !== null && compileSchema(schema).validate(parsed);
+  }
+  const usage = response.usage;
+  return {
+    ...base,
+    status: 'completed',
+    call_id: response.switchyard.call_id,
+    output: content ?? (message?.tool_calls ? JSON.stringify(message.tool_calls) : null),
+    parsed,
+    valid,
+    cost_usd: response.switchyard.cost_usd,
+    latency_ms: Math.round(elapsedMs),
+    usage: usage ? normalizeUsage(usage) : null,
+    updated_at: new Date().toISOString(),
+  };
+}
+
+function errorOf(error: unknown): ExperimentCell['error'] {
+  if (error instanceof SwitchyardError) return { type: error.type, code: error.code ?? null, message: error.message };
+  return { type: 'api_error', code: null, message: error instanceof Error ? error.message : String(error) };
+}
+
+function withSignal(options: CompletionOptions, signal: AbortSignal | undefined): CompletionOptions {
+  return signal ? { ...options, signal } : options;
+}
