@@ -146,8 +146,8 @@ async function sampledCalls(
   const limit = sample.limit ?? DEFAULT_SAMPLE;
   const filter = { agent_id: header.agent_id, ...sample.filter };
   const rows = await calls.queryCalls(
-    // Twice the sample: calls whose input repeats, or that have none, are dropped.
-    { filter, order_by: [{ field: 'created_at', direction: 'desc' }], limit: Math.min(limit * 2, 1000) },
+    // Newest first (the default order); twice the sample, as calls whose input repeats or is empty are dropped.
+    { filter, limit: Math.min(limit * 2, 1000) },
     { scope: await source.scope() },
   );
   const records: CallRecord[] = [];

@@ -111,7 +111,12 @@ export function parseCallQuery(query: unknown, options: CallQueryOptions = {}): 
 }
 
 function defaultOrder(query: ParsedCallQuery): Array<{ field: string; direction: 'asc' | 'desc' }> {
-  if (!query.grouped) return [{ field: 'created_at', direction: 'desc' }];
+  // Ids (UUIDv7) order calls started in the same millisecond.
+  if (!query.grouped)
+    return [
+      { field: 'created_at', direction: 'desc' },
+      { field: 'id', direction: 'desc' },
+    ];
   return query.group_by.map((field) => ({ field, direction: 'asc' }));
 }
 
