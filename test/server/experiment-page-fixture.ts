@@ -13,6 +13,7 @@ const version = (id: string, label: string, model: string, deployment: string | 
 
 const cell = (versionId: string, inputId: string, fields: Partial<ExperimentCell>): ExperimentCell => ({
   id: `${versionId}.${inputId}`,
+  experiment_id: 'exp_0193a',
   version_id: versionId,
   input_id: inputId,
   status: 'completed',

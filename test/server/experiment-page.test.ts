@@ -181,7 +181,8 @@ async function runExperiment(experiments: Experiments): Promise<Experiment> {
   const created = await experiments.create({
     agent_id: 'quoter',
     title: 'Quote prompt v2',
-    budget_usd: 1,
+    // Above the cells' worst cost (their max tokens at the models' prices), so that none is skipped.
+    budget_usd: 20,
     versions: [
       { label: 'baseline', model: 'gpt-4o-latest', messages, output_schema: { json_schema: quoteSchema(12) } },
       { label: HOSTILE, model: 'claude-sonnet-4-5', messages, output_schema: { json_schema: quoteSchema(15) } },
@@ -203,11 +204,15 @@ describe.skipIf(skip)('the experiment page in Chromium', () => {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
     });
     try {
-      // TEMPORARY until the engine lands: the fixture served through the real server.
-      const gateway = test.server.gateway as unknown as { experiments?: Experiments };
-      const engine = gateway.experiments !== undefined;
-      if (!engine) Object.defineProperty(gateway, 'experiments', { value: fixtureExperiments([]) });
-      const experiment = engine ? await runExperiment(gateway.experiments!) : experimentFixture();
+      const experiment = await runExperiment(test.server.gateway.experiments);
+      expect(experiment.cells.map((cell) => cell.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+      const annotated = experiment.cells[2]!;
+      await test.server.gateway.annotations.add({
+        target: { experiment_id: experiment.id, cell_id: annotated.id },
+        key_path: 'quote.price',
+        text: 'too expensive',
+        metric: { name: 'accuracy', value: 0.5 },
+      });
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       const problems: string[] = [];
       page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
@@ -218,28 +223,34 @@ describe.skipIf(skip)('the experiment page in Chromium', () => {
 
       const matrix = page.locator('table.matrix');
       expect(await matrix.locator('th.version .version-label').allInnerTexts()).toEqual(['baseline', HOSTILE]);
-      expect(await matrix.locator('tbody tr.input-row .input-label').allInnerTexts()).toEqual(
-        engine ? ['lamp order', 'chair order'] : ['item=lamp', 'chair order'],
-      );
+      expect(await matrix.locator('tbody tr.input-row .input-label').allInnerTexts()).toEqual([
+        'lamp order',
+        'chair order',
+      ]);
       const differs = matrix.locator('li.differs');
-      expect(await differs.allInnerTexts()).toEqual(
-        engine
-          ? ['≠ quote.price = 12', '≠ quote.price = 15', '≠ quote.price = 12', '≠ quote.price = 15']
-          : ['≠ quote.price = 12', '≠ quote.price = 15'],
-      );
+      expect(await differs.allInnerTexts()).toEqual([
+        '≠ quote.price = 12',
+        '≠ quote.price = 15',
+        '≠ quote.price = 12',
+        '≠ quote.price = 15',
+      ]);
       // Highlighted: a background of its own, not only the marker.
       const background = await differs.first().evaluate((element) => {
         const view = globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } };
         return view.getComputedStyle(element).backgroundColor;
       });
       expect(background).not.toBe('rgba(0, 0, 0, 0)');
+      expect(await matrix.locator(`td[data-cell="${annotated.id}"] li.annotation`).allInnerTexts()).toEqual([
+        'accuracy=0.5 too expensive (quote.price)',
+      ]);
       const totals = await matrix.locator('tr.totals td').allInnerTexts();
       expect(totals).toHaveLength(2);
-      expect(totals[0]).toMatch(/^2 completed · 0 failed · 0 pending\n\$[\d.]+\np50\/p90\/p99 \d+\/\d+\/\d+ ms/);
-      expect(totals[1]).toMatch(engine ? /^2 completed · 0 failed/ : /^1 completed · 1 failed/);
+      for (const cell of totals)
+        expect(cell).toMatch(/^2 completed · 0 failed · 0 pending\n\$[\d.]+\np50\/p90\/p99 \d+\/\d+\/\d+ ms\n/);
       const visible = await page.locator('body').textContent();
       expect(visible).toContain('Agent quoter');
       expect(visible).toContain('valid 2/2');
+      expect(visible).toContain('accuracy avg 0.5 (n=1)');
       expect(problems).toEqual([]);
 
       const file = join(dir, 'experiment-page.png');
