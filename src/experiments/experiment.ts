@@ -148,7 +148,7 @@ export interface ExperimentAnnotationSummary {
 /** What `get` returns: the experiment with its matrix and results. */
 export interface Experiment extends ExperimentHeader {
   object: 'experiment';
-  /** `running` while any cell is pending or running. */
+  /** `running` while a cell is being called; `completed` once every cell has ended (answered, failed, skipped). */
   status: 'idle' | 'running' | 'completed';
   /** Spent by its cells (reused cells cost nothing again). */
   spent_usd: number;

@@ -69,7 +69,8 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     const order = new Map(versions.flatMap((v, i) => inputs.map((input, j) => [cellId(v.id, input.id), i * 1e6 + j])));
     cells.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
     const annotations = notes.data.flatMap((note) => cellAnnotation(note) ?? []);
-    const unfinished = cells.some((cell) => cell.status === 'pending' || cell.status === 'running');
+    // Pending cells wait for a run (an aborted one left them); running ones are being called, here or elsewhere.
+    const unfinished = cells.some((cell) => cell.status === 'running');
     const complete = cells.length === versions.length * inputs.length && cells.length > 0;
     return {
       object: 'experiment',
