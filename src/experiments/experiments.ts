@@ -71,7 +71,8 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     const annotations = notes.data.flatMap((note) => cellAnnotation(note) ?? []);
     // Pending cells wait for a run (an aborted one left them); running ones are being called, here or elsewhere.
     const unfinished = cells.some((cell) => cell.status === 'running');
-    const complete = cells.length === versions.length * inputs.length && cells.length > 0;
+    const ended = cells.filter((cell) => cell.status !== 'pending' && cell.status !== 'running').length;
+    const complete = ended === versions.length * inputs.length && ended > 0;
     return {
       object: 'experiment',
       ...header,
