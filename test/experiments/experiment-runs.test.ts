@@ -134,7 +134,7 @@ describe('running experiments', () => {
     await gateway.close();
   });
 
-  it('keeps experiments in the records’ SQLite file; two gateways running one experiment call for each cell once', async () => {
+  it('stores experiments in the SQLite file; two gateways running one experiment call each cell once', async () => {
     const file = join(directory, 'calls.sqlite');
     const one = gatedSimulator();
     const two = gatedSimulator();
