@@ -88,7 +88,7 @@ describe('renderExperimentPage', () => {
   });
 });
 
-/** `gateway.experiments` answering with the fixture: the routes' access and 404 without the engine. */
+/** `gateway.experiments` answering with the fixture: the routes' caller and 404, whatever the engine does. */
 function fixtureExperiments(seen: unknown[]): Experiments {
   const fail = () => Promise.reject(new Error('not used'));
   return {

@@ -1,5 +1,5 @@
 import { SwitchyardError } from '../../errors.ts';
-import type { Experiments } from '../../experiments/experiments-api.ts';
+import type { Gateway } from '../../gateway.ts';
 import type { Reply } from '../exchange.ts';
 import { experimentCaller } from '../experiment-caller.ts';
 import { renderExperimentList, renderExperimentNotFound, renderExperimentPage } from '../page/render-experiment.ts';
@@ -7,18 +7,11 @@ import type { Route } from '../router.ts';
 
 const LISTED = 50;
 
-/** What the routes read: the gateway's experiments (and `flush`, so that the page shows every recorded call). */
-export interface ExperimentPageSource {
-  readonly experiments?: Experiments;
-  flush(): Promise<void>;
-}
-
 /**
  * `GET /experiments[?agent_id=&cursor=]` and `GET /experiments/<id>`: the experiment view of the workflow page,
  * from `gateway.experiments` with the key's rules (`experimentCaller`); one the key does not read is a 404.
  */
-export function experimentPageRoutes(gateway: ExperimentPageSource, mock: boolean): Route[] {
-  const experiments = (): Experiments | undefined => gateway.experiments;
+export function experimentPageRoutes(gateway: Pick<Gateway, 'experiments'>, mock: boolean): Route[] {
   return [
     {
       method: 'GET',
@@ -26,14 +19,12 @@ export function experimentPageRoutes(gateway: ExperimentPageSource, mock: boolea
       auth: 'page',
       checkHost: true,
       async handle({ request, access }) {
-        const api = experiments();
-        if (!api) return htmlReply(404, renderExperimentNotFound('(experiments are not available)', { mock }));
         const query: { agent_id?: string; limit: number; cursor?: string } = { limit: LISTED };
         const agentId = request.query.get('agent_id');
         const cursor = request.query.get('cursor');
         if (agentId) query.agent_id = agentId;
         if (cursor) query.cursor = cursor;
-        const list = await api.list(query, experimentCaller(access));
+        const list = await gateway.experiments.list(query, experimentCaller(access));
         return htmlReply(200, renderExperimentList(list, { mock }));
       },
     },
@@ -44,11 +35,8 @@ export function experimentPageRoutes(gateway: ExperimentPageSource, mock: boolea
       checkHost: true,
       async handle({ params, access }) {
         const id = params[0] ?? '';
-        const api = experiments();
-        if (!api) return htmlReply(404, renderExperimentNotFound(id, { mock }));
         try {
-          await gateway.flush();
-          const experiment = await api.get(id, {}, experimentCaller(access));
+          const experiment = await gateway.experiments.get(id, {}, experimentCaller(access));
           return htmlReply(200, renderExperimentPage(experiment, { mock }));
         } catch (error) {
           if (error instanceof SwitchyardError && error.status === 404)
