@@ -90,6 +90,27 @@ export {
   ToolArgumentsError,
   UnsupportedParameterError,
 } from './errors.ts';
+export type {
+  CallSample,
+  CellStatus,
+  CreateExperimentInput,
+  Experiment,
+  ExperimentCaller,
+  ExperimentCell,
+  ExperimentHeader,
+  ExperimentInput,
+  ExperimentInputInput,
+  ExperimentList,
+  ExperimentStore,
+  Experiments,
+  ExperimentVersion,
+  ExperimentVersionInput,
+  FieldComparison,
+  GetExperimentOptions,
+  RunExperimentOptions,
+  VersionSummary,
+} from './experiments/index.ts';
+export { MemoryExperimentStore, PostgresExperimentStore, SqliteExperimentStore } from './experiments/index.ts';
 export type { CompletionOptions, Gateway, GatewayOptions } from './gateway.ts';
 export { createGateway } from './gateway.ts';
 export type { AzureSettings } from './providers/azure/definition.ts';

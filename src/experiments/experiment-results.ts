@@ -32,12 +32,14 @@ export function versionSummaries(
       entry.average += (metric.value - entry.average) / ++entry.count;
     }
     const failed = own.filter((cell) => cell.status === 'failed').length;
+    const skipped = own.filter((cell) => cell.status === 'skipped').length;
     return {
       version_id: version.id,
       cells: inputs.length,
       completed: completed.length,
       failed,
-      pending: inputs.length - completed.length - failed,
+      skipped,
+      pending: inputs.length - completed.length - failed - skipped,
       valid: hasSchema ? completed.filter((cell) => cell.valid === true).length : null,
       cost_usd: roundUsd(own.reduce((sum, cell) => sum + (cell.cost_usd ?? 0), 0)),
       unpriced: completed.filter((cell) => cell.cost_usd === null).length,

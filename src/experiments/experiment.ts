@@ -114,6 +114,9 @@ export interface VersionSummary {
   cells: number;
   completed: number;
   failed: number;
+  /** Not called: their worst cost could have taken the experiment past its budget. */
+  skipped: number;
+  /** Not yet ended: never run, pending after an abort, or running. */
   pending: number;
   /** Completed cells whose structured output matched the schema (`null` without a schema). */
   valid: number | null;

@@ -6,7 +6,7 @@ import { createGateway, type Gateway } from '../../src/index.ts';
 import { MockProvider, type MockRequest } from '../../src/testing/index.ts';
 
 const SCHEMA = {
-  type: 'object',
+  type: 'object' as const,
   properties: { label: { type: 'string' }, score: { type: 'number' } },
   required: ['label', 'score'],
   additionalProperties: false,

@@ -44,6 +44,7 @@ const summary = (versionId: string, fields: Partial<VersionSummary>): VersionSum
   cells: 2,
   completed: 2,
   failed: 0,
+  skipped: 0,
   pending: 0,
   valid: 2,
   cost_usd: 0,

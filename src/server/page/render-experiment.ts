@@ -193,12 +193,13 @@ function totals(summary: VersionSummary | undefined): SafeHtml {
   const { p50, p90, p99 } = summary.latency_ms;
   const ms = (value: number | null) => (value === null ? '—' : `${Math.round(value)}`);
   const unpriced = summary.unpriced > 0 ? ` (${summary.unpriced} unpriced)` : '';
+  const skipped = summary.skipped > 0 ? ` · ${summary.skipped} skipped (budget)` : '';
   const valid = summary.valid === null ? '' : html`<br>valid ${summary.valid}/${summary.completed}`;
   const metrics = Object.entries(summary.metrics).map(
     ([name, metric]) => html`<br>${name} avg ${round(metric.average)} (n=${metric.count})`,
   );
   return html`<td class="totals-cell">${summary.completed} completed · ${summary.failed} failed ·
-${summary.pending} pending<br>$${formatUsd(summary.cost_usd)}${unpriced}<br>p50/p90/p99 ${ms(p50)}/${ms(p90)}/${ms(p99)}
+${summary.pending} pending${skipped}<br>$${formatUsd(summary.cost_usd)}${unpriced}<br>p50/p90/p99 ${ms(p50)}/${ms(p90)}/${ms(p99)}
 ms<br>${summary.prompt_tokens} + ${summary.completion_tokens} tokens${valid}${metrics}</td>`;
 }
 
