@@ -22,6 +22,7 @@ import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { embeddingRoutes } from './routes/embeddings.ts';
 import { experimentPageRoutes } from './routes/experiment-page.ts';
+import { BackgroundRuns, experimentRoutes } from './routes/experiments.ts';
 import { type HealthOptions, healthRoutes } from './routes/health.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -71,6 +72,8 @@ export interface SwitchyardHandlerOptions {
   corsOrigins?: readonly string[];
   /** `GET /metrics`, and each request counted by route and status (`startServer({ metrics: true })`). */
   metrics?: ServerMetrics | undefined;
+  /** A warning for the log: an experiment run started in the background that failed. */
+  warn?: (msg: string, fields: Record<string, unknown>) => void;
   /** Errors that are not `SwitchyardError`s: bugs or outages, answered with a generic 500. */
   onUnexpectedError?: (error: unknown, request: { method: string; path: string }) => void;
 }
@@ -97,6 +100,12 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
           onStorageError: options.onStorageError,
         });
   const cors = new CorsPolicy(options.corsOrigins ?? []);
+  const runs = new BackgroundRuns((error, experimentId) =>
+    options.warn?.('experiment run failed', {
+      experiment_id: experimentId,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
     ...messageRoutes(gateway, maxBodyBytes),
@@ -107,8 +116,9 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...callRoutes(gateway),
     ...callQueryRoutes(gateway),
     ...annotationRoutes(gateway),
+    ...experimentRoutes(gateway, runs, maxBodyBytes),
     ...keyRoutes(keys, maxBodyBytes),
-    ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0', options.deployments),
+    ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0', options.deployments, runs),
     ...workflowPageRoutes(gateway, options.mock ?? false),
     ...experimentPageRoutes(gateway, options.mock ?? false),
     ...healthRoutes(gateway, {

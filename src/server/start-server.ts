@@ -209,6 +209,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     onStorageError: (error) => engines.watch.failed(error),
     corsOrigins: options.corsOrigins ?? [],
     metrics,
+    warn,
     onUnexpectedError: (error, request) => {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       log({

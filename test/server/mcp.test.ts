@@ -31,13 +31,18 @@ describe('/mcp', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'add_annotations',
+      'add_inputs_to_experiment',
+      'add_versions_to_experiment',
       'create_api_key',
+      'create_experiment',
       'create_or_update_deployment',
       'get_annotations',
       'get_completion',
+      'get_experiment',
       'list_agents',
       'list_api_keys',
       'list_deployments',
+      'list_experiments',
       'list_models',
       'query_completions',
       'revoke_api_key',

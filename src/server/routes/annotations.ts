@@ -1,5 +1,7 @@
 import type { Annotation, AnnotationInput, AnnotationPage, AnnotationQuery } from '../../annotations/annotation.ts';
+import type { ExperimentHeader } from '../../experiments/experiment.ts';
 import type { Gateway } from '../../gateway.ts';
+import { experimentCaller } from '../experiment-caller.ts';
 import type { KeyAccess } from '../key-access.ts';
 import { requireScope } from '../key-scopes.ts';
 import { readJsonBody } from '../read-json-body.ts';
@@ -57,9 +59,15 @@ export async function addAnnotations(
 ): Promise<Annotation[]> {
   if (!access) return gateway.annotations.add(input);
   requireScope(access.key, 'annotations:write');
+  const caller = experimentCaller(access)!;
   return gateway.annotations.add(input, {
     author: access.key.id,
     mayAnnotate: (record) => access.mayAnnotate(record),
+    // A cell as a call: a key limited to agents annotates its agents' cells; any other, the experiments it reads.
+    mayAnnotateExperiment: (owner) =>
+      access.key.allowed_agents !== null
+        ? access.mayUseAgent(owner.agent_id)
+        : (caller.mayRead?.({ agent_id: owner.agent_id, author: owner.author } as ExperimentHeader) ?? false),
   });
 }
 

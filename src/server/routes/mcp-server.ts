@@ -8,9 +8,11 @@ import type { KeyAccess } from '../key-access.ts';
 import { createKey, createKeyInput, listKeys, revokeKey } from '../key-admin.ts';
 import { requireScope } from '../key-scopes.ts';
 import type { KeyStore } from '../key-store.ts';
+import type { BackgroundRuns } from './experiments.ts';
 import { registerAgentTools } from './mcp-agent-tools.ts';
 import { registerAnnotationTools } from './mcp-annotation-tools.ts';
 import { registerCallTools } from './mcp-call-tools.ts';
+import { registerExperimentTools } from './mcp-experiment-tools.ts';
 
 const listModelsInput = z
   .object({
@@ -32,11 +34,13 @@ export async function answerMcp(
   keys: KeyStore,
   access: KeyAccess,
   version: string,
-  deployments?: DeploymentStore,
+  deployments: DeploymentStore | undefined,
+  runs: BackgroundRuns,
 ): Promise<Reply> {
   // No sessionIdGenerator: stateless.
   const server = buildServer(gateway, keys, access, version);
   registerAgentTools(server, gateway, deployments, access);
+  registerExperimentTools(server, gateway, runs, access);
   const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   try {
     await server.connect(transport);

@@ -3,6 +3,7 @@ import type { Gateway } from '../../gateway.ts';
 import type { KeyStore } from '../key-store.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import type { Route } from '../router.ts';
+import type { BackgroundRuns } from './experiments.ts';
 
 /**
  * `/mcp`: the catalog, deployments and key creation as MCP tools over Streamable HTTP (stateless: a server and a
@@ -14,7 +15,8 @@ export function mcpRoutes(
   keys: KeyStore,
   maxBodyBytes: number,
   version: string,
-  deployments?: DeploymentStore,
+  deployments: DeploymentStore | undefined,
+  runs: BackgroundRuns,
 ): Route[] {
   return [
     {
@@ -27,7 +29,7 @@ export function mcpRoutes(
         // A batch of N calls is N requests for the key's rate limit (the handler took one).
         if (Array.isArray(body) && body.length > 1) await countRequests?.(body.length - 1);
         const { answerMcp } = await import('./mcp-server.ts');
-        return answerMcp(request, body, gateway, keys, access!, version, deployments);
+        return answerMcp(request, body, gateway, keys, access!, version, deployments, runs);
       },
     },
   ];

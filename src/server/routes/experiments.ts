@@ -1,0 +1,275 @@
+import { PermissionDeniedError } from '../../errors.ts';
+import type { Experiment, ExperimentInputInput, ExperimentVersionInput } from '../../experiments/experiment.ts';
+import { checkedExperimentPart } from '../../experiments/experiment-schema.ts';
+import type {
+  CreateExperimentInput,
+  ExperimentCaller,
+  Experiments,
+  RunExperimentOptions,
+} from '../../experiments/experiments-api.ts';
+import { experimentCaller } from '../experiment-caller.ts';
+import type { KeyAccess } from '../key-access.ts';
+import { requireScope } from '../key-scopes.ts';
+import { readJsonBody } from '../read-json-body.ts';
+import { HttpError, json } from '../responses.ts';
+import type { Route } from '../router.ts';
+
+/** Background runs one process keeps at once; more are refused with a 429. */
+export const MAX_BACKGROUND_RUNS = 16;
+
+/** What the routes and tools need of the gateway. */
+export interface ExperimentSource {
+  readonly experiments: Experiments;
+}
+
+/**
+ * Experiment runs started by a request and left running after it is answered: never tied to the request (a client
+ * going away does not stop them), bounded per process, their errors logged (never an unhandled rejection).
+ */
+export class BackgroundRuns {
+  readonly #runs = new Map<string, Set<Promise<void>>>();
+  #count = 0;
+  readonly #limit: number;
+  readonly #onError: (error: unknown, experimentId: string) => void;
+
+  constructor(onError: (error: unknown, experimentId: string) => void, limit = MAX_BACKGROUND_RUNS) {
+    this.#onError = onError;
+    this.#limit = limit;
+  }
+
+  /** Starts `experiments.run` without awaiting it; a 429 when `limit` runs are under way. */
+  start(experiments: Experiments, id: string, options: RunExperimentOptions, caller?: ExperimentCaller): void {
+    if (this.#count >= this.#limit)
+      throw new HttpError(
+        429,
+        `Too many experiment runs under way (${this.#limit} per server): wait for one to end, then run again.`,
+        { type: 'rate_limit_error', code: 'too_many_experiment_runs' },
+      );
+    this.#count++;
+    const run: Promise<void> = experiments
+      .run(id, options, caller)
+      .then(
+        () => undefined,
+        (error: unknown) => this.#onError(error, id),
+      )
+      .finally(() => {
+        this.#count--;
+        const set = this.#runs.get(id);
+        set?.delete(run);
+        if (set?.size === 0) this.#runs.delete(id);
+      });
+    const set = this.#runs.get(id) ?? new Set();
+    set.add(run);
+    this.#runs.set(id, set);
+  }
+
+  /** Settles when every run of `id` started here has ended; `undefined` when none is under way. */
+  pending(id: string): Promise<void> | undefined {
+    const set = this.#runs.get(id);
+    return set ? Promise.all(set).then(() => undefined) : undefined;
+  }
+
+  get size(): number {
+    return this.#count;
+  }
+}
+
+/** The optional `run: true` of a create or add body, taken off the rest. */
+function takeRun(body: unknown): { run: boolean; rest: Record<string, unknown> } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { run: false, rest: {} };
+  const { run, ...rest } = body as Record<string, unknown>;
+  if (run !== undefined && typeof run !== 'boolean')
+    throw new HttpError(400, 'Experiment: run: must be true or false.', { code: 'invalid_value', param: 'run' });
+  return { run: run === true, rest };
+}
+
+/** Creates an experiment (`POST /v1/experiments`, `create_experiment`); `run`: starts running it in the background. */
+export async function createExperiment(
+  gateway: ExperimentSource,
+  runs: BackgroundRuns,
+  input: CreateExperimentInput,
+  access: KeyAccess | undefined,
+  run: boolean,
+): Promise<Experiment> {
+  if (access) requireScope(access.key, 'chat');
+  const caller = experimentCaller(access);
+  const experiment = await gateway.experiments.create(input, caller);
+  return run ? startRun(gateway, runs, experiment, caller) : experiment;
+}
+
+/** Adds versions or inputs; `run`: starts running the new cells. */
+export async function addToExperiment(
+  gateway: ExperimentSource,
+  runs: BackgroundRuns,
+  id: string,
+  part: { versions: ExperimentVersionInput[] } | { inputs: ExperimentInputInput[] },
+  access: KeyAccess | undefined,
+  run: boolean,
+): Promise<Experiment> {
+  if (access) requireScope(access.key, 'chat');
+  const caller = experimentCaller(access);
+  const experiment =
+    'versions' in part
+      ? await gateway.experiments.addVersions(id, part.versions, caller)
+      : await gateway.experiments.addInputs(id, part.inputs, caller);
+  return run ? startRun(gateway, runs, experiment, caller) : experiment;
+}
+
+/**
+ * Starts running the experiment's missing cells in the background (`POST /v1/experiments/{id}/run`): checked first
+ * (the body, then that the key reads the experiment and acts as its agent), then the experiment after `wait_ms`.
+ */
+export async function runExperiment(
+  gateway: ExperimentSource,
+  runs: BackgroundRuns,
+  id: string,
+  body: Record<string, unknown>,
+  access: KeyAccess | undefined,
+): Promise<Experiment> {
+  if (access) requireScope(access.key, 'chat');
+  const { wait_ms, ...options } = body;
+  const checked = checkedExperimentPart('run', options);
+  const { wait_ms: waitMs = 0 } = checkedExperimentPart('get', wait_ms === undefined ? {} : { wait_ms });
+  const caller = experimentCaller(access);
+  const experiment = await gateway.experiments.get(id, {}, caller);
+  startRun(gateway, runs, experiment, caller, checked as RunExperimentOptions);
+  return waitedExperiment(gateway, runs, id, waitMs, access);
+}
+
+function startRun(
+  gateway: ExperimentSource,
+  runs: BackgroundRuns,
+  experiment: Experiment,
+  caller: ExperimentCaller | undefined,
+  options: RunExperimentOptions = {},
+): Experiment {
+  if (caller?.mayUseAgent && !caller.mayUseAgent(experiment.agent_id))
+    throw new PermissionDeniedError(`This API key may not act as the agent "${experiment.agent_id}".`);
+  // Nothing to run without versions and inputs: no run is started.
+  if (experiment.versions.length === 0 || experiment.inputs.length === 0) return experiment;
+  runs.start(gateway.experiments, experiment.id, options, caller);
+  return { ...experiment, status: 'running' };
+}
+
+/**
+ * The experiment (a 404 unless the key reads it), after waiting up to `waitMs` for its cells: for a run started
+ * here, until that run ends. Shown `running` while a run started here is under way, even before it took a cell.
+ */
+export async function waitedExperiment(
+  gateway: ExperimentSource,
+  runs: BackgroundRuns,
+  id: string,
+  waitMs: number,
+  access: KeyAccess | undefined,
+): Promise<Experiment> {
+  checkedExperimentPart('get', { wait_ms: waitMs });
+  const caller = experimentCaller(access);
+  let left = waitMs;
+  const local = runs.pending(id);
+  if (local && left > 0) {
+    await gateway.experiments.get(id, {}, caller);
+    const started = performance.now();
+    await Promise.race([local, delay(left)]);
+    left = Math.max(0, Math.round(left - (performance.now() - started)));
+  }
+  const experiment = await gateway.experiments.get(id, { wait_ms: left }, caller);
+  return runs.pending(id) && experiment.status !== 'running' ? { ...experiment, status: 'running' } : experiment;
+}
+
+/** `GET /v1/experiments`, `list_experiments`: the experiments the key reads, newest first. */
+export function listExperiments(
+  gateway: ExperimentSource,
+  query: { agent_id?: string; limit?: number; cursor?: string },
+  access: KeyAccess | undefined,
+) {
+  return gateway.experiments.list(query, experimentCaller(access));
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
+
+/** The run's answer: 200 once every cell ended, 202 while it runs. */
+const statusOf = (experiment: Experiment) => (experiment.status === 'running' ? 202 : 200);
+
+/**
+ * `/v1/experiments`: create, add versions and inputs, run in the background (`chat`), get and list (the key's
+ * reads, `experimentCaller`). The MCP tools call the same functions.
+ */
+export function experimentRoutes(gateway: ExperimentSource, runs: BackgroundRuns, maxBodyBytes: number): Route[] {
+  const body = async (request: Parameters<Route['handle']>[0]['request']) => {
+    const value = await readJsonBody(request, maxBodyBytes);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new HttpError(400, 'The request body must be a JSON object.', { code: 'invalid_json' });
+    return value as Record<string, unknown>;
+  };
+  return [
+    {
+      method: 'POST',
+      path: /^\/v1\/experiments$/,
+      auth: 'key',
+      scope: 'chat',
+      async handle({ request, access }) {
+        const { run, rest } = takeRun(await body(request));
+        const input = rest as unknown as CreateExperimentInput;
+        return json(await createExperiment(gateway, runs, input, access, run), 201);
+      },
+    },
+    {
+      method: 'POST',
+      path: /^\/v1\/experiments\/([^/]+)\/(versions|inputs)$/,
+      auth: 'key',
+      scope: 'chat',
+      async handle({ request, params, access }) {
+        const [id = '', what] = params;
+        const { run, rest } = takeRun(await body(request));
+        const extra = Object.keys(rest).find((name) => name !== what);
+        if (extra !== undefined)
+          throw new HttpError(400, `Experiment: ${extra}: unrecognized key (send { ${what}: [...], run? }).`, {
+            code: 'invalid_value',
+            param: extra,
+          });
+        const part = (what === 'versions' ? { versions: rest.versions } : { inputs: rest.inputs }) as
+          | { versions: ExperimentVersionInput[] }
+          | { inputs: ExperimentInputInput[] };
+        return json(await addToExperiment(gateway, runs, id, part, access, run));
+      },
+    },
+    {
+      method: 'POST',
+      path: /^\/v1\/experiments\/([^/]+)\/run$/,
+      auth: 'key',
+      scope: 'chat',
+      async handle({ request, params, access }) {
+        const experiment = await runExperiment(gateway, runs, params[0] ?? '', await body(request), access);
+        return json(experiment, statusOf(experiment));
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v1\/experiments$/,
+      auth: 'key',
+      async handle({ request, access }) {
+        const query: Record<string, string | number> = {};
+        for (const name of ['agent_id', 'cursor'] as const) {
+          const value = request.query.get(name);
+          if (value !== null) query[name] = value;
+        }
+        const limit = request.query.get('limit');
+        if (limit !== null) query.limit = numberOrText(limit);
+        return json(await listExperiments(gateway, query, access));
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v1\/experiments\/([^/]+)$/,
+      auth: 'key',
+      async handle({ request, params, access }) {
+        const wait = request.query.get('wait_ms');
+        const waitMs = (wait === null ? 0 : numberOrText(wait)) as number;
+        return json(await waitedExperiment(gateway, runs, params[0] ?? '', waitMs, access));
+      },
+    },
+  ];
+}
+
+/** A number for the schema to check; anything else left as text, for its 400 to name the parameter. */
+const numberOrText = (value: string): number | string => (/^\d{1,6}$/.test(value) ? Number(value) : value);

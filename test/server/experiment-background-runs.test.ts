@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Experiments } from '../../src/experiments/experiments-api.ts';
+import { MockProvider } from '../../src/providers/mock/simulator.ts';
+import { BackgroundRuns, MAX_BACKGROUND_RUNS } from '../../src/server/routes/experiments.ts';
+import { api, jsonOf, startTestServer, type TestServer } from './start-test-server.ts';
+
+/**
+ * Runs started by `POST /v1/experiments/{id}/run` outlive the request: a client going away does not stop them, at
+ * most `MAX_BACKGROUND_RUNS` are under way per process (a 429 past it), and a run that fails is logged, never an
+ * unhandled rejection.
+ */
+let test: TestServer;
+let open: () => void = () => undefined;
+let gate = Promise.resolve();
+const closeGate = () => {
+  gate = new Promise((resolve) => (open = resolve));
+};
+
+beforeAll(async () => {
+  const simulator = new MockProvider({
+    respond: async () => {
+      await gate;
+      return 'fine';
+    },
+  });
+  test = await startTestServer({ mock: simulator });
+}, 30_000);
+afterAll(async () => {
+  open();
+  await test.stop();
+});
+
+const version = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say {{word}}' }] };
+let made = 0;
+/** A new cell each time: an identical cell answered before would be reused at once, without a call. */
+async function experimentWithOneCell(): Promise<string> {
+  made++;
+  const response = await api(test, '/v1/experiments', {
+    body: { agent_id: 'support', versions: [version], inputs: [{ variables: { word: `hi ${made}` } }] },
+  });
+  expect(response.status).toBe(201);
+  return (await jsonOf(response)).id;
+}
+
+describe('background experiment runs', () => {
+  it('keeps running when the client goes away', async () => {
+    closeGate();
+    const id = await experimentWithOneCell();
+    const aborted = new AbortController();
+    const request = fetch(`${test.url}/v1/experiments/${id}/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${test.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ wait_ms: 10_000 }),
+      signal: aborted.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    aborted.abort();
+    await expect(request).rejects.toThrow();
+    open();
+    const done = await jsonOf(await api(test, `/v1/experiments/${id}?wait_ms=10000`));
+    expect(done.status).toBe('completed');
+    expect(done.cells[0]).toMatchObject({ status: 'completed', output: 'fine' });
+  });
+
+  it(`refuses a run past ${MAX_BACKGROUND_RUNS} under way with a 429 saying so`, async () => {
+    closeGate();
+    const ids: string[] = [];
+    for (let i = 0; i <= MAX_BACKGROUND_RUNS; i++) ids.push(await experimentWithOneCell());
+    for (const id of ids.slice(0, MAX_BACKGROUND_RUNS))
+      expect((await api(test, `/v1/experiments/${id}/run`, { body: {} })).status).toBe(202);
+    const refused = await api(test, `/v1/experiments/${ids.at(-1)}/run`, { body: {} });
+    expect(refused.status).toBe(429);
+    expect((await jsonOf(refused)).error.message).toMatch(/Too many experiment runs under way \(16 per server\)/);
+    open();
+    for (const id of ids.slice(0, MAX_BACKGROUND_RUNS)) {
+      const done = await jsonOf(await api(test, `/v1/experiments/${id}?wait_ms=10000`));
+      expect(done.status).toBe('completed');
+    }
+    // Room again once they ended.
+    expect((await api(test, `/v1/experiments/${ids.at(-1)}/run`, { body: { wait_ms: 10_000 } })).status).toBe(200);
+  });
+
+  it('logs a run that fails instead of leaving an unhandled rejection', async () => {
+    const failures: Array<[string, string]> = [];
+    const runs = new BackgroundRuns((error, id) => failures.push([id, (error as Error).message]), 2);
+    const experiments = { run: async () => Promise.reject(new Error('store down')) } as unknown as Experiments;
+    runs.start(experiments, 'exp_1', {});
+    expect(runs.size).toBe(1);
+    await runs.pending('exp_1');
+    expect(failures).toEqual([['exp_1', 'store down']]);
+    expect(runs.size).toBe(0);
+    expect(runs.pending('exp_1')).toBeUndefined();
+  });
+});
