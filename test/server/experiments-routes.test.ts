@@ -152,6 +152,18 @@ describe('/v1/experiments', () => {
     expect(siblingList).not.toContain(experiment.id);
   });
 
+  it('reuses an identical cell only from the same key’s experiments, never from another key’s', async () => {
+    const body = { versions: [inline()], inputs: [{ variables: { text: 'shared question' } }], run: true };
+    const first = await create(keys.a, { agent_id: 'support', ...body });
+    const firstCell = (await send(keys.a, 'get', `/experiments/${first.id}?wait_ms=20000`)).body.cells[0];
+    const again = await create(keys.a, { agent_id: 'support', ...body });
+    const mine = (await send(keys.a, 'get', `/experiments/${again.id}?wait_ms=20000`)).body;
+    expect(mine.cells[0]).toMatchObject({ status: 'completed', reused_from: `${first.id}/${firstCell.id}` });
+    const other = await create(keys.b, { agent_id: 'billing', ...body });
+    const theirs = (await send(keys.b, 'get', `/experiments/${other.id}?wait_ms=20000`)).body;
+    expect(theirs.cells[0]).toMatchObject({ status: 'completed', reused_from: null });
+  });
+
   it('needs the chat scope to create', async () => {
     const refused = await send(keys.noChat, 'post', '/experiments', { agent_id: 'support' });
     expect(refused.status).toBe(403);
