@@ -71,6 +71,11 @@ describe('background experiment runs', () => {
     const refused = await api(test, `/v1/experiments/${ids.at(-1)}/run`, { body: {} });
     expect(refused.status).toBe(429);
     expect((await jsonOf(refused)).error.message).toMatch(/Too many experiment runs under way \(16 per server\)/);
+    // A create that would run is refused before anything is stored.
+    const before = (await jsonOf(await api(test, '/v1/experiments?limit=100'))).data.length;
+    const body = { agent_id: 'support', versions: [version], inputs: [{ variables: { word: 'late' } }], run: true };
+    expect((await api(test, '/v1/experiments', { body })).status).toBe(429);
+    expect((await jsonOf(await api(test, '/v1/experiments?limit=100'))).data).toHaveLength(before);
     open();
     for (const id of ids.slice(0, MAX_BACKGROUND_RUNS)) {
       const done = await jsonOf(await api(test, `/v1/experiments/${id}?wait_ms=10000`));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyGrant } from '../../src/server/key-scopes.ts';
 import { startTestServer, type TestServer } from './start-test-server.ts';
 
-/** The experiment tools of `/mcp` under the key rules of `/v1/experiments`: two keys of two agents, one without chat. */
+/** The experiment tools of `/mcp` under the rules of `/v1/experiments`: keys of two agents, and one without chat. */
 let test: TestServer;
 const keys = { a: '', b: '', readOnly: '' };
 const clients: Client[] = [];

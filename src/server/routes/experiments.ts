@@ -37,14 +37,20 @@ export class BackgroundRuns {
     this.#limit = limit;
   }
 
+  /** A 429 when `limit` runs are under way (checked before a create or add that runs, so nothing is half done). */
+  requireRoom(experimentId?: string): void {
+    if (this.#count < this.#limit) return;
+    const then = experimentId ? `POST /v1/experiments/${experimentId}/run` : 'run again';
+    throw new HttpError(
+      429,
+      `Too many experiment runs under way (${this.#limit} per server): wait for one to end, then ${then}.`,
+      { type: 'rate_limit_error', code: 'too_many_experiment_runs' },
+    );
+  }
+
   /** Starts `experiments.run` without awaiting it; a 429 when `limit` runs are under way. */
   start(experiments: Experiments, id: string, options: RunExperimentOptions, caller?: ExperimentCaller): void {
-    if (this.#count >= this.#limit)
-      throw new HttpError(
-        429,
-        `Too many experiment runs under way (${this.#limit} per server): wait for one to end, then run again.`,
-        { type: 'rate_limit_error', code: 'too_many_experiment_runs' },
-      );
+    this.requireRoom(id);
     this.#count++;
     const run: Promise<void> = experiments
       .run(id, options, caller)
@@ -92,6 +98,7 @@ export async function createExperiment(
   run: boolean,
 ): Promise<Experiment> {
   if (access) requireScope(access.key, 'chat');
+  if (run) runs.requireRoom();
   const caller = experimentCaller(access);
   const experiment = await gateway.experiments.create(input, caller);
   return run ? startRun(gateway, runs, experiment, caller) : experiment;
@@ -107,6 +114,7 @@ export async function addToExperiment(
   run: boolean,
 ): Promise<Experiment> {
   if (access) requireScope(access.key, 'chat');
+  if (run) runs.requireRoom(id);
   const caller = experimentCaller(access);
   const experiment =
     'versions' in part
