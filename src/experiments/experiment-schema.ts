@@ -23,9 +23,12 @@ function buildSchemas(z: typeof Zod.z) {
   const text = (max: number) => z.string().min(1).max(max).refine(noNul, 'must not contain U+0000');
   const id = text(200);
   const label = text(200).optional().describe('Shown as the column or row title.');
-  const message = z.looseObject({ role: z.string() });
+  // JSON values rather than `unknown`: MCP clients check tool schemas strictly, and `unknown` accepts anything.
+  const json = z.json();
+  const message = z.object({ role: z.string() }).catchall(json);
   const overrides = z
-    .looseObject({})
+    .object({})
+    .catchall(json)
     .optional()
     .describe('Fields laid over the deployment’s version: model, messages, temperature, output_schema…');
 
@@ -38,11 +41,12 @@ function buildSchemas(z: typeof Zod.z) {
         label,
       }),
       z
-        .looseObject({
+        .object({
           model: text(300).describe('A catalog model or <provider>/<model>.'),
           messages: z.array(message).max(1000).describe('The prompt; text may hold {{variables}}.'),
           label,
         })
+        .catchall(json)
         .describe('Inline: model, messages, any deployable setting, output_schema: { json_schema }.'),
     ])
     .describe('A version: { deployment_id }, { environment }, or inline { model, messages, … }.');
@@ -50,7 +54,7 @@ function buildSchemas(z: typeof Zod.z) {
   const input = z
     .union([
       z.strictObject({
-        variables: z.record(z.string(), z.unknown()).optional().describe('Fills the versions’ {{variables}}.'),
+        variables: z.record(z.string(), json).optional().describe('Fills the versions’ {{variables}}.'),
         messages: z.array(message).max(1000).optional().describe('Sent after each version’s own messages.'),
         label,
       }),
