@@ -3,7 +3,7 @@ import { canonicalJson } from '../cache/cache-key.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { validateDeployment } from '../deployments/validate-deployment.ts';
 import { InvalidRequestError } from '../errors.ts';
-import type { CallQueryScope } from '../records/call-query.ts';
+import { type CallQueryScope, MAX_QUERY_LIMIT } from '../records/call-query.ts';
 import type { CallRecord } from '../records/call-record.ts';
 import type { CallStore } from '../records/call-store.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
@@ -145,18 +145,18 @@ async function sampledCalls(
   await source.flush();
   const limit = sample.limit ?? DEFAULT_SAMPLE;
   const filter = { agent_id: header.agent_id, ...sample.filter };
-  const rows = await calls.queryCalls(
-    // Newest first (the default order); twice the sample, as calls whose input repeats or is empty are dropped.
-    { filter, limit: Math.min(limit * 2, 1000) },
-    { scope: await source.scope() },
-  );
+  // Experiments' own calls are left out unless the filter asks for them (by `metadata.experiment_id`).
+  const ownCallsToo = (sample.filter?.metadata as Record<string, string> | undefined)?.experiment_id !== undefined;
+  // Newest first (the default order); rows are columns only, and records are read until the sample is full.
+  const rows = await calls.queryCalls({ filter, limit: MAX_QUERY_LIMIT }, { scope: await source.scope() });
   const records: CallRecord[] = [];
   const keys = new Set<string>();
   for (const row of rows.data) {
     if (records.length === limit) break;
     const record = await calls.get(String(row.id));
-    const copied = record && inputOfCall(record);
-    if (!record || !copied) continue;
+    if (!record || (!ownCallsToo && record.metadata?.experiment_id !== undefined)) continue;
+    const copied = inputOfCall(record);
+    if (!copied) continue;
     const key = contentKey(copied);
     if (keys.has(key)) continue;
     keys.add(key);

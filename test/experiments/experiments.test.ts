@@ -221,6 +221,22 @@ describe('gateway.experiments', () => {
     ).rejects.toMatchObject({ status: 404, code: 'cell_not_found' });
   });
 
+  it('samples production calls only: cells’ own calls unless the filter names an experiment', async () => {
+    const experiment = await gateway.experiments.create({
+      agent_id: 'sampling',
+      versions: [{ model: 'gpt-4o-mini', messages: PROMPT }],
+      inputs: [{ variables: { text: 'from a cell' } }],
+    });
+    await gateway.experiments.run(experiment.id);
+    const sampled = await gateway.experiments.create({ agent_id: 'sampling', inputs: [{ from_calls: {} }] });
+    expect(sampled.inputs).toEqual([]);
+    const asked = await gateway.experiments.create({
+      agent_id: 'sampling',
+      inputs: [{ from_calls: { filter: { metadata: { experiment_id: experiment.id } } } }],
+    });
+    expect(asked.inputs.map((input) => input.variables)).toEqual([{ text: 'from a cell' }]);
+  });
+
   it('lists experiments newest first, by agent; an unknown id is a 404', async () => {
     const list = await gateway.experiments.list({ agent_id: 'support', limit: 2 });
     expect(list.data).toHaveLength(2);
