@@ -24,7 +24,9 @@ function gatedSimulator() {
       return `answer for ${request.model}`;
     },
   });
-  const releaseAll = () => waiting.splice(0).forEach((resolve) => resolve());
+  const releaseAll = () => {
+    for (const resolve of waiting.splice(0)) resolve();
+  };
   return { simulator, releaseAll, most: () => most, waiting: () => waiting.length };
 }
 
