@@ -28,6 +28,11 @@ export interface RunExperimentOptions {
   retry_failed?: boolean;
   /** Aborts the run: cells not started stay pending. */
   signal?: AbortSignal;
+  /**
+   * Called once the run has claimed its cells (every replica sees them running from then on), before the first
+   * is called: what a server waits for before answering that a run started.
+   */
+  onClaimed?: () => void;
 }
 
 export interface GetExperimentOptions {

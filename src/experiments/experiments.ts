@@ -149,7 +149,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     },
 
     async run(id, options = {}, caller) {
-      const { signal, ...rest } = options;
+      const { signal: _signal, onClaimed: _onClaimed, ...rest } = options;
       checkedExperimentPart('run', rest);
       const header = await writable(id, caller);
       // A run already under way here is waited for, then this one runs what is left (cells added since).

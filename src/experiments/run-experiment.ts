@@ -28,9 +28,11 @@ export interface CellServices {
 }
 
 /**
- * Runs the experiment's missing cells, `concurrency` at a time: each is claimed in the store (so that two runs,
- * even on two replicas, never call for one cell twice), reused from an identical earlier cell when there is one,
- * skipped when its worst cost could take the experiment past its budget, else called through the gateway.
+ * Runs the experiment's missing cells, `concurrency` at a time. Every cell to run is claimed in the store first (so
+ * that two runs, even on two replicas, never call for one cell twice, and any replica sees the experiment running
+ * from then on); claims not yet started are renewed while they wait and given back as pending if the run is
+ * aborted. Each cell is then reused from an identical earlier cell when there is one, skipped when its worst cost
+ * could take the experiment past its budget, else called through the gateway.
  */
 export async function runCells(
   services: CellServices,
@@ -45,43 +47,54 @@ export async function runCells(
     store.cells(header.id),
   ]);
   const stored = new Map(cells.map((cell) => [cell.id, cell]));
-  const todo = versions.flatMap((version) =>
+  const wanted = versions.flatMap((version) =>
     inputs.flatMap((input) => {
       const cell = stored.get(cellId(version.id, input.id));
-      const wanted = !cell || cell.status === 'pending' || cell.status === 'skipped' || cell.status === 'running';
-      return wanted || (cell.status === 'failed' && options.retry_failed) ? [{ version, input }] : [];
+      const missing = !cell || cell.status === 'pending' || cell.status === 'skipped' || cell.status === 'running';
+      return missing || (cell.status === 'failed' && options.retry_failed) ? [claimOf(header, version, input)] : [];
     }),
   );
+  const staleBefore = new Date(Date.now() - STALE_RUN_MS).toISOString();
+  const waiting = new Map<string, Claim>();
+  for (const claim of wanted)
+    if (await store.claimCell(header.id, claim.cell, staleBefore)) waiting.set(claim.cell.id, claim);
+  options.onClaimed?.();
+  const renew = setInterval(() => void renewClaims(store, header.id, waiting), RENEW_CLAIMS_MS);
+  renew.unref?.();
   const budget = { limit: header.budget_usd, spent: spentOf(cells), held: 0 };
-  const run = (version: ExperimentVersion, input: ExperimentInput) =>
-    runCell(services, { header, version, input, budget, options, callOptions });
+  const queue = [...waiting.values()];
   let next = 0;
   const worker = async () => {
-    while (next < todo.length && !options.signal?.aborted) {
-      const { version, input } = todo[next++]!;
-      await run(version, input);
+    while (next < queue.length && !options.signal?.aborted) {
+      const claim = queue[next++]!;
+      waiting.delete(claim.cell.id);
+      await runCell(services, { ...claim, header, budget, options, callOptions });
     }
   };
-  const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, todo.length));
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  try {
+    const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, queue.length));
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    clearInterval(renew);
+    // An aborted run gives its unstarted cells back: pending, for the next run (here or on another replica).
+    const updated_at = new Date().toISOString();
+    for (const { cell } of waiting.values()) await store.putCell(header.id, { ...cell, status: 'pending', updated_at });
+  }
 }
 
-interface CellJob {
-  header: ExperimentHeader;
+/** Claims waiting in a long run are renewed this often, well within `STALE_RUN_MS`. */
+const RENEW_CLAIMS_MS = 60_000;
+
+interface Claim {
   version: ExperimentVersion;
   input: ExperimentInput;
-  budget: { limit: number | null; spent: number; held: number };
-  options: RunExperimentOptions;
-  callOptions: CompletionOptions;
+  cell: ExperimentCell;
 }
 
-async function runCell(services: CellServices, job: CellJob): Promise<void> {
-  const { store } = services;
-  const { header, version, input, budget, options } = job;
-  const id = cellId(version.id, input.id);
-  const now = new Date();
-  const base: ExperimentCell = {
-    id,
+/** The cell a run claims: `running`, empty, stamped now. */
+function claimOf(header: ExperimentHeader, version: ExperimentVersion, input: ExperimentInput): Claim {
+  const cell: ExperimentCell = {
+    id: cellId(version.id, input.id),
     experiment_id: header.id,
     version_id: version.id,
     input_id: input.id,
@@ -96,11 +109,31 @@ async function runCell(services: CellServices, job: CellJob): Promise<void> {
     latency_ms: null,
     usage: null,
     error: null,
-    updated_at: now.toISOString(),
+    updated_at: new Date().toISOString(),
   };
-  const staleBefore = new Date(now.getTime() - STALE_RUN_MS).toISOString();
-  if (!(await store.claimCell(header.id, base, staleBefore))) return;
+  return { version, input, cell };
+}
 
+async function renewClaims(store: ExperimentStore, experimentId: string, waiting: Map<string, Claim>) {
+  const updated_at = new Date().toISOString();
+  for (const claim of waiting.values()) {
+    claim.cell = { ...claim.cell, updated_at };
+    await store.putCell(experimentId, claim.cell).catch(() => undefined);
+  }
+}
+
+interface CellJob extends Claim {
+  header: ExperimentHeader;
+  budget: { limit: number | null; spent: number; held: number };
+  options: RunExperimentOptions;
+  callOptions: CompletionOptions;
+}
+
+async function runCell(services: CellServices, job: CellJob): Promise<void> {
+  const { store } = services;
+  const { header, version, input, budget, options } = job;
+  const base = { ...job.cell, updated_at: new Date().toISOString() };
+  const { id } = base;
   const earlier = options.reuse === false ? null : await reusable(store, header, base);
   if (earlier) {
     await store.putCell(header.id, {

@@ -200,7 +200,8 @@ function totals(summary: VersionSummary | undefined): SafeHtml {
   );
   return html`<td class="totals-cell">${summary.completed} completed · ${summary.failed} failed ·
 ${summary.pending} pending${skipped}<br>$${formatUsd(summary.cost_usd)}${unpriced}<br>
-p50/p90/p99 ${ms(p50)}/${ms(p90)}/${ms(p99)} ms<br>${summary.prompt_tokens} + ${summary.completion_tokens} tokens${valid}${metrics}</td>`;
+p50/p90/p99 ${ms(p50)}/${ms(p90)}/${ms(p99)} ms<br>
+${summary.prompt_tokens} + ${summary.completion_tokens} tokens${valid}${metrics}</td>`;
 }
 
 /** The experiments a caller reads, newest first, each a link to its page. */

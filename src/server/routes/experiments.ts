@@ -48,17 +48,23 @@ export class BackgroundRuns {
     );
   }
 
-  /** Starts `experiments.run` without awaiting it; a 429 when `limit` runs are under way. */
-  start(experiments: Experiments, id: string, options: RunExperimentOptions, caller?: ExperimentCaller): void {
+  /**
+   * Starts `experiments.run` without awaiting its end; resolves once it has claimed its cells (so that every replica
+   * sees them running when the caller is answered), or has ended. A 429 when `limit` runs are under way.
+   */
+  start(experiments: Experiments, id: string, options: RunExperimentOptions, caller?: ExperimentCaller): Promise<void> {
     this.requireRoom(id);
     this.#count++;
+    let claimed!: () => void;
+    const started = new Promise<void>((resolve) => (claimed = resolve));
     const run: Promise<void> = experiments
-      .run(id, options, caller)
+      .run(id, { ...options, onClaimed: claimed }, caller)
       .then(
         () => undefined,
         (error: unknown) => this.#onError(error, id),
       )
       .finally(() => {
+        claimed();
         this.#count--;
         const set = this.#runs.get(id);
         set?.delete(run);
@@ -67,6 +73,7 @@ export class BackgroundRuns {
     const set = this.#runs.get(id) ?? new Set();
     set.add(run);
     this.#runs.set(id, set);
+    return started;
   }
 
   /** Settles when every run of `id` started here has ended; `undefined` when none is under way. */
@@ -140,22 +147,22 @@ export async function runExperiment(
   const { wait_ms: waitMs = 0 } = checkedExperimentPart('get', wait_ms === undefined ? {} : { wait_ms });
   const caller = experimentCaller(access);
   const experiment = await gateway.experiments.get(id, {}, caller);
-  startRun(gateway, runs, experiment, caller, checked as RunExperimentOptions);
+  await startRun(gateway, runs, experiment, caller, checked as RunExperimentOptions);
   return waitedExperiment(gateway, runs, id, waitMs, access);
 }
 
-function startRun(
+async function startRun(
   gateway: ExperimentSource,
   runs: BackgroundRuns,
   experiment: Experiment,
   caller: ExperimentCaller | undefined,
   options: RunExperimentOptions = {},
-): Experiment {
+): Promise<Experiment> {
   if (caller?.mayUseAgent && !caller.mayUseAgent(experiment.agent_id))
     throw new PermissionDeniedError(`This API key may not act as the agent "${experiment.agent_id}".`);
   // Nothing to run without versions and inputs: no run is started.
   if (experiment.versions.length === 0 || experiment.inputs.length === 0) return experiment;
-  runs.start(gateway.experiments, experiment.id, options, caller);
+  await runs.start(gateway.experiments, experiment.id, options, caller);
   return { ...experiment, status: 'running' };
 }
 
