@@ -1,4 +1,5 @@
-import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import { SwitchyardError } from '../errors.ts';
+import { firstIssueError } from '../internal/first-issue.ts';
 import { type CallQueryScope, isoInstant } from '../records/call-query.ts';
 import type { CallRecord } from '../records/call-record.ts';
 import type { CallStore } from '../records/call-store.ts';
@@ -160,11 +161,6 @@ async function allowedCell(lookup: Promise<CellOwner | null> | undefined, option
 /** A value through one of the schemas; a 400 naming the first wrong path (`annotations.0.metric.value`). */
 function checked<Name extends 'add' | 'query'>(name: Name, value: unknown) {
   const result = annotationSchemas()[name].safeParse(value ?? {});
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-    const path = [...issue.path, ...keys.slice(0, 1)].join('.');
-    throw new InvalidRequestError(`Annotation: ${path || 'the input'}: ${issue.message}`, path || null);
-  }
+  if (!result.success) throw firstIssueError('Annotation', result.error);
   return result.data as ReturnType<ReturnType<typeof annotationSchemas>[Name]['parse']>;
 }

@@ -1,5 +1,5 @@
 import type * as Zod from 'zod';
-import { InvalidRequestError } from '../errors.ts';
+import { firstIssueError } from '../internal/first-issue.ts';
 import { lazyRequire } from '../internal/lazy-require.ts';
 import { callQuerySchemas } from '../records/call-query-schema.ts';
 import { MAX_CONCURRENCY, MAX_INPUTS, MAX_SAMPLE, MAX_VERSIONS } from './experiment.ts';
@@ -113,8 +113,5 @@ export function checkedExperimentPart<Name extends keyof ExperimentSchemas>(
 ): Zod.output<ExperimentSchemas[Name]> {
   const result = experimentSchemas()[name].safeParse(value ?? {});
   if (result.success) return result.data as Zod.output<ExperimentSchemas[Name]>;
-  const issue = result.error.issues[0]!;
-  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-  const path = [...issue.path, ...keys.slice(0, 1)].join('.');
-  throw new InvalidRequestError(`Experiment: ${path || 'the input'}: ${issue.message}`, path || null);
+  throw firstIssueError('Experiment', result.error);
 }

@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors.ts';
+import { firstIssueError } from '../internal/first-issue.ts';
 import {
   type AGGREGATE_FUNCTIONS,
   type CallQuery,
@@ -72,12 +73,7 @@ export interface ParsedCallQuery {
 /** Checks a query; a 400 naming the first wrong path (`filter.colour`, `order_by.0.field`). */
 export function parseCallQuery(query: unknown, options: CallQueryOptions = {}): ParsedCallQuery {
   const checked = callQuerySchemas().query.safeParse(query ?? {});
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-    const path = [...issue.path, ...keys.slice(0, 1)].join('.');
-    throw new InvalidRequestError(`Call query: ${path || 'the query'}: ${issue.message}`, path || null);
-  }
+  if (!checked.success) throw firstIssueError('Call query', checked.error, 'the query');
   const { filter = {}, group_by = [], aggregates = [], order_by, limit = DEFAULT_QUERY_LIMIT } = checked.data;
   const grouped = group_by.length > 0 || aggregates.length > 0;
   const named = grouped && aggregates.length === 0 ? [{ fn: 'count' as const }] : aggregates;

@@ -1,7 +1,7 @@
 import { SwitchyardError } from '../../errors.ts';
 import type { Gateway } from '../../gateway.ts';
-import type { Reply } from '../exchange.ts';
 import { experimentCaller } from '../experiment-caller.ts';
+import { htmlReply } from '../page/html-reply.ts';
 import { renderExperimentList, renderExperimentNotFound, renderExperimentPage } from '../page/render-experiment.ts';
 import type { Route } from '../router.ts';
 
@@ -46,18 +46,4 @@ export function experimentPageRoutes(gateway: Pick<Gateway, 'experiments'>, mock
       },
     },
   ];
-}
-
-function htmlReply(status: number, body: string): Reply {
-  return {
-    status,
-    body,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      // No script, no external asset: the page needs nothing but inline styles (as the workflow page).
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'no-store',
-    },
-  };
 }

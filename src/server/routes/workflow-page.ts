@@ -6,6 +6,7 @@ import {
   type WorkflowTimeline,
 } from '../../records/call-store.ts';
 import { timelineOf, tracesOf } from '../../records/call-store-queries.ts';
+import { htmlReply } from '../page/html-reply.ts';
 import { renderPage } from '../page/render-page.ts';
 import type { Route } from '../router.ts';
 
@@ -39,17 +40,7 @@ export function workflowPageRoutes(gateway: Gateway, mock: boolean): Route[] {
           days: DAYS,
           mock,
         });
-        return {
-          status: 200,
-          body,
-          headers: {
-            'content-type': 'text/html; charset=utf-8',
-            // No script, no external asset: the page needs nothing but inline styles.
-            'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-            'x-content-type-options': 'nosniff',
-            'cache-control': 'no-store',
-          },
-        };
+        return htmlReply(200, body);
       },
     },
   ];
