@@ -233,6 +233,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     recorder,
     deployments,
     catalog: currentCatalog,
+    gateway: { fallbacks: options.fallbacks ?? [], hedge: options.hedge },
     complete: (request, callOptions) =>
       createCompletion(services, { ...request, stream: false }, callOptions) as Promise<CompletionResponse>,
   });

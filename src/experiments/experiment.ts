@@ -89,6 +89,8 @@ export interface ExperimentCell {
   cost_usd: number | null;
   latency_ms: number | null;
   usage: RecordUsage | null;
+  /** While its call is in flight: the most it may cost, held against the budget by every run (a replica's too). */
+  held_usd?: number;
   /** Why it failed or was skipped (`budget_exceeded`). */
   error: { type: string; code: string | null; message: string } | null;
   updated_at: string;

@@ -16,6 +16,7 @@ export function annotationsAndExperiments(options: {
   deployments: DeploymentStore | undefined;
   catalog: () => Catalog;
   complete: ExperimentDependencies['complete'];
+  gateway: GatewayFallbacks;
 }): { annotations: Annotations; experiments: Experiments } {
   const { recorder } = options;
   let experiments: ReturnType<typeof createExperiments> | undefined;
@@ -28,20 +29,42 @@ export function annotationsAndExperiments(options: {
     deployments: options.deployments,
     flush: recorder.flush,
     complete: options.complete,
-    worstCost: (request) => requestWorstCost(options.catalog(), request),
+    worstCost: (request) => requestWorstCost(options.catalog(), request, options.gateway),
   });
   return { annotations, experiments };
 }
 
-/** The most a cell's request may cost at its model's dearest offering; 0 for a model the catalog does not price. */
-function requestWorstCost(catalog: Catalog, request: CompletionRequest): number {
-  const name = request.model;
-  const slash = name.indexOf('/');
-  const [provider, rest] = slash > 0 ? [name.slice(0, slash), name.slice(slash + 1)] : [undefined, undefined];
-  const entry =
-    catalog.find(name) ?? (provider && rest ? (catalog.findOffering(provider, rest) ?? catalog.find(rest)) : undefined);
-  if (!entry) return 0;
-  const candidates = entry.providers.map((offering) => ({ model: entry, offering }));
+/**
+ * The most a cell's request may cost: at the dearest offering of its model and of every fallback (its own and the
+ * gateway's), twice when a hedge may run two candidates at once; 0 for models the catalog does not price.
+ */
+function requestWorstCost(catalog: Catalog, request: CompletionRequest, gateway: GatewayFallbacks): number {
+  const asked = request as CompletionRequest & { fallbacks?: unknown; hedge?: unknown };
+  const fallbacks = Array.isArray(asked.fallbacks) ? asked.fallbacks.filter((name) => typeof name === 'string') : [];
+  const models = new Set([request.model, ...fallbacks, ...gateway.fallbacks]);
   const body = request as unknown as Record<string, unknown>;
-  return worstCost(body, candidates, { corrections: request.response_format ? 1 : 0 }).usd;
+  let worst = 0;
+  for (const name of models) {
+    const entry = catalogEntry(catalog, name);
+    if (!entry) continue;
+    const candidates = entry.providers.map((offering) => ({ model: entry, offering }));
+    worst = Math.max(worst, worstCost(body, candidates, { corrections: request.response_format ? 1 : 0 }).usd);
+  }
+  const hedged = (asked.hedge ?? gateway.hedge) ? 2 : 1;
+  return worst * hedged;
+}
+
+/** The catalog model a name means: an id, alias or synonym, `<provider>/<its own name>`, or `<provider>/<id>`. */
+function catalogEntry(catalog: Catalog, name: string) {
+  const slash = name.indexOf('/');
+  if (slash <= 0) return catalog.find(name);
+  const provider = name.slice(0, slash);
+  const rest = name.slice(slash + 1);
+  return catalog.find(name) ?? catalog.findOffering(provider, rest) ?? catalog.find(rest);
+}
+
+/** The gateway's own fallbacks and hedge, which every cell's call gets unless it says otherwise. */
+export interface GatewayFallbacks {
+  fallbacks: readonly string[];
+  hedge: unknown;
 }

@@ -12,6 +12,7 @@ import {
   type ExperimentInput,
   type ExperimentVersion,
 } from './experiment.ts';
+import { ExperimentBudget } from './experiment-budget.ts';
 import { cellRequest, contentKey } from './experiment-parts.ts';
 import { spentOf } from './experiment-results.ts';
 import type { ExperimentStore } from './experiment-store.ts';
@@ -61,7 +62,8 @@ export async function runCells(
   options.onClaimed?.();
   const renew = setInterval(() => void renewClaims(store, header.id, waiting), RENEW_CLAIMS_MS);
   renew.unref?.();
-  const budget = { limit: header.budget_usd, spent: spentOf(cells), held: 0 };
+  const budget = new ExperimentBudget(services, header, new Set(waiting.keys()));
+  budget.spent = spentOf(cells);
   const queue = [...waiting.values()];
   let next = 0;
   const worker = async () => {
@@ -124,7 +126,7 @@ async function renewClaims(store: ExperimentStore, experimentId: string, waiting
 
 interface CellJob extends Claim {
   header: ExperimentHeader;
-  budget: { limit: number | null; spent: number; held: number };
+  budget: ExperimentBudget;
   options: RunExperimentOptions;
   callOptions: CompletionOptions;
 }
@@ -149,26 +151,24 @@ async function runCell(services: CellServices, job: CellJob): Promise<void> {
 
   const request = cellRequest(header, version, input, id);
   const worst = services.worstCost(request);
-  if (budget.limit !== null && budget.spent + budget.held + worst > budget.limit) {
-    const message =
-      `Cell ${id} could cost up to $${worst.toFixed(6)}; the experiment has spent $${budget.spent.toFixed(6)} ` +
-      `(+$${budget.held.toFixed(6)} running) of its $${budget.limit} budget. Set max_completion_tokens on the ` +
-      'version to bound its cost, or raise budget_usd.';
+  const refusal = await budget.refusal(id, worst);
+  if (refusal) {
     await store.putCell(header.id, {
       ...base,
       status: 'skipped',
-      error: { type: 'insufficient_quota', code: 'budget_exceeded', message },
+      error: { type: 'insufficient_quota', code: 'budget_exceeded', message: refusal },
       updated_at: new Date().toISOString(),
     });
     return;
   }
-  budget.held += worst;
   const started = performance.now();
   try {
+    // Stored with the cell while its call is in flight, for other runs' budget checks.
+    await store.putCell(header.id, { ...base, held_usd: worst, updated_at: new Date().toISOString() });
     const response = await services.complete(request, withSignal(job.callOptions, options.signal));
     const answered = answeredCell(base, version, response, performance.now() - started);
-    budget.spent += answered.cost_usd ?? 0;
     await store.putCell(header.id, answered);
+    budget.spent += answered.cost_usd ?? 0;
   } catch (error) {
     // Cells not yet answered when the run is aborted go back to pending, to be run next time.
     const aborted = options.signal?.aborted === true;
@@ -180,7 +180,7 @@ async function runCell(services: CellServices, job: CellJob): Promise<void> {
       updated_at: new Date().toISOString(),
     });
   } finally {
-    budget.held -= worst;
+    budget.release(worst);
   }
 }
 

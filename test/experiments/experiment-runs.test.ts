@@ -136,6 +136,62 @@ describe('running experiments', () => {
     await gateway.close();
   });
 
+  it('holds the worst of every model a cell may reach (its fallbacks) against the budget', async () => {
+    const gateway = createGateway({ mock: true });
+    // At most 100 output tokens: gpt-4o-mini's worst is ~$0.00006, gpt-4o's ~$0.001.
+    const experiment = await gateway.experiments.create({
+      agent_id: 'support',
+      budget_usd: 0.0005,
+      versions: [
+        { model: 'gpt-4o-mini', messages: PROMPT, max_completion_tokens: 100, label: 'alone' },
+        { model: 'gpt-4o-mini', messages: PROMPT, max_completion_tokens: 100, fallbacks: ['gpt-4o'], label: 'or 4o' },
+      ],
+      inputs: inputs(1),
+    });
+    const ran = await gateway.experiments.run(experiment.id);
+    expect(ran.cells.map((cell) => [cell.status, cell.error?.code ?? null])).toEqual([
+      ['completed', null],
+      ['skipped', 'budget_exceeded'],
+    ]);
+    await gateway.close();
+  });
+
+  it('two runs of one budgeted experiment (two gateways, one SQLite file) spend within the budget together', async () => {
+    const file = join(directory, 'budget.sqlite');
+    const one = gatedSimulator();
+    const two = gatedSimulator();
+    const first = createGateway({ mock: one.simulator, records: { sinks: [new SqliteSink(file)] } });
+    const second = createGateway({ mock: two.simulator, records: { sinks: [new SqliteSink(file)] } });
+    // gpt-4o, 100 output tokens at most: ~$0.001 held a cell, ~$0.00016 spent; room for 3 cells in flight at once.
+    const version = { model: 'gpt-4o', messages: PROMPT, max_completion_tokens: 100 };
+    const experiment = await first.experiments.create({
+      agent_id: 'support',
+      budget_usd: 0.0035,
+      versions: [version],
+      inputs: inputs(4),
+    });
+    const runFirst = first.experiments.run(experiment.id, { concurrency: 2 });
+    await expect.poll(one.waiting).toBe(2);
+    await second.experiments.addInputs(experiment.id, inputs(8).slice(4));
+    const runSecond = second.experiments.run(experiment.id, { concurrency: 4 });
+    // The second run sees the first's two calls in flight: it starts only what fits beside them.
+    await expect.poll(two.waiting).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(two.waiting()).toBe(1);
+    let ended = false;
+    void Promise.all([runFirst, runSecond]).then(() => (ended = true));
+    while (!ended) {
+      one.releaseAll();
+      two.releaseAll();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const done = await first.experiments.get(experiment.id);
+    expect(done.spent_usd).toBeLessThanOrEqual(0.0035);
+    expect(done.cells.filter((cell) => cell.status === 'completed').length).toBeGreaterThanOrEqual(3);
+    await first.close();
+    await second.close();
+  });
+
   it('stores experiments in the SQLite file; two gateways running one experiment call each cell once', async () => {
     const file = join(directory, 'calls.sqlite');
     const one = gatedSimulator();

@@ -1,0 +1,69 @@
+import type { ExperimentHeader } from './experiment.ts';
+import { spentOf } from './experiment-results.ts';
+import type { CellServices } from './run-experiment.ts';
+
+/** The store is read again at most this often: a run of 10,000 cells must not read them all before each. */
+const REFRESH_MS = 250;
+/** A `running` cell not stamped for this long belongs to a run that died: it holds nothing. */
+const STALE_MS = 15 * 60_000;
+
+/**
+ * An experiment's `budget_usd` as one run sees it: what its cells have spent, what its own calls in flight may still
+ * cost (their worst), and what the calls of other runs (another replica's, on the same experiment) hold, read from
+ * the store (`held_usd` of their running cells, at most `REFRESH_MS` old). A cell is called only when all that plus
+ * its own worst cost fits.
+ */
+export class ExperimentBudget {
+  spent = 0;
+  #held = 0;
+  #othersHeld = 0;
+  #readAt = Number.NEGATIVE_INFINITY;
+  readonly #services: CellServices;
+  readonly #header: ExperimentHeader;
+  /** The cells this run claimed: its own holds are counted here, not read from the store. */
+  readonly #own: Set<string>;
+
+  constructor(services: CellServices, header: ExperimentHeader, own: Set<string>) {
+    this.#services = services;
+    this.#header = header;
+    this.#own = own;
+  }
+
+  /** Why cell `id`, whose worst cost is `worst`, may not be called; `undefined` (and it is held) when it may. */
+  async refusal(id: string, worst: number): Promise<string | undefined> {
+    const limit = this.#header.budget_usd;
+    if (limit !== null) {
+      await this.#read();
+      const committed = this.spent + this.#held + this.#othersHeld;
+      if (committed + worst > limit)
+        return (
+          `Cell ${id} could cost up to $${worst.toFixed(6)}; the experiment has spent $${this.spent.toFixed(6)} ` +
+          `(+$${(this.#held + this.#othersHeld).toFixed(6)} running) of its $${limit} budget. Set ` +
+          'max_completion_tokens on the version to bound its cost, or raise budget_usd.'
+        );
+    }
+    this.#held += worst;
+    return undefined;
+  }
+
+  /** The cell's call ended (its cost added to `spent` by the caller): its hold is let go. */
+  release(worst: number): void {
+    this.#held -= worst;
+  }
+
+  /** What the store says was spent, and what other runs' calls in flight may cost. */
+  async #read(): Promise<void> {
+    if (performance.now() - this.#readAt < REFRESH_MS) return;
+    this.#readAt = performance.now();
+    const { store } = this.#services;
+    const cells = await store.cells(this.#header.id);
+    const fresh = new Date(Date.now() - STALE_MS).toISOString();
+    let othersHeld = 0;
+    for (const cell of cells)
+      if (cell.status === 'running' && !this.#own.has(cell.id) && cell.updated_at >= fresh)
+        othersHeld += cell.held_usd ?? 0;
+    // The store is the truth for what every run spent; this run's own answers not yet stored are held still.
+    this.spent = Math.max(this.spent, spentOf(cells));
+    this.#othersHeld = othersHeld;
+  }
+}
