@@ -57,6 +57,12 @@ export interface ExperimentCaller {
   experimentScope?(): Promise<CallQueryScope>;
   /** Options each cell's call is made with: the key's access and attribution. */
   callOptions?(): CompletionOptions;
+  /**
+   * Before each cell's call: waits until the key's rate and calls in flight allow one more, and checks the key is
+   * still valid (a rejection, such as a 401 once it is revoked, stops the run; its cells stay pending). Resolves to
+   * the function that gives the slot back.
+   */
+  callSlot?(signal?: AbortSignal): Promise<() => void>;
 }
 
 /** `gateway.experiments`: versions × inputs of one agent, run through the gateway. See docs/experiments.md. */

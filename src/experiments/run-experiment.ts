@@ -40,6 +40,7 @@ export async function runCells(
   header: ExperimentHeader,
   options: RunExperimentOptions,
   callOptions: CompletionOptions,
+  slot?: CallSlot,
 ): Promise<void> {
   const { store } = services;
   const [versions, inputs, cells] = await Promise.all([
@@ -65,17 +66,19 @@ export async function runCells(
   const budget = new ExperimentBudget(services, header, new Set(waiting.keys()));
   budget.spent = spentOf(cells);
   const queue = [...waiting.values()];
+  const stop: { error?: unknown } = {};
   let next = 0;
   const worker = async () => {
-    while (next < queue.length && !options.signal?.aborted) {
+    while (next < queue.length && !options.signal?.aborted && stop.error === undefined) {
       const claim = queue[next++]!;
       waiting.delete(claim.cell.id);
-      await runCell(services, { ...claim, header, budget, options, callOptions });
+      await runCell(services, { ...claim, header, budget, options, callOptions, slot, stop });
     }
   };
   try {
     const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, queue.length));
     await Promise.all(Array.from({ length: concurrency }, worker));
+    if (stop.error !== undefined) throw stop.error;
   } finally {
     clearInterval(renew);
     // An aborted run gives its unstarted cells back: pending, for the next run (here or on another replica).
@@ -124,8 +127,17 @@ async function renewClaims(store: ExperimentStore, experimentId: string, waiting
   }
 }
 
+/**
+ * Waits until the caller may make one more call (a `serve` key's rate and slots) and checks it still may (not
+ * revoked); resolves to the function giving the slot back. A rejection stops the run.
+ */
+export type CallSlot = (signal?: AbortSignal) => Promise<() => void>;
+
 interface CellJob extends Claim {
   header: ExperimentHeader;
+  slot: CallSlot | undefined;
+  /** The first reason a cell could not be called for the caller: the run stops there. */
+  stop: { error?: unknown };
   budget: ExperimentBudget;
   options: RunExperimentOptions;
   callOptions: CompletionOptions;
@@ -161,6 +173,15 @@ async function runCell(services: CellServices, job: CellJob): Promise<void> {
     });
     return;
   }
+  let giveBack: () => void;
+  try {
+    giveBack = job.slot ? await job.slot(options.signal) : () => undefined;
+  } catch (error) {
+    budget.release(worst);
+    job.stop.error ??= error;
+    await store.putCell(header.id, { ...base, status: 'pending', updated_at: new Date().toISOString() });
+    return;
+  }
   const started = performance.now();
   try {
     // Stored with the cell while its call is in flight, for other runs' budget checks.
@@ -180,6 +201,7 @@ async function runCell(services: CellServices, job: CellJob): Promise<void> {
       updated_at: new Date().toISOString(),
     });
   } finally {
+    giveBack();
     budget.release(worst);
   }
 }

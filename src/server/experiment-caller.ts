@@ -4,8 +4,9 @@ import { requireScope } from './key-scopes.ts';
 
 /**
  * An API key's rules as experiments apply them, for every route and MCP tool alike: it acts as its agents, makes
- * each cell's call as a call of the key (its models, lineage and budgets), copies inputs only from the calls it
- * reads, and reads an experiment as it would read a call made by the experiment's author for its agent.
+ * each cell's call as a call of the key (its models, lineage and budgets; its rate and calls in flight, and only
+ * while it is valid), copies inputs only from the calls it reads, and reads an experiment as it would read a call
+ * made by the experiment's author for its agent.
  */
 export function experimentCaller(access: KeyAccess | undefined): ExperimentCaller | undefined {
   if (!access) return undefined;
@@ -27,5 +28,6 @@ export function experimentCaller(access: KeyAccess | undefined): ExperimentCalle
       return { api_key_ids: [key.id, ...(await access.descendants())] };
     },
     callOptions: () => ({ access: access.forCall(), metadata: { api_key_id: key.id } }),
+    callSlot: (signal) => access.laterCallSlot(signal),
   };
 }

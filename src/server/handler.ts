@@ -4,6 +4,7 @@ import { type StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
 import { authenticate } from './authenticate.ts';
+import { BackgroundRuns } from './background-runs.ts';
 import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy } from './host-check.ts';
@@ -22,7 +23,7 @@ import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { embeddingRoutes } from './routes/embeddings.ts';
 import { experimentPageRoutes } from './routes/experiment-page.ts';
-import { BackgroundRuns, experimentRoutes } from './routes/experiments.ts';
+import { experimentRoutes } from './routes/experiments.ts';
 import { type HealthOptions, healthRoutes } from './routes/health.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -143,9 +144,10 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       matched = route;
       if (route.checkHost) assertAllowedHost(request, options.hostPolicy);
       let key: ApiKeyInfo | undefined;
+      // Anthropic's SDKs send the key as `x-api-key`; every route takes either.
+      const presented = request.header('authorization') ?? bearer(request.header('x-api-key'));
       if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) {
-        // Anthropic's SDKs send the key as `x-api-key`; every route takes either.
-        key = await authenticate(request.header('authorization') ?? bearer(request.header('x-api-key')), keys);
+        key = await authenticate(presented, keys);
         if (route.scope) requireScope(key, route.scope);
         if (route.auth === 'key') {
           // A key minted under others counts against their limits too: a child cannot widen its parent's rate.
@@ -156,7 +158,14 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       const countRequests = async (n: number) => {
         for (let taken = 0; key && taken < n; taken++) await takeRequest(rateLimit, key);
       };
-      reply = await route.handle({ request, params, key, access: key && new KeyAccess(key, keys), countRequests });
+      // For work the server goes on with after answering (experiment cells): the same checks, made again per call.
+      const limits = key && {
+        authenticateAgain: () => authenticate(presented, keys),
+        takeRequest: () => takeRequest(rateLimit, key),
+        acquire: () => concurrency.acquire(key.id),
+      };
+      const access = key && new KeyAccess(key, keys, limits);
+      reply = await route.handle({ request, params, key, access, countRequests });
     } catch (thrown) {
       // An engine's outage, even as a raw error of its client: a 503 naming it, counted, never a stack per request.
       const storage = storageErrorOf(thrown);

@@ -5,6 +5,7 @@ import type { ListCallsQuery } from '../records/call-store.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
 import { forbidden, requireScope } from './key-scopes.ts';
 import type { KeyStore } from './key-store.ts';
+import { HttpError } from './responses.ts';
 
 /**
  * The one place an API key's limits become rules, built once per request by the handler and read by every route,
@@ -14,11 +15,29 @@ import type { KeyStore } from './key-store.ts';
 export class KeyAccess {
   readonly key: ApiKeyInfo;
   readonly #keys: KeyStore;
+  readonly #limits: KeyLimits | undefined;
   #descendants: Promise<string[]> | undefined;
 
-  constructor(key: ApiKeyInfo, keys: KeyStore) {
+  constructor(key: ApiKeyInfo, keys: KeyStore, limits?: KeyLimits) {
     this.key = key;
     this.#keys = keys;
+    this.#limits = limits;
+  }
+
+  /**
+   * For a call the server makes for this key after its request was answered (an experiment's cells): checks the
+   * key (and the keys that minted it) is still valid, a 401 once it is revoked or expired; then waits until the
+   * key's rate and its calls in flight allow one more. Resolves to the function that gives the slot back.
+   */
+  async laterCallSlot(signal?: AbortSignal): Promise<() => void> {
+    const limits = this.#limits;
+    if (!limits) return () => undefined;
+    // Checked again after every wait: a key revoked while its work waits for its rate stops there.
+    await untilAllowed(async () => {
+      await limits.authenticateAgain();
+      await limits.takeRequest();
+    }, signal);
+    return untilAllowed(() => limits.acquire(), signal);
   }
 
   /** The limits a call carries into the pipeline: agents, models, the key's lineage, which records it may read. */
@@ -121,5 +140,28 @@ export class KeyAccess {
   descendants(): Promise<string[]> {
     this.#descendants ??= Promise.resolve(this.#keys.descendants(this.key.id));
     return this.#descendants;
+  }
+}
+
+/** What the handler knows of a request's key beyond its grant: the key as presented, its rate and its slots. */
+export interface KeyLimits {
+  /** The key's check made again (a 401 once it, or a key that minted it, is revoked or expired). */
+  authenticateAgain(): Promise<unknown>;
+  /** Takes one request from the rate of the key and its ancestors; a 429 with `retry-after` when none is left. */
+  takeRequest(): Promise<void>;
+  /** One of the key's slots for calls in flight, or a 429; the function returned gives it back. */
+  acquire(): () => void;
+}
+
+/** `attempt` again after each 429's `retry-after` (1 s when it has none), until it passes or `signal` fires. */
+async function untilAllowed<T>(attempt: () => T | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.status !== 429 || signal?.aborted) throw error;
+      const seconds = Number(error.headers?.['retry-after'] ?? 1);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, Number.isFinite(seconds) ? seconds : 1) * 1000));
+    }
   }
 }

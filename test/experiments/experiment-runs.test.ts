@@ -156,7 +156,7 @@ describe('running experiments', () => {
     await gateway.close();
   });
 
-  it('two runs of one budgeted experiment (two gateways, one SQLite file) spend within the budget together', async () => {
+  it('two runs of one budgeted experiment (two gateways, one SQLite file) spend within it together', async () => {
     const file = join(directory, 'budget.sqlite');
     const one = gatedSimulator();
     const two = gatedSimulator();

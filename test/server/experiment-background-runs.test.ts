@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Experiments } from '../../src/experiments/experiments-api.ts';
 import { MockProvider } from '../../src/providers/mock/simulator.ts';
-import { BackgroundRuns, MAX_BACKGROUND_RUNS } from '../../src/server/routes/experiments.ts';
+import { BackgroundRuns, MAX_BACKGROUND_RUNS, MAX_BACKGROUND_RUNS_PER_KEY } from '../../src/server/background-runs.ts';
 import { api, jsonOf, startTestServer, type TestServer } from './start-test-server.ts';
 
 /**
@@ -62,19 +62,26 @@ describe('background experiment runs', () => {
     expect(done.cells[0]).toMatchObject({ status: 'completed', output: 'fine' });
   });
 
-  it(`refuses a run past ${MAX_BACKGROUND_RUNS} under way with a 429 saying so`, async () => {
+  it(`refuses past ${MAX_BACKGROUND_RUNS_PER_KEY} runs a key or ${MAX_BACKGROUND_RUNS} in all (429)`, async () => {
     closeGate();
+    const keys = [test.key];
+    for (let i = 1; i <= MAX_BACKGROUND_RUNS / MAX_BACKGROUND_RUNS_PER_KEY; i++)
+      keys.push((await test.server.keys.create(`runner ${i}`)).key);
     const ids: string[] = [];
     for (let i = 0; i <= MAX_BACKGROUND_RUNS; i++) ids.push(await experimentWithOneCell());
-    for (const id of ids.slice(0, MAX_BACKGROUND_RUNS))
-      expect((await api(test, `/v1/experiments/${id}/run`, { body: {} })).status).toBe(202);
-    const refused = await api(test, `/v1/experiments/${ids.at(-1)}/run`, { body: {} });
+    const run = (id: string, key: string, body = {}) => api(test, `/v1/experiments/${id}/run`, { key, body });
+    for (const [index, id] of ids.slice(0, MAX_BACKGROUND_RUNS).entries())
+      expect((await run(id, keys[index % MAX_BACKGROUND_RUNS_PER_KEY]!)).status).toBe(202);
+    const oneKeyMore = await run(ids.at(-1)!, test.key);
+    expect(oneKeyMore.status).toBe(429);
+    expect((await jsonOf(oneKeyMore)).error.message).toMatch(/This API key has 4 experiment runs under way/);
+    const refused = await run(ids.at(-1)!, keys.at(-1)!);
     expect(refused.status).toBe(429);
     expect((await jsonOf(refused)).error.message).toMatch(/Too many experiment runs under way \(16 per server\)/);
     // A create that would run is refused before anything is stored.
     const before = (await jsonOf(await api(test, '/v1/experiments?limit=100'))).data.length;
     const body = { agent_id: 'support', versions: [version], inputs: [{ variables: { word: 'late' } }], run: true };
-    expect((await api(test, '/v1/experiments', { body })).status).toBe(429);
+    expect((await api(test, '/v1/experiments', { key: keys.at(-1)!, body })).status).toBe(429);
     expect((await jsonOf(await api(test, '/v1/experiments?limit=100'))).data).toHaveLength(before);
     open();
     for (const id of ids.slice(0, MAX_BACKGROUND_RUNS)) {
@@ -82,7 +89,7 @@ describe('background experiment runs', () => {
       expect(done.status).toBe('completed');
     }
     // Room again once they ended.
-    expect((await api(test, `/v1/experiments/${ids.at(-1)}/run`, { body: { wait_ms: 10_000 } })).status).toBe(200);
+    expect((await run(ids.at(-1)!, test.key, { wait_ms: 10_000 })).status).toBe(200);
   });
 
   it('logs a run that fails instead of leaving an unhandled rejection', async () => {

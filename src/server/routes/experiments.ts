@@ -7,6 +7,7 @@ import type {
   Experiments,
   RunExperimentOptions,
 } from '../../experiments/experiments-api.ts';
+import type { BackgroundRuns } from '../background-runs.ts';
 import { experimentCaller } from '../experiment-caller.ts';
 import type { KeyAccess } from '../key-access.ts';
 import { requireScope } from '../key-scopes.ts';
@@ -14,77 +15,9 @@ import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
 
-/** Background runs one process keeps at once; more are refused with a 429. */
-export const MAX_BACKGROUND_RUNS = 16;
-
 /** What the routes and tools need of the gateway. */
 export interface ExperimentSource {
   readonly experiments: Experiments;
-}
-
-/**
- * Experiment runs started by a request and left running after it is answered: never tied to the request (a client
- * going away does not stop them), bounded per process, their errors logged (never an unhandled rejection).
- */
-export class BackgroundRuns {
-  readonly #runs = new Map<string, Set<Promise<void>>>();
-  #count = 0;
-  readonly #limit: number;
-  readonly #onError: (error: unknown, experimentId: string) => void;
-
-  constructor(onError: (error: unknown, experimentId: string) => void, limit = MAX_BACKGROUND_RUNS) {
-    this.#onError = onError;
-    this.#limit = limit;
-  }
-
-  /** A 429 when `limit` runs are under way (checked before a create or add that runs, so nothing is half done). */
-  requireRoom(experimentId?: string): void {
-    if (this.#count < this.#limit) return;
-    const then = experimentId ? `POST /v1/experiments/${experimentId}/run` : 'run again';
-    throw new HttpError(
-      429,
-      `Too many experiment runs under way (${this.#limit} per server): wait for one to end, then ${then}.`,
-      { type: 'rate_limit_error', code: 'too_many_experiment_runs' },
-    );
-  }
-
-  /**
-   * Starts `experiments.run` without awaiting its end; resolves once it has claimed its cells (so that every replica
-   * sees them running when the caller is answered), or has ended. A 429 when `limit` runs are under way.
-   */
-  start(experiments: Experiments, id: string, options: RunExperimentOptions, caller?: ExperimentCaller): Promise<void> {
-    this.requireRoom(id);
-    this.#count++;
-    let claimed!: () => void;
-    const started = new Promise<void>((resolve) => (claimed = resolve));
-    const run: Promise<void> = experiments
-      .run(id, { ...options, onClaimed: claimed }, caller)
-      .then(
-        () => undefined,
-        (error: unknown) => this.#onError(error, id),
-      )
-      .finally(() => {
-        claimed();
-        this.#count--;
-        const set = this.#runs.get(id);
-        set?.delete(run);
-        if (set?.size === 0) this.#runs.delete(id);
-      });
-    const set = this.#runs.get(id) ?? new Set();
-    set.add(run);
-    this.#runs.set(id, set);
-    return started;
-  }
-
-  /** Settles when every run of `id` started here has ended; `undefined` when none is under way. */
-  pending(id: string): Promise<void> | undefined {
-    const set = this.#runs.get(id);
-    return set ? Promise.all(set).then(() => undefined) : undefined;
-  }
-
-  get size(): number {
-    return this.#count;
-  }
 }
 
 /** The optional `run: true` of a create or add body, taken off the rest. */
@@ -105,7 +38,7 @@ export async function createExperiment(
   run: boolean,
 ): Promise<Experiment> {
   if (access) requireScope(access.key, 'chat');
-  if (run) runs.requireRoom();
+  if (run) runs.requireRoom(undefined, access?.key.id);
   const caller = experimentCaller(access);
   const experiment = await gateway.experiments.create(input, caller);
   return run ? startRun(gateway, runs, experiment, caller) : experiment;
@@ -121,7 +54,7 @@ export async function addToExperiment(
   run: boolean,
 ): Promise<Experiment> {
   if (access) requireScope(access.key, 'chat');
-  if (run) runs.requireRoom(id);
+  if (run) runs.requireRoom(id, access?.key.id);
   const caller = experimentCaller(access);
   const experiment =
     'versions' in part

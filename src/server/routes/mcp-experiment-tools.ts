@@ -3,10 +3,10 @@ import * as z from 'zod';
 import type { ExperimentInputInput, ExperimentVersionInput } from '../../experiments/experiment.ts';
 import { experimentSchemas } from '../../experiments/experiment-schema.ts';
 import type { CreateExperimentInput } from '../../experiments/experiments-api.ts';
+import type { BackgroundRuns } from '../background-runs.ts';
 import type { KeyAccess } from '../key-access.ts';
 import {
   addToExperiment,
-  type BackgroundRuns,
   createExperiment,
   type ExperimentSource,
   listExperiments,

@@ -3,12 +3,12 @@ import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStr
 import * as z from 'zod';
 import type { DeploymentStore } from '../../deployments/store.ts';
 import type { Gateway } from '../../gateway.ts';
+import type { BackgroundRuns } from '../background-runs.ts';
 import { type Reply, replyFromResponse, type ServerRequest } from '../exchange.ts';
 import type { KeyAccess } from '../key-access.ts';
 import { createKey, createKeyInput, listKeys, revokeKey } from '../key-admin.ts';
 import { requireScope } from '../key-scopes.ts';
 import type { KeyStore } from '../key-store.ts';
-import type { BackgroundRuns } from './experiments.ts';
 import { registerAgentTools } from './mcp-agent-tools.ts';
 import { registerAnnotationTools } from './mcp-annotation-tools.ts';
 import { registerCallTools } from './mcp-call-tools.ts';

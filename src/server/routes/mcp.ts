@@ -1,9 +1,9 @@
 import type { DeploymentStore } from '../../deployments/store.ts';
 import type { Gateway } from '../../gateway.ts';
+import type { BackgroundRuns } from '../background-runs.ts';
 import type { KeyStore } from '../key-store.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import type { Route } from '../router.ts';
-import type { BackgroundRuns } from './experiments.ts';
 
 /**
  * `/mcp`: the catalog, deployments and key creation as MCP tools over Streamable HTTP (stateless: a server and a

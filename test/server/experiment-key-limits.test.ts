@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KeyGrant } from '../../src/server/key-scopes.ts';
+import { MockProvider } from '../../src/testing/index.ts';
+import { api, jsonOf, startTestServer, type TestServer } from './start-test-server.ts';
+
+/**
+ * An experiment's cells are calls of the key that started the run, made after its request was answered: they take
+ * from the key's rate as its requests do, and stop once the key is revoked.
+ */
+let limited: TestServer;
+let gated: TestServer;
+let open: () => void = () => undefined;
+let gate: Promise<void> = Promise.resolve();
+beforeAll(async () => {
+  limited = await startTestServer({ requestsPerMinutePerKey: 4 });
+  const simulator = new MockProvider({
+    respond: async () => {
+      await gate;
+      return 'fine';
+    },
+  });
+  gated = await startTestServer({ mock: simulator });
+}, 30_000);
+afterAll(async () => {
+  open();
+  await Promise.all([limited.stop(), gated.stop()]);
+});
+
+const grant: KeyGrant = {
+  scopes: ['chat', 'calls:read'],
+  allowed_agents: ['support'],
+  allowed_models: null,
+  expires_at: null,
+};
+const version = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say {{word}}' }] };
+const inputs = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, index) => ({ variables: { word: `${prefix} ${index}` } }));
+const statusesOf = (experiment: { cells: Array<{ status: string }> }) => experiment.cells.map((cell) => cell.status);
+
+describe('experiment cells under the key’s limits', () => {
+  it('take from the key’s rate: a key of 4 requests a minute gets 3 cells after its create, then waits', async () => {
+    const { key } = await limited.server.keys.create('slow', { grant });
+    const created = await api(limited, '/v1/experiments', {
+      key,
+      body: { agent_id: 'support', versions: [version], inputs: inputs('rate', 20), run: true },
+    });
+    expect(created.status).toBe(201);
+    const { id } = await jsonOf(created);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Read with the admin key: the slow key has no request left.
+    const seen = await jsonOf(await api(limited, `/v1/experiments/${id}`));
+    expect(statusesOf(seen).filter((status) => status === 'completed')).toHaveLength(3);
+    expect(seen.status).toBe('running');
+  });
+
+  it('stop once the key is revoked: the calls in flight end, no other starts, the rest stays pending', async () => {
+    const { key, info } = await gated.server.keys.create('revoked mid-run', { grant });
+    gate = new Promise((resolve) => (open = resolve));
+    const { id } = await jsonOf(
+      await api(gated, '/v1/experiments', {
+        key,
+        body: { agent_id: 'support', versions: [version], inputs: inputs('revoke', 10) },
+      }),
+    );
+    expect((await api(gated, `/v1/experiments/${id}/run`, { key, body: { concurrency: 2 } })).status).toBe(202);
+    await gated.server.keys.revoke(info.id);
+    // A key found valid is trusted for a second: past it, the next cell's check sees the revocation.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    open();
+    await expect
+      .poll(async () => (await jsonOf(await api(gated, `/v1/experiments/${id}`))).status, { timeout: 5000 })
+      .not.toBe('running');
+    const done = await jsonOf(await api(gated, `/v1/experiments/${id}`));
+    expect(statusesOf(done).filter((status) => status === 'completed')).toHaveLength(2);
+    expect(statusesOf(done).filter((status) => status === 'pending')).toHaveLength(8);
+    const stopped = gated.logs.find((line) => line.msg === 'experiment run failed' && line.experiment_id === id);
+    expect(String(stopped?.error)).toMatch(/revoked/);
+  });
+});
