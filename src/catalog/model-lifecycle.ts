@@ -16,10 +16,31 @@ export interface ModelDeprecation {
  * (YYYY-MM-DD, UTC) decides whether the retirement is to come or past.
  */
 export function deprecationOf(entry: ModelEntry, day?: string): ModelDeprecation | undefined {
-  const { deprecated_at: deprecated, retires_at: retires, replacement } = entry;
+  const { deprecated_at: deprecated, retires_at: retires } = entry;
   if (deprecated === undefined && retires === undefined) return undefined;
   // Only a deprecated model needs the date: every call to a current one asks.
-  const today = day ?? new Date().toISOString().slice(0, 10);
+  const today = day ?? utcDay();
+  const known = told.get(entry);
+  if (known?.day === today) return known.deprecation;
+  // Shared by every call to the model that day: frozen, so that no caller changes another's.
+  const deprecation = Object.freeze(describe(entry, today));
+  told.set(entry, { day: today, deprecation });
+  return deprecation;
+}
+
+/** Each deprecated model's notice, made once a day: every call to it carries one. Keyed by catalog entry. */
+const told = new WeakMap<ModelEntry, { day: string; deprecation: ModelDeprecation }>();
+
+/** Today (UTC), remade at most once a second. */
+function utcDay(): string {
+  const now = Date.now();
+  if (now - currentDay.at >= 1000) currentDay = { at: now, value: new Date(now).toISOString().slice(0, 10) };
+  return currentDay.value;
+}
+let currentDay = { at: Number.NEGATIVE_INFINITY, value: '' };
+
+function describe(entry: ModelEntry, today: string): ModelDeprecation {
+  const { deprecated_at: deprecated, retires_at: retires, replacement } = entry;
   const since = deprecated === undefined ? '' : ` since ${deprecated}`;
   const end =
     retires === undefined

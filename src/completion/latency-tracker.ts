@@ -5,7 +5,7 @@
  * the least recently observed is dropped.
  */
 export class LatencyTracker {
-  readonly #entries = new Map<string, { average: number; recent: number[] }>();
+  readonly #entries = new Map<string, Entry>();
   readonly #maxEntries: number;
 
   constructor(maxEntries = 1_000) {
@@ -21,19 +21,25 @@ export class LatencyTracker {
 
   observe(provider: string, model: string, durationMs: number): void {
     const key = keyOf(provider, model);
-    const previous = this.#entries.get(key);
-    const average =
-      previous === undefined ? durationMs : previous.average + LatencyTracker.WEIGHT * (durationMs - previous.average);
-    const recent = previous?.recent ?? [];
-    recent.push(durationMs);
-    if (recent.length > LatencyTracker.RECENT) recent.shift();
-    // Deleted and set again: a Map iterates in insertion order, so the first key is the least recently observed.
-    this.#entries.delete(key);
-    this.#entries.set(key, { average, recent });
-    if (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
+    const entries = this.#entries;
+    let entry = entries.get(key);
+    if (entry === undefined) {
+      entry = { average: durationMs, recent: new Float64Array(LatencyTracker.RECENT), count: 0, observed: 0 };
+      entries.set(key, entry);
+      if (entries.size > this.#maxEntries) {
+        const oldest = entries.keys().next().value;
+        if (oldest !== undefined) entries.delete(oldest);
+      }
+    } else {
+      entry.average += LatencyTracker.WEIGHT * (durationMs - entry.average);
+      // Deleted and set again: a Map iterates in insertion order, so the first key is the least recently observed.
+      entries.delete(key);
+      entries.set(key, entry);
     }
+    // A ring of the latest durations.
+    entry.recent[entry.observed % LatencyTracker.RECENT] = durationMs;
+    entry.observed += 1;
+    entry.count = Math.min(entry.count + 1, LatencyTracker.RECENT);
   }
 
   /** The estimate in milliseconds, or `undefined` when this provider has not yet served this model here. */
@@ -43,9 +49,9 @@ export class LatencyTracker {
 
   /** The `percentile` (0–100) of the latest durations, or `undefined` while there are too few of them. */
   percentile(provider: string, model: string, percentile: number): number | undefined {
-    const recent = this.#entries.get(keyOf(provider, model))?.recent;
-    if (!recent || recent.length < LatencyTracker.MIN_FOR_PERCENTILE) return undefined;
-    const sorted = recent.toSorted((a, b) => a - b);
+    const entry = this.#entries.get(keyOf(provider, model));
+    if (!entry || entry.count < LatencyTracker.MIN_FOR_PERCENTILE) return undefined;
+    const sorted = entry.recent.slice(0, entry.count).sort();
     const rank = Math.ceil((percentile / 100) * sorted.length) - 1;
     return sorted[Math.min(sorted.length - 1, Math.max(0, rank))];
   }
@@ -53,6 +59,16 @@ export class LatencyTracker {
   get size(): number {
     return this.#entries.size;
   }
+}
+
+/** One provider and model: the moving average and a ring of the latest durations. */
+interface Entry {
+  average: number;
+  recent: Float64Array;
+  /** Durations in the ring (at most `RECENT`). */
+  count: number;
+  /** Observations ever made: the ring's next slot. */
+  observed: number;
 }
 
 /** Each gateway's tracker, kept beside its services (created with the gateway, gone with it). */
