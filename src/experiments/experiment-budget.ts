@@ -1,11 +1,9 @@
-import type { ExperimentHeader } from './experiment.ts';
+import { type ExperimentHeader, staleBefore } from './experiment.ts';
 import { spentOf } from './experiment-results.ts';
 import type { CellServices } from './run-experiment.ts';
 
 /** The store is read again at most this often: a run of 10,000 cells must not read them all before each. */
 const REFRESH_MS = 250;
-/** A `running` cell not stamped for this long belongs to a run that died: it holds nothing. */
-const STALE_MS = 15 * 60_000;
 
 /**
  * An experiment's `budget_usd` as one run sees it: what its cells have spent, what its own calls in flight may still
@@ -57,7 +55,7 @@ export class ExperimentBudget {
     this.#readAt = performance.now();
     const { store } = this.#services;
     const cells = await store.cells(this.#header.id);
-    const fresh = new Date(Date.now() - STALE_MS).toISOString();
+    const fresh = staleBefore();
     let othersHeld = 0;
     for (const cell of cells)
       if (cell.status === 'running' && !this.#own.has(cell.id) && cell.updated_at >= fresh)

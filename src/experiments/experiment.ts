@@ -173,6 +173,14 @@ export interface ExperimentList {
   next_cursor: string | null;
 }
 
+/** A cell left `running` this long belongs to a run that died (a replica killed): it holds nothing, is claimed again. */
+export const STALE_RUN_MS = 15 * 60_000;
+
+/** The time before which a `running` cell's stamp means its run died. */
+export function staleBefore(now = Date.now()): string {
+  return new Date(now - STALE_RUN_MS).toISOString();
+}
+
 export const MAX_VERSIONS = 20;
 export const MAX_INPUTS = 500;
 export const DEFAULT_SAMPLE = 10;

@@ -9,6 +9,7 @@ import {
   type ExperimentHeader,
   type ExperimentInputInput,
   type ExperimentVersionInput,
+  staleBefore,
 } from './experiment.ts';
 import { resolveInputs, resolveVersions } from './experiment-parts.ts';
 import { cellAnnotation, fieldComparisons, spentOf, versionSummaries } from './experiment-results.ts';
@@ -70,7 +71,8 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     cells.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
     const annotations = notes.data.flatMap((note) => cellAnnotation(note) ?? []);
     // Pending cells wait for a run (an aborted one left them); running ones are being called, here or elsewhere.
-    const unfinished = cells.some((cell) => cell.status === 'running');
+    const fresh = staleBefore();
+    const unfinished = cells.some((cell) => cell.status === 'running' && cell.updated_at >= fresh);
     const ended = cells.filter((cell) => cell.status !== 'pending' && cell.status !== 'running').length;
     const complete = ended === versions.length * inputs.length && ended > 0;
     return {

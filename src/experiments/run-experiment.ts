@@ -11,15 +11,13 @@ import {
   type ExperimentHeader,
   type ExperimentInput,
   type ExperimentVersion,
+  staleBefore,
 } from './experiment.ts';
 import { ExperimentBudget } from './experiment-budget.ts';
 import { cellRequest, contentKey } from './experiment-parts.ts';
 import { spentOf } from './experiment-results.ts';
 import type { ExperimentStore } from './experiment-store.ts';
 import type { RunExperimentOptions } from './experiments-api.ts';
-
-/** A cell left `running` this long ago belongs to a run that died (a replica killed): it may be claimed again. */
-const STALE_RUN_MS = 15 * 60_000;
 
 export interface CellServices {
   store: ExperimentStore;
@@ -56,10 +54,10 @@ export async function runCells(
       return missing || (cell.status === 'failed' && options.retry_failed) ? [claimOf(header, version, input)] : [];
     }),
   );
-  const staleBefore = new Date(Date.now() - STALE_RUN_MS).toISOString();
+  const stale = staleBefore();
   const waiting = new Map<string, Claim>();
   for (const claim of wanted)
-    if (await store.claimCell(header.id, claim.cell, staleBefore)) waiting.set(claim.cell.id, claim);
+    if (await store.claimCell(header.id, claim.cell, stale)) waiting.set(claim.cell.id, claim);
   options.onClaimed?.();
   const renew = setInterval(() => void renewClaims(store, header.id, waiting), RENEW_CLAIMS_MS);
   renew.unref?.();
