@@ -173,7 +173,7 @@ export interface ExperimentList {
   next_cursor: string | null;
 }
 
-/** A cell left `running` this long belongs to a run that died (a replica killed): it holds nothing, is claimed again. */
+/** A cell left `running` this long belongs to a run that died (a replica killed): it holds nothing, is claimed anew. */
 export const STALE_RUN_MS = 15 * 60_000;
 
 /** The time before which a `running` cell's stamp means its run died. */
