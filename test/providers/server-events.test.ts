@@ -49,6 +49,24 @@ describe('serverEvents', () => {
     expect(await parse([...bytes].map((byte) => Uint8Array.of(byte)))).toEqual(whole);
   });
 
+  it('gives the same events however LF-only bytes are split (the lines found by indexOf)', async () => {
+    const text = ': ping\nevent: delta\ndata: {"t":"à"}\n\ndata: one\ndata: two\n\ndata\n\ndata: [DONE]\n\n';
+    const whole = await parse([text]);
+    expect(whole).toEqual([
+      { event: 'delta', data: '{"t":"à"}' },
+      { event: undefined, data: 'one\ntwo' },
+      { event: undefined, data: '' },
+      { event: undefined, data: '[DONE]' },
+    ]);
+    const bytes = encoder.encode(text);
+    for (let cut = 1; cut < bytes.length; cut++)
+      for (const second of [cut + 1, bytes.length])
+        expect(
+          await parse([bytes.slice(0, cut), bytes.slice(cut, second), bytes.slice(second)]),
+          `cut at bytes ${cut}, ${second}`,
+        ).toEqual(whole);
+  });
+
   it('dispatches an event whose closing blank line is a CR at the very end of the body', async () => {
     expect(await parse(['data: a\r', '\r'])).toEqual([{ event: undefined, data: 'a' }]);
   });

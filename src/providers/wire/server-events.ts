@@ -26,14 +26,20 @@ export async function* serverEvents(chunks: AsyncIterable<Uint8Array>): AsyncGen
       if (pending.charCodeAt(0) === 0xfeff) pending = pending.slice(1);
     }
     let start = 0;
-    for (let index = 0; index < pending.length; index++) {
+    // Providers end lines in LF alone: then each line is found with indexOf, not character by character.
+    const lfOnly = pending.indexOf('\r') < 0;
+    for (let index = lfOnly ? pending.indexOf('\n') : start; index >= 0 && index < pending.length; ) {
       const code = pending.charCodeAt(index);
-      if (code !== LF && code !== CR) continue;
+      if (code !== LF && code !== CR) {
+        index++;
+        continue;
+      }
       // A CR at the end of what arrived may be the first half of a CRLF: wait for the next chunk.
       if (code === CR && index === pending.length - 1) break;
       const line = pending.slice(start, index);
       if (code === CR && pending.charCodeAt(index + 1) === LF) index++;
       start = index + 1;
+      index = lfOnly ? pending.indexOf('\n', start) : start;
       if (line === '') {
         if (data !== undefined) yield { event, data };
         event = undefined;
