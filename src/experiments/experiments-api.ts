@@ -26,7 +26,7 @@ export interface RunExperimentOptions {
   reuse?: boolean;
   /** Also run the cells that failed before (they are otherwise left as they are). */
   retry_failed?: boolean;
-  /** Aborts the run: cells not started stay pending. */
+  /** Aborts the run: cells not yet answered go back to pending, for the next run. */
   signal?: AbortSignal;
   /**
    * Called once the run has claimed its cells (every replica sees them running from then on), before the first
@@ -36,7 +36,7 @@ export interface RunExperimentOptions {
 }
 
 export interface GetExperimentOptions {
-  /** Waits up to this many milliseconds (at most 60,000) for pending and running cells to end. */
+  /** Waits up to this many milliseconds (at most 60,000) while the experiment is `running` (a cell being called). */
   wait_ms?: number;
 }
 
