@@ -9,7 +9,7 @@ const REFRESH_MS = 250;
  * An experiment's `budget_usd` as one run sees it: what its cells have spent, what its own calls in flight may still
  * cost (their worst), and what the calls of other runs (another replica's, on the same experiment) hold, read from
  * the store (`held_usd` of their running cells, at most `REFRESH_MS` old). A cell is called only when all that plus
- * its own worst cost fits.
+ * its own worst cost fits (`refusal`), and again, once its hold is stored, from the store alone (`confirm`).
  */
 export class ExperimentBudget {
   spent = 0;
@@ -42,6 +42,27 @@ export class ExperimentBudget {
     }
     this.#held += worst;
     return undefined;
+  }
+
+  /**
+   * After the cell's hold is stored: the budget checked again from the store alone — what was spent and every
+   * run's holds, this one's included. Of cells published at once, the last to read sees them all, so together they
+   * never pass the budget (each may back off: it is skipped, and runs next time). Why not, or `undefined`.
+   */
+  async confirm(id: string): Promise<string | undefined> {
+    const limit = this.#header.budget_usd;
+    if (limit === null) return undefined;
+    const cells = await this.#services.store.cells(this.#header.id);
+    const fresh = staleBefore();
+    const spent = spentOf(cells);
+    let held = 0;
+    for (const cell of cells) if (cell.status === 'running' && cell.updated_at >= fresh) held += cell.held_usd ?? 0;
+    if (spent + held <= limit) return undefined;
+    return (
+      `Cell ${id}: the experiment has spent $${spent.toFixed(6)} and its calls in flight (on every replica) may cost ` +
+      `$${held.toFixed(6)} more, past its $${limit} budget. Set max_completion_tokens on the version to bound its ` +
+      'cost, or raise budget_usd.'
+    );
   }
 
   /** The cell's call ended (its cost added to `spent` by the caller): its hold is let go. */

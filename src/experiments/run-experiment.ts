@@ -163,12 +163,7 @@ async function runCell(services: CellServices, job: CellJob): Promise<void> {
   const worst = services.worstCost(request);
   const refusal = await budget.refusal(id, worst);
   if (refusal) {
-    await store.putCell(header.id, {
-      ...base,
-      status: 'skipped',
-      error: { type: 'insufficient_quota', code: 'budget_exceeded', message: refusal },
-      updated_at: new Date().toISOString(),
-    });
+    await store.putCell(header.id, { ...skipped(base, refusal), updated_at: new Date().toISOString() });
     return;
   }
   let giveBack: () => void;
@@ -182,8 +177,13 @@ async function runCell(services: CellServices, job: CellJob): Promise<void> {
   }
   const started = performance.now();
   try {
-    // Stored with the cell while its call is in flight, for other runs' budget checks.
+    // Stored with the cell while its call is in flight, then the budget checked again with every run's holds.
     await store.putCell(header.id, { ...base, held_usd: worst, updated_at: new Date().toISOString() });
+    const over = await budget.confirm(id);
+    if (over) {
+      await store.putCell(header.id, { ...skipped(base, over), updated_at: new Date().toISOString() });
+      return;
+    }
     const response = await services.complete(request, withSignal(job.callOptions, options.signal));
     const answered = answeredCell(base, version, response, performance.now() - started);
     await store.putCell(header.id, answered);
@@ -254,4 +254,9 @@ function errorOf(error: unknown): ExperimentCell['error'] {
 
 function withSignal(options: CompletionOptions, signal: AbortSignal | undefined): CompletionOptions {
   return signal ? { ...options, signal } : options;
+}
+
+/** A cell not called because its worst cost could take the experiment past its budget. */
+function skipped(cell: ExperimentCell, message: string): ExperimentCell {
+  return { ...cell, status: 'skipped', error: { type: 'insufficient_quota', code: 'budget_exceeded', message } };
 }

@@ -1,0 +1,202 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ExperimentBudget } from '../../src/experiments/experiment-budget.ts';
+import { MemoryExperimentStore } from '../../src/experiments/memory-experiment-store.ts';
+import { createGateway, SqliteSink } from '../../src/index.ts';
+import { MockProvider, type MockRequest } from '../../src/testing/index.ts';
+
+const PROMPT = [{ role: 'user' as const, content: 'Say {{word}}' }];
+const inputs = (count: number) => Array.from({ length: count }, (_, index) => ({ variables: { word: `w${index}` } }));
+const directory = mkdtempSync(join(tmpdir(), 'experiment-budget-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+/** A simulator whose answers wait for `release`, counting the calls in flight. */
+function gatedSimulator() {
+  let inFlight = 0;
+  let most = 0;
+  const waiting: Array<() => void> = [];
+  const simulator = new MockProvider({
+    respond: async (request: MockRequest) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      inFlight -= 1;
+      return `answer for ${request.model}`;
+    },
+  });
+  const releaseAll = () => {
+    for (const resolve of waiting.splice(0)) resolve();
+  };
+  return { simulator, releaseAll, most: () => most, waiting: () => waiting.length };
+}
+
+describe('the budget of an experiment', () => {
+  it('never spends past budget_usd: a cell whose worst cost could pass it is skipped, named', async () => {
+    const simulator = new MockProvider();
+    const gateway = createGateway({ mock: simulator });
+    // gpt-4o: $2.50 / $10 per million; 100 output tokens at most → about $0.001 a cell at worst, $0.00016 spent.
+    const experiment = await gateway.experiments.create({
+      agent_id: 'support',
+      budget_usd: 0.0015,
+      versions: [{ model: 'gpt-4o', messages: PROMPT, max_completion_tokens: 100 }],
+      inputs: inputs(5),
+    });
+    const ran = await gateway.experiments.run(experiment.id, { concurrency: 1 });
+    const skipped = ran.cells.filter((cell) => cell.status === 'skipped');
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(ran.cells.filter((cell) => cell.status === 'completed').length).toBeGreaterThan(0);
+    expect(skipped[0]!.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded' });
+    expect(skipped[0]!.error!.message).toMatch(/max_completion_tokens/);
+    expect(ran.spent_usd).toBeLessThanOrEqual(0.0015);
+    expect(simulator.calls).toHaveLength(ran.cells.length - skipped.length);
+    // Without a bound on its output, one cell's worst cost passes the budget: nothing is called.
+    const unbounded = await gateway.experiments.create({
+      agent_id: 'support',
+      budget_usd: 0.0025,
+      versions: [{ model: 'gpt-4o', messages: PROMPT }],
+      inputs: inputs(1),
+    });
+    expect((await gateway.experiments.run(unbounded.id)).cells[0]!.status).toBe('skipped');
+    await gateway.close();
+  });
+
+  it('holds the worst of every model a cell may reach (its fallbacks) against the budget', async () => {
+    const gateway = createGateway({ mock: true });
+    // At most 100 output tokens: gpt-4o-mini's worst is ~$0.00006, gpt-4o's ~$0.001.
+    const experiment = await gateway.experiments.create({
+      agent_id: 'support',
+      budget_usd: 0.0005,
+      versions: [
+        { model: 'gpt-4o-mini', messages: PROMPT, max_completion_tokens: 100, label: 'alone' },
+        { model: 'gpt-4o-mini', messages: PROMPT, max_completion_tokens: 100, fallbacks: ['gpt-4o'], label: 'or 4o' },
+      ],
+      inputs: inputs(1),
+    });
+    const ran = await gateway.experiments.run(experiment.id);
+    expect(ran.cells.map((cell) => [cell.status, cell.error?.code ?? null])).toEqual([
+      ['completed', null],
+      ['skipped', 'budget_exceeded'],
+    ]);
+    await gateway.close();
+  });
+
+  it('two runs of one budgeted experiment (two gateways, one SQLite file) spend within it together', async () => {
+    const file = join(directory, 'budget.sqlite');
+    const one = gatedSimulator();
+    const two = gatedSimulator();
+    const first = createGateway({ mock: one.simulator, records: { sinks: [new SqliteSink(file)] } });
+    const second = createGateway({ mock: two.simulator, records: { sinks: [new SqliteSink(file)] } });
+    // gpt-4o, 100 output tokens at most: ~$0.001 held a cell, ~$0.00016 spent; room for 3 cells in flight at once.
+    const version = { model: 'gpt-4o', messages: PROMPT, max_completion_tokens: 100 };
+    const experiment = await first.experiments.create({
+      agent_id: 'support',
+      budget_usd: 0.0035,
+      versions: [version],
+      inputs: inputs(4),
+    });
+    const runFirst = first.experiments.run(experiment.id, { concurrency: 2 });
+    await expect.poll(one.waiting).toBe(2);
+    await second.experiments.addInputs(experiment.id, inputs(8).slice(4));
+    const runSecond = second.experiments.run(experiment.id, { concurrency: 4 });
+    // The second run sees the first's two calls in flight: it starts only what fits beside them.
+    await expect.poll(two.waiting).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(two.waiting()).toBe(1);
+    let ended = false;
+    void Promise.all([runFirst, runSecond]).then(() => (ended = true));
+    while (!ended) {
+      one.releaseAll();
+      two.releaseAll();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const done = await first.experiments.get(experiment.id);
+    expect(done.spent_usd).toBeLessThanOrEqual(0.0035);
+    expect(done.cells.filter((cell) => cell.status === 'completed').length).toBeGreaterThanOrEqual(3);
+    await first.close();
+    await second.close();
+  });
+
+  it('two runs started together hold no more than the budget between them', async () => {
+    const file = join(directory, 'budget-at-once.sqlite');
+    const one = gatedSimulator();
+    const two = gatedSimulator();
+    const first = createGateway({ mock: one.simulator, records: { sinks: [new SqliteSink(file)] } });
+    const second = createGateway({ mock: two.simulator, records: { sinks: [new SqliteSink(file)] } });
+    // ~$0.00105 held a cell (gpt-4o, 100 output tokens at most): room for two in flight, not three.
+    const version = { model: 'gpt-4o', messages: PROMPT, max_completion_tokens: 100 };
+    const { id } = await first.experiments.create({
+      agent_id: 'support',
+      budget_usd: 0.0026,
+      versions: [version],
+      inputs: inputs(4),
+    });
+    const setup = await second.experiments.addInputs(id, inputs(8).slice(4));
+    expect(setup.inputs).toHaveLength(8);
+    const runs = Promise.all([
+      first.experiments.run(id, { concurrency: 4 }),
+      second.experiments.run(id, { concurrency: 4 }),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(one.waiting() + two.waiting()).toBeLessThanOrEqual(2);
+    let ended = false;
+    void runs.then(() => (ended = true));
+    while (!ended) {
+      one.releaseAll();
+      two.releaseAll();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(one.most() + two.most()).toBeLessThanOrEqual(2);
+    expect((await first.experiments.get(id)).spent_usd).toBeLessThanOrEqual(0.0026);
+    await first.close();
+    await second.close();
+  });
+
+  it('confirms a held cell against all holds in the store: the last of those held at once backs off', async () => {
+    const store = new MemoryExperimentStore();
+    const header = {
+      id: 'exp_1',
+      agent_id: 'a',
+      title: 't',
+      description: null,
+      budget_usd: 0.0025,
+      author: null,
+      created_at: new Date().toISOString(),
+    };
+    await store.create(header);
+    const running = (id: string, held: number) => ({
+      id,
+      experiment_id: 'exp_1',
+      version_id: 'v',
+      input_id: id,
+      status: 'running' as const,
+      key: id,
+      call_id: null,
+      reused_from: null,
+      output: null,
+      parsed: null,
+      valid: null,
+      cost_usd: null,
+      latency_ms: null,
+      usage: null,
+      error: null,
+      held_usd: held,
+      updated_at: new Date().toISOString(),
+    });
+    const services = {
+      store,
+      complete: async () => {
+        throw new Error('not called');
+      },
+      worstCost: () => 0.001,
+    };
+    await store.putCell('exp_1', running('mine', 0.001));
+    await store.putCell('exp_1', running('another run’s', 0.001));
+    expect(await new ExperimentBudget(services, header, new Set(['mine'])).confirm('mine')).toBeUndefined();
+    await store.putCell('exp_1', running('a third, held at the same time', 0.001));
+    expect(await new ExperimentBudget(services, header, new Set(['mine'])).confirm('mine')).toMatch(
+      /calls in flight \(on every replica\) may cost \$0\.003000 more, past its \$0\.0025 budget/,
+    );
+  });
+});
