@@ -1,6 +1,6 @@
 import { type ExperimentHeader, staleBefore } from './experiment.ts';
 import { spentOf } from './experiment-results.ts';
-import type { CellServices } from './run-experiment.ts';
+import type { ExperimentStore } from './experiment-store.ts';
 
 /** The store is read again at most this often: a run of 10,000 cells must not read them all before each. */
 const REFRESH_MS = 250;
@@ -16,12 +16,12 @@ export class ExperimentBudget {
   #held = 0;
   #othersHeld = 0;
   #readAt = Number.NEGATIVE_INFINITY;
-  readonly #services: CellServices;
+  readonly #services: { store: ExperimentStore };
   readonly #header: ExperimentHeader;
   /** The cells this run claimed: its own holds are counted here, not read from the store. */
   readonly #own: Set<string>;
 
-  constructor(services: CellServices, header: ExperimentHeader, own: Set<string>) {
+  constructor(services: { store: ExperimentStore }, header: ExperimentHeader, own: Set<string>) {
     this.#services = services;
     this.#header = header;
     this.#own = own;
