@@ -5,32 +5,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ExperimentBudget } from '../../src/experiments/experiment-budget.ts';
 import { MemoryExperimentStore } from '../../src/experiments/memory-experiment-store.ts';
 import { createGateway, SqliteSink } from '../../src/index.ts';
-import { MockProvider, type MockRequest } from '../../src/testing/index.ts';
+import { MockProvider } from '../../src/testing/index.ts';
+import { gatedSimulator, inputs, PROMPT, releaseUntil } from './gated-simulator.ts';
 
-const PROMPT = [{ role: 'user' as const, content: 'Say {{word}}' }];
-const inputs = (count: number) => Array.from({ length: count }, (_, index) => ({ variables: { word: `w${index}` } }));
 const directory = mkdtempSync(join(tmpdir(), 'experiment-budget-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-/** A simulator whose answers wait for `release`, counting the calls in flight. */
-function gatedSimulator() {
-  let inFlight = 0;
-  let most = 0;
-  const waiting: Array<() => void> = [];
-  const simulator = new MockProvider({
-    respond: async (request: MockRequest) => {
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      inFlight -= 1;
-      return `answer for ${request.model}`;
-    },
-  });
-  const releaseAll = () => {
-    for (const resolve of waiting.splice(0)) resolve();
-  };
-  return { simulator, releaseAll, most: () => most, waiting: () => waiting.length };
-}
 
 describe('the budget of an experiment', () => {
   it('never spends past budget_usd: a cell whose worst cost could pass it is skipped, named', async () => {
@@ -104,13 +83,7 @@ describe('the budget of an experiment', () => {
     await expect.poll(two.waiting).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(two.waiting()).toBe(1);
-    let ended = false;
-    void Promise.all([runFirst, runSecond]).then(() => (ended = true));
-    while (!ended) {
-      one.releaseAll();
-      two.releaseAll();
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await releaseUntil(Promise.all([runFirst, runSecond]), [one, two]);
     const done = await first.experiments.get(experiment.id);
     expect(done.spent_usd).toBeLessThanOrEqual(0.0035);
     expect(done.cells.filter((cell) => cell.status === 'completed').length).toBeGreaterThanOrEqual(3);
@@ -140,13 +113,7 @@ describe('the budget of an experiment', () => {
     ]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(one.waiting() + two.waiting()).toBeLessThanOrEqual(2);
-    let ended = false;
-    void runs.then(() => (ended = true));
-    while (!ended) {
-      one.releaseAll();
-      two.releaseAll();
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await releaseUntil(runs, [one, two]);
     expect(one.most() + two.most()).toBeLessThanOrEqual(2);
     expect((await first.experiments.get(id)).spent_usd).toBeLessThanOrEqual(0.0026);
     await first.close();

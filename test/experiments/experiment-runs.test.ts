@@ -3,32 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway, SqliteSink } from '../../src/index.ts';
-import { MockProvider, type MockRequest } from '../../src/testing/index.ts';
+import { gatedSimulator, inputs, PROMPT, releaseUntil } from './gated-simulator.ts';
 
-const PROMPT = [{ role: 'user' as const, content: 'Say {{word}}' }];
-const inputs = (count: number) => Array.from({ length: count }, (_, index) => ({ variables: { word: `w${index}` } }));
 const directory = mkdtempSync(join(tmpdir(), 'experiment-runs-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-/** A simulator whose answers wait for `release`, counting the calls in flight. */
-function gatedSimulator() {
-  let inFlight = 0;
-  let most = 0;
-  const waiting: Array<() => void> = [];
-  const simulator = new MockProvider({
-    respond: async (request: MockRequest) => {
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      inFlight -= 1;
-      return `answer for ${request.model}`;
-    },
-  });
-  const releaseAll = () => {
-    for (const resolve of waiting.splice(0)) resolve();
-  };
-  return { simulator, releaseAll, most: () => most, waiting: () => waiting.length };
-}
 
 describe('running experiments', () => {
   it('calls at most `concurrency` cells at once; an abort leaves the rest pending for the next run', async () => {
@@ -119,14 +97,8 @@ describe('running experiments', () => {
       inputs: inputs(6),
     });
     const runs = Promise.all([first.experiments.run(experiment.id), second.experiments.run(experiment.id)]);
-    let ended = false;
-    void runs.then(() => (ended = true));
     // One run claims the cells, the other finds them claimed; answers are let go until both runs end.
-    while (!ended) {
-      one.releaseAll();
-      two.releaseAll();
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await releaseUntil(runs, [one, two]);
     expect(one.simulator.calls.length + two.simulator.calls.length).toBe(6);
     const seen = await second.experiments.get(experiment.id);
     expect(seen.summaries[0]).toMatchObject({ completed: 6 });
