@@ -81,7 +81,7 @@ export async function runExperiment(
   const caller = experimentCaller(access);
   const experiment = await gateway.experiments.get(id, {}, caller);
   await startRun(gateway, runs, experiment, caller, checked as RunExperimentOptions);
-  return waitedExperiment(gateway, runs, id, waitMs, access);
+  return waitedExperiment(gateway, id, waitMs, access);
 }
 
 async function startRun(
@@ -99,29 +99,15 @@ async function startRun(
   return { ...experiment, status: 'running' };
 }
 
-/**
- * The experiment (a 404 unless the key reads it), after waiting up to `waitMs` for its cells: for a run started
- * here, until that run ends. Shown `running` while a run started here is under way, even before it took a cell.
- */
+/** The experiment (a 404 unless the key reads it), after waiting up to `waitMs` while it is running. */
 export async function waitedExperiment(
   gateway: ExperimentSource,
-  runs: BackgroundRuns,
   id: string,
   waitMs: number,
   access: KeyAccess | undefined,
 ): Promise<Experiment> {
-  checkedExperimentPart('get', { wait_ms: waitMs });
-  const caller = experimentCaller(access);
-  let left = waitMs;
-  const local = runs.pending(id);
-  if (local && left > 0) {
-    await gateway.experiments.get(id, {}, caller);
-    const started = performance.now();
-    await Promise.race([local, delay(left)]);
-    left = Math.max(0, Math.round(left - (performance.now() - started)));
-  }
-  const experiment = await gateway.experiments.get(id, { wait_ms: left }, caller);
-  return runs.pending(id) && experiment.status !== 'running' ? { ...experiment, status: 'running' } : experiment;
+  // The engine waits for runs of this process and, through the store, of any other replica.
+  return gateway.experiments.get(id, { wait_ms: waitMs }, experimentCaller(access));
 }
 
 /** `GET /v1/experiments`, `list_experiments`: the experiments the key reads, newest first. */
@@ -132,8 +118,6 @@ export function listExperiments(
 ) {
   return gateway.experiments.list(query, experimentCaller(access));
 }
-
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** The run's answer: 200 once every cell ended, 202 while it runs. */
 const statusOf = (experiment: Experiment) => (experiment.status === 'running' ? 202 : 200);
@@ -213,7 +197,7 @@ export function experimentRoutes(gateway: ExperimentSource, runs: BackgroundRuns
       async handle({ request, params, access }) {
         const wait = request.query.get('wait_ms');
         const waitMs = (wait === null ? 0 : numberOrText(wait)) as number;
-        return json(await waitedExperiment(gateway, runs, params[0] ?? '', waitMs, access));
+        return json(await waitedExperiment(gateway, params[0] ?? '', waitMs, access));
       },
     },
   ];

@@ -12,6 +12,7 @@ import {
   listExperiments,
   waitedExperiment,
 } from './experiments.ts';
+import { asJson } from './mcp-reply.ts';
 
 const VERSIONS =
   'A version is one of: { deployment_id } (a stored deployment, pinned), { environment: "production" | "staging" | ' +
@@ -133,7 +134,7 @@ export function registerExperimentTools(
       annotations: { readOnlyHint: true },
     },
     async ({ experiment_id, max_wait_seconds }) =>
-      asJson(await waitedExperiment(gateway, runs, experiment_id, (max_wait_seconds ?? 0) * 1000, access)),
+      asJson(await waitedExperiment(gateway, experiment_id, (max_wait_seconds ?? 0) * 1000, access)),
   );
   server.registerTool(
     'list_experiments',
@@ -147,8 +148,4 @@ export function registerExperimentTools(
     },
     async (query) => asJson(await listExperiments(gateway, query as ListQuery, access)),
   );
-}
-
-function asJson(value: unknown): { content: Array<{ type: 'text'; text: string }> } {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
 }
