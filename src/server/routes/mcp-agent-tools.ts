@@ -6,6 +6,7 @@ import type { Gateway } from '../../gateway.ts';
 import type { KeyAccess } from '../key-access.ts';
 import { createDeploymentVersion } from './deployment-versions.ts';
 import { DEFAULT_AGENT_LIMIT, listAgents } from './list-agents.ts';
+import { asJson } from './mcp-reply.ts';
 
 /** Built on the first MCP exchange: this module is loaded with the MCP server, never with the package. */
 let schemas: ReturnType<typeof buildSchemas> | undefined;
@@ -97,8 +98,4 @@ export function registerAgentTools(
     },
     async (input) => asJson(await createDeploymentVersion(gateway, store, access, input)),
   );
-}
-
-function asJson(value: unknown): { content: Array<{ type: 'text'; text: string }> } {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
 }

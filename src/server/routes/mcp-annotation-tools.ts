@@ -3,6 +3,7 @@ import { annotationSchemas } from '../../annotations/annotation-schema.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { KeyAccess } from '../key-access.ts';
 import { addAnnotations, listAnnotations } from './annotations.ts';
+import { asJson } from './mcp-reply.ts';
 
 /**
  * The annotation tools of `/mcp`: `add_annotations` (as `POST /v1/annotations`) and `get_annotations` (as
@@ -31,8 +32,4 @@ export function registerAnnotationTools(server: McpServer, gateway: Gateway, acc
     },
     async (query) => asJson(await listAnnotations(gateway, query, access)),
   );
-}
-
-function asJson(value: unknown): { content: Array<{ type: 'text'; text: string }> } {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
 }

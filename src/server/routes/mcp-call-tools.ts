@@ -5,6 +5,7 @@ import { callQuerySchemas } from '../../records/call-query-schema.ts';
 import type { KeyAccess } from '../key-access.ts';
 import { HttpError } from '../responses.ts';
 import { queryCalls, readCall } from './call-query.ts';
+import { asJson } from './mcp-reply.ts';
 
 const getCompletionInput = z
   .object({ id: z.string().min(1).max(200).describe('The call id: a row id from query_completions.') })
@@ -43,8 +44,4 @@ export function registerCallTools(server: McpServer, gateway: Gateway, access: K
       return asJson(record);
     },
   );
-}
-
-function asJson(value: unknown): { content: Array<{ type: 'text'; text: string }> } {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
 }

@@ -13,6 +13,7 @@ import { registerAgentTools } from './mcp-agent-tools.ts';
 import { registerAnnotationTools } from './mcp-annotation-tools.ts';
 import { registerCallTools } from './mcp-call-tools.ts';
 import { registerExperimentTools } from './mcp-experiment-tools.ts';
+import { asJson } from './mcp-reply.ts';
 
 const listModelsInput = z
   .object({
@@ -131,8 +132,4 @@ function buildServer(gateway: Gateway, keys: KeyStore, access: KeyAccess, versio
   // notification (and the tool list is fixed), so clients must not wait for one.
   server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
-}
-
-function asJson(value: unknown): { content: Array<{ type: 'text'; text: string }> } {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
 }
