@@ -74,10 +74,7 @@ export async function resolveDeployment(
   }
   const outputSchema = outputSpec?.json_schema;
   if (outputSchema && settings.response_format === undefined) {
-    settings.response_format = {
-      type: 'json_schema',
-      json_schema: { name: schemaName(deployment.agent_id), schema: outputSchema },
-    };
+    settings.response_format = outputResponseFormat(deployment.agent_id, outputSchema);
   }
 
   const messages = [
@@ -132,6 +129,11 @@ async function knownIdsOfAgent(store: DeploymentStore, id: string, lookup: Looku
 function visibleId(id: string, visible: (agentId: string) => boolean): boolean {
   const agentId = parseDeploymentId(id)?.agent_id;
   return agentId !== undefined && visible(agentId);
+}
+
+/** The `response_format` an agent's output schema becomes (deployments, experiment versions). */
+export function outputResponseFormat(agentId: string, schema: JsonSchemaObject) {
+  return { type: 'json_schema' as const, json_schema: { name: schemaName(agentId), schema } };
 }
 
 /** A `json_schema.name` (1–64 letters, digits, "_" or "-") from an agent id. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../cache/cache-key.ts';
+import { outputResponseFormat } from '../deployments/resolve-deployment.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { validateDeployment } from '../deployments/validate-deployment.ts';
 import { InvalidRequestError } from '../errors.ts';
@@ -199,13 +200,6 @@ export function cellRequest(
   } else {
     request.messages = [...renderMessages(messages, input.variables ?? {}), ...input.messages];
   }
-  if (outputSchema)
-    request.response_format = {
-      type: 'json_schema',
-      json_schema: {
-        name: header.agent_id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'output',
-        schema: outputSchema.json_schema,
-      },
-    };
+  if (outputSchema) request.response_format = outputResponseFormat(header.agent_id, outputSchema.json_schema);
   return request as unknown as CompletionRequest;
 }
