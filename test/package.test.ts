@@ -63,7 +63,7 @@ describe('importing the package', () => {
   });
 });
 
-describe('the optional cloud SDKs', () => {
+describe('the optional provider SDKs', () => {
   it('are optionalDependencies, and the build leaves them out of the bundle', async () => {
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
@@ -71,10 +71,12 @@ describe('the optional cloud SDKs', () => {
     };
     const optional = Object.keys(manifest.optionalDependencies);
     expect(optional).toEqual([
+      '@anthropic-ai/sdk',
       '@anthropic-ai/vertex-sdk',
       '@aws-sdk/client-bedrock-runtime',
       '@google/genai',
       'google-auth-library',
+      'openai',
     ]);
     expect(optional.filter((name) => name in manifest.dependencies)).toEqual([]);
     // tsup keeps only dependencies and peerDependencies external by itself.

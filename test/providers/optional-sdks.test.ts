@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importOptional, MissingPackageError } from '../../src/internal/optional-package.ts';
+import { type FakeAnthropicServer, startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
+import { type FakeGeminiServer, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '../fake-servers/openai-server.ts';
 
 /**
- * The cloud SDKs are optional dependencies: a program without one still runs, and a call that needs it fails with a
+ * The provider SDKs are optional dependencies: a program without one still runs, and a call that needs it fails with a
  * typed error naming the package and the install command. The program runs in a child Node.js whose resolve hook
  * looks the absent packages up from a directory with no node_modules, so Node's own "Cannot find package" error is
  * what the adapters see; nothing is uninstalled.
@@ -23,28 +26,29 @@ registerHooks({
 let unhandled = [];
 process.on('unhandledRejection', (reason) => unhandled.push(String(reason)));
 const { createGateway } = await import(process.env.SOURCE);
-const gateway = createGateway({
-  env: {},
-  retry: { maxRetries: 0 },
-  providers: {
-    bedrock: {
-      region: 'us-east-1',
-      baseURL: 'http://127.0.0.1:9',
-      credentials: { accessKeyId: 'AKID', secretAccessKey: 's' },
-    },
-    vertex: { project: 'acme', region: 'us-east5', baseURL: 'http://127.0.0.1:9', apiKey: 'ya29.token' },
-  },
-});
+const gateway = createGateway({ env: {}, retry: { maxRetries: 0 }, providers: JSON.parse(process.env.PROVIDERS) });
 const results = [];
 for (const model of JSON.parse(process.env.MODELS)) {
-  const error = await gateway.createCompletion({ model, messages: [{ role: 'user', content: 'Hi' }] }).catch((e) => e);
-  results.push({ model, name: error.name, status: error.status, code: error.code, message: error.message });
+  const answer = await gateway.createCompletion({ model, messages: [{ role: 'user', content: 'Hi' }] }).then(
+    (completion) => ({ content: completion.choices[0].message.content }),
+    (error) => ({ name: error.name, status: error.status, code: error.code, message: error.message }),
+  );
+  results.push({ model, ...answer });
 }
 await new Promise((done) => setTimeout(done, 50));
 console.log(JSON.stringify({ results, unhandled }));
 `;
 
-async function runWithout(absent: string[], models: string[]) {
+const CLOUDS = {
+  bedrock: {
+    region: 'us-east-1',
+    baseURL: 'http://127.0.0.1:9',
+    credentials: { accessKeyId: 'AKID', secretAccessKey: 's' },
+  },
+  vertex: { project: 'acme', region: 'us-east5', baseURL: 'http://127.0.0.1:9', apiKey: 'ya29.token' },
+};
+
+async function runWithout(absent: string[], models: string[], providers: object = CLOUDS) {
   const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', PROGRAM], {
     cwd: root,
     env: {
@@ -52,11 +56,19 @@ async function runWithout(absent: string[], models: string[]) {
       HOME: '/nonexistent',
       ABSENT: JSON.stringify(absent),
       MODELS: JSON.stringify(models),
+      PROVIDERS: JSON.stringify(providers),
       SOURCE: join(root, 'src/index.ts'),
     },
   });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-    results: Array<{ model: string; name: string; status: number; code: string; message: string }>;
+    results: Array<{
+      model: string;
+      content?: string;
+      name?: string;
+      status?: number;
+      code?: string;
+      message?: string;
+    }>;
     unhandled: string[];
   };
 }
@@ -86,6 +98,49 @@ describe('optional cloud SDKs', () => {
     expect(results[0]).toMatchObject({ name: 'MissingCredentialsError', code: 'provider_not_configured' });
     expect(results[0]!.message).toContain('Vertex AI needs the package google-auth-library');
     expect(results[0]!.message).toContain('npm install google-auth-library');
+  });
+});
+
+describe('optional provider SDKs: the wire transport needs none', () => {
+  const SDKS = ['openai', '@anthropic-ai/sdk', '@google/genai'];
+  let openai: FakeOpenAIServer;
+  let anthropic: FakeAnthropicServer;
+  let gemini: FakeGeminiServer;
+  beforeAll(async () => {
+    [openai, anthropic, gemini] = await Promise.all([
+      startFakeOpenAIServer(),
+      startFakeAnthropicServer(),
+      startFakeGeminiServer(),
+    ]);
+  });
+  afterAll(() => Promise.all([openai.close(), anthropic.close(), gemini.close()]));
+  const providers = (transport: 'wire' | 'sdk') => ({
+    openai: { apiKey: 'sk-test', baseURL: openai.url, transport },
+    anthropic: { apiKey: 'sk-ant-test', baseURL: anthropic.url, transport },
+    google: { apiKey: 'goog-test', baseURL: gemini.url, transport },
+    azure: { apiKey: 'az-test', baseURL: openai.url, apiVersion: '2024-10-21' },
+  });
+  const MODELS = ['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', 'google/gemini-2.5-flash'];
+
+  it('without openai, @anthropic-ai/sdk and @google/genai, OpenAI, Anthropic and Gemini answer', async () => {
+    const { results, unhandled } = await runWithout(SDKS, MODELS, providers('wire'));
+    expect(unhandled).toEqual([]);
+    expect(results.map((result) => result.content)).toEqual([
+      expect.stringMatching(/^Hello from fake gpt-4o-mini/),
+      expect.stringMatching(/^Hello from fake claude-sonnet-4-5/),
+      'Hello from fake gemini-2.5-flash',
+    ]);
+  });
+
+  it('the SDK transport and Azure without their SDK: typed errors naming the package to install', async () => {
+    const { results, unhandled } = await runWithout(SDKS, [...MODELS, 'azure/gpt-4o-mini'], providers('sdk'));
+    expect(unhandled).toEqual([]);
+    const packages = ['openai', '@anthropic-ai/sdk', '@google/genai', 'openai'];
+    for (const [index, result] of results.entries()) {
+      expect(result).toMatchObject({ status: 503, code: 'provider_not_configured' });
+      expect(result.message).toContain(`needs the package ${packages[index]}`);
+      expect(result.message).toContain(`npm install ${packages[index]}`);
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { importOptional } from '../../internal/optional-package.ts';
 import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
@@ -28,7 +29,7 @@ type AnthropicSDK = typeof import('@anthropic-ai/sdk');
 export async function createAnthropicProvider(settings: ResolvedProviderSettings): Promise<Provider> {
   if (settings.transport === 'wire')
     return new AnthropicProvider(wireTransport(settings), undefined, settings, 'anthropic');
-  const sdk = await import('@anthropic-ai/sdk');
+  const sdk = await loadAnthropicSDK("Anthropic's SDK transport");
   const client = new sdk.default({ ...sdkClientOptions(settings), baseURL: settings.baseURL });
   return new AnthropicProvider(sdkTransport(client), sdk, settings, 'anthropic');
 }
@@ -42,7 +43,12 @@ export async function claudeOn(
   settings: ResolvedProviderSettings,
   name: string,
 ): Promise<Provider> {
-  return new AnthropicProvider(sdkTransport(client), await import('@anthropic-ai/sdk'), settings, name);
+  return new AnthropicProvider(sdkTransport(client), await loadAnthropicSDK(`Claude on ${name}`), settings, name);
+}
+
+/** `@anthropic-ai/sdk` is an optional dependency: only its transport (and the clouds' Claude clients) load it. */
+function loadAnthropicSDK(neededFor: string): Promise<AnthropicSDK> {
+  return importOptional('@anthropic-ai/sdk', neededFor, () => import('@anthropic-ai/sdk'));
 }
 
 class AnthropicProvider implements Provider {

@@ -1,3 +1,4 @@
+import { importOptional } from '../../internal/optional-package.ts';
 import { keyAndEndpoint } from '../credentials.ts';
 import { type OpenAIFamilyQuirks, openAIFamilyProvider } from '../openai/family.ts';
 import type { ProviderDefinition } from '../provider.ts';
@@ -44,7 +45,7 @@ export const azureProvider: ProviderDefinition<AzureSettings> = {
   },
   create: async (settings) => {
     const [{ AzureOpenAI }, { OpenAIProvider }, { sdkClientOptions }, { sdkTransport }] = await Promise.all([
-      import('openai'),
+      importOptional('openai', 'Azure OpenAI', () => import('openai')),
       import('../openai/adapter.ts'),
       import('../provider.ts'),
       import('../openai/openai-transport.ts'),

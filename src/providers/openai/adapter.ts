@@ -1,5 +1,6 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
+import { importOptional } from '../../internal/optional-package.ts';
 import { checkShape, isPlainObject } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
@@ -30,7 +31,7 @@ export async function createOpenAIProvider(
 ): Promise<Provider> {
   if (settings.transport === 'wire')
     return new OpenAIProvider(wireTransport(settings, accountHeaders(quirks)), settings, quirks);
-  const { default: OpenAIClient } = await import('openai');
+  const { default: OpenAIClient } = await importOptional('openai', "OpenAI's SDK transport", () => import('openai'));
   // The SDK reads OPENAI_ORG_ID and OPENAI_PROJECT_ID from the environment: OpenAI's account, no other provider's.
   const account = quirks.name === 'openai' ? {} : { organization: null, project: null };
   const client = new OpenAIClient({ ...sdkClientOptions(settings), baseURL: settings.baseURL, ...account });
