@@ -1,4 +1,19 @@
+import { readFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
+
+/**
+ * JSON data (the model catalog) as one string given to `JSON.parse`: V8 scans a string literal far faster than it
+ * compiles the same data as an object literal (esbuild's default), which took ~10 ms of the package's import.
+ */
+const jsonAsString = {
+  name: 'json-as-string',
+  setup(build: { onLoad: (options: { filter: RegExp }, load: (args: { path: string }) => unknown) => void }) {
+    build.onLoad({ filter: /\.json$/ }, async ({ path }) => ({
+      contents: `export default JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(await readFile(path, 'utf8'))))});`,
+      loader: 'js',
+    }));
+  },
+};
 
 export default defineConfig({
   entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', server: 'src/server/index.ts', cli: 'src/cli.ts' },
@@ -11,6 +26,7 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   clean: true,
+  esbuildPlugins: [jsonAsString],
   // Provider SDKs stay external and are imported lazily by their adapters. tsup leaves out only `dependencies` and
   // `peerDependencies` by itself: the optional cloud SDKs must be named, or they would be bundled.
   external: [
