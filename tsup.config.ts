@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 /**
  * JSON data (the model catalog) as one string given to `JSON.parse`: V8 scans a string literal far faster than it
  * compiles the same data as an object literal (esbuild's default), which took ~10 ms of the package's import.
  */
-const jsonAsString = {
+const jsonAsString: NonNullable<Options['esbuildPlugins']>[number] = {
   name: 'json-as-string',
-  setup(build: { onLoad: (options: { filter: RegExp }, load: (args: { path: string }) => unknown) => void }) {
+  setup(build) {
     build.onLoad({ filter: /\.json$/ }, async ({ path }) => ({
       contents: `export default JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(await readFile(path, 'utf8'))))});`,
       loader: 'js',
@@ -27,6 +27,10 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   esbuildPlugins: [jsonAsString],
+  // Whitespace and syntax only (names stay, for stack traces; the source maps map back): V8 parses less at import,
+  // 87 → 74 ms for the package (medians of 15, alternating).
+  minifyWhitespace: true,
+  minifySyntax: true,
   // Provider SDKs stay external and are imported lazily by their adapters. tsup leaves out only `dependencies` and
   // `peerDependencies` by itself: the optional cloud SDKs must be named, or they would be bundled.
   external: [
