@@ -104,7 +104,7 @@ export function costBreakdown(
   pricing: TokenPricing | null | undefined,
 ): CostBreakdown | null {
   // A count or a price no bill can hold (1e303 tokens, an infinite price): unknown, never a $0 that hides it.
-  if (overflows(usage) || overflows(pricing)) return null;
+  if (usageOverflows(usage) || pricingOverflows(pricing)) return null;
   const counts = normalizeUsage(usage);
   if (!pricing) return counts.prompt_tokens + counts.completion_tokens === 0 ? zeroCost() : null;
   const tier =
@@ -217,20 +217,58 @@ export function roundUsd(value: number): number {
  */
 const OVERFLOW = 1e303;
 
-/** Whether any number in a price or a usage (nested one level: details, tiers) is not finite, or ≥ 1e303. */
-function overflows(values: object | null | undefined, depth = 0): boolean {
-  for (const value of Object.values(values ?? {})) {
-    if (typeof value === 'number' && !(Math.abs(value) < OVERFLOW)) return true;
-    if (depth < 2 && value && typeof value === 'object' && overflows(value, depth + 1)) return true;
-  }
-  return false;
+/** Whether a number is not finite, or ≥ 1e303; absent fields are fine. */
+function huge(value: number | null | undefined): boolean {
+  return typeof value === 'number' && !(Math.abs(value) < OVERFLOW);
+}
+
+/**
+ * Whether a count the bill is made from is past what it can hold. Each field read by name: this runs for every
+ * completion, twice (the answer, the record), and walking the objects' values cost more than the arithmetic.
+ */
+function usageOverflows(usage: UsageLike | null | undefined): boolean {
+  if (!usage) return false;
+  const prompt = usage.prompt_tokens_details;
+  return (
+    huge(usage.prompt_tokens) ||
+    huge(usage.completion_tokens) ||
+    huge(usage.reasoning_tokens) ||
+    huge(usage.cached_tokens) ||
+    huge(usage.cache_write_tokens) ||
+    huge(usage.cache_write_1h_tokens) ||
+    (!!prompt &&
+      (huge(prompt.cached_tokens) || huge(prompt.cache_write_tokens) || huge(prompt.cache_write_1h_tokens))) ||
+    huge(usage.completion_tokens_details?.reasoning_tokens)
+  );
+}
+
+/** Whether a price the bill is made from is past what it can hold. */
+function pricingOverflows(pricing: TokenPricing | null | undefined): boolean {
+  if (!pricing) return false;
+  const tier = pricing.long_context;
+  return (
+    huge(pricing.input) ||
+    huge(pricing.output) ||
+    huge(pricing.cached_input) ||
+    huge(pricing.cache_write) ||
+    huge(pricing.cache_write_1h) ||
+    (!!tier &&
+      (huge(tier.threshold) ||
+        huge(tier.input) ||
+        huge(tier.output) ||
+        huge(tier.cached_input) ||
+        huge(tier.cache_write) ||
+        huge(tier.cache_write_1h)))
+  );
 }
 
 /** The breakdown, or `null` when a part or the total is past what a bill can hold. */
 function bounded(breakdown: CostBreakdown): CostBreakdown | null {
-  const parts = Object.values(breakdown);
-  const total = parts.reduce((sum, part) => sum + part, 0);
-  return parts.every((part) => Math.abs(part) < OVERFLOW) && Math.abs(total) < OVERFLOW ? breakdown : null;
+  const { input, cache_read, cache_write, output, reasoning } = breakdown;
+  const total = input + cache_read + cache_write + output + reasoning;
+  return huge(input) || huge(cache_read) || huge(cache_write) || huge(output) || huge(reasoning) || huge(total)
+    ? null
+    : breakdown;
 }
 
 function zeroCost(): CostBreakdown {

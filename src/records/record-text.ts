@@ -40,20 +40,19 @@ export function capStrings(
   root = '',
 ): unknown {
   if (typeof value === 'string') return capText(value, limit, () => onCut(root, false));
-  const pending: Array<{ holder: Record<string, unknown> | unknown[]; path: string; depth: number }> = [];
+  const pending: Level[] = [];
   if (typeof value === 'object' && value !== null)
-    pending.push({ holder: value as Record<string, unknown>, path: root, depth: 1 });
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const { holder, path, depth } = next;
+    pending.push({ holder: value as Record<string, unknown>, up: undefined, key: root, depth: 1 });
+  for (let level = pending.pop(); level; level = pending.pop()) {
+    const { holder, depth } = level;
     for (const key of Object.keys(holder)) {
       const item = (holder as Record<string, unknown>)[key];
-      const pathOf = () => (Array.isArray(holder) ? `${path}[${key}]` : `${path}.${key}`);
       if (typeof item === 'string') {
         if (item.length > limit)
-          (holder as Record<string, unknown>)[key] = capText(item, limit, () => onCut(pathOf(), false));
+          (holder as Record<string, unknown>)[key] = capText(item, limit, () => onCut(pathOf(level, key), false));
       } else if (typeof item === 'object' && item !== null) {
         if (depth < MAX_RECORD_DEPTH)
-          pending.push({ holder: item as Record<string, unknown>, path: pathOf(), depth: depth + 1 });
+          pending.push({ holder: item as Record<string, unknown>, up: level, key, depth: depth + 1 });
         else {
           (holder as Record<string, unknown>)[key] = `[nested deeper than ${MAX_RECORD_DEPTH} levels: not stored]`;
           // The path would be hundreds of segments long: the field it starts from says enough.
@@ -63,6 +62,25 @@ export function capStrings(
     }
   }
   return value;
+}
+
+/** One object or array being walked: where it sits, so that a path is written only for a string that is cut. */
+interface Level {
+  holder: Record<string, unknown> | unknown[];
+  /** The level holding this one; none at the root, whose `key` is the root's path. */
+  up: Level | undefined;
+  key: string;
+  depth: number;
+}
+
+/** The path of `key` inside `level`: `input_messages[3].content`. */
+function pathOf(level: Level, key: string): string {
+  let path = Array.isArray(level.holder) ? `[${key}]` : `.${key}`;
+  for (let at: Level | undefined = level; at; at = at.up) {
+    if (!at.up) return `${at.key}${path}`;
+    path = `${Array.isArray(at.up.holder) ? `[${at.key}]` : `.${at.key}`}${path}`;
+  }
+  return path;
 }
 
 function isHighSurrogate(code: number): boolean {
