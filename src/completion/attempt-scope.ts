@@ -46,14 +46,15 @@ export class AttemptScope {
   }
 
   /**
-   * The signal to hand the adapter, or `undefined` when nothing could abort the attempt: no caller signal, no
-   * stream limit, and a deadline the SDK's own per-attempt timeout reaches first.
+   * The signal to hand the adapter: the caller's own (or `undefined` without one) when nothing of the gateway's
+   * could abort the attempt — no stream limit, and a deadline the transport's per-attempt timeout reaches first.
    */
   signalFor(needs: { attemptTimeoutMs: number; streamLimits: boolean }): AbortSignal | undefined {
     const remaining = this.#deadlineAt - performance.now();
-    if (!this.#callerSignal && !needs.streamLimits && remaining + DEADLINE_SLACK_MS >= needs.attemptTimeoutMs)
-      return undefined;
-    return this.signal;
+    if (needs.streamLimits || remaining + DEADLINE_SLACK_MS < needs.attemptTimeoutMs) return this.signal;
+    // Only the caller can abort it (serve passes every request's signal): theirs as it is, with no controller,
+    // listener or timer of ours per attempt.
+    return this.#callerSignal;
   }
 
   /** The attempt's signal (made on first use, with the caller's signal linked and the deadline armed). */
