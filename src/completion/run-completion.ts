@@ -41,8 +41,8 @@ export async function runCompletion(
   result.scope.dispose();
   trace.adopt(result.shaped?.warnings.warnings ?? []);
   // Every answer turned down was paid for, as the one kept.
-  for (const answered of new Set([...turnedDown.answers, result]))
-    trace.billed.push({ usage: answered.value.usage, pricing: answered.candidate.offering.pricing });
+  for (const answered of turnedDown.answers) bill(trace, answered);
+  if (!turnedDown.answers.includes(result)) bill(trace, result);
   return result;
 }
 
@@ -96,4 +96,8 @@ export async function correct(
     });
     return answered;
   }
+}
+
+function bill(trace: CallTrace, answered: AttemptResult<ProviderCompletion>): void {
+  trace.billed.push({ usage: answered.value.usage, pricing: answered.candidate.offering.pricing });
 }

@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CallRecord } from '../call-record.ts';
+import { recordJson } from '../record-json.ts';
 import type { RecordSink } from '../sink.ts';
 
 /** Appends each record as one JSON line to a file (created with its directories on the first write). */
@@ -16,7 +17,7 @@ export class JsonlFileSink implements RecordSink {
 
   write(records: CallRecord[]): Promise<void> {
     if (records.length === 0) return this.#tail;
-    const text = records.map((record) => `${JSON.stringify(record)}\n`).join('');
+    const text = records.map((record) => `${recordJson(record)}\n`).join('');
     this.#ready ??= mkdir(dirname(this.path), { recursive: true }).catch((error: unknown) => {
       this.#ready = undefined; // Tried again with the next batch: the directory may be creatable by then.
       throw error;
