@@ -132,8 +132,17 @@ export async function createServerMetrics(recordStats: () => RecordQueueStats): 
   };
 }
 
+/** Each route's label, made on its first request: routes are fixed, and three regex passes per request are not. */
+const routeLabels = new WeakMap<Route, string>();
+
 /** `GET /v1/deployments/{param}`: the route's pattern, readable and of bounded cardinality (never a request's ids). */
 function routeLabel(route: Route): string {
+  let label = routeLabels.get(route);
+  if (label === undefined) routeLabels.set(route, (label = labelOf(route)));
+  return label;
+}
+
+function labelOf(route: Route): string {
   const path = route.path.source
     .replace(/^\^|\$$/g, '')
     .replace(/\((?:[^()]|\([^()]*\))*\)\??/g, '{param}')
