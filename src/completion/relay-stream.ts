@@ -77,9 +77,44 @@ class Relay {
     let segment = this.#segment(first);
     let failure: unknown;
     try {
+      // One loop for every segment and chunk, no delegation: each layer between the provider and the caller costs a
+      // promise and an iterator result per chunk.
       for (;;) {
+        const { head, ended, rest } = segment.opened.value;
+        const { scope, candidate } = segment.opened;
+        const idleMs = this.#call.plan.streamTimeouts(candidate.offering.provider).idleMs;
+        const idle = idleMs === undefined ? undefined : new IdleWatch(scope, idleMs);
+        // Tool calls held back only while a break could still go on elsewhere.
+        const toolCalls = canFailOver(this.#call, candidate) ? new ToolCallHold() : undefined;
         try {
-          yield* this.#segmentChunks(segment, check);
+          try {
+            for (let index = 0; ; ) {
+              let chunk: CompletionChunk;
+              if (index < head.length) chunk = head[index++]!;
+              else {
+                if (ended) break;
+                idle?.waiting();
+                const next = await rest.next();
+                idle?.received();
+                if (next.done) break;
+                chunk = next.value;
+              }
+              segment.recorder.observe(chunk);
+              const passed = this.#pass(chunk, toolCalls);
+              if (passed === undefined) continue;
+              if (!Array.isArray(passed)) {
+                if (this.#out(passed, check)) yield passed;
+              } else for (const out of passed) if (this.#out(out, check)) yield out;
+            }
+          } finally {
+            // The provider stream released and the attempt disposed of however the segment ends.
+            idle?.stop();
+            try {
+              await rest.return?.();
+            } finally {
+              scope.dispose();
+            }
+          }
           break;
         } catch (thrown) {
           const error = this.#failureOf(thrown, segment);
@@ -88,7 +123,7 @@ class Relay {
           segment = this.#segment(next);
         }
       }
-      for (const chunk of this.#out(this.splice.flush(), check)) yield chunk;
+      for (const chunk of this.splice.flush()) if (this.#out(chunk, check)) yield chunk;
       check?.finish();
     } catch (thrown) {
       failure = thrown;
@@ -102,36 +137,12 @@ class Relay {
     return { opened, attempt: this.#call.trace.attempts.at(-1), recorder: new StreamRecorder() };
   }
 
-  /** One provider stream's chunks; its provider stream released and its attempt disposed of however it ends. */
-  async *#segmentChunks(segment: Segment, check: Check): AsyncGenerator<CompletionChunk> {
-    const { head, ended, rest } = segment.opened.value;
-    const { scope, candidate } = segment.opened;
-    const idleMs = this.#call.plan.streamTimeouts(candidate.offering.provider).idleMs;
-    const idle = idleMs === undefined ? undefined : new IdleWatch(scope, idleMs);
-    // Tool calls held back only while a break could still go on elsewhere.
-    const toolCalls = canFailOver(this.#call, candidate) ? new ToolCallHold() : undefined;
-    const pass = (chunk: CompletionChunk): CompletionChunk[] => {
-      segment.recorder.observe(chunk);
-      return (toolCalls?.pass(chunk) ?? [chunk]).flatMap((held) => this.splice.pass(held));
-    };
-    try {
-      for (const chunk of head) yield* this.#out(pass(chunk), check);
-      if (ended) return;
-      for (;;) {
-        idle?.waiting();
-        const next = await rest.next();
-        idle?.received();
-        if (next.done) break;
-        yield* this.#out(pass(next.value), check);
-      }
-    } finally {
-      idle?.stop();
-      try {
-        await rest.return?.();
-      } finally {
-        scope.dispose();
-      }
-    }
+  /** What a provider chunk becomes: itself (no array made), none, or several (held tool calls, a splice's start). */
+  #pass(chunk: CompletionChunk, toolCalls: ToolCallHold | undefined): CompletionChunk | CompletionChunk[] | undefined {
+    const held = toolCalls === undefined ? chunk : toolCalls.pass(chunk);
+    if (held === undefined) return undefined;
+    if (!Array.isArray(held)) return this.splice.pass(held);
+    return held.flatMap((each) => this.splice.pass(each));
   }
 
   /** The gateway's own limit speaks for itself, whatever the adapter made of the abort. */
@@ -150,20 +161,20 @@ class Relay {
     return next;
   }
 
-  /** The chunks as the caller gets them: a usage chunk the caller did not ask for left out (still recorded). */
-  *#out(chunks: CompletionChunk[], check: Check): Generator<CompletionChunk> {
-    for (const chunk of chunks) {
-      chunk.model = this.#info.model;
-      chunk.object = 'chat.completion.chunk';
-      // The check first: it may unwrap the content, and the record keeps what the caller gets.
-      check?.observe(chunk);
-      this.#observed.observe(chunk);
-      if (!this.#call.plan.includeUsage) {
-        if (chunk.choices.length === 0) continue;
-        delete chunk.usage;
-      }
-      yield chunk;
-    }
+  /**
+   * A chunk made the caller's (`model` rewritten, checked, recorded); false when it is left out: a usage chunk the
+   * caller did not ask for (still recorded).
+   */
+  #out(chunk: CompletionChunk, check: Check): boolean {
+    chunk.model = this.#info.model;
+    chunk.object = 'chat.completion.chunk';
+    // The check first: it may unwrap the content, and the record keeps what the caller gets.
+    check?.observe(chunk);
+    this.#observed.observe(chunk);
+    if (this.#call.plan.includeUsage) return true;
+    if (chunk.choices.length === 0) return false;
+    delete chunk.usage;
+    return true;
   }
 }
 

@@ -34,9 +34,11 @@ export function streamChecks(
     observe: (chunk) => output?.observe(chunk),
     finish: () => {
       output?.finish();
-      const calls = observed.summary().output?.tool_calls ?? [];
-      if (!tools?.length || calls.length === 0) return;
-      const message = { role: 'assistant' as const, content: null, refusal: null, tool_calls: structuredClone(calls) };
+      if (!tools?.length) return;
+      // Its own copies (a check may rewrite arguments it repairs; the record keeps them as streamed), no full summary.
+      const calls = observed.toolCalls();
+      if (calls.length === 0) return;
+      const message = { role: 'assistant' as const, content: null, refusal: null, tool_calls: calls };
       const { errors } = checkToolCalls(message as never, tools, strictTools);
       if (errors.length === 0) return;
       const summary =

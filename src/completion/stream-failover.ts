@@ -51,7 +51,7 @@ export function canFailOver({ plan, candidates }: StreamCall, candidate: Candida
 
 /** What a segment consumed (its usage chunk, else an estimate, with a warning), billed at its offering's price. */
 export function billSegment({ plan, trace }: StreamCall, segment: Segment): UsageLike {
-  let usage = segment.recorder.summary().usage;
+  let usage = segment.recorder.usage;
   if (!usage) {
     usage = segment.recorder.estimatedUsage(estimatePromptTokens(plan.body));
     trace.warn(USAGE_ESTIMATED);

@@ -32,10 +32,13 @@ export class StreamSplice {
     this.#heldText = '';
   }
 
-  /** The chunks to relay for one provider chunk (none while the continuation's start is held). */
-  pass(chunk: CompletionChunk): CompletionChunk[] {
+  /**
+   * The chunks to relay for one provider chunk (none while the continuation's start is held); the chunk itself, no
+   * array, while there is no continuation (every chunk of most streams).
+   */
+  pass(chunk: CompletionChunk): CompletionChunk | CompletionChunk[] {
     this.#identity ??= { id: chunk.id, created: chunk.created };
-    if (this.#earlier === undefined) return [chunk];
+    if (this.#earlier === undefined) return chunk;
     Object.assign(chunk, this.#identity);
     if (chunk.usage) chunk.usage = sumUsage(this.#earlier, chunk.usage) as typeof chunk.usage;
     for (const choice of chunk.choices) delete choice.delta.role;

@@ -11,11 +11,16 @@ export class ToolCallHold {
   /** Per choice, per tool call index: the call as assembled so far. */
   readonly #calls = new Map<number, Map<number, ToolCallDelta>>();
 
-  /** The chunk without its tool-call deltas (held), preceded by the held calls whole once its choice finishes. */
-  pass(chunk: CompletionChunk): CompletionChunk[] {
+  /**
+   * The chunk without its tool-call deltas (held), preceded by the held calls whole once its choice finishes; the
+   * chunk itself (no array) when it carries no tool call and lets none out, `undefined` when nothing of it is left.
+   */
+  pass(chunk: CompletionChunk): CompletionChunk | CompletionChunk[] | undefined {
+    const { choices } = chunk;
+    // Most chunks: no tool call in them, none held (or none let out by a finish).
+    if (!this.#touches(choices)) return !chunk.usage && isEmptied(choices) ? undefined : chunk;
     const out: CompletionChunk[] = [];
-    const { usage: _usage, ...frame } = chunk;
-    for (const choice of chunk.choices) {
+    for (const choice of choices) {
       const deltas = choice.delta.tool_calls;
       if (deltas?.length) {
         for (const delta of deltas) this.#add(choice.index, delta);
@@ -24,14 +29,23 @@ export class ToolCallHold {
       const held = this.#calls.get(choice.index);
       if (choice.finish_reason == null || !held) continue;
       this.#calls.delete(choice.index);
+      const { usage: _usage, ...frame } = chunk;
       for (const call of [...held.values()].sort((a, b) => a.index - b.index)) {
         const whole = { index: choice.index, delta: { tool_calls: [call] }, finish_reason: null, logprobs: null };
         out.push({ ...frame, choices: [whole] });
       }
     }
-    const emptied = chunk.choices.length > 0 && chunk.choices.every((choice) => isBlank(choice));
-    if (!emptied || chunk.usage) out.push(chunk);
+    if (!isEmptied(choices) || chunk.usage) out.push(chunk);
     return out;
+  }
+
+  /** Whether a choice of the chunk has tool-call deltas, or finishes while calls are held. */
+  #touches(choices: CompletionChunk['choices']): boolean {
+    for (const choice of choices) {
+      if (choice.delta.tool_calls?.length) return true;
+      if (choice.finish_reason != null && this.#calls.size > 0) return true;
+    }
+    return false;
   }
 
   /** Calls held when the stream broke: dropped, to be made again by the next candidate. */
@@ -50,6 +64,13 @@ export class ToolCallHold {
     if (delta.function?.name) fn.name = (fn.name ?? '') + delta.function.name;
     if (delta.function?.arguments) fn.arguments = (fn.arguments ?? '') + delta.function.arguments;
   }
+}
+
+/** Every choice of the chunk (it has one at least) is blank. */
+function isEmptied(choices: CompletionChunk['choices']): boolean {
+  if (choices.length === 0) return false;
+  for (const choice of choices) if (!isBlank(choice)) return false;
+  return true;
 }
 
 function isBlank({ delta, finish_reason }: CompletionChunk['choices'][number]): boolean {

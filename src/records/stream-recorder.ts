@@ -38,40 +38,65 @@ export class StreamRecorder {
   /** Never throws: a chunk that is not what the wire format promises (`delta: null`, say) adds what it can. */
   observe(chunk: CompletionChunk): void {
     if (isObject(chunk.usage)) this.#usage = chunk.usage;
-    if (!Array.isArray(chunk.choices)) return;
-    for (const choice of chunk.choices as unknown[]) {
+    const choices = chunk.choices as unknown;
+    if (!Array.isArray(choices)) return;
+    for (const choice of choices as unknown[]) {
       if (!isObject(choice) || choice.index !== 0) continue;
       this.#sawChoice = true;
       if (typeof choice.finish_reason === 'string' && choice.finish_reason) this.#finishReason = choice.finish_reason;
       const delta = choice.delta;
       if (!isObject(delta)) continue;
+      // Three fields spelt out, not a table of them: this runs for every chunk of every stream.
       let token = false;
-      for (const [text, parts] of [
-        [delta.content, this.#content],
-        [delta.reasoning_content, this.#reasoning],
-        [delta.refusal, this.#refusal],
-      ] as const) {
-        if (typeof text !== 'string' || !text) continue;
-        parts.push(text);
+      const { content, reasoning_content: reasoning, refusal, tool_calls: calls } = delta;
+      if (typeof content === 'string' && content) {
+        this.#content.push(content);
         token = true;
       }
-      for (const call of Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []) {
-        if (!isObject(call)) continue;
+      if (typeof reasoning === 'string' && reasoning) {
+        this.#reasoning.push(reasoning);
         token = true;
-        const index = typeof call.index === 'number' ? call.index : 0;
-        let parts = this.#toolCalls.get(index);
-        if (!parts) {
-          parts = { id: '', type: 'function', name: '', arguments: [] };
-          this.#toolCalls.set(index, parts);
-        }
-        const fn = isObject(call.function) ? call.function : {};
-        if (typeof call.id === 'string' && call.id) parts.id = call.id;
-        if (typeof call.type === 'string' && call.type) parts.type = call.type;
-        if (typeof fn.name === 'string') parts.name += fn.name;
-        if (typeof fn.arguments === 'string' && fn.arguments) parts.arguments.push(fn.arguments);
       }
+      if (typeof refusal === 'string' && refusal) {
+        this.#refusal.push(refusal);
+        token = true;
+      }
+      if (Array.isArray(calls)) for (const call of calls as unknown[]) token = this.#observeCall(call) || token;
       if (token && this.#firstTokenAt === null) this.#firstTokenAt = Date.now();
     }
+  }
+
+  /** The usage chunk's usage so far, without building the summary. */
+  get usage(): UsageLike | null {
+    return this.#usage;
+  }
+
+  /** Choice 0's tool calls so far, as new objects each time (a check may rewrite their arguments). */
+  toolCalls(): RecordToolCall[] {
+    if (this.#toolCalls.size === 0) return [];
+    return [...this.#toolCalls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, parts]) => ({
+        id: parts.id,
+        type: parts.type,
+        function: { name: parts.name, arguments: parts.arguments.join('') },
+      }));
+  }
+
+  #observeCall(call: unknown): boolean {
+    if (!isObject(call)) return false;
+    const index = typeof call.index === 'number' ? call.index : 0;
+    let parts = this.#toolCalls.get(index);
+    if (!parts) {
+      parts = { id: '', type: 'function', name: '', arguments: [] };
+      this.#toolCalls.set(index, parts);
+    }
+    const fn = isObject(call.function) ? call.function : {};
+    if (typeof call.id === 'string' && call.id) parts.id = call.id;
+    if (typeof call.type === 'string' && call.type) parts.type = call.type;
+    if (typeof fn.name === 'string') parts.name += fn.name;
+    if (typeof fn.arguments === 'string' && fn.arguments) parts.arguments.push(fn.arguments);
+    return true;
   }
 
   /**
@@ -90,19 +115,13 @@ export class StreamRecorder {
     };
   }
 
+  /** New objects each call (the relay sets the summed usage on its own); the end of a stream builds it once. */
   summary(): StreamSummary {
-    const toolCalls: RecordToolCall[] = [...this.#toolCalls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, parts]) => ({
-        id: parts.id,
-        type: parts.type,
-        function: { name: parts.name, arguments: parts.arguments.join('') },
-      }));
     const output: RecordOutput | null = this.#sawChoice
       ? {
           content: joined(this.#content),
           reasoning_content: joined(this.#reasoning),
-          tool_calls: toolCalls,
+          tool_calls: this.toolCalls(),
           refusal: joined(this.#refusal),
           finish_reason: this.#finishReason,
         }
