@@ -12,7 +12,7 @@ import {
 } from '../provider.ts';
 import { abortedByCaller, incompleteStream, invalidResponse } from '../provider-errors.ts';
 import { checkMessage, checkStreamEvent } from './answer-shape.ts';
-import { type AnthropicTransport, sdkTransport, wireTransport } from './anthropic-transport.ts';
+import { type AnthropicTransport, SKIP, sdkTransport, wireTransport } from './anthropic-transport.ts';
 import { type Params, toAnthropicRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
 import { anthropicErrors } from './map-anthropic-error.ts';
@@ -90,7 +90,7 @@ class AnthropicProvider implements Provider {
       const events = (await this.#transport.send(
         { ...params, stream: true },
         this.#options(call, params),
-      )) as AsyncIterable<Anthropic.RawMessageStreamEvent>;
+      )) as AsyncIterable<unknown>;
       return this.#convertEvents(events, params.model, call.signal);
     } catch (error) {
       throw this.#errors.map(error, params.model, { signal: call.signal });
@@ -104,7 +104,7 @@ class AnthropicProvider implements Provider {
   }
 
   async *#convertEvents(
-    events: AsyncIterable<Anthropic.RawMessageStreamEvent>,
+    events: AsyncIterable<unknown>,
     model: string,
     signal: AbortSignal | undefined,
   ): AsyncIterable<CompletionChunk> {
@@ -112,18 +112,22 @@ class AnthropicProvider implements Provider {
     const iterator = events[Symbol.asyncIterator]();
     try {
       for (;;) {
-        let next: IteratorResult<Anthropic.RawMessageStreamEvent>;
+        let event: unknown;
         try {
-          next = await iterator.next();
+          const next = await iterator.next();
+          if (next.done) break;
+          // The transport's item read here, in this loop: no generator of its own per event.
+          event = this.#transport.eventOf(next.value);
         } catch (error) {
           throw this.#errors.map(error, model, { signal, phase: 'stream' });
         }
-        if (next.done) break;
+        if (event === SKIP) continue;
         // Events already buffered would keep coming after an abort; stop at once instead.
         if (signal?.aborted) break;
-        const problem = checkShape(checkStreamEvent, next.value);
+        const problem = checkShape(checkStreamEvent, event);
         if (problem) throw invalidResponse(this.#errors.scope(model), `stream event: ${problem}`);
-        yield* converter.handle(next.value);
+        // A loop, not `yield*`: that would wrap the array in an async iterator, awaiting each chunk.
+        for (const chunk of converter.handle(event as Anthropic.RawMessageStreamEvent)) yield chunk;
       }
     } finally {
       // Stops the HTTP response when the caller leaves early.

@@ -5,6 +5,9 @@ import type { ServerEvent } from '../wire/server-events.ts';
 import { wireHeaders } from '../wire/wire-headers.ts';
 import { postForEvents, postJson, StreamFailure } from '../wire/wire-post.ts';
 
+/** What `eventOf` makes of an item that is no event of the message (`ping`, unnamed events). */
+export const SKIP: unique symbol = Symbol('skip');
+
 /** The API version the wire transport sends unless a call needs the model's own (as the SDK it follows). */
 export const ANTHROPIC_API_VERSION = '2026-10-21';
 
@@ -17,6 +20,11 @@ export interface AnthropicTransport {
     body: { stream: boolean } & Record<string, unknown>,
     options: { signal: AbortSignal | undefined; headers?: Record<string, string> },
   ): Promise<unknown>;
+  /**
+   * One item of a stream `send` resolved to as the message's event, or `SKIP`. The SDK's items are events already;
+   * the wire's are server-sent events, read in the adapter's own loop rather than in a generator between.
+   */
+  eventOf(item: unknown): unknown;
 }
 
 /**
@@ -33,6 +41,7 @@ export function sdkTransport(client: Pick<Anthropic, 'post'>): AnthropicTranspor
         stream: body.stream,
         ...(options.headers ? { headers: options.headers } : {}),
       }),
+    eventOf: (item) => item,
   };
 }
 
@@ -53,18 +62,18 @@ export function wireTransport(settings: ResolvedProviderSettings): AnthropicTran
         timeoutMs: settings.timeoutMs,
       };
       if (!body.stream) return postJson(settings.send, request);
-      return messageEvents(await postForEvents(settings.send, request));
+      return postForEvents(settings.send, request);
     },
+    eventOf: messageEvent,
   };
 }
 
-/** The events as the SDK yields them: `ping` and unnamed events skipped, an `error` event thrown. */
-async function* messageEvents(events: AsyncIterable<ServerEvent>): AsyncIterable<unknown> {
-  for await (const { event, data } of events) {
-    if (event === 'ping' || event === undefined) continue;
-    if (event === 'error') throw new StreamFailure(parsedOr(data));
-    if (data) yield JSON.parse(data);
-  }
+/** An event as the SDK yields it: `ping` and unnamed events (and empty data) skipped, an `error` event thrown. */
+function messageEvent(item: unknown): unknown {
+  const { event, data } = item as ServerEvent;
+  if (event === 'ping' || event === undefined) return SKIP;
+  if (event === 'error') throw new StreamFailure(parsedOr(data));
+  return data ? JSON.parse(data) : SKIP;
 }
 
 function parsedOr(text: string): unknown {

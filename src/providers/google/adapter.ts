@@ -148,21 +148,24 @@ class GoogleProvider implements Provider {
     const iterator = chunks[Symbol.asyncIterator]();
     try {
       while (true) {
-        let next: IteratorResult<unknown>;
+        let value: unknown;
         try {
-          next = await iterator.next();
+          const next = await iterator.next();
+          if (next.done) break;
+          // The transport's item read here, in this loop: no generator of its own per chunk.
+          value = this.#transport.chunkOf(next.value);
         } catch (error) {
           throw this.#errors.map(error, model, { signal: call.signal, phase: 'stream' });
         }
-        if (next.done) break;
-        const problem = checkShape(checkResponse, next.value);
+        const problem = checkShape(checkResponse, value);
         if (problem) throw invalidResponse(this.#errors.scope(model), `stream chunk: ${problem}`);
-        yield* converter.convert(next.value as GenerateContentResponse);
+        // Loops, not `yield*`: that would wrap each array in an async iterator, awaiting each chunk.
+        for (const chunk of converter.convert(value as GenerateContentResponse)) yield chunk;
       }
       if (call.signal?.aborted)
         throw this.#errors.map(new Error('aborted'), model, { signal: call.signal, phase: 'stream' });
       if (converter.truncated) throw incompleteStream(this.#errors.scope(model), 'Gemini sent a finishReason');
-      yield* converter.finish();
+      for (const chunk of converter.finish()) yield chunk;
     } finally {
       close();
     }

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { GoogleGenAI } from '@google/genai';
 import type { ResolvedProviderSettings } from '../provider.ts';
 import { type Endpoint, endpointOf } from '../wire/http-sender.ts';
+import type { ServerEvent } from '../wire/server-events.ts';
 import { wireHeaders } from '../wire/wire-headers.ts';
 import { type HttpStatusError, postForEvents, postJson, StreamFailure } from '../wire/wire-post.ts';
 import type { GeminiRequest } from './convert-request.ts';
@@ -12,8 +13,13 @@ import type { GeminiRequest } from './convert-request.ts';
  */
 export interface GoogleTransport {
   generate(request: GeminiRequest, signal: AbortSignal | undefined): Promise<unknown>;
-  /** Resolves once the response headers arrived; yields each chunk's JSON. */
+  /** Resolves once the response headers arrived; yields an item per chunk, read by `chunkOf`. */
   generateStream(request: GeminiRequest, signal: AbortSignal | undefined): Promise<AsyncIterable<unknown>>;
+  /**
+   * One item of `generateStream` as the chunk's JSON. The SDK's items are chunks already; the wire's are server-sent
+   * events, read in the adapter's own loop rather than in a generator between.
+   */
+  chunkOf(item: unknown): unknown;
   embed(
     call: { model: string; input: string[]; dimensions?: number | undefined },
     signal: AbortSignal | undefined,
@@ -38,6 +44,7 @@ export function sdkTransport(client: GoogleGenAI): GoogleTransport {
           ...(signal ? { abortSignal: signal } : {}),
         },
       }),
+    chunkOf: (item) => item,
   };
 }
 
@@ -73,7 +80,7 @@ export function wireTransport(settings: ResolvedProviderSettings, baseUrl: strin
       postJson(settings.send, request(`/${modelPath(gemini.model)}:generateContent`, json, restBody(gemini), signal)),
     async generateStream(gemini, signal) {
       const path = `/${modelPath(gemini.model)}:streamGenerateContent?alt=sse`;
-      return chunksOf(await postForEvents(settings.send, request(path, events, restBody(gemini), signal)));
+      return postForEvents(settings.send, request(path, events, restBody(gemini), signal));
     },
     embed(call, signal) {
       const model = modelPath(call.model);
@@ -84,6 +91,7 @@ export function wireTransport(settings: ResolvedProviderSettings, baseUrl: strin
       }));
       return postJson(settings.send, request(`/${model}:batchEmbedContents`, json, { requests }, signal));
     },
+    chunkOf: chunkOfEvent,
   };
 }
 
@@ -111,14 +119,12 @@ function resourceName(name: string, collection: string): string {
   return name.startsWith(`${collection}/`) || name.includes('/') ? name : `${collection}/${name}`;
 }
 
-/** Each event's JSON; an event whose `error` carries an HTTP status fails the stream, as the SDK has it. */
-async function* chunksOf(events: AsyncIterable<{ data: string }>): AsyncIterable<unknown> {
-  for await (const { data } of events) {
-    const chunk = JSON.parse(data) as { error?: { code?: unknown } } | null;
-    const code = chunk?.error?.code;
-    if (typeof code === 'number' && code >= 400 && code < 600) throw new StreamFailure(chunk);
-    yield chunk;
-  }
+/** An event's JSON; an event whose `error` carries an HTTP status fails the stream, as the SDK has it. */
+function chunkOfEvent(item: unknown): unknown {
+  const chunk = JSON.parse((item as ServerEvent).data) as { error?: { code?: unknown } } | null;
+  const code = chunk?.error?.code;
+  if (typeof code === 'number' && code >= 400 && code < 600) throw new StreamFailure(chunk);
+  return chunk;
 }
 
 /** An error status's body as Google's error model, a body that is not JSON wrapped in it as the SDK does. */

@@ -19,7 +19,7 @@ import { toOpenAIRequest } from './convert-request.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
 import { mapOpenAIError } from './map-openai-error.ts';
 import { arrayOrEmpty, normalizeChoice, normalizeUsage } from './normalize-answer.ts';
-import { type OpenAITransport, sdkTransport, wireTransport } from './openai-transport.ts';
+import { type OpenAITransport, STREAM_DONE, sdkTransport, wireTransport } from './openai-transport.ts';
 
 /**
  * The OpenAI adapter; every OpenAI-compatible provider runs through it. By default it speaks the HTTP API itself
@@ -129,7 +129,10 @@ export class OpenAIProvider implements Provider {
   ): AsyncIterable<CompletionChunk> {
     let finished = false;
     try {
-      for await (const value of stream) {
+      for await (const item of stream) {
+        // The transport's item read here, in this loop: no generator of its own per chunk.
+        const value = this.#transport.chunkOf(item);
+        if (value === STREAM_DONE) break;
         const chunk = value as ChatCompletionChunk;
         for (const choice of arrayOrEmpty(chunk?.choices)) normalizeChoice(choice, 'delta', this.#quirks);
         if (chunk?.usage) normalizeUsage(chunk.usage);

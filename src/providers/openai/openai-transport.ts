@@ -6,8 +6,12 @@ import type {
 import type { EmbeddingCreateParams } from 'openai/resources/embeddings';
 import type { ResolvedProviderSettings } from '../provider.ts';
 import { type Endpoint, endpointOf } from '../wire/http-sender.ts';
+import type { ServerEvent } from '../wire/server-events.ts';
 import { wireHeaders } from '../wire/wire-headers.ts';
 import { postForEvents, postJson, StreamFailure } from '../wire/wire-post.ts';
+
+/** What `chunkOf` makes of the item where the stream ends (`[DONE]`). */
+export const STREAM_DONE: unique symbol = Symbol('[DONE]');
 
 /**
  * How the OpenAI adapter reaches an OpenAI-compatible API: straight over HTTP (`wire`, the default) or through the
@@ -15,8 +19,13 @@ import { postForEvents, postJson, StreamFailure } from '../wire/wire-post.ts';
  */
 export interface OpenAITransport {
   complete(body: ChatCompletionCreateParamsBase, signal: AbortSignal | undefined): Promise<unknown>;
-  /** Resolves once the response headers arrived; yields the chunks' JSON, ending at `[DONE]` or the body's end. */
+  /** Resolves once the response headers arrived; yields an item per chunk (read by `chunkOf`) until the body ends. */
   stream(body: ChatCompletionCreateParamsBase, signal: AbortSignal | undefined): Promise<AsyncIterable<unknown>>;
+  /**
+   * One item of `stream` as the chunk's JSON, or `STREAM_DONE` where the stream ends. The SDK's items are chunks
+   * already; the wire's are server-sent events, read in the adapter's own loop rather than in a generator between.
+   */
+  chunkOf(item: unknown): unknown;
   embed(body: EmbeddingCreateParams, signal: AbortSignal | undefined): Promise<unknown>;
 }
 
@@ -26,6 +35,7 @@ export function sdkTransport(client: OpenAI): OpenAITransport {
     complete: (body, signal) => client.chat.completions.create(body as NonStreaming, { signal }),
     stream: (body, signal) => client.chat.completions.create({ ...body, stream: true }, { signal }),
     embed: (body, signal) => client.embeddings.create(body, { signal }),
+    chunkOf: (item) => item,
   };
 }
 
@@ -50,19 +60,18 @@ export function wireTransport(settings: ResolvedProviderSettings, account: Recor
   });
   return {
     complete: (body, signal) => postJson(send, request(chat, json, body, signal)),
-    async stream(body, signal) {
-      return chunksOf(await postForEvents(send, request(chat, events, { ...body, stream: true }, signal)));
-    },
+    stream: (body, signal) => postForEvents(send, request(chat, events, { ...body, stream: true }, signal)),
     embed: (body, signal) => postJson(send, request(embeddings, json, body, signal)),
+    chunkOf: chunkOfEvent,
   };
 }
 
-async function* chunksOf(events: AsyncIterable<{ event: string | undefined; data: string }>): AsyncIterable<unknown> {
-  for await (const { event, data } of events) {
-    if (data === '[DONE]') return;
-    const chunk = JSON.parse(data) as { error?: unknown } | null;
-    if (event === 'error') throw new StreamFailure(chunk?.error ?? chunk);
-    if (chunk?.error) throw new StreamFailure(chunk.error);
-    yield chunk;
-  }
+/** An event's chunk, as the SDK reads it: `[DONE]` ends the stream, an `error` in the event fails it. */
+function chunkOfEvent(item: unknown): unknown {
+  const { event, data } = item as ServerEvent;
+  if (data === '[DONE]') return STREAM_DONE;
+  const chunk = JSON.parse(data) as { error?: unknown } | null;
+  if (event === 'error') throw new StreamFailure(chunk?.error ?? chunk);
+  if (chunk?.error) throw new StreamFailure(chunk.error);
+  return chunk;
 }

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { decoded } from '../../internal/http-transport.ts';
+import { type ServerEvent, serverEvents } from './server-events.ts';
 
 /** Where a request goes: the origin and the path (with its query), split once per adapter, not per call. */
 export interface Endpoint {
@@ -28,6 +29,8 @@ export interface WireResponse {
   text(): Promise<string>;
   /** The body's bytes as they arrive, content-encoding undone. Breaking out of the loop closes the body. */
   chunks(): AsyncIterable<Uint8Array>;
+  /** The body's server-sent events, parsed in the loop that reads it (one generator layer, not two). */
+  events(): AsyncGenerator<ServerEvent>;
   /** Drops the body unread. */
   discard(): void;
 }
@@ -109,6 +112,10 @@ function dispatcherResponse(
   // Nothing asks for compression (no accept-encoding is sent); a server that compresses anyway is still read.
   const body = encoding === undefined ? data.body : decoded(data.body, encoding, maxBytes);
   const failing = (error: unknown) => networkFailure(error, request);
+  const close = () => {
+    release();
+    if (!body.readableEnded) body.destroy();
+  };
   return {
     status: data.statusCode,
     header(name) {
@@ -137,10 +144,10 @@ function dispatcherResponse(
       } catch (error) {
         throw failing(error);
       } finally {
-        release();
-        if (!body.readableEnded) body.destroy();
+        close();
       }
     },
+    events: () => serverEvents(body, { failure: failing, close }),
     discard() {
       release();
       data.body.dump().catch(() => undefined);
@@ -181,6 +188,10 @@ export function fetchSender(fetchImpl: typeof fetch): HttpSender {
 }
 
 function fetchResponse(response: Response, release: () => void): WireResponse {
+  const close = async () => {
+    release();
+    await response.body?.cancel().catch(() => undefined);
+  };
   return {
     status: response.status,
     header: (name) => response.headers.get(name) ?? undefined,
@@ -196,16 +207,18 @@ function fetchResponse(response: Response, release: () => void): WireResponse {
       try {
         if (response.body) for await (const chunk of response.body) yield chunk;
       } finally {
-        release();
-        await response.body?.cancel().catch(() => undefined);
+        await close();
       }
     },
+    events: () => serverEvents(response.body ?? EMPTY, { failure: (error) => error, close }),
     discard() {
       release();
       response.body?.cancel().catch(() => undefined);
     },
   };
 }
+
+const EMPTY: AsyncIterable<Uint8Array> = { async *[Symbol.asyncIterator]() {} };
 
 /** undici's failure as fetch words it, a timeout as `WireTimeoutError`, the caller's abort as its reason. */
 function networkFailure(error: unknown, request: WireRequest, timed?: AbortSignal): unknown {

@@ -1,5 +1,5 @@
 import type { HttpSender, WireRequest } from './http-sender.ts';
-import { type ServerEvent, serverEvents } from './server-events.ts';
+import type { ServerEvent } from './server-events.ts';
 
 /**
  * The provider answered with an HTTP error status. The body is kept as text and, when it is JSON, parsed: each
@@ -47,7 +47,7 @@ export async function postJson(send: HttpSender, request: WireRequest): Promise<
 export async function postForEvents(send: HttpSender, request: WireRequest): Promise<AsyncIterable<ServerEvent>> {
   const response = await send(request);
   if (response.status < 200 || response.status > 299) throw await statusError(response);
-  return serverEvents(response.chunks());
+  return response.events();
 }
 
 async function statusError(response: Awaited<ReturnType<HttpSender>>): Promise<HttpStatusError> {
