@@ -13,6 +13,7 @@ import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrenc
 import { KeyRateLimit, type OnStoreError } from './key-rate-limit.ts';
 import { requireScope } from './key-scopes.ts';
 import type { KeyStore } from './key-store.ts';
+import { REPLY_SENT, type SentReply } from './node-adapter.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
 import { findRoute, type Route } from './router.ts';
@@ -180,20 +181,32 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     if (options.mock) reply.headers['x-switchyard-mock'] = 'true';
     return cors.apply(request, reply);
   };
-  return Object.assign(async (request: Request) => toWebResponse(await handle(fromWebRequest(request))), { handle });
+  return Object.assign(
+    async (request: Request) => toWebResponse(releasedByWeb(await handle(fromWebRequest(request)))),
+    { handle },
+  );
 }
 
 /**
  * The reply, with the key's slot given back once it is sent: now for a complete body, at the end of a stream (or
- * when its reader stops), or when the client goes away before the stream was read at all.
+ * when its reader stops: the node adapter calls `REPLY_SENT` after its loop, no generator wraps the body only for
+ * that), or when the client goes away before the stream was read at all.
  */
-function releasedWhenSent(reply: Reply, release: () => void, signal: AbortSignal): Reply {
+function releasedWhenSent(reply: Reply, release: () => void, signal: AbortSignal): SentReply {
   const { body } = reply;
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
     release();
     return reply;
   }
   signal.addEventListener('abort', release, { once: true });
+  return { ...reply, [REPLY_SENT]: release };
+}
+
+/** For the Web `Response` path, whose streaming is not ours: the slot given back when the body's iteration ends. */
+function releasedByWeb(reply: SentReply): Reply {
+  const release = reply[REPLY_SENT];
+  const { body } = reply;
+  if (!release || body === null || typeof body === 'string' || body instanceof Uint8Array) return reply;
   return { ...reply, body: releasing(body, release) };
 }
 

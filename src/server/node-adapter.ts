@@ -2,6 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { NodeRequest } from './node-request.ts';
 
+/**
+ * Set on a reply whose body is an iterable by a handler that must know when it was sent (a key's concurrency slot):
+ * called once the body's loop ends however it ends, so no generator layer wraps the body only to learn it.
+ */
+export const REPLY_SENT: unique symbol = Symbol('reply sent');
+export type SentReply = Reply & { [REPLY_SENT]?: () => void };
+
 export interface RequestLogEntry {
   method: string;
   path: string;
@@ -100,7 +107,12 @@ export function createNodeListener(
   });
 }
 
-async function writeReply(request: NodeRequest, res: ServerResponse, reply: Reply, closing: boolean): Promise<void> {
+async function writeReply(
+  request: NodeRequest,
+  res: ServerResponse,
+  reply: SentReply,
+  closing: boolean,
+): Promise<void> {
   const { headers, body } = reply;
   if (closing) headers.connection = 'close';
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
@@ -114,17 +126,32 @@ async function writeReply(request: NodeRequest, res: ServerResponse, reply: Repl
   }
   // No flushHeaders(): the headers leave with the first chunk, in one write.
   res.writeHead(reply.status, headers);
+  // The socket itself, not `res`: once the response finishes, `res` lets go of it and would uncork nothing, leaving a
+  // kept-alive socket corked for the next response.
+  const socket = res.socket;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket?.uncork();
+  };
   try {
     for await (const chunk of body) {
       if (res.destroyed) return;
-      // Each chunk is written as soon as it exists (an SSE event reaches the client at once); wait when the socket is
-      // full.
+      // Each chunk is written as soon as it exists (an SSE event reaches the client at once): corked only until the
+      // end of this turn, so the events one provider read yields leave in one socket write. Wait when it is full.
+      if (!corked && socket) {
+        corked = true;
+        socket.cork();
+        process.nextTick(uncork);
+      }
       if (!res.write(chunk)) await drainedOrClosed(res);
     }
     res.end();
     request.discardUnread();
   } catch {
     res.destroy();
+  } finally {
+    reply[REPLY_SENT]?.();
   }
 }
 
