@@ -70,8 +70,7 @@ export function shapeRequest(
     output = { spec, native, strictForm: outputPlan?.strict === true };
   }
   const toolPlans = strictProvider && plan.body.tools ? strictToolPlans(plan.body.tools) : NO_PLANS;
-  const strictTools =
-    toolPlans.size === 0 ? NO_TOOLS : new Set([...toolPlans].filter(([, p]) => p.strict).map(([name]) => name));
+  const strictTools = strictNames(toolPlans);
 
   return {
     candidate,
@@ -120,17 +119,25 @@ function reasoningOf(plan: CallPlan, candidate: Candidate, warnings: WarningList
   }
 }
 
+/** A function tool without `parameters` takes none. Never changed: the plan's strict schema is a rewritten copy. */
+const NO_PARAMETERS: JsonSchema = Object.freeze({ type: 'object', properties: Object.freeze({}) });
+
 /** The strict-form plan of each function tool marked `strict: true`, by name. */
 function strictToolPlans(tools: unknown): Map<string, StrictPlan> {
   const plans = new Map<string, StrictPlan>();
   if (!Array.isArray(tools)) return plans;
   for (const tool of tools as Array<{ type?: string; function?: { name: string; strict?: boolean | null } }>) {
     if (tool.type !== 'function' || tool.function?.strict !== true) continue;
-    const parameters = ((tool.function as { parameters?: JsonSchema }).parameters ?? {
-      type: 'object',
-      properties: {},
-    }) as JsonSchema;
+    const parameters = (tool.function as { parameters?: JsonSchema }).parameters ?? NO_PARAMETERS;
     plans.set(tool.function.name, planStrictSchema(parameters));
   }
   return plans;
+}
+
+/** The names of the tools whose plan is strict. */
+function strictNames(plans: ReadonlyMap<string, StrictPlan>): ReadonlySet<string> {
+  if (plans.size === 0) return NO_TOOLS;
+  const names = new Set<string>();
+  for (const [name, plan] of plans) if (plan.strict) names.add(name);
+  return names;
 }

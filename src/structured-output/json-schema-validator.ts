@@ -1,6 +1,7 @@
-import type { Ajv as AjvCore, ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { InvalidRequestError } from '../errors.ts';
 import { draftOf, engineFor } from './schema-engines.ts';
+import { type SchemaFacts, schemaFacts } from './schema-facts.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -10,48 +11,20 @@ export interface SchemaValidator {
   errors(): string[];
 }
 
-interface Compiled {
-  validator: SchemaValidator;
-  /** The engine that holds the compiled schema, and the object it is keyed by there: evicted together. */
-  engine: AjvCore;
-  compiledFrom: JsonSchema;
-}
-
-/** Distinct schemas kept compiled; each also lives in its ajv engine until it is evicted from here. */
-const MAX_COMPILED_SCHEMAS = 256;
-const byObject = new WeakMap<object, SchemaValidator>();
-const byText = new Map<string, Compiled>();
-
 /**
- * The compiled validator of a JSON Schema, cached: by object identity (apps usually reuse one schema object), then
- * by content, in one bounded cache that evicts the oldest schema from ajv too. The engine is the one of the draft
- * the schema's `$schema` names (2020-12 when it names none); `$id`/`id`, anchors and local `$ref`s resolve. A schema
- * that cannot be compiled (a remote `$ref`, an unknown draft, an invalid keyword value) is a 400 naming why.
+ * The compiled validator of a JSON Schema, cached with the schema's other facts (schema-facts.ts): by object identity
+ * (apps usually reuse one schema object), then by content, in one bounded cache that evicts the least recently used
+ * schema from ajv too. The engine is the one of the draft the schema's `$schema` names (2020-12 when it names none);
+ * `$id`/`id`, anchors and local `$ref`s resolve. A schema that cannot be compiled (a remote `$ref`, an unknown draft,
+ * an invalid keyword value) is a 400 naming why.
  */
 export function compileSchema(schema: JsonSchema, param = 'response_format.json_schema.schema'): SchemaValidator {
-  const known = byObject.get(schema);
-  if (known) return known;
-  const text = JSON.stringify(schema);
-  let compiled = byText.get(text);
-  if (compiled) {
-    // Most recently used last, so the first entry is the one to evict.
-    byText.delete(text);
-  } else {
-    compiled = compile(schema, param);
-    if (byText.size >= MAX_COMPILED_SCHEMAS) evictOldest();
-  }
-  byText.set(text, compiled);
-  byObject.set(schema, compiled.validator);
-  return compiled.validator;
+  const facts = schemaFacts(schema);
+  if (!facts.compiled) facts.compiled = compile(schema, param);
+  return facts.compiled.validator;
 }
 
-function evictOldest(): void {
-  const [text, oldest] = byText.entries().next().value!;
-  byText.delete(text);
-  oldest.engine.removeSchema(oldest.compiledFrom);
-}
-
-function compile(schema: JsonSchema, param: string): Compiled {
+function compile(schema: JsonSchema, param: string): NonNullable<SchemaFacts['compiled']> {
   const engine = engineFor(draftOf(schema, param));
   let validate: ValidateFunction;
   // The engine registers a schema under its `$id` (draft-04: `id`); another caller's schema of that id gives way.
@@ -63,14 +36,12 @@ function compile(schema: JsonSchema, param: string): Compiled {
     engine.removeSchema(schema);
     throw compileError(error as Error & { missingRef?: string }, schema, param);
   }
-  return {
-    validator: {
-      validate: (value) => validate(value) as boolean,
-      errors: () => (validate.errors ?? []).map(describeError),
-    },
-    engine,
-    compiledFrom: schema,
+  const validator: SchemaValidator = {
+    validate: (value) => validate(value) as boolean,
+    errors: () => (validate.errors ?? []).map(describeError),
   };
+  // The engine keeps the schema keyed by the object it compiled: it leaves with the facts.
+  return { validator, dispose: () => engine.removeSchema(schema) };
 }
 
 function compileError(error: Error & { missingRef?: string }, schema: JsonSchema, param: string): InvalidRequestError {

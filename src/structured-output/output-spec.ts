@@ -2,7 +2,9 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { dropAddedNulls } from './drop-added-nulls.ts';
 import { compileSchema, type JsonSchema, type SchemaValidator } from './json-schema-validator.ts';
 import { parseModelJson } from './parse-model-json.ts';
-import { modelSchemaOf, unwrapAnswer } from './schema-root.ts';
+import { PARSE_VALUE } from './response-format.ts';
+import { schemaFacts } from './schema-facts.ts';
+import { type ModelSchema, modelSchemaOf, unwrapAnswer } from './schema-root.ts';
 
 /** What the caller asked the answer to be, resolved once per request. */
 export interface OutputSpec {
@@ -19,6 +21,8 @@ export interface OutputSpec {
   validator?: SchemaValidator;
   /** openai-node's `zodResponseFormat` (and ours) carry a parser; its result becomes `message.parsed`. */
   parse?: (content: string) => unknown;
+  /** Our own `zodResponseFormat`'s parser of the value already read from the answer (no second `JSON.parse`). */
+  parseValue?: (value: unknown) => unknown;
 }
 
 export type OutputCheck = { ok: true; content: string; parsed: unknown } | { ok: false; errors: string[] };
@@ -36,7 +40,8 @@ export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
   const spec = responseFormat.json_schema!;
   const schema = spec.schema as JsonSchema;
   const validator = compileSchema(schema, 'response_format.json_schema.schema');
-  const model = modelSchemaOf(schema);
+  const model = modelSchemaFor(schema);
+  const parseValue = (responseFormat as { [PARSE_VALUE]?: (value: unknown) => unknown })[PARSE_VALUE];
   return {
     kind: 'json_schema',
     name: spec.name as string,
@@ -47,7 +52,18 @@ export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
     ...(typeof spec.description === 'string' ? { description: spec.description } : {}),
     ...(typeof spec.strict === 'boolean' ? { strict: spec.strict } : {}),
     ...(typeof responseFormat.$parseRaw === 'function' ? { parse: responseFormat.$parseRaw.bind(responseFormat) } : {}),
+    ...(typeof parseValue === 'function' ? { parseValue } : {}),
   };
+}
+
+/** `modelSchemaOf`, kept with the schema's facts: the caller's own schema object when it is used unchanged. */
+function modelSchemaFor(schema: JsonSchema): ModelSchema {
+  const facts = schemaFacts(schema);
+  if (!facts.model) {
+    const model = modelSchemaOf(schema);
+    facts.model = { schema: model.schema === schema ? undefined : model.schema, wrapped: model.wrapped };
+  }
+  return { schema: facts.model.schema ?? schema, wrapped: facts.model.wrapped };
 }
 
 /** The plain OpenAI `response_format` to send natively (without parser functions or brands). */
@@ -68,20 +84,17 @@ const JSON_OBJECT_INSTRUCTION: ChatCompletionMessageParam = {
   role: 'system',
   content: 'Answer with one JSON object only: no prose, no code fences.',
 };
-const instructions = new WeakMap<JsonSchema, ChatCompletionMessageParam>();
 
 /**
  * The system instruction of the prompted path: the schema (with its descriptions and examples) and the rule to
- * answer with JSON only. Built once per schema object.
+ * answer with JSON only. Built once per schema (kept with its facts) and the name and description it names.
  */
 export function schemaInstruction(spec: OutputSpec): ChatCompletionMessageParam {
   if (spec.kind === 'json_object') return JSON_OBJECT_INSTRUCTION;
-  let instruction = instructions.get(spec.schema!);
-  if (!instruction) {
-    instruction = buildInstruction(spec);
-    instructions.set(spec.schema!, instruction);
-  }
-  return instruction;
+  const facts = schemaFacts(spec.schema!);
+  const key = `${spec.name}\n${spec.description ?? ''}`;
+  if (facts.instruction?.key !== key) facts.instruction = { key, message: buildInstruction(spec) };
+  return facts.instruction.message;
 }
 
 function buildInstruction(spec: OutputSpec): ChatCompletionMessageParam {
@@ -114,13 +127,19 @@ export function checkOutput(
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       return { ok: false, errors: ['the answer is not a JSON object'] };
     const text = found.text === content ? content : JSON.stringify(value);
-    return { ok: true, content: text, parsed: spec.parse ? spec.parse(text) : value };
+    return { ok: true, content: text, parsed: parsedOf(spec, text, value) };
   }
   let value = spec.wrapped ? unwrapAnswer(found.value) : found.value;
   if (nullsMeanLeftOut) value = dropAddedNulls(value, spec.schema!);
   if (!spec.validator!.validate(value)) return { ok: false, errors: spec.validator!.errors() };
   const text = value === found.value && found.text === content ? content : JSON.stringify(value);
-  return { ok: true, content: text, parsed: spec.parse ? spec.parse(text) : value };
+  return { ok: true, content: text, parsed: parsedOf(spec, text, value) };
+}
+
+/** `message.parsed`: the caller's parser's result, given the value already read when the parser is ours. */
+function parsedOf(spec: OutputSpec, text: string, value: unknown): unknown {
+  if (spec.parseValue) return spec.parseValue(value);
+  return spec.parse ? spec.parse(text) : value;
 }
 
 /** The follow-up turn that asks the model to correct an answer that failed validation. */

@@ -10,9 +10,13 @@ const loadJsonRepair = lazyRequire<typeof import('jsonrepair')>('jsonrepair');
  * Returns `undefined` when no JSON can be recovered.
  */
 export function parseModelJson(text: string): { value: unknown; text: string } | undefined {
-  const spans = [...candidates(text)];
-  for (const candidate of spans) {
-    const parsed = tryParse(candidate);
+  const trimmed = text.trim();
+  // The usual answer is JSON as it is: the other candidates are looked for only when it is not.
+  const plain = tryParse(trimmed);
+  if (plain) return plain;
+  const spans = [trimmed, ...otherCandidates(trimmed)];
+  for (let index = 1; index < spans.length; index++) {
+    const parsed = tryParse(spans[index]);
     if (parsed) return parsed;
   }
   // Repair only what already looks like JSON: repairing prose would "succeed" by quoting it.
@@ -24,9 +28,8 @@ export function parseModelJson(text: string): { value: unknown; text: string } |
   return undefined;
 }
 
-function* candidates(text: string): Iterable<string> {
-  const trimmed = text.trim();
-  yield trimmed;
+/** After the trimmed text itself: the inside of a code fence, then the outermost `{…}`/`[…]` span. */
+function* otherCandidates(trimmed: string): Iterable<string> {
   const fence = /```(?:json|JSON)?\s*\n?([\s\S]*?)```/.exec(trimmed);
   if (fence) yield fence[1]!.trim();
   const start = trimmed.search(/[{[]/);

@@ -4,6 +4,12 @@ import { InvalidRequestError } from '../errors.ts';
 import { lazyRequire } from '../internal/lazy-require.ts';
 import type { JsonSchema } from './json-schema-validator.ts';
 
+/**
+ * Where our `zodResponseFormat` keeps its parser of an already-read value: the gateway has parsed the answer to
+ * validate it, so `message.parsed` needs no second `JSON.parse` of the text. `$parseRaw` stays for other readers.
+ */
+export const PARSE_VALUE: unique symbol = Symbol.for('switchyard.zodResponseFormat.parseValue');
+
 /** A zod 4 schema, or a zod 3 one (from `zod@3` or `zod/v3`). */
 export type ZodSchemaLike<T = unknown> =
   | { _zod: unknown; _output: T }
@@ -28,11 +34,13 @@ export function zodResponseFormat<T>(
       ...(options.description ? { description: options.description } : {}),
     },
   };
-  const parse = (content: string): T => (schema as { parse(value: unknown): T }).parse(JSON.parse(content));
+  const parseValue = (value: unknown): T => (schema as { parse(value: unknown): T }).parse(value);
+  const parse = (content: string): T => parseValue(JSON.parse(content));
   // Non-enumerable, as openai-node does, so the parser never reaches the wire.
   return Object.defineProperties(format, {
     $brand: { value: 'auto-parseable-response-format', enumerable: false },
     $parseRaw: { value: parse, enumerable: false },
+    [PARSE_VALUE]: { value: parseValue, enumerable: false },
   }) as unknown as AutoParseableResponseFormat<T>;
 }
 

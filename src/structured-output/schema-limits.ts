@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors.ts';
+import { type SchemaFacts, schemaFacts } from './schema-facts.ts';
 
 /**
  * Caps on the JSON Schemas a request carries (`response_format`, tool parameters, a deployment's output schema).
@@ -13,20 +14,36 @@ export const SCHEMA_LIMITS = {
   maxNodes: 5_000,
 } as const;
 
-/** Schemas already measured: apps send the same schema object on every call. */
-const withinLimits = new WeakSet<object>();
-
 /**
  * Throws a 400 (`schema_too_deep` or `schema_too_large`, naming `param`) when a schema passes a limit, and
  * (`invalid_schema`) when it uses `$async`: ajv compiles that to a validator returning a promise, which a
- * synchronous check would take as "valid" while its rejection crashed the process.
+ * synchronous check would take as "valid" while its rejection crashed the process. A schema already measured (the
+ * same object, or the same content: schema-facts.ts) is not walked again. `param` may be a function, called only
+ * when there is an error to name it in.
  */
-export function assertSchemaLimits(schema: unknown, param: string): void {
-  if (typeof schema !== 'object' || schema === null || withinLimits.has(schema)) return;
+export function assertSchemaLimits(schema: unknown, param: string | (() => string)): void {
+  if (typeof schema !== 'object' || schema === null) return;
+  const facts = factsOf(schema);
+  if (facts?.withinLimits) return;
   const size = measure(schema);
+  if (size.asyncAt !== undefined || size.depth > SCHEMA_LIMITS.maxDepth || size.nodes > SCHEMA_LIMITS.maxNodes)
+    throw limitError(size, typeof param === 'string' ? param : param());
+  if (facts) facts.withinLimits = true;
+}
+
+/** The schema's facts; none when it cannot be serialised (a cycle, or nesting too deep for the stack). */
+function factsOf(schema: object): SchemaFacts | undefined {
+  try {
+    return schemaFacts(schema);
+  } catch {
+    return undefined;
+  }
+}
+
+function limitError(size: { depth: number; nodes: number; asyncAt?: string }, param: string): InvalidRequestError {
   if (size.asyncAt !== undefined) {
     const at = `${param}${size.asyncAt}.$async`;
-    throw new InvalidRequestError(
+    return new InvalidRequestError(
       `${at}: asynchronous schemas ("$async": true) are not supported; answers are validated synchronously. Remove ` +
         `the keyword.`,
       at,
@@ -34,22 +51,19 @@ export function assertSchemaLimits(schema: unknown, param: string): void {
     );
   }
   if (size.depth > SCHEMA_LIMITS.maxDepth) {
-    throw new InvalidRequestError(
+    return new InvalidRequestError(
       `${param} is nested more than ${SCHEMA_LIMITS.maxDepth} levels deep (objects and arrays); the limit is ` +
         `${SCHEMA_LIMITS.maxDepth}. Flatten it, or use $defs and $ref for repeated parts.`,
       param,
       'schema_too_deep',
     );
   }
-  if (size.nodes > SCHEMA_LIMITS.maxNodes) {
-    throw new InvalidRequestError(
-      `${param} has more than ${SCHEMA_LIMITS.maxNodes} JSON values; the limit is ${SCHEMA_LIMITS.maxNodes}. Split ` +
-        `the request or simplify the schema.`,
-      param,
-      'schema_too_large',
-    );
-  }
-  withinLimits.add(schema);
+  return new InvalidRequestError(
+    `${param} has more than ${SCHEMA_LIMITS.maxNodes} JSON values; the limit is ${SCHEMA_LIMITS.maxNodes}. Split ` +
+      `the request or simplify the schema.`,
+    param,
+    'schema_too_large',
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { JsonSchema } from './json-schema-validator.ts';
+import { schemaFacts } from './schema-facts.ts';
 import { exclusiveBoundsAsNumbers, isObjectSchema, isRecord, mergeAllOf, setOwn } from './schema-shape.ts';
 import { overStrictLimits, strictObstacle } from './strict-obstacles.ts';
 
@@ -26,27 +27,25 @@ const STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email'
 /** Whether a schema goes to OpenAI in strict mode, and in what form; or why it goes non-strict. */
 export type StrictPlan = { strict: true; schema: JsonSchema } | { strict: false; reason: string };
 
-const plans = new WeakMap<object, StrictPlan>();
-
 /**
- * The strict-or-relax decision for one schema, cached per schema object. Strict mode constrains decoding to the
- * rewritten schema, so it is used only when every answer the caller's schema allows can be expressed in it (an open
- * map, a `false` schema, `not`, `if`, an unmergeable `allOf`… cannot) and the rewrite is within OpenAI's limits.
- * Otherwise the caller's schema goes non-strict, and validation, repair and the retry hold the answer to it.
+ * The strict-or-relax decision for one schema, cached with the schema's facts (by object, then by content:
+ * schema-facts.ts). Strict mode constrains decoding to the rewritten schema, so it is used only when every answer the
+ * caller's schema allows can be expressed in it (an open map, a `false` schema, `not`, `if`, an unmergeable `allOf`…
+ * cannot) and the rewrite is within OpenAI's limits. Otherwise the caller's schema goes non-strict, and validation,
+ * repair and the retry hold the answer to it.
  */
 export function planStrictSchema(schema: JsonSchema): StrictPlan {
-  let plan = plans.get(schema);
-  if (!plan) {
+  const facts = schemaFacts(schema);
+  if (!facts.strict) {
     const obstacle = strictObstacle(schema);
-    if (obstacle) plan = { strict: false, reason: obstacle };
+    if (obstacle) facts.strict = { strict: false, reason: obstacle };
     else {
       const rewritten = toStrictJsonSchema(schema);
       const over = overStrictLimits(rewritten);
-      plan = over ? { strict: false, reason: over } : { strict: true, schema: rewritten };
+      facts.strict = over ? { strict: false, reason: over } : { strict: true, schema: rewritten };
     }
-    plans.set(schema, plan);
   }
-  return plan;
+  return facts.strict;
 }
 
 const rewrites = new WeakMap<object, JsonSchema>();

@@ -28,8 +28,8 @@ export function checkToolCalls(
   for (const call of message.tool_calls ?? []) {
     if (call.type !== 'function') continue;
     const name = call.function.name;
-    const tool = tools?.find((candidate) => candidate.type === 'function' && candidate.function.name === name);
-    if (tool?.type !== 'function') {
+    const tool = tools && toolNamed(tools, name);
+    if (!tool) {
       check.errors.push(`${name}: there is no tool of that name`);
       continue;
     }
@@ -54,6 +54,31 @@ export function checkToolCalls(
     }
   }
   return check;
+}
+
+type FunctionTool = Extract<CompletionTool, { type: 'function' }>;
+/** Per tools array (one per request), where each function tool's name first appears in it. */
+const toolIndexes = new WeakMap<readonly CompletionTool[], ReadonlyMap<string, number>>();
+
+/**
+ * The first function tool named `name`, found through an index built once per tools array; the index is checked
+ * against the array at each use and built again when the array has changed under it.
+ */
+function toolNamed(tools: readonly CompletionTool[], name: string): FunctionTool | undefined {
+  let at = toolIndexes.get(tools)?.get(name);
+  if (at === undefined || !isFunctionNamed(tools[at], name)) {
+    const indexes = new Map<string, number>();
+    tools.forEach((tool, index) => {
+      if (tool.type === 'function' && !indexes.has(tool.function.name)) indexes.set(tool.function.name, index);
+    });
+    toolIndexes.set(tools, indexes);
+    at = indexes.get(name);
+  }
+  return at === undefined ? undefined : (tools[at] as FunctionTool);
+}
+
+function isFunctionNamed(tool: CompletionTool | undefined, name: string): boolean {
+  return tool?.type === 'function' && tool.function.name === name;
 }
 
 /**
