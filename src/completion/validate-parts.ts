@@ -11,71 +11,97 @@ const PART_TYPES = new Set(['text', 'image_url', 'input_audio', 'file', 'refusal
 
 export function validateMessages(messages: unknown): void {
   if (!Array.isArray(messages)) fail('"messages" must be an array of { role, content } objects.', 'messages');
-  messages.forEach((message: unknown, index) => {
-    const at = `messages[${index}]`;
-    if (!isObject(message)) fail(`${at} must be an object with "role" and "content".`, at);
+  // Paths such as `messages[3].content[1]` are written only for the message that fails. Holes are skipped, as
+  // `forEach` skips them.
+  for (let index = 0; index < messages.length; index++) {
+    if (!(index in messages)) continue;
+    const message: unknown = messages[index];
+    if (!isObject(message)) fail(`${at(index)} must be an object with "role" and "content".`, at(index));
     if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
       fail(
-        `${at}.role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(message.role)}).`,
-        `${at}.role`,
+        `${at(index)}.role must be one of system, developer, user, assistant, tool (got ` +
+          `${JSON.stringify(message.role)}).`,
+        `${at(index)}.role`,
       );
     }
     const content = message.content;
     if (message.role === 'assistant') {
       if (content == null && message.tool_calls == null && message.function_call == null && message.refusal == null) {
-        fail(`${at}: an assistant message needs "content" or "tool_calls".`, `${at}.content`);
+        fail(`${at(index)}: an assistant message needs "content" or "tool_calls".`, `${at(index)}.content`);
       }
-      if (message.tool_calls != null) validateToolCalls(message.tool_calls, `${at}.tool_calls`);
+      if (message.tool_calls != null) validateToolCalls(message.tool_calls, index);
     } else if (content == null) {
-      fail(`${at}.content is required for a ${message.role} message.`, `${at}.content`);
+      fail(`${at(index)}.content is required for a ${message.role} message.`, `${at(index)}.content`);
     }
-    if (message.cache_control !== undefined) validateCacheControl(message.cache_control, `${at}.cache_control`);
+    if (message.cache_control !== undefined && !isCacheControl(message.cache_control))
+      failCacheControl(message.cache_control, `${at(index)}.cache_control`);
     if (message.role === 'tool' && typeof message.tool_call_id !== 'string') {
       fail(
-        `${at}.tool_call_id is required: the id of the assistant tool call this message answers.`,
-        `${at}.tool_call_id`,
+        `${at(index)}.tool_call_id is required: the id of the assistant tool call this message answers.`,
+        `${at(index)}.tool_call_id`,
       );
     }
-    if (content == null || typeof content === 'string') return;
-    if (!Array.isArray(content)) fail(`${at}.content must be a string or an array of content parts.`, `${at}.content`);
-    content.forEach((part: unknown, partIndex) => {
-      const partAt = `${at}.content[${partIndex}]`;
-      if (!isObject(part) || typeof part.type !== 'string' || !PART_TYPES.has(part.type)) {
-        fail(`${partAt} must be a content part with type text, image_url, input_audio or file.`, partAt);
-      }
-      if (part.type === 'text' && typeof part.text !== 'string')
-        fail(`${partAt}.text must be a string.`, `${partAt}.text`);
-      if (part.cache_control !== undefined) validateCacheControl(part.cache_control, `${partAt}.cache_control`);
-      if (part.type === 'image_url' && !(isObject(part.image_url) && typeof part.image_url.url === 'string')) {
-        const hint = '{ "url": "https://… or data:image/…;base64,…" }';
-        fail(`${partAt}.image_url must be ${hint}.`, `${partAt}.image_url`);
-      }
-    });
-  });
+    if (content == null || typeof content === 'string') continue;
+    if (!Array.isArray(content))
+      fail(`${at(index)}.content must be a string or an array of content parts.`, `${at(index)}.content`);
+    for (let partIndex = 0; partIndex < content.length; partIndex++)
+      if (partIndex in content) validatePart(content[partIndex], index, partIndex);
+  }
 }
 
-function validateToolCalls(toolCalls: unknown, at: string): void {
-  if (!Array.isArray(toolCalls)) fail(`${at} must be an array.`, at);
-  toolCalls.forEach((toolCall: unknown, index) => {
-    const callAt = `${at}[${index}]`;
+function at(index: number): string {
+  return `messages[${index}]`;
+}
+
+function partAt(index: number, partIndex: number): string {
+  return `messages[${index}].content[${partIndex}]`;
+}
+
+function validatePart(part: unknown, index: number, partIndex: number): void {
+  if (!isObject(part) || typeof part.type !== 'string' || !PART_TYPES.has(part.type)) {
+    const path = partAt(index, partIndex);
+    fail(`${path} must be a content part with type text, image_url, input_audio or file.`, path);
+  }
+  if (part.type === 'text' && typeof part.text !== 'string') {
+    const path = `${partAt(index, partIndex)}.text`;
+    fail(`${path} must be a string.`, path);
+  }
+  if (part.cache_control !== undefined && !isCacheControl(part.cache_control))
+    failCacheControl(part.cache_control, `${partAt(index, partIndex)}.cache_control`);
+  if (part.type === 'image_url' && !(isObject(part.image_url) && typeof part.image_url.url === 'string')) {
+    const hint = '{ "url": "https://… or data:image/…;base64,…" }';
+    const path = `${partAt(index, partIndex)}.image_url`;
+    fail(`${path} must be ${hint}.`, path);
+  }
+}
+
+function validateToolCalls(toolCalls: unknown, messageIndex: number): void {
+  if (!Array.isArray(toolCalls)) {
+    const path = `${at(messageIndex)}.tool_calls`;
+    fail(`${path} must be an array.`, path);
+  }
+  for (let index = 0; index < toolCalls.length; index++) {
+    if (!(index in toolCalls)) continue;
+    const toolCall: unknown = toolCalls[index];
+    const callAt = () => `${at(messageIndex)}.tool_calls[${index}]`;
     // A call of a custom (free-form input) tool: its name and its input as written.
     if (isObject(toolCall) && toolCall.type === 'custom' && typeof toolCall.id === 'string') {
       const custom = toolCall.custom;
       if (!isObject(custom) || typeof custom.name !== 'string' || typeof custom.input !== 'string')
-        fail(`${callAt}.custom needs a string "name" and a string "input".`, `${callAt}.custom`);
-      return;
+        fail(`${callAt()}.custom needs a string "name" and a string "input".`, `${callAt()}.custom`);
+      continue;
     }
     if (!isObject(toolCall) || typeof toolCall.id !== 'string' || !isObject(toolCall.function)) {
       fail(
-        `${callAt} must be { id, type: "function", function: { name, arguments } } or ` +
+        `${callAt()} must be { id, type: "function", function: { name, arguments } } or ` +
           '{ id, type: "custom", custom: { name, input } }.',
-        callAt,
+        callAt(),
       );
     }
     if (typeof toolCall.function.name !== 'string' || typeof toolCall.function.arguments !== 'string') {
-      fail(`${callAt}.function needs a string "name" and a JSON string "arguments".`, `${callAt}.function`);
+      fail(`${callAt()}.function needs a string "name" and a JSON string "arguments".`, `${callAt()}.function`);
     }
-  });
+  }
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -194,8 +220,15 @@ function toolName(tool: unknown): unknown {
 }
 
 /** A prompt-caching breakpoint: `{ type: "ephemeral", ttl?: "5m" | "1h" }`. */
-function validateCacheControl(value: unknown, at: string): void {
+function isCacheControl(value: unknown): boolean {
   const ttl = isObject(value) ? value.ttl : undefined;
-  if (!isObject(value) || value.type !== 'ephemeral' || (ttl !== undefined && ttl !== '5m' && ttl !== '1h'))
-    fail(`${at} must be { "type": "ephemeral", "ttl"?: "5m" | "1h" } (got ${JSON.stringify(value)}).`, at);
+  return isObject(value) && value.type === 'ephemeral' && (ttl === undefined || ttl === '5m' || ttl === '1h');
+}
+
+function failCacheControl(value: unknown, at: string): never {
+  fail(`${at} must be { "type": "ephemeral", "ttl"?: "5m" | "1h" } (got ${JSON.stringify(value)}).`, at);
+}
+
+function validateCacheControl(value: unknown, at: string): void {
+  if (!isCacheControl(value)) failCacheControl(value, at);
 }
