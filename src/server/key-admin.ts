@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import type { ApiKeyInfo } from './api-keys.ts';
+import type { CreateKeyInput } from './key-input.ts';
 import { childGrant, requireScope, SCOPES } from './key-scopes.ts';
 import type { KeyStore } from './key-store.ts';
 import { HttpError } from './responses.ts';
@@ -9,35 +9,6 @@ import { HttpError } from './responses.ts';
  * `keys:create`; a key sees, mints under and revokes only its own descendants, and an admin key (every scope, minted
  * by no other key) every key. Nothing returned holds a hash; a created key is in the one answer that creates it.
  */
-
-export const createKeyInput = z
-  .object({
-    name: z.string().max(200).optional().describe('A label to recognise the key by in `switchyard keys list`.'),
-    scopes: z
-      .array(z.enum(SCOPES))
-      .max(SCOPES.length)
-      .optional()
-      .describe("The new key's scopes, among the caller's own. Omit for the caller's, without keys:create."),
-    allowed_agents: z
-      .array(z.string().min(1).max(200))
-      .max(100)
-      .optional()
-      .describe("Agents the new key may call as (and read the calls of); within the caller's. Omit for the caller's."),
-    allowed_models: z
-      .array(z.string().min(1).max(200))
-      .max(100)
-      .optional()
-      .describe("Models the new key may call; within the caller's. Omit for the caller's."),
-    expires_in_seconds: z
-      .number()
-      .int()
-      .min(60)
-      .max(366 * 86_400)
-      .optional()
-      .describe("Seconds until the new key expires; never after the caller's own expiry."),
-  })
-  .strict();
-export type CreateKeyInput = z.infer<typeof createKeyInput>;
 
 /** A key minted by no other key with every scope: it manages every key of the store. */
 export function isAdminKey(key: ApiKeyInfo): boolean {

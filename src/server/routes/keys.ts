@@ -1,4 +1,4 @@
-import { createKey, createKeyInput, listKeys, revokeKey } from '../key-admin.ts';
+import { createKey, listKeys, revokeKey } from '../key-admin.ts';
 import type { KeyStore } from '../key-store.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json } from '../responses.ts';
@@ -22,6 +22,7 @@ export function keyRoutes(keys: KeyStore, maxBodyBytes: number): Route[] {
       auth: 'key',
       scope: 'keys:create',
       async handle({ request, key }) {
+        const { createKeyInput } = await import('../key-input.ts');
         const parsed = createKeyInput.safeParse((await readJsonBody(request, maxBodyBytes)) ?? {});
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;
