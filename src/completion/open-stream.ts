@@ -49,19 +49,17 @@ export async function openStream(
 
 interface WaitLimit {
   waitMs: number;
-  /** What the attempt ends with when the wait runs out. */
-  expiry: AttemptExpired;
+  /** What the attempt ends with when the wait runs out (the error made only then: it captures a stack). */
+  kind: 'first_token' | 'stream_idle';
+  limitMs: number;
 }
 
 /** Whichever limit comes first for the next wait of the head. */
 function headLimit(timeouts: StreamTimeouts, elapsedMs: number): WaitLimit | undefined {
   const { firstTokenMs, idleMs } = timeouts;
   const firstLeft = firstTokenMs === undefined ? Infinity : Math.max(0, firstTokenMs - elapsedMs);
-  if (idleMs !== undefined && idleMs <= firstLeft)
-    return { waitMs: idleMs, expiry: new AttemptExpired('stream_idle', idleMs) };
-  return firstTokenMs === undefined
-    ? undefined
-    : { waitMs: firstLeft, expiry: new AttemptExpired('first_token', firstTokenMs) };
+  if (idleMs !== undefined && idleMs <= firstLeft) return { waitMs: idleMs, kind: 'stream_idle', limitMs: idleMs };
+  return firstTokenMs === undefined ? undefined : { waitMs: firstLeft, kind: 'first_token', limitMs: firstTokenMs };
 }
 
 /** The iterator's next result, or the attempt expired once the limit passes (the provider's request is aborted). */
@@ -75,8 +73,9 @@ async function nextWithin<T>(
   let timer: NodeJS.Timeout | undefined;
   const expiry = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      scope.expire(limit.expiry);
-      reject(limit.expiry);
+      const expiry = new AttemptExpired(limit.kind, limit.limitMs);
+      scope.expire(expiry);
+      reject(expiry);
     }, limit.waitMs);
   });
   try {
