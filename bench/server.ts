@@ -226,28 +226,45 @@ const direct: Target = {
   headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
 };
 
-const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', dataDir], {
-  cwd: root,
-  encoding: 'utf8',
-  stdio: ['ignore', 'pipe', 'ignore'],
-}).trim();
-const servePort = await freePort();
-const [serveCmd, serveArgs] = pinned(0, [node, 'dist/cli.js', 'serve', '--port', String(servePort), '--data', dataDir]);
-const serveChild = spawn(serveCmd, serveArgs, {
-  cwd: root,
-  stdio: 'ignore',
-  env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
-});
-children.push(serveChild);
-const serve: Target = {
-  name: 'switchyard serve',
-  url: `http://127.0.0.1:${servePort}`,
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-  pid: serveChild.pid!,
-};
-await sleep(300);
-const serveIdleColdMb = rssMb(serve.pid!);
-await waitUntilUp(serve, serveChild);
+/**
+ * `switchyard serve` on its own data directory and key. `transport` is the provider transport: `wire` (the default
+ * since issue 27: the "after") or `sdk` (the official SDK, as before it: the "before" column, same machine, same run).
+ */
+async function startServe(name: string, transport: 'wire' | 'sdk'): Promise<Target & { idleColdMb: number }> {
+  const data = join(dataDir, transport);
+  const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', data], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).trim();
+  const port = await freePort();
+  const [command, argv] = pinned(0, [node, 'dist/cli.js', 'serve', '--port', String(port), '--data', data]);
+  const child = spawn(command, argv, {
+    cwd: root,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      SWITCHYARD_TRANSPORT: transport,
+      OPENAI_API_KEY: 'sk-bench',
+      OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
+    },
+  });
+  children.push(child);
+  const target = {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    pid: child.pid!,
+    idleColdMb: Number.NaN,
+  };
+  await sleep(300);
+  target.idleColdMb = rssMb(target.pid);
+  await waitUntilUp(target, child);
+  return target;
+}
+const serve = await startServe('switchyard serve', 'wire');
+const serveIdleColdMb = serve.idleColdMb;
+const serveBefore = await startServe('switchyard serve, SDK transport (before)', 'sdk');
 
 // Yardsticks on the same core: a pass-through undici proxy (the ceiling of any Node gateway that calls upstream) and
 // the official SDK behind a bare node:http server (the ceiling of one built on the SDK, on serve's transport).
@@ -307,7 +324,7 @@ if (existsSync(portkeyEntry)) {
 }
 if (portkeyNote) log(portkeyNote);
 
-const targets = [direct, undiciProxy, sdkProxy, serve, ...(portkey ? [portkey] : [])];
+const targets = [direct, undiciProxy, sdkProxy, serveBefore, serve, ...(portkey ? [portkey] : [])];
 log('warm-up…');
 for (const target of targets) await rps(target, 32, 2);
 const serveIdleMb = rssMb(serve.pid!);
@@ -443,6 +460,26 @@ console.log(
     `requests: drift ${signed(lastFull - firstFull, 1)} MB → ${verdict(lastFull - firstFull <= 10)} ` +
     '(flat = within 10 MB)',
 );
+
+// Issue 27's table: serve on the SDK transport (before) and on the wire transport (after), in this one run.
+const sb = stat(serveBefore.name);
+const undiciRps = load.get(undiciProxy.name)!.rps;
+const added = (x: ReturnType<typeof stat>) => `${signed(x.p50 - base.p50, 3)} / ${signed(x.p99 - base.p99, 3)}`;
+console.log('');
+console.log('| measure (this run) | before: serve, SDK transport | after: serve, wire transport | target |');
+console.log('|---|---:|---:|---|');
+const ratioRow = (name: string) => `${f(load.get(name)!.rps / undiciRps)}×`;
+console.log(
+  `| RPS at c32 vs the bare undici proxy | ${ratioRow(serveBefore.name)} | ${ratioRow(serve.name)} | ≥ 0.5× |`,
+);
+console.log(`| added latency at c1, p50 / p99 ms | ${added(sb)} | ${added(sv)} | ≤ +0.3 / ≤ +1 |`);
+console.log(
+  `| added stream first byte, p50 ms | ${signed(sb.ttfb50 - base.ttfb50, 3)} | ` +
+    `${signed(sv.ttfb50 - base.ttfb50, 3)} | ≤ +1 |`,
+);
+console.log(
+  `| RSS max under c32, MB | ${f(load.get(serveBefore.name)!.rssMaxMb, 0)} | ${f(rssUnderLoad, 0)} | ≤ 120, flat |`,
+);
 process.exit(0);
 
 /** How a target's RPS compares with the direct mock, Portkey and (for serve) the bare SDK proxy. */
@@ -450,7 +487,8 @@ function ratios(rps: number, target: { name: string }): string {
   const versus = (name: string, digits?: number) => f(rps / load.get(name)!.rps, digits);
   let text = `${versus(direct.name)}× direct`;
   if (portkey && target !== serve && target !== portkey) text += `, ${versus(portkey.name, 1)}× Portkey`;
-  if (target === serve) text += `, ${versus(sdkProxy.name)}× bare SDK proxy`;
-  if (portkey && target === serve) text += `, ${versus(portkey.name, 1)}× Portkey`;
+  const isServe = target === serve || target === serveBefore;
+  if (isServe) text += `, ${versus(undiciProxy.name)}× bare undici proxy, ${versus(sdkProxy.name)}× bare SDK proxy`;
+  if (portkey && isServe) text += `, ${versus(portkey.name, 1)}× Portkey`;
   return text;
 }
