@@ -28,10 +28,18 @@ export interface SchemaFacts {
  */
 export const MAX_SCHEMA_FACTS = 256;
 
+/**
+ * Characters of schema text kept in all: a request may carry a schema of megabytes (a long description), and 256 of
+ * them would be gigabytes. Past this the oldest entries go first; one schema larger than it is kept alone.
+ */
+export const MAX_SCHEMA_FACTS_CHARS = 8 * 1024 * 1024;
+
 /** A schema object already seen (apps reuse one object; a request's stages share its freshly parsed one). */
 const byObject = new WeakMap<object, SchemaFacts>();
 /** By content, least recently used first: a server parses a fresh body, so identity never hits across requests. */
 const byText = new Map<string, SchemaFacts>();
+/** The length of every key of `byText`, added up. */
+let heldChars = 0;
 
 /**
  * The facts entry of `schema`: by object identity, else by content (one `JSON.stringify` per schema object), else a
@@ -47,7 +55,9 @@ export function schemaFacts(schema: object): SchemaFacts {
     byText.delete(text);
   } else {
     facts = { text };
-    if (byText.size >= MAX_SCHEMA_FACTS) evictOldest();
+    while (byText.size > 0 && (byText.size >= MAX_SCHEMA_FACTS || heldChars + text.length > MAX_SCHEMA_FACTS_CHARS))
+      evictOldest();
+    heldChars += text.length;
   }
   byText.set(text, facts);
   byObject.set(schema, facts);
@@ -57,10 +67,15 @@ export function schemaFacts(schema: object): SchemaFacts {
 function evictOldest(): void {
   const [text, oldest] = byText.entries().next().value!;
   byText.delete(text);
+  heldChars -= text.length;
   oldest.compiled?.dispose();
 }
 
-/** How many contents are held (for tests of the bound). */
+/** How many contents are held, and their characters (for tests of the bounds). */
 export function schemaFactsSize(): number {
   return byText.size;
+}
+
+export function schemaFactsChars(): number {
+  return heldChars;
 }

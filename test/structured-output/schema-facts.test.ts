@@ -9,7 +9,13 @@ import {
 } from '../../src/structured-output/output-spec.ts';
 import { parseModelJson } from '../../src/structured-output/parse-model-json.ts';
 import { PARSE_VALUE, zodResponseFormat } from '../../src/structured-output/response-format.ts';
-import { MAX_SCHEMA_FACTS, schemaFacts, schemaFactsSize } from '../../src/structured-output/schema-facts.ts';
+import {
+  MAX_SCHEMA_FACTS,
+  MAX_SCHEMA_FACTS_CHARS,
+  schemaFacts,
+  schemaFactsChars,
+  schemaFactsSize,
+} from '../../src/structured-output/schema-facts.ts';
 import { assertSchemaLimits } from '../../src/structured-output/schema-limits.ts';
 import { planStrictSchema } from '../../src/structured-output/strict-json-schema.ts';
 import { checkToolCalls } from '../../src/structured-output/tool-arguments.ts';
@@ -59,6 +65,15 @@ describe('schema facts, by content', () => {
     // An evicted schema's validator still works for the object that holds it, and its content compiles again.
     const again = { type: 'object', properties: { field_0: { type: 'string' } } };
     expect(compileSchema(again).validate({ field_0: 1 })).toBe(false);
+  });
+
+  it('holds at most MAX_SCHEMA_FACTS_CHARS of schema text: a few huge schemas cannot hold gigabytes', () => {
+    const description = 'x'.repeat(1024 * 1024);
+    for (let index = 0; index < 40; index++) {
+      compileSchema({ type: 'string', description: `${index}${description}` }).validate('a');
+      expect(schemaFactsChars()).toBeLessThanOrEqual(MAX_SCHEMA_FACTS_CHARS);
+    }
+    expect(schemaFactsSize()).toBeLessThan(10);
   });
 
   it('a schema over the limits is refused whether or not its content was seen, and cycles still fail by limit', () => {
