@@ -70,4 +70,27 @@ describe('serverEvents', () => {
   it('dispatches an event whose closing blank line is a CR at the very end of the body', async () => {
     expect(await parse(['data: a\r', '\r'])).toEqual([{ event: undefined, data: 'a' }]);
   });
+
+  it('closes a body it owns however the reading ends, and throws what a failed read becomes', async () => {
+    const closed: string[] = [];
+    const owner = (name: string) => ({
+      failure: (error: unknown) => new Error(`${name}: ${(error as Error).message}`),
+      close: () => closed.push(name),
+    });
+    async function* bytes(fail?: boolean) {
+      yield encoder.encode('data: a\n\ndata: b\n\n');
+      if (fail) throw new Error('socket reset');
+    }
+    const read: string[] = [];
+    for await (const event of serverEvents(bytes(), owner('ended'))) read.push(event.data);
+    for await (const _ of serverEvents(bytes(), owner('left'))) break;
+    const failing = serverEvents(bytes(true), owner('failed'));
+    await expect(
+      (async () => {
+        for await (const _ of failing);
+      })(),
+    ).rejects.toThrow('failed: socket reset');
+    expect(read).toEqual(['a', 'b']);
+    expect(closed).toEqual(['ended', 'left', 'failed']);
+  });
 });
