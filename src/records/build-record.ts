@@ -11,7 +11,6 @@ import {
   type CallRecord,
   type Dialect,
   type RecordError,
-  type RecordOutput,
   type RecordToolCall,
   redactRecord,
 } from './call-record.ts';
