@@ -18,7 +18,7 @@ import {
 import { parsePort, parsePositiveInteger } from './format.ts';
 import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
 import { explainListenError } from './serve-checks.ts';
-import { logWarningsAsJsonLines, restartWithBoundedYoungGeneration } from './serve-process.ts';
+import { boundServeMemory, logWarningsAsJsonLines } from './serve-process.ts';
 
 /** `switchyard serve`: the gateway over HTTP, with its stores, limits and budgets from the options. */
 export function registerServeCommand(program: Command): void {
@@ -102,7 +102,7 @@ export function registerServeCommand(program: Command): void {
       if (database === undefined || options.deployments === undefined) requireSqlite(command);
       if (options.cache === 'redis' && redis === undefined) command.error('--cache redis needs --redis <url>.');
       if (options.cacheTtl !== undefined && options.cache === undefined) command.error('--cache-ttl needs --cache.');
-      restartWithBoundedYoungGeneration();
+      boundServeMemory();
       logWarningsAsJsonLines();
       const { startServer } = await import('../server/start-server.ts');
       const { extendCatalog } = await import('../catalog/extend-catalog.ts');

@@ -1,4 +1,6 @@
-/** What `switchyard serve` does to its own process: a bounded young generation, and warnings as JSON log lines. */
+import v8 from 'node:v8';
+
+/** What `switchyard serve` does to its own process: bounded heap growth, and warnings as JSON log lines. */
 
 /**
  * `serve` logs JSON lines on stderr; Node's own warning printer would add lines that are not JSON (Node 22 warns
@@ -18,26 +20,34 @@ export function logWarningsAsJsonLines(): void {
   });
 }
 
+/** The young generation's semi-spaces, in MB: 8 where V8 would grow them to 64 under load. */
+const SEMI_SPACE_MB = 8;
+/** The old generation may grow 50 % past what is live after a collection, where V8 would allow up to 4×. */
+const HEAP_GROWING_PERCENT = 50;
+
 /**
- * Under load V8 grows its young generation to 64 MB semi-spaces (RSS ~230 MB where ~160 MB do), and that size can
- * only be set when the process starts. So `serve` replaces its own process (same pid, no parent left behind) with
- * one started with `--max-semi-space-size=16`. It does not when the user chose a size (in the node flags or
- * NODE_OPTIONS), when it already did (the environment marker), when it has an IPC channel to a parent (`fork`, PM2:
- * only stdio survives exec), or when the runtime has no `process.execve` (before Node 22.15 / 23.11, Windows).
+ * Under load V8 grows its young generation to 64 MB semi-spaces and lets the old generation grow to several times
+ * what is live: a server whose live data is ~30 MB held ~190 MB (RSS) under 32 connections. So `serve` bounds both:
+ * the semi-spaces can only be set when the process starts, so it replaces its own process (same pid, no parent left
+ * behind) with one started with `--max-semi-space-size=8`; the old generation's growth is read at each collection,
+ * so it is set in place. Together: RSS 130–139 MB under the same load (docs/performance.md has the runs).
+ * A value the user chose (in the node flags or NODE_OPTIONS) is kept. It does not restart when it already did (the
+ * environment marker), when it has an IPC channel to a parent (`fork`, PM2: only stdio survives exec), or when the
+ * runtime has no `process.execve` (before Node 22.15 / 23.11, Windows).
  */
-export function restartWithBoundedYoungGeneration(): void {
+export function boundServeMemory(): void {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const chose = (flag: string) => flags.some((arg) => new RegExp(`^["']?--${flag.replaceAll('-', '[-_]')}`).test(arg));
+  if (!chose('heap-growing-percent')) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const marker = 'SWITCHYARD_SERVE_REEXECUTED';
-  const chosen = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) =>
-    /^["']?--max[-_]semi[-_]space[-_]size/.test(arg),
-  );
-  if (chosen || process.env[marker] || process.channel || !process.execve) return;
+  if (chose('max-semi-space-size') || process.env[marker] || process.channel || !process.execve) return;
   try {
     process.execve(
       process.execPath,
-      [process.execPath, '--max-semi-space-size=16', ...process.execArgv, ...process.argv.slice(1)],
+      [process.execPath, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...process.execArgv, ...process.argv.slice(1)],
       { ...process.env, [marker]: '1' },
     );
   } catch {
-    // Not permitted here (a sandbox, a worker): serve with V8's defaults.
+    // Not permitted here (a sandbox, a worker): serve with V8's default young generation.
   }
 }

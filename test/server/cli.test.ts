@@ -84,7 +84,7 @@ describe('the switchyard CLI', () => {
       const url = (JSON.parse(stderr.split('\n').find((line) => line.includes('"listening"'))!) as { url: string }).url;
       // The server re-executed itself in the same process with a bounded young generation (docs/serve.md#memory).
       if (existsSync(`/proc/${child.pid}/cmdline`) && process.execve) {
-        expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=16');
+        expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=8');
       }
       const response = await fetch(`${url}/v1/chat/completions`, {
         method: 'POST',
@@ -117,7 +117,7 @@ describe('the switchyard CLI', () => {
       const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
         cwd: root,
         stdio: ['ignore', 'ignore', 'pipe'],
-        env: { ...process.env, NODE_OPTIONS: '--max-semi-space-size=8' },
+        env: { ...process.env, NODE_OPTIONS: '--max-semi-space-size=4' },
       });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
