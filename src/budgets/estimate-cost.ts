@@ -18,32 +18,36 @@ export function estimateTokens(text: string): number {
   return Math.ceil((text.length - other) / 4) + other;
 }
 
-/** The body's fields the prompt estimate reads. */
-const PROMPT_FIELDS = ['messages', 'tools', 'functions', 'response_format'] as const;
-
-/** The last estimate of each body, with the values of its fields it was made from. */
-interface Estimate {
-  readonly fields: readonly unknown[];
-  readonly tokens: number;
-}
-const estimates = new WeakMap<object, Estimate>();
+/**
+ * The last body estimated, with the values of the fields its estimate was made from. A call asks for its body's
+ * estimate several times in a row (each candidate's context fit, the budget's worst cost, a stream's estimated
+ * usage). One entry, not a WeakMap: a WeakMap entry per call costs the garbage collector more than it saves.
+ */
+const last = {
+  body: undefined as object | undefined,
+  messages: undefined as unknown,
+  tools: undefined as unknown,
+  functions: undefined as unknown,
+  responseFormat: undefined as unknown,
+  tokens: 0,
+};
 
 /**
  * The prompt's tokens, estimated from every string of its messages, tools and output schema, and a token a field
- * (the wire carries their names); an inline file or an image counts `FILE_TOKENS`. Estimated once per body: the
- * context-window fit, the budget's worst cost and a stream's estimated usage all ask for the same body's, and get
- * the same count while its fields are the same values.
+ * (the wire carries their names); an inline file or an image counts `FILE_TOKENS`.
  */
 export function estimatePromptTokens(body: Readonly<Record<string, unknown>>): number {
-  const known = estimates.get(body);
-  if (known && PROMPT_FIELDS.every((field, index) => body[field] === known.fields[index])) return known.tokens;
-  let tokens = 0;
-  const fields: unknown[] = [];
-  for (const field of PROMPT_FIELDS) {
-    fields.push(body[field]);
-    tokens += tokensOf(body[field], 0);
-  }
-  estimates.set(body, { fields, tokens });
+  const { messages, tools, functions, response_format: responseFormat } = body;
+  if (
+    last.body === body &&
+    last.messages === messages &&
+    last.tools === tools &&
+    last.functions === functions &&
+    last.responseFormat === responseFormat
+  )
+    return last.tokens;
+  const tokens = tokensOf(messages, 0) + tokensOf(tools, 0) + tokensOf(functions, 0) + tokensOf(responseFormat, 0);
+  Object.assign(last, { body, messages, tools, functions, responseFormat, tokens });
   return tokens;
 }
 

@@ -33,8 +33,12 @@ export class LatencyTracker {
     } else {
       entry.average += LatencyTracker.WEIGHT * (durationMs - entry.average);
       // Deleted and set again: a Map iterates in insertion order, so the first key is the least recently observed.
-      entries.delete(key);
-      entries.set(key, entry);
+      // Only once the map is half full: below that nothing is dropped, and an entry still observed by then is moved
+      // to the end before the cap is reached (an entry that is not is dropped first, as it should be).
+      if (entries.size > this.#maxEntries / 2) {
+        entries.delete(key);
+        entries.set(key, entry);
+      }
     }
     // A ring of the latest durations.
     entry.recent[entry.observed % LatencyTracker.RECENT] = durationMs;
