@@ -1,3 +1,4 @@
+import type { StreamTimeouts } from './open-stream.ts';
 import type { CompletionOptions } from './resolve-request.ts';
 import type { RetryOptions } from './run-attempts.ts';
 import type { Services } from './services.ts';
@@ -11,8 +12,6 @@ export interface AttemptPolicy {
   readonly signal: AbortSignal | undefined;
   /** When the call must be over, as a `performance.now()` time. */
   readonly deadlineAt: number;
-  /** The per-attempt timeout of one candidate provider (its SDK's request timeout). */
-  readonly attemptTimeoutMs: (provider: string) => number;
 }
 
 export function attemptPolicy(services: Services, options: CompletionOptions, startedMonotonic: number): AttemptPolicy {
@@ -22,6 +21,21 @@ export function attemptPolicy(services: Services, options: CompletionOptions, st
     retry,
     signal: options.signal,
     deadlineAt: startedMonotonic + retry.totalTimeoutMs,
-    attemptTimeoutMs: (provider) => settings.providers?.[provider]?.timeoutMs ?? settings.timeoutMs,
+  };
+}
+
+/** The per-attempt timeout of one candidate provider (its transport's request timeout): its own, else the gateway's. */
+export function attemptTimeoutMs(services: Services, provider: string): number {
+  const { settings } = services;
+  return settings.providers?.[provider]?.timeoutMs ?? settings.timeoutMs;
+}
+
+/** The stream limits of one candidate provider: the call's own, else the provider's, else the gateway's. */
+export function streamTimeoutsOf(services: Services, asked: Partial<StreamTimeouts>, provider: string): StreamTimeouts {
+  const configured = services.settings.providers?.[provider];
+  const defaults = services.settings.streamTimeouts;
+  return {
+    firstTokenMs: asked.firstTokenMs ?? configured?.firstTokenTimeoutMs ?? defaults.firstTokenMs,
+    idleMs: asked.idleMs ?? configured?.streamIdleTimeoutMs ?? defaults.idleMs,
   };
 }

@@ -58,13 +58,15 @@ export function requireAgent(access: CallAccess | undefined, agentId: string | u
  */
 export function modelAllowed(
   access: CallAccess | undefined,
-  find: (name: string) => { id: string } | undefined,
+  catalog: { find(name: string): { id: string } | undefined } | undefined,
   modelId: string,
   ...written: Array<string | undefined>
 ): boolean {
   const models = access?.models;
   if (!models) return true;
-  return models.some((allowed) => allowed === modelId || written.includes(allowed) || find(allowed)?.id === modelId);
+  return models.some(
+    (allowed) => allowed === modelId || written.includes(allowed) || catalog?.find(allowed)?.id === modelId,
+  );
 }
 
 /** Whether the caller may read `record`: its own predicate, else the record was made with the caller's key. */

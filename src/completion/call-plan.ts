@@ -50,8 +50,8 @@ export interface CallPlan extends AttemptPolicy {
   readonly hedgeAfterMs: (offering: { provider: string; model: string }) => number | undefined;
   /** A stream broken after content reached the caller goes on at the next candidate (`stream_failover`). */
   readonly streamFailover: boolean;
-  /** The stream limits of one candidate provider: the call's own, else the provider's, else the gateway's. */
-  readonly streamTimeouts: (provider: string) => StreamTimeouts;
+  /** The call's own stream limits; a provider's, else the gateway's, where unset (`streamTimeoutsOf`). */
+  readonly streamTimeouts: Partial<StreamTimeouts>;
   /** The caller's limits, applied by the stages (agents, models, key budgets); `undefined`: none. */
   readonly access: CallAccess | undefined;
 }

@@ -1,9 +1,10 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { ProviderError } from '../errors.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
+import { attemptTimeoutMs, streamTimeoutsOf } from './attempt-policy.ts';
 import type { AttemptScope } from './attempt-scope.ts';
 import type { CallPlan } from './call-plan.ts';
-import { type OpenedStream, openStream } from './open-stream.ts';
+import { type OpenedStream, openStream, type StreamTimeouts } from './open-stream.ts';
 import type { Candidate } from './plan-candidates.ts';
 import type { AttemptOperation } from './run-attempts.ts';
 import type { Services } from './services.ts';
@@ -17,7 +18,7 @@ export function completeAttempt(
 ): AttemptOperation<ProviderCompletion> {
   return (provider, candidate, scope, sent) =>
     inOutputMode(services, plan, candidate, extraMessages, sent, (shaped) =>
-      provider.complete(providerCallOf(plan, shaped, attemptSignal(plan, candidate, scope, false))),
+      provider.complete(providerCallOf(plan, shaped, attemptSignal(services, candidate, scope, undefined))),
     );
 }
 
@@ -33,22 +34,23 @@ export function streamAttempt(
 ): AttemptOperation<OpenedStream> {
   return (provider, candidate, scope, sent) =>
     inOutputMode(services, plan, candidate, extraMessages(candidate), sent, async (shaped) => {
-      const source = await provider.stream(providerCallOf(plan, shaped, attemptSignal(plan, candidate, scope, true)));
-      return openStream(source, scope, plan.streamTimeouts(candidate.offering.provider));
+      const limits = streamTimeoutsOf(services, plan.streamTimeouts, candidate.offering.provider);
+      const source = await provider.stream(
+        providerCallOf(plan, shaped, attemptSignal(services, candidate, scope, limits)),
+      );
+      return openStream(source, scope, limits);
     });
 }
 
 /** The attempt's signal, when something may have to abort it (see `AttemptScope.signalFor`). */
 function attemptSignal(
-  plan: CallPlan,
+  services: Services,
   candidate: Candidate,
   scope: AttemptScope,
-  streaming: boolean,
+  limits: StreamTimeouts | undefined,
 ): AbortSignal | undefined {
-  const provider = candidate.offering.provider;
-  const limits = streaming ? plan.streamTimeouts(provider) : undefined;
   const streamLimits = limits !== undefined && (limits.firstTokenMs !== undefined || limits.idleMs !== undefined);
-  return scope.signalFor({ attemptTimeoutMs: plan.attemptTimeoutMs(provider), streamLimits });
+  return scope.signalFor({ attemptTimeoutMs: attemptTimeoutMs(services, candidate.offering.provider), streamLimits });
 }
 
 /**

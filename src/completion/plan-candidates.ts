@@ -65,14 +65,13 @@ export function candidatesOf(
   if (parsed.kind !== 'model')
     throw new InvalidRequestError(`"${reference}" is a deployment; a fallback names a model.`, 'fallbacks');
   const { model, offerings, known } = findModel(services, parsed, warn);
-  const find = (name: string) => services.catalog.find(name);
   const candidates = order
     ? routed(services, order, model, offerings, known)
     : offerings.map((offering): Candidate => ({ model, offering, known }));
   for (const candidate of candidates) {
     // The caller's model limits hold for every fallback (per request, deployment or gateway), not just `model`.
     const { provider, model: name } = candidate.offering;
-    if (!modelAllowed(access, find, model.id, `${provider}/${name}`, reference)) {
+    if (access?.models && !modelAllowed(access, services.catalog, model.id, `${provider}/${name}`, reference)) {
       const message = `This API key may not use ${model.id}; the fallback was skipped.`;
       candidate.skip = { outcome: 'not_allowed', message };
     }

@@ -2,6 +2,7 @@ import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import { ProviderError, StreamInterruptedError } from '../errors.ts';
 import { StreamRecorder, type StreamSummary } from '../records/stream-recorder.ts';
 import type { CompletionChunk, SwitchyardResponseInfo } from '../types.ts';
+import { streamTimeoutsOf } from './attempt-policy.ts';
 import { expiredError } from './attempt-scope.ts';
 import { CompletionStream } from './completion-stream.ts';
 import { costOf, factsOf, recordCall, responseInfo } from './finalise.ts';
@@ -82,7 +83,11 @@ class Relay {
       for (;;) {
         const { head, ended, rest } = segment.opened.value;
         const { scope, candidate } = segment.opened;
-        const idleMs = this.#call.plan.streamTimeouts(candidate.offering.provider).idleMs;
+        const { idleMs } = streamTimeoutsOf(
+          this.#services,
+          this.#call.plan.streamTimeouts,
+          candidate.offering.provider,
+        );
         const idle = idleMs === undefined ? undefined : new IdleWatch(scope, idleMs);
         // Tool calls held back only while a break could still go on elsewhere.
         const toolCalls = canFailOver(this.#call, candidate) ? new ToolCallHold() : undefined;

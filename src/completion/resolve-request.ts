@@ -69,8 +69,11 @@ export async function resolveRequest(
     services.modelDeprecated?.(deprecation);
   }
   const { agentId, metadata } = callerOf(asked, reference, options.access);
-  const find = (name: string) => services.catalog.find(name);
-  if (!modelAllowed(options.access, find, model.id, reference.model, `${reference.provider}/${reference.model}`))
+  const access = options.access;
+  if (
+    access?.models &&
+    !modelAllowed(access, services.catalog, model.id, reference.model, `${reference.provider}/${reference.model}`)
+  )
     throw new PermissionDeniedError(
       `This API key may not use ${model.id}; it may use only ${options.access?.models?.join(', ')}.`,
     );
@@ -108,14 +111,7 @@ export async function resolveRequest(
     hedgeAfterMs: hedgeDelay(asked.hedge ?? services.settings.hedge, latencyOf(services)),
     streamFailover: asked.stream_failover ?? services.settings.streamFailover ?? true,
     ...attemptPolicy(services, options, trace.startedMonotonic),
-    streamTimeouts: (provider) => {
-      const configured = services.settings.providers?.[provider];
-      const defaults = services.settings.streamTimeouts;
-      return {
-        firstTokenMs: options.firstTokenTimeoutMs ?? configured?.firstTokenTimeoutMs ?? defaults.firstTokenMs,
-        idleMs: options.streamIdleTimeoutMs ?? configured?.streamIdleTimeoutMs ?? defaults.idleMs,
-      };
-    },
+    streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },
     access: options.access,
   };
 }

@@ -1,7 +1,7 @@
 import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import { budgetSubject, reserveFor } from '../budgets/call-budget.ts';
 import { estimateTokens } from '../budgets/estimate-cost.ts';
-import { attemptPolicy } from '../completion/attempt-policy.ts';
+import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
 import { actingAgent, type CallAccess, modelAllowed } from '../completion/call-access.ts';
 import { CallTrace } from '../completion/call-plan.ts';
 import { recordCall, responseInfo } from '../completion/finalise.ts';
@@ -52,7 +52,7 @@ export async function createEmbedding(
       candidates,
       trace.attempts,
       (provider, candidate, scope) => {
-        const timeout = plan.attemptTimeoutMs(candidate.offering.provider);
+        const timeout = attemptTimeoutMs(services, candidate.offering.provider);
         return provider.embed!({
           model: candidate.offering.model,
           input: texts,
@@ -111,7 +111,7 @@ function embeddingCaller(
   access: CallAccess | undefined,
 ): Record<string, string> {
   const agentId = actingAgent(access, metadata.agent_id);
-  if (!modelAllowed(access, () => undefined, request.model))
+  if (!modelAllowed(access, undefined, request.model))
     throw new PermissionDeniedError(`This API key may not use ${request.model}.`);
   return agentId === undefined ? metadata : { ...metadata, agent_id: agentId };
 }
