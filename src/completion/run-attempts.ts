@@ -2,7 +2,7 @@ import { InvalidRequestError, MissingCredentialsError, ProviderError } from '../
 import type { Provider } from '../providers/provider.ts';
 import { deadlineExceeded } from '../providers/provider-errors.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
-import type { Attempt } from '../types.ts';
+import type { Attempt, CompletionWarning } from '../types.ts';
 import { AttemptScope, expiredError } from './attempt-scope.ts';
 import type { CallPlan } from './call-plan.ts';
 import type { Candidate } from './plan-candidates.ts';
@@ -85,7 +85,7 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
     }
     const keys = getProvider.health.order(name, getProvider.keys(name));
     eachKey: for (const [position, slot] of keys.entries()) {
-      const label = slot.label === undefined ? {} : { key: slot.label };
+      const label = slot.label === undefined ? NO_LABEL : { key: slot.label };
       const provider = await getProvider(name, slot.index);
       if ('missing' in provider) {
         missing.add(provider.problem ? `${provider.missing} (it ${provider.problem})` : provider.missing);
@@ -106,7 +106,6 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
         const started = performance.now();
         const scope = new AttemptScope(signal, deadlineAt, options.totalTimeoutMs);
         let shaped: ShapedRequest | undefined;
-        const warned = () => (shaped?.warnings.warnings.length ? { warnings: shaped.warnings.warnings } : {});
         try {
           const value = await operation(provider, candidate, scope, (request) => (shaped = request));
           scope.settle();
@@ -117,7 +116,7 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
             ...label,
             outcome: 'ok',
             duration_ms: elapsed(started),
-            ...warned(),
+            ...warningsOf(shaped),
           });
           return { value, candidate, shaped, provider: providerName, scope };
         } catch (thrown) {
@@ -137,7 +136,7 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
             outcome: error.code ?? outcomeOf(error.status),
             message: error.message,
             duration_ms: elapsed(started),
-            ...warned(),
+            ...warningsOf(shaped),
           });
           // A key's own fault (limited, refused): the provider's next key at once, before any backoff.
           if (KEY_FAULTS.has(error.status ?? 0) && keys.length > 1) {
@@ -225,3 +224,13 @@ function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<v
     }
   });
 }
+
+/** The attempt of a key without a label names none. */
+const NO_LABEL: { key?: string } = Object.freeze({});
+
+/** The warnings of the request an attempt sent, for its attempt entry; none when it sent none or had none. */
+function warningsOf(shaped: ShapedRequest | undefined): { warnings?: CompletionWarning[] } {
+  return shaped?.warnings.warnings.length ? { warnings: shaped.warnings.warnings } : NO_WARNINGS;
+}
+
+const NO_WARNINGS: { warnings?: CompletionWarning[] } = Object.freeze({});
