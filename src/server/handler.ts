@@ -8,7 +8,7 @@ import { BackgroundRuns } from './background-runs.ts';
 import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy } from './host-check.ts';
-import { KeyAccess } from './key-access.ts';
+import { KeyAccess, type KeyLimits } from './key-access.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
 import { KeyRateLimit, type OnStoreError } from './key-rate-limit.ts';
 import { requireScope } from './key-scopes.ts';
@@ -101,6 +101,12 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
           onStoreError: options.rateLimitOnStoreError,
           onStorageError: options.onStorageError,
         });
+  // For work the server goes on with after answering (experiment cells): the same checks, made again per call.
+  const keyLimits: KeyLimits = {
+    authenticate: (presented) => authenticate(presented, keys),
+    takeRequest: (key) => takeRequest(rateLimit, key),
+    acquire: (key) => concurrency.acquire(key.id),
+  };
   const cors = new CorsPolicy(options.corsOrigins ?? []);
   const runs = new BackgroundRuns((error, experimentId) =>
     options.warn?.('experiment run failed', {
@@ -156,17 +162,8 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
           release = concurrency.acquire(key.id);
         }
       }
-      const countRequests = async (n: number) => {
-        for (let taken = 0; key && taken < n; taken++) await takeRequest(rateLimit, key);
-      };
-      // For work the server goes on with after answering (experiment cells): the same checks, made again per call.
-      const limits = key && {
-        authenticateAgain: () => authenticate(presented, keys),
-        takeRequest: () => takeRequest(rateLimit, key),
-        acquire: () => concurrency.acquire(key.id),
-      };
-      const access = key && new KeyAccess(key, keys, limits);
-      reply = await route.handle({ request, params, key, access, countRequests });
+      const access = key && new KeyAccess(key, keys, keyLimits, presented);
+      reply = await route.handle({ request, params, key, access });
     } catch (thrown) {
       // An engine's outage, even as a raw error of its client: a 503 naming it, counted, never a stack per request.
       const storage = storageErrorOf(thrown);

@@ -16,12 +16,20 @@ export class KeyAccess {
   readonly key: ApiKeyInfo;
   readonly #keys: KeyStore;
   readonly #limits: KeyLimits | undefined;
+  /** The key as the request presented it, for checking it again later. */
+  readonly #presented: string | undefined;
   #descendants: Promise<string[]> | undefined;
 
-  constructor(key: ApiKeyInfo, keys: KeyStore, limits?: KeyLimits) {
+  constructor(key: ApiKeyInfo, keys: KeyStore, limits?: KeyLimits, presented?: string) {
     this.key = key;
     this.#keys = keys;
     this.#limits = limits;
+    this.#presented = presented;
+  }
+
+  /** Takes `n` more requests from the key's rate (a batch of JSON-RPC messages counts each); a 429 when none is left. */
+  async countRequests(n: number): Promise<void> {
+    for (let taken = 0; this.#limits && taken < n; taken++) await this.#limits.takeRequest(this.key);
   }
 
   /**
@@ -34,10 +42,10 @@ export class KeyAccess {
     if (!limits) return () => undefined;
     // Checked again after every wait: a key revoked while its work waits for its rate stops there.
     await untilAllowed(async () => {
-      await limits.authenticateAgain();
-      await limits.takeRequest();
+      await limits.authenticate(this.#presented);
+      await limits.takeRequest(this.key);
     }, signal);
-    return untilAllowed(() => limits.acquire(), signal);
+    return untilAllowed(() => limits.acquire(this.key), signal);
   }
 
   /** The limits a call carries into the pipeline: agents, models, the key's lineage, which records it may read. */
@@ -143,14 +151,14 @@ export class KeyAccess {
   }
 }
 
-/** What the handler knows of a request's key beyond its grant: the key as presented, its rate and its slots. */
+/** The server's checks of a key beyond its grant (one object per server): its validity, its rate and its slots. */
 export interface KeyLimits {
-  /** The key's check made again (a 401 once it, or a key that minted it, is revoked or expired). */
-  authenticateAgain(): Promise<unknown>;
+  /** The key's check (a 401 once it, or a key that minted it, is revoked or expired). */
+  authenticate(presented: string | undefined): Promise<unknown>;
   /** Takes one request from the rate of the key and its ancestors; a 429 with `retry-after` when none is left. */
-  takeRequest(): Promise<void>;
+  takeRequest(key: ApiKeyInfo): Promise<void>;
   /** One of the key's slots for calls in flight, or a 429; the function returned gives it back. */
-  acquire(): () => void;
+  acquire(key: ApiKeyInfo): () => void;
 }
 
 /** `attempt` again after each 429's `retry-after` (1 s when it has none), until it passes or `signal` fires. */

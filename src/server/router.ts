@@ -12,11 +12,6 @@ interface RouteContext {
   key?: ApiKeyInfo | undefined;
   /** The key's limits as rules (`KeyAccess`), beside `key` wherever there is one. */
   access?: KeyAccess | undefined;
-  /**
-   * Counts `n` more requests against the key's rate limit (429 past it): one HTTP request that carries several
-   * calls (an MCP batch) pays for each.
-   */
-  countRequests?: (n: number) => Promise<void>;
 }
 
 export interface Route {

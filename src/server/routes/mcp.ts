@@ -24,10 +24,10 @@ export function mcpRoutes(
       path: /^\/mcp\/?$/,
       auth: 'key',
       checkHost: true,
-      async handle({ request, access, countRequests }) {
+      async handle({ request, access }) {
         const body = await readJsonBody(request, maxBodyBytes);
         // A batch of N calls is N requests for the key's rate limit (the handler took one).
-        if (Array.isArray(body) && body.length > 1) await countRequests?.(body.length - 1);
+        if (Array.isArray(body) && body.length > 1) await access?.countRequests(body.length - 1);
         const { answerMcp } = await import('./mcp-server.ts');
         return answerMcp(request, body, gateway, keys, access!, version, deployments, runs);
       },
