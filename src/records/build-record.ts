@@ -7,7 +7,7 @@ import type {
   CompletionWarning,
   SwitchyardResponseInfo,
 } from '../types.ts';
-import { type CallRecord, type Dialect, type RecordError, type RecordToolCall, redactRecord } from './call-record.ts';
+import { type CallRecord, type Dialect, type RecordError, redactRecord } from './call-record.ts';
 import {
   type BilledUsage,
   normalizeUsage,
