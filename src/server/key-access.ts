@@ -27,7 +27,7 @@ export class KeyAccess {
     this.#presented = presented;
   }
 
-  /** Takes `n` more requests from the key's rate (a batch of JSON-RPC messages counts each); a 429 when none is left. */
+  /** Takes `n` more requests from the key's rate (each message of a JSON-RPC batch counts); a 429 when none is left. */
   async countRequests(n: number): Promise<void> {
     for (let taken = 0; this.#limits && taken < n; taken++) await this.#limits.takeRequest(this.key);
   }
