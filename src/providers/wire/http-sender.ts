@@ -27,9 +27,10 @@ export interface WireResponse {
   /** Every header, for errors that keep them (`retry-after`, request ids). */
   headers(): Headers;
   text(): Promise<string>;
-  /** The body's bytes as they arrive, content-encoding undone. Breaking out of the loop closes the body. */
-  chunks(): AsyncIterable<Uint8Array>;
-  /** The body's server-sent events, parsed in the loop that reads it (one generator layer, not two). */
+  /**
+   * The body's server-sent events (content-encoding undone), parsed in the loop that reads it; the body is closed
+   * however the reading ends.
+   */
   events(): AsyncGenerator<ServerEvent>;
   /** Drops the body unread. */
   discard(): void;
@@ -138,15 +139,6 @@ function dispatcherResponse(
         release();
       }
     },
-    async *chunks() {
-      try {
-        for await (const chunk of body) yield chunk as Uint8Array;
-      } catch (error) {
-        throw failing(error);
-      } finally {
-        close();
-      }
-    },
     events: () => serverEvents(body, { failure: failing, close }),
     discard() {
       release();
@@ -201,13 +193,6 @@ function fetchResponse(response: Response, release: () => void): WireResponse {
         return await response.text();
       } finally {
         release();
-      }
-    },
-    async *chunks() {
-      try {
-        if (response.body) for await (const chunk of response.body) yield chunk;
-      } finally {
-        await close();
       }
     },
     events: () => serverEvents(response.body ?? EMPTY, { failure: (error) => error, close }),
