@@ -96,6 +96,26 @@ export interface ExperimentCell {
   updated_at: string;
 }
 
+/** Which cell it is, and where it stands. */
+export type CellIdentity = Pick<ExperimentCell, 'id' | 'experiment_id' | 'version_id' | 'input_id' | 'status' | 'key'>;
+
+/** A cell nothing has answered yet: no call, no answer, no cost, stamped `updatedAt` (default now). */
+export function emptyCell(identity: CellIdentity, updatedAt = new Date().toISOString()): ExperimentCell {
+  return {
+    ...identity,
+    call_id: null,
+    reused_from: null,
+    output: null,
+    parsed: null,
+    valid: null,
+    cost_usd: null,
+    latency_ms: null,
+    usage: null,
+    error: null,
+    updated_at: updatedAt,
+  };
+}
+
 /** An experiment as stored (its versions, inputs and cells are kept as rows of their own). */
 export interface ExperimentHeader {
   /** `exp_` + a UUIDv7. */

@@ -11,6 +11,7 @@ import {
   type ExperimentHeader,
   type ExperimentInput,
   type ExperimentVersion,
+  emptyCell,
   staleBefore,
 } from './experiment.ts';
 import { ExperimentBudget } from './experiment-budget.ts';
@@ -96,24 +97,14 @@ interface Claim {
 
 /** The cell a run claims: `running`, empty, stamped now. */
 function claimOf(header: ExperimentHeader, version: ExperimentVersion, input: ExperimentInput): Claim {
-  const cell: ExperimentCell = {
+  const cell = emptyCell({
     id: cellId(version.id, input.id),
     experiment_id: header.id,
     version_id: version.id,
     input_id: input.id,
     status: 'running',
     key: contentKey([version.key, input.key]),
-    call_id: null,
-    reused_from: null,
-    output: null,
-    parsed: null,
-    valid: null,
-    cost_usd: null,
-    latency_ms: null,
-    usage: null,
-    error: null,
-    updated_at: new Date().toISOString(),
-  };
+  });
   return { version, input, cell };
 }
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { emptyCell } from '../../src/experiments/experiment.ts';
 import { ExperimentBudget } from '../../src/experiments/experiment-budget.ts';
 import { MemoryExperimentStore } from '../../src/experiments/memory-experiment-store.ts';
 import { createGateway, SqliteSink } from '../../src/index.ts';
@@ -133,23 +134,8 @@ describe('the budget of an experiment', () => {
     };
     await store.create(header);
     const running = (id: string, held: number) => ({
-      id,
-      experiment_id: 'exp_1',
-      version_id: 'v',
-      input_id: id,
-      status: 'running' as const,
-      key: id,
-      call_id: null,
-      reused_from: null,
-      output: null,
-      parsed: null,
-      valid: null,
-      cost_usd: null,
-      latency_ms: null,
-      usage: null,
-      error: null,
+      ...emptyCell({ id, experiment_id: 'exp_1', version_id: 'v', input_id: id, status: 'running', key: id }),
       held_usd: held,
-      updated_at: new Date().toISOString(),
     });
     const services = {
       store,

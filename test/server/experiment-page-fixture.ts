@@ -1,4 +1,9 @@
-import type { Experiment, ExperimentCell, VersionSummary } from '../../src/experiments/experiment.ts';
+import {
+  type Experiment,
+  type ExperimentCell,
+  emptyCell,
+  type VersionSummary,
+} from '../../src/experiments/experiment.ts';
 
 export const HOSTILE = '<img src=x onerror=alert(1)>';
 
@@ -12,22 +17,18 @@ const version = (id: string, label: string, model: string, deployment: string | 
 });
 
 const cell = (versionId: string, inputId: string, fields: Partial<ExperimentCell>): ExperimentCell => ({
-  id: `${versionId}.${inputId}`,
-  experiment_id: 'exp_0193a',
-  version_id: versionId,
-  input_id: inputId,
-  status: 'completed',
-  key: `key-${versionId}-${inputId}`,
+  ...emptyCell(
+    {
+      id: `${versionId}.${inputId}`,
+      experiment_id: 'exp_0193a',
+      version_id: versionId,
+      input_id: inputId,
+      status: 'completed',
+      key: `key-${versionId}-${inputId}`,
+    },
+    '2026-11-25T10:01:00Z',
+  ),
   call_id: `call_${versionId}_${inputId}`,
-  reused_from: null,
-  output: null,
-  parsed: null,
-  valid: null,
-  cost_usd: null,
-  latency_ms: null,
-  usage: null,
-  error: null,
-  updated_at: '2026-11-25T10:01:00Z',
   ...fields,
 });
 
