@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import type { BudgetRule } from '../../src/index.ts';
+import { createMockProvider } from '../../src/testing/index.ts';
+import { api, jsonOf, startTestServer, type TestServer } from '../server/start-test-server.ts';
+
+/**
+ * Budgets from outside, as a tenant attacking `switchyard serve` would try them (issue 36): what they count is what is
+ * sent, they never forget a spent key, and one tenant's traces and workflows are not another's.
+ */
+
+/**
+ * The simulator, answering "Done." (its usage counted from the prompt it got) only once `expected` calls have either
+ * reached it or been refused: every call admitted is in flight at once, as against a real provider.
+ */
+function gatedSimulator() {
+  let expected = Number.POSITIVE_INFINITY;
+  let seen = 0;
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const count = () => {
+    if (++seen >= expected) open();
+  };
+  return {
+    mock: createMockProvider({
+      respond: async () => {
+        count();
+        await opened;
+        return { content: 'Done.' };
+      },
+    }),
+    /** Sends every request at once; a refused one counts as seen. */
+    async all(requests: Array<() => Promise<Response>>): Promise<number[]> {
+      expected = requests.length;
+      const answers = await Promise.all(
+        requests.map((send) =>
+          send().then((answer) => {
+            if (answer.status !== 200) count();
+            return answer.status;
+          }),
+        ),
+      );
+      return answers;
+    },
+  };
+}
+
+/** A server (gpt-4o-mini at $0.15 / $0.60 per 1M tokens) with these budget rules. */
+function serverWith(
+  rules: BudgetRule[],
+  options: { maxTracked?: number; mock?: ReturnType<typeof createMockProvider> } = {},
+): Promise<TestServer> {
+  const { maxTracked, mock = true } = options;
+  return startTestServer({ mock, gateway: { budgets: { rules, ...(maxTracked ? { maxTracked } : {}) } } });
+}
+
+/** A tenant: a chat key the admin key mints over HTTP. */
+async function tenant(server: TestServer, name: string): Promise<{ key: string; id: string }> {
+  const response = await api(server, '/v1/keys', { body: { name, scopes: ['chat'] } });
+  expect(response.status).toBe(201);
+  return jsonOf(response);
+}
+
+/** A short answer (`max_tokens: 50`): the hold is the prompt, nearly all of it. */
+const chat = (server: TestServer, key: string, content: string, metadata: Record<string, string> = {}) =>
+  api(server, '/v1/chat/completions', {
+    key,
+    body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content }], metadata, max_tokens: 50 },
+  });
+
+/** What a tenant's answered calls cost, from their records. */
+async function spentBy(server: TestServer, keyId: string): Promise<number> {
+  await server.server.gateway.flush();
+  const { data } = await server.server.gateway.calls.list({ limit: 1_000, api_key_ids: [keyId] });
+  return data.reduce((sum, record) => sum + (record.cost_usd ?? 0), 0);
+}
+
+describe('budgets and token limits count what is sent (item 4)', () => {
+  /** 400 kB of text that happens to start with `data:`: 100,000 tokens, not an inline file. */
+  const prompt = (n: number) => `data: ${n} ${'x'.repeat(400_000)}`;
+
+  it('20 concurrent 400 kB prompts starting with "data:" pass a $0.05 budget by one call at most', async () => {
+    const simulator = gatedSimulator();
+    const server = await serverWith([{ scope: 'key', usd: 0.05, window: 'day' }], { mock: simulator.mock });
+    try {
+      const attacker = await tenant(server, 'attacker');
+      const statuses = await simulator.all(
+        Array.from({ length: 20 }, (_, n) => () => chat(server, attacker.key, prompt(n))),
+      );
+      expect(statuses.every((status) => status === 200 || status === 402)).toBe(true);
+      // One such call costs and holds ~$0.015 (100,000 prompt tokens): 4 fit under $0.05, the 4th passing it.
+      const spent = await spentBy(server, attacker.id);
+      expect(spent).toBeLessThanOrEqual(0.05 + 0.0152);
+      expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(4);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('20 concurrent 400 kB prompts pass a 50,000 tokens-per-minute limit once', async () => {
+    const simulator = gatedSimulator();
+    const server = await serverWith([{ scope: 'key', tokens: 50_000, window: 'minute' }], { mock: simulator.mock });
+    try {
+      const attacker = await tenant(server, 'attacker');
+      const statuses = await simulator.all(
+        Array.from({ length: 20 }, (_, n) => () => chat(server, attacker.key, prompt(n))),
+      );
+      expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(19);
+    } finally {
+      await server.stop();
+    }
+  });
+});
