@@ -95,7 +95,7 @@ export class BudgetLedger {
     for (const rule of this.rules) {
       const amount = rule.tokens !== undefined ? worst.tokens : worst.usd;
       for (const value of valuesOf(rule, subject)) {
-        const slot = slotKey(rule, value, now);
+        const slot = slotKey(rule, value, now, subject.tenant);
         // The same budget reached twice (a key named in metadata and in the lineage) is held once.
         if (entries.some((entry) => entry.hold.slot === slot)) continue;
         const limit = rule.tokens ?? rule.usd;
@@ -133,7 +133,7 @@ export class BudgetLedger {
       const amount = finite(rule.tokens !== undefined ? tokens : (usd ?? 0));
       if (!amount) continue;
       for (const value of valuesOf(rule, hold.subject)) {
-        const slot = slotKey(rule, value, now);
+        const slot = slotKey(rule, value, now, hold.subject.tenant);
         if (!charges.some((charge) => charge.slot === slot)) charges.push({ slot, amount, ttlMs: ttlOf(rule.window) });
       }
     }
@@ -142,9 +142,12 @@ export class BudgetLedger {
     return this.#store.settle(hold.id, hold.held, charges);
   }
 
-  /** Dollars (or tokens) spent so far under one rule for one value (a trace id, an agent…), holds not counted. */
-  spent(rule: BudgetRule, value: string, now = new Date()): Promise<number> {
-    return this.#store.spent(slotKey(rule, value, now));
+  /**
+   * Dollars (or tokens) spent so far under one rule for one value (a trace id, an agent…), holds not counted; a
+   * trace's or a workflow's of one tenant (`tenantOf`), or of calls without a key when `tenant` is not given.
+   */
+  spent(rule: BudgetRule, value: string, now = new Date(), tenant?: string): Promise<number> {
+    return this.#store.spent(slotKey(rule, value, now, tenant));
   }
 
   get #component(): string {

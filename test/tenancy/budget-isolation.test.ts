@@ -1,12 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { BudgetRule } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
+import { startRedis } from '../helpers/redis.ts';
 import { api, jsonOf, startTestServer, type TestServer } from '../server/start-test-server.ts';
 
 /**
  * Budgets from outside, as a tenant attacking `switchyard serve` would try them (issue 36): what they count is what is
  * sent, they never forget a spent key, and one tenant's traces and workflows are not another's.
  */
+
+const redis = await startRedis();
+if (!redis) console.warn('SKIPPED: budgets in Redis (redis-server not installed; CI installs it).');
+afterAll(() => redis?.stop());
+/** Where spend is counted: this process, or Redis (`--redis`). */
+const stores = [{ store: 'memory', redis: undefined }, ...(redis ? [{ store: 'Redis', redis: redis.url }] : [])];
 
 /**
  * The simulator, answering "Done." (its usage counted from the prompt it got) only once `expected` calls have either
@@ -47,10 +54,11 @@ function gatedSimulator() {
 /** A server (gpt-4o-mini at $0.15 / $0.60 per 1M tokens) with these budget rules. */
 function serverWith(
   rules: BudgetRule[],
-  options: { maxTracked?: number; mock?: ReturnType<typeof createMockProvider> } = {},
+  options: { maxTracked?: number; mock?: ReturnType<typeof createMockProvider>; redis?: string | undefined } = {},
 ): Promise<TestServer> {
-  const { maxTracked, mock = true } = options;
-  return startTestServer({ mock, gateway: { budgets: { rules, ...(maxTracked ? { maxTracked } : {}) } } });
+  const { maxTracked, mock = true, redis } = options;
+  const budgets = { rules, ...(maxTracked ? { maxTracked } : {}) };
+  return startTestServer({ mock, redis, gateway: { budgets } });
 }
 
 /** A tenant: a chat key the admin key mints over HTTP. */
@@ -110,4 +118,42 @@ describe('budgets and token limits count what is sent (item 4)', () => {
       await server.stop();
     }
   });
+});
+
+describe.each(stores)('trace and workflow budgets are per tenant, in $store (item 8)', ({ redis }) => {
+  // A budget a single call spends: the next call on the same trace or workflow is refused.
+  const rules: BudgetRule[] = [
+    { scope: 'trace', usd: 0.000_01, window: 'lifetime' },
+    { scope: 'workflow', usd: 0.000_01, window: 'day' },
+  ];
+
+  it.each([
+    ['trace_id', 'order-42'],
+    ['workflow_name', 'nightly-report'],
+  ])(
+    'another tenant spending %s "%s" leaves this tenant’s untouched; the tenant’s own keys share it',
+    async (field, value) => {
+      const server = await serverWith(rules, { redis });
+      try {
+        const alice = await tenant(server, 'alice');
+        const bob = await tenant(server, 'bob');
+        const named = { [field]: value };
+        expect((await chat(server, bob.key, 'Spend it.', named)).status).toBe(200);
+        const refused = await chat(server, bob.key, 'Again.', named);
+        expect(refused.status).toBe(402);
+        expect((await jsonOf(refused)).error.message).toContain(`"${value}"`);
+
+        expect((await chat(server, alice.key, 'Mine.', named)).status).toBe(200);
+        // Alice's own trace is now spent, for Alice and for the keys she mints.
+        const aliceKey = await api(server, '/v1/keys', { key: server.key, body: { scopes: ['chat', 'keys:create'] } });
+        const team = await jsonOf(aliceKey);
+        const bot = await jsonOf(await api(server, '/v1/keys', { key: team.key, body: { scopes: ['chat'] } }));
+        expect((await chat(server, team.key, 'Team.', named)).status).toBe(200);
+        expect((await chat(server, bot.key, 'Bot.', named)).status).toBe(402);
+        expect((await chat(server, alice.key, 'Mine again.', named)).status).toBe(402);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });
