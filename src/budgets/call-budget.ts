@@ -1,4 +1,4 @@
-import { keyLineage, tenantOf } from '../completion/call-access.ts';
+import { keyLineage, tenantOf, withinTenant } from '../completion/call-access.ts';
 import type { CallPlan } from '../completion/call-plan.ts';
 import type { Services } from '../completion/services.ts';
 import { type BilledUsage, sumOf, totalCostBreakdown } from '../records/compute-cost.ts';
@@ -9,9 +9,10 @@ import { type PricedModel, worstCost } from './estimate-cost.ts';
 /** How long past the call's deadline a hold outlives it: a replica that died mid-call frees its holds after that. */
 const HOLD_MARGIN_MS = 60_000;
 
-/** Who a call is charged to: its metadata, its key with every key that minted it, and its tenant (`CallAccess`). */
+/** Who a call is charged to: its metadata, its key and the keys that minted it within its tenant, and its tenant. */
 export function budgetSubject(plan: Pick<CallPlan, 'metadata' | 'access'>): BudgetSubject {
-  return { metadata: plan.metadata, keys: keyLineage(plan.access), tenant: tenantOf(plan.access) };
+  const tenant = tenantOf(plan.access);
+  return { metadata: plan.metadata, keys: withinTenant(keyLineage(plan.access), tenant), tenant };
 }
 
 /**

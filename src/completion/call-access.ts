@@ -54,6 +54,16 @@ export function tenantOf(access: CallAccess | undefined): string | undefined {
 }
 
 /**
+ * `lineage` (a key, then each key that minted it) up to its `tenant`: the keys a call's key budgets and limits count
+ * against. The keys above a tenant (the admin key that minted it) are not charged for its calls, so one tenant cannot
+ * spend another's budget or rate through the key that made them both.
+ */
+export function withinTenant(lineage: readonly string[], tenant: string | undefined): string[] {
+  const at = tenant === undefined ? -1 : lineage.indexOf(tenant);
+  return at < 0 ? [...lineage] : lineage.slice(0, at + 1);
+}
+
+/**
  * The agent a call runs as: the one it names, else a caller limited to exactly one agent runs as that one; a 403
  * when it is not among the caller's (or none is named and the caller has several).
  */

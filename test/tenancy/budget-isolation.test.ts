@@ -157,3 +157,74 @@ describe.each(stores)('trace and workflow budgets are per tenant, in $store (ite
     },
   );
 });
+
+describe('key budgets and limits stop at the tenant: the admin key above the tenants is not their pool', () => {
+  it('a tenant that spends its key budget leaves a sibling tenant minted by the same admin key untouched', async () => {
+    const server = await serverWith([{ scope: 'key', usd: 0.001, window: 'day' }]);
+    try {
+      const alice = await tenant(server, 'alice');
+      const bob = await tenant(server, 'bob');
+      // 10,000 prompt tokens: $0.0015, past Alice's $0.001 a day.
+      expect((await chat(server, alice.key, 'x'.repeat(40_000))).status).toBe(200);
+      expect((await chat(server, alice.key, 'Again.')).status).toBe(402);
+      expect((await chat(server, bob.key, 'Mine.')).status).toBe(200);
+      // Within a tenant, the keys it mints still count against it.
+      const team = await jsonOf(await api(server, '/v1/keys', { body: { scopes: ['chat', 'keys:create'] } }));
+      const bot = await jsonOf(await api(server, '/v1/keys', { key: team.key, body: { scopes: ['chat'] } }));
+      expect((await chat(server, bot.key, 'x'.repeat(40_000))).status).toBe(200);
+      expect((await jsonOf(await chat(server, team.key, 'Team.'))).error.message).toContain(`"${team.id}"`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a tenant that uses up its request rate leaves a sibling tenant’s untouched', async () => {
+    const server = await startTestServer({ requestsPerMinutePerKey: 3 });
+    try {
+      const alice = await tenant(server, 'alice');
+      const bob = await tenant(server, 'bob');
+      const statuses: number[] = [];
+      for (let n = 0; n < 5; n++) statuses.push((await chat(server, alice.key, `Hi ${n}.`)).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      expect((await chat(server, bob.key, 'Mine.')).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('budgets never forget a spent key (item 6)', () => {
+  it('after another tenant’s calls on more new traces than the process tracks, the spent key is still refused', async () => {
+    const server = await serverWith(
+      [
+        { scope: 'key', usd: 0.001, window: 'day' },
+        { scope: 'trace', usd: 1, window: 'lifetime' },
+      ],
+      { maxTracked: 50 },
+    );
+    try {
+      const alice = await tenant(server, 'alice');
+      const bob = await tenant(server, 'bob');
+      // 10,000 prompt tokens: $0.0015, past Alice's $0.001 a day.
+      expect((await chat(server, alice.key, 'x'.repeat(40_000))).status).toBe(200);
+      expect((await chat(server, alice.key, 'Again.')).status).toBe(402);
+      for (let n = 0; n < 60; n++) {
+        const answer = await api(server, '/v1/chat/completions', {
+          key: bob.key,
+          body: {
+            model: 'gpt-4o-mini',
+            messages: [{ role: 'user', content: 'Hi.' }],
+            max_tokens: 5,
+            metadata: { trace_id: `bob-${n}` },
+          },
+        });
+        expect(answer.status).toBe(200);
+      }
+      const after = await chat(server, alice.key, 'Forgotten yet?');
+      expect(after.status).toBe(402);
+      expect((await jsonOf(after)).error.code).toBe('insufficient_quota');
+    } finally {
+      await server.stop();
+    }
+  });
+});
