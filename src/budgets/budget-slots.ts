@@ -30,6 +30,14 @@ export function valuesOf(rule: BudgetRule, subject: BudgetSubject): string[] {
 }
 
 /**
+ * Where a store bounding its memory may forget the rule's slot (`SlotHold.pool`): a tenant's own traces and workflows
+ * are its pool; any other budget (a key's, an agent's) is never forgotten inside its window.
+ */
+export function poolOf(rule: BudgetRule, subject: BudgetSubject): string | undefined {
+  return PER_TENANT.has(rule.scope) ? (subject.tenant ?? '') : undefined;
+}
+
+/**
  * The counter of one rule for one value in the window `now` falls in; a trace's or a workflow's within its tenant
  * (none for a call without a key: the gateway's own namespace).
  */

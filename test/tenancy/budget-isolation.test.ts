@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BudgetRule } from '../../src/index.ts';
+import { type BudgetRule, createGateway, SwitchyardError } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { api, jsonOf, startTestServer, type TestServer } from '../server/start-test-server.ts';
@@ -226,5 +226,51 @@ describe('budgets never forget a spent key (item 6)', () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('in process: what the memory store keeps when it is full (item 6)', () => {
+  const ask = (metadata: Record<string, string>, tenant?: string) =>
+    gatewayCall(metadata, tenant === undefined ? {} : { access: { keyId: `${tenant}-key`, tenant } });
+  let gateway: ReturnType<typeof createGateway>;
+  const gatewayCall = (metadata: Record<string, string>, options: object) =>
+    gateway.createCompletion(
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi.' }], max_tokens: 5, metadata },
+      options,
+    );
+
+  it('a tenant flooding new traces forgets only its own: another tenant’s spent trace stays spent', async () => {
+    gateway = createGateway({
+      mock: true,
+      budgets: { rules: [{ scope: 'trace', usd: 0.000_001, window: 'lifetime' }], maxTracked: 5 },
+    });
+    await ask({ trace_id: 'order-42' }, 'alice');
+    await expect(ask({ trace_id: 'order-42' }, 'alice')).rejects.toMatchObject({ code: 'insufficient_quota' });
+    for (let n = 0; n < 20; n++) await ask({ trace_id: `flood-${n}` }, 'bob');
+    await expect(ask({ trace_id: 'order-42' }, 'alice')).rejects.toMatchObject({ code: 'insufficient_quota' });
+    // Bob's own oldest traces were forgotten to make room: his first is spendable again.
+    await expect(ask({ trace_id: 'flood-0' }, 'bob')).resolves.toBeTruthy();
+  });
+
+  it('budgets it may not forget, past maxTracked: a 503 budgets_full, never a budget let go', async () => {
+    gateway = createGateway({
+      mock: true,
+      budgets: { rules: [{ scope: 'agent', usd: 1, window: 'day' }], maxTracked: 3 },
+    });
+    for (const agent of ['a1', 'a2', 'a3']) await ask({ agent_id: agent });
+    const refused = await ask({ agent_id: 'a4' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SwitchyardError);
+    expect(refused).toMatchObject({ status: 503, code: 'budgets_full' });
+    expect((refused as Error).message).toContain('Redis');
+    // The agents counted already go on being counted.
+    await expect(ask({ agent_id: 'a1' })).resolves.toBeTruthy();
+
+    gateway = createGateway({
+      mock: true,
+      budgets: { rules: [{ scope: 'agent', usd: 1, window: 'day' }], maxTracked: 1, onStoreError: 'open' },
+    });
+    await ask({ agent_id: 'a1' });
+    const open = await ask({ agent_id: 'a2' });
+    expect(open.switchyard.warnings.map((warning) => warning.code)).toContain('budget_unchecked');
   });
 });
