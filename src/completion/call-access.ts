@@ -16,6 +16,11 @@ export interface CallAccess {
    * and workflow budgets. `switchyard serve` sets the key's (`tenantOfKey`); absent, the root of the key's lineage.
    */
   tenant?: string;
+  /**
+   * Takes one more request from the caller's request rate, for a request the call sends beside its first (a hedge);
+   * rejects when none is left, and the call goes on without it. Absent: no rate to count against.
+   */
+  takeRequest?(): Promise<void>;
   /** `null` or absent: any agent. Otherwise the call must run as one of these agents. */
   agents?: readonly string[] | null;
   /** `null` or absent: any model. Otherwise every model tried (fallbacks too) must be one of these. */
