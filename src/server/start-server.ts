@@ -121,12 +121,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // node:sqlite writes synchronously: record batches of 32 (~0.5 ms each) instead of 200 (2–4 ms) keep a flush
   // from holding up the requests that arrive meanwhile (p99 at one connection).
   // Lost records are loud: a warning the first time, then at most once a minute (the queue's pace), with the counts.
-  const metrics = options.metrics
-    ? await createServerMetrics(
-        () => gateway.recordStats,
-        (name) => gateway.catalog.find(name)?.id,
-      )
-    : undefined;
+  const catalogId = (name: string) => gateway.catalog.find(name)?.id;
+  const metrics = options.metrics ? await createServerMetrics(() => gateway.recordStats, catalogId) : undefined;
   const storage = engines.sink ?? new SqliteSink(dbPath);
   // Write-ahead: an answered call's record is on disk before the answer, so kill -9 loses only calls in flight.
   const onJournalError = (error: unknown) => warn('call records could not be journaled', { error: messageOf(error) });

@@ -194,7 +194,7 @@ describe('key budgets and limits stop at the tenant: the admin key above the ten
 });
 
 describe('budgets never forget a spent key (item 6)', () => {
-  it('after another tenant’s calls on more new traces than the process tracks, the spent key is still refused', async () => {
+  it('after another tenant’s calls on more new traces than the store tracks, a spent key stays refused', async () => {
     const server = await serverWith(
       [
         { scope: 'key', usd: 0.001, window: 'day' },

@@ -57,7 +57,7 @@ describe.each(setups)('$name', ({ options }) => {
       .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], temperature: 0 });
   const cacheOf = (answer: object) => (answer as { switchyard?: { cache?: string } }).switchyard?.cache;
 
-  it('sibling tenants minted by the admin key never read each other; a tenant’s own child reads its answers', async () => {
+  it('siblings the admin key mints never read each other; a tenant’s own child reads its answers', async () => {
     const alice = await mint('alice', ['chat', 'keys:create']);
     const bob = await mint('bob', ['chat']);
     const aliceBot = await mint('alice-bot', ['chat'], alice.key);
@@ -77,7 +77,7 @@ describe.each(setups)('$name', ({ options }) => {
     expect(fake.requests.length - before).toBe(2);
   });
 
-  it('the tenant is stated: its own id for a key the admin minted, its parent’s for a key a tenant minted', async () => {
+  it('the tenant is stated: its own id when the admin minted it, its parent’s when a tenant did', async () => {
     const team = await mint('team', ['chat', 'keys:create']);
     const bot = await mint('team-bot', ['chat', 'keys:create'], team.key);
     const botChild = await mint('team-bot-child', ['chat'], bot.key);

@@ -83,7 +83,7 @@ describe('a hedged call pays for both requests it sent', () => {
     await gateway.close();
   });
 
-  it('concurrent hedged calls hold both candidates: what the providers bill stays within the budget and one call', async () => {
+  it('concurrent hedged calls hold both candidates: the providers bill the budget and one call at most', async () => {
     const budget = 0.15;
     const gateway = gatewayWith({ rules: [{ scope: 'key', usd: budget, window: 'day' }] });
     const sent = { anthropic: anthropic.requests.length, openai: openai.requests.length };

@@ -106,20 +106,21 @@ describe('metrics under an attack of made-up models and agents', () => {
       expect(agents.size).toBeLessThanOrEqual(MAX_LABEL_VALUES + 2);
       expect(agents.has('other')).toBe(true);
       expect(all.length).toBeLessThan(5_000);
+      const slowest = Math.max(...scrapes.map((scrape) => scrape.ms));
       console.log(
         `scrape: ${all.length} samples, ${text.length} bytes; victim p95 ${p95(latencies).toFixed(0)} ms over ` +
-          `${latencies.length} calls; slowest scrape during the attack ${Math.max(...scrapes.map((s) => s.ms)).toFixed(0)} ms`,
+          `${latencies.length} calls; slowest scrape during the attack ${slowest.toFixed(0)} ms`,
       );
       expect(scrapes.every((scrape) => scrape.status === 200)).toBe(true);
       // Bounds that catch a scrape or a loop blocked for seconds, not a busy machine.
       expect(p95(latencies)).toBeLessThan(2_000);
-      expect(Math.max(...scrapes.map((scrape) => scrape.ms))).toBeLessThan(2_000);
+      expect(slowest).toBeLessThan(2_000);
     } finally {
       await server.stop();
     }
   }, 120_000);
 
-  it('each metric keeps a bounded number of series, however many catalog models, agents and providers combine', async () => {
+  it('each metric keeps a bounded number of series, however catalog models, agents and providers combine', async () => {
     const metrics = await createServerMetrics(() => ({ queued: 0, written: 0, dropped: 0, failed: 0 }) as never);
     const models = [...known].slice(0, 80);
     const records = [];
