@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BudgetExceededError, createGateway, type GatewayOptions } from '../../src/index.ts';
+import { BudgetExceededError, createGateway, type GatewayOptions, LimitExceededError } from '../../src/index.ts';
 import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { startFakeOpenAIServer } from '../fake-servers/openai-server.ts';
 import { api, jsonOf, startTestServer } from '../server/start-test-server.ts';
@@ -65,6 +65,14 @@ describe('a hedged call pays for both requests it sent', () => {
     const record = await gateway.calls.get!(response.switchyard.call_id);
     expect(record?.cost_usd).toBe(response.switchyard.cost_usd);
     await expect(gateway.createCompletion(call, tenant)).rejects.toBeInstanceOf(BudgetExceededError);
+    await gateway.close();
+  });
+
+  it('a token limit counts both requests: the loser’s prompt too', async () => {
+    // The winner reports 10,005 tokens and the loser read 10,000: past 15,000 a minute together, not alone.
+    const gateway = gatewayWith({ rules: [{ scope: 'key', tokens: 15_000, window: 'minute' }] });
+    await gateway.createCompletion(call, tenant);
+    await expect(gateway.createCompletion(call, tenant)).rejects.toBeInstanceOf(LimitExceededError);
     await gateway.close();
   });
 
