@@ -192,7 +192,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     deployments,
     mock: mock !== false,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    publicPage: isLoopback(host),
+    // `--allowed-host` names the server is reached by through a proxy, whose requests all come from loopback.
+    publicPage: pagesArePublic(host, options),
     hostPolicy: defaultHostPolicy(host, port, {
       hosts: options.allowedHosts ?? [],
       // An origin CORS allows is one the operator trusts: its pages may use `/mcp` too.
@@ -240,6 +241,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     );
   }
   if (!isLoopback(host)) info('not on loopback: the workflow page requires an API key too');
+  else if (!pagesArePublic(host, options)) info('--allowed-host given: the workflow page requires an API key too');
   if ((await keys.activeCount()) === 0)
     info(`no API keys yet: create one with \`switchyard keys create --data ${dataDir}\``);
 
@@ -289,6 +291,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   };
 
   return { url, host, port, gateway, keys, deployments, server, close, closeNow };
+}
+
+/** The pages need no key only on loopback, and not once the server is reached by other names (a proxy's). */
+function pagesArePublic(host: string, options: ServeOptions): boolean {
+  return isLoopback(host) && (options.allowedHosts ?? []).length === 0;
 }
 
 function messageOf(error: unknown): string {
