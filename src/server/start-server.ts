@@ -64,6 +64,11 @@ export interface ServeOptions {
    * process).
    */
   redis?: string | undefined;
+  /**
+   * How long the start keeps trying to reach `redis` (a Redis restarting, paused, failing over), logging each failed
+   * attempt with its cause (default 30 s; 0: one attempt). A wrong password fails at once.
+   */
+  redisWaitMs?: number;
   /** The response cache (`--cache`, `--cache-ttl`): memory, SQLite in the data directory, or `redis`'s Redis. */
   cache?: ServeCacheSettings | undefined;
   /** Browser origins CORS allows (`--cors-origin`); default none, CORS off. */
