@@ -36,7 +36,8 @@ export async function connectRedis(url: string, start: RedisStart, onState?: Red
     const outcome = await tryConnect(url);
     if ('redis' in outcome) {
       if (attempt > 1) start.log('info', 'redis reachable', { component: 'redis', attempts: attempt });
-      watch(outcome.redis, onState);
+      await markData(outcome.redis);
+      watch(outcome.redis, onState, start.log);
       return outcome.redis;
     }
     const cause = redactSecrets(outcome.cause, secrets);
@@ -97,12 +98,35 @@ function isRefusal(error: unknown): boolean {
   return name === 'ReplyError' && typeof message === 'string' && /^(WRONGPASS|NOAUTH|NOPERM|ERR)\b/.test(message);
 }
 
-function watch(redis: Redis, onState: RedisWatcher | undefined): void {
+/**
+ * A key no replica deletes: when Redis comes back without it, it came back without its data (restarted with no
+ * persistence, flushed, or evicting), and the budgets' spend and the rate limits it counted restarted from zero.
+ */
+const DATA_MARKER = 'switchyard:data-marker';
+
+/** Sets the marker (kept when it is there); a failure here is the connection's, reported by its own events. */
+async function markData(redis: Redis): Promise<boolean> {
+  try {
+    return (await redis.set(DATA_MARKER, new Date().toISOString(), 'NX')) === 'OK';
+  } catch {
+    return false;
+  }
+}
+
+function watch(redis: Redis, onState: RedisWatcher | undefined, log: RedisStart['log']): void {
   // Connection errors surface on the commands that need the connection; an idle one must not crash the process.
   redis.on('error', (error: unknown) => onState?.down(error));
-  if (!onState) return;
-  redis.on('ready', () => onState.up());
-  redis.on('close', () => onState.down('the connection closed'));
+  redis.on('ready', async () => {
+    onState?.up();
+    // The first replica back sets the marker again: the loss is logged once, by it.
+    if (await markData(redis)) {
+      log('warn', 'redis came back without its data: budgets and rate limits restarted from zero', {
+        component: 'redis',
+        hint: 'run Redis with persistence (appendonly yes) and without eviction (maxmemory-policy noeviction)',
+      });
+    }
+  });
+  if (onState) redis.on('close', () => onState.down('the connection closed'));
 }
 
 function messageOf(error: unknown): string {

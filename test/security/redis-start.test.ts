@@ -26,17 +26,13 @@ afterEach(async () => {
   }
 });
 
-/** `serve --mock --redis` in process; `onRetry` is called at the first line saying an attempt failed. */
-async function start(options: Partial<ServeOptions>, onRetry: () => void = () => undefined) {
+/** `serve --mock --redis` in process; `onLine` hears each log line as it is written. */
+async function start(options: Partial<ServeOptions>, onLine: (line: Line) => void = () => undefined) {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-redis-start-'));
   const logs: Line[] = [];
-  let retried = false;
   const log = (line: Line) => {
     logs.push(line);
-    if (line.msg === 'redis not reachable yet; retrying' && !retried) {
-      retried = true;
-      onRetry();
-    }
+    onLine(line);
   };
   try {
     const server = await startServer({ mock: true, port: 0, dataDir, redis: redis!.url, log, ...options });
@@ -48,7 +44,18 @@ async function start(options: Partial<ServeOptions>, onRetry: () => void = () =>
   }
 }
 
-const retries = (logs: Line[]) => logs.filter((line) => line.msg === 'redis not reachable yet; retrying');
+const RETRYING = 'redis not reachable yet; retrying';
+/** A log listener that calls `then` at the first line saying an attempt failed. */
+function atFirstRetry(then: () => void): (line: Line) => void {
+  let called = false;
+  return (line) => {
+    if (line.msg !== RETRYING || called) return;
+    called = true;
+    then();
+  };
+}
+
+const retries = (logs: Line[]) => logs.filter((line) => line.msg === RETRYING);
 
 async function chatWorks(server: RunningServer): Promise<void> {
   const { key } = await server.keys.create('test');
@@ -63,7 +70,10 @@ async function chatWorks(server: RunningServer): Promise<void> {
 describe.skipIf(!redis)('a replica starting while Redis hiccups', () => {
   it('rides out a paused Redis: retries, logs the cause, starts once it answers', async () => {
     redis!.pause();
-    const { server, logs } = await start({ requestsPerMinutePerKey: 1_000 }, () => redis!.resume());
+    const { server, logs } = await start(
+      { requestsPerMinutePerKey: 1_000 },
+      atFirstRetry(() => redis!.resume()),
+    );
     const [first] = retries(logs);
     expect(first).toMatchObject({ level: 'warn', component: 'redis', attempt: 1 });
     // The cause, not ioredis's "Connection is closed." that followed it.
@@ -74,7 +84,10 @@ describe.skipIf(!redis)('a replica starting while Redis hiccups', () => {
 
   it('rides out a Redis that is down at first and comes back', async () => {
     await redis!.stop();
-    const { server, logs } = await start({}, () => void redis!.restart());
+    const { server, logs } = await start(
+      {},
+      atFirstRetry(() => void redis!.restart()),
+    );
     expect(retries(logs)[0]!.error).toMatch(/ECONNREFUSED/);
     await chatWorks(server);
   }, 60_000);
@@ -114,13 +127,41 @@ describe.skipIf(!redis)('a replica starting while Redis hiccups', () => {
   }, 60_000);
 });
 
+describe.skipIf(!redis)('a Redis restarted without persistence', () => {
+  it('is logged: the budgets and rate limits it held restarted from zero', async () => {
+    const forgotten = 'redis came back without its data: budgets and rate limits restarted from zero';
+    let heard: () => void = () => undefined;
+    const warned = new Promise<void>((resolve) => (heard = resolve));
+    const budgets = { rules: [{ scope: 'key' as const, usd: 5, window: 'day' as const }] };
+    const { server, logs } = await start({ gateway: { budgets } }, (line) => line.msg === forgotten && heard());
+    // A fresh Redis at the start is not news.
+    expect(logs.some((line) => line.msg === forgotten)).toBe(false);
+    await chatWorks(server);
+    // The helper runs Redis with `--save '' --appendonly no`: a restart forgets everything.
+    await redis!.stop();
+    await redis!.restart();
+    await bounded(warned, 15_000, 'no log line said Redis came back without its data');
+    expect(logs.filter((line) => line.msg === forgotten)).toEqual([
+      expect.objectContaining({ level: 'warn', component: 'redis', hint: expect.stringMatching(/appendonly/) }),
+    ]);
+    await chatWorks(server);
+  }, 60_000);
+});
+
+/** `promise`, or a failure after `ms` (a bound against a hang, not a timing assertion). */
+function bounded(promise: Promise<void>, ms: number, why: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(why)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 describe.skipIf(!redis)('serve --redis-wait', () => {
   it('sets the wait, and the exit names the cause', async () => {
     await redis!.stop();
     const root = resolve(import.meta.dirname, '../..');
     const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-redis-wait-'));
     try {
-      const args = ['serve', '--mock', '--port', '0', '--data', dataDir, '--redis', redis!.url, '--redis-wait', '0.5'];
+      const args = ['serve', '--mock', '--port', '0', '--data', dataDir, '--redis', redis!.url, '--redis-wait', '3'];
       const exit = await promisify(execFile)(
         join(root, 'node_modules/.bin/node'),
         [join(root, 'src/cli.ts'), ...args],
@@ -133,7 +174,7 @@ describe.skipIf(!redis)('serve --redis-wait', () => {
         (error: { code: number; stderr: string }) => error,
       );
       expect(exit.code).not.toBe(0);
-      expect(exit.stderr).toMatch(/Redis could not be reached after \d+ attempts? over 0\.\d s: .*ECONNREFUSED/);
+      expect(exit.stderr).toMatch(/Redis could not be reached after \d+ attempts over \d\.\d s: .*ECONNREFUSED/);
       expect(exit.stderr).toContain('redis not reachable yet; retrying');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
