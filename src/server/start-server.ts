@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
+import { ensurePrivateFile, readableByOthers } from '../internal/private-file.ts';
 import { redactSecrets } from '../internal/redact.ts';
 import { RecordJournal } from '../records/record-journal.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
@@ -115,6 +116,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     log({ time: new Date().toISOString(), level: 'warn', msg, ...fields });
 
   const dbPath = databasePath(dataDir);
+  // Before any store opens it: a new file is this user's alone; one others can read is said, not changed.
+  const openMode = readableByOthers(dbPath);
+  ensurePrivateFile(dbPath);
   // PostgreSQL and Redis, watched: an outage is a 503 naming the engine, logged once per 10 s, shown by health.
   const engines = await openSharedEngines(options, (level, msg, fields) =>
     (level === 'warn' ? warn : info)(msg, fields),
@@ -237,6 +241,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
   info('listening', { url, data: dbPath, deployments: opened.shown, mock: mock !== false, providers });
   info('configuration', startupSummary(options, dbPath));
+  if (openMode) {
+    warn('the data file is readable by other users of this machine', {
+      path: dbPath,
+      mode: openMode,
+      hint: `chmod 600 ${dbPath}*: it holds the API keys' hashes and every call's prompt and answer`,
+    });
+  }
   if (mock !== false)
     info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');
   else if (providers.length === 0) {
