@@ -23,3 +23,14 @@ export function readableByOthers(path: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * For a data file about to be opened: made this user's alone when missing; when it exists and others can read it,
+ * the fields of the warning to log (it is left as it is: the operator may share it on purpose).
+ */
+export function claimPrivateFile(path: string): Record<string, string> | undefined {
+  const mode = readableByOthers(path);
+  ensurePrivateFile(path);
+  if (!mode) return undefined;
+  return { path, mode, hint: `chmod 600 ${path}*: it holds the API keys' hashes and every call's prompt and answer` };
+}

@@ -65,6 +65,18 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^(::ffff:)?127(\.\d{1,3}){3}$/i.test(host);
 }
 
+/**
+ * Whether the pages (`/`, `/experiments`) may be served without a key: only on loopback, and not once the server is
+ * reached by other names (`--allowed-host`: a proxy's, whose requests all come from loopback); what to log if not.
+ */
+export function pageAccess(host: string, allowedHosts: readonly string[]): { isPublic: boolean; notice?: string } {
+  if (!isLoopback(host))
+    return { isPublic: false, notice: 'not on loopback: the workflow page requires an API key too' };
+  if (allowedHosts.length > 0)
+    return { isPublic: false, notice: '--allowed-host given: the workflow page requires an API key too' };
+  return { isPublic: true };
+}
+
 /** Headers a reverse proxy adds (nginx, Caddy, Traefik, HAProxy, RFC 7239): a request that has one came through one. */
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'];
 

@@ -97,7 +97,7 @@ describe('the docs’ setup: bound to 127.0.0.1 with --allowed-host, behind a pr
     expect(response.status).toBe(401);
   });
 
-  it('with a key, each tenant reads its own: the author its experiment, the other neither it nor the workflows', async () => {
+  it('with a key, each tenant reads its own: its experiment, not the other’s, nor the workflows', async () => {
     const withKey = (key: string, path: string) =>
       fetch(`${proxy.url}${page(path)}`, { headers: { authorization: `Bearer ${key}` } });
     const own = await withKey(alpha, '/experiments/EXPERIMENT');
