@@ -15,7 +15,7 @@ import {
   redisUrlOf,
   warnOfPasswordsInArguments,
 } from './connection-urls.ts';
-import { parsePort, parsePositiveInteger } from './format.ts';
+import { parsePort, parsePositiveInteger, parseSeconds } from './format.ts';
 import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
 import { explainListenError } from './serve-checks.ts';
 import { boundServeMemory, logWarningsAsJsonLines } from './serve-process.ts';
@@ -59,6 +59,7 @@ export function registerServeCommand(program: Command): void {
     )
     .addOption(redisOption())
     .addOption(redisUrlFileOption())
+    .option('--redis-wait <seconds>', 'how long the start retries an unreachable --redis (default 30)', parseSeconds)
     .option(
       '--rate-limit <requests-per-minute>',
       'requests one API key may make per minute; more get 429',
@@ -121,6 +122,7 @@ export function registerServeCommand(program: Command): void {
         mock: options.mock,
         database,
         redis,
+        ...(options.redisWait !== undefined ? { redisWaitMs: options.redisWait * 1000 } : {}),
         maxBodyBytes: options.maxBodyBytes,
         maxConcurrentPerKey: options.maxConcurrentPerKey,
         ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
@@ -212,6 +214,7 @@ interface ServeCommandOptions extends ConnectionUrlOptions {
   allowedOrigin?: string[];
   budget?: BudgetRule[];
   rateLimit?: number;
+  redisWait?: number;
   rateLimitOnStoreError: 'open' | 'closed';
   budgetsOnStoreError: 'open' | 'closed';
   tokensPerMinute?: number;
