@@ -101,7 +101,7 @@ const STREAM_OPTIONS_FIELDS = new Set(['include_usage', 'include_obfuscation']);
 
 export function streamOptions(value: unknown, notes?: FieldNotes): void {
   if (!isObject(value)) fail('"stream_options" must be an object such as { "include_usage": true }.', 'stream_options');
-  noteUnknownFields(value, STREAM_OPTIONS_FIELDS, ['stream_options'], notes);
+  noteUnknownFields(value, STREAM_OPTIONS_FIELDS, () => ['stream_options'], notes);
   const include = value.include_usage;
   if (include != null && typeof include !== 'boolean') {
     fail(

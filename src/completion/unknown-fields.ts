@@ -10,26 +10,48 @@ import type { CompletionWarning } from '../types.ts';
 
 /**
  * The fields of a chat message of any role (OpenAI's, those of an answer sent back as the SDK returned it, and the
- * extensions Switchyard gives or reads: reasoning state, `parsed`, cache breakpoints, the dialects' marks).
+ * extensions Switchyard gives or reads: reasoning state, `parsed`, cache breakpoints, the dialects' marks). A switch,
+ * not a set: it runs for every key of every message of every call, and is several times faster.
  */
-export const MESSAGE_FIELDS = new Set([
-  'role',
-  'content',
-  'name',
-  'tool_calls',
-  'tool_call_id',
-  'refusal',
-  'audio',
-  'function_call',
-  'annotations',
-  'cache_control',
-  'reasoning_content',
-  'reasoning_details',
-  'parsed',
-  'is_error',
-  'from_instructions',
-]);
-export const PART_FIELDS = new Set(['type', 'text', 'image_url', 'input_audio', 'file', 'refusal', 'cache_control']);
+export function isMessageField(key: string): boolean {
+  switch (key) {
+    case 'role':
+    case 'content':
+    case 'name':
+    case 'tool_calls':
+    case 'tool_call_id':
+    case 'refusal':
+    case 'audio':
+    case 'function_call':
+    case 'annotations':
+    case 'cache_control':
+    case 'reasoning_content':
+    case 'reasoning_details':
+    case 'parsed':
+    case 'is_error':
+    case 'from_instructions':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The fields of a content part of any type (a switch, as `isMessageField`). */
+export function isPartField(key: string): boolean {
+  switch (key) {
+    case 'type':
+    case 'text':
+    case 'image_url':
+    case 'input_audio':
+    case 'file':
+    case 'refusal':
+    case 'cache_control':
+      return true;
+    default:
+      return false;
+  }
+}
+
 export const TOOL_FIELDS = new Set(['type', 'function', 'custom', 'cache_control']);
 export const TOOL_SPEC_FIELDS: Record<string, ReadonlySet<string>> = {
   function: new Set(['name', 'description', 'parameters', 'strict']),
@@ -53,17 +75,22 @@ export interface FieldNotes {
   unknownField(path: FieldPath): void;
 }
 
-/** Notes every own key of `value` that `known` does not hold (a `null` or absent value drops nothing). */
+/**
+ * Notes every own key of `value` that `known` does not hold (a `null` or absent value drops nothing). `at` is called
+ * only when there is one to note.
+ */
 export function noteUnknownFields(
   value: Record<string, unknown>,
-  known: ReadonlySet<string>,
-  at: FieldPath,
+  known: ReadonlySet<string> | ((key: string) => boolean),
+  at: () => FieldPath,
   notes: FieldNotes | undefined,
 ): void {
   if (!notes) return;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key) || known.has(key) || value[key] == null) continue;
-    notes.unknownField([...at, key]);
+  const keys = Object.keys(value);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    if ((typeof known === 'function' ? known(key) : known.has(key)) || value[key] == null) continue;
+    notes.unknownField([...at(), key]);
   }
 }
 

@@ -3,11 +3,11 @@ import { fail, isObject } from './parameter-checks.ts';
 import {
   ALLOWED_TOOLS_FIELDS,
   type FieldNotes,
+  isMessageField,
+  isPartField,
   JSON_SCHEMA_FIELDS,
-  MESSAGE_FIELDS,
   NAME_ONLY,
   noteUnknownFields,
-  PART_FIELDS,
   RESPONSE_FORMAT_FIELDS,
   TOOL_CHOICE_FIELDS,
   TOOL_FIELDS,
@@ -37,7 +37,7 @@ export function validateMessages(messages: unknown, notes?: FieldNotes): void {
         `${at(index)}.role`,
       );
     }
-    noteUnknownFields(message, MESSAGE_FIELDS, ['messages', index], notes);
+    noteUnknownFields(message, isMessageField, () => ['messages', index], notes);
     const content = message.content;
     if (message.role === 'assistant') {
       if (content == null && message.tool_calls == null && message.function_call == null && message.refusal == null) {
@@ -76,7 +76,7 @@ function validatePart(part: unknown, index: number, partIndex: number, notes: Fi
     const path = partAt(index, partIndex);
     fail(`${path} must be a content part with type text, image_url, input_audio or file.`, path);
   }
-  noteUnknownFields(part, PART_FIELDS, ['messages', index, 'content', partIndex], notes);
+  noteUnknownFields(part, isPartField, () => ['messages', index, 'content', partIndex], notes);
   if (part.type === 'text' && typeof part.text !== 'string') {
     const path = `${partAt(index, partIndex)}.text`;
     fail(`${path} must be a string.`, path);
@@ -137,8 +137,8 @@ export function validateTools(tools: unknown, notes?: FieldNotes): void {
         at,
       );
     }
-    noteUnknownFields(tool as Record<string, unknown>, TOOL_FIELDS, ['tools', index], notes);
-    noteUnknownFields(spec, TOOL_SPEC_FIELDS[kind as string]!, ['tools', index, kind as string], notes);
+    noteUnknownFields(tool as Record<string, unknown>, TOOL_FIELDS, () => ['tools', index], notes);
+    noteUnknownFields(spec, TOOL_SPEC_FIELDS[kind as string]!, () => ['tools', index, kind as string], notes);
     if ((tool as Record<string, unknown>).cache_control !== undefined)
       validateCacheControl((tool as Record<string, unknown>).cache_control, `${at}.cache_control`);
     const name = spec.name;
@@ -176,7 +176,7 @@ export function validateToolChoice(choice: unknown, tools: unknown, notes?: Fiel
     return;
   }
   if (!isObject(choice)) fail(TOOL_CHOICE_HINT, 'tool_choice');
-  noteUnknownFields(choice, TOOL_CHOICE_FIELDS, ['tool_choice'], notes);
+  noteUnknownFields(choice, TOOL_CHOICE_FIELDS, () => ['tool_choice'], notes);
   if (choice.type === 'allowed_tools') {
     const allowed = choice.allowed_tools;
     if (
@@ -190,7 +190,7 @@ export function validateToolChoice(choice: unknown, tools: unknown, notes?: Fiel
         'tool_choice.allowed_tools',
       );
     }
-    noteUnknownFields(allowed, ALLOWED_TOOLS_FIELDS, ['tool_choice', 'allowed_tools'], notes);
+    noteUnknownFields(allowed, ALLOWED_TOOLS_FIELDS, () => ['tool_choice', 'allowed_tools'], notes);
     allowed.tools.forEach((tool: unknown, index: number) => {
       namedTool(tool, names, `tool_choice.allowed_tools.tools[${index}]`);
     });
@@ -198,7 +198,7 @@ export function validateToolChoice(choice: unknown, tools: unknown, notes?: Fiel
   }
   namedTool(choice, names, 'tool_choice');
   const spec = choice[choice.type as string];
-  if (isObject(spec)) noteUnknownFields(spec, NAME_ONLY, ['tool_choice', choice.type as string], notes);
+  if (isObject(spec)) noteUnknownFields(spec, NAME_ONLY, () => ['tool_choice', choice.type as string], notes);
 }
 
 function namedTool(choice: unknown, names: ReadonlySet<string>, at: string): void {
@@ -218,7 +218,7 @@ export function validateResponseFormat(format: unknown, notes?: FieldNotes): voi
   const fields = RESPONSE_FORMAT_FIELDS[format.type];
   if (!fields || !Object.hasOwn(RESPONSE_FORMAT_FIELDS, format.type))
     fail(`response_format.type "${format.type}" is not supported. ${hint}`, 'response_format.type');
-  noteUnknownFields(format, fields, ['response_format'], notes);
+  noteUnknownFields(format, fields, () => ['response_format'], notes);
   if (format.type === 'text') return;
   if (format.type === 'json_object') {
     // A schema beside json_object (instructor's JSON_SCHEMA mode, some providers' form) is honoured as json_schema.
@@ -231,7 +231,7 @@ export function validateResponseFormat(format: unknown, notes?: FieldNotes): voi
   const spec = format.json_schema;
   if (!isObject(spec))
     fail(`response_format.json_schema is required with type "json_schema". ${hint}`, 'response_format.json_schema');
-  noteUnknownFields(spec, JSON_SCHEMA_FIELDS, ['response_format', 'json_schema'], notes);
+  noteUnknownFields(spec, JSON_SCHEMA_FIELDS, () => ['response_format', 'json_schema'], notes);
   if (typeof spec.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(spec.name)) {
     fail(
       'response_format.json_schema.name must be 1–64 letters, digits, "_" or "-".',

@@ -24,9 +24,19 @@ const FILE_RULE = /file|path/i;
  * or derive.
  */
 export function exampleFromLark(definition: string, hints: TextHints): string {
-  const grammar = parseLark(definition);
-  return new Derivation(grammar, hints).text();
+  const key = `${hints.file ?? ''}\0${hints.text}\0${definition}`;
+  let text = examples.get(key);
+  if (text === undefined) {
+    text = new Derivation(parseLark(definition), hints).text();
+    if (examples.size >= KEPT_EXAMPLES) examples.delete(examples.keys().next().value!);
+    examples.set(key, text);
+  }
+  return text;
 }
+
+/** Examples made, by grammar and hints: an agent sends the same tools on every turn. */
+const examples = new Map<string, string>();
+const KEPT_EXAMPLES = 64;
 
 class Derivation {
   readonly #grammar: LarkGrammar;
@@ -130,9 +140,18 @@ class Derivation {
     return options[heights.indexOf(Math.min(...heights))]!;
   }
 
+  /** Per regex terminal, its text outside and inside a file rule: the heights ask for it again and again. */
+  readonly #regexTexts = new Map<LarkExpr, [string | undefined, string | undefined]>();
+
   #regexText(expr: Extract<LarkExpr, { kind: 'regex' }>, inFile: boolean): string | undefined {
-    const candidates = inFile && this.#hints.file ? [this.#hints.file, this.#hints.text] : [this.#hints.text];
-    return textMatching(expr.source, expr.flags, candidates);
+    let texts = this.#regexTexts.get(expr);
+    if (!texts) {
+      const { file, text } = this.#hints;
+      const plain = textMatching(expr.source, expr.flags, [text]);
+      texts = [plain, file ? textMatching(expr.source, expr.flags, [file, text]) : plain];
+      this.#regexTexts.set(expr, texts);
+    }
+    return texts[inFile ? 1 : 0];
   }
 
   #emit(text: string): void {

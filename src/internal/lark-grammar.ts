@@ -63,8 +63,7 @@ export function parseLark(source: string): LarkGrammar {
   });
   const order = readDefinitions(tokenize(body), definitions);
   if (imports.length > 0) {
-    const common = new Map<string, LarkExpr>();
-    readDefinitions(tokenize(COMMON), common);
+    const common = commonTerminals();
     for (const [name, alias] of imports) {
       if (!common.has(name)) throw new LarkGrammarError(`common.${name} is not a terminal Lark's common defines`);
       copyWithDependencies(name, alias, common, definitions);
@@ -73,6 +72,14 @@ export function parseLark(source: string): LarkGrammar {
   const start = definitions.has('start') ? 'start' : order.find((name) => name === name.toLowerCase());
   if (!start) throw new LarkGrammarError('the grammar defines no rule');
   return { definitions, start };
+}
+
+let common: Map<string, LarkExpr> | undefined;
+
+/** Lark's common terminals, read once. */
+function commonTerminals(): ReadonlyMap<string, LarkExpr> {
+  if (!common) readDefinitions(tokenize(COMMON), (common = new Map()));
+  return common;
 }
 
 /** `%import common.LF`, `%import common.LF -> NL`, `%import common (LF, WS)`. */
