@@ -4,6 +4,7 @@ import {
   type CompletionWarning,
   createGateway,
   InvalidRequestError,
+  MemoryDeploymentStore,
   MemorySink,
   UnsupportedParameterError,
 } from '../../src/index.ts';
@@ -142,6 +143,31 @@ describe('a field Switchyard does not know inside an object it reads', () => {
       response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object' }, strict: false } },
     });
     expect(dropped(second.switchyard.warnings)).toEqual([]);
+  });
+
+  it("is warned in a deployment's stored settings when a call runs them, with the caller's own", async () => {
+    const deployments = new MemoryDeploymentStore([
+      {
+        id: 'lookup:production#1',
+        agent_id: 'lookup',
+        environment: 'production',
+        number: 1,
+        created_at: '2026-11-01T09:00:00Z',
+        version: {
+          model: 'gpt-4o-2024-11-20',
+          messages: [{ role: 'user', content: 'Look it up.' }],
+          tools: [{ type: 'function', function: { name: 'lookup', examples: [{}] } }] as never,
+        },
+      },
+    ]);
+    upstream.enqueue({ content: 'ok' });
+    const response = await gateway({ deployments }).createCompletion({
+      model: 'switchyard/deployment/lookup:production#1',
+      stream_options: { include_usage: true, chunk_size: 4 },
+    } as never);
+    const warned = dropped(response.switchyard.warnings).map((warning) => warning.param);
+    expect(warned.sort()).toEqual(['stream_options.chunk_size', 'tools[0].function.examples']);
+    expect(sent().tools[0].function).not.toHaveProperty('examples');
   });
 
   it('reaches an HTTP client of serve as a warning too', async () => {
