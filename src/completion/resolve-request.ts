@@ -16,6 +16,7 @@ import { type ModelReference, parseModelReference } from './parse-model.ts';
 import { SENT_PARAMETERS } from './request-parameters.ts';
 import type { RetryOptions } from './run-attempts.ts';
 import type { Services } from './services.ts';
+import { type FieldNotes, type FieldPath, unknownFieldWarning, withoutFields } from './unknown-fields.ts';
 import { validateRequest } from './validate-request.ts';
 
 /** Per-call options: kept out of the request body so the body stays exactly OpenAI's. */
@@ -53,14 +54,19 @@ export async function resolveRequest(
   trace: CallTrace,
 ): Promise<CallPlan> {
   // Validated first: a body that is not an object (null, a list) has no metadata to merge.
-  validateRequest(request);
+  const unknown: FieldPath[] = [];
+  const notes: FieldNotes = { unknownField: (path) => unknown.push(path) };
+  validateRequest(request, notes);
   if (options.metadata) request = { ...request, metadata: { ...options.metadata, ...request.metadata } };
   const parsed = parseModelReference(request.model, services.registry.reservedNames);
   const deploymentId = parsed.kind === 'deployment' ? parsed.deploymentId : undefined;
+  // A deployment's request is checked again once expanded (the caller's fields merged in): its fields are those sent.
+  if (deploymentId !== undefined) unknown.length = 0;
   const { request: asked, reference } =
     deploymentId === undefined
       ? { request, reference: parsed as ModelReference & { kind: 'model' } }
-      : await expandDeployment(services, request, deploymentId, trace, options);
+      : await expandDeployment(services, request, deploymentId, trace, options, notes);
+  for (const path of unknown) trace.warn(unknownFieldWarning(path));
 
   const { model, offerings, known } = findModel(services, reference, trace.warn);
   const deprecation = known ? deprecationOf(model) : undefined;
@@ -99,7 +105,7 @@ export async function resolveRequest(
     agentId,
     deploymentId,
     metadata,
-    body: body as CallPlan['body'],
+    body: (unknown.length > 0 ? withoutFields(body, unknown) : body) as CallPlan['body'],
     output: resolveOutputSpec(asked.response_format),
     reasoning: resolveReasoning(asked, model),
     promptCache: asked.prompt_cache ?? services.settings.promptCache,
@@ -146,6 +152,7 @@ async function expandDeployment(
   id: string,
   trace: CallTrace,
   { signal, access }: CompletionOptions,
+  notes: FieldNotes,
 ): Promise<{ request: CompletionRequest; reference: ModelReference & { kind: 'model' } }> {
   const store = services.deployments;
   if (!store) {
@@ -174,7 +181,7 @@ async function expandDeployment(
     // The deployment's agent wins over the caller's metadata and any model prefix; trace and workflow are kept.
     metadata: { ...request.metadata, agent_id: resolved.agentId },
   } as CompletionRequest;
-  validateRequest(expanded);
+  validateRequest(expanded, notes);
   const reference = parseModelReference(resolved.model, services.registry.reservedNames);
   if (reference.kind !== 'model')
     throw new InvalidRequestError(`Deployment "${id}" names another deployment as its model.`, 'model');
