@@ -6,6 +6,7 @@ import { registerDeploymentsCommand } from './cli/deployments-command.ts';
 import { formatTokens, printJson, printTable } from './cli/format.ts';
 import { registerKeysCommand } from './cli/keys-command.ts';
 import { dataOption } from './cli/options.ts';
+import { checkDataDir } from './cli/serve-checks.ts';
 import { registerServeCommand } from './cli/serve-command.ts';
 import { escapeUnsafeCharacters } from './internal/unsafe-text.ts';
 
@@ -50,6 +51,16 @@ program
   });
 
 registerDeploymentsCommand(program);
+
+// A --data that cannot be a data directory is said so before a command opens it. `serve` always keeps files there;
+// the other commands only when no PostgreSQL or other deployment store stands in for it.
+program.hook('preAction', (_program, command) => {
+  const options = command.opts<{ data?: string; database?: string; databaseUrlFile?: string; deployments?: string }>();
+  if (options.data === undefined) return;
+  const elsewhere =
+    options.database ?? options.databaseUrlFile ?? options.deployments ?? process.env.SWITCHYARD_DATABASE_URL;
+  if (command.name() === 'serve' || !elsewhere) checkDataDir(options.data);
+});
 
 // `switchyard models | head` closes the pipe early; that is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
