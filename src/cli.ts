@@ -8,11 +8,20 @@ import { registerKeysCommand } from './cli/keys-command.ts';
 import { dataOption } from './cli/options.ts';
 import { checkDataDir } from './cli/serve-checks.ts';
 import { registerServeCommand } from './cli/serve-command.ts';
+import { belowNodeFloor, NODE_FLOOR } from './internal/node-floor.ts';
 import { escapeUnsafeCharacters } from './internal/unsafe-text.ts';
 
 // Each command imports what it needs when it runs: `keys create` should not pay for loading the gateway and the MCP
 // SDK. A wrong option value is one line naming the option and the values it takes (commander's message), not the
 // whole help after it.
+
+// On an older Node.js every provider call would fail (undici, the HTTP client, does not load): said once, up front.
+if (belowNodeFloor()) {
+  process.stderr.write(
+    `switchyard: this is Node.js ${process.version}; it needs Node.js ${NODE_FLOOR} or newer: upgrade Node.js.\n`,
+  );
+  process.exit(1);
+}
 
 const program = new Command('switchyard')
   .description('One OpenAI-shaped API for every language model.')

@@ -49,7 +49,7 @@ async function callsWithoutZstd(calls: string[]): Promise<Map<string, Failure>> 
     GEMINI_BASE_URL: gemini.url,
   };
   const args = ['--conditions=switchyard-source', `--import=${join(here, 'without-zstd.ts')}`];
-  const { stdout } = await promisify(execFile)(node, [...args, join(here, 'call-child.ts'), ...calls], {
+  const { stdout } = await promisify(execFile)(node, [...args, join(root, 'test/helpers/call-child.ts'), ...calls], {
     cwd: root,
     env,
   });
