@@ -76,6 +76,7 @@ export {
   AuthenticationError,
   BudgetExceededError,
   CatalogError,
+  InternalError,
   InvalidRequestError,
   LimitExceededError,
   MissingCredentialsError,

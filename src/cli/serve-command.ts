@@ -27,7 +27,12 @@ export function registerServeCommand(program: Command): void {
     .description('Serve the OpenAI-compatible API, MCP tools and the workflow page over HTTP')
     .option('--config <file>', 'settings from a YAML (or .json) file; flags and the environment override it')
     .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0: any free port)', parsePort, 8787)
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0: any free port)')
+        .env('SWITCHYARD_PORT')
+        .argParser(parsePort)
+        .default(8787),
+    )
     .addOption(dataOption())
     .addOption(deploymentsOption())
     .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
