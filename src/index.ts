@@ -39,7 +39,7 @@ export {
   type ExtendCatalogOptions,
   extendCatalog,
 } from './catalog/extend-catalog.ts';
-export type { ModelDeprecation } from './catalog/model-lifecycle.ts';
+export type { ModelDeprecation, ModelLifecycle } from './catalog/model-lifecycle.ts';
 export type { CallAccess } from './completion/call-access.ts';
 export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
