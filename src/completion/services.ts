@@ -41,7 +41,7 @@ export interface Services {
     /** Time one provider attempt may take (the SDKs' request timeout), unless the provider's settings say otherwise. */
     readonly timeoutMs: number;
     readonly streamTimeouts: StreamTimeouts;
-    readonly providers: Readonly<Record<string, ProviderSettings>> | undefined;
+    readonly providers: Readonly<Record<string, ProviderSettings | undefined>> | undefined;
     /** The bound on the text that templating writes for one request (`renderMessages`). */
     readonly maxRenderedBytes: number;
   };

@@ -30,7 +30,7 @@ export interface ProviderLookup {
 
 export interface ProviderPoolOptions {
   registry: ProviderRegistry;
-  providers: Record<string, ProviderSettings> | undefined;
+  providers: Record<string, ProviderSettings | undefined> | undefined;
   env: Record<string, string | undefined>;
   timeoutMs: number;
   /** Mock mode: this simulator answers for every provider, after that provider's own request conversion. */
