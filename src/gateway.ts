@@ -31,6 +31,7 @@ import { createEmbedding } from './embeddings/create-embedding.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 import type { Experiments } from './experiments/experiments-api.ts';
 import { annotationsAndExperiments } from './experiments/gateway-experiments.ts';
+import { definedOnly } from './internal/defined-only.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
@@ -260,7 +261,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       routing: options.routing,
       hedge: options.hedge,
       streamFailover: options.streamFailover ?? true,
-      retry: { ...DEFAULT_RETRY, ...options.retry },
+      retry: { ...DEFAULT_RETRY, ...definedOnly(options.retry) },
       timeoutMs,
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },
       providers: options.providers,
