@@ -16,7 +16,7 @@ import type { CompletionStream } from './completion/completion-stream.ts';
 import { createCompletion } from './completion/create-completion.ts';
 import type { CompletionOptions } from './completion/resolve-request.ts';
 import type { Routing } from './completion/route-offerings.ts';
-import { DEFAULT_RETRY, type RetryOptions } from './completion/run-attempts.ts';
+import { DEFAULT_RETRY, type RetryOptions, retryPolicy } from './completion/run-attempts.ts';
 import type { Services } from './completion/services.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
 import type { Deployment } from './deployments/deployment.ts';
@@ -31,7 +31,6 @@ import { createEmbedding } from './embeddings/create-embedding.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 import type { Experiments } from './experiments/experiments-api.ts';
 import { annotationsAndExperiments } from './experiments/gateway-experiments.ts';
-import { definedOnly } from './internal/defined-only.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
@@ -261,7 +260,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       routing: options.routing,
       hedge: options.hedge,
       streamFailover: options.streamFailover ?? true,
-      retry: { ...DEFAULT_RETRY, ...definedOnly(options.retry) },
+      retry: retryPolicy(DEFAULT_RETRY, options.retry),
       timeoutMs,
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },
       providers: options.providers,

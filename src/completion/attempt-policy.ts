@@ -1,7 +1,6 @@
-import { definedOnly } from '../internal/defined-only.ts';
 import type { StreamTimeouts } from './open-stream.ts';
 import type { CompletionOptions } from './resolve-request.ts';
-import type { RetryPolicy } from './run-attempts.ts';
+import { type RetryPolicy, retryPolicy } from './run-attempts.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -17,7 +16,7 @@ export interface AttemptPolicy {
 
 export function attemptPolicy(services: Services, options: CompletionOptions, startedMonotonic: number): AttemptPolicy {
   const { settings } = services;
-  const retry = options.retry ? { ...settings.retry, ...definedOnly(options.retry) } : settings.retry;
+  const retry = options.retry ? retryPolicy(settings.retry, options.retry) : settings.retry;
   return {
     retry,
     signal: options.signal,

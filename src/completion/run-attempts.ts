@@ -1,4 +1,5 @@
 import { InvalidRequestError, MissingCredentialsError, ProviderError } from '../errors.ts';
+import { definedOnly } from '../internal/defined-only.ts';
 import type { Provider } from '../providers/provider.ts';
 import { deadlineExceeded } from '../providers/provider-errors.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
@@ -32,6 +33,11 @@ export const DEFAULT_RETRY: RetryPolicy = {
   maxDelayMs: 8_000,
   totalTimeoutMs: 600_000,
 };
+
+/** `base` with the options given: one given as `undefined` keeps the base's value, as one left out does. */
+export function retryPolicy(base: RetryPolicy, options: RetryOptions | undefined): RetryPolicy {
+  return { ...base, ...definedOnly(options) };
+}
 
 /** What an attempt needs of a candidate: a model id (for messages) and the offering to call. */
 export interface AttemptCandidate {

@@ -79,7 +79,7 @@ export function anthropicModelPage(models: readonly ListedModel[], query: URLSea
 
 const lifecycles: ReadonlySet<string> = new Set<ModelLifecycle>(['active', 'deprecated', 'retired']);
 
-/** `lifecycle[]=…` as Anthropic's SDKs send it (or `lifecycle=…`), up to 3 stages; active and deprecated when absent. */
+/** `lifecycle[]=…` as Anthropic's SDKs send it (or `lifecycle=…`), up to 3; active and deprecated when absent. */
 function lifecyclesOf(query: URLSearchParams): ReadonlySet<string> {
   const asked = [...query.getAll('lifecycle[]'), ...query.getAll('lifecycle')];
   if (asked.length === 0) return new Set<ModelLifecycle>(['active', 'deprecated']);
