@@ -93,7 +93,7 @@ describe('serve --config: the credentials it is given count', { timeout: 90_000 
     expect(logs.find((line) => line.msg === 'configuration')).toMatchObject({ providers: { openai: { keys: 2 } } });
   });
 
-  it('every form at once: keys (env, literal, per endpoint), api_key, { env }, the environment, endpoints', async () => {
+  it('every form at once: keys (env, literal, per endpoint), api_key, { env }, environment, endpoints', async () => {
     const config = `
 providers:
   openai:
