@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
-import { registerCatalogCommand } from './cli/catalog-command.ts';
+import { registerCatalogCommand, registerModelsCommand } from './cli/catalog-command.ts';
 import { registerDeploymentsCommand } from './cli/deployments-command.ts';
-import { formatTokens, printJson, printTable } from './cli/format.ts';
 import { registerKeysCommand } from './cli/keys-command.ts';
 import { dataOption } from './cli/options.ts';
 import { checkDataDir } from './cli/serve-checks.ts';
@@ -33,31 +32,7 @@ registerCatalogCommand(program);
 
 registerKeysCommand(program, dataOption);
 
-program
-  .command('models')
-  .description('List the model catalog')
-  .option('--reasoning', 'only models that support reasoning')
-  .option('--json', 'print the OpenAI /v1/models JSON instead of a table')
-  .option('--catalog <file>', 'with the rows of this catalog file')
-  .action(async (options: { reasoning?: boolean; json?: boolean; catalog?: string }) => {
-    const { createGateway } = await import('./gateway.ts');
-    const { extendCatalog } = await import('./catalog/extend-catalog.ts');
-    const catalog = options.catalog === undefined ? undefined : extendCatalog(options.catalog);
-    const list = createGateway({ env: {}, ...(catalog ? { catalog } : {}) }).listModels({
-      reasoning: options.reasoning ?? false,
-    });
-    if (options.json) return printJson(list);
-    const rows = list.data.map((model) => [
-      model.id,
-      model.owned_by,
-      model.pricing ? `$${model.pricing.input}` : '?',
-      model.pricing ? `$${model.pricing.output}` : '?',
-      formatTokens(model.context_window),
-      model.release_date,
-      model.supports.reasoning ? 'yes' : '',
-    ]);
-    printTable(['id', 'maker', 'in/1M', 'out/1M', 'context', 'released', 'reasoning'], rows);
-  });
+registerModelsCommand(program);
 
 registerDeploymentsCommand(program);
 

@@ -22,24 +22,24 @@ import { validateRequest } from './validate-request.ts';
 /** Per-call options: kept out of the request body so the body stays exactly OpenAI's. */
 export interface CompletionOptions {
   /** Aborts the request (and a running stream). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Overrides the gateway's retry policy for this call (`totalTimeoutMs` is the call's deadline). */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
   /** Overrides `firstTokenTimeoutMs` (of the gateway and of the provider) for this call. */
-  firstTokenTimeoutMs?: number;
+  firstTokenTimeoutMs?: number | undefined;
   /** Overrides `streamIdleTimeoutMs` (of the gateway and of the provider) for this call. */
-  streamIdleTimeoutMs?: number;
+  streamIdleTimeoutMs?: number | undefined;
   /**
    * Metadata given beside the request (`agent_id`, `trace_id`, `workflow_name`, …): the request's own `metadata`
    * wins key by key. `switchyard serve` fills it from `x-switchyard-*` headers, for clients whose API has no such
    * field (the Messages API).
    */
-  metadata?: Record<string, string>;
+  metadata?: Record<string, string> | undefined;
   /**
    * The caller's limits (a `serve` API key's agents, models and lineage): the pipeline refuses an agent or model
    * outside them, skips fallbacks outside them, and counts the call against the key budgets of the key's lineage.
    */
-  access?: CallAccess;
+  access?: CallAccess | undefined;
 }
 
 /**

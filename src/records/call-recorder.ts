@@ -7,13 +7,13 @@ import type { JournalSegment } from './record-journal.ts';
 import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
 import { MemorySink } from './sinks/memory-sink.ts';
 
-export type RecordOptions = Partial<RecordQueueOptions> & {
-  redact?: boolean;
+export type RecordOptions = { [Option in keyof RecordQueueOptions]?: RecordQueueOptions[Option] | undefined } & {
+  redact?: boolean | undefined;
   /**
    * Longest text a record keeps per field, in characters: each message content, template value, answer,
    * reasoning and tool-call arguments. Longer text is cut with a marker saying how much (default 1,000,000).
    */
-  maxTextLength?: number;
+  maxTextLength?: number | undefined;
 };
 
 /** What the record of one call needs besides the request and outcome: handed over once, when the call ends. */
@@ -68,7 +68,8 @@ export interface CallRecorder {
  * The gateway's recording: a bounded queue to the sinks (a queryable memory sink unless told otherwise), or nothing.
  */
 export function createCallRecorder(options: false | RecordOptions | undefined): CallRecorder {
-  const recordOptions = options === false ? undefined : { sinks: [new MemorySink()], ...options };
+  // `sinks: undefined` is no sinks given: the default memory sink, not none.
+  const recordOptions = options === false ? undefined : { ...options, sinks: options?.sinks ?? [new MemorySink()] };
   const queue = recordOptions ? new RecordQueue(recordOptions as RecordQueueOptions) : undefined;
   const redact = recordOptions?.redact ?? false;
   const maxTextLength = recordOptions?.maxTextLength;

@@ -9,26 +9,26 @@ const REPORT_INTERVAL_MS = 60_000;
 export interface RecordQueueOptions {
   sinks: RecordSink[];
   /** Records waiting at most; past it new records are dropped and counted (default 10_000). */
-  maxQueued?: number;
+  maxQueued?: number | undefined;
   /** A flush starts once this many records wait (default 200), and writes batches of at most this size. */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** A flush starts at the latest this long after a record arrives (default 1000 ms). */
-  flushIntervalMs?: number;
+  flushIntervalMs?: number | undefined;
   /**
    * Told about a sink's failure: the first one after a success, then at most once a minute while it keeps
    * failing. `error` is the sink's own (SQLite's "database or disk is full", say). Default: a process warning.
    */
-  onError?: (error: unknown, sink: RecordSink) => void;
+  onError?: ((error: unknown, sink: RecordSink) => void) | undefined;
   /**
    * Told when records are dropped (queue full or closed): the first time, then at most once a minute.
    * Default: a process warning.
    */
-  onDropped?: (stats: RecordQueueStats) => void;
+  onDropped?: ((stats: RecordQueueStats) => void) | undefined;
   /**
    * A write-ahead journal: each accepted record is appended to it in `enqueue`, and a flush that its sinks failed
    * keeps the records there to replay (see `RecordJournal`). What a dead process left is replayed soon after start.
    */
-  journal?: RecordJournal;
+  journal?: RecordJournal | undefined;
 }
 
 export interface RecordQueueStats {

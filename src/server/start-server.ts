@@ -229,7 +229,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   server.on('request', listener);
 
   info('listening', { url, data: dbPath, deployments: opened.shown, mock: mock !== false, providers });
-  info('configuration', startupSummary(options, dbPath));
+  info('configuration', startupSummary(options, dbPath, mock === false ? providers : []));
   if (dataFileOpen) warn('the data file is readable by other users of this machine', dataFileOpen);
   if (mock !== false)
     info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');
