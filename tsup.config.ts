@@ -15,6 +15,9 @@ const jsonAsString: NonNullable<Options['esbuildPlugins']>[number] = {
   },
 };
 
+/** Characters after which esbuild breaks a line of the minified build (at the next place it may). */
+const LINE_LIMIT = 160;
+
 export default defineConfig({
   entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', server: 'src/server/index.ts', cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
@@ -31,10 +34,13 @@ export default defineConfig({
   // back): V8 parses less at import, 87 → 74 ms for the package (medians of 15, alternating). Not the CommonJS build:
   // tsup's CommonJS rewrite of `await x ?? y` breaks on minified code (`returnawait`). SWITCHYARD_READABLE_BUILD=1
   // leaves both as written, for CPU profiles whose frames name lines (bench/profile-server.ts).
+  // Its lines are cut near LINE_LIMIT characters: Node prints the source line an uncaught error was thrown on, and a
+  // whole chunk on one line was 53 KB of code before the message (issue 35).
   esbuildOptions(options, { format }) {
     const minify = format === 'esm' && !process.env.SWITCHYARD_READABLE_BUILD;
     options.minifyWhitespace = minify;
     options.minifySyntax = minify;
+    if (minify) options.lineLimit = LINE_LIMIT;
   },
   // Provider SDKs stay external and are imported lazily by their adapters. tsup leaves out only `dependencies` and
   // `peerDependencies` by itself: the optional cloud SDKs must be named, or they would be bundled.

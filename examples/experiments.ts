@@ -29,7 +29,7 @@ const tickets = [
 ];
 for (const ticket of tickets)
   await gateway.createCompletion({
-    model: 'gpt-4o-mini',
+    model: 'gpt-luna-latest',
     messages: [
       { role: 'system', content: 'You triage support tickets about {{product}}.' },
       { role: 'user', content: '{{ticket}}' },
@@ -65,7 +65,7 @@ const prompts = {
     { role: 'user' as const, content: 'Ticket: {{ticket}}' },
   ],
 };
-const versions = ['gpt-4o-mini', 'claude-haiku-4-5'].flatMap((model) =>
+const versions = ['gpt-luna-latest', 'claude-haiku-latest'].flatMap((model) =>
   Object.entries(prompts).map(([prompt, messages]) => ({
     label: `${model} / ${prompt}`,
     model,

@@ -12,7 +12,7 @@ const reasoning = gateway.listModels({ reasoning: true });
 console.log(`${models.data.length} model ids, ${reasoning.data.length} of them reason.`);
 
 // 2. A completion: exactly the OpenAI request and response shapes. Switching models means changing `model`.
-for (const model of ['gpt-4o-latest', 'claude-sonnet-4-5', 'gemini-2.5-flash']) {
+for (const model of ['gpt-sol-latest', 'claude-sonnet-latest', 'gemini-flash-latest']) {
   const response = await gateway.createCompletion({
     model,
     messages: [{ role: 'user', content: 'Write a haiku about {{topic}}.' }],
@@ -24,7 +24,7 @@ for (const model of ['gpt-4o-latest', 'claude-sonnet-4-5', 'gemini-2.5-flash']) 
 
 // 3. Streaming, with reasoning on a reasoning model.
 const stream = await gateway.createCompletion({
-  model: 'o3-latest',
+  model: 'gpt-sol-latest',
   messages: [{ role: 'user', content: 'Why do trains need switchyards?' }],
   reasoning: { effort: 'low' },
   stream: true,
@@ -50,7 +50,7 @@ for await (const chunk of stream) {
 
 // 4. Errors are typed and say what to do.
 try {
-  await gateway.createCompletion({ model: 'gpt-4o-lates', messages: [{ role: 'user', content: 'hi' }] });
+  await gateway.createCompletion({ model: 'gpt-sol-lates', messages: [{ role: 'user', content: 'hi' }] });
 } catch (error) {
   if (error instanceof ModelNotFoundError) console.log(`${error.status} ${error.code}: ${error.message}`);
 }

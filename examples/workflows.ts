@@ -17,7 +17,7 @@ async function digest(document: string): Promise<string> {
   });
   const { title, bullets } = summary.choices[0]!.message.parsed as { title: string; bullets: string[] };
   const post = await gateway.createCompletion({
-    model: 'gpt-4o-latest',
+    model: 'gpt-sol-latest',
     messages: [{ role: 'user', content: `Write a short post titled "${title}" covering: ${bullets.join('; ')}` }],
     metadata: { ...metadata, agent_id: 'writer' },
   });
@@ -31,7 +31,7 @@ async function review(change: string): Promise<string> {
   const [security, style] = await Promise.all(
     (['security-reviewer', 'style-reviewer'] as const).map((agent_id) =>
       gateway.createCompletion({
-        model: agent_id === 'security-reviewer' ? 'claude-sonnet-4-5' : 'gemini-2.5-flash',
+        model: agent_id === 'security-reviewer' ? 'claude-sonnet-latest' : 'gemini-flash-latest',
         messages: [{ role: 'user', content: `Review this change as the ${agent_id}: ${change}` }],
         metadata: { ...metadata, agent_id },
       }),

@@ -1,17 +1,26 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
-import { registerCatalogCommand } from './cli/catalog-command.ts';
+import { registerCatalogCommand, registerModelsCommand } from './cli/catalog-command.ts';
 import { registerDeploymentsCommand } from './cli/deployments-command.ts';
-import { formatTokens, printJson, printTable } from './cli/format.ts';
 import { registerKeysCommand } from './cli/keys-command.ts';
 import { dataOption } from './cli/options.ts';
+import { checkDataDir } from './cli/serve-checks.ts';
 import { registerServeCommand } from './cli/serve-command.ts';
+import { belowNodeFloor, NODE_FLOOR } from './internal/node-floor.ts';
 import { escapeUnsafeCharacters } from './internal/unsafe-text.ts';
 
 // Each command imports what it needs when it runs: `keys create` should not pay for loading the gateway and the MCP
 // SDK. A wrong option value is one line naming the option and the values it takes (commander's message), not the
 // whole help after it.
+
+// On an older Node.js every provider call would fail (undici, the HTTP client, does not load): said once, up front.
+if (belowNodeFloor()) {
+  process.stderr.write(
+    `switchyard: this is Node.js ${process.version}; it needs Node.js ${NODE_FLOOR} or newer: upgrade Node.js.\n`,
+  );
+  process.exit(1);
+}
 
 const program = new Command('switchyard')
   .description('One OpenAI-shaped API for every language model.')
@@ -23,33 +32,19 @@ registerCatalogCommand(program);
 
 registerKeysCommand(program, dataOption);
 
-program
-  .command('models')
-  .description('List the model catalog')
-  .option('--reasoning', 'only models that support reasoning')
-  .option('--json', 'print the OpenAI /v1/models JSON instead of a table')
-  .option('--catalog <file>', 'with the rows of this catalog file')
-  .action(async (options: { reasoning?: boolean; json?: boolean; catalog?: string }) => {
-    const { createGateway } = await import('./gateway.ts');
-    const { extendCatalog } = await import('./catalog/extend-catalog.ts');
-    const catalog = options.catalog === undefined ? undefined : extendCatalog(options.catalog);
-    const list = createGateway({ env: {}, ...(catalog ? { catalog } : {}) }).listModels({
-      reasoning: options.reasoning ?? false,
-    });
-    if (options.json) return printJson(list);
-    const rows = list.data.map((model) => [
-      model.id,
-      model.owned_by,
-      model.pricing ? `$${model.pricing.input}` : '?',
-      model.pricing ? `$${model.pricing.output}` : '?',
-      formatTokens(model.context_window),
-      model.release_date,
-      model.supports.reasoning ? 'yes' : '',
-    ]);
-    printTable(['id', 'maker', 'in/1M', 'out/1M', 'context', 'released', 'reasoning'], rows);
-  });
+registerModelsCommand(program);
 
 registerDeploymentsCommand(program);
+
+// A --data that cannot be a data directory is said so before a command opens it. `serve` always keeps files there;
+// the other commands only when no PostgreSQL or other deployment store stands in for it.
+program.hook('preAction', (_program, command) => {
+  const options = command.opts<{ data?: string; database?: string; databaseUrlFile?: string; deployments?: string }>();
+  if (options.data === undefined) return;
+  const elsewhere =
+    options.database ?? options.databaseUrlFile ?? options.deployments ?? process.env.SWITCHYARD_DATABASE_URL;
+  if (command.name() === 'serve' || !elsewhere) checkDataDir(options.data);
+});
 
 // `switchyard models | head` closes the pipe early; that is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -135,6 +135,19 @@ export class ProviderError extends SwitchyardError {
   }
 }
 
+/**
+ * A failure inside this process while calling a provider, not the provider's answer: a bug (a `TypeError`, a
+ * `ReferenceError`), or a runtime this package does not support (an API it needs is missing). 500 `server_error`,
+ * code `internal_error`, never retried: the same process would fail the same way. The message names what failed
+ * and where, and says so when this Node.js is older than the package supports.
+ */
+export class InternalError extends SwitchyardError {
+  override name = 'InternalError';
+  constructor(message: string, cause?: unknown) {
+    super(message, { status: 500, type: 'server_error', code: 'internal_error', cause });
+  }
+}
+
 export class AuthenticationError extends ProviderError {
   override name = 'AuthenticationError';
 }

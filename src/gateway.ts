@@ -16,7 +16,7 @@ import type { CompletionStream } from './completion/completion-stream.ts';
 import { createCompletion } from './completion/create-completion.ts';
 import type { CompletionOptions } from './completion/resolve-request.ts';
 import type { Routing } from './completion/route-offerings.ts';
-import { DEFAULT_RETRY, type RetryOptions } from './completion/run-attempts.ts';
+import { DEFAULT_RETRY, type RetryOptions, retryPolicy } from './completion/run-attempts.ts';
 import type { Services } from './completion/services.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
 import type { Deployment } from './deployments/deployment.ts';
@@ -55,88 +55,88 @@ export interface GatewayOptions {
    * Dollar budgets checked before each call: `{ perTrace: 2.5 }` refuses a trace's next call once it has spent $2.50
    * (`BudgetExceededError`, 402 insufficient_quota); `rules` for agents, workflows, keys per day or month.
    */
-  budgets?: BudgetOptions;
+  budgets?: BudgetOptions | undefined;
   /**
    * Per-provider settings; anything left out comes from `<NAME>_API_KEY` / `<NAME>_BASE_URL`. A provider of your own
    * is added here with its `definition` (see docs/providers.md, "Your own provider").
    */
-  providers?: ProvidersSettings;
+  providers?: ProvidersSettings | undefined;
   /** Where to read `<NAME>_API_KEY` / `<NAME>_BASE_URL` (default `process.env`). */
   env?: Record<string, string | undefined>;
   /**
    * Told, once per model, the first time a call asks for a model its maker deprecated (every such call also carries
    * a `model_deprecated` warning). `switchyard serve` logs it.
    */
-  onModelDeprecated?: (deprecation: ModelDeprecation) => void;
+  onModelDeprecated?: ((deprecation: ModelDeprecation) => void) | undefined;
   /** `true` answers every model with the simulator; a `MockProvider` lets a test script the replies. */
-  mock?: boolean | MockProvider;
+  mock?: boolean | MockProvider | undefined;
   /** Models tried, in order, after every provider of the requested model failed (per request: `fallbacks`). */
-  fallbacks?: string[];
+  fallbacks?: string[] | undefined;
   /** Which of a model's offerings goes first unless a call says: `order` (default), `cost`, `latency`. */
-  routing?: Routing;
+  routing?: Routing | undefined;
   /** Send the next candidate too when the first has produced nothing after `afterMs` (per call: `hedge`). Off. */
-  hedge?: HedgeSetting;
+  hedge?: HedgeSetting | undefined;
   /** A stream broken after content goes on at the next candidate, spliced in (per call: `stream_failover`). On. */
-  streamFailover?: boolean;
-  retry?: RetryOptions;
+  streamFailover?: boolean | undefined;
+  retry?: RetryOptions | undefined;
   /** Time one provider attempt may take, in milliseconds (default 10 minutes, as openai-node). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Streams: time from the start of an attempt to its first content (text, reasoning, a tool call). Past it the
    * attempt is aborted and retried, or falls back, as nothing has reached the caller yet. Default: none.
    */
-  firstTokenTimeoutMs?: number;
+  firstTokenTimeoutMs?: number | undefined;
   /**
    * Streams: the longest wait for the provider's next chunk. Before the first content reaches the caller it fails
    * the attempt (retried); after, it ends the stream with a StreamInterruptedError. Default: none.
    */
-  streamIdleTimeoutMs?: number;
+  streamIdleTimeoutMs?: number | undefined;
   /**
    * Largest answer body read from a provider, in bytes (default 64 MiB), counted on the wire and again decoded; a
    * larger one fails with response_too_large. A `fetch` you pass in a provider's settings is held to it only when
    * you set this option.
    */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
   /**
    * Connections kept to each provider (default 128). Calls beyond it wait for a free one; `switchyard serve` also
    * limits calls per API key, so that one key cannot hold them all.
    */
-  maxConnectionsPerProvider?: number;
+  maxConnectionsPerProvider?: number | undefined;
   /** `wire` (default): providers' HTTP APIs spoken directly; `sdk`: the official SDKs (docs/providers.md). */
-  transport?: ProviderTransport;
+  transport?: ProviderTransport | undefined;
   /**
    * The most UTF-8 bytes that templating (`input` filling `{{variables}}`) may write into one request's messages,
    * all texts together (default 8 MiB). A value referenced many times multiplies: past the bound the call is a 400
    * `template_too_large` naming the variable, found while rendering, before the text is built.
    */
-  maxRenderedBytes?: number;
+  maxRenderedBytes?: number | undefined;
   /** Throw `UnsupportedParameterError` instead of dropping a parameter the model cannot take with a warning. */
-  strict?: boolean;
+  strict?: boolean | undefined;
   /**
    * `auto` places Anthropic prompt-cache breakpoints on every call (end of tools, system prompt and latest message),
    * besides the caller's `cache_control` marks; a request's `prompt_cache` overrides it. Default `false`: only the
    * caller's marks. See docs/caching.md.
    */
-  promptCache?: 'auto' | false;
+  promptCache?: 'auto' | false | undefined;
   /** A catalog to use instead of the bundled one (`extendCatalog(rows | file)` adds yours to it). */
-  catalog?: Catalog;
+  catalog?: Catalog | undefined;
   /**
    * Keeps the catalog current from a public list (models.dev, OpenRouter, or catalog rows at a URL) in the
    * background: new models and prices on top of `catalog`. A failed refresh keeps the last good catalog.
    */
-  catalogRefresh?: CatalogRefreshOptions;
+  catalogRefresh?: CatalogRefreshOptions | undefined;
   /**
    * Where deployments (`model: "switchyard/deployment/<id>"`) live: a directory of JSON/YAML files, the URL of a
    * `switchyard serve` (key from `SWITCHYARD_API_KEY`), or any `DeploymentStore`.
    */
-  deployments?: string | DeploymentStore;
+  deployments?: string | DeploymentStore | undefined;
   /**
    * Call records: where they go (default: a bounded in-memory sink, queryable as `gateway.calls`), queue sizes, and
    * `redact: true` to store message contents and answers as "[redacted]". `false` turns recording off.
    */
-  records?: false | RecordOptions;
+  records?: false | RecordOptions | undefined;
   /** The response cache (docs/caching.md). Without it, calls asking `cache: auto | always` use memory; false: off. */
-  cache?: false | ResponseCacheOptions;
+  cache?: false | ResponseCacheOptions | undefined;
 }
 
 export interface Gateway {
@@ -260,7 +260,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       routing: options.routing,
       hedge: options.hedge,
       streamFailover: options.streamFailover ?? true,
-      retry: { ...DEFAULT_RETRY, ...options.retry },
+      retry: retryPolicy(DEFAULT_RETRY, options.retry),
       timeoutMs,
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },
       providers: options.providers,

@@ -28,6 +28,7 @@ export { Catalog } from './catalog/catalog.ts';
 export type { CatalogRefreshOptions, CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
 export type {
   CatalogData,
+  CatalogSchemas,
   ModelEntry,
   ModelSupports,
   ProviderOffering,
@@ -39,12 +40,13 @@ export {
   type ExtendCatalogOptions,
   extendCatalog,
 } from './catalog/extend-catalog.ts';
-export type { ModelDeprecation } from './catalog/model-lifecycle.ts';
+export type { ModelDeprecation, ModelLifecycle } from './catalog/model-lifecycle.ts';
 export type { CallAccess } from './completion/call-access.ts';
 export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';
 export { createCompletion, listModels } from './default-gateway.ts';
+export type { JsonSchemaObject } from './deployments/deployment.ts';
 export type {
   CreateDeploymentStoreOptions,
   Deployment,
@@ -70,12 +72,14 @@ export {
   resolveDeployment,
   validateDeployment,
 } from './deployments/index.ts';
+export type { LookupOptions } from './deployments/store.ts';
 export { listEmbeddingModels } from './embeddings/embedding-catalog.ts';
 export type { EmbeddingModel, EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 export {
   AuthenticationError,
   BudgetExceededError,
   CatalogError,
+  InternalError,
   InvalidRequestError,
   LimitExceededError,
   MissingCredentialsError,
@@ -90,6 +94,7 @@ export {
   ToolArgumentsError,
   UnsupportedParameterError,
 } from './errors.ts';
+export type { ExperimentListQuery } from './experiments/experiment-store.ts';
 export type {
   CallSample,
   CellStatus,
@@ -145,6 +150,8 @@ export {
 export type { ProvidersSettings } from './providers/registry.ts';
 export type { VertexSettings } from './providers/vertex/definition.ts';
 export { budgetToEffort, effortToBudget } from './reasoning.ts';
+export type { Dialect } from './records/call-record.ts';
+export type { BilledUsage, UsageLike } from './records/compute-cost.ts';
 export type {
   AgentSummary,
   CallPage,
@@ -199,10 +206,12 @@ export type {
   CacheControl,
   ChatCompletionMessageParam,
   ChatCompletionTool,
+  CompletionChoice,
   CompletionChunk,
   CompletionMessage,
   CompletionMessageParam,
   CompletionRequest,
+  CompletionRequestBase,
   CompletionRequestNonStreaming,
   CompletionRequestStreaming,
   CompletionResponse,

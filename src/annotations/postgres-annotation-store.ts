@@ -1,5 +1,5 @@
-import type { Pool } from 'pg';
 import { migrate, postgresError } from '../internal/postgres-migrations.ts';
+import type { PostgresPool, PostgresResult } from '../internal/postgres-pool.ts';
 import type { NormalizedAnnotationQuery, StoredAnnotation } from './annotation.ts';
 import {
   ANNOTATION_COLUMNS,
@@ -38,10 +38,11 @@ CREATE INDEX switchyard_annotations_by_experiment ON switchyard_annotations (exp
 
 /** Annotations in `switchyard_annotations`, on `PostgresSink`'s pool; the table is made on first use. */
 export class PostgresAnnotationStore implements AnnotationStore {
-  readonly #pool: Pool;
+  readonly #pool: PostgresPool;
   #ready: Promise<void> | undefined;
 
-  constructor(pool: Pool) {
+  /** A `pg` Pool (`PostgresSink` hands over its own). */
+  constructor(pool: PostgresPool) {
     this.#pool = pool;
   }
 
@@ -76,7 +77,7 @@ export class PostgresAnnotationStore implements AnnotationStore {
       inList: (column, n) => `${column} = ANY($${n}::text[])`,
     });
     try {
-      const { rows } = await this.#pool.query<AnnotationRow>(sql, values);
+      const { rows } = (await this.#pool.query(sql, values)) as PostgresResult<AnnotationRow>;
       return pageOf(rows.map(annotationOfRow), query.limit);
     } catch (error) {
       throw postgresError(error);

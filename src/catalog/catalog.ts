@@ -7,6 +7,7 @@ import type {
   ProviderOffering,
   ReasoningFacts,
 } from './catalog-schema.ts';
+import { lifecycleOf, type ModelLifecycle, utcDay } from './model-lifecycle.ts';
 
 /** A reasoning model's facts, plus the thinking budgets each effort stands for on it. */
 export type ModelReasoningInfo = ReasoningFacts & {
@@ -34,6 +35,8 @@ export interface ModelInfo {
   reasoning?: ModelReasoningInfo;
   /** Providers that serve the model, the default first. */
   providers: ProviderOffering[];
+  /** `active`, `deprecated` (still served) or `retired` (its retirement day has come), today. */
+  lifecycle: ModelLifecycle;
   /** Set on a model its maker deprecated: the day it did (YYYY-MM-DD). */
   deprecated_at?: string;
   /** Set on a model its maker deprecated: the day it stops serving it. */
@@ -62,7 +65,7 @@ export class Catalog {
   readonly #byId = new Map<string, ModelEntry>();
   /** `<provider>/<the provider's own model name>` → the model (`openrouter/openai/gpt-4o-2024-08-06`). */
   readonly #byOffering = new Map<string, ModelEntry>();
-  #list: ModelInfo[] | undefined;
+  #list: { day: string; rows: ModelInfo[] } | undefined;
 
   constructor(data: CatalogData) {
     this.data = data;
@@ -106,22 +109,26 @@ export class Catalog {
   }
 
   list(options: ListModelsOptions = {}): ModelList {
-    this.#list ??= this.#buildList();
-    const data = options.reasoning ? this.#list.filter((model) => model.supports.reasoning) : this.#list;
+    // Made once a day: a model's lifecycle moves on its retirement day.
+    const today = utcDay();
+    if (this.#list?.day !== today) this.#list = { day: today, rows: this.#buildList(today) };
+    const rows = this.#list.rows;
+    const data = options.reasoning ? rows.filter((model) => model.supports.reasoning) : rows;
     return { object: 'list', data };
   }
 
-  #buildList(): ModelInfo[] {
-    const rows: ModelInfo[] = this.data.models.map((entry) => toModelInfo(entry.id, entry, this.data.updated));
+  #buildList(today: string): ModelInfo[] {
+    const info = (id: string, entry: ModelEntry) => toModelInfo(id, entry, this.data.updated, today);
+    const rows: ModelInfo[] = this.data.models.map((entry) => info(entry.id, entry));
     for (const [alias, target] of Object.entries(this.data.aliases)) {
       const entry = this.#byId.get(target);
-      if (entry) rows.push({ ...toModelInfo(alias, entry, this.data.updated), alias_for: entry.id });
+      if (entry) rows.push({ ...info(alias, entry), alias_for: entry.id });
     }
     return rows.sort((a, b) => a.id.localeCompare(b.id));
   }
 }
 
-function toModelInfo(id: string, entry: ModelEntry, bundledDate: string): ModelInfo {
+function toModelInfo(id: string, entry: ModelEntry, bundledDate: string, today: string): ModelInfo {
   const info: ModelInfo = {
     id,
     object: 'model',
@@ -134,6 +141,7 @@ function toModelInfo(id: string, entry: ModelEntry, bundledDate: string): ModelI
     pricing: entry.providers[0]!.pricing ?? null,
     supports: entry.supports,
     providers: entry.providers,
+    lifecycle: lifecycleOf(entry, today),
     source: entry.source ?? 'switchyard',
     updated: entry.source === undefined ? bundledDate : (entry.updated ?? null),
   };

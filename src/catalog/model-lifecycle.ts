@@ -1,9 +1,29 @@
 import type { ModelEntry } from './catalog-schema.ts';
 
+/**
+ * Where a model is in its maker's lifecycle, as Anthropic's `ModelInfo.lifecycle` says it: `active`; `deprecated`
+ * (announced, or dated to retire, and still served); `retired` (its retirement day has come: calls may fail).
+ */
+export type ModelLifecycle = 'active' | 'deprecated' | 'retired';
+
+/**
+ * The one place a model's lifecycle is decided: `/v1/models` in the OpenAI and Anthropic shapes, `switchyard
+ * models` and the `model_deprecated` warning of a call all read it. `day` (YYYY-MM-DD, UTC) defaults to today.
+ */
+export function lifecycleOf(
+  model: { deprecated_at?: string | undefined; retires_at?: string | undefined },
+  day?: string,
+): ModelLifecycle {
+  const { deprecated_at: deprecated, retires_at: retires } = model;
+  if (deprecated === undefined && retires === undefined) return 'active';
+  return retires !== undefined && retires <= (day ?? utcDay()) ? 'retired' : 'deprecated';
+}
+
 /** A model its maker is retiring, as a call to it is told: `createGateway({ onModelDeprecated })`, serve's log. */
 export interface ModelDeprecation {
   /** The pinned id. */
   model: string;
+  lifecycle: Exclude<ModelLifecycle, 'active'>;
   deprecated_at: string | null;
   retires_at: string | null;
   replacement: string | null;
@@ -31,8 +51,8 @@ export function deprecationOf(entry: ModelEntry, day?: string): ModelDeprecation
 /** Each deprecated model's notice, made once a day: every call to it carries one. Keyed by catalog entry. */
 const told = new WeakMap<ModelEntry, { day: string; deprecation: ModelDeprecation }>();
 
-/** Today (UTC), remade at most once a second. */
-function utcDay(): string {
+/** Today (UTC, YYYY-MM-DD), remade at most once a second. */
+export function utcDay(): string {
   const now = Date.now();
   if (now - currentDay.at >= 1000) currentDay = { at: now, value: new Date(now).toISOString().slice(0, 10) };
   return currentDay.value;
@@ -41,16 +61,18 @@ let currentDay = { at: Number.NEGATIVE_INFINITY, value: '' };
 
 function describe(entry: ModelEntry, today: string): ModelDeprecation {
   const { deprecated_at: deprecated, retires_at: retires, replacement } = entry;
+  const lifecycle = lifecycleOf(entry, today) === 'retired' ? 'retired' : 'deprecated';
   const since = deprecated === undefined ? '' : ` since ${deprecated}`;
   const end =
     retires === undefined
       ? ''
-      : retires <= today
+      : lifecycle === 'retired'
         ? ` and retired on ${retires} (calls to it may fail)`
         : ` and retires on ${retires}`;
   const instead = replacement === undefined ? '' : `: use ${replacement} instead`;
   return {
     model: entry.id,
+    lifecycle,
     deprecated_at: deprecated ?? null,
     retires_at: retires ?? null,
     replacement: replacement ?? null,

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { ModelInfo } from '../catalog/catalog.ts';
 import type { CatalogRow } from '../catalog/extend-catalog.ts';
 import type { CatalogChange, CatalogUpdate } from '../catalog/update-catalog.ts';
-import { parsePositiveInteger } from './format.ts';
+import { formatTokens, parsePositiveInteger, printJson, printTable } from './format.ts';
 
 interface UpdateOptions {
   from: string;
@@ -38,6 +39,43 @@ export function registerCatalogCommand(program: Command): void {
           `\`extendCatalog('${options.out}')\`\n`,
       );
     });
+}
+
+/** `switchyard models`: the catalog as a table, or as `GET /v1/models` answers it. */
+export function registerModelsCommand(program: Command): void {
+  program
+    .command('models')
+    .description('List the model catalog')
+    .option('--reasoning', 'only models that support reasoning')
+    .option('--json', 'print the OpenAI /v1/models JSON instead of a table')
+    .option('--catalog <file>', 'with the rows of this catalog file')
+    .action(async (options: { reasoning?: boolean; json?: boolean; catalog?: string }) => {
+      const { createGateway } = await import('../gateway.ts');
+      const { extendCatalog } = await import('../catalog/extend-catalog.ts');
+      const catalog = options.catalog === undefined ? undefined : extendCatalog(options.catalog);
+      const list = createGateway({ env: {}, ...(catalog ? { catalog } : {}) }).listModels({
+        reasoning: options.reasoning ?? false,
+      });
+      if (options.json) return printJson(list);
+      const rows = list.data.map((model) => [
+        model.id,
+        model.owned_by,
+        model.pricing ? `$${model.pricing.input}` : '?',
+        model.pricing ? `$${model.pricing.output}` : '?',
+        formatTokens(model.context_window),
+        model.release_date,
+        model.supports.reasoning ? 'yes' : '',
+        deprecatedCell(model),
+      ]);
+      printTable(['id', 'maker', 'in/1M', 'out/1M', 'context', 'released', 'reasoning', 'deprecated'], rows);
+    });
+}
+
+/** What the model's lifecycle means for a caller: blank while active, else when it retires (or did). */
+function deprecatedCell(model: ModelInfo): string {
+  if (model.lifecycle === 'active') return '';
+  if (model.retires_at === undefined) return `since ${model.deprecated_at}`;
+  return `${model.lifecycle === 'retired' ? 'retired' : 'retires'} ${model.retires_at}`;
 }
 
 async function runUpdate(options: UpdateOptions): Promise<CatalogUpdate> {

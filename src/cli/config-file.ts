@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { BudgetRule } from '../budgets/budget-ledger.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
 import type { ProviderKey } from '../providers/provider.ts';
+import { isSecretText, warnIfReadableWithSecrets } from './config-file-mode.ts';
 
 /**
  * `switchyard serve --config <file>`: the file (YAML, or JSON for `.json`) checked against this schema, every
@@ -133,7 +134,10 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
     const lines = parsed.error.issues.flatMap((issue) => describeIssue(issue));
     throw new Error(`--config ${path} is refused:\n${lines.map((line) => `  ${line}`).join('\n')}`);
   }
-  return settingsOf(parsed.data, dirname(resolve(path)), env);
+  const literalSecrets: string[] = [];
+  const settings = settingsOf(parsed.data, dirname(resolve(path)), env, literalSecrets);
+  warnIfReadableWithSecrets(path, literalSecrets);
+  return settings;
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string[] {
@@ -154,9 +158,12 @@ function formatPath(path: PropertyKey[]): string {
   return text;
 }
 
-function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv): ServeFileSettings {
+function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv, literals: string[]): ServeFileSettings {
   const read = (value: Secret, path: string): string => {
-    if (typeof value === 'string') return value;
+    if (typeof value === 'string') {
+      if (isSecretText(path, value)) literals.push(path);
+      return value;
+    }
     const found = env[value.env];
     if (!found) throw new Error(`--config: ${path} names the environment variable ${value.env}, which is not set.`);
     return found;

@@ -39,3 +39,11 @@ export function parsePositiveInteger(value: string): number {
     throw new InvalidArgumentError('expected a whole number of at least 1.');
   return number;
 }
+
+/** A duration in seconds: 0 or more, fractions allowed, at most an hour. */
+export function parseSeconds(value: string): number {
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0 || seconds > 3600)
+    throw new InvalidArgumentError('expected a number of seconds from 0 to 3600.');
+  return seconds;
+}

@@ -1,6 +1,11 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { redactUrlCredentials } from '../internal/redact.ts';
 
-/** What `switchyard serve` checks of its options before it starts, and how it explains a port it cannot take. */
+/**
+ * What `switchyard serve` (and the commands sharing its data directory) check of their options before they start,
+ * and how they explain a port they cannot take.
+ */
 
 const EXAMPLE = 'postgres://user:password@host:5432/database';
 
@@ -31,9 +36,50 @@ export function databaseUrl(
   return value;
 }
 
-/** A port `serve` cannot listen on, said in the terms of its options; any other error as it is. */
+/**
+ * The data directory (`--data`), checked before anything opens it, without creating it: a file in its place, a
+ * directory this user cannot write, or one that cannot be created is said so, naming the option (not `EEXIST`, not a
+ * port's privileges).
+ */
+export function checkDataDir(dir: string): void {
+  const stats = statOrUndefined(dir);
+  if (stats && !stats.isDirectory())
+    throw new Error(`--data ${dir} is a file, not a directory: give a directory (it is created when missing).`);
+  if (stats) {
+    writable(dir, `--data ${dir}: this user cannot write in the data directory`);
+    return;
+  }
+  // The nearest directory that exists is where it would be created.
+  let parent = resolve(dir);
+  let found = statOrUndefined(parent);
+  while (!found && dirname(parent) !== parent) found = statOrUndefined((parent = dirname(parent)));
+  if (found && !found.isDirectory()) throw new Error(`--data ${dir} cannot be created: ${parent} is a file.`);
+  writable(parent, `--data ${dir} cannot be created: this user cannot write in ${parent}`);
+}
+
+function statOrUndefined(path: string) {
+  try {
+    return statSync(path);
+  } catch (error) {
+    // Missing, or under a file (ENOTDIR): the walk up finds which.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new Error(`--data ${path} cannot be read (${(error as NodeJS.ErrnoException).code}).`);
+  }
+}
+
+function writable(dir: string, problem: string): void {
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    throw new Error(`${problem} (${(error as NodeJS.ErrnoException).code}): give a directory it can write.`);
+  }
+}
+
+/** A port `serve` cannot listen on, said in the terms of its options; any other error (not `listen`'s) as it is. */
 export function explainListenError(error: unknown, host: string, port: number): never {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if ((error as NodeJS.ErrnoException | undefined)?.syscall !== 'listen') throw error;
   const where = `port ${port} on ${host}`;
   if (code === 'EADDRINUSE')
     throw new Error(

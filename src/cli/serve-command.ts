@@ -15,7 +15,7 @@ import {
   redisUrlOf,
   warnOfPasswordsInArguments,
 } from './connection-urls.ts';
-import { parsePort, parsePositiveInteger } from './format.ts';
+import { parsePort, parsePositiveInteger, parseSeconds } from './format.ts';
 import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
 import { explainListenError } from './serve-checks.ts';
 import { boundServeMemory, logWarningsAsJsonLines } from './serve-process.ts';
@@ -27,7 +27,12 @@ export function registerServeCommand(program: Command): void {
     .description('Serve the OpenAI-compatible API, MCP tools and the workflow page over HTTP')
     .option('--config <file>', 'settings from a YAML (or .json) file; flags and the environment override it')
     .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0: any free port)', parsePort, 8787)
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0: any free port)')
+        .env('SWITCHYARD_PORT')
+        .argParser(parsePort)
+        .default(8787),
+    )
     .addOption(dataOption())
     .addOption(deploymentsOption())
     .option('--mock', 'answer every model with the simulator (no provider keys needed)', false)
@@ -59,6 +64,7 @@ export function registerServeCommand(program: Command): void {
     )
     .addOption(redisOption())
     .addOption(redisUrlFileOption())
+    .option('--redis-wait <seconds>', 'how long the start retries an unreachable --redis (default 30)', parseSeconds)
     .option(
       '--rate-limit <requests-per-minute>',
       'requests one API key may make per minute; more get 429',
@@ -121,6 +127,7 @@ export function registerServeCommand(program: Command): void {
         mock: options.mock,
         database,
         redis,
+        ...(options.redisWait !== undefined ? { redisWaitMs: options.redisWait * 1000 } : {}),
         maxBodyBytes: options.maxBodyBytes,
         maxConcurrentPerKey: options.maxConcurrentPerKey,
         ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
@@ -212,6 +219,7 @@ interface ServeCommandOptions extends ConnectionUrlOptions {
   allowedOrigin?: string[];
   budget?: BudgetRule[];
   rateLimit?: number;
+  redisWait?: number;
   rateLimitOnStoreError: 'open' | 'closed';
   budgetsOnStoreError: 'open' | 'closed';
   tokensPerMinute?: number;

@@ -1,6 +1,6 @@
 import type { StreamTimeouts } from './open-stream.ts';
 import type { CompletionOptions } from './resolve-request.ts';
-import type { RetryOptions } from './run-attempts.ts';
+import { type RetryPolicy, retryPolicy } from './run-attempts.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { Services } from './services.ts';
  * overrides, the caller's signal, the call's deadline, and each provider's per-attempt timeout.
  */
 export interface AttemptPolicy {
-  readonly retry: Required<RetryOptions>;
+  readonly retry: RetryPolicy;
   readonly signal: AbortSignal | undefined;
   /** When the call must be over, as a `performance.now()` time. */
   readonly deadlineAt: number;
@@ -16,7 +16,7 @@ export interface AttemptPolicy {
 
 export function attemptPolicy(services: Services, options: CompletionOptions, startedMonotonic: number): AttemptPolicy {
   const { settings } = services;
-  const retry = options.retry ? { ...settings.retry, ...options.retry } : settings.retry;
+  const retry = options.retry ? retryPolicy(settings.retry, options.retry) : settings.retry;
   return {
     retry,
     signal: options.signal,

@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors.ts';
+import { type FieldNotes, noteUnknownFields } from './unknown-fields.ts';
 
 /**
  * The checks of the parameter table's simpler rows, and their building blocks: each throws a 400 naming the
@@ -96,8 +97,11 @@ export function stop(value: unknown): void {
     fail('"stop" must be a string or an array of strings.', 'stop');
 }
 
-export function streamOptions(value: unknown): void {
+const STREAM_OPTIONS_FIELDS = new Set(['include_usage', 'include_obfuscation']);
+
+export function streamOptions(value: unknown, notes?: FieldNotes): void {
   if (!isObject(value)) fail('"stream_options" must be an object such as { "include_usage": true }.', 'stream_options');
+  noteUnknownFields(value, STREAM_OPTIONS_FIELDS, () => ['stream_options'], notes);
   const include = value.include_usage;
   if (include != null && typeof include !== 'boolean') {
     fail(

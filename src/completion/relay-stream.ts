@@ -7,6 +7,7 @@ import { expiredError } from './attempt-scope.ts';
 import { CompletionStream } from './completion-stream.ts';
 import { costOf, factsOf, recordCall, responseInfo } from './finalise.ts';
 import { IdleWatch, type OpenedStream } from './open-stream.ts';
+import { journalOpenStream } from './open-stream-record.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import type { Services } from './services.ts';
 import { streamChecks } from './stream-checks.ts';
@@ -33,7 +34,10 @@ export function relayStream(
   if (cacheMiss) info.cache = 'miss';
   const observed = new StreamRecorder();
   const relay = new Relay(services, call, info, observed);
-  const chunks = relay.chunks(opened, streamChecks(plan, trace, opened, observed), (segment, error) => {
+  // Once the caller reads it: the record a process killed meanwhile leaves (a stream never read is never recorded).
+  let closeOpenRecord = () => {};
+  const opening = () => (closeOpenRecord = journalOpenStream(services, factsOf(request, plan), trace, info));
+  const chunks = relay.chunks(opened, streamChecks(plan, trace, opened, observed), opening, (segment, error) => {
     const summary = observed.summary();
     // Before any estimate: the cache keeps only a stream the provider finished in one go, its usage reported.
     if (error === undefined && relay.splice.earlier === undefined) cacheMiss?.(summary, info);
@@ -43,6 +47,7 @@ export function relayStream(
     Object.assign(info, costOf(trace));
     const outcome = { info, stream: summary, ...(error === undefined ? {} : { error }) };
     recordCall(services, factsOf(request, plan), trace, outcome, hold);
+    closeOpenRecord();
   });
   return new CompletionStream(chunks, info);
 }
@@ -69,12 +74,17 @@ class Relay {
     this.#observed = observed;
   }
 
-  /** `onEnd` is called once, with the last segment, when the caller's iteration ends: finished, failed or left. */
+  /**
+   * `onStart` is called when the caller starts reading; `onEnd` once, with the last segment, when the caller's
+   * iteration ends: finished, failed or left.
+   */
   async *chunks(
     first: AttemptResult<OpenedStream>,
     check: Check,
+    onStart: () => void,
     onEnd: (segment: Segment, error?: unknown) => void,
   ): AsyncGenerator<CompletionChunk> {
+    onStart();
     let segment = this.#segment(first);
     let failure: unknown;
     try {

@@ -5,7 +5,6 @@ import {
   fail,
   hedge,
   integer,
-  isObject,
   metadata,
   modelReference,
   numberIn,
@@ -17,6 +16,8 @@ import {
   string,
   stringArray,
 } from './parameter-checks.ts';
+import { reasoning, reasoningEffort } from './reasoning-checks.ts';
+import type { FieldNotes } from './unknown-fields.ts';
 import { validateMessages, validateResponseFormat, validateToolChoice, validateTools } from './validate-parts.ts';
 
 /**
@@ -33,8 +34,11 @@ export interface RequestParameter {
    * (routing, templating, reasoning, structured output, streaming) and never sent as it is.
    */
   kind: 'sent' | 'ours';
-  /** Throws a 400 naming the parameter when the value is not acceptable; `null` and `undefined` never reach it. */
-  check?: (value: unknown, request: Record<string, unknown>) => void;
+  /**
+   * Throws a 400 naming the parameter when the value is not acceptable; `null` and `undefined` never reach it. A
+   * field it does not know inside the value is told to `notes` (`unknown-fields.ts`).
+   */
+  check?: (value: unknown, request: Record<string, unknown>, notes?: FieldNotes) => void;
   /** The catalog flag a model needs: without it the parameter is dropped with a warning (an error under strict). */
   gate?: keyof ModelSupports;
   /**
@@ -56,12 +60,14 @@ const RESPONSES: readonly Dialect[] = ['responses'];
 
 type RequestKey = keyof CompletionRequest;
 
+export { EFFORTS, OPENAI_EFFORTS } from './reasoning-checks.ts';
+
 export const REQUEST_PARAMETERS = {
   // The call itself.
   model: { kind: 'ours', deployable: false, check: (value) => modelReference(value) },
-  messages: { kind: 'sent', deployable: false, check: (value) => validateMessages(value) },
+  messages: { kind: 'sent', deployable: false, check: (value, _request, notes) => validateMessages(value, notes) },
   stream: { kind: 'ours', deployable: false, check: boolean('stream') },
-  stream_options: { kind: 'ours', deployable: false, check: streamOptions },
+  stream_options: { kind: 'ours', deployable: false, check: (value, _request, notes) => streamOptions(value, notes) },
 
   // Sampling and length.
   temperature: {
@@ -84,11 +90,16 @@ export const REQUEST_PARAMETERS = {
   top_logprobs: { kind: 'sent', deployable: true, check: integer('top_logprobs', 0, 20) },
 
   // Tools and output.
-  tools: { kind: 'sent', deployable: true, check: (value) => validateTools(value), gate: 'tools' },
+  tools: {
+    kind: 'sent',
+    deployable: true,
+    check: (value, _request, notes) => validateTools(value, notes),
+    gate: 'tools',
+  },
   tool_choice: {
     kind: 'sent',
     deployable: true,
-    check: (value, request) => validateToolChoice(value, request.tools),
+    check: (value, request, notes) => validateToolChoice(value, request.tools, notes),
     gate: 'tools',
   },
   parallel_tool_calls: {
@@ -100,7 +111,11 @@ export const REQUEST_PARAMETERS = {
   },
   functions: { kind: 'sent', deployable: true },
   function_call: { kind: 'sent', deployable: true },
-  response_format: { kind: 'ours', deployable: true, check: (value) => validateResponseFormat(value) },
+  response_format: {
+    kind: 'ours',
+    deployable: true,
+    check: (value, _request, notes) => validateResponseFormat(value, notes),
+  },
   modalities: { kind: 'sent', deployable: true, onlyIn: 'openai' },
   audio: { kind: 'sent', deployable: true, onlyIn: 'openai' },
   prediction: { kind: 'sent', deployable: true, onlyIn: 'openai' },
@@ -248,51 +263,3 @@ const SAME_IN_MESSAGES = [...ROWS].filter(([, row]) => row.dialects?.includes('m
 export const GATED_PARAMETERS: ReadonlyArray<[string, keyof ModelSupports]> = [...ROWS].flatMap(([name, row]) =>
   row.gate ? [[name, row.gate] as [string, keyof ModelSupports]] : [],
 );
-
-// ---------------------------------------------------------------------------------------------------------------
-// Checks
-
-/** `reasoning.effort`: `disabled` switches reasoning off; the others are levels, lowest first. */
-export const EFFORTS = ['disabled', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
-type Level = Exclude<(typeof EFFORTS)[number], 'disabled'>;
-/** `reasoning_effort` as OpenAI clients send it (openai-node's `ReasoningEffort`), lowest first: `none`, the levels. */
-export const OPENAI_EFFORTS: ReadonlyArray<'none' | Level> = [
-  'none',
-  ...EFFORTS.filter((effort): effort is Level => effort !== 'disabled'),
-];
-
-function reasoningEffort(value: unknown): void {
-  if (!(OPENAI_EFFORTS as readonly unknown[]).includes(value)) {
-    fail(
-      `reasoning_effort must be one of ${OPENAI_EFFORTS.join(', ')} (got ${JSON.stringify(value)}). ` +
-        'To set a token budget use reasoning: { budget: <tokens> }.',
-      'reasoning_effort',
-    );
-  }
-}
-
-function reasoning(value: unknown): void {
-  const shape = `{ budget: <tokens> } or { effort: ${EFFORTS.map((effort) => `"${effort}"`).join(' | ')} }`;
-  if (!isObject(value)) fail(`"reasoning" must be ${shape}.`, 'reasoning');
-  const hasBudget = value.budget !== undefined;
-  const hasEffort = value.effort !== undefined;
-  if (hasBudget && hasEffort) fail('reasoning takes either "budget" or "effort", not both.', 'reasoning');
-  if (!hasBudget && !hasEffort)
-    fail(`"reasoning" needs "budget" (tokens) or "effort" (${EFFORTS.join(', ')}).`, 'reasoning');
-  for (const key of Object.keys(value)) {
-    if (key !== 'budget' && key !== 'effort')
-      fail(`Unknown field reasoning.${key}; reasoning takes "budget" or "effort".`, `reasoning.${key}`);
-  }
-  if (hasBudget && !(Number.isInteger(value.budget) && (value.budget as number) >= 0)) {
-    fail(
-      `reasoning.budget must be a whole number of tokens ≥ 0 (got ${JSON.stringify(value.budget)}).`,
-      'reasoning.budget',
-    );
-  }
-  if (hasEffort && !(EFFORTS as readonly unknown[]).includes(value.effort)) {
-    fail(
-      `reasoning.effort must be one of ${EFFORTS.join(', ')} (got ${JSON.stringify(value.effort)}).`,
-      'reasoning.effort',
-    );
-  }
-}

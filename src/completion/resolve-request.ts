@@ -16,29 +16,30 @@ import { type ModelReference, parseModelReference } from './parse-model.ts';
 import { SENT_PARAMETERS } from './request-parameters.ts';
 import type { RetryOptions } from './run-attempts.ts';
 import type { Services } from './services.ts';
+import { type FieldNotes, type FieldPath, unknownFieldWarning, withoutFields } from './unknown-fields.ts';
 import { validateRequest } from './validate-request.ts';
 
 /** Per-call options: kept out of the request body so the body stays exactly OpenAI's. */
 export interface CompletionOptions {
   /** Aborts the request (and a running stream). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Overrides the gateway's retry policy for this call (`totalTimeoutMs` is the call's deadline). */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
   /** Overrides `firstTokenTimeoutMs` (of the gateway and of the provider) for this call. */
-  firstTokenTimeoutMs?: number;
+  firstTokenTimeoutMs?: number | undefined;
   /** Overrides `streamIdleTimeoutMs` (of the gateway and of the provider) for this call. */
-  streamIdleTimeoutMs?: number;
+  streamIdleTimeoutMs?: number | undefined;
   /**
    * Metadata given beside the request (`agent_id`, `trace_id`, `workflow_name`, …): the request's own `metadata`
    * wins key by key. `switchyard serve` fills it from `x-switchyard-*` headers, for clients whose API has no such
    * field (the Messages API).
    */
-  metadata?: Record<string, string>;
+  metadata?: Record<string, string> | undefined;
   /**
    * The caller's limits (a `serve` API key's agents, models and lineage): the pipeline refuses an agent or model
    * outside them, skips fallbacks outside them, and counts the call against the key budgets of the key's lineage.
    */
-  access?: CallAccess;
+  access?: CallAccess | undefined;
 }
 
 /**
@@ -53,14 +54,19 @@ export async function resolveRequest(
   trace: CallTrace,
 ): Promise<CallPlan> {
   // Validated first: a body that is not an object (null, a list) has no metadata to merge.
-  validateRequest(request);
+  const unknown: FieldPath[] = [];
+  const notes: FieldNotes = { unknownField: (path) => unknown.push(path) };
+  validateRequest(request, notes);
   if (options.metadata) request = { ...request, metadata: { ...options.metadata, ...request.metadata } };
   const parsed = parseModelReference(request.model, services.registry.reservedNames);
   const deploymentId = parsed.kind === 'deployment' ? parsed.deploymentId : undefined;
+  // A deployment's request is checked again once expanded (the caller's fields merged in): its fields are those sent.
+  if (deploymentId !== undefined) unknown.length = 0;
   const { request: asked, reference } =
     deploymentId === undefined
       ? { request, reference: parsed as ModelReference & { kind: 'model' } }
-      : await expandDeployment(services, request, deploymentId, trace, options);
+      : await expandDeployment(services, request, deploymentId, trace, options, notes);
+  for (const path of unknown) trace.warn(unknownFieldWarning(path));
 
   const { model, offerings, known } = findModel(services, reference, trace.warn);
   const deprecation = known ? deprecationOf(model) : undefined;
@@ -99,7 +105,7 @@ export async function resolveRequest(
     agentId,
     deploymentId,
     metadata,
-    body: body as CallPlan['body'],
+    body: (unknown.length > 0 ? withoutFields(body, unknown) : body) as CallPlan['body'],
     output: resolveOutputSpec(asked.response_format),
     reasoning: resolveReasoning(asked, model),
     promptCache: asked.prompt_cache ?? services.settings.promptCache,
@@ -146,6 +152,7 @@ async function expandDeployment(
   id: string,
   trace: CallTrace,
   { signal, access }: CompletionOptions,
+  notes: FieldNotes,
 ): Promise<{ request: CompletionRequest; reference: ModelReference & { kind: 'model' } }> {
   const store = services.deployments;
   if (!store) {
@@ -174,7 +181,7 @@ async function expandDeployment(
     // The deployment's agent wins over the caller's metadata and any model prefix; trace and workflow are kept.
     metadata: { ...request.metadata, agent_id: resolved.agentId },
   } as CompletionRequest;
-  validateRequest(expanded);
+  validateRequest(expanded, notes);
   const reference = parseModelReference(resolved.model, services.registry.reservedNames);
   if (reference.kind !== 'model')
     throw new InvalidRequestError(`Deployment "${id}" names another deployment as its model.`, 'model');

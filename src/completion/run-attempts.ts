@@ -1,4 +1,5 @@
 import { InvalidRequestError, MissingCredentialsError, ProviderError } from '../errors.ts';
+import { definedOnly } from '../internal/defined-only.ts';
 import type { Provider } from '../providers/provider.ts';
 import { deadlineExceeded } from '../providers/provider-errors.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
@@ -10,25 +11,33 @@ import type { ShapedRequest } from './shape-request.ts';
 
 export interface RetryOptions {
   /** Retries of one provider after its first try, on retryable failures (default 2). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** First backoff delay; doubles each retry, with jitter (default 500 ms). */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** Cap on one backoff delay, including a provider's retry-after (default 8 s). */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /**
    * Deadline of the whole call: every try of every candidate, the one in flight included, until the answer is
    * complete (for a stream: until its first content). Default 10 minutes, the per-attempt default.
    */
-  totalTimeoutMs?: number;
+  totalTimeoutMs?: number | undefined;
 }
 
+/** A retry policy with every option set. */
+export type RetryPolicy = { readonly [Option in keyof RetryOptions]-?: Exclude<RetryOptions[Option], undefined> };
+
 /** The gateway's retry policy unless its options say otherwise. */
-export const DEFAULT_RETRY: Required<RetryOptions> = {
+export const DEFAULT_RETRY: RetryPolicy = {
   maxRetries: 2,
   initialDelayMs: 500,
   maxDelayMs: 8_000,
   totalTimeoutMs: 600_000,
 };
+
+/** `base` with the options given: one given as `undefined` keeps the base's value, as one left out does. */
+export function retryPolicy(base: RetryPolicy, options: RetryOptions | undefined): RetryPolicy {
+  return { ...base, ...definedOnly(options) };
+}
 
 /** What an attempt needs of a candidate: a model id (for messages) and the offering to call. */
 export interface AttemptCandidate {
@@ -191,7 +200,7 @@ export function movesOn(error: ProviderError, fallbackOn: readonly string[] | un
 /** Failures that belong to one key, not to the provider: rate limited, or the key refused. */
 const KEY_FAULTS = new Set([429, 401, 403]);
 
-function backoff(retry: number, retryAfterMs: number | undefined, options: Required<RetryOptions>): number {
+function backoff(retry: number, retryAfterMs: number | undefined, options: RetryPolicy): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, options.maxDelayMs);
   const exponential = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** retry);
   // "Equal jitter": half fixed, half random, so synchronized clients spread out without retrying instantly.

@@ -10,7 +10,7 @@ import type { CallRecorder } from '../records/call-recorder.ts';
 import type { HedgeSetting } from '../types.ts';
 import type { StreamTimeouts } from './open-stream.ts';
 import type { Routing } from './route-offerings.ts';
-import type { RetryOptions } from './run-attempts.ts';
+import type { RetryPolicy } from './run-attempts.ts';
 
 /** What the stages of a call use from their gateway: built once by `createGateway`, shared by every call. */
 export interface Services {
@@ -37,11 +37,11 @@ export interface Services {
     readonly hedge?: HedgeSetting | undefined;
     /** The gateway's `streamFailover`; a request's `stream_failover` wins. Default on. */
     readonly streamFailover?: boolean | undefined;
-    readonly retry: Required<RetryOptions>;
+    readonly retry: RetryPolicy;
     /** Time one provider attempt may take (the SDKs' request timeout), unless the provider's settings say otherwise. */
     readonly timeoutMs: number;
     readonly streamTimeouts: StreamTimeouts;
-    readonly providers: Readonly<Record<string, ProviderSettings>> | undefined;
+    readonly providers: Readonly<Record<string, ProviderSettings | undefined>> | undefined;
     /** The bound on the text that templating writes for one request (`renderMessages`). */
     readonly maxRenderedBytes: number;
   };

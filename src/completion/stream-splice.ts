@@ -97,16 +97,35 @@ function isEmpty(chunk: CompletionChunk): boolean {
   );
 }
 
-/** Two usages added, field by field (nested details too); a field only one of them has is kept. */
+/**
+ * Two usages added, field by field (nested details too); a field only one of them has is kept. `total_tokens` is
+ * each side's own or its prompt plus completion: an estimate has none, and the sum must not keep the other's alone.
+ */
 export function sumUsage(a: UsageLike, b: UsageLike): UsageLike {
+  return sumFields(withTotal(a), withTotal(b)) as UsageLike;
+}
+
+function withTotal(usage: UsageLike): Record<string, unknown> {
+  const {
+    total_tokens: total,
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+  } = usage as UsageLike & {
+    total_tokens?: number | null;
+  };
+  if (typeof total === 'number' || typeof prompt !== 'number' || typeof completion !== 'number') return { ...usage };
+  return { ...usage, total_tokens: prompt + completion };
+}
+
+function sumFields(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   const sum: Record<string, unknown> = { ...a };
   for (const [key, value] of Object.entries(b)) {
     const mine = sum[key];
     if (typeof value === 'number' && typeof mine === 'number') sum[key] = mine + value;
-    else if (isRecord(value) && isRecord(mine)) sum[key] = sumUsage(mine, value);
+    else if (isRecord(value) && isRecord(mine)) sum[key] = sumFields(mine, value);
     else if (value !== null && value !== undefined) sum[key] = value;
   }
-  return sum as UsageLike;
+  return sum;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

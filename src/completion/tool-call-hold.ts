@@ -56,10 +56,21 @@ export class ToolCallHold {
   #add(choice: number, delta: ToolCallDelta): void {
     let calls = this.#calls.get(choice);
     if (!calls) this.#calls.set(choice, (calls = new Map()));
-    const call = calls.get(delta.index) ?? { index: delta.index, function: { name: '', arguments: '' } };
+    // A custom (free-form) tool's call carries its name and input in `custom`, a function's in `function`.
+    const custom = delta.type === 'custom' || delta.custom !== undefined;
+    const call =
+      calls.get(delta.index) ??
+      (custom
+        ? { index: delta.index, custom: { name: '', input: '' } }
+        : { index: delta.index, function: { name: '', arguments: '' } });
     calls.set(delta.index, call);
     if (delta.id) call.id = delta.id;
     if (delta.type) call.type = delta.type;
+    if (call.custom) {
+      if (delta.custom?.name) call.custom.name = (call.custom.name ?? '') + delta.custom.name;
+      if (delta.custom?.input) call.custom.input = (call.custom.input ?? '') + delta.custom.input;
+      return;
+    }
     const fn = (call.function ??= {});
     if (delta.function?.name) fn.name = (fn.name ?? '') + delta.function.name;
     if (delta.function?.arguments) fn.arguments = (fn.arguments ?? '') + delta.function.arguments;

@@ -1,5 +1,18 @@
 import { assertSchemaLimits } from '../structured-output/schema-limits.ts';
 import { fail, isObject } from './parameter-checks.ts';
+import {
+  ALLOWED_TOOLS_FIELDS,
+  type FieldNotes,
+  isMessageField,
+  isPartField,
+  JSON_SCHEMA_FIELDS,
+  NAME_ONLY,
+  noteUnknownFields,
+  RESPONSE_FORMAT_FIELDS,
+  TOOL_CHOICE_FIELDS,
+  TOOL_FIELDS,
+  TOOL_SPEC_FIELDS,
+} from './unknown-fields.ts';
 
 /**
  * The checks of the request parameters that have structure: messages, tools, tool choice and response format.
@@ -9,7 +22,7 @@ import { fail, isObject } from './parameter-checks.ts';
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 const PART_TYPES = new Set(['text', 'image_url', 'input_audio', 'file', 'refusal']);
 
-export function validateMessages(messages: unknown): void {
+export function validateMessages(messages: unknown, notes?: FieldNotes): void {
   if (!Array.isArray(messages)) fail('"messages" must be an array of { role, content } objects.', 'messages');
   // Paths such as `messages[3].content[1]` are written only for the message that fails. Holes are skipped, as
   // `forEach` skips them.
@@ -24,6 +37,7 @@ export function validateMessages(messages: unknown): void {
         `${at(index)}.role`,
       );
     }
+    noteUnknownFields(message, isMessageField, () => ['messages', index], notes);
     const content = message.content;
     if (message.role === 'assistant') {
       if (content == null && message.tool_calls == null && message.function_call == null && message.refusal == null) {
@@ -45,7 +59,7 @@ export function validateMessages(messages: unknown): void {
     if (!Array.isArray(content))
       fail(`${at(index)}.content must be a string or an array of content parts.`, `${at(index)}.content`);
     for (let partIndex = 0; partIndex < content.length; partIndex++)
-      if (partIndex in content) validatePart(content[partIndex], index, partIndex);
+      if (partIndex in content) validatePart(content[partIndex], index, partIndex, notes);
   }
 }
 
@@ -57,11 +71,12 @@ function partAt(index: number, partIndex: number): string {
   return `messages[${index}].content[${partIndex}]`;
 }
 
-function validatePart(part: unknown, index: number, partIndex: number): void {
+function validatePart(part: unknown, index: number, partIndex: number, notes: FieldNotes | undefined): void {
   if (!isObject(part) || typeof part.type !== 'string' || !PART_TYPES.has(part.type)) {
     const path = partAt(index, partIndex);
     fail(`${path} must be a content part with type text, image_url, input_audio or file.`, path);
   }
+  noteUnknownFields(part, isPartField, () => ['messages', index, 'content', partIndex], notes);
   if (part.type === 'text' && typeof part.text !== 'string') {
     const path = `${partAt(index, partIndex)}.text`;
     fail(`${path} must be a string.`, path);
@@ -107,7 +122,7 @@ function validateToolCalls(toolCalls: unknown, messageIndex: number): void {
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Function tools and OpenAI's custom (free-form input) tools; names are unique across both. */
-export function validateTools(tools: unknown): void {
+export function validateTools(tools: unknown, notes?: FieldNotes): void {
   if (!Array.isArray(tools))
     fail('"tools" must be an array of { type: "function", function: { name, parameters } }.', 'tools');
   const names = new Set<string>();
@@ -122,6 +137,8 @@ export function validateTools(tools: unknown): void {
         at,
       );
     }
+    noteUnknownFields(tool as Record<string, unknown>, TOOL_FIELDS, () => ['tools', index], notes);
+    noteUnknownFields(spec, TOOL_SPEC_FIELDS[kind as string]!, () => ['tools', index, kind as string], notes);
     if ((tool as Record<string, unknown>).cache_control !== undefined)
       validateCacheControl((tool as Record<string, unknown>).cache_control, `${at}.cache_control`);
     const name = spec.name;
@@ -146,7 +163,7 @@ const TOOL_CHOICE_HINT =
   '{ type: "custom", custom: { name } } or { type: "allowed_tools", allowed_tools: { mode, tools } }.';
 
 /** `tool_choice` in every form OpenAI accepts, naming only tools that `tools` defines. */
-export function validateToolChoice(choice: unknown, tools: unknown): void {
+export function validateToolChoice(choice: unknown, tools: unknown, notes?: FieldNotes): void {
   const names = new Set(
     (Array.isArray(tools) ? tools : [])
       .map((tool: unknown) => toolName(tool))
@@ -159,6 +176,7 @@ export function validateToolChoice(choice: unknown, tools: unknown): void {
     return;
   }
   if (!isObject(choice)) fail(TOOL_CHOICE_HINT, 'tool_choice');
+  noteUnknownFields(choice, TOOL_CHOICE_FIELDS, () => ['tool_choice'], notes);
   if (choice.type === 'allowed_tools') {
     const allowed = choice.allowed_tools;
     if (
@@ -172,12 +190,15 @@ export function validateToolChoice(choice: unknown, tools: unknown): void {
         'tool_choice.allowed_tools',
       );
     }
+    noteUnknownFields(allowed, ALLOWED_TOOLS_FIELDS, () => ['tool_choice', 'allowed_tools'], notes);
     allowed.tools.forEach((tool: unknown, index: number) => {
       namedTool(tool, names, `tool_choice.allowed_tools.tools[${index}]`);
     });
     return;
   }
   namedTool(choice, names, 'tool_choice');
+  const spec = choice[choice.type as string];
+  if (isObject(spec)) noteUnknownFields(spec, NAME_ONLY, () => ['tool_choice', choice.type as string], notes);
 }
 
 function namedTool(choice: unknown, names: ReadonlySet<string>, at: string): void {
@@ -187,18 +208,30 @@ function namedTool(choice: unknown, names: ReadonlySet<string>, at: string): voi
   if (!names.has(name)) fail(`${at} names "${name}", which is not in "tools".`, at);
 }
 
-export function validateResponseFormat(format: unknown): void {
+export function validateResponseFormat(format: unknown, notes?: FieldNotes): void {
   if (format == null) return;
   const hint =
-    'Use { type: "text" }, { type: "json_object" } or { type: "json_schema", json_schema: { name, schema, strict? } }.';
+    'Use { type: "text" }, { type: "json_object", schema? } or { type: "json_schema", json_schema: { name, schema, ' +
+    'strict? } }.';
   if (!isObject(format) || typeof format.type !== 'string')
     fail(`"response_format" must be an object. ${hint}`, 'response_format');
-  if (format.type === 'text' || format.type === 'json_object') return;
-  if (format.type !== 'json_schema')
+  const fields = RESPONSE_FORMAT_FIELDS[format.type];
+  if (!fields || !Object.hasOwn(RESPONSE_FORMAT_FIELDS, format.type))
     fail(`response_format.type "${format.type}" is not supported. ${hint}`, 'response_format.type');
+  noteUnknownFields(format, fields, () => ['response_format'], notes);
+  if (format.type === 'text') return;
+  if (format.type === 'json_object') {
+    // A schema beside json_object (instructor's JSON_SCHEMA mode, some providers' form) is honoured as json_schema.
+    if (format.schema == null) return;
+    if (!isObject(format.schema))
+      fail('response_format.schema must be a JSON Schema object.', 'response_format.schema');
+    assertSchemaLimits(format.schema, 'response_format.schema');
+    return;
+  }
   const spec = format.json_schema;
   if (!isObject(spec))
     fail(`response_format.json_schema is required with type "json_schema". ${hint}`, 'response_format.json_schema');
+  noteUnknownFields(spec, JSON_SCHEMA_FIELDS, () => ['response_format', 'json_schema'], notes);
   if (typeof spec.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(spec.name)) {
     fail(
       'response_format.json_schema.name must be 1–64 letters, digits, "_" or "-".',

@@ -1,14 +1,17 @@
 import type { CompletionRequest } from '../types.ts';
 import { fail, isObject } from './parameter-checks.ts';
 import { type ParameterTable, REQUEST_PARAMETERS } from './request-parameters.ts';
+import type { FieldNotes } from './unknown-fields.ts';
+
+type RequestCheck = (request: unknown, notes?: FieldNotes) => asserts request is CompletionRequest;
 
 /**
  * The request check of a parameter table: every key must be a row of the table, and each row checks its own value.
- * `validateRequest` is the one of `REQUEST_PARAMETERS`.
+ * Unknown fields inside a value are told to `notes`. `validateRequest` is the one of `REQUEST_PARAMETERS`.
  */
-export function requestValidator(table: ParameterTable): (request: unknown) => asserts request is CompletionRequest {
+export function requestValidator(table: ParameterTable): RequestCheck {
   const rows = new Map(Object.entries(table));
-  return (request) => {
+  return (request, notes) => {
     if (!isObject(request)) fail('The request must be a JSON object.', null);
     for (const key of Object.keys(request)) {
       const row = rows.get(key);
@@ -20,7 +23,7 @@ export function requestValidator(table: ParameterTable): (request: unknown) => a
         );
       }
       const value = request[key];
-      if (value != null) row.check?.(value, request);
+      if (value != null) row.check?.(value, request, notes);
     }
     if (request.model == null) rows.get('model')?.check?.(request.model, request);
   };
@@ -30,5 +33,4 @@ export function requestValidator(table: ParameterTable): (request: unknown) => a
  * Checks a chat-completion request before anything else happens, so a bad request fails fast with a 400 that
  * names the parameter and says what to send instead.
  */
-export const validateRequest: (request: unknown) => asserts request is CompletionRequest =
-  requestValidator(REQUEST_PARAMETERS);
+export const validateRequest: RequestCheck = requestValidator(REQUEST_PARAMETERS);

@@ -1,5 +1,5 @@
-import type { Pool, QueryResult, QueryResultRow } from 'pg';
 import { migrate, postgresError } from '../internal/postgres-migrations.ts';
+import type { PostgresPool, PostgresResult } from '../internal/postgres-pool.ts';
 import type { ExperimentCell, ExperimentHeader, ExperimentInput, ExperimentVersion } from './experiment.ts';
 import {
   type BodyRow,
@@ -79,10 +79,11 @@ const DIALECT: ExperimentDialect = {
  * claim rule against its latest version, so of two replicas claiming one cell only one gets a row back.
  */
 export class PostgresExperimentStore implements ExperimentStore {
-  readonly #pool: Pool;
+  readonly #pool: PostgresPool;
   #ready: Promise<void> | undefined;
 
-  constructor(pool: Pool) {
+  /** A `pg` Pool (`PostgresSink` hands over its own). */
+  constructor(pool: PostgresPool) {
     this.#pool = pool;
   }
 
@@ -94,10 +95,10 @@ export class PostgresExperimentStore implements ExperimentStore {
     return this.#ready;
   }
 
-  async #query<R extends QueryResultRow>(sql: string, values: unknown[]): Promise<QueryResult<R>> {
+  async #query<R>(sql: string, values: unknown[]): Promise<PostgresResult<R>> {
     await this.#migrated();
     try {
-      return await this.#pool.query<R>(sql, values);
+      return (await this.#pool.query(sql, values)) as PostgresResult<R>;
     } catch (error) {
       throw postgresError(error);
     }

@@ -10,7 +10,19 @@ interface Atom {
 
 const WORD = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_';
 
-const ESCAPES: Record<string, string> = { d: '0123456789', w: WORD, s: ' ', D: 'a', W: '-', S: 'a' };
+const ESCAPES: Record<string, string> = {
+  d: '0123456789',
+  w: WORD,
+  s: ' ',
+  D: 'a',
+  W: '-',
+  S: 'a',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  f: '\f',
+  v: '\v',
+};
 
 export function fromPattern(pattern: string, minLength: number, variant: number): string | undefined {
   try {
@@ -86,4 +98,25 @@ function parseClass(body: string): string {
     else for (let code = first!.charCodeAt(0); code <= last.charCodeAt(0); code++) chars += String.fromCharCode(code);
   }
   return negated ? [...WORD].filter((char) => !chars.includes(char)).join('') : chars;
+}
+
+/** Defaults tried last for a pattern the generator cannot read: the shortest texts that common patterns take. */
+const FALLBACK_TEXTS = ['', 'x', '0', ' ', 'a', 'example'];
+
+/**
+ * A text the regular expression `source` (Python syntax, as Lark and OpenAI's regex grammars write it, with its
+ * `flags`) matches whole: the first of `candidates` that fits, else one generated from the pattern, else a common
+ * short text; `undefined` when none fits.
+ */
+export function textMatching(source: string, flags: string, candidates: readonly string[]): string | undefined {
+  const pattern = source.replace(/\(\?P</g, '(?<');
+  let whole: RegExp;
+  try {
+    whole = new RegExp(`^(?:${pattern})$`, [...new Set(flags)].filter((flag) => 'ims'.includes(flag)).join(''));
+  } catch {
+    return undefined;
+  }
+  const generated = fromPattern(pattern, 0, 0);
+  const tried = [...candidates, ...(generated === undefined ? [] : [generated]), ...FALLBACK_TEXTS];
+  return tried.find((text) => whole.test(text));
 }

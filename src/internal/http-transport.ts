@@ -1,6 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createPooledDispatcher, httpClientFailure } from './pooled-dispatcher.ts';
 import { byteLimit, DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from './response-limit.ts';
 
 export interface PooledFetchOptions {
@@ -66,7 +67,8 @@ export function createPooledTransport(options: PooledFetchOptions = {}): PooledT
   let loading: Promise<Dispatcher> | undefined;
   const getDispatcher = async (): Promise<Dispatcher> => {
     loading ??= createPooledDispatcher(options).then((created) => (dispatcher = created));
-    return loading;
+    // A failure to start it is this process's (an InternalError), made anew for each call that meets it.
+    return loading.catch(httpClientFailure);
   };
 
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -140,36 +142,6 @@ export function createPooledTransport(options: PooledFetchOptions = {}): PooledT
   }
 
   return { fetch: pooledFetch as typeof fetch, dispatcher: () => dispatcher ?? getDispatcher() };
-}
-
-/**
- * The dispatcher behind `createPooledFetch`: an undici `Agent` (keep-alive, pipelining 1 = one request at a time per
- * connection), or an `EnvHttpProxyAgent` with the same pool settings when a proxy variable is set.
- */
-async function createPooledDispatcher(options: PooledFetchOptions = {}): Promise<Dispatcher> {
-  const { Agent, EnvHttpProxyAgent } = await import('undici');
-  const timeout = options.timeoutMs ?? 600_000;
-  const agentOptions: Agent.Options = {
-    connections: options.connections ?? 128,
-    // Counted by undici on the wire (before decoding), at no cost per chunk; decoded bodies are counted again.
-    maxResponseSize: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    pipelining: 1,
-    keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
-    keepAliveMaxTimeout: options.keepAliveMaxTimeoutMs ?? 600_000,
-    headersTimeout: timeout,
-    bodyTimeout: timeout,
-    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
-  };
-  const env = options.env ?? process.env;
-  const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
-  const httpsProxy = env.https_proxy ?? env.HTTPS_PROXY;
-  if (!httpProxy && !httpsProxy) return new Agent(agentOptions);
-  return new EnvHttpProxyAgent({
-    ...agentOptions,
-    ...(httpProxy ? { httpProxy } : {}),
-    ...(httpsProxy ? { httpsProxy } : {}),
-    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
-  });
 }
 
 /**

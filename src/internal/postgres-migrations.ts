@@ -1,5 +1,5 @@
-import type { Pool, QueryConfig } from 'pg';
 import { StorageUnavailableError } from '../errors.ts';
+import type { PostgresPool, PostgresResult } from './postgres-pool.ts';
 import { redactSecrets } from './redact.ts';
 
 /**
@@ -20,22 +20,23 @@ const MIGRATION_LOCK = 0x5357_5944; // "SWYD"
  * under an advisory lock held for the session; applied versions are kept in `switchyard_migrations`.
  */
 export async function migrate(
-  pool: Pool,
+  pool: PostgresPool,
   name: string,
   migrations: ReadonlyArray<{ version: number; sql: string }>,
 ): Promise<void> {
   const client = await pool.connect();
-  // pg reads a per-query `query_timeout` (its types omit it): the pool's short one would cut the lock's wait.
+  // pg reads a per-query `query_timeout`: the pool's short one would cut the lock's wait.
   const query = (text: string, values?: unknown[]) =>
-    client.query({ text, values, query_timeout: MIGRATION_QUERY_TIMEOUT_MS } as QueryConfig);
+    client.query({ text, values, query_timeout: MIGRATION_QUERY_TIMEOUT_MS });
   try {
     await query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await query(
       'CREATE TABLE IF NOT EXISTS switchyard_migrations (name TEXT NOT NULL, version INTEGER NOT NULL, ' +
         'applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (name, version))',
     );
-    const { rows } = await query('SELECT version FROM switchyard_migrations WHERE name = $1', [name]);
-    const applied = new Set(rows.map((row: { version: number }) => row.version));
+    const versions = 'SELECT version FROM switchyard_migrations WHERE name = $1';
+    const { rows } = (await query(versions, [name])) as PostgresResult<{ version: number }>;
+    const applied = new Set(rows.map((row) => row.version));
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
       await query('BEGIN');

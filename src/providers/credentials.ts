@@ -1,4 +1,5 @@
-import type { ProviderDefinition, ProviderSettings } from './provider.ts';
+import { keySlotsOf } from './key-slots.ts';
+import type { ProviderDefinition, ProviderKey, ProviderSettings } from './provider.ts';
 
 /** A setting a provider needs and does not have (or cannot use: `problem` says why). */
 export interface MissingSetting {
@@ -51,4 +52,30 @@ export function keyAndEndpoint(
   const baseURL = configured.baseURL ?? env[`${prefix}_BASE_URL`] ?? definition.defaultBaseURL;
   if (!baseURL) return { missing: `${prefix}_BASE_URL` };
   return { apiKey, baseURL };
+}
+
+/** The settings a call with one of the provider's keys uses: that key, and its own endpoint when it has one. */
+export function settingsWithKey<Settings extends ProviderSettings>(
+  settings: Settings,
+  key: ProviderKey | undefined,
+): Settings {
+  return key ? { ...settings, apiKey: key.apiKey, ...(key.baseURL ? { baseURL: key.baseURL } : {}) } : settings;
+}
+
+/**
+ * Whether a provider can be called as configured, for health, readiness and the startup log: one of its keys
+ * (`keys`, a comma-separated `<PREFIX>_API_KEY`, else the one `apiKey`) has what a call with it needs. A provider that
+ * needs no key (a local Ollama) counts once its endpoint is set explicitly.
+ */
+export function hasCredentials(
+  definition: ProviderDefinition,
+  configured: ProviderSettings,
+  env: Record<string, string | undefined>,
+): boolean {
+  const slots = keySlotsOf(definition.id, configured, env[`${definition.envPrefix}_API_KEY`]);
+  return slots.some(({ key }) => {
+    const settings = settingsWithKey(configured, key);
+    if ('missing' in credentialsOf(definition, settings, env)) return false;
+    return definition.requiresApiKey || !!(settings.baseURL ?? env[`${definition.envPrefix}_BASE_URL`]);
+  });
 }

@@ -1,6 +1,13 @@
-import { ProviderError } from '../errors.ts';
+import { type InternalError, ProviderError } from '../errors.ts';
+import { isLocalFault } from '../internal/local-fault.ts';
 import type { ResolvedProviderSettings } from './provider.ts';
-import { abortedByCaller, answerTooLarge, type ErrorScope } from './provider-errors.ts';
+import {
+  abortedByCaller,
+  answerTooLarge,
+  type ErrorScope,
+  internalErrorWithin,
+  localFailure,
+} from './provider-errors.ts';
 
 /** Where a failure happened: sending the request (and reading its headers), or reading a stream already open. */
 export type CallPhase = 'request' | 'stream';
@@ -20,14 +27,22 @@ export type ErrorClassifier = (
 export interface ErrorMapper {
   /** Who was called, with the provider's secrets to redact: for the errors the adapter raises itself. */
   scope(model: string): ErrorScope;
-  /** A failure of the provider's SDK as a `ProviderError`, the same way for every provider but for `classify`. */
-  map(error: unknown, model: string, context?: { signal?: AbortSignal | undefined; phase?: CallPhase }): ProviderError;
+  /**
+   * A failure of the provider's SDK as a `ProviderError`, the same way for every provider but for `classify`; a
+   * failure of this process as an `InternalError`.
+   */
+  map(
+    error: unknown,
+    model: string,
+    context?: { signal?: AbortSignal | undefined; phase?: CallPhase },
+  ): ProviderError | InternalError;
 }
 
 /**
  * The skeleton every provider's error mapping shares: a `ProviderError` passes unchanged, an answer larger than
- * `maxResponseBytes` and the caller's abort are told apart the same way everywhere, and the rest is the provider's
- * `classify`. Every message and cause is redacted of `settings.secrets`.
+ * `maxResponseBytes` and the caller's abort are told apart the same way everywhere, so is a failure of this process
+ * (an `InternalError` from below, a bug, a missing runtime API: never blamed on the provider), and the rest is the
+ * provider's `classify`. Every message and cause is redacted of `settings.secrets`.
  */
 export function errorMapper(
   provider: string,
@@ -49,6 +64,9 @@ export function errorMapper(
       const tooLarge = answerTooLarge(within, error);
       if (tooLarge) return tooLarge;
       if (context.signal?.aborted) return abortedByCaller(within, error);
+      const internal = internalErrorWithin(error);
+      if (internal) return internal;
+      if (isLocalFault(error)) return localFailure(within, error);
       return classify(error, within, { signal: context.signal, phase: context.phase ?? 'request' });
     },
   };

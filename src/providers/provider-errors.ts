@@ -1,4 +1,5 @@
-import { AuthenticationError, isRetryableStatus, ProviderError, RateLimitError } from '../errors.ts';
+import { AuthenticationError, InternalError, isRetryableStatus, ProviderError, RateLimitError } from '../errors.ts';
+import { describeLocalFault } from '../internal/local-fault.ts';
 import { redactedCause, redactSecrets } from '../internal/redact.ts';
 
 /**
@@ -116,6 +117,24 @@ export function invalidResponse(scope: Who, problem: string, cause?: unknown): P
     retryable: true,
     cause,
   });
+}
+
+/**
+ * A failure of this process while calling the provider (a bug, a runtime without an API the package needs): never
+ * the provider's, and not retried. Names what failed and where.
+ */
+export function localFailure(scope: Who, error: unknown): InternalError {
+  const what = describeLocalFault(error);
+  const message = `A failure inside this process while calling ${label(scope)}, not the provider's: ${what}`;
+  return new InternalError(redactSecrets(message, scope.secrets ?? []), redactedCause(error, scope.secrets ?? []));
+}
+
+/** An `InternalError` somewhere in the error's cause chain (an SDK wraps what our fetch threw), if there is one. */
+export function internalErrorWithin(error: unknown): InternalError | undefined {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 6 && cause instanceof Error; depth++, cause = cause.cause)
+    if (cause instanceof InternalError) return cause;
+  return undefined;
 }
 
 /**

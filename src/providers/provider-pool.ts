@@ -1,7 +1,7 @@
 import { createPooledTransport, type PooledTransport } from '../internal/http-transport.ts';
 import { redactSecrets } from '../internal/redact.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, withResponseLimit } from '../internal/response-limit.ts';
-import { credentialsOf, type MissingSetting } from './credentials.ts';
+import { credentialsOf, hasCredentials, type MissingSetting, settingsWithKey } from './credentials.ts';
 import { KeyHealth, type KeySlot, keySlotsOf } from './key-slots.ts';
 import type { MockProvider } from './mock/simulator.ts';
 import { standIn } from './mock/stand-in.ts';
@@ -30,7 +30,7 @@ export interface ProviderLookup {
 
 export interface ProviderPoolOptions {
   registry: ProviderRegistry;
-  providers: Record<string, ProviderSettings> | undefined;
+  providers: Record<string, ProviderSettings | undefined> | undefined;
   env: Record<string, string | undefined>;
   timeoutMs: number;
   /** Mock mode: this simulator answers for every provider, after that provider's own request conversion. */
@@ -94,7 +94,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
       return { missing: `the ${name} adapter (not available in this version of switchyard; pin another provider)` };
     const key = keysOf(name)[index]?.key;
     const base = options.providers?.[name] ?? {};
-    const configured = key ? { ...base, apiKey: key.apiKey, ...(key.baseURL ? { baseURL: key.baseURL } : {}) } : base;
+    const configured = settingsWithKey(base, key);
     const found = credentialsOf(definition, configured, options.env);
     if ('missing' in found) return found;
     const resolved = { ...configured, ...found };
@@ -146,12 +146,7 @@ function transportFromEnvironment(): ProviderTransport {
 export function providersWithCredentials(
   options: Pick<ProviderPoolOptions, 'registry' | 'providers' | 'env'>,
 ): string[] {
-  const names: string[] = [];
-  for (const definition of options.registry.definitions) {
-    const configured = options.providers?.[definition.id] ?? {};
-    const explicitEndpoint = configured.baseURL ?? options.env[`${definition.envPrefix}_BASE_URL`];
-    const found = credentialsOf(definition, configured, options.env);
-    if (!('missing' in found) && (definition.requiresApiKey || explicitEndpoint)) names.push(definition.id);
-  }
-  return names;
+  return [...options.registry.definitions]
+    .filter((definition) => hasCredentials(definition, options.providers?.[definition.id] ?? {}, options.env))
+    .map((definition) => definition.id);
 }

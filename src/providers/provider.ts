@@ -212,11 +212,11 @@ export type ProviderCompletion = Omit<CompletionResponse, 'switchyard'>;
 export interface ProviderKey {
   apiKey: string;
   /** Share of the calls this key gets first (default 1). */
-  weight?: number;
+  weight?: number | undefined;
   /** Names the key in attempt chains and logs (default `<provider>#<n>`); never the key itself. */
-  label?: string;
+  label?: string | undefined;
   /** This key's endpoint, when it differs (another region or Azure resource). */
-  baseURL?: string;
+  baseURL?: string | undefined;
 }
 
 /**
@@ -225,33 +225,33 @@ export interface ProviderKey {
  * `ProviderSettings & Own`.
  */
 export interface ProviderSettings {
-  apiKey?: string;
+  apiKey?: string | undefined;
   /**
    * Several keys: each call tries them in weighted random order; a 429, 401 or 403 moves to the next key before the
    * next provider, and a key that keeps failing is rested for a while (see docs/providers.md). `apiKey` is ignored.
    */
-  keys?: ProviderKey[];
-  baseURL?: string;
+  keys?: ProviderKey[] | undefined;
+  baseURL?: string | undefined;
   /** Extra headers sent with every request (OpenRouter's HTTP-Referer, X-Title, …). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Per-attempt timeout in milliseconds. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Streams from this provider: time to the first content (overrides the gateway's `firstTokenTimeoutMs`). */
-  firstTokenTimeoutMs?: number;
+  firstTokenTimeoutMs?: number | undefined;
   /** Streams from this provider: longest wait for the next chunk (overrides the gateway's `streamIdleTimeoutMs`). */
-  streamIdleTimeoutMs?: number;
+  streamIdleTimeoutMs?: number | undefined;
   /**
    * A fetch implementation every request of this provider goes through (proxies, instrumentation, tests), whichever
    * the transport.
    */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /**
    * How the provider is reached: `wire` (the default for OpenAI-compatible providers, Anthropic and Gemini) speaks
    * its HTTP API directly on the gateway's connection pool; `sdk` goes through the official SDK. Default: the
    * gateway's `transport`, else the `SWITCHYARD_TRANSPORT` environment variable, else `wire`. Providers whose
    * authentication is their SDK's (Azure with Entra ID, Bedrock, Vertex) use it either way.
    */
-  transport?: ProviderTransport;
+  transport?: ProviderTransport | undefined;
 }
 
 export type ProviderTransport = 'wire' | 'sdk';

@@ -18,7 +18,9 @@ interface OwnSettings {
 }
 
 type BuiltInSettings = {
-  [Id in keyof OwnSettings]?: ProviderSettings & OwnSettings[Id] & { definition?: ProviderDefinition };
+  [Id in keyof OwnSettings]?:
+    | (ProviderSettings & OwnSettings[Id] & { definition?: ProviderDefinition | undefined })
+    | undefined;
 };
 
 /**
@@ -32,7 +34,9 @@ type AnyOwnSettings = Partial<OwnSettings['azure'] & OwnSettings['bedrock'] & Ow
  * `providers.bedrock.region`, …), plus the `definition` of a provider of your own.
  */
 export interface ProvidersSettings extends BuiltInSettings {
-  [id: string]: ProviderSettings & AnyOwnSettings & { definition?: ProviderDefinition };
+  // `| undefined`: a consumer without exactOptionalPropertyTypes reads `azure?:` as `… | undefined`, which the index
+  // signature must hold too.
+  [id: string]: (ProviderSettings & AnyOwnSettings & { definition?: ProviderDefinition | undefined }) | undefined;
 }
 
 /** Every provider Switchyard ships, each defined in its own folder. */
@@ -85,7 +89,7 @@ export function everyProvider(providers: ProvidersSettings | undefined): Provide
 /** Providers the caller defined in `providers`, each under its own id. */
 function providersDefinedIn(providers: ProvidersSettings | undefined): ProviderDefinition[] {
   return Object.entries(providers ?? {}).flatMap(([id, settings]) => {
-    const definition = settings.definition;
+    const definition = settings?.definition;
     if (!definition) return [];
     if (definition.id !== id) {
       throw new InvalidRequestError(

@@ -3,16 +3,17 @@ import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-reco
 import type { CallRecord, Dialect } from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
 import { type BilledUsage, ZERO_USAGE } from './compute-cost.ts';
+import type { JournalSegment } from './record-journal.ts';
 import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
 import { MemorySink } from './sinks/memory-sink.ts';
 
-export type RecordOptions = Partial<RecordQueueOptions> & {
-  redact?: boolean;
+export type RecordOptions = { [Option in keyof RecordQueueOptions]?: RecordQueueOptions[Option] | undefined } & {
+  redact?: boolean | undefined;
   /**
    * Longest text a record keeps per field, in characters: each message content, template value, answer,
    * reasoning and tool-call arguments. Longer text is cut with a marker saying how much (default 1,000,000).
    */
-  maxTextLength?: number;
+  maxTextLength?: number | undefined;
 };
 
 /** What the record of one call needs besides the request and outcome: handed over once, when the call ends. */
@@ -43,6 +44,8 @@ export interface RecordedRequest {
   readonly stream?: unknown;
 }
 
+type Outcome = Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>;
+
 export interface CallRecorder {
   readonly calls: CallStore;
   readonly stats: RecordQueueStats;
@@ -50,11 +53,13 @@ export interface CallRecorder {
    * Queues the call's record; it is built on the next turn of the event loop, after the caller has its answer (at
    * once when the queue has a journal).
    */
-  record(
-    request: RecordedRequest,
-    call: CallContext,
-    outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>,
-  ): void;
+  record(request: RecordedRequest, call: CallContext, outcome: Outcome): void;
+  /**
+   * A call that will take a while (a stream): its record as it stands now (`outcome`: what the record should say
+   * if the process dies before the call ends), kept on disk by the journal until the returned function is called,
+   * after `record`. Nothing without a journal.
+   */
+  opened(request: RecordedRequest, call: CallContext, outcome: Outcome): () => void;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -63,7 +68,8 @@ export interface CallRecorder {
  * The gateway's recording: a bounded queue to the sinks (a queryable memory sink unless told otherwise), or nothing.
  */
 export function createCallRecorder(options: false | RecordOptions | undefined): CallRecorder {
-  const recordOptions = options === false ? undefined : { sinks: [new MemorySink()], ...options };
+  // `sinks: undefined` is no sinks given: the default memory sink, not none.
+  const recordOptions = options === false ? undefined : { ...options, sinks: options?.sinks ?? [new MemorySink()] };
   const queue = recordOptions ? new RecordQueue(recordOptions as RecordQueueOptions) : undefined;
   const redact = recordOptions?.redact ?? false;
   const maxTextLength = recordOptions?.maxTextLength;
@@ -83,34 +89,13 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
     },
     record(request, call, outcome) {
       if (!queue) return;
-      const sent = {
-        model: typeof request?.model === 'string' ? request.model : '',
-        // A shallow copy: callers often push onto their messages array right after the call.
-        messages: asArray(call.messages ?? request?.messages),
-        input: request?.input,
-        metadata: call.metadata ?? request?.metadata,
-        stream: request?.stream === true,
-      };
+      const sent = sentOf(request, call);
       const endedAt = Date.now();
       const build = () => {
-        const input: CallRecordInput = {
-          id: call.id,
-          ...(call.dialect ? { dialect: call.dialect } : {}),
-          request: sent,
-          startedAt: call.startedAt,
-          endedAt,
-          billed: call.billed,
-          redact,
-          ...(maxTextLength !== undefined ? { maxTextLength } : {}),
-          ...(call.model ? { model: call.model } : {}),
-          ...(call.agentId ? { agentId: call.agentId } : {}),
-          ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
-          ...outcome,
-        };
         // Anything thrown here would end the process (in its own tick) or fail an answered call (journaled).
         // buildRecord isolates each part; this is the last line, for a failure outside the parts.
         try {
-          const { record, incomplete } = buildRecord(input);
+          const { record, incomplete } = buildRecord(inputOf(sent, call, endedAt, outcome, redact, maxTextLength));
           queue.enqueue(record, incomplete);
         } catch (error) {
           queue.enqueue(bareRecord(call, sent.model, endedAt, outcome.error, error), true);
@@ -121,11 +106,60 @@ export function createCallRecorder(options: false | RecordOptions | undefined): 
       if (queue.journaled) build();
       else setImmediate(build);
     },
+    opened(request, call, outcome) {
+      const journal = recordOptions?.journal;
+      if (!journal) return () => undefined;
+      let segment: JournalSegment | undefined;
+      try {
+        const input = inputOf(sentOf(request, call), call, Date.now(), outcome, redact, maxTextLength);
+        segment = journal.openCall(buildRecord(input).record);
+      } catch {
+        // The call goes on; only a process killed during it would have used this record.
+      }
+      return () => segment && journal.closeCall(segment);
+    },
     flush,
     close: async () => {
       await nextTurn();
       await queue?.close();
     },
+  };
+}
+
+type Sent = CallRecordInput['request'];
+
+function sentOf(request: RecordedRequest, call: CallContext): Sent {
+  return {
+    model: typeof request?.model === 'string' ? request.model : '',
+    // A shallow copy: callers often push onto their messages array right after the call.
+    messages: asArray(call.messages ?? request?.messages),
+    input: request?.input,
+    metadata: call.metadata ?? request?.metadata,
+    stream: request?.stream === true,
+  };
+}
+
+function inputOf(
+  sent: Sent,
+  call: CallContext,
+  endedAt: number,
+  outcome: Outcome,
+  redact: boolean,
+  maxTextLength: number | undefined,
+): CallRecordInput {
+  return {
+    id: call.id,
+    ...(call.dialect ? { dialect: call.dialect } : {}),
+    request: sent,
+    startedAt: call.startedAt,
+    endedAt,
+    billed: call.billed,
+    redact,
+    ...(maxTextLength !== undefined ? { maxTextLength } : {}),
+    ...(call.model ? { model: call.model } : {}),
+    ...(call.agentId ? { agentId: call.agentId } : {}),
+    ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
+    ...outcome,
   };
 }
 

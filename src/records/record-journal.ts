@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { CallRecord } from './call-record.ts';
@@ -27,8 +37,11 @@ export interface JournalSegment {
   bytes: number;
 }
 
-/** `<pid>-<token>-<n>@<host>.jsonl`: whose file it is, so a replica never replays a live one's. */
-const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)@(.+)\.jsonl$/;
+/**
+ * `<pid>-<token>-<n>@<host>.jsonl`: whose file it is, so a replica never replays a live one's. A call still in
+ * flight has a file of its own, `<pid>-<token>-<n>-open@<host>.jsonl`, deleted when its real record is appended.
+ */
+const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)(-open)?@(.+)\.jsonl$/;
 
 /**
  * A write-ahead log of call records: each record is appended as one JSON line, with a synchronous write, before the
@@ -91,14 +104,42 @@ export class RecordJournal {
       this.#current.bytes += written;
       this.#appendFailed = false;
     } catch (error) {
-      if (this.#appendFailed) return;
-      this.#appendFailed = true;
-      try {
-        this.#onError(error);
-      } catch {
-        // A throwing handler must not fail the call.
-      }
+      this.#report(error);
     }
+  }
+
+  /** A failure to write, reported the first time after a success. */
+  #report(error: unknown): void {
+    if (this.#appendFailed) return;
+    this.#appendFailed = true;
+    try {
+      this.#onError(error);
+    } catch {
+      // A throwing handler must not fail the call.
+    }
+  }
+
+  /**
+   * A call in flight (a stream): its record as it stands now, in a file of its own until `closeCall`. A process
+   * killed meanwhile leaves the file, replayed as any other; one that lives appends the call's real record, then
+   * closes this (a replay of both stores the later one: the sinks upsert by id, and files replay oldest first).
+   * Never throws: a failure is reported once, and the call goes on unjournaled.
+   */
+  openCall(record: CallRecord): JournalSegment | undefined {
+    const line = Buffer.from(`${recordJson(record)}\n`);
+    const path = join(this.#dir, `${process.pid}-${this.#token}-${this.#sequence++}-open@${ownHost()}.jsonl`);
+    try {
+      writeFileSync(path, line, { mode: 0o600, flag: 'wx' });
+      return { path, records: 1, bytes: line.length };
+    } catch (error) {
+      this.#report(error);
+      return undefined;
+    }
+  }
+
+  /** The call's real record was appended: its file from `openCall` goes. */
+  closeCall(segment: JournalSegment): void {
+    removeFile(segment.path);
   }
 
   /** Closes the file being appended to and returns it: the records of the flush about to start. */
@@ -180,20 +221,23 @@ export class RecordJournal {
 
   /** Files of processes on this machine that no longer run, oldest first, within `maxBytes` (newest kept). */
   #adoptLeftovers(): void {
-    const found: Array<JournalSegment & { modified: number }> = [];
+    const found: Array<JournalSegment & { modified: number; open: boolean }> = [];
     for (const name of readdirSync(this.#dir)) {
       const owner = SEGMENT_NAME.exec(name);
-      if (!owner || decodeURIComponent(owner[4]!) !== hostname() || isRunning(Number(owner[1]), owner[2]!)) continue;
+      if (!owner || decodeURIComponent(owner[5]!) !== hostname() || isRunning(Number(owner[1]), owner[2]!)) continue;
       const path = join(this.#dir, name);
       try {
         const { size, mtimeMs } = statSync(path);
         const records = readFileSync(path, 'utf8').split('\n').length - 1;
-        found.push({ path, records, bytes: size, modified: mtimeMs });
+        found.push({ path, records, bytes: size, modified: mtimeMs, open: owner[4] !== undefined });
       } catch {
         // Taken by another replica starting at the same time.
       }
     }
-    this.#pending = found.sort((a, b) => a.modified - b.modified).map(({ modified: _, ...segment }) => segment);
+    // Oldest first; at the same time, a call's open record before the file that may hold its real one.
+    const order = (a: (typeof found)[number], b: (typeof found)[number]) =>
+      a.modified - b.modified || Number(b.open) - Number(a.open);
+    this.#pending = found.sort(order).map(({ modified: _, open: __, ...segment }) => segment);
     this.#trim();
   }
 }

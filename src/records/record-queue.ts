@@ -9,26 +9,26 @@ const REPORT_INTERVAL_MS = 60_000;
 export interface RecordQueueOptions {
   sinks: RecordSink[];
   /** Records waiting at most; past it new records are dropped and counted (default 10_000). */
-  maxQueued?: number;
+  maxQueued?: number | undefined;
   /** A flush starts once this many records wait (default 200), and writes batches of at most this size. */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** A flush starts at the latest this long after a record arrives (default 1000 ms). */
-  flushIntervalMs?: number;
+  flushIntervalMs?: number | undefined;
   /**
    * Told about a sink's failure: the first one after a success, then at most once a minute while it keeps
    * failing. `error` is the sink's own (SQLite's "database or disk is full", say). Default: a process warning.
    */
-  onError?: (error: unknown, sink: RecordSink) => void;
+  onError?: ((error: unknown, sink: RecordSink) => void) | undefined;
   /**
    * Told when records are dropped (queue full or closed): the first time, then at most once a minute.
    * Default: a process warning.
    */
-  onDropped?: (stats: RecordQueueStats) => void;
+  onDropped?: ((stats: RecordQueueStats) => void) | undefined;
   /**
    * A write-ahead journal: each accepted record is appended to it in `enqueue`, and a flush that its sinks failed
    * keeps the records there to replay (see `RecordJournal`). What a dead process left is replayed soon after start.
    */
-  journal?: RecordJournal;
+  journal?: RecordJournal | undefined;
 }
 
 export interface RecordQueueStats {
@@ -172,15 +172,21 @@ export class RecordQueue {
     // The journal file of exactly the records this drain writes: later ones go to the next file.
     const segment = this.#journal?.rotate();
     let journaledSinkFailed = false;
-    let remaining = this.#queue.length;
+    const drained = this.#queue.length;
+    let remaining = drained;
     while (remaining > 0) {
       const batch = this.#queue.splice(0, Math.min(this.#batchSize, remaining));
       remaining -= batch.length;
-      const outcomes = await Promise.all(this.#sinks.map((sink) => this.#writeTo(sink, batch)));
+      // A journaled sink's outage loses nothing yet: the segment keeps the batch for a replay.
+      const outcomes = await Promise.all(
+        this.#sinks.map((sink, index) => this.#writeTo(sink, batch, segment !== undefined && this.#isJournaled(index))),
+      );
       this.#written += batch.length - Math.max(0, ...outcomes.map((outcome) => outcome.lost));
       journaledSinkFailed ||= outcomes.some((outcome, index) => outcome.threw && this.#isJournaled(index));
     }
     if (!this.#journal) return;
+    // Records whose append failed (a full disk) are in no segment: an outage of the sinks loses them.
+    if (segment && journaledSinkFailed) this.#countFailed(drained - segment.records);
     if (segment) this.#countDropped(this.#journal.settle(segment, !journaledSinkFailed));
     if (!journaledSinkFailed && this.#journal.nextPending) await this.#replay(this.#journal);
   }
@@ -198,6 +204,12 @@ export class RecordQueue {
     if (failure) this.#report(failure.error, failure.sink);
   }
 
+  #countFailed(records: number): void {
+    if (records <= 0) return;
+    this.#failed += records;
+    this.#lastLossAt = Date.now();
+  }
+
   /** Records the journal deleted unstored to stay within its size: dropped, as from a full queue. */
   #countDropped(records: number): void {
     if (records === 0) return;
@@ -208,9 +220,10 @@ export class RecordQueue {
 
   /**
    * How many records of the batch the sink did not store: all when it threw (`threw`: an outage, worth a journal
-   * replay), the refused ones when it said so.
+   * replay), the refused ones when it said so. An outage of a sink the journal stands in for (`kept`) is not
+   * counted as a loss: the replay stores the batch, or counts what it could not.
    */
-  async #writeTo(sink: RecordSink, batch: CallRecord[]): Promise<{ lost: number; threw: boolean }> {
+  async #writeTo(sink: RecordSink, batch: CallRecord[], kept: boolean): Promise<{ lost: number; threw: boolean }> {
     try {
       await sink.write(batch);
       // Recovered: its next failure is news, whenever it comes.
@@ -220,8 +233,7 @@ export class RecordQueue {
       const threw = !(error instanceof RecordsRefusedError);
       const refused = threw ? batch.length : Math.max(0, (error as RecordsRefusedError).refused);
       const lost = Math.min(refused, batch.length);
-      this.#failed += lost;
-      this.#lastLossAt = Date.now();
+      if (!(threw && kept)) this.#countFailed(lost);
       const last = this.#reportedAt.get(sink);
       const now = performance.now();
       if (last === undefined || now - last >= REPORT_INTERVAL_MS) {

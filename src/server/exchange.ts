@@ -9,6 +9,8 @@ export interface ServerRequest {
   readonly path: string;
   /** The query string, parsed on first use. */
   readonly query: URLSearchParams;
+  /** The address of the client's end of the connection (a proxy's, behind one); absent when the runtime hides it. */
+  readonly peer?: string | undefined;
   /** A header's value by its lower-case name. */
   header(name: string): string | undefined;
   /** The whole body, or a 413 `HttpError` as soon as it grows past `maxBytes`. */

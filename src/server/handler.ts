@@ -8,7 +8,7 @@ import { authenticate } from './authenticate.ts';
 import { BackgroundRuns } from './background-runs.ts';
 import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
-import { assertAllowedHost, type HostPolicy } from './host-check.ts';
+import { assertAllowedHost, type HostPolicy, isDirectLocalRequest } from './host-check.ts';
 import { KeyAccess, type KeyLimits } from './key-access.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
 import { KeyRateLimit, type OnStoreError } from './key-rate-limit.ts';
@@ -46,7 +46,10 @@ export interface SwitchyardHandlerOptions {
   mock?: boolean;
   /** Largest request body accepted (default 4 MB); larger ones get 413. */
   maxBodyBytes?: number;
-  /** Serve the workflow page without a key: only safe when the server listens on loopback. */
+  /**
+   * Serve the pages (`/`, `/experiments`) without a key to requests straight from this machine (loopback peer, no
+   * proxy's forwarding header): only safe when the server listens on loopback and is not reached through a proxy.
+   */
   publicPage?: boolean;
   /** Accepted `Host` and `Origin` values for `/` and `/mcp` (DNS-rebinding protection). */
   hostPolicy: HostPolicy;
@@ -154,7 +157,8 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       let key: ApiKeyInfo | undefined;
       // Anthropic's SDKs send the key as `x-api-key`; every route takes either.
       const presented = request.header('authorization') ?? bearer(request.header('x-api-key'));
-      if (route.auth === 'key' || (route.auth === 'page' && !options.publicPage)) {
+      const publicPage = route.auth === 'page' && options.publicPage === true && isDirectLocalRequest(request);
+      if (route.auth === 'key' || (route.auth === 'page' && !publicPage)) {
         key = await authenticate(presented, keys);
         if (route.scope) requireScope(key, route.scope);
         if (route.auth === 'key') {

@@ -62,7 +62,31 @@ export function assertAllowedHost(request: ServerRequest, policy: HostPolicy): v
 }
 
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^(::ffff:)?127(\.\d{1,3}){3}$/i.test(host);
+}
+
+/**
+ * Whether the pages (`/`, `/experiments`) may be served without a key: only on loopback, and not once the server is
+ * reached by other names (`--allowed-host`: a proxy's, whose requests all come from loopback); what to log if not.
+ */
+export function pageAccess(host: string, allowedHosts: readonly string[]): { isPublic: boolean; notice?: string } {
+  if (!isLoopback(host))
+    return { isPublic: false, notice: 'not on loopback: the workflow page requires an API key too' };
+  if (allowedHosts.length > 0)
+    return { isPublic: false, notice: '--allowed-host given: the workflow page requires an API key too' };
+  return { isPublic: true };
+}
+
+/** Headers a reverse proxy adds (nginx, Caddy, Traefik, HAProxy, RFC 7239): a request that has one came through one. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'];
+
+/**
+ * Whether a request comes straight from this machine: its peer is loopback (when the runtime says) and no proxy
+ * says it forwarded it. Behind a proxy on the same machine the peer is loopback too, so the headers decide.
+ */
+export function isDirectLocalRequest(request: ServerRequest): boolean {
+  if (request.peer !== undefined && !isLoopback(request.peer)) return false;
+  return FORWARDING_HEADERS.every((name) => request.header(name) === undefined);
 }
 
 function isWildcard(host: string): boolean {

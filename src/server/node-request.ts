@@ -41,6 +41,10 @@ export class NodeRequest implements ServerRequest {
     }
   }
 
+  get peer(): string | undefined {
+    return this.#req.socket.remoteAddress;
+  }
+
   get query(): URLSearchParams {
     return (this.#query ??= new URLSearchParams(this.#search));
   }

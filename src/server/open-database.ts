@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { loadSqlite } from '../internal/load-sqlite.ts';
+import { ensurePrivateFile } from '../internal/private-file.ts';
 
 /**
  * The one SQLite file of a data directory: API keys, deployments and call records live in it, each in its own table.
@@ -15,7 +15,8 @@ export function databasePath(dataDir: string): string {
  * WAL mode lets them read while another writes, and `busy_timeout` covers a CLI writing while `serve` runs.
  */
 export function openDatabase(path: string): DatabaseSync {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  // Created for this user alone (SQLite gives its WAL files the same mode): keys' hashes, prompts, answers.
+  if (path !== ':memory:') ensurePrivateFile(path);
   const db = new (loadSqlite('switchyard serve').DatabaseSync)(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
   return db;

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { RedisCacheStore } from '../cache/redis-cache-store.ts';
 import type { CacheMode, ResponseCacheOptions } from '../cache/response-cache.ts';
 import { SqliteCacheStore } from '../cache/sqlite-cache-store.ts';
+import { ensurePrivateFile } from '../internal/private-file.ts';
 
 /** `serve --cache <store>`: where the response cache lives; `off` turns it off for every call. */
 export type ServeCacheStore = 'memory' | 'sqlite' | 'redis' | 'off';
@@ -30,8 +31,12 @@ export function openResponseCache(
     ...(settings.mode !== undefined ? { mode: settings.mode } : {}),
   };
   if (settings.store === 'memory') return common;
-  if (settings.store === 'sqlite')
-    return { ...common, store: new SqliteCacheStore(join(dataDir, 'response-cache.sqlite')) };
+  if (settings.store === 'sqlite') {
+    // Answers to callers' prompts: this user's alone, as the data file.
+    const path = join(dataDir, 'response-cache.sqlite');
+    ensurePrivateFile(path);
+    return { ...common, store: new SqliteCacheStore(path) };
+  }
   if (!redis) throw new Error("--cache redis keeps the cache in the server's Redis: give --redis <url> too.");
   return { ...common, store: new RedisCacheStore(redis) };
 }

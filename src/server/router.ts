@@ -18,7 +18,7 @@ export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Matched against the whole path; capture groups become `params`. */
   path: RegExp;
-  /** `key`: Bearer key required; `page`: required unless the server is on loopback; `none`: public. */
+  /** `key`: Bearer key required; `page`: required unless public to local requests (`publicPage`); `none`: public. */
   auth: 'key' | 'page' | 'none';
   /** The scope the key needs (403 without it); routes whose needs depend on the request check in `handle`. */
   scope?: Scope;

@@ -4,6 +4,7 @@ import type { CallRecord } from '../records/call-record.ts';
 import type { RecordQueueStats } from '../records/record-queue.ts';
 import type { RecordSink } from '../records/sink.ts';
 import type { Reply } from './exchange.ts';
+import { forbidden } from './key-scopes.ts';
 import { BoundedValues, OTHER, SeriesCap } from './metric-labels.ts';
 import type { Route } from './router.ts';
 
@@ -145,11 +146,16 @@ export async function createServerMetrics(
         path: /^\/metrics$/,
         auth: 'key',
         scope: 'metrics:read',
-        handle: async (): Promise<Reply> => ({
-          status: 200,
-          headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },
-          body: await registry.metrics(),
-        }),
+        handle: async ({ key }): Promise<Reply> => {
+          // Series span every agent (and many have no agent label to cut by): a key for some agents reads none.
+          if (key?.allowed_agents != null)
+            throw forbidden('this API key reads only its own agents; the metrics span every agent');
+          return {
+            status: 200,
+            headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },
+            body: await registry.metrics(),
+          };
+        },
       },
     ],
     observe(route, status) {

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { StorageUnavailableError } from '../errors.ts';
 import { isPostgresOutage, postgresError } from '../internal/postgres-migrations.ts';
-import { redactSecrets, urlCredentials } from '../internal/redact.ts';
+import { urlCredentials } from '../internal/redact.ts';
 import type { PostgresSink } from '../records/sinks/postgres-sink.ts';
+import { connectRedis, DEFAULT_REDIS_WAIT_MS } from './connect-redis.ts';
 import { EngineWatch, type EngineWatchOptions } from './engine-watch.ts';
 import type { KeyStore } from './key-store.ts';
 
@@ -23,46 +24,6 @@ async function postgresKeys(url: string): Promise<KeyStore> {
   const store = new PostgresKeyStore(url);
   await store.ready();
   return store;
-}
-
-/** How long a Redis command may wait for its answer before it is an outage (a hung or unreachable server). */
-const REDIS_COMMAND_TIMEOUT_MS = 500;
-
-/**
- * A Redis connection, checked before the server listens; its URL (and any password in it) is never logged. Made to
- * fail fast: while it is disconnected a command fails at once (no offline queue), a command in flight when the
- * connection drops is not resent (it may have been applied), and one without an answer fails after 500 ms. The
- * client reconnects by itself (every 100 ms, then up to every second); `onState` hears each loss and return.
- */
-async function connectRedis(url: string, onState?: { down(reason: unknown): void; up(): void }): Promise<Redis> {
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 2_000,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: (times) => Math.min(times * 100, 1_000),
-  });
-  // Connection errors surface on the commands that need the connection; an idle one must not crash the process.
-  let connected = false;
-  redis.on('error', (error: unknown) => {
-    if (connected) onState?.down(error);
-  });
-  try {
-    await redis.connect();
-    connected = true;
-  } catch (error) {
-    redis.disconnect();
-    throw new Error(
-      `Redis could not be reached: ${redactSecrets(error instanceof Error ? error.message : String(error), [])}`,
-    );
-  }
-  if (onState) {
-    redis.on('ready', () => onState.up());
-    redis.on('close', () => onState.down('the connection closed'));
-  }
-  return redis;
 }
 
 /** Replies of a Redis that is loading, read-only, out of memory or failing over: an outage, not a wrong command. */
@@ -116,7 +77,7 @@ export interface SharedEngines {
  * `watch.states()` probes each for the health route, and an outage is logged once per interval.
  */
 export async function openSharedEngines(
-  urls: { database?: string | undefined; redis?: string | undefined },
+  urls: { database?: string | undefined; redis?: string | undefined; redisWaitMs?: number | undefined },
   log: EngineWatchOptions['log'],
 ): Promise<SharedEngines> {
   const engines: SharedEngines = { keys: undefined, sink: undefined, redis: undefined, watch: undefined as never };
@@ -134,7 +95,8 @@ export async function openSharedEngines(
       engines.sink = await postgresSink(urls.database);
     }
     if (urls.redis) {
-      engines.redis = await connectRedis(urls.redis, {
+      const start = { waitMs: urls.redisWaitMs ?? DEFAULT_REDIS_WAIT_MS, log };
+      engines.redis = await connectRedis(urls.redis, start, {
         down: (reason) => engines.watch.down('redis', reason),
         up: () => engines.watch.up('redis'),
       });

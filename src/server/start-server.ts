@@ -1,21 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway.ts';
+import { claimPrivateFile } from '../internal/private-file.ts';
 import { redactSecrets } from '../internal/redact.ts';
-import { RecordJournal } from '../records/record-journal.ts';
 import { SqliteSink } from '../records/sinks/sqlite-sink.ts';
 import { ApiKeyStore } from './api-keys.ts';
 import { bufferedLines } from './buffered-lines.ts';
 import { createSwitchyardHandler } from './handler.ts';
-import { defaultHostPolicy, isLoopback } from './host-check.ts';
+import { defaultHostPolicy, pageAccess } from './host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY } from './key-concurrency.ts';
 import type { OnStoreError } from './key-rate-limit.ts';
 import type { KeyStore } from './key-store.ts';
 import { createNodeListener } from './node-adapter.ts';
 import { databasePath } from './open-database.ts';
 import { openDeployments } from './open-deployments.ts';
+import { openRecordJournal } from './open-record-journal.ts';
 import { openResponseCache, type ServeCacheSettings } from './open-response-cache.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { createServerMetrics } from './server-metrics.ts';
@@ -64,6 +64,8 @@ export interface ServeOptions {
    * process).
    */
   redis?: string | undefined;
+  /** How long the start retries an unreachable `redis`, logging each attempt's cause (default 30 s; 0: once). */
+  redisWaitMs?: number;
   /** The response cache (`--cache`, `--cache-ttl`): memory, SQLite in the data directory, or `redis`'s Redis. */
   cache?: ServeCacheSettings | undefined;
   /** Browser origins CORS allows (`--cors-origin`); default none, CORS off. */
@@ -110,6 +112,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     log({ time: new Date().toISOString(), level: 'warn', msg, ...fields });
 
   const dbPath = databasePath(dataDir);
+  // Before any store opens it: a new file is this user's alone; one others can read is said, not changed.
+  const dataFileOpen = claimPrivateFile(dbPath);
   // PostgreSQL and Redis, watched: an outage is a 503 naming the engine, logged once per 10 s, shown by health.
   const engines = await openSharedEngines(options, (level, msg, fields) =>
     (level === 'warn' ? warn : info)(msg, fields),
@@ -124,13 +128,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const catalogId = (name: string) => gateway.catalog.find(name)?.id;
   const metrics = options.metrics ? await createServerMetrics(() => gateway.recordStats, catalogId) : undefined;
   const storage = engines.sink ?? new SqliteSink(dbPath);
-  // Write-ahead: an answered call's record is on disk before the answer, so kill -9 loses only calls in flight.
-  const onJournalError = (error: unknown) => warn('call records could not be journaled', { error: messageOf(error) });
-  const journal =
-    options.recordJournal === false
-      ? undefined
-      : new RecordJournal({ dir: join(dataDir, 'record-journal'), sinks: [storage], onError: onJournalError });
-  if (journal?.pendingRecords) info('replaying records a stopped process left', { records: journal.pendingRecords });
+  const journal = options.recordJournal === false ? undefined : openRecordJournal(dataDir, storage, { info, warn });
   const records = {
     sinks: [storage, ...(metrics ? [metrics.sink] : [])],
     ...(journal ? { journal } : {}),
@@ -187,13 +185,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   let closing = false;
+  const pages = pageAccess(host, options.allowedHosts ?? []);
   const handler = createSwitchyardHandler({
     gateway,
     keys,
     deployments,
     mock: mock !== false,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    publicPage: isLoopback(host),
+    publicPage: pages.isPublic,
     hostPolicy: defaultHostPolicy(host, port, {
       hosts: options.allowedHosts ?? [],
       // An origin CORS allows is one the operator trusts: its pages may use `/mcp` too.
@@ -231,7 +230,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   server.on('request', listener);
 
   info('listening', { url, data: dbPath, deployments: opened.shown, mock: mock !== false, providers });
-  info('configuration', startupSummary(options, dbPath));
+  info('configuration', startupSummary(options, dbPath, mock === false ? providers : []));
+  if (dataFileOpen) warn('the data file is readable by other users of this machine', dataFileOpen);
   if (mock !== false)
     info('simulator mode (--mock): every model is answered by the mock provider; no provider is called');
   else if (providers.length === 0) {
@@ -240,7 +240,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         '(OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …)',
     );
   }
-  if (!isLoopback(host)) info('not on loopback: the workflow page requires an API key too');
+  if (pages.notice) info(pages.notice);
   if ((await keys.activeCount()) === 0)
     info(`no API keys yet: create one with \`switchyard keys create --data ${dataDir}\``);
 

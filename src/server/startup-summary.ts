@@ -1,12 +1,19 @@
 import { redactUrlCredentials } from '../internal/redact.ts';
+import { keySlotsOf } from '../providers/key-slots.ts';
+import { builtInRegistry } from '../providers/registry.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY } from './key-concurrency.ts';
 import type { ServeOptions } from './start-server.ts';
 
 /**
  * The startup log's `configuration` line: the stores in use (URLs with their passwords redacted), the limits, the
- * budgets and the CORS origins in force, so an operator reads what the server enforces, not what they meant to set.
+ * budgets, the CORS origins in force and the providers with credentials (`callable`, without the simulator), each
+ * with its number of keys, so an operator reads what the server enforces, not what they meant to set.
  */
-export function startupSummary(options: ServeOptions, dbPath: string): Record<string, unknown> {
+export function startupSummary(
+  options: ServeOptions,
+  dbPath: string,
+  callable: readonly string[],
+): Record<string, unknown> {
   const rules = options.gateway?.budgets?.rules ?? [];
   const perMinute = rules.find((rule) => rule.scope === 'key' && rule.window === 'minute' && rule.tokens !== undefined);
   return {
@@ -29,5 +36,14 @@ export function startupSummary(options: ServeOptions, dbPath: string): Record<st
       on_store_error: options.gateway?.budgets?.onStoreError ?? 'closed',
     },
     cors_origins: options.corsOrigins ?? [],
+    providers: Object.fromEntries(callable.map((id) => [id, { keys: keyCount(options, id) }])),
   };
+}
+
+/** How many keys a provider has: `keys`, a comma-separated `<PREFIX>_API_KEY`, else its one key. Never the keys. */
+function keyCount(options: ServeOptions, id: string): number {
+  const configured = options.gateway?.providers?.[id] ?? {};
+  const prefix = (configured.definition ?? builtInRegistry.get(id))?.envPrefix;
+  const env = options.gateway?.env ?? process.env;
+  return keySlotsOf(id, configured, prefix === undefined ? undefined : env[`${prefix}_API_KEY`]).length;
 }

@@ -36,10 +36,16 @@ export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
     | null
     | undefined;
   if (!responseFormat || responseFormat.type === 'text') return undefined;
-  if (responseFormat.type === 'json_object') return { kind: 'json_object', name: 'json_object' };
-  const spec = responseFormat.json_schema!;
+  const objectSchema = (responseFormat as { schema?: JsonSchema }).schema;
+  if (responseFormat.type === 'json_object' && objectSchema == null)
+    return { kind: 'json_object', name: 'json_object' };
+  // json_object with a schema (instructor's JSON_SCHEMA mode, Together's and Fireworks' form) is that schema's request.
+  const spec = objectSchema ? { name: nameOf(objectSchema), schema: objectSchema } : responseFormat.json_schema!;
   const schema = spec.schema as JsonSchema;
-  const validator = compileSchema(schema, 'response_format.json_schema.schema');
+  const validator = compileSchema(
+    schema,
+    objectSchema ? 'response_format.schema' : 'response_format.json_schema.schema',
+  );
   const model = modelSchemaFor(schema);
   const parseValue = (responseFormat as { [PARSE_VALUE]?: (value: unknown) => unknown })[PARSE_VALUE];
   return {
@@ -54,6 +60,12 @@ export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
     ...(typeof responseFormat.$parseRaw === 'function' ? { parse: responseFormat.$parseRaw.bind(responseFormat) } : {}),
     ...(typeof parseValue === 'function' ? { parseValue } : {}),
   };
+}
+
+/** The name a schema sent without one goes by: its `title` where that is a valid name (pydantic gives the class's). */
+function nameOf(schema: JsonSchema): string {
+  const title = (schema as { title?: unknown }).title;
+  return typeof title === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(title) ? title : 'response';
 }
 
 /** `modelSchemaOf`, kept with the schema's facts: the caller's own schema object when it is used unchanged. */

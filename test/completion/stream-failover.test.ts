@@ -149,6 +149,8 @@ describe('a stream cut after content goes on at the next candidate', () => {
     const usage = usageOf(chunks);
     expect(usage?.prompt_tokens).toBeGreaterThan(12);
     expect(usage?.completion_tokens).toBeGreaterThan(7);
+    // Issue 36, item 14: the estimate has no total, and the sum kept the continuation's alone.
+    expect(usage?.total_tokens).toBe(usage!.prompt_tokens + usage!.completion_tokens);
     expect(stream.switchyard.attempts.map((attempt) => [attempt.provider, attempt.outcome])).toEqual([
       [provider, 'stream_interrupted'],
       [next, 'ok'],

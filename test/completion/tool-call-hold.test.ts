@@ -41,4 +41,16 @@ describe('ToolCallHold', () => {
     ]);
     expect(out[1]).toBe(finish);
   });
+
+  it('holds a custom (free-form) tool call whole too: its name and input, not an empty function', () => {
+    const hold = new ToolCallHold();
+    const opening = { index: 0, id: 'call_p', type: 'custom', custom: { name: 'apply_patch', input: '' } };
+    expect(hold.pass(chunk({ tool_calls: [opening] }))).toEqual([]);
+    expect(hold.pass(chunk({ tool_calls: [{ index: 0, custom: { input: '*** Begin' } }] }))).toEqual([]);
+    expect(hold.pass(chunk({ tool_calls: [{ index: 0, custom: { input: ' Patch' } }] }))).toEqual([]);
+    const out = hold.pass(chunk({}, 'tool_calls')) as CompletionChunk[];
+    expect(out[0]!.choices[0]!.delta.tool_calls).toEqual([
+      { index: 0, id: 'call_p', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin Patch' } },
+    ]);
+  });
 });

@@ -1,24 +1,36 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { exampleFromSchema } from '../../src/internal/example-from-schema.ts';
 import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
-import { startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
+import { type GeminiReply, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { startFakeOpenAIServer } from '../fake-servers/openai-server.ts';
+import { buildPackage } from '../helpers/built-package.ts';
 import type { CodeBlock } from './markdown-blocks.ts';
 
 export const root = resolve(import.meta.dirname, '../..');
 export const node = realpathSync(join(root, 'node_modules/.bin/node'));
-const cli = join(root, 'src/cli.ts');
 
 /**
  * Where the documented examples run: a temporary working directory (with `.switchyard`, the files the docs name, an
- * empty HOME), the fake providers behind the usual `<PREFIX>_API_KEY` / `<PREFIX>_BASE_URL`, and a `switchyard serve
- * --mock` on that directory with a key in `SWITCHYARD_API_KEY`. Nothing else is in the environment: no real key, no
- * proxy; every process is loaded with `loopback-only.ts`.
+ * empty HOME) that is an application with the package installed as npm lays it out (`node_modules/switchyard-llm`,
+ * built by the project's tsup config, and its bins in `node_modules/.bin`), so that `npx switchyard-llm` is the real
+ * npx running the real CLI; the fake providers behind the usual `<PREFIX>_API_KEY` / `<PREFIX>_BASE_URL`; and a
+ * `switchyard serve --mock` on that directory with a key in `SWITCHYARD_API_KEY`. Nothing else is in the environment:
+ * no real key, no proxy; every process is loaded with `loopback-only.ts`. `globalInstall` also puts the package's
+ * `switchyard` on PATH, as `npm install -g` does (docs/deploy.md's walkthrough installs it so).
  */
 export interface DocsWorld {
   dir: string;
@@ -28,7 +40,10 @@ export interface DocsWorld {
   close(): Promise<void>;
 }
 
-export async function startDocsWorld(blocks: CodeBlock[]): Promise<DocsWorld> {
+export async function startDocsWorld(
+  blocks: CodeBlock[],
+  options: { globalInstall?: boolean } = {},
+): Promise<DocsWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-docs-'));
   const bin = join(dir, 'bin');
   mkdirSync(bin);
@@ -38,18 +53,20 @@ export async function startDocsWorld(blocks: CodeBlock[]): Promise<DocsWorld> {
     mkdirSync(dirname(join(dir, block.writeTo)), { recursive: true });
     writeFileSync(join(dir, block.writeTo), block.code);
   }
-  const shim = join(import.meta.dirname, 'cli-shim.ts');
-  script(bin, 'npx', `exec "${node}" "${shim}" npx "$@"`);
-  script(bin, 'switchyard', `exec "${node}" "${shim}" switchyard "$@"`);
+  // Built inside the repository, for the package's own dependencies to resolve from its node_modules.
+  const built = await buildPackage(join(root, '.docs-run', `package-${process.pid}-${randomSuffix()}`));
+  const cli = install(dir, built);
+  if (options.globalInstall) symlinkSync(cli, join(bin, 'switchyard'));
   // Outside transcripts (whose outputs are compared instead), an HTTP error fails the example, unless the example
-  // writes out the status (`-w`) to check it itself.
+  // writes out the status (`-w`) to check it itself, or fails on one itself.
   const curl = findOnPath('curl');
   script(
     bin,
     'curl',
     [
       `[ -n "$DOCS_TRANSCRIPT" ] && exec "${curl}" "$@"`,
-      `for arg in "$@"; do case "$arg" in -w|--write-out) exec "${curl}" "$@" ;; esac; done`,
+      // An example that fails on an HTTP error by itself (`-f`, `--fail`) is left to do so.
+      `for arg in "$@"; do case "$arg" in ${CHECKS_ITSELF}) exec "${curl}" "$@" ;; esac; done`,
       `exec "${curl}" --fail-with-body "$@"`,
     ].join('\n'),
   );
@@ -64,12 +81,20 @@ export async function startDocsWorld(blocks: CodeBlock[]): Promise<DocsWorld> {
   };
   const anthropic = await startFakeAnthropicServer();
   const gemini = await startFakeGeminiServer();
+  // Gemini too, for the schema its request carries (`generationConfig.responseJsonSchema`).
+  gemini.respondWith = (body) => {
+    const schema = body.generationConfig?.responseJsonSchema;
+    // Without one, the fake's default hello.
+    return (schema ? { text: JSON.stringify(exampleFromSchema(schema)) } : undefined) as GeminiReply;
+  };
   const guard = pathToFileURL(join(import.meta.dirname, 'loopback-only.ts')).href;
   const env: Record<string, string> = {
     PATH: [bin, dirname(node), process.env.PATH ?? '/usr/bin:/bin'].join(delimiter),
     HOME: join(dir, 'home'),
     TMPDIR: tmpdir(),
     LANG: 'C.UTF-8',
+    // npx as a reader runs it, without npm's own check for a newer npm (the network).
+    npm_config_update_notifier: 'false',
     NODE_OPTIONS: `--conditions=switchyard-source --import=${guard}`,
     OPENAI_API_KEY: 'sk-docs-test',
     OPENAI_BASE_URL: openai.url,
@@ -99,9 +124,33 @@ export async function startDocsWorld(blocks: CodeBlock[]): Promise<DocsWorld> {
       if (serve.exitCode === null) await new Promise((done) => serve.once('exit', done));
       await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
       rmSync(dir, { recursive: true, force: true });
+      rmSync(built, { recursive: true, force: true });
     },
   };
 }
+
+/**
+ * The built package installed in the application `dir` as npm installs a local package: a link in `node_modules`,
+ * its bins linked in `node_modules/.bin`, the dependency in `package.json`. Returns the CLI's path.
+ */
+function install(dir: string, built: string): string {
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ private: true, dependencies: { 'switchyard-llm': `file:${built}` } }, null, 2)}\n`,
+  );
+  symlinkSync(built, join(dir, 'node_modules', 'switchyard-llm'));
+  const cli = join(built, 'dist', 'cli.js');
+  chmodSync(cli, 0o755);
+  for (const name of ['switchyard', 'switchyard-llm'])
+    symlinkSync(join('..', 'switchyard-llm', 'dist', 'cli.js'), join(dir, 'node_modules', '.bin', name));
+  return cli;
+}
+
+/** curl options after which an example checks the status itself: `-w`, or `-f` in any cluster of short options. */
+const CHECKS_ITSELF = '-w|--write-out|--fail|--fail-with-body|-[!-]*f*';
+
+const randomSuffix = () => Math.random().toString(36).slice(2, 8);
 
 function script(bin: string, name: string, body: string): void {
   writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);

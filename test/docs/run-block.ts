@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { type DocsWorld, node, root } from './docs-world.ts';
@@ -20,8 +21,17 @@ const runDir = join(root, '.docs-run', String(process.pid));
 const TIMEOUT_MS = 30_000;
 const DOCS_PORT = '127.0.0.1:8787';
 
+/** A shell block that starts `switchyard serve` itself (`npx switchyard-llm serve`, `switchyard serve`). */
+const STARTS_SERVE = /(^|[\s;&|$(])(npx switchyard-llm|switchyard) serve\b/m;
+const SHELL_LANGS = new Set(['sh', 'bash', 'console']);
+
 export async function runBlock(block: Runnable, world: DocsWorld): Promise<BlockResult> {
-  const code = block.code.replaceAll(DOCS_PORT, world.server);
+  // A block that starts its own server talks to it, on a port of its own (SWITCHYARD_PORT, which `serve` reads);
+  // the others talk to the server the test started.
+  const ownPort = SHELL_LANGS.has(block.lang) && STARTS_SERVE.test(block.code) ? await freePort() : undefined;
+  const server = ownPort === undefined ? world.server : `127.0.0.1:${ownPort}`;
+  const env = ownPort === undefined ? world.env : { ...world.env, SWITCHYARD_PORT: String(ownPort) };
+  const code = block.code.replaceAll(DOCS_PORT, server);
   try {
     if (block.lang === 'json') return { ok: true, detail: typeof JSON.parse(code) };
     if (block.lang === 'yaml') return { ok: true, detail: typeof parseYaml(code) };
@@ -34,16 +44,17 @@ export async function runBlock(block: Runnable, world: DocsWorld): Promise<Block
   if (['ts', 'typescript', 'js', 'javascript'].includes(block.lang)) {
     const file = join(runDir, `${name}.mts`);
     writeFileSync(file, code);
-    return run(node, [file], world).finally(() => rmSync(file, { force: true }));
+    return run(node, [file], { ...world, env }).finally(() => rmSync(file, { force: true }));
   }
   const steps = block.lang === 'console' ? transcript(code) : undefined;
   const file = join(runDir, `${name}.sh`);
   const body = steps
     ? steps.map((step, index) => `printf '\\n@@step ${index}\\n'\n${step.command}`).join('\n')
     : code.replace(/\n+$/, '');
-  writeFileSync(file, `set -eo pipefail\n${body}\nwait\n`);
-  const env = steps ? { ...world.env, DOCS_TRANSCRIPT: '1' } : world.env;
-  const result = await run('bash', [file], { ...world, env }).finally(() => rmSync(file, { force: true }));
+  // What the block left running (a server it started) is stopped once it is done, as the reader would.
+  writeFileSync(file, `set -eo pipefail\n${body}\n`);
+  const shellEnv = steps ? { ...env, DOCS_TRANSCRIPT: '1' } : env;
+  const result = await run('bash', [file], { ...world, env: shellEnv }).finally(() => rmSync(file, { force: true }));
   return result.ok && steps ? compareTranscript(steps, result.detail) : result;
 }
 
@@ -60,11 +71,14 @@ export function run(
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const endGroup = () => {
+    const endGroup = (signal: NodeJS.Signals = 'SIGKILL') => {
       try {
-        process.kill(-child.pid!, 'SIGKILL');
+        process.kill(-child.pid!, signal);
       } catch {}
     };
+    // Once the block's shell is done, what it started and left running (a `serve &`: npx does not pass signals on)
+    // is asked to stop; its output ends when it has.
+    child.on('exit', () => endGroup('SIGTERM'));
     const timer = setTimeout(() => {
       stderr += `\n[docs test: still running after ${timeoutMs} ms; stopped]`;
       endGroup();
@@ -118,4 +132,14 @@ function compareTranscript(steps: Step[], stdout: string): BlockResult {
     }
   }
   return { ok: true, detail: stdout };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => done(port));
+    });
+    probe.on('error', fail);
+  });
 }

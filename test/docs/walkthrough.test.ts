@@ -9,9 +9,10 @@ import { type BlockResult, run } from './run-block.ts';
 
 /**
  * docs/deploy.md's replicas walkthrough as a reader runs it: its `walkthrough` steps in order in one bash, with the
- * CLI from source and `serve` left running, against a throwaway PostgreSQL and Redis (skipped only outside CI when
- * they are not installed). The first step installs them as root and is shown only: the test provides what it
- * exports instead. The docs' ports 8787 and 8788 become free ones.
+ * package's `switchyard` on PATH (built, as the install step's `npm install -g` puts it there) and `serve` left
+ * running, against a throwaway PostgreSQL and Redis (skipped only outside CI when they are not installed). The first
+ * step installs them as root and is shown only: the test provides what it installs and exports instead. The docs'
+ * ports 8787 and 8788 become free ones.
  */
 const page = 'docs/deploy.md';
 const blocks = codeBlocks(join(root, page), page);
@@ -41,15 +42,14 @@ describe.skipIf(!installed && !process.env.CI)(`${page}: the replicas walkthroug
     // One after the other: when the second fails to start, afterAll still stops the first.
     postgres = await startPostgres();
     redis = await startRedis();
-    world = await startDocsWorld(blocks);
+    world = await startDocsWorld(blocks, { globalInstall: true });
     // The walkthrough makes its own admin key; the docs world's (in SQLite) must not stand in for it.
     delete world.env.SWITCHYARD_API_KEY;
     Object.assign(world.env, {
       SWITCHYARD_DATABASE_URL: postgres!.url,
       SWITCHYARD_REDIS_URL: redis!.url,
-      DOCS_WALKTHROUGH: '1',
     });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await world?.close();

@@ -11,6 +11,10 @@ export interface ThrowawayRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port (empty) after `stop`: an outage and the engine's return. */
   restart(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections are accepted by the kernel, nothing answers. */
+  pause(): void;
+  /** Thaws it (SIGCONT). */
+  resume(): void;
 }
 
 export async function startRedis(): Promise<ThrowawayRedis | undefined> {
@@ -33,9 +37,12 @@ export async function startRedis(): Promise<ThrowawayRedis | undefined> {
       server ??= spawnServer();
       await waitForRedis(url);
     },
+    pause: () => void server?.kill('SIGSTOP'),
+    resume: () => void server?.kill('SIGCONT'),
     stop: async () => {
       if (!server || server.exitCode !== null) return;
       const exited = new Promise((resolve) => server!.once('exit', resolve));
+      server.kill('SIGCONT');
       server.kill('SIGTERM');
       await exited;
       server = undefined;

@@ -43,7 +43,7 @@ describe('the switchyard CLI', () => {
     expect(list.object).toBe('list');
     expect(list.data.every((model) => model.supports.reasoning)).toBe(true);
     expect((await run('models')).stdout.split('\n')[0]).toMatch(
-      /^id\s+maker\s+in\/1M\s+out\/1M\s+context\s+released\s+reasoning$/,
+      /^id\s+maker\s+in\/1M\s+out\/1M\s+context\s+released\s+reasoning\s+deprecated$/,
     );
   });
 

@@ -83,6 +83,8 @@ function userMessages(message: Anthropic.MessageParam, at: string): CompletionMe
 
 function toolMessage(block: Anthropic.ToolResultBlockParam, at: string): CompletionMessageParam {
   const content = block.content;
+  if (content !== undefined && typeof content !== 'string' && !Array.isArray(content))
+    throw new InvalidRequestError(`${at}.content: a tool result is a string or a list of blocks.`, `${at}.content`);
   const text =
     content === undefined
       ? ''

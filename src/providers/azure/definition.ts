@@ -6,9 +6,9 @@ import type { ProviderDefinition } from '../provider.ts';
 /** Azure's own settings, beside the shared ones. */
 export interface AzureSettings {
   /** The api-version query parameter (default from `AZURE_API_VERSION`, else 2024-10-21). */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /** The deployment name per model name, where a deployment is not named after its model. */
-  deployments?: Record<string, string>;
+  deployments?: Record<string, string> | undefined;
 }
 
 /** Azure OpenAI speaks the OpenAI wire format; only where it lives and how it authenticates differ. */

@@ -18,9 +18,9 @@ const AWS_CHAIN = [
 /** Bedrock's own settings, beside the shared ones. */
 export interface BedrockSettings {
   /** The AWS region (default from `AWS_REGION`, else `AWS_DEFAULT_REGION`). */
-  region?: string;
+  region?: string | undefined;
   /** Explicit AWS credentials; without them, the standard AWS chain (environment, profile, web identity). */
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageToolCall, ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
 import type { RequestShape } from '../provider.ts';
 import type { MockMessage } from './simulator.ts';
 
@@ -8,7 +8,7 @@ export interface SimulatedChoice {
   content: string | null;
   refusal: string | null;
   reasoning: string | undefined;
-  toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> | undefined;
+  toolCalls: ChatCompletionMessageToolCall[] | undefined;
   finishReason: 'stop' | 'length' | 'tool_calls' | 'content_filter';
   logprobs: { content: ChatCompletionTokenLogprob[]; refusal: null } | null;
 }
@@ -25,14 +25,17 @@ export const tokensOf = (text: string | null | undefined) => (text ? Math.ceil(t
 export function shapeChoices(message: MockMessage, shape: RequestShape, id: string): SimulatedChoice[] {
   const { maxTokens: limit, stop: stops } = shape;
   return Array.from({ length: shape.choices }, (_, index) => {
-    const toolCalls = message.tool_calls?.map((toolCall, position) => ({
-      id: toolCall.id ?? `call_${id.slice(-6)}_${index}_${position}`,
-      type: 'function' as const,
-      function: {
-        name: toolCall.name,
-        arguments: typeof toolCall.arguments === 'string' ? toolCall.arguments : JSON.stringify(toolCall.arguments),
-      },
-    }));
+    const toolCalls = message.tool_calls?.map((toolCall, position): ChatCompletionMessageToolCall => {
+      const callId = toolCall.id ?? `call_${id.slice(-6)}_${index}_${position}`;
+      if ('input' in toolCall)
+        return { id: callId, type: 'custom', custom: { name: toolCall.name, input: toolCall.input } };
+      const { arguments: args } = toolCall;
+      return {
+        id: callId,
+        type: 'function',
+        function: { name: toolCall.name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+      };
+    });
     let content = message.refusal ? null : (message.content ?? null);
     let finishReason =
       message.finish_reason ?? (message.refusal ? 'content_filter' : toolCalls?.length ? 'tool_calls' : 'stop');

@@ -1,49 +1,37 @@
 import { exampleFromSchema } from '../../internal/example-from-schema.ts';
+import { chooseTool } from './choose-tool.ts';
+import { offeredTools, readTurn, type Turn } from './conversation.ts';
+import { answerToPromptedSchema } from './prompted-schema.ts';
 import type { MockReply, MockRequest } from './simulator.ts';
+import { customInput, functionArguments } from './tool-input.ts';
 
 /**
- * The simulator's own answer when nothing is scripted: a tool call when one is forced, JSON of the requested shape
- * (whether the format was sent natively or put in the prompt, as for a model without native structured outputs),
- * else text that names the model and echoes the last user message. Deterministic: the same request gets the same
- * answer, so `seed` is honoured by construction.
+ * The simulator's own answer when nothing is scripted, as a model in an agent loop would give it, deterministically
+ * (the same request gets the same answer, so `seed` is honoured by construction):
+ *
+ * 1. a tool call when one is due (`chooseTool`): a function tool with arguments that fit its schema, a custom tool
+ *    with an input in its format (`customInput`);
+ * 2. JSON of the requested shape, whether the format was sent natively or put in the prompt (as for a model without
+ *    native structured outputs); a JSON Schema the prompt itself holds is answered the same way
+ *    (`answerToPromptedSchema`);
+ * 3. else text that names the model and echoes the user's request, and the result it got when a tool just answered.
  */
 export function simulateAnswer(request: MockRequest): MockReply {
   const { body, output } = request;
-  const forced = forcedTool(request);
-  if (forced) {
-    const tool = body.tools?.find((candidate) => candidate.type === 'function' && candidate.function.name === forced);
-    const parameters = tool && tool.type === 'function' ? tool.function.parameters : undefined;
-    return {
-      tool_calls: [
-        {
-          name: forced,
-          arguments: (exampleFromSchema(parameters ?? { type: 'object' }) ?? {}) as Record<string, unknown>,
-        },
-      ],
-    };
-  }
+  const turn = readTurn(body);
+  const tool = chooseTool(body.tool_choice, offeredTools(body), turn);
+  if (tool?.kind === 'custom') return { tool_calls: [{ name: tool.name, input: customInput(tool, turn) }] };
+  if (tool) return { tool_calls: [{ name: tool.name, arguments: functionArguments(tool, turn) }] };
   if (output?.kind === 'json_schema')
     return JSON.stringify(exampleFromSchema(output.modelSchema ?? output.schema ?? { type: 'object' }));
-  if (output?.kind === 'json_object') return JSON.stringify({ model: request.model, reply: lastUserText(request) });
-  return `Simulated reply from ${request.model} to: ${lastUserText(request).slice(0, 120)}`;
+  // JSON mode asks for bare JSON: a fence is written only for a prompt that alone asks for the format.
+  const prompted = answerToPromptedSchema(body.messages, output === undefined);
+  if (prompted) return prompted;
+  if (output?.kind === 'json_object') return JSON.stringify({ model: request.model, reply: turn.request });
+  return `Simulated reply from ${request.model} to: ${turn.request.slice(0, 120)}${afterResult(turn)}`;
 }
 
-function forcedTool({ body }: MockRequest): string | undefined {
-  const choice = body.tool_choice;
-  if (typeof choice === 'object' && choice && choice.type === 'function') return choice.function.name;
-  if (choice === 'required') {
-    const tool = body.tools?.[0];
-    return tool && tool.type === 'function' ? tool.function.name : undefined;
-  }
-  return undefined;
-}
-
-function lastUserText({ body }: MockRequest): string {
-  const message = [...body.messages].reverse().find((candidate) => candidate.role === 'user');
-  if (!message) return '';
-  if (typeof message.content === 'string') return message.content;
-  return message.content
-    .map((part) => (part.type === 'text' ? part.text : ''))
-    .join(' ')
-    .trim();
+/** What the model read from the tool that just answered, so a test sees the loop go round. */
+function afterResult({ lastResult }: Turn): string {
+  return lastResult ? ` (after ${lastResult.name}: ${lastResult.content.slice(0, 120)})` : '';
 }

@@ -24,12 +24,17 @@ export interface MockMessage {
   /** The provider's reasoning state (signatures); by default the simulator signs the reasoning as its provider. */
   reasoning_details?: ReasoningDetail[];
   refusal?: string;
-  tool_calls?: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>;
+  /** Function tool calls (`arguments`), and custom tool calls (`input`: the free-form text). */
+  tool_calls?: Array<MockToolCall>;
   finish_reason?: 'stop' | 'length' | 'tool_calls' | 'content_filter';
   usage?: { prompt_tokens?: number; completion_tokens?: number; reasoning_tokens?: number; cached_tokens?: number };
   /** Streams only: fail with this error after the content chunks went out. */
   stream_error?: MockFailure['error'];
 }
+
+export type MockToolCall =
+  | { id?: string; name: string; arguments: string | Record<string, unknown> }
+  | { id?: string; name: string; input: string };
 
 export interface MockFailure {
   error: { status: number; message?: string; code?: string; retry_after_ms?: number };
@@ -156,8 +161,15 @@ export class MockProvider implements Provider {
         yield chunk({ content: piece }, null, choice.logprobs && { content: logprobsOf(piece, top), refusal: null });
       }
       if (choice.refusal) yield chunk({ refusal: choice.refusal });
-      // Like OpenAI: the first fragment of a call names it, later fragments carry pieces of its arguments.
+      // Like OpenAI: the first fragment of a call names it, later fragments carry pieces of its arguments (or input).
       for (const [index, toolCall] of (choice.toolCalls ?? []).entries()) {
+        if (toolCall.type === 'custom') {
+          const { id, custom } = toolCall;
+          yield chunk({ tool_calls: [{ index, id, type: 'custom', custom: { name: custom.name, input: '' } }] });
+          for (const piece of split(custom.input, this.#chunkSize))
+            yield chunk({ tool_calls: [{ index, custom: { input: piece } }] });
+          continue;
+        }
         yield chunk({
           tool_calls: [
             { index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } },

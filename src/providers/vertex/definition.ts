@@ -10,19 +10,19 @@ import { serviceAccountSecret } from './auth.ts';
 /** Vertex AI's own settings, beside the shared ones. */
 export interface VertexSettings {
   /** The Google Cloud project (default from `GOOGLE_CLOUD_PROJECT`). */
-  project?: string;
+  project?: string | undefined;
   /** The location (default from `GOOGLE_CLOUD_LOCATION`, else `us-central1`); `global` for the global endpoint. */
-  region?: string;
+  region?: string | undefined;
   /**
    * A service account's JSON key (parsed or as text); without it (or `apiKey` as an OAuth access token), Application
    * Default Credentials.
    */
-  serviceAccount?: Record<string, unknown> | string;
+  serviceAccount?: Record<string, unknown> | string | undefined;
   /**
    * The Application Default Credentials file: a service account key, gcloud's `authorized_user` login or an
    * `external_account` (default `GOOGLE_APPLICATION_CREDENTIALS`, else gcloud's application_default_credentials.json).
    */
-  credentialsFile?: string;
+  credentialsFile?: string | undefined;
 }
 
 /**

@@ -32,7 +32,7 @@ import type { RecordSink } from '../sink.ts';
 
 export interface MemorySinkOptions {
   /** Records kept; past it the oldest written are forgotten (default 10_000). */
-  capacity?: number;
+  capacity?: number | undefined;
 }
 
 /** Keeps the latest records in a ring buffer and answers the call-store queries from it: for tests and development. */

@@ -23,11 +23,11 @@ export interface OtelTracer {
 
 export interface OpenTelemetrySinkOptions {
   /** The tracer to record with; default `trace.getTracer(tracerName)` from `@opentelemetry/api`. */
-  tracer?: OtelTracer;
+  tracer?: OtelTracer | undefined;
   /** Default `switchyard`. */
-  tracerName?: string;
+  tracerName?: string | undefined;
   /** Providers of your own, for the `gen_ai.provider.name` their definitions give (`otelName`). */
-  providers?: readonly Pick<ProviderDefinition, 'id' | 'otelName'>[];
+  providers?: readonly Pick<ProviderDefinition, 'id' | 'otelName'>[] | undefined;
 }
 
 const SPAN_KIND_CLIENT = 2;

@@ -1,8 +1,9 @@
-import type { Pool, PoolConfig, QueryConfig } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 import { PostgresAnnotationStore } from '../../annotations/postgres-annotation-store.ts';
 import { PostgresExperimentStore } from '../../experiments/postgres-experiment-store.ts';
 import { lazyRequire } from '../../internal/lazy-require.ts';
 import { FAIL_FAST_POOL, isPostgresOutage, migrate, postgresError } from '../../internal/postgres-migrations.ts';
+import type { PostgresPoolConfig } from '../../internal/postgres-pool.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
 import { resultOf } from '../call-query-rows.ts';
 import type { CallRecord } from '../call-record.ts';
@@ -44,7 +45,7 @@ export class PostgresSink implements RecordSink, CallStore {
   #experiments: PostgresExperimentStore | undefined;
 
   /** A `postgres://…` URL or `pg` pool options. */
-  constructor(connection: string | PoolConfig) {
+  constructor(connection: string | PostgresPoolConfig) {
     const config = typeof connection === 'string' ? { connectionString: connection } : connection;
     // An unreachable server is an error within a second, not a hang (`FAIL_FAST_POOL`).
     this.#pool = new (pg().Pool)({ max: 4, ...FAIL_FAST_POOL, query_timeout: QUERY_TIMEOUT_MS, ...config });
@@ -64,6 +65,7 @@ export class PostgresSink implements RecordSink, CallStore {
   /** Whether PostgreSQL answers within `timeoutMs` (health checks); throws `StorageUnavailableError` if not. */
   async ping(timeoutMs = 1_000): Promise<void> {
     try {
+      // pg reads a per-query `query_timeout` (its types leave it out).
       await this.#pool.query({ text: 'SELECT 1', query_timeout: timeoutMs } as QueryConfig);
     } catch (error) {
       throw postgresError(error);

@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { ModelLifecycle } from '../../catalog/model-lifecycle.ts';
 import { anthropicErrorBody } from '../../dialects/messages/stream-events.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { Reply, ServerRequest } from '../exchange.ts';
@@ -39,19 +40,24 @@ export function anthropicModel(model: ListedModel): Anthropic.ModelInfo {
     max_input_tokens: model.context_window ?? null,
     max_tokens: model.max_output_tokens ?? null,
     capabilities: null,
-    lifecycle: 'active',
-    deprecated_at: null,
-    retires_at: null,
+    // The catalog's lifecycle, as every other shape of the model says it; Anthropic's dates are RFC 3339 times.
+    lifecycle: model.lifecycle,
+    deprecated_at: model.deprecated_at === undefined ? null : `${model.deprecated_at}T00:00:00Z`,
+    retires_at: model.retires_at === undefined ? null : `${model.retires_at}T00:00:00Z`,
     line: null,
   };
 }
 
 /**
  * One page of the models, newest first as Anthropic lists them: `limit` (1–1000, 20 by default) after `after_id`
- * or before `before_id`.
+ * or before `before_id`, of the `lifecycle` stages asked for (active and deprecated by default, as Anthropic's).
  */
 export function anthropicModelPage(models: readonly ListedModel[], query: URLSearchParams): AnthropicModelPage {
-  const all = models.map(anthropicModel).sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
+  const stages = lifecyclesOf(query);
+  const all = models
+    .filter((model) => stages.has(model.lifecycle))
+    .map(anthropicModel)
+    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
   const limit = limitOf(query);
   const at = (param: 'after_id' | 'before_id'): number | undefined => {
     const id = query.get(param);
@@ -69,6 +75,24 @@ export function anthropicModelPage(models: readonly ListedModel[], query: URLSea
   const data = all.slice(from, Math.min(end, from + limit));
   const hasMore = before !== undefined && after === undefined ? from > start : from + limit < end;
   return { data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+}
+
+const lifecycles: ReadonlySet<string> = new Set<ModelLifecycle>(['active', 'deprecated', 'retired']);
+
+/** `lifecycle[]=…` as Anthropic's SDKs send it (or `lifecycle=…`), up to 3; active and deprecated when absent. */
+function lifecyclesOf(query: URLSearchParams): ReadonlySet<string> {
+  const asked = [...query.getAll('lifecycle[]'), ...query.getAll('lifecycle')];
+  if (asked.length === 0) return new Set<ModelLifecycle>(['active', 'deprecated']);
+  const wrong = asked.find((stage) => !lifecycles.has(stage));
+  if (wrong !== undefined || asked.length > 3)
+    throw new HttpError(
+      400,
+      wrong === undefined
+        ? 'lifecycle: up to 3 values.'
+        : `lifecycle: "${wrong.slice(0, 50)}" is not one of active, deprecated, retired.`,
+      { param: 'lifecycle' },
+    );
+  return new Set(asked);
 }
 
 function limitOf(query: URLSearchParams): number {

@@ -1,0 +1,46 @@
+import { nodeFloorHint } from './node-floor.ts';
+
+/**
+ * Telling a failure of this process apart from a provider's. A `ReferenceError` is always ours (a name this runtime
+ * does not have). A `TypeError` without a cause is ours too, unless a dependency threw it: a provider's SDK trips
+ * with one over an answer of the wrong shape, which is the answer's fault. (fetch's network failures are TypeErrors
+ * with the socket error as cause: not local either.)
+ */
+export function isLocalFault(error: unknown): error is Error {
+  if (error instanceof ReferenceError) return true;
+  return error instanceof TypeError && error.cause === undefined && !thrownByDependency(error);
+}
+
+/** `TypeError: … (at undici/lib/interceptor/decompress.js:78)`, and the Node.js floor when this one is older. */
+export function describeLocalFault(error: unknown): string {
+  const failure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const where = error instanceof Error ? thrownAt(error) : undefined;
+  return `${failure}${where ? ` (at ${where})` : ''}.${nodeFloorHint()}`;
+}
+
+/** The first frame of the stack that is a file: `path:line:column`, without `file://`. */
+function firstFileFrame(error: Error): string | undefined {
+  for (const line of String(error.stack ?? '').split('\n')) {
+    const frame = /^\s+at (?:.*\()?((?:file:\/\/)?\/[^()]+?|[A-Za-z]:\\[^()]+?):(\d+):\d+\)?$/.exec(line);
+    if (frame) return `${frame[1]!.replace(/^file:\/\//, '')}:${frame[2]}`;
+  }
+  return undefined;
+}
+
+/** Where it was thrown, short and without the machine's directories: from the package's folder on, or the file. */
+function thrownAt(error: Error): string | undefined {
+  const frame = firstFileFrame(error);
+  if (!frame) return undefined;
+  const inPackage = /[\\/]node_modules[\\/](.+)$/.exec(frame)?.[1];
+  if (inPackage) return inPackage.replaceAll('\\', '/');
+  const cwd = `${process.cwd()}/`;
+  return frame.startsWith(cwd) ? frame.slice(cwd.length) : frame.split(/[\\/]/).at(-1);
+}
+
+/** Thrown in a package under `node_modules` other than this one (whose built files sit there once installed). */
+function thrownByDependency(error: Error): boolean {
+  const frame = firstFileFrame(error);
+  const name =
+    frame && /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/](?!.*[\\/]node_modules[\\/])/.exec(frame);
+  return Boolean(name && name[1] !== 'switchyard-llm');
+}

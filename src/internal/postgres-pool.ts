@@ -1,0 +1,57 @@
+import type { ConnectionOptions } from 'node:tls';
+
+/*
+ * What the PostgreSQL stores need of `pg`, written out. These types are public (`new PostgresSink(options)`, the
+ * stores' constructors), and a consumer of the package may not have `@types/pg`: they must not import it. A `pg`
+ * Pool and its options are assignable to them (test/consumer/postgres-pool-types.test.ts checks it).
+ */
+
+/** A query as `pg` takes it, with the per-query `query_timeout` `pg` reads (its own types leave it out). */
+export interface PostgresQuery {
+  text: string;
+  values?: unknown[] | undefined;
+  query_timeout?: number | undefined;
+}
+
+/** What a query answers: its rows, and how many rows a write changed. */
+export interface PostgresResult<Row = Record<string, unknown>> {
+  rows: Row[];
+  rowCount: number | null;
+}
+
+/** One connection taken from the pool, given back with `release`. */
+export interface PostgresClient {
+  query(query: PostgresQuery): Promise<PostgresResult>;
+  release(): void;
+}
+
+/** A `pg` Pool, as the stores use it: queries, and a connection of its own for migrations. */
+export interface PostgresPool {
+  query(text: string, values?: unknown[]): Promise<PostgresResult>;
+  connect(): Promise<PostgresClient>;
+}
+
+/** `pg` pool options (`new pg.Pool(options)`): the connection, TLS, timeouts and the pool's size. */
+export interface PostgresPoolConfig {
+  connectionString?: string | undefined;
+  host?: string | undefined;
+  port?: number | undefined;
+  user?: string | undefined;
+  password?: string | (() => string | Promise<string>) | undefined;
+  database?: string | undefined;
+  ssl?: boolean | ConnectionOptions | undefined;
+  application_name?: string | undefined;
+  options?: string | undefined;
+  keepAlive?: boolean | undefined;
+  connectionTimeoutMillis?: number | undefined;
+  query_timeout?: number | undefined;
+  statement_timeout?: false | number | undefined;
+  lock_timeout?: number | undefined;
+  idle_in_transaction_session_timeout?: number | undefined;
+  max?: number | undefined;
+  min?: number | undefined;
+  idleTimeoutMillis?: number | null | undefined;
+  allowExitOnIdle?: boolean | undefined;
+  maxUses?: number | undefined;
+  maxLifetimeSeconds?: number | undefined;
+}

@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * Issue 35, item 9, the fast half: a strict consumer (`strict`, `skipLibCheck: false`, `nodenext`, without
+ * exactOptionalPropertyTypes) type-checks test/consumer/consumer.mts against the package's declarations with no error,
+ * and they need no `@types` package beside `@types/node` (a consumer has no `@types/pg`). The declarations are tsc's
+ * of the sources, laid out as an installed package inside this checkout, so that their imports find its
+ * node_modules. .ci/run does the same against the built, packed and installed package, with and without
+ * exactOptionalPropertyTypes, for the ESM and CommonJS entry points; the project's own type check compiles
+ * consumer.mts with exactOptionalPropertyTypes against the sources.
+ */
+const root = resolve(import.meta.dirname, '../..');
+const tsc = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), ...args], {
+    cwd: root,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stdout?: string; stderr?: string }) => ({
+    stdout: error.stdout ?? '',
+    stderr: error.stderr ?? '',
+  }));
+
+const dir = mkdtempSync(join(root, '.consumer-types-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('a strict TypeScript consumer', () => {
+  it('type-checks against main, /testing and /server with no error and no @types beside node', async () => {
+    const installed = join(dir, 'node_modules/switchyard-llm');
+    mkdirSync(installed, { recursive: true });
+    const emitted = await tsc('-p', 'test/consumer/tsconfig.declarations.json', '--outDir', installed);
+    expect(emitted.stdout + emitted.stderr, 'the declarations of the sources').toBe('');
+    const types = (path: string) => ({ types: `./${path}index.d.ts` });
+    const exports = { '.': types(''), './testing': types('testing/'), './server': types('server/') };
+    writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'switchyard-llm', type: 'module', exports }));
+    copyFileSync(join(root, 'test/consumer/consumer.mts'), join(dir, 'consumer.mts'));
+    const compilerOptions = {
+      strict: true,
+      skipLibCheck: false,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2023',
+      types: ['node'],
+      noEmit: true,
+    };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.mts'] }));
+    const { stdout, stderr } = await tsc('-p', dir, '--listFiles');
+    const lines = (stdout + stderr).split('\n');
+    expect.soft(lines.filter((line) => line.includes('error TS'))).toEqual([]);
+    const typePackages = lines.flatMap((line) => /\/node_modules\/@types\/([^/]+)\//.exec(line)?.[1] ?? []);
+    expect([...new Set(typePackages)]).toEqual(['node']);
+  }, 600_000);
+});

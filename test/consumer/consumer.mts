@@ -1,0 +1,73 @@
+// A strict TypeScript consumer of the package (issue 35, item 9): compiled against the built `.d.ts` by .ci/run and
+// against the sources by test/consumer/consumer-types.test.ts, with and without exactOptionalPropertyTypes. It only
+// has to type-check; every entry point and the main types are used the way a consumer would.
+import {
+  type CompletionChunk,
+  type CompletionRequest,
+  type CompletionResponse,
+  createGateway,
+  extendCatalog,
+  type GatewayOptions,
+  MemorySink,
+  type ModelInfo,
+  type ModelLifecycle,
+  PostgresSink,
+  type ProvidersSettings,
+  SqliteSink,
+  SwitchyardError,
+} from 'switchyard-llm';
+import { type ServeOptions, startServer } from 'switchyard-llm/server';
+import { createMockProvider, type MockReply } from 'switchyard-llm/testing';
+
+const providers: ProvidersSettings = {
+  openai: { apiKey: process.env.OPENAI_API_KEY, baseURL: process.env.OPENAI_BASE_URL },
+  anthropic: {
+    keys: [
+      { apiKey: 'a', weight: 2 },
+      { apiKey: 'b', label: 'spare' },
+    ],
+  },
+  azure: { apiKey: 'k', baseURL: 'https://example.openai.azure.com', apiVersion: '2025-04-01-preview' },
+  bedrock: { region: 'us-east-1', credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } },
+  vertex: { project: 'p', region: 'us-central1' },
+  groq: { apiKey: 'gsk-test', timeoutMs: 30_000 },
+};
+
+const replies: MockReply[] = ['first answer'];
+const options: GatewayOptions = {
+  providers,
+  mock: createMockProvider({ replies }),
+  fallbacks: ['claude-sonnet-latest'],
+  timeoutMs: process.env.TIMEOUT_MS === undefined ? undefined : Number(process.env.TIMEOUT_MS),
+  records: { sinks: [new MemorySink(), new SqliteSink(':memory:')], redact: true },
+  catalog: extendCatalog([]),
+};
+const gateway = createGateway(options);
+
+export async function run(): Promise<string | null> {
+  const request: CompletionRequest = {
+    model: 'gpt-sol-latest',
+    messages: [{ role: 'user', content: 'ping' }],
+    reasoning_effort: 'low',
+    max_tokens: 100,
+  };
+  const answer: CompletionResponse = await gateway.createCompletion({ ...request, stream: false });
+  for (const warning of answer.switchyard.warnings) console.log(warning.code, warning.message);
+  const stream = await gateway.createCompletion({ model: 'gpt-sol-latest', messages: [], stream: true });
+  for await (const chunk of stream) {
+    const typed: CompletionChunk = chunk;
+    console.log(typed.choices[0]?.delta.content);
+  }
+  const models: ModelInfo[] = gateway.listModels({ reasoning: true }).data;
+  const stage: ModelLifecycle | undefined = models[0]?.lifecycle;
+  console.log(stage, new PostgresSink('postgres://localhost/records'));
+  const serve: ServeOptions = { port: 0, dataDir: '/tmp/switchyard', mock: true, gateway: { providers } };
+  const server = await startServer(serve);
+  await server.close();
+  try {
+    await gateway.createCompletion({ model: 'no-such-model', messages: [] });
+  } catch (error) {
+    if (error instanceof SwitchyardError) return error.message;
+  }
+  return answer.choices[0]?.message.content ?? null;
+}
