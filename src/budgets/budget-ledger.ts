@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { BudgetExceededError, LimitExceededError, StorageUnavailableError } from '../errors.ts';
+import { BudgetExceededError, LimitExceededError, StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { CompletionWarning } from '../types.ts';
-import { type BudgetSubject, slotKey, ttlOf, untilNextWindow, valuesOf } from './budget-slots.ts';
-import { MemorySpendStore, type SlotCharge, type SlotHold, type SpendStore } from './spend-store.ts';
+import { type BudgetSubject, poolOf, slotKey, ttlOf, untilNextWindow, valuesOf } from './budget-slots.ts';
+import { MemorySpendStore } from './memory-spend-store.ts';
+import { type SlotCharge, type SlotHold, type SpendStore, SpendStoreFullError } from './spend-store.ts';
 
 export type { BudgetSubject } from './budget-slots.ts';
 
@@ -23,7 +24,12 @@ export type BudgetRule =
 export interface BudgetOptions {
   perTrace?: number;
   rules?: BudgetRule[];
-  /** Distinct values (traces, agents…) counted at once; the least recently charged are forgotten. Default 100,000. */
+  /**
+   * Budgets counted at once in this process (default 100,000), of each kind: the traces and workflows of every tenant
+   * together, past which the least recently charged of the tenant with the most are forgotten (a tenant flooding new
+   * traces forgets only its own); and every other (keys, agents), never forgotten inside its window: past it, a call
+   * that needs one more is refused with a 503 `budgets_full`. A `RedisSpendStore` has no such bound.
+   */
   maxTracked?: number;
   /** Where spend is counted: this process (default), or a store shared by replicas (`RedisSpendStore`). */
   store?: SpendStore;
@@ -51,7 +57,8 @@ export interface BudgetHold {
  * Spend per budget. A call reserves its worst cost before it is sent and is admitted only while every budget it falls
  * under has spent + held under its limit; once it is over, `settle` releases the reservation and charges what it
  * actually cost. Calls started together therefore overshoot a budget by one call at most. Counted in a `SpendStore`:
- * this process's memory (bounded: the least recently charged beyond `maxTracked` are forgotten), or Redis.
+ * this process's memory (bounded by `maxTracked`, never forgetting a key's or an agent's budget inside its window), or
+ * Redis.
  */
 export class BudgetLedger {
   readonly rules: readonly BudgetRule[];
@@ -95,11 +102,11 @@ export class BudgetLedger {
     for (const rule of this.rules) {
       const amount = rule.tokens !== undefined ? worst.tokens : worst.usd;
       for (const value of valuesOf(rule, subject)) {
-        const slot = slotKey(rule, value, now);
+        const slot = slotKey(rule, value, now, subject.tenant);
         // The same budget reached twice (a key named in metadata and in the lineage) is held once.
         if (entries.some((entry) => entry.hold.slot === slot)) continue;
         const limit = rule.tokens ?? rule.usd;
-        entries.push({ rule, value, hold: { slot, limit, amount: finite(amount) } });
+        entries.push({ rule, value, hold: { slot, pool: poolOf(rule, subject), limit, amount: finite(amount) } });
       }
     }
     if (entries.length === 0) return { id, subject, held: [] };
@@ -111,10 +118,13 @@ export class BudgetLedger {
         options.holdMs ?? 15 * 60_000,
       );
     } catch (error) {
-      if (!this.#open) throw this.#unavailable(error);
+      const full = error instanceof SpendStoreFullError;
+      if (!this.#open) throw full ? budgetsFull(error) : this.#unavailable(error);
       options.warn?.({
         code: 'budget_unchecked',
-        message: `The budget store (${this.#component}) could not be reached; the call was let through unchecked.`,
+        message: full
+          ? `Budgets could not be checked (${error.message}); the call was let through unchecked.`
+          : `The budget store (${this.#component}) could not be reached; the call was let through unchecked.`,
       });
       return { id, subject, held: [] };
     }
@@ -133,8 +143,9 @@ export class BudgetLedger {
       const amount = finite(rule.tokens !== undefined ? tokens : (usd ?? 0));
       if (!amount) continue;
       for (const value of valuesOf(rule, hold.subject)) {
-        const slot = slotKey(rule, value, now);
-        if (!charges.some((charge) => charge.slot === slot)) charges.push({ slot, amount, ttlMs: ttlOf(rule.window) });
+        const slot = slotKey(rule, value, now, hold.subject.tenant);
+        if (!charges.some((charge) => charge.slot === slot))
+          charges.push({ slot, pool: poolOf(rule, hold.subject), amount, ttlMs: ttlOf(rule.window) });
       }
     }
     if (hold.held.length === 0 && charges.length === 0) return Promise.resolve();
@@ -142,9 +153,12 @@ export class BudgetLedger {
     return this.#store.settle(hold.id, hold.held, charges);
   }
 
-  /** Dollars (or tokens) spent so far under one rule for one value (a trace id, an agent…), holds not counted. */
-  spent(rule: BudgetRule, value: string, now = new Date()): Promise<number> {
-    return this.#store.spent(slotKey(rule, value, now));
+  /**
+   * Dollars (or tokens) spent so far under one rule for one value (a trace id, an agent…), holds not counted; a
+   * trace's or a workflow's of one tenant (`tenantOf`), or of calls without a key when `tenant` is not given.
+   */
+  spent(rule: BudgetRule, value: string, now = new Date(), tenant?: string): Promise<number> {
+    return this.#store.spent(slotKey(rule, value, now, tenant));
   }
 
   get #component(): string {
@@ -159,6 +173,15 @@ export class BudgetLedger {
       error,
     );
   }
+}
+
+/** A 503 for a call whose budgets this process cannot count without forgetting one inside its window. */
+function budgetsFull(error: SpendStoreFullError): SwitchyardError {
+  return new SwitchyardError(`Budgets cannot be checked: ${error.message} The call was not sent.`, {
+    status: 503,
+    type: 'server_error',
+    code: 'budgets_full',
+  });
 }
 
 function refusedBy(rule: BudgetRule, value: string, spent: number, held: number, now: Date): Error {

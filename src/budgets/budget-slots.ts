@@ -1,13 +1,18 @@
 import type { BudgetRule, BudgetScope, BudgetWindow } from './budget-ledger.ts';
 
 /**
- * Who a call is charged to: its metadata (trace, agent, workflow, `api_key_id`), and the API keys whose `key`
- * budgets it counts against besides (a key and the keys that minted it, nearest first).
+ * Who a call is charged to: its metadata (trace, agent, workflow, `api_key_id`), the API keys whose `key` budgets it
+ * counts against besides (a key and the keys that minted it, nearest first), and its tenant (`tenantOf`), whose
+ * traces and workflows are its own: another tenant's `order-42` is another budget.
  */
 export interface BudgetSubject {
   metadata?: Readonly<Record<string, string>> | undefined;
   keys?: readonly string[] | undefined;
+  tenant?: string | undefined;
 }
+
+/** Scopes whose values a caller names freely, so that each tenant has its own: a trace, a workflow. */
+const PER_TENANT: ReadonlySet<BudgetScope> = new Set(['trace', 'workflow']);
 
 /** The metadata key a scope's value is read from. */
 const METADATA_KEY: Record<BudgetScope, string> = {
@@ -24,12 +29,24 @@ export function valuesOf(rule: BudgetRule, subject: BudgetSubject): string[] {
   return [...new Set([...(named === undefined ? [] : [named]), ...(subject.keys ?? [])])];
 }
 
-/** The counter of one rule for one value in the window `now` falls in. */
-export function slotKey(rule: BudgetRule, value: string, now: Date): string {
+/**
+ * Where a store bounding its memory may forget the rule's slot (`SlotHold.pool`): a tenant's own traces and workflows
+ * are its pool; any other budget (a key's, an agent's) is never forgotten inside its window.
+ */
+export function poolOf(rule: BudgetRule, subject: BudgetSubject): string | undefined {
+  return PER_TENANT.has(rule.scope) ? (subject.tenant ?? '') : undefined;
+}
+
+/**
+ * The counter of one rule for one value in the window `now` falls in; a trace's or a workflow's within its tenant
+ * (none for a call without a key: the gateway's own namespace).
+ */
+export function slotKey(rule: BudgetRule, value: string, now: Date, tenant?: string): string {
   const lengths = { minute: 16, day: 10, month: 7, lifetime: 0 } as const;
   const period = now.toISOString().slice(0, lengths[rule.window]);
   const unit = rule.tokens !== undefined ? `${rule.tokens}tok` : `${rule.usd}usd`;
-  return `${rule.scope}\u0000${rule.window}\u0000${unit}\u0000${period}\u0000${value}`;
+  const owned = tenant !== undefined && PER_TENANT.has(rule.scope) ? `${tenant}\u0000` : '';
+  return `${rule.scope}\u0000${rule.window}\u0000${unit}\u0000${period}\u0000${owned}${value}`;
 }
 
 /** How long a slot must be kept: past its window (a day, a month), or 90 days for a trace's lifetime. */

@@ -1,7 +1,10 @@
 import { computeCost, type TokenPricing } from '../records/compute-cost.ts';
 import type { WorstCost } from './budget-ledger.ts';
 
-/** What an inline file (an image, audio, a PDF as base64 or a `data:` URL) is counted as: a large image's tokens. */
+/**
+ * What an inline file (an image, audio or file part, its content a URL, base64 or a `data:` URL) is counted as: a
+ * large image's tokens. Only such a part: text is text, whatever it starts with (`data:` too).
+ */
 const FILE_TOKENS = 1_600;
 
 /**
@@ -34,7 +37,7 @@ const last = {
 
 /**
  * The prompt's tokens, estimated from every string of its messages, tools and output schema, and a token a field
- * (the wire carries their names); an inline file or an image counts `FILE_TOKENS`.
+ * (the wire carries their names); an image, audio or file part counts `FILE_TOKENS`.
  */
 export function estimatePromptTokens(body: Readonly<Record<string, unknown>>): number {
   const { messages, tools, functions, response_format: responseFormat } = body;
@@ -52,7 +55,7 @@ export function estimatePromptTokens(body: Readonly<Record<string, unknown>>): n
 }
 
 function tokensOf(value: unknown, depth: number): number {
-  if (typeof value === 'string') return value.startsWith('data:') ? FILE_TOKENS : estimateTokens(value);
+  if (typeof value === 'string') return estimateTokens(value);
   if (typeof value === 'number' || typeof value === 'boolean') return 1;
   let tokens = 0;
   if (Array.isArray(value)) {

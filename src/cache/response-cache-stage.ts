@@ -1,4 +1,4 @@
-import { keyLineage } from '../completion/call-access.ts';
+import { tenantOf } from '../completion/call-access.ts';
 import type { CallPlan, CallTrace } from '../completion/call-plan.ts';
 import { CompletionStream } from '../completion/completion-stream.ts';
 import { factsOf, recordCall, responseInfo } from '../completion/finalise.ts';
@@ -40,7 +40,7 @@ export function lookUpCache(
     return undefined;
   }
   if (mode === 'auto' && !isDeterministic(plan)) return undefined;
-  return read(cache.store, cacheKey(plan, keyLineage(plan.access).at(-1) ?? cache.tenant), trace);
+  return read(cache.store, cacheKey(plan, tenantOf(plan.access) ?? cache.tenant), trace);
 }
 
 async function read(store: ResponseCacheStore, key: string, trace: CallTrace): Promise<CacheLookup | undefined> {

@@ -12,8 +12,8 @@ export interface ResponseCacheOptions {
   /** How long an answer is served from the cache (default 3,600 s). */
   ttlSeconds?: number;
   /**
-   * Whose entries calls without a key read and write (default `gateway`). A call with `access.keyId` uses the root
-   * of its key's lineage instead: keys of one tree share answers, other trees never see them.
+   * Whose entries calls without a key read and write (default `gateway`). A call with a key uses its tenant instead
+   * (`tenantOf`: `access.tenant`, else the root of its key's lineage): tenants never see each other's answers.
    */
   tenant?: string;
   /** Answers larger than this (UTF-8 bytes of the entry) are not cached (default 1 MiB). */

@@ -11,6 +11,16 @@ export interface CallAccess {
   keyId?: string;
   /** The keys that minted `keyId`, nearest first: their key budgets and limits count this call too. */
   ancestors?: readonly string[];
+  /**
+   * The tenant the call belongs to (`tenantOf`): the response cache it reads and writes, the namespace of its trace
+   * and workflow budgets. `switchyard serve` sets the key's (`tenantOfKey`); absent, the root of the key's lineage.
+   */
+  tenant?: string;
+  /**
+   * Takes one more request from the caller's request rate, for a request the call sends beside its first (a hedge);
+   * rejects when none is left, and the call goes on without it. Absent: no rate to count against.
+   */
+  takeRequest?(): Promise<void>;
   /** `null` or absent: any agent. Otherwise the call must run as one of these agents. */
   agents?: readonly string[] | null;
   /** `null` or absent: any model. Otherwise every model tried (fallbacks too) must be one of these. */
@@ -26,6 +36,36 @@ export interface CallAccess {
 export function keyLineage(access: CallAccess | undefined): string[] {
   if (!access?.keyId) return [];
   return [access.keyId, ...(access.ancestors ?? [])];
+}
+
+/**
+ * The tenant of a key, the one definition: `lineage` is the key then each key that minted it, nearest first, and
+ * `rootIsAdmin` says whether the last of them is an admin key. A key no other key minted is its own tenant, and so is
+ * a key an admin key minted (how an operator makes tenants: `POST /v1/keys` with an admin key); any other key is in
+ * the tenant of the key that minted it, so a team's keys stay in the team's tenant and siblings an admin minted
+ * never share one. `undefined` for no key.
+ */
+export function tenantOfKey(lineage: readonly string[], rootIsAdmin: boolean): string | undefined {
+  return rootIsAdmin && lineage.length > 1 ? lineage.at(-2) : lineage.at(-1);
+}
+
+/**
+ * The tenant a call belongs to, for everything kept per tenant (the response cache, trace and workflow budgets,
+ * experiment run slots): the one its access names, else its key's by `tenantOfKey` (the lineage's root, as an
+ * application that passes `access` has no admin keys). `undefined` for a call without a key.
+ */
+export function tenantOf(access: CallAccess | undefined): string | undefined {
+  return access?.tenant ?? tenantOfKey(keyLineage(access), false);
+}
+
+/**
+ * `lineage` (a key, then each key that minted it) up to its `tenant`: the keys a call's key budgets and limits count
+ * against. The keys above a tenant (the admin key that minted it) are not charged for its calls, so one tenant cannot
+ * spend another's budget or rate through the key that made them both.
+ */
+export function withinTenant(lineage: readonly string[], tenant: string | undefined): string[] {
+  const at = tenant === undefined ? -1 : lineage.indexOf(tenant);
+  return at < 0 ? [...lineage] : lineage.slice(0, at + 1);
 }
 
 /**

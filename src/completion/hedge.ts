@@ -1,22 +1,42 @@
 import { MissingCredentialsError, ProviderError } from '../errors.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
-import type { Attempt, HedgeSetting } from '../types.ts';
+import type { Attempt, CompletionWarning, HedgeSetting } from '../types.ts';
 import type { CallPlan } from './call-plan.ts';
 import type { LatencyTracker } from './latency-tracker.ts';
 import type { Candidate } from './plan-candidates.ts';
 import { type AttemptOperation, type AttemptResult, movesOn, runAttempts } from './run-attempts.ts';
 
-type HedgePlan = Parameters<typeof runAttempts>[1] & Pick<CallPlan, 'hedgeAfterMs'>;
+type HedgePlan = Parameters<typeof runAttempts>[1] & Pick<CallPlan, 'hedgeAfterMs' | 'access'>;
 
-/** What `runHedged` does with a losing attempt that answered anyway (before its abort took): close it, bill it. */
-export type LateLoser<T> = (lost: AttemptResult<T>) => void;
+/** What the caller of `runHedged` does with what a hedge adds: the requests that lost, and its warnings. */
+export interface HedgeOutcomes<T> {
+  /** A losing try that was sent and is aborted: it read the prompt, which its provider bills (estimate it). */
+  lost(candidate: Candidate): void;
+  /** A losing try that answered anyway (before its abort took): close it, bill what it reported. */
+  late(lost: AttemptResult<T>): void;
+  warn(warning: CompletionWarning): void;
+}
+
+/**
+ * Whether a call may send a hedge: the first candidate it will try has a hedge delay, and a later one can be sent
+ * beside it. Such a call holds its budgets for two requests, as two run at once.
+ */
+export function hedgeMayRun(
+  plan: Pick<CallPlan, 'hedgeAfterMs'>,
+  candidates: ReadonlyArray<{ offering: { provider: string; model: string }; skip?: unknown }>,
+): boolean {
+  const first = candidates.findIndex((candidate) => candidate.skip === undefined);
+  if (first < 0 || plan.hedgeAfterMs(candidates[first]!.offering) === undefined) return false;
+  return candidates.some((candidate, index) => index > first && candidate.skip === undefined);
+}
 
 /**
  * Stage 3 with the call's `hedge`: the first candidate runs alone (with its retries) for its `hedgeAfterMs`; if it
- * has not produced content by then, the candidates after it start too, as a second run. The first run to produce
- * content wins and the other is aborted, its try in flight recorded as `hedge_lost`. A run that fails lets the other
- * go on. Without a hedge, or with no second candidate to send, it is `runAttempts`. At most one extra request runs
- * at a time.
+ * has not produced content by then, the candidates after it start too, as a second run, once the caller's rate
+ * allows one more request (`CallAccess.takeRequest`; else no hedge, said in a `hedge_not_sent` warning). The first
+ * run to produce content wins and the other is aborted, its try in flight recorded as `hedge_lost` and handed to
+ * `outcomes.lost` to be billed. A run that fails lets the other go on. Without a hedge, or with no second candidate
+ * to send, it is `runAttempts`. At most one extra request runs at a time.
  */
 export async function runHedged<T>(
   getProvider: ProviderLookup,
@@ -24,12 +44,11 @@ export async function runHedged<T>(
   candidates: readonly Candidate[],
   attempts: Attempt[],
   operation: AttemptOperation<T>,
-  late: LateLoser<T>,
+  outcomes: HedgeOutcomes<T>,
 ): Promise<AttemptResult<T>> {
+  if (!hedgeMayRun(plan, candidates)) return runAttempts(getProvider, plan, candidates, attempts, operation);
   const first = candidates.findIndex((candidate) => candidate.skip === undefined);
-  const afterMs = first < 0 ? undefined : plan.hedgeAfterMs(candidates[first]!.offering);
-  if (afterMs === undefined || !candidates.some((candidate, index) => index > first && candidate.skip === undefined))
-    return runAttempts(getProvider, plan, candidates, attempts, operation);
+  const afterMs = plan.hedgeAfterMs(candidates[first]!.offering)!;
   const rest = candidates.slice(first + 1);
 
   const primary = new Lane<T>(candidates.slice(0, first + 1));
@@ -38,11 +57,14 @@ export async function runHedged<T>(
   const hedgeDue = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), afterMs)));
   const early = await Promise.race([running[0]!, hedgeDue]);
   clearTimeout(timer);
-  if (early !== undefined) {
+  const refused = early === undefined ? await hedgeRefused(plan) : undefined;
+  if (refused) outcomes.warn(refused);
+  if (early !== undefined || refused) {
+    const ended = early ?? (await running[0]!);
     attempts.push(...primary.attempts);
-    if ('result' in early) return early.result;
-    // Failed before the hedge was due: the rest run as the plain fallback they would have been.
-    if (!goesOn(early.error, plan)) throw withAttempts(early.error, attempts);
+    if ('result' in ended) return ended.result;
+    // Failed before a hedge was sent: the rest run as the plain fallback they would have been.
+    if (!goesOn(ended.error, plan)) throw withAttempts(ended.error, attempts);
     return runAttempts(getProvider, plan, rest, attempts, operation);
   }
 
@@ -57,9 +79,11 @@ export async function runHedged<T>(
     const lanes = [primary, backup];
     if ('result' in ended) {
       for (const lane of pending) {
-        attempts.push(...lanes[lane]!.lose());
+        const { attempts: theirs, inFlight } = lanes[lane]!.lose();
+        attempts.push(...theirs);
+        if (inFlight) outcomes.lost(inFlight);
         void running[lane]!.then((end) => {
-          if ('result' in end) late(end.result);
+          if ('result' in end) outcomes.late(end.result);
         });
       }
       attempts.push(...lanes[index]!.attempts);
@@ -69,6 +93,21 @@ export async function runHedged<T>(
     failure = ended.error;
   }
   throw withAttempts(failure, attempts);
+}
+
+/** Why the hedge is not sent: the caller's rate has no request left for it (a warning), or `undefined`. */
+async function hedgeRefused(plan: HedgePlan): Promise<CompletionWarning | undefined> {
+  try {
+    await plan.access?.takeRequest?.();
+    return undefined;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      code: 'hedge_not_sent',
+      param: 'hedge',
+      message: `The hedge was not sent: it is a request of its own, and the caller's rate has none left (${reason}).`,
+    };
+  }
 }
 
 const NEVER = (): undefined => undefined;
@@ -91,8 +130,8 @@ class Lane<T> {
   readonly attempts: Attempt[] = [];
   readonly #stop = new AbortController();
   readonly #candidates: readonly Candidate[];
-  /** The latest try: who, since when, and how many attempts were recorded before it. */
-  #latest: { provider: string; model: string; started: number; recorded: number } | undefined;
+  /** The latest try: who, to which candidate, since when, and how many attempts were recorded before it. */
+  #latest: { provider: string; candidate: Candidate; started: number; recorded: number } | undefined;
 
   constructor(candidates: readonly Candidate[]) {
     this.#candidates = candidates;
@@ -103,8 +142,7 @@ class Lane<T> {
     const signal = plan.signal ? AbortSignal.any([plan.signal, stop]) : stop;
     const tracked: AttemptOperation<T> = (provider, candidate, scope, sent) => {
       if (stop.aborted) throw stop.reason;
-      const { model } = candidate.offering;
-      this.#latest = { provider: provider.name, model, started: performance.now(), recorded: this.attempts.length };
+      this.#latest = { provider: provider.name, candidate, started: performance.now(), recorded: this.attempts.length };
       return operation(provider, candidate, scope, sent);
     };
     return runAttempts(getProvider, { ...plan, signal }, this.#candidates, this.attempts, tracked).then(
@@ -113,19 +151,22 @@ class Lane<T> {
     );
   }
 
-  /** The other run won: this one is aborted. Its attempts so far, and its try in flight as `hedge_lost`. */
-  lose(): Attempt[] {
+  /**
+   * The other run won: this one is aborted. Its attempts so far, its try in flight as `hedge_lost`, and that try's
+   * candidate (none between tries: a backoff sends nothing).
+   */
+  lose(): { attempts: Attempt[]; inFlight?: Candidate } {
     this.#stop.abort(new Error('Another hedged attempt produced content first.'));
     const latest = this.#latest;
-    if (latest === undefined || this.attempts.length > latest.recorded) return [...this.attempts];
+    if (latest === undefined || this.attempts.length > latest.recorded) return { attempts: [...this.attempts] };
     const lost: Attempt = {
       provider: latest.provider,
-      model: latest.model,
+      model: latest.candidate.offering.model,
       outcome: 'hedge_lost',
       message: 'Aborted: a hedged request to another candidate produced content first.',
       duration_ms: Math.round(performance.now() - latest.started),
     };
-    return [...this.attempts.slice(0, latest.recorded), lost];
+    return { attempts: [...this.attempts.slice(0, latest.recorded), lost], inFlight: latest.candidate };
   }
 }
 

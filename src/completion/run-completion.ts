@@ -1,6 +1,8 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { estimatePromptTokens } from '../budgets/estimate-cost.ts';
 import { ProviderError } from '../errors.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
+import type { BilledUsage } from '../records/compute-cost.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { completeAttempt, streamAttempt } from './call-provider.ts';
 import { TurnedDown, unlessTurnedDown } from './fallback-on.ts';
@@ -26,10 +28,17 @@ export async function runCompletion(
   const operation = unlessTurnedDown(plan, candidates, turnedDown, completeAttempt(services, plan, extraMessages));
   let result: AttemptResult<ProviderCompletion>;
   try {
-    result = await runHedged(services.getProvider, plan, candidates, trace.attempts, operation, (lost) => {
-      // A hedged loser that answered before its abort took: paid for all the same.
-      lost.scope.dispose();
-      trace.billed.push({ usage: lost.value.usage, pricing: lost.candidate.offering.pricing });
+    const estimates = new Map<Candidate, BilledUsage>();
+    result = await runHedged(services.getProvider, plan, candidates, trace.attempts, operation, {
+      lost: (candidate) => estimates.set(candidate, billLoser(plan, trace, candidate)),
+      // A hedged loser that answered before its abort took: paid what it reported, rather than the estimate.
+      late(lost) {
+        lost.scope.dispose();
+        const estimated = estimates.get(lost.candidate);
+        if (estimated) estimated.usage = lost.value.usage;
+        else trace.billed.push({ usage: lost.value.usage, pricing: lost.candidate.offering.pricing });
+      },
+      warn: trace.warn,
     });
     observeLatency(services, trace, result.candidate);
   } catch (error) {
@@ -59,9 +68,14 @@ export async function runStream(
     candidates,
     trace.attempts,
     streamAttempt(services, plan),
-    (lost) => {
-      lost.scope.dispose();
-      lost.value.rest.return?.().catch(() => undefined);
+    {
+      lost: (candidate) => billLoser(plan, trace, candidate),
+      // A stream that opened as it lost: closed; its content so far is a chunk or two, its prompt billed already.
+      late(lost) {
+        lost.scope.dispose();
+        lost.value.rest.return?.().catch(() => undefined);
+      },
+      warn: trace.warn,
     },
   );
   trace.adopt(opened.shaped?.warnings.warnings ?? []);
@@ -96,6 +110,28 @@ export async function correct(
     });
     return answered;
   }
+}
+
+/** Why a hedged call's cost holds an estimate: the request that lost was aborted before it reported its usage. */
+const HEDGE_LOSER_ESTIMATED = {
+  code: 'usage_estimated',
+  message:
+    'A hedged request that lost was aborted before its provider reported usage: it read the prompt, which is billed ' +
+    'as estimated, and the call is charged for it against the budgets.',
+};
+
+/**
+ * A hedge's losing try, aborted in flight: its provider read the whole prompt and bills it, so the call is charged
+ * the prompt as estimated (as for a stream left early) at that candidate's price. The entry, for a late answer.
+ */
+function billLoser(plan: CallPlan, trace: CallTrace, candidate: Candidate): BilledUsage {
+  const billed: BilledUsage = {
+    usage: { prompt_tokens: estimatePromptTokens(plan.body), completion_tokens: 0 },
+    pricing: candidate.offering.pricing,
+  };
+  trace.billed.push(billed);
+  trace.warn(HEDGE_LOSER_ESTIMATED);
+  return billed;
 }
 
 function bill(trace: CallTrace, answered: AttemptResult<ProviderCompletion>): void {

@@ -8,6 +8,7 @@ import {
   displayPrefixOf,
   fromRow,
   INSERT_COLUMNS,
+  LINEAGE_COLUMNS,
   type LineageRow,
   mintKey,
   mintRefusal,
@@ -79,7 +80,7 @@ export class ApiKeyStore implements KeyStore {
       count: this.#db.prepare('SELECT count(*) AS count FROM api_keys WHERE revoked_at IS NULL'),
       children: this.#db.prepare('SELECT count(*) AS count FROM api_keys WHERE parent_id = ? AND revoked_at IS NULL'),
       ancestors: this.#db.prepare(
-        `${ancestorsSql('api_keys', '?')}SELECT id, parent_id, revoked_at, expires_at FROM chain ORDER BY depth`,
+        `${ancestorsSql('api_keys', '?')}SELECT ${LINEAGE_COLUMNS} FROM chain ORDER BY depth`,
       ),
       descendants: this.#db.prepare(`${descendantsSql('api_keys', '?')}SELECT id FROM tree ORDER BY depth, id`),
     };
@@ -105,12 +106,7 @@ export class ApiKeyStore implements KeyStore {
       const { count } = this.#statements.children.get(parentId) as { count: number };
       const refusal = mintRefusal(chain, count);
       if (refusal) throw refusal;
-      const minted = mintKey(
-        name,
-        grant,
-        parentId,
-        chain.map((row) => row.id),
-      );
+      const minted = mintKey(name, grant, parentId, chain);
       this.#statements.insert.run(...minted.values);
       this.#db.exec('COMMIT');
       return { key: minted.key, info: minted.info };
@@ -168,9 +164,9 @@ export class ApiKeyStore implements KeyStore {
     return this.#valid.judge(digest.cacheKey, digest.digest, row, chain);
   }
 
-  #ancestorsOf(parentId: string | null): string[] {
+  #ancestorsOf(parentId: string | null): LineageRow[] {
     if (!parentId) return [];
-    return (this.#statements.ancestors.all(parentId) as unknown as LineageRow[]).map((row) => row.id);
+    return this.#statements.ancestors.all(parentId) as unknown as LineageRow[];
   }
 
   close(): void {

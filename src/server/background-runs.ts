@@ -1,10 +1,14 @@
+import { tenantOf } from '../completion/call-access.ts';
 import type { ExperimentCaller, Experiments, RunExperimentOptions } from '../experiments/experiments-api.ts';
 import { HttpError } from './responses.ts';
 
 /** Background runs one process keeps at once; more are refused with a 429. */
 export const MAX_BACKGROUND_RUNS = 16;
-/** Background runs one API key may have under way: a key cannot take every run of the server. */
-export const MAX_BACKGROUND_RUNS_PER_KEY = 4;
+/**
+ * Background runs one tenant may have under way, whichever of its keys started them (`tenantOf`): a key that mints
+ * children cannot take every run of the server through them. A quarter of the server's: four tenants at most fill it.
+ */
+export const MAX_BACKGROUND_RUNS_PER_TENANT = 4;
 
 /**
  * Experiment runs started by a request and left running after it is answered: never tied to the request (a client
@@ -13,8 +17,8 @@ export const MAX_BACKGROUND_RUNS_PER_KEY = 4;
 export class BackgroundRuns {
   readonly #runs = new Map<string, Set<Promise<void>>>();
   #count = 0;
-  /** Runs under way by key id (in-process callers under ''): at most as many entries as runs. */
-  readonly #perKey = new Map<string, number>();
+  /** Runs under way by tenant (in-process callers under ''): at most as many entries as runs. */
+  readonly #perTenant = new Map<string, number>();
   readonly #limit: number;
   readonly #onError: (error: unknown, experimentId: string) => void;
 
@@ -23,14 +27,17 @@ export class BackgroundRuns {
     this.#limit = limit;
   }
 
-  /** A 429 when `limit` runs are under way (checked before a create or add that runs, so nothing is half done). */
-  requireRoom(experimentId?: string, keyId = ''): void {
+  /**
+   * A 429 when the caller's tenant has `MAX_BACKGROUND_RUNS_PER_TENANT` runs under way, or the server `limit`
+   * (checked before a create or add that runs, so nothing is half done).
+   */
+  requireRoom(experimentId?: string, caller?: ExperimentCaller): void {
     const then = experimentId ? `POST /v1/experiments/${experimentId}/run` : 'run again';
-    if ((this.#perKey.get(keyId) ?? 0) >= MAX_BACKGROUND_RUNS_PER_KEY)
+    if ((this.#perTenant.get(tenantOfCaller(caller)) ?? 0) >= MAX_BACKGROUND_RUNS_PER_TENANT)
       throw new HttpError(
         429,
-        `This API key has ${MAX_BACKGROUND_RUNS_PER_KEY} experiment runs under way, the most one key may: wait for ` +
-          `one to end, then ${then}.`,
+        `This API key's tenant (it and the keys minted with it) has ${MAX_BACKGROUND_RUNS_PER_TENANT} experiment ` +
+          `runs under way, the most one tenant may: wait for one to end, then ${then}.`,
         { type: 'rate_limit_error', code: 'too_many_experiment_runs' },
       );
     if (this.#count < this.#limit) return;
@@ -46,10 +53,10 @@ export class BackgroundRuns {
    * sees them running when the caller is answered), or has ended. A 429 when `limit` runs are under way.
    */
   start(experiments: Experiments, id: string, options: RunExperimentOptions, caller?: ExperimentCaller): Promise<void> {
-    const keyId = caller?.keyId ?? '';
-    this.requireRoom(id, keyId);
+    const tenant = tenantOfCaller(caller);
+    this.requireRoom(id, caller);
     this.#count++;
-    this.#perKey.set(keyId, (this.#perKey.get(keyId) ?? 0) + 1);
+    this.#perTenant.set(tenant, (this.#perTenant.get(tenant) ?? 0) + 1);
     let claimed!: () => void;
     const started = new Promise<void>((resolve) => (claimed = resolve));
     const run: Promise<void> = experiments
@@ -61,9 +68,9 @@ export class BackgroundRuns {
       .finally(() => {
         claimed();
         this.#count--;
-        const left = (this.#perKey.get(keyId) ?? 1) - 1;
-        if (left === 0) this.#perKey.delete(keyId);
-        else this.#perKey.set(keyId, left);
+        const left = (this.#perTenant.get(tenant) ?? 1) - 1;
+        if (left === 0) this.#perTenant.delete(tenant);
+        else this.#perTenant.set(tenant, left);
         const set = this.#runs.get(id);
         set?.delete(run);
         if (set?.size === 0) this.#runs.delete(id);
@@ -83,4 +90,9 @@ export class BackgroundRuns {
   get size(): number {
     return this.#count;
   }
+}
+
+/** The tenant whose runs a caller's count among (`tenantOf` its calls' access); '' for in-process callers. */
+function tenantOfCaller(caller: ExperimentCaller | undefined): string {
+  return tenantOf(caller?.callOptions?.().access) ?? caller?.keyId ?? '';
 }

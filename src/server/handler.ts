@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { withinTenant } from '../completion/call-access.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { type StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
@@ -161,7 +162,8 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
         key = await authenticate(presented, keys);
         if (route.scope) requireScope(key, route.scope);
         if (route.auth === 'key') {
-          // A key minted under others counts against their limits too: a child cannot widen its parent's rate.
+          // A key minted under others counts against their limits too (up to its tenant): a child cannot widen its
+          // parent's rate, and a tenant cannot spend the admin key's, shared with every other tenant.
           await takeRequest(rateLimit, key);
           release = concurrency.acquire(key.id);
         }
@@ -228,10 +230,10 @@ function withoutBody(reply: Reply): Reply {
   return { ...reply, body: null };
 }
 
-/** One request from the rate of the key and of each key it was minted under. */
+/** One request from the rate of the key and of each key it was minted under, within its tenant. */
 async function takeRequest(rateLimit: KeyRateLimit | undefined, key: ApiKeyInfo): Promise<void> {
   if (!rateLimit) return;
-  for (const id of [key.id, ...key.ancestors]) await rateLimit.take(id);
+  for (const id of withinTenant([key.id, ...key.ancestors], key.tenant)) await rateLimit.take(id);
 }
 
 function bearer(key: string | undefined): string | undefined {

@@ -53,6 +53,8 @@ export class KeyAccess {
     return {
       keyId: this.key.id,
       ancestors: this.key.ancestors ?? [],
+      tenant: this.key.tenant,
+      takeRequest: () => this.countRequests(1),
       agents: this.key.allowed_agents,
       models: this.key.allowed_models,
       mayReadCall: (record) => this.mayRead(record),

@@ -26,8 +26,8 @@ export async function createKey(keys: KeyStore, caller: ApiKeyInfo, input: Creat
     ...(expires_in_seconds ? { expires_at: new Date(Date.now() + expires_in_seconds * 1000).toISOString() } : {}),
   });
   const { key, info } = await keys.create(name, { grant, parentId: caller.id });
-  const { id, prefix, created_at, parent_id } = info;
-  return { key, id, name: info.name, prefix, created_at, parent_id, ancestors: info.ancestors, ...grant };
+  const { id, prefix, created_at, parent_id, ancestors, tenant } = info;
+  return { key, id, name: info.name, prefix, created_at, parent_id, ancestors, tenant, ...grant };
 }
 
 /** The keys `caller` manages: its descendants, or every key for an admin key. */

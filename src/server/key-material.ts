@@ -1,4 +1,5 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { tenantOfKey } from '../completion/call-access.ts';
 import { ADMIN_GRANT, forbidden, type KeyGrant, type Scope } from './key-scopes.ts';
 import type { HttpError } from './responses.ts';
 
@@ -28,6 +29,11 @@ export interface ApiKeyInfo extends KeyGrant {
   parent_id: string | null;
   /** The keys that minted this one, nearest first (`parent_id` first); `[]` for keys made with the CLI. */
   ancestors: string[];
+  /**
+   * The tenant the key belongs to (`tenantOfKey`): its own id for a key made with the CLI or minted by an admin key,
+   * else its parent's tenant. Its calls share a response cache and trace and workflow budgets with that tenant only.
+   */
+  tenant: string;
 }
 
 export type ApiKeyCheck =
@@ -35,16 +41,19 @@ export type ApiKeyCheck =
   | { ok: false; reason: 'missing' | 'invalid' | 'revoked' | 'expired' };
 
 /** A row as stored: the grant's lists as JSON text, `scopes` null for keys from before scopes (admin keys). */
-export type StoredKey = Omit<ApiKeyInfo, 'scopes' | 'allowed_agents' | 'allowed_models' | 'ancestors'> & {
+export type StoredKey = Omit<ApiKeyInfo, 'scopes' | 'allowed_agents' | 'allowed_models' | 'ancestors' | 'tenant'> & {
   scopes: string | null;
   allowed_agents: string | null;
   allowed_models: string | null;
 };
 
-export function fromRow(row: StoredKey, ancestors: string[] = []): ApiKeyInfo {
+/** A stored key with the rows of the keys that minted it, nearest first (`ancestorsSql`). */
+export function fromRow(row: StoredKey, chain: readonly LineageRow[] = []): ApiKeyInfo {
+  const ancestors = chain.map((ancestor) => ancestor.id);
   return {
     ...row,
     ancestors,
+    tenant: tenantOf(row, chain),
     scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : scopesOf(JSON.parse(row.scopes), row.parent_id ?? null),
     allowed_agents: row.allowed_agents === null ? null : JSON.parse(row.allowed_agents),
     allowed_models: row.allowed_models === null ? null : JSON.parse(row.allowed_models),
@@ -62,6 +71,18 @@ function scopesOf(stored: Scope[], parentId: string | null): Scope[] {
   return admin ? [...new Set([...stored, ...ADMIN_GRANT.scopes])] : stored;
 }
 
+/** Whether a stored row is an admin key: minted by no other key, with every scope (or from before scopes). */
+function isAdminRow(row: Pick<LineageRow, 'parent_id' | 'scopes'>): boolean {
+  if ((row.parent_id ?? null) !== null) return false;
+  return row.scopes === null || scopesOf(JSON.parse(row.scopes), null).length === ADMIN_GRANT.scopes.length;
+}
+
+/** The tenant of the key `row` with the chain of keys that minted it, nearest first. */
+function tenantOf(row: { id: string }, chain: readonly LineageRow[]): string {
+  const root = chain.at(-1);
+  return tenantOfKey([row.id, ...chain.map((ancestor) => ancestor.id)], root !== undefined && isAdminRow(root))!;
+}
+
 /** The columns of a stored key, in the order `insertValues` gives them. */
 export const INSERT_COLUMNS =
   'id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, expires_at, parent_id';
@@ -71,17 +92,19 @@ export function mintKey(
   name: string | undefined,
   grant: KeyGrant,
   parentId: string | null,
-  ancestors: string[] = [],
+  chain: readonly LineageRow[] = [],
 ): { key: string; info: ApiKeyInfo; values: Array<string | Buffer | null> } {
   const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const id = `key_${randomUUID().replaceAll('-', '')}`;
   const info: ApiKeyInfo = {
-    id: `key_${randomUUID().replaceAll('-', '')}`,
+    id,
     name: name?.trim() || null,
     prefix: key.slice(0, API_KEY_PREFIX.length + DISPLAY_PREFIX_LENGTH),
     created_at: new Date().toISOString(),
     revoked_at: null,
     parent_id: parentId,
-    ancestors,
+    ancestors: chain.map((ancestor) => ancestor.id),
+    tenant: tenantOf({ id }, chain),
     ...grant,
   };
   const values = [
@@ -114,13 +137,20 @@ export function theOneMatch(matches: ApiKeyInfo[], idOrPrefix: string): ApiKeyIn
   return matches[0]!;
 }
 
-/** What a key's liveness depends on: its own row and, through `parent_id`, the rows of the keys that minted it. */
+/**
+ * What a key's liveness depends on: its own row and, through `parent_id`, the rows of the keys that minted it; and
+ * its tenant, on whether the root of that chain is an admin key (its scopes).
+ */
 export interface LineageRow {
   id: string;
   parent_id: string | null;
   revoked_at: string | null;
   expires_at: string | null;
+  scopes: string | null;
 }
+
+/** The columns of a `LineageRow`, as `ancestorsSql`'s `chain` and the key table both have them. */
+export const LINEAGE_COLUMNS = 'id, parent_id, revoked_at, expires_at, scopes';
 
 /**
  * Deepest lineage walked: no key is minted with more ancestors (its parent's chain would be cut short, and a cut
@@ -134,9 +164,9 @@ const MAX_DEPTH = 1000;
  */
 export function ancestorsSql(table: string, param: string): string {
   return (
-    'WITH RECURSIVE chain(id, parent_id, revoked_at, expires_at, depth) AS (' +
-    `SELECT id, parent_id, revoked_at, expires_at, 1 FROM ${table} WHERE id = ${param} UNION ALL ` +
-    `SELECT k.id, k.parent_id, k.revoked_at, k.expires_at, chain.depth + 1 FROM ${table} k ` +
+    'WITH RECURSIVE chain(id, parent_id, revoked_at, expires_at, scopes, depth) AS (' +
+    `SELECT id, parent_id, revoked_at, expires_at, scopes, 1 FROM ${table} WHERE id = ${param} UNION ALL ` +
+    `SELECT k.id, k.parent_id, k.revoked_at, k.expires_at, k.scopes, chain.depth + 1 FROM ${table} k ` +
     `JOIN chain ON k.id = chain.parent_id WHERE chain.depth < ${MAX_DEPTH}) `
   );
 }
@@ -173,14 +203,18 @@ export function mintRefusal(chain: readonly LineageRow[], children: number): Htt
   return undefined;
 }
 
-/** Every key's ancestors, nearest first, from a full listing. */
-export function ancestorsOfAll(rows: readonly StoredKey[]): Map<string, string[]> {
-  const parents = new Map(rows.map((row) => [row.id, row.parent_id ?? null]));
-  const result = new Map<string, string[]>();
+/** Every key's chain of ancestors (their rows), nearest first, from a full listing. */
+export function ancestorsOfAll(rows: readonly StoredKey[]): Map<string, LineageRow[]> {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const result = new Map<string, LineageRow[]>();
   for (const row of rows) {
-    const ancestors: string[] = [];
-    for (let id = row.parent_id ?? null; id !== null && ancestors.length < MAX_DEPTH; id = parents.get(id) ?? null)
-      ancestors.push(id);
+    const ancestors: LineageRow[] = [];
+    for (let id = row.parent_id ?? null; id !== null && ancestors.length < MAX_DEPTH; ) {
+      // A parent missing from the listing is named all the same, as a key of no scopes.
+      const parent = byId.get(id) ?? { id, parent_id: null, revoked_at: null, expires_at: null, scopes: '[]' };
+      ancestors.push(parent);
+      id = parent.parent_id ?? null;
+    }
     result.set(row.id, ancestors);
   }
   return result;
@@ -226,10 +260,7 @@ export class ValidKeys {
       this.#valid.delete(cacheKey);
       return { ok: false, reason: refusal };
     }
-    const info = fromRow(
-      stored,
-      chain.map((ancestor) => ancestor.id),
-    );
+    const info = fromRow(stored, chain);
     this.#valid.set(cacheKey, { key: info, expires: performance.now() + VALID_KEY_TTL_MS });
     return { ok: true, key: info };
   }

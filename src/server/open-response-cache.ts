@@ -18,7 +18,7 @@ export interface ServeCacheSettings {
 
 /**
  * The gateway's cache option for `serve`: in this process's memory, in the data directory's `response-cache.sqlite`,
- * or in the server's Redis (`--redis`), shared by its replicas. Every key reads only its own key tree's entries.
+ * or in the server's Redis (`--redis`), shared by its replicas. Every key reads only its own tenant's entries.
  */
 export function openResponseCache(
   settings: ServeCacheSettings,

@@ -10,6 +10,7 @@ import {
   displayPrefixOf,
   fromRow,
   INSERT_COLUMNS,
+  LINEAGE_COLUMNS,
   type LineageRow,
   mintKey,
   mintRefusal,
@@ -28,7 +29,9 @@ const TABLE = 'switchyard_api_keys';
 const INSERT = `INSERT INTO ${TABLE} (${INSERT_COLUMNS}) VALUES (${INSERT_COLUMNS.split(',')
   .map((_, index) => `$${index + 1}`)
   .join(', ')})`;
-const LINEAGE = 'k.id, k.parent_id, k.revoked_at, k.expires_at';
+const LINEAGE = LINEAGE_COLUMNS.split(', ')
+  .map((column) => `k.${column}`)
+  .join(', ');
 /** The ancestors above the parent `$1`, root first, share-locked: a revocation of any of them waits, or is seen. */
 const LOCK_ABOVE =
   `${ancestorsSql(TABLE, '$1')}SELECT ${LINEAGE} FROM ${TABLE} k JOIN chain ON k.id = chain.id ` +
@@ -95,10 +98,7 @@ export class PostgresKeyStore implements KeyStore {
       // snapshot once the lock is held) sees every child committed before; a revocation holds or waits for these.
       const above = (await client.query<LineageRow>(LOCK_ABOVE, [parentId])).rows.reverse();
       const parent = (
-        await client.query<LineageRow>(
-          `SELECT id, parent_id, revoked_at, expires_at FROM ${TABLE} WHERE id = $1 FOR UPDATE`,
-          [parentId],
-        )
+        await client.query<LineageRow>(`SELECT ${LINEAGE_COLUMNS} FROM ${TABLE} WHERE id = $1 FOR UPDATE`, [parentId])
       ).rows;
       const chain = [...parent, ...above];
       const [{ count } = { count: '0' }] = (
@@ -109,12 +109,7 @@ export class PostgresKeyStore implements KeyStore {
       ).rows;
       const refusal = mintRefusal(chain, Number(count));
       if (refusal) throw refusal;
-      const minted = mintKey(
-        name,
-        grant,
-        parentId,
-        chain.map((row) => row.id),
-      );
+      const minted = mintKey(name, grant, parentId, chain);
       await client.query(INSERT, minted.values);
       return { key: minted.key, info: minted.info };
     });
@@ -151,7 +146,7 @@ export class PostgresKeyStore implements KeyStore {
       matches.map((row) => fromRow(row)),
       idOrPrefix,
     );
-    const key = { ...match, ancestors: (await this.#chainFrom(match.parent_id)).map((row) => row.id) };
+    const key = fromRow(matches.find((row) => row.id === match.id)!, await this.#chainFrom(match.parent_id));
     const now = new Date().toISOString();
     const revokedAt = await this.#transaction(async (client) => {
       // The key first: a mint under it (or under any key below it) holds this row, so this waits for it to commit.
@@ -195,10 +190,9 @@ export class PostgresKeyStore implements KeyStore {
   /** The lineage rows from `parentId` up, nearest first. */
   async #chainFrom(parentId: string | null): Promise<LineageRow[]> {
     if (!parentId) return [];
-    return this.#rows<LineageRow>(
-      `${ancestorsSql(TABLE, '$1')}SELECT id, parent_id, revoked_at, expires_at FROM chain ORDER BY depth`,
-      [parentId],
-    );
+    return this.#rows<LineageRow>(`${ancestorsSql(TABLE, '$1')}SELECT ${LINEAGE_COLUMNS} FROM chain ORDER BY depth`, [
+      parentId,
+    ]);
   }
 
   /** `run` in one transaction (READ COMMITTED), rolled back on any error; refusals (403s) pass through as they are. */

@@ -1,12 +1,26 @@
+import { defaultCatalog } from '../catalog/default-catalog.ts';
+import { listEmbeddingModels } from '../embeddings/embedding-catalog.ts';
 import type { CallRecord } from '../records/call-record.ts';
 import type { RecordQueueStats } from '../records/record-queue.ts';
 import type { RecordSink } from '../records/sink.ts';
 import type { Reply } from './exchange.ts';
 import { forbidden } from './key-scopes.ts';
+import { BoundedValues, OTHER, SeriesCap } from './metric-labels.ts';
 import type { Route } from './router.ts';
 
 /** Seconds: from a cached answer (a few ms) to a long generation (minutes). */
 const SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/**
+ * Label sets one call metric keeps; later ones count under `other`. A histogram's each take 15 lines: at most
+ * ~10,000 lines (~1 MB, a scrape of well under 100 ms) in all, whatever callers send.
+ */
+export const MAX_COUNTER_SERIES = 1_000;
+export const MAX_HISTOGRAM_SERIES = 250;
+/** Distinct agents, providers and attempt outcomes labelled; later ones are `other`. */
+export const MAX_LABEL_VALUES = 64;
+/** Distinct catalog models labelled (a refreshed catalog may hold thousands); later ones are `other`. */
+const MAX_MODELS = 256;
 
 /**
  * `GET /metrics` (`serve --metrics`): Prometheus text from prom-client, on a registry of this server's own (several
@@ -21,7 +35,14 @@ export interface ServerMetrics {
   observe(route: Route | null, status: number): void;
 }
 
-export async function createServerMetrics(recordStats: () => RecordQueueStats): Promise<ServerMetrics> {
+/**
+ * `catalogId`: the catalog id a model name stands for (an alias or synonym too), `undefined` when the catalog does
+ * not know it; the bundled catalog unless given (`serve` gives its gateway's).
+ */
+export async function createServerMetrics(
+  recordStats: () => RecordQueueStats,
+  catalogId: (name: string) => string | undefined = (name) => defaultCatalog().find(name)?.id,
+): Promise<ServerMetrics> {
   const client = await import('prom-client');
   const registry = new client.Registry();
   const registers = [registry];
@@ -97,18 +118,25 @@ export async function createServerMetrics(recordStats: () => RecordQueueStats): 
   recordCounter('switchyard_records_dropped_total', 'Call records dropped (the queue was full).', (s) => s.dropped);
   recordCounter('switchyard_records_failed_total', 'Call records a sink could not store.', (stats) => stats.failed);
 
+  const label = callLabels(catalogId);
+  const caps = {
+    latency: new SeriesCap<'provider' | 'model'>(MAX_HISTOGRAM_SERIES),
+    firstToken: new SeriesCap<'provider' | 'model'>(MAX_HISTOGRAM_SERIES),
+    tokens: new SeriesCap<'provider' | 'model' | 'agent' | 'type'>(MAX_COUNTER_SERIES, ['type']),
+    cost: new SeriesCap<'provider' | 'model' | 'agent'>(MAX_COUNTER_SERIES),
+    attempts: new SeriesCap<'provider' | 'outcome'>(MAX_COUNTER_SERIES),
+  };
   const count = (record: CallRecord) => {
-    const provider = record.provider ?? 'none';
-    const model = record.model ?? record.requested_model;
-    const agent = record.agent_id ?? '';
+    const { provider, model, agent } = label(record);
     calls.inc({ status: record.status });
-    for (const attempt of record.attempts) attempts.inc({ provider: attempt.provider, outcome: attempt.outcome });
-    latency.observe({ provider, model }, record.latency_ms / 1000);
+    for (const attempt of record.attempts)
+      attempts.inc(caps.attempts.of({ provider: label.provider(attempt.provider), outcome: label.outcome(attempt) }));
+    latency.observe(caps.latency.of({ provider, model }), record.latency_ms / 1000);
     if (record.time_to_first_token_ms !== null)
-      firstToken.observe({ provider, model }, record.time_to_first_token_ms / 1000);
-    tokens.inc({ provider, model, agent, type: 'prompt' }, record.usage.prompt_tokens);
-    tokens.inc({ provider, model, agent, type: 'completion' }, record.usage.completion_tokens);
-    if (record.cost_usd !== null) cost.inc({ provider, model, agent }, record.cost_usd);
+      firstToken.observe(caps.firstToken.of({ provider, model }), record.time_to_first_token_ms / 1000);
+    tokens.inc(caps.tokens.of({ provider, model, agent, type: 'prompt' }), record.usage.prompt_tokens);
+    tokens.inc(caps.tokens.of({ provider, model, agent, type: 'completion' }), record.usage.completion_tokens);
+    if (record.cost_usd !== null) cost.inc(caps.cost.of({ provider, model, agent }), record.cost_usd);
   };
   return {
     sink: { write: (batch) => batch.forEach(count) },
@@ -136,6 +164,33 @@ export async function createServerMetrics(recordStats: () => RecordQueueStats): 
       if (status === 429 || status === 402) refusals.inc({ status: String(status) });
     },
   };
+}
+
+/**
+ * A call's labels, never as a caller wrote them: its model only when the catalog knows it (a made-up name, refused
+ * or served by a provider, is `other`), and its agent, provider and attempts' outcomes among the first seen.
+ */
+function callLabels(catalogId: (name: string) => string | undefined) {
+  const embeddings = new Set(listEmbeddingModels().map((model) => model.id));
+  const models = new BoundedValues(MAX_MODELS);
+  const agents = new BoundedValues(MAX_LABEL_VALUES);
+  const providers = new BoundedValues(MAX_LABEL_VALUES);
+  const outcomes = new BoundedValues(MAX_LABEL_VALUES);
+  const modelOf = (name: string) => {
+    const id = embeddings.has(name) ? name : catalogId(name);
+    return id === undefined ? OTHER : models.of(id);
+  };
+  return Object.assign(
+    (record: CallRecord) => ({
+      provider: record.provider === null ? 'none' : providers.of(record.provider),
+      model: modelOf(record.model ?? record.requested_model),
+      agent: record.agent_id === null ? '' : agents.of(record.agent_id),
+    }),
+    {
+      provider: (name: string) => providers.of(name),
+      outcome: (attempt: { outcome: string }) => outcomes.of(attempt.outcome),
+    },
+  );
 }
 
 /** Each route's label, made on its first request: routes are fixed, and three regex passes per request are not. */

@@ -125,7 +125,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // node:sqlite writes synchronously: record batches of 32 (~0.5 ms each) instead of 200 (2–4 ms) keep a flush
   // from holding up the requests that arrive meanwhile (p99 at one connection).
   // Lost records are loud: a warning the first time, then at most once a minute (the queue's pace), with the counts.
-  const metrics = options.metrics ? await createServerMetrics(() => gateway.recordStats) : undefined;
+  const catalogId = (name: string) => gateway.catalog.find(name)?.id;
+  const metrics = options.metrics ? await createServerMetrics(() => gateway.recordStats, catalogId) : undefined;
   const storage = engines.sink ?? new SqliteSink(dbPath);
   const journal = options.recordJournal === false ? undefined : openRecordJournal(dataDir, storage, { info, warn });
   const records = {

@@ -9,11 +9,11 @@ function walked(text: string): number {
   return Math.ceil((text.length - other) / 4) + other;
 }
 
-/** The prompt estimate as it was before it was memoised: a closure walking the four fields. */
+/** The prompt estimate as it was before it was memoised (a closure walking the four fields), text counted as text. */
 function walkedPrompt(body: Readonly<Record<string, unknown>>): number {
   let tokens = 0;
   const visit = (value: unknown, depth: number): void => {
-    if (typeof value === 'string') tokens += value.startsWith('data:') ? 1_600 : walked(value);
+    if (typeof value === 'string') tokens += walked(value);
     else if (typeof value === 'number' || typeof value === 'boolean') tokens += 1;
     else if (Array.isArray(value)) for (const item of value) visit(item, depth + 1);
     else if (typeof value === 'object' && value !== null && depth < 64) {
@@ -77,6 +77,19 @@ describe('estimatePromptTokens', () => {
       fc.property(bodies, (asked) => estimatePromptTokens(asked) === walkedPrompt(asked)),
       { numRuns: 500 },
     );
+  });
+
+  it('counts a data: URL as a file only inside an image, audio or file part; text starting with data: is text', () => {
+    const text = `data:${'x'.repeat(400_000)}`;
+    const url = `data:image/png;base64,${'A'.repeat(400_000)}`;
+    const asText = estimatePromptTokens({ messages: [{ role: 'user', content: text }] });
+    expect(asText).toBeGreaterThan(100_000);
+    const asPart = estimatePromptTokens({ messages: [{ role: 'user', content: [{ type: 'text', text }] }] });
+    expect(asPart).toBeGreaterThan(100_000);
+    const asImage = estimatePromptTokens({
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }],
+    });
+    expect(asImage).toBeLessThan(2_000);
   });
 
   it('counts a body once, and again when one of its fields is a different value', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemorySpendStore } from '../../src/budgets/spend-store.ts';
+import { MemorySpendStore } from '../../src/budgets/memory-spend-store.ts';
 import type { CompletionRequest, CompletionResponse } from '../../src/index.ts';
 import { collect, deltaText } from '../helpers/chunks.ts';
 import { gatewayAgainst, useFakeOpenAIServer } from '../helpers/openai-env.ts';

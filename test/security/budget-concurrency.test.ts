@@ -4,6 +4,7 @@ import { BudgetLedger } from '../../src/budgets/budget-ledger.ts';
 import { RedisSpendStore } from '../../src/budgets/redis-counters.ts';
 import { BudgetExceededError, createGateway, type GatewayOptions } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
+import { startPostgres } from '../helpers/postgres.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { api, jsonOf, startTestServer } from '../server/start-test-server.ts';
 
@@ -109,16 +110,28 @@ describe.skipIf(!redisServer)('budgets on Redis under 50 concurrent calls', () =
   });
 
   it('through two serve replicas sharing Redis: spent stays within the budget plus one call', async () => {
+    // The replicas share their keys too (PostgreSQL): a trace is its tenant's, and one key is one tenant.
+    const postgres = await startPostgres();
+    if (!postgres) return console.warn('SKIPPED: two replicas need PostgreSQL for their keys (CI installs it).');
     const replicas = await Promise.all(
       [0, 1].map(() =>
-        startTestServer({ mock: slowMock(), redis: redisServer!.url, gateway: { budgets: { perTrace: LIMIT } } }),
+        startTestServer({
+          mock: slowMock(),
+          redis: redisServer!.url,
+          database: postgres.url,
+          gateway: { budgets: { perTrace: LIMIT } },
+        }),
       ),
     );
     try {
       const trace = `replicas-${Date.now()}`;
       const answers = await Promise.all(
         Array.from({ length: CONCURRENT }, (_, index) =>
-          api(replicas[index % 2]!, '/v1/chat/completions', { method: 'POST', body: ask(trace) }),
+          api(replicas[index % 2]!, '/v1/chat/completions', {
+            method: 'POST',
+            body: ask(trace),
+            key: replicas[0]!.key,
+          }),
         ),
       );
       let spent = 0;
@@ -132,6 +145,7 @@ describe.skipIf(!redisServer)('budgets on Redis under 50 concurrent calls', () =
       expect(spent).toBeLessThanOrEqual(LIMIT + CALL_COST + 1e-12);
     } finally {
       await Promise.all(replicas.map((replica) => replica.stop()));
+      await postgres.stop();
     }
-  });
+  }, 60_000);
 });

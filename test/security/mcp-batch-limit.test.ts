@@ -31,7 +31,15 @@ describe('MCP batches and --rate-limit', () => {
   });
 
   it('a key minted under one at its rate limit is refused too: requests count against every ancestor', async () => {
-    const parent = await test.server.keys.create('parent');
+    // A team's key (not an admin key): the keys it mints are in its tenant, and count against it.
+    const parent = await test.server.keys.create('parent', {
+      grant: {
+        scopes: ['chat', 'models', 'deployments:read', 'keys:create'],
+        allowed_agents: null,
+        allowed_models: null,
+        expires_at: null,
+      },
+    });
     for (let index = 0; index < 3; index++)
       expect((await api(test, '/v1/deployments', { key: parent.key })).status).toBe(200);
     const child = await test.server.keys.create('child', {

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Experiments } from '../../src/experiments/experiments-api.ts';
 import { MockProvider } from '../../src/providers/mock/simulator.ts';
-import { BackgroundRuns, MAX_BACKGROUND_RUNS, MAX_BACKGROUND_RUNS_PER_KEY } from '../../src/server/background-runs.ts';
+import {
+  BackgroundRuns,
+  MAX_BACKGROUND_RUNS,
+  MAX_BACKGROUND_RUNS_PER_TENANT,
+} from '../../src/server/background-runs.ts';
 import { api, jsonOf, startTestServer, type TestServer } from './start-test-server.ts';
 
 /**
@@ -62,19 +66,21 @@ describe('background experiment runs', () => {
     expect(done.cells[0]).toMatchObject({ status: 'completed', output: 'fine' });
   });
 
-  it(`refuses past ${MAX_BACKGROUND_RUNS_PER_KEY} runs a key or ${MAX_BACKGROUND_RUNS} in all (429)`, async () => {
+  it(`refuses past ${MAX_BACKGROUND_RUNS_PER_TENANT} runs a key or ${MAX_BACKGROUND_RUNS} in all (429)`, async () => {
     closeGate();
     const keys = [test.key];
-    for (let i = 1; i <= MAX_BACKGROUND_RUNS / MAX_BACKGROUND_RUNS_PER_KEY; i++)
+    for (let i = 1; i <= MAX_BACKGROUND_RUNS / MAX_BACKGROUND_RUNS_PER_TENANT; i++)
       keys.push((await test.server.keys.create(`runner ${i}`)).key);
     const ids: string[] = [];
     for (let i = 0; i <= MAX_BACKGROUND_RUNS; i++) ids.push(await experimentWithOneCell());
     const run = (id: string, key: string, body = {}) => api(test, `/v1/experiments/${id}/run`, { key, body });
     for (const [index, id] of ids.slice(0, MAX_BACKGROUND_RUNS).entries())
-      expect((await run(id, keys[index % MAX_BACKGROUND_RUNS_PER_KEY]!)).status).toBe(202);
+      expect((await run(id, keys[index % MAX_BACKGROUND_RUNS_PER_TENANT]!)).status).toBe(202);
     const oneKeyMore = await run(ids.at(-1)!, test.key);
     expect(oneKeyMore.status).toBe(429);
-    expect((await jsonOf(oneKeyMore)).error.message).toMatch(/This API key has 4 experiment runs under way/);
+    expect((await jsonOf(oneKeyMore)).error.message).toMatch(
+      /This API key's tenant \(it and the keys minted with it\) has 4 experiment runs under way/,
+    );
     const refused = await run(ids.at(-1)!, keys.at(-1)!);
     expect(refused.status).toBe(429);
     expect((await jsonOf(refused)).error.message).toMatch(/Too many experiment runs under way \(16 per server\)/);

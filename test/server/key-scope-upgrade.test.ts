@@ -21,7 +21,8 @@ describe('keys stored before annotations:write', () => {
   it('an admin key gains it; a child or a narrower key does not', () => {
     const admin = [...before, 'keys:create', 'metrics:read'];
     expect(fromRow(stored(admin)).scopes).toContain('annotations:write');
-    expect(fromRow(stored(admin, 'key_0'), ['key_0']).scopes).not.toContain('annotations:write');
+    const parent = { id: 'key_0', parent_id: null, revoked_at: null, expires_at: null, scopes: null };
+    expect(fromRow(stored(admin, 'key_0'), [parent]).scopes).not.toContain('annotations:write');
     expect(fromRow(stored(before)).scopes).toEqual(before);
   });
 });

@@ -157,9 +157,11 @@ describe.skipIf(!postgres || !redis)('serve --database … --redis …', () => {
   });
 
   it('a $0.01 budget stops the trace on both replicas', async () => {
+    // One key on both: a trace is its tenant's, and each replica's own test key is a tenant of its own.
     const ask = (replica: TestServer) =>
       api(replica, '/v1/chat/completions', {
         method: 'POST',
+        key: counted[0]!.key,
         body: {
           model: 'gpt-4o-mini',
           messages: [{ role: 'user', content: 'Go on.' }],

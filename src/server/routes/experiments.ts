@@ -38,8 +38,8 @@ export async function createExperiment(
   run: boolean,
 ): Promise<Experiment> {
   if (access) requireScope(access.key, 'chat');
-  if (run) runs.requireRoom(undefined, access?.key.id);
   const caller = experimentCaller(access);
+  if (run) runs.requireRoom(undefined, caller);
   const experiment = await gateway.experiments.create(input, caller);
   return run ? startRun(gateway, runs, experiment, caller) : experiment;
 }
@@ -54,8 +54,8 @@ export async function addToExperiment(
   run: boolean,
 ): Promise<Experiment> {
   if (access) requireScope(access.key, 'chat');
-  if (run) runs.requireRoom(id, access?.key.id);
   const caller = experimentCaller(access);
+  if (run) runs.requireRoom(id, caller);
   const experiment =
     'versions' in part
       ? await gateway.experiments.addVersions(id, part.versions, caller)
