@@ -22,7 +22,7 @@ export async function tenantKey(
 }
 
 /**
- * A prompt of `messages` user messages of ~220 characters each (10,000 make ~2.2 MB of JSON): many small values,
+ * A prompt of `messages` user messages of ~220 characters each (5,000 make ~1.1 MB of JSON): many small values,
  * as a long conversation has, which is what makes a record slow to parse.
  */
 export function longConversation(messages: number, tag = ''): Array<{ role: 'user'; content: string }> {
@@ -51,7 +51,7 @@ export async function seedLargeCalls(
         trace_id: null,
         workflow_name: null,
         metadata: { api_key_id: options.keyId },
-        input_messages: longConversation(options.messages ?? 10_000, `${index} `),
+        input_messages: longConversation(options.messages ?? 5_000, `${index} `),
       }),
     );
   for (let at = 0; at < records.length; at += 5) await sink.write(records.slice(at, at + 5));

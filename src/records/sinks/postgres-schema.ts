@@ -39,6 +39,19 @@ CREATE INDEX switchyard_calls_with_trace_id ON switchyard_calls (trace_id, creat
 CREATE INDEX switchyard_calls_with_workflow_name ON switchyard_calls (workflow_name, created_at, id)
   WHERE workflow_name IS NOT NULL;`,
   },
+  {
+    // A key's own calls by index, never by reading every record. Filled from the records once: PostgreSQL's json
+    // refuses the escapes of U+0000 and lone surrogates a record may hold (anywhere), so those become U+FFFD first.
+    version: 2,
+    sql: `
+ALTER TABLE switchyard_calls ADD COLUMN api_key_id TEXT;
+UPDATE switchyard_calls
+  SET api_key_id = regexp_replace(record, '\\\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})', '\\\\ufffd', 'g')::json
+    -> 'metadata' ->> 'api_key_id'
+  WHERE record LIKE '%"api_key_id"%';
+CREATE INDEX switchyard_calls_with_api_key_id ON switchyard_calls (api_key_id, created_at, id)
+  WHERE api_key_id IS NOT NULL;`,
+  },
 ];
 
 const COLUMNS = [
@@ -62,6 +75,7 @@ const COLUMNS = [
   'cost_usd',
   'latency_ms',
   'record',
+  'api_key_id',
 ] as const;
 
 /** One multi-row insert for a batch; a record written twice (a retried batch) replaces itself. */
@@ -114,5 +128,6 @@ function rowOf(record: CallRecord): unknown[] {
     record.cost_usd,
     record.latency_ms,
     recordJson(record),
+    text(record.metadata?.api_key_id ?? null),
   ];
 }
