@@ -135,7 +135,7 @@ describe('SqliteSink', () => {
     store.close();
   });
 
-  it('adds the api_key_id column to a table without it, filled from the records, and finds a key’s calls by it', async () => {
+  it('adds api_key_id to a table without it, filled from the records, and finds a key’s calls by it', async () => {
     const path = join(directory, 'before-key-ids.sqlite');
     const first = new SqliteSink(path);
     const mine = makeRecord({ agent_id: 'a', metadata: { api_key_id: 'key_mine', note: '\u0000 \ud800' } });

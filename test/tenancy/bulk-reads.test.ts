@@ -37,7 +37,7 @@ describe.each(stores)('on $name', ({ database }) => {
   }, 120_000);
   afterAll(() => test?.stop());
 
-  it('GET /v1/calls pages large records by bytes as well as count: every call once, the other tenant answered', async () => {
+  it('GET /v1/calls pages large records by bytes too: each call once, the other tenant answered', async () => {
     /** Walks every page with the largest limit, keeping each page's size and ids. */
     const walk = async () => {
       const pages: Array<{ bytes: number; ids: string[] }> = [];
@@ -128,7 +128,7 @@ describe('a call refused before any provider is called', () => {
       { model: 'gpt-4o-mini', messages, temperature: 99 },
       { model: 'no-such-model', messages },
       { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(3_000_000) }], top_p: 'high' },
-      { model: 'gpt-4o-mini', messages: longConversation(2_000), input: { doc: 'y'.repeat(1e6), more: messages2 }, n: -1 },
+      { model: 'gpt-4o-mini', messages: longConversation(2_000), input: { doc: 'y'.repeat(1e6), messages2 }, n: -1 },
       // Longer than every candidate's context window: skipped, never sent.
       { model: 'gpt-4o-mini', messages },
     ];

@@ -42,7 +42,9 @@ export function listCallsSql(query: NormalizedListQuery, engine: 'sqlite' | 'pos
   const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
   const limit = param(query.limit + 1);
   return {
-    sql: `SELECT id, created_at, octet_length(record) AS bytes FROM ${table}${filter} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+    sql:
+      `SELECT id, created_at, octet_length(record) AS bytes FROM ${table}${filter} ` +
+      `ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
     values,
   };
 }
