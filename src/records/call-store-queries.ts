@@ -101,7 +101,7 @@ export function matchesListQuery(record: CallRecord, query: NormalizedListQuery)
  * that would take it over. Records are whole (up to a few MB each): a page of a thousand of them must not be
  * read, parsed, built or held for a slow reader at once.
  */
-export const MAX_PAGE_BYTES = 8 * 1024 * 1024;
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 /** Record JSON a page reads from its store at once, as it is sent (a record larger than this alone). */
 const BATCH_BYTES = 1024 * 1024;
 
@@ -130,13 +130,13 @@ export function sizedPage<Row extends SizedRow>(
 }
 
 /**
- * A page's records as JSON text, in the page's order, read `BATCH_BYTES` at a time as they are iterated: `read`
+ * A page's records as JSON (text, or its UTF-8 bytes), in the page's order, read `BATCH_BYTES` at a time as they are iterated: `read`
  * gives the texts of some ids (in any order). What one page holds in memory at once is a batch, not the page.
  */
-export async function* recordTexts(
+export async function* recordTexts<Text extends string | Uint8Array>(
   rows: readonly SizedRow[],
-  read: (ids: string[]) => Map<string, string> | Promise<Map<string, string>>,
-): AsyncGenerator<string> {
+  read: (ids: string[]) => Map<string, Text> | Promise<Map<string, Text>>,
+): AsyncGenerator<Text> {
   for (let start = 0; start < rows.length; ) {
     let end = start + 1;
     let bytes = Number(rows[start]!.bytes);
@@ -152,9 +152,14 @@ export async function* recordTexts(
 }
 
 /** A page of parsed records from its texts: what `list` returns. */
-export async function parsedPage(texts: AsyncIterable<string>, next_cursor: string | null): Promise<CallPage> {
+export async function parsedPage(
+  texts: AsyncIterable<string | Uint8Array>,
+  next_cursor: string | null,
+): Promise<CallPage> {
   const data: CallRecord[] = [];
-  for await (const text of texts) data.push(JSON.parse(text) as CallRecord);
+  const decoder = new TextDecoder();
+  for await (const text of texts)
+    data.push(JSON.parse(typeof text === 'string' ? text : decoder.decode(text)) as CallRecord);
   return { data, next_cursor };
 }
 

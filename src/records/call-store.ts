@@ -5,7 +5,7 @@ import type { CallRecord, CallStatus, Dialect } from './call-record.ts';
 
 /** Read access to stored call records: `gateway.calls`. Implemented by `MemorySink` and `SqliteSink`. */
 export interface CallStore {
-  /** Calls newest first, filtered, one page at a time (at most `limit` calls, and 8 MB of records past the first). */
+  /** Calls newest first, filtered, one page at a time (at most `limit` calls, and 4 MB of records past the first). */
   list(query?: ListCallsQuery): Promise<CallPage>;
   /**
    * `list` as each record's JSON text, read from the store a batch at a time as `records` is iterated: what
@@ -114,7 +114,7 @@ export interface ListCallsQuery {
   until?: string | Date;
   /**
    * Page size: default 50, at most 1000. A page of large records holds fewer: past its first call, it stops before
-   * 8 MB of records (`MAX_PAGE_BYTES`), and `next_cursor` goes on from there.
+   * 4 MB of records (`MAX_PAGE_BYTES`), and `next_cursor` goes on from there.
    */
   limit?: number;
   /** `next_cursor` of the previous page. */
@@ -129,7 +129,8 @@ export interface CallPage {
 
 /** A page of `listJson`: the records' JSON, read as iterated (once), and the cursor of the next page. */
 export interface CallTextPage {
-  records: AsyncIterable<string>;
+  /** Each record's JSON: text, or its UTF-8 bytes as the store keeps them. */
+  records: AsyncIterable<string | Uint8Array>;
   next_cursor: string | null;
 }
 

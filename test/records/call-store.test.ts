@@ -344,9 +344,10 @@ describe('pages of large records', () => {
   it('stop before MAX_PAGE_BYTES past their first call; the cursor goes on; listJson reads the same', async () => {
     const output = (size: number) => ({ ...makeRecord().output!, content: 'x'.repeat(size) });
     const start = Date.UTC(2026, 1, 1);
-    // Seven of ~3 MB (two fit a page), and one of ~10 MB (alone on its page).
+    // Seven of about a third of a page (two fit), and one larger than a page (alone on its own).
+    const size = (index: number) => Math.round(MAX_PAGE_BYTES * (index === 3 ? 1.2 : 0.36));
     const large = Array.from({ length: 8 }, (_, index) =>
-      makeRecord({ createdAt: start + index, agent_id: 'large', output: output(index === 3 ? 10e6 : 3e6) }),
+      makeRecord({ createdAt: start + index, agent_id: 'large', output: output(size(index)) }),
     );
     for (const store of [new MemorySink(), new SqliteSink(':memory:')]) {
       store.write(large);
@@ -359,7 +360,7 @@ describe('pages of large records', () => {
         if (bytes.length > 1) expect(bytes.reduce((sum, size) => sum + size)).toBeLessThanOrEqual(MAX_PAGE_BYTES);
         const text = await store.listJson({ agent_id: 'large', limit: 1000, cursor });
         const texts: string[] = [];
-        for await (const record of text.records) texts.push(record);
+        for await (const record of text.records) texts.push(Buffer.from(record).toString());
         expect(texts.map((record) => JSON.parse(record))).toEqual(page.data);
         expect(text.next_cursor).toBe(page.next_cursor);
         cursor = page.next_cursor;

@@ -18,7 +18,7 @@ const stores = [
 ];
 
 /** The most a page of `GET /v1/calls` holds of record text (docs/serve.md), with room for one record's JSON. */
-const PAGE_BYTES = 8 * 1024 * 1024;
+const PAGE_BYTES = 4 * 1024 * 1024;
 
 describe.each(stores)('on $name', ({ database }) => {
   let test: TestServer;

@@ -30,6 +30,7 @@ import {
 import { compileCallQuery, POSTGRES } from '../compile-call-query.ts';
 import { roundUsd } from '../compute-cost.ts';
 import { type RecordSink, RecordsRefusedError } from '../sink.ts';
+import { Turns } from '../turns.ts';
 import { listCallsSql } from './list-calls-sql.ts';
 import { insertBatch, MIGRATIONS } from './postgres-schema.ts';
 
@@ -47,6 +48,8 @@ export class PostgresSink implements RecordSink, CallStore {
   readonly #pool: Pool;
   #ready: Promise<void> | undefined;
   #experiments: PostgresExperimentStore | undefined;
+  /** Pages' records are read one batch at a time, every page of every caller: one connection of the pool at most. */
+  readonly #turns = new Turns();
 
   /** A `postgres://…` URL or `pg` pool options. */
   constructor(connection: string | PoolConfig) {
@@ -127,13 +130,14 @@ export class PostgresSink implements RecordSink, CallStore {
     const { sql, values } = listCallsSql(normalized, 'postgres');
     const sized = (await this.#query<SizedRow>(sql, values)).rows;
     const { rows, next_cursor } = sizedPage(sized, normalized.limit);
-    const read = async (ids: string[]) => {
-      const found = await this.#query<{ id: string; record: string }>(
-        'SELECT id, record FROM switchyard_calls WHERE id = ANY($1::text[])',
-        [ids],
-      );
-      return new Map(found.rows.map((row) => [row.id, row.record]));
-    };
+    const read = (ids: string[]) =>
+      this.#turns.run(async () => {
+        const found = await this.#query<{ id: string; record: string }>(
+          'SELECT id, record FROM switchyard_calls WHERE id = ANY($1::text[])',
+          [ids],
+        );
+        return new Map(found.rows.map((row) => [row.id, row.record]));
+      });
     return { records: recordTexts(rows, read), next_cursor };
   }
 

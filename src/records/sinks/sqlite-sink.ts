@@ -36,6 +36,7 @@ import {
 import { compileCallQuery, SQLITE } from '../compile-call-query.ts';
 import { roundUsd } from '../compute-cost.ts';
 import { type RecordSink, RecordsRefusedError } from '../sink.ts';
+import { Turns } from '../turns.ts';
 import { listCallsSql } from './list-calls-sql.ts';
 import {
   INSERT,
@@ -54,6 +55,8 @@ export class SqliteSink implements RecordSink, CallStore {
   readonly #insert: StatementSync;
   readonly #statements = new Map<string, StatementSync>();
   #experiments: SqliteExperimentStore | undefined;
+  /** Pages' records are read synchronously: one batch per turn of the event loop, every page of every caller. */
+  readonly #turns = new Turns();
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string) {
@@ -153,12 +156,13 @@ export class SqliteSink implements RecordSink, CallStore {
     const { sql, values } = listCallsSql(normalized, 'sqlite');
     const sized = this.#statement(sql).all(...(values as SQLInputValue[])) as unknown as SizedRow[];
     const { rows, next_cursor } = sizedPage(sized, normalized.limit);
-    const read = (ids: string[]) => {
-      const found = this.#statement('SELECT id, record FROM calls WHERE id IN (SELECT value FROM json_each(?))').all(
-        JSON.stringify(ids),
-      ) as Array<{ id: string; record: string }>;
-      return new Map(found.map((row) => [row.id, row.record]));
-    };
+    // As bytes: no text decoded here to be encoded again for the socket. A batch per turn (`Turns`).
+    const batch = 'SELECT id, CAST(record AS BLOB) AS record FROM calls WHERE id IN (SELECT value FROM json_each(?))';
+    const read = (ids: string[]) =>
+      this.#turns.run(() => {
+        const found = this.#statement(batch).all(JSON.stringify(ids)) as Array<{ id: string; record: Uint8Array }>;
+        return new Map(found.map((row) => [row.id, row.record]));
+      });
     return { records: recordTexts(rows, read), next_cursor };
   }
 

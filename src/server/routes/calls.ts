@@ -93,11 +93,12 @@ export function callRoutes(gateway: Gateway): Route[] {
  * a batch of records and one of its key's request slots, never a page; no record is parsed.
  */
 function streamedPage(page: CallTextPage): Reply {
-  async function* body(): AsyncGenerator<string> {
+  async function* body(): AsyncGenerator<string | Uint8Array> {
     yield '{"object":"list","data":[';
     let first = true;
     for await (const record of page.records) {
-      yield first ? record : `,${record}`;
+      if (!first) yield ',';
+      yield record;
       first = false;
     }
     yield `],"next_cursor":${JSON.stringify(page.next_cursor)}}`;
