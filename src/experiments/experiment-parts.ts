@@ -14,6 +14,7 @@ import {
   type ExperimentVersion,
   type ExperimentVersionInput,
   MAX_INPUT_BYTES,
+  MAX_INPUTS,
   type VersionContent,
 } from './experiment.ts';
 import { type CopiedInput, type InputSource, jsonBytes, sampleBudget, sampledInputs } from './sample-calls.ts';
@@ -92,12 +93,14 @@ function checkContent(agentId: string, content: VersionContent, where: string): 
 
 /**
  * Inputs as written → as stored: recorded calls are read now and their inputs copied (duplicates dropped). Each
- * input at most `MAX_INPUT_BYTES`; the samples of one request read at most `SAMPLE_READ_BYTES` in all.
+ * input at most `MAX_INPUT_BYTES`; the samples of one request read at most `SAMPLE_READ_BYTES` in all; more than
+ * `room` inputs is a 400, as soon as one too many is made.
  */
 export async function resolveInputs(
   header: ExperimentHeader,
   written: ExperimentInputInput[],
   source: InputSource,
+  room: number,
 ): Promise<ExperimentInput[]> {
   const createdAt = new Date().toISOString();
   const inputs: ExperimentInput[] = [];
@@ -108,6 +111,13 @@ export async function resolveInputs(
     if (seen.has(key)) return;
     seen.add(key);
     inputs.push({ id: `inp_${uuidv7()}`, ...input, key, created_at: createdAt });
+    if (inputs.length > room)
+      throw new InvalidRequestError(
+        `inputs: these give more than the ${room} inputs the experiment has room for (at most ${MAX_INPUTS} an ` +
+          'experiment); sample fewer calls (from_calls.limit) or give fewer inputs.',
+        'inputs',
+        'too_many_inputs',
+      );
   };
   const budget = sampleBudget();
   for (const [index, input] of written.entries()) {
