@@ -34,8 +34,9 @@ export interface OtherTenant {
 /**
  * Runs `attack` while the other tenant probes the server, one request after another. The first probe is answered
  * before the attack starts (a warm-up, not counted); probing stops once the attack has settled and the probe then
- * in flight is answered, so a probe stalled by the attack's last moments is counted too. The attack's rejection is
- * thrown after probing stops.
+ * in flight is answered, so a probe stalled by the attack's last moments is counted too. Each probe's latency runs
+ * from when it was due (`pauseMs` after the last one ended) to its answer. The attack's rejection is thrown after
+ * probing stops.
  */
 export async function duringAttack<T>(
   tenant: OtherTenant,
@@ -47,14 +48,19 @@ export async function duringAttack<T>(
   const failures: string[] = [];
   let attacking = true;
   const probing = (async () => {
+    // A probe's wait counts from when it was due, not from when this process got round to sending it: the server
+    // runs in this process, and a stall that starts during the pause delays the sending (a client elsewhere would
+    // have sent and waited).
+    let due = performance.now();
     while (attacking) {
-      const started = performance.now();
       try {
         await tenant.probe();
       } catch (error) {
         failures.push(error instanceof Error ? error.message : String(error));
       }
-      latencies.push(performance.now() - started);
+      const ended = performance.now();
+      latencies.push(ended - due);
+      due = ended + pauseMs;
       if (attacking) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   })();
