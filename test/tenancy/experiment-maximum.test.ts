@@ -46,7 +46,7 @@ describe.each(stores)('on $name', ({ database }) => {
     return { status: response.status, body: await jsonOf(response) };
   }
 
-  it(`a run of ${VERSIONS} × ${INPUTS} cells, waited for ${WAITERS} times, leaves the other tenant answered`, async () => {
+  it(`a run of ${VERSIONS} × ${INPUTS} cells, waited for ${WAITERS} times: the other tenant answered`, async () => {
     const versions = Array.from({ length: VERSIONS }, (_, index) => ({
       label: `v${index}`,
       model: 'gpt-4o-mini',
