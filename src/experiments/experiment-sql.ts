@@ -114,8 +114,8 @@ export function selectPartsSql(table: string, dialect: ExperimentDialect): strin
 /** Parameters: the experiment, the key. The first completed cell (by id) of this experiment with this key. */
 export function completedCellSql(tables: ExperimentTables, dialect: ExperimentDialect): string {
   return (
-    `SELECT body FROM ${tables.cells} WHERE key = ${dialect.param(2)} AND status = 'completed' ` +
-    `AND experiment_id = ${dialect.param(1)} ORDER BY id LIMIT 1`
+    `SELECT body FROM ${tables.cells} WHERE experiment_id = ${dialect.param(1)} AND key = ${dialect.param(2)} ` +
+    `AND status = 'completed' ORDER BY id LIMIT 1`
   );
 }
 
@@ -138,12 +138,11 @@ export function runningSql(tables: ExperimentTables, dialect: ExperimentDialect)
   );
 }
 
-/** Parameter: the experiment. How many versions and inputs it holds. */
+/** Parameters: the experiment, twice. How many versions and inputs it holds. */
 export function countsSql(tables: ExperimentTables, dialect: ExperimentDialect): string {
-  const p = dialect.param(1);
   return (
-    `SELECT (SELECT count(*) FROM ${tables.versions} WHERE experiment_id = ${p}) AS versions, ` +
-    `(SELECT count(*) FROM ${tables.inputs} WHERE experiment_id = ${p}) AS inputs`
+    `SELECT (SELECT count(*) FROM ${tables.versions} WHERE experiment_id = ${dialect.param(1)}) AS versions, ` +
+    `(SELECT count(*) FROM ${tables.inputs} WHERE experiment_id = ${dialect.param(2)}) AS inputs`
   );
 }
 

@@ -40,7 +40,7 @@ const TABLES: ExperimentTables = {
  * Ids and times are `COLLATE "C"`: pages, cursors, part order and staleness follow the same byte order as SQLite
  * and memory. Objects are kept as JSON text, not JSONB, so they come back exactly as written (key order included).
  */
-const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   {
     version: 1,
     sql: `
@@ -159,6 +159,7 @@ export class PostgresExperimentStore implements ExperimentStore {
 
   async counts(experimentId: string): Promise<{ versions: number; inputs: number }> {
     const { rows } = await this.#query<{ versions: string; inputs: string }>(countsSql(TABLES, DIALECT), [
+      experimentId,
       experimentId,
     ]);
     return { versions: Number(rows[0]?.versions ?? 0), inputs: Number(rows[0]?.inputs ?? 0) };

@@ -137,7 +137,10 @@ export class SqliteExperimentStore implements ExperimentStore {
   }
 
   async counts(experimentId: string): Promise<{ versions: number; inputs: number }> {
-    return this.#statement(countsSql(TABLES, DIALECT)).get(experimentId) as { versions: number; inputs: number };
+    return this.#statement(countsSql(TABLES, DIALECT)).get(experimentId, experimentId) as {
+      versions: number;
+      inputs: number;
+    };
   }
 
   async versions(experimentId: string): Promise<ExperimentVersion[]> {
