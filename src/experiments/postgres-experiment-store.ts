@@ -1,5 +1,6 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { migrate, postgresError } from '../internal/postgres-migrations.ts';
+import { readableJson } from '../records/sinks/postgres-schema.ts';
 import type { ExperimentCell, ExperimentHeader, ExperimentInput, ExperimentVersion } from './experiment.ts';
 import {
   type BodyRow,
@@ -87,7 +88,7 @@ UPDATE switchyard_experiment_cells SET
   spent_usd = CASE WHEN cell ->> 'reused_from' IS NULL THEN coalesce((cell ->> 'cost_usd')::float8, 0) ELSE 0 END,
   held_usd = coalesce((cell ->> 'held_usd')::float8, 0)
   FROM (SELECT experiment_id AS e, id AS i,
-      regexp_replace(body, '\\\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})', '\\\\ufffd', 'g')::json AS cell
+      ${readableJson('body')} AS cell
     FROM switchyard_experiment_cells) AS parsed
   WHERE experiment_id = parsed.e AND id = parsed.i;
 CREATE INDEX switchyard_experiment_cells_by_state

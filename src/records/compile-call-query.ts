@@ -1,5 +1,6 @@
 import { type Aggregate, type GroupColumn, isoInstant, type ParsedCallQuery, ROW_COLUMNS } from './call-query.ts';
 import { NUMBER_FIELDS, TEXT_FILTERS } from './call-query-schema.ts';
+import { readableJson } from './sinks/postgres-schema.ts';
 
 /**
  * A parsed call query as one parameterised SQL statement, for SQLite or PostgreSQL. Only names from the lists of
@@ -42,7 +43,7 @@ export const POSTGRES: SqlDialect = {
   anyOf: (expr, p) => `${expr} = ANY(${p}::text[])`,
   listValue: (values) => [...values],
   apiKeyId: 'api_key_id',
-  metadataEquals: (k, v) => `(record::json -> 'metadata' ->> ${k}::text) = ${v}::text`,
+  metadataEquals: (k, v) => `(${readableJson('record')} -> 'metadata' ->> ${k}::text) = ${v}::text`,
   textOrder: ' COLLATE "C"',
 };
 

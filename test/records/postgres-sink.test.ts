@@ -120,4 +120,12 @@ describe.skipIf(!server)('PostgresSink', () => {
     await postgres.write([odd]);
     expect(await postgres.get('odd-record')).toEqual(JSON.parse(JSON.stringify(odd)));
   });
+
+  it('filters on metadata whatever another call’s record holds (NUL, lone surrogates)', async () => {
+    const odd = makeRecord({ id: 'odd-content', input_messages: [{ role: 'user', content: 'nul \u0000 lone \ud800' }] });
+    const tagged = makeRecord({ id: 'tagged', metadata: { team: 'a\\ud800b', api_key_id: 'key_t' } });
+    await postgres.write([odd, tagged]);
+    const query = { filter: { metadata: { team: 'a\\ud800b' } }, aggregates: [{ fn: 'count' as const }] };
+    expect((await postgres.queryCalls(query)).data).toEqual([{ count: 1 }]);
+  });
 });
