@@ -130,8 +130,9 @@ export function sizedPage<Row extends SizedRow>(
 }
 
 /**
- * A page's records as JSON (text, or its UTF-8 bytes), in the page's order, read `BATCH_BYTES` at a time as they are iterated: `read`
- * gives the texts of some ids (in any order). What one page holds in memory at once is a batch, not the page.
+ * A page's records as JSON (text, or its UTF-8 bytes), in the page's order, read `BATCH_BYTES` at a time as they
+ * are iterated: `read` gives the texts of some ids (in any order). What one page holds in memory at once is a
+ * batch, not the page.
  */
 export async function* recordTexts<Text extends string | Uint8Array>(
   rows: readonly SizedRow[],

@@ -122,7 +122,8 @@ describe.skipIf(!server)('PostgresSink', () => {
   });
 
   it('filters on metadata whatever another call’s record holds (NUL, lone surrogates)', async () => {
-    const odd = makeRecord({ id: 'odd-content', input_messages: [{ role: 'user', content: 'nul \u0000 lone \ud800' }] });
+    const content = 'nul \u0000 lone \ud800';
+    const odd = makeRecord({ id: 'odd-content', input_messages: [{ role: 'user', content }] });
     const tagged = makeRecord({ id: 'tagged', metadata: { team: 'a\\ud800b', api_key_id: 'key_t' } });
     await postgres.write([odd, tagged]);
     const query = { filter: { metadata: { team: 'a\\ud800b' } }, aggregates: [{ fn: 'count' as const }] };
