@@ -30,7 +30,6 @@ import {
   tracesOf,
 } from '../call-store-queries.ts';
 import { roundUsd } from '../compute-cost.ts';
-import { recordJson } from '../record-json.ts';
 import type { RecordSink } from '../sink.ts';
 
 export interface MemorySinkOptions {
@@ -95,7 +94,7 @@ export class MemorySink implements RecordSink, CallStore {
 
   async listJson(query?: ListCallsQuery): Promise<CallTextPage> {
     const { rows, next_cursor } = this.#page(query);
-    const texts = new Map(rows.map((row) => [row.id, recordJson(row.record)]));
+    const texts = new Map(rows.map((row) => [row.id, row.json]));
     return { records: recordTexts(rows, () => texts), next_cursor };
   }
 
@@ -106,18 +105,17 @@ export class MemorySink implements RecordSink, CallStore {
       .filter((record) => matchesListQuery(record, normalized))
       .sort(newestFirst)
       .slice(0, normalized.limit + 1);
-    const sized = matching.map((record) => ({
-      id: record.id,
-      created_at: record.created_at,
-      bytes: Buffer.byteLength(recordJson(record)),
-      record,
-    }));
+    // Serialised here, not cached: the ring would keep every listed record's JSON beside it.
+    const sized = matching.map((record) => {
+      const json = JSON.stringify(record);
+      return { id: record.id, created_at: record.created_at, bytes: Buffer.byteLength(json), record, json };
+    });
     return sizedPage(sized, normalized.limit);
   }
 
   async getBounded(id: string, maxBytes: number): Promise<CallRecord | 'too_large' | null> {
     const record = await this.get(id);
-    return record && Buffer.byteLength(recordJson(record)) > maxBytes ? 'too_large' : record;
+    return record && Buffer.byteLength(JSON.stringify(record)) > maxBytes ? 'too_large' : record;
   }
 
   async workflow(traceId: string): Promise<WorkflowSummary | null> {
