@@ -1,15 +1,16 @@
+import { roundUsd } from '../records/compute-cost.ts';
 import { type ExperimentHeader, staleBefore } from './experiment.ts';
-import { spentOf } from './experiment-results.ts';
 import type { ExperimentStore } from './experiment-store.ts';
 
-/** The store is read again at most this often: a run of 10,000 cells must not read them all before each. */
+/** The store's sums are read again at most this often before a cell (`confirm` reads them for every cell). */
 const REFRESH_MS = 250;
 
 /**
  * An experiment's `budget_usd` as one run sees it: what its cells have spent, what its own calls in flight may still
  * cost (their worst), and what the calls of other runs (another replica's, on the same experiment) hold, read from
  * the store (`held_usd` of their running cells, at most `REFRESH_MS` old). A cell is called only when all that plus
- * its own worst cost fits (`refusal`), and again, once its hold is stored, from the store alone (`confirm`).
+ * its own worst cost fits (`refusal`), and again, once its hold is stored, from the store alone (`confirm`). The
+ * store answers from its columns (`spending`), never by reading the experiment's cells.
  */
 export class ExperimentBudget {
   spent = 0;
@@ -52,11 +53,9 @@ export class ExperimentBudget {
   async confirm(id: string): Promise<string | undefined> {
     const limit = this.#header.budget_usd;
     if (limit === null) return undefined;
-    const cells = await this.#services.store.cells(this.#header.id);
-    const fresh = staleBefore();
-    const spent = spentOf(cells);
-    let held = 0;
-    for (const cell of cells) if (cell.status === 'running' && cell.updated_at >= fresh) held += cell.held_usd ?? 0;
+    const { spent_usd, holds } = await this.#services.store.spending(this.#header.id, staleBefore());
+    const spent = roundUsd(spent_usd);
+    const held = holds.reduce((sum, hold) => sum + hold.held_usd, 0);
     if (spent + held <= limit) return undefined;
     return (
       `Cell ${id}: the experiment has spent $${spent.toFixed(6)} and its calls in flight (on every replica) may cost ` +
@@ -74,15 +73,11 @@ export class ExperimentBudget {
   async #read(): Promise<void> {
     if (performance.now() - this.#readAt < REFRESH_MS) return;
     this.#readAt = performance.now();
-    const { store } = this.#services;
-    const cells = await store.cells(this.#header.id);
-    const fresh = staleBefore();
+    const { spent_usd, holds } = await this.#services.store.spending(this.#header.id, staleBefore());
     let othersHeld = 0;
-    for (const cell of cells)
-      if (cell.status === 'running' && !this.#own.has(cell.id) && cell.updated_at >= fresh)
-        othersHeld += cell.held_usd ?? 0;
+    for (const hold of holds) if (!this.#own.has(hold.id)) othersHeld += hold.held_usd;
     // The store is the truth for what every run spent; this run's own answers not yet stored are held still.
-    this.spent = Math.max(this.spent, spentOf(cells));
+    this.spent = Math.max(this.spent, roundUsd(spent_usd));
     this.#othersHeld = othersHeld;
   }
 }

@@ -4,21 +4,20 @@ import { outputResponseFormat } from '../deployments/resolve-deployment.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { validateDeployment } from '../deployments/validate-deployment.ts';
 import { InvalidRequestError } from '../errors.ts';
-import { type CallQueryScope, MAX_QUERY_LIMIT } from '../records/call-query.ts';
-import type { CallRecord } from '../records/call-record.ts';
-import type { CallStore } from '../records/call-store.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
 import {
-  DEFAULT_SAMPLE,
   type ExperimentHeader,
   type ExperimentInput,
   type ExperimentInputInput,
   type ExperimentVersion,
   type ExperimentVersionInput,
+  MAX_INPUT_BYTES,
+  MAX_INPUTS,
   type VersionContent,
 } from './experiment.ts';
+import { type CopiedInput, type InputSource, jsonBytes, sampleBudget, sampledInputs } from './sample-calls.ts';
 
 /** SHA-256 of canonical JSON: equal content, equal key, whatever the key order. */
 export function contentKey(value: unknown): string {
@@ -92,92 +91,55 @@ function checkContent(agentId: string, content: VersionContent, where: string): 
   );
 }
 
-/** Where inputs are copied from: the call records, as far as the caller reads them. */
-export interface InputSource {
-  calls: CallStore;
-  scope: () => Promise<CallQueryScope>;
-  flush: () => Promise<void>;
-}
-
-/** Inputs as written → as stored: recorded calls are read now and their inputs copied (duplicates dropped). */
+/**
+ * Inputs as written → as stored: recorded calls are read now and their inputs copied (duplicates dropped). Each
+ * input at most `MAX_INPUT_BYTES`; the samples of one request read at most `SAMPLE_READ_BYTES` in all; more than
+ * `room` inputs is a 400, as soon as one too many is made.
+ */
 export async function resolveInputs(
   header: ExperimentHeader,
   written: ExperimentInputInput[],
   source: InputSource,
+  room: number,
 ): Promise<ExperimentInput[]> {
   const createdAt = new Date().toISOString();
   const inputs: ExperimentInput[] = [];
   const seen = new Set<string>();
+  const keyOf = (input: CopiedInput) => contentKey({ variables: input.variables, messages: input.messages });
   const add = (input: Omit<ExperimentInput, 'id' | 'key' | 'created_at'>) => {
-    const key = contentKey({ variables: input.variables, messages: input.messages });
+    const key = keyOf(input);
     if (seen.has(key)) return;
     seen.add(key);
     inputs.push({ id: `inp_${uuidv7()}`, ...input, key, created_at: createdAt });
+    if (inputs.length > room)
+      throw new InvalidRequestError(
+        `inputs: these give more than the ${room} inputs the experiment has room for (at most ${MAX_INPUTS} an ` +
+          'experiment); sample fewer calls (from_calls.limit) or give fewer inputs.',
+        'inputs',
+        'too_many_inputs',
+      );
   };
+  const budget = sampleBudget();
   for (const [index, input] of written.entries()) {
     if (!('from_calls' in input)) {
       if (input.variables === undefined && (input.messages ?? []).length === 0)
         throw new InvalidRequestError(`inputs.${index}: give variables, messages or both.`, `inputs.${index}`);
-      add({
-        label: input.label ?? null,
-        variables: input.variables ?? null,
-        messages: input.messages ?? [],
-        source_call_id: null,
-      });
+      const given = { variables: input.variables ?? null, messages: input.messages ?? [] };
+      const bytes = jsonBytes(given);
+      if (bytes > MAX_INPUT_BYTES)
+        throw new InvalidRequestError(
+          `inputs.${index}: its variables and messages are ${bytes} bytes of JSON; an input holds at most ` +
+            `${MAX_INPUT_BYTES}.`,
+          `inputs.${index}`,
+        );
+      add({ label: input.label ?? null, ...given, source_call_id: null });
       continue;
     }
-    for (const record of await sampledCalls(header, input.from_calls, source)) {
-      const copied = inputOfCall(record);
-      if (copied) add({ label: null, ...copied, source_call_id: record.id });
-    }
+    const distinct = (copied: CopiedInput) => !seen.has(keyOf(copied));
+    for (const { callId, copied } of await sampledInputs(header, input.from_calls, source, budget, distinct))
+      add({ label: null, ...copied, source_call_id: callId });
   }
   return inputs;
-}
-
-/** The newest calls passing the filter (and the caller's scope), of the experiment's agent unless it says. */
-async function sampledCalls(
-  header: ExperimentHeader,
-  sample: { filter?: Record<string, unknown>; limit?: number },
-  source: InputSource,
-): Promise<CallRecord[]> {
-  const { calls } = source;
-  if (!calls.queryCalls || !calls.get)
-    throw new InvalidRequestError('inputs: this call store cannot be queried; give inputs directly.', 'inputs');
-  await source.flush();
-  const limit = sample.limit ?? DEFAULT_SAMPLE;
-  const filter = { agent_id: header.agent_id, ...sample.filter };
-  // Experiments' own calls are left out unless the filter asks for them (by `metadata.experiment_id`).
-  const ownCallsToo = (sample.filter?.metadata as Record<string, string> | undefined)?.experiment_id !== undefined;
-  // Newest first (the default order); rows are columns only, and records are read until the sample is full.
-  const rows = await calls.queryCalls({ filter, limit: MAX_QUERY_LIMIT }, { scope: await source.scope() });
-  const records: CallRecord[] = [];
-  const keys = new Set<string>();
-  for (const row of rows.data) {
-    if (records.length === limit) break;
-    const record = await calls.get(String(row.id));
-    if (!record || (!ownCallsToo && record.metadata?.experiment_id !== undefined)) continue;
-    const copied = inputOfCall(record);
-    if (!copied) continue;
-    const key = contentKey(copied);
-    if (keys.has(key)) continue;
-    keys.add(key);
-    records.push(record);
-  }
-  return records;
-}
-
-/**
- * What a recorded call was asked: its `input` variables when it had them (a deployment's or a template's call);
- * otherwise its messages after the system and developer ones (a version brings its own instructions). A redacted
- * or empty call gives nothing.
- */
-function inputOfCall(record: CallRecord): Pick<ExperimentInput, 'variables' | 'messages'> | undefined {
-  const { input } = record;
-  if (typeof input === 'object' && input !== null && !Array.isArray(input))
-    return { variables: input as Record<string, unknown>, messages: [] };
-  if (typeof input === 'string') return undefined;
-  const messages = (record.input_messages ?? []).filter((m) => m.role !== 'system' && m.role !== 'developer');
-  return messages.length > 0 ? { variables: null, messages } : undefined;
 }
 
 /**

@@ -29,7 +29,17 @@ export interface BodyRow {
 
 export const HEADER_COLUMNS = ['id', 'agent_id', 'author', 'created_at', 'body'] as const;
 export const PART_COLUMNS = ['experiment_id', 'id', 'body'] as const;
-export const CELL_COLUMNS = ['experiment_id', 'id', 'key', 'status', 'updated_at', 'body'] as const;
+/** `spent_usd` (its cost unless reused) and `held_usd` (its hold while in flight): a budget's sums, never a body. */
+export const CELL_COLUMNS = [
+  'experiment_id',
+  'id',
+  'key',
+  'status',
+  'updated_at',
+  'body',
+  'spent_usd',
+  'held_usd',
+] as const;
 
 export function headerValues(header: ExperimentHeader): SqlValue[] {
   return [header.id, header.agent_id, header.author, header.created_at, JSON.stringify(header)];
@@ -40,7 +50,17 @@ export function partValues(experimentId: string, part: { id: string }): SqlValue
 }
 
 export function cellValues(experimentId: string, cell: ExperimentCell): SqlValue[] {
-  return [experimentId, cell.id, cell.key, cell.status, cell.updated_at, JSON.stringify(cell)];
+  const spent = cell.reused_from === null ? (cell.cost_usd ?? 0) : 0;
+  return [
+    experimentId,
+    cell.id,
+    cell.key,
+    cell.status,
+    cell.updated_at,
+    JSON.stringify(cell),
+    spent,
+    cell.held_usd ?? 0,
+  ];
 }
 
 export function parseBody<T>(row: BodyRow): T {
@@ -69,11 +89,12 @@ function upsertCellSql(tables: ExperimentTables, dialect: ExperimentDialect, cla
     .map((column) => `${column} = excluded.${column}`)
     .join(', ');
   // The claim rule of `claimable` (memory store), checked by the same statement that writes: no gap between them.
+  const stale = dialect.param(CELL_COLUMNS.length + 1);
   const where = claim
-    ? ` WHERE ${t}.status <> 'completed' AND (${t}.status <> 'running' OR ${t}.updated_at < ${dialect.param(7)})`
+    ? ` WHERE ${t}.status <> 'completed' AND (${t}.status <> 'running' OR ${t}.updated_at < ${stale})`
     : '';
   return (
-    `INSERT INTO ${t} (${CELL_COLUMNS.join(', ')}) VALUES (${marks(dialect, 6)}) ` +
+    `INSERT INTO ${t} (${CELL_COLUMNS.join(', ')}) VALUES (${marks(dialect, CELL_COLUMNS.length)}) ` +
     `ON CONFLICT (experiment_id, id) DO UPDATE SET ${set}${where}`
   );
 }
@@ -88,6 +109,41 @@ export function claimCellSql(tables: ExperimentTables, dialect: ExperimentDialec
 
 export function selectPartsSql(table: string, dialect: ExperimentDialect): string {
   return `SELECT body FROM ${table} WHERE experiment_id = ${dialect.param(1)} ORDER BY id`;
+}
+
+/** Parameters: the experiment, the key. The first completed cell (by id) of this experiment with this key. */
+export function completedCellSql(tables: ExperimentTables, dialect: ExperimentDialect): string {
+  return (
+    `SELECT body FROM ${tables.cells} WHERE experiment_id = ${dialect.param(1)} AND key = ${dialect.param(2)} ` +
+    `AND status = 'completed' ORDER BY id LIMIT 1`
+  );
+}
+
+/** Parameters: the experiment, staleBefore. What its cells spent, and the holds of its cells in flight. */
+export function spendingSql(tables: ExperimentTables, dialect: ExperimentDialect): { spent: string; holds: string } {
+  const [experiment, stale] = [dialect.param(1), dialect.param(2)];
+  return {
+    spent: `SELECT coalesce(sum(spent_usd), 0) AS spent FROM ${tables.cells} WHERE experiment_id = ${experiment}`,
+    holds:
+      `SELECT id, held_usd FROM ${tables.cells} WHERE experiment_id = ${experiment} AND status = 'running' ` +
+      `AND updated_at >= ${stale} AND held_usd > 0`,
+  };
+}
+
+/** Parameters: the experiment, staleBefore. Its cells being called now (on any replica). */
+export function runningSql(tables: ExperimentTables, dialect: ExperimentDialect): string {
+  return (
+    `SELECT count(*) AS running FROM ${tables.cells} WHERE experiment_id = ${dialect.param(1)} ` +
+    `AND status = 'running' AND updated_at >= ${dialect.param(2)}`
+  );
+}
+
+/** Parameters: the experiment, twice. How many versions and inputs it holds. */
+export function countsSql(tables: ExperimentTables, dialect: ExperimentDialect): string {
+  return (
+    `SELECT (SELECT count(*) FROM ${tables.versions} WHERE experiment_id = ${dialect.param(1)}) AS versions, ` +
+    `(SELECT count(*) FROM ${tables.inputs} WHERE experiment_id = ${dialect.param(2)}) AS inputs`
+  );
 }
 
 /** Parameters: key, agent id, author, the experiment left out. */

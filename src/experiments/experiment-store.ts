@@ -30,10 +30,15 @@ export interface ExperimentStore {
   get(id: string): Promise<ExperimentHeader | null>;
   /** Headers newest first (ids are UUIDv7: by id descending), one page. */
   list(query: ExperimentListQuery): Promise<ExperimentList>;
-  /** Appends versions (ids new). */
-  addVersions(experimentId: string, versions: ExperimentVersion[]): Promise<void>;
-  /** Appends inputs (ids new). */
-  addInputs(experimentId: string, inputs: ExperimentInput[]): Promise<void>;
+  /**
+   * Appends versions (ids new), unless the experiment would then hold more than `max`: then nothing is added.
+   * Checked and written in one transaction, so two requests adding at once cannot pass `max` together.
+   */
+  addVersions(experimentId: string, versions: ExperimentVersion[], max?: number): Promise<Appended>;
+  /** Appends inputs (ids new), as `addVersions`. */
+  addInputs(experimentId: string, inputs: ExperimentInput[], max?: number): Promise<Appended>;
+  /** How many versions and inputs the experiment holds, without reading them. */
+  counts(experimentId: string): Promise<{ versions: number; inputs: number }>;
   /** Every version, in the order added (by id). */
   versions(experimentId: string): Promise<ExperimentVersion[]>;
   /** Every input, in the order added (by id). */
@@ -48,6 +53,15 @@ export interface ExperimentStore {
   claimCell(experimentId: string, cell: ExperimentCell, staleBefore: string): Promise<boolean>;
   /** Every cell of the experiment. */
   cells(experimentId: string): Promise<ExperimentCell[]>;
+  /** The first completed cell (by id) of the experiment with this key, or `null`: one indexed lookup. */
+  completedCell(experimentId: string, key: string): Promise<ExperimentCell | null>;
+  /**
+   * What the experiment's cells spent (reused cells left out), and the holds of its cells in flight (`running`,
+   * updated at or after `staleBefore`, with `held_usd`): a budget's check, from columns, not from every cell.
+   */
+  spending(experimentId: string, staleBefore: string): Promise<Spending>;
+  /** How many of its cells are being called now (`running`, updated at or after `staleBefore`). */
+  running(experimentId: string, staleBefore: string): Promise<number>;
   /**
    * The newest completed cell with this key among the experiments of `agentId` created by `author` (`null`: those
    * created in-process), other than in `exceptExperiment`; `null` when there is none.
@@ -56,6 +70,17 @@ export interface ExperimentStore {
     key: string,
     where: { agentId: string; author: string | null; exceptExperiment: string },
   ): Promise<ExperimentCell | null>;
+}
+
+/** What an append did: `added` false when it would have passed its `max` (nothing added); `held`, the count before. */
+export interface Appended {
+  added: boolean;
+  held: number;
+}
+
+export interface Spending {
+  spent_usd: number;
+  holds: Array<{ id: string; held_usd: number }>;
 }
 
 export const DEFAULT_EXPERIMENT_LIMIT = 50;

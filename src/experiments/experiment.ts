@@ -203,6 +203,12 @@ export function staleBefore(now = Date.now()): string {
 
 export const MAX_VERSIONS = 20;
 export const MAX_INPUTS = 500;
+/**
+ * The most an input holds: its variables and messages as JSON, in bytes. With `MAX_INPUTS`, an experiment's inputs
+ * stay small enough to read whole on every `get` (a recorded call with a larger input is passed over by
+ * `from_calls`; a larger input written is a 400).
+ */
+export const MAX_INPUT_BYTES = 64 * 1024;
 export const DEFAULT_SAMPLE = 10;
 export const MAX_SAMPLE = 100;
 export const DEFAULT_CONCURRENCY = 4;

@@ -1,6 +1,6 @@
 import type { Annotations, FindCellOwner } from '../annotations/annotations.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
-import { PermissionDeniedError, SwitchyardError } from '../errors.ts';
+import { InvalidRequestError, PermissionDeniedError, SwitchyardError } from '../errors.ts';
 import type { CallStore } from '../records/call-store.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import {
@@ -9,6 +9,8 @@ import {
   type ExperimentHeader,
   type ExperimentInputInput,
   type ExperimentVersionInput,
+  MAX_INPUTS,
+  MAX_VERSIONS,
   staleBefore,
 } from './experiment.ts';
 import { resolveInputs, resolveVersions } from './experiment-parts.ts';
@@ -95,6 +97,22 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     flush: dependencies.flush,
   });
 
+  /**
+   * Until the experiment stops running here and on every replica, or `until`: the end of a run of this process is
+   * awaited; another replica's cells are counted in the store (`running`, an index), never read.
+   */
+  const whileRunning = async (id: string, until: number): Promise<void> => {
+    for (let left = until - performance.now(); left > 0; left = until - performance.now()) {
+      const local = running.get(id);
+      if (local) {
+        await Promise.race([local.catch(() => undefined), delay(left)]);
+        if (running.get(id) !== local) continue;
+      }
+      if ((await storeOf().running(id, staleBefore())) === 0 && !running.has(id)) return;
+      await delay(Math.min(POLL_MS, until - performance.now()));
+    }
+  };
+
   const experiments: Experiments & { cellOwner: FindCellOwner } = {
     /** For annotations: whose a cell is, or `null` when the experiment has no such cell. */
     async cellOwner(experimentId, id) {
@@ -123,30 +141,40 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
         (checked.versions ?? []) as ExperimentVersionInput[],
         dependencies.deployments,
       );
-      const inputs = await resolveInputs(header, (checked.inputs ?? []) as ExperimentInputInput[], inputSource(caller));
+      const written = (checked.inputs ?? []) as ExperimentInputInput[];
+      const inputs = await resolveInputs(header, written, inputSource(caller), MAX_INPUTS);
       await storeOf().create(header);
       if (versions.length > 0) await storeOf().addVersions(header.id, versions);
       if (inputs.length > 0) await storeOf().addInputs(header.id, inputs);
       return view(header);
     },
 
+    // The caps hold per experiment, whatever the number of requests: checked before anything is resolved, and
+    // again by the store in the transaction that adds (two requests adding at once cannot pass them together).
     async addVersions(id, versions, caller) {
       const checked = checkedExperimentPart('addVersions', { experiment_id: id, versions });
       const header = await writable(id, caller);
-      await storeOf().addVersions(
-        id,
-        await resolveVersions(header, checked.versions as ExperimentVersionInput[], dependencies.deployments),
+      const held = (await storeOf().counts(id)).versions;
+      if (held + checked.versions.length > MAX_VERSIONS) throw tooMany('versions', held, checked.versions.length);
+      const resolved = await resolveVersions(
+        header,
+        checked.versions as ExperimentVersionInput[],
+        dependencies.deployments,
       );
+      const appended = await storeOf().addVersions(id, resolved, MAX_VERSIONS);
+      if (!appended.added) throw tooMany('versions', appended.held, resolved.length);
       return view(header);
     },
 
     async addInputs(id, inputs, caller) {
       const checked = checkedExperimentPart('addInputs', { experiment_id: id, inputs });
       const header = await writable(id, caller);
-      await storeOf().addInputs(
-        id,
-        await resolveInputs(header, checked.inputs as ExperimentInputInput[], inputSource(caller)),
-      );
+      const held = (await storeOf().counts(id)).inputs;
+      if (held >= MAX_INPUTS) throw tooMany('inputs', held, checked.inputs.length);
+      const written = checked.inputs as ExperimentInputInput[];
+      const resolved = await resolveInputs(header, written, inputSource(caller), MAX_INPUTS - held);
+      const appended = await storeOf().addInputs(id, resolved, MAX_INPUTS);
+      if (!appended.added) throw tooMany('inputs', appended.held, resolved.length);
       return view(header);
     },
 
@@ -171,14 +199,10 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
       const { wait_ms: waitMs = 0 } = checkedExperimentPart('get', options);
       const header = await readable(id, caller);
       const until = performance.now() + waitMs;
-      let experiment = await view(header);
-      while (experiment.status === 'running' && performance.now() < until) {
-        const local = running.get(id);
-        const left = until - performance.now();
-        await Promise.race([local?.catch(() => undefined), delay(local ? left : Math.min(POLL_MS, left))]);
-        experiment = await view(header);
-      }
-      return experiment;
+      const experiment = await view(header);
+      if (experiment.status !== 'running' || waitMs === 0) return experiment;
+      await whileRunning(id, until);
+      return view(header);
     },
 
     async list(query = {}, caller) {
@@ -188,6 +212,17 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     },
   };
   return experiments;
+}
+
+/** A 400: the add would take the experiment past its cap of versions or inputs. */
+function tooMany(part: 'versions' | 'inputs', held: number, adding: number): InvalidRequestError {
+  const max = part === 'versions' ? MAX_VERSIONS : MAX_INPUTS;
+  return new InvalidRequestError(
+    `${part}: the experiment holds ${held} ${part}, and adding ${adding} would pass the ${max} an experiment may ` +
+      `hold. Create another experiment for more.`,
+    part,
+    `too_many_${part}`,
+  );
 }
 
 function requireAgent(agentId: string, caller: ExperimentCaller | undefined): void {

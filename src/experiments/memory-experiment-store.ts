@@ -1,9 +1,11 @@
 import type { ExperimentCell, ExperimentHeader, ExperimentInput, ExperimentVersion } from './experiment.ts';
 import {
+  type Appended,
   type ExperimentListQuery,
   type ExperimentStore,
   experimentPage,
   matchesExperimentQuery,
+  type Spending,
 } from './experiment-store.ts';
 
 interface Parts {
@@ -35,12 +37,17 @@ export class MemoryExperimentStore implements ExperimentStore {
     return experimentPage(rows, query.limit);
   }
 
-  async addVersions(experimentId: string, versions: ExperimentVersion[]): Promise<void> {
-    this.#parts(experimentId).versions.push(...structuredClone(versions));
+  async addVersions(experimentId: string, versions: ExperimentVersion[], max = Infinity): Promise<Appended> {
+    return append(this.#parts(experimentId).versions, versions, max);
   }
 
-  async addInputs(experimentId: string, inputs: ExperimentInput[]): Promise<void> {
-    this.#parts(experimentId).inputs.push(...structuredClone(inputs));
+  async addInputs(experimentId: string, inputs: ExperimentInput[], max = Infinity): Promise<Appended> {
+    return append(this.#parts(experimentId).inputs, inputs, max);
+  }
+
+  async counts(experimentId: string): Promise<{ versions: number; inputs: number }> {
+    const parts = this.#experiments.get(experimentId);
+    return { versions: parts?.versions.length ?? 0, inputs: parts?.inputs.length ?? 0 };
   }
 
   async versions(experimentId: string): Promise<ExperimentVersion[]> {
@@ -67,6 +74,31 @@ export class MemoryExperimentStore implements ExperimentStore {
     return structuredClone([...(this.#experiments.get(experimentId)?.cells.values() ?? [])]);
   }
 
+  async completedCell(experimentId: string, key: string): Promise<ExperimentCell | null> {
+    let found: ExperimentCell | undefined;
+    for (const cell of this.#experiments.get(experimentId)?.cells.values() ?? [])
+      if (cell.key === key && cell.status === 'completed' && (!found || cell.id < found.id)) found = cell;
+    return found ? structuredClone(found) : null;
+  }
+
+  async spending(experimentId: string, staleBefore: string): Promise<Spending> {
+    let spent = 0;
+    const holds: Spending['holds'] = [];
+    for (const cell of this.#experiments.get(experimentId)?.cells.values() ?? []) {
+      if (cell.reused_from === null) spent += cell.cost_usd ?? 0;
+      if (cell.status === 'running' && cell.updated_at >= staleBefore && (cell.held_usd ?? 0) > 0)
+        holds.push({ id: cell.id, held_usd: cell.held_usd! });
+    }
+    return { spent_usd: spent, holds };
+  }
+
+  async running(experimentId: string, staleBefore: string): Promise<number> {
+    let running = 0;
+    for (const cell of this.#experiments.get(experimentId)?.cells.values() ?? [])
+      if (cell.status === 'running' && cell.updated_at >= staleBefore) running++;
+    return running;
+  }
+
   async findCompletedCell(
     key: string,
     where: { agentId: string; author: string | null; exceptExperiment: string },
@@ -88,6 +120,13 @@ export class MemoryExperimentStore implements ExperimentStore {
     if (!parts) throw new Error(`No experiment "${id}" in this store.`);
     return parts;
   }
+}
+
+function append<Part>(parts: Part[], added: Part[], max: number): Appended {
+  const held = parts.length;
+  if (held + added.length > max) return { added: false, held };
+  parts.push(...structuredClone(added));
+  return { added: true, held };
 }
 
 /** Whether a stored cell may be claimed again: never run to the end, or left running by a run that died. */

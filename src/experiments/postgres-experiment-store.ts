@@ -1,10 +1,13 @@
 import { migrate, postgresError } from '../internal/postgres-migrations.ts';
-import type { PostgresPool, PostgresResult } from '../internal/postgres-pool.ts';
+import type { PostgresClient, PostgresPool, PostgresResult } from '../internal/postgres-pool.ts';
+import { readableJson } from '../records/sinks/postgres-schema.ts';
 import type { ExperimentCell, ExperimentHeader, ExperimentInput, ExperimentVersion } from './experiment.ts';
 import {
   type BodyRow,
   cellValues,
   claimCellSql,
+  completedCellSql,
+  countsSql,
   type ExperimentDialect,
   type ExperimentTables,
   findCompletedSql,
@@ -14,10 +17,18 @@ import {
   parseBody,
   partValues,
   putCellSql,
+  runningSql,
   selectExperiments,
   selectPartsSql,
+  spendingSql,
 } from './experiment-sql.ts';
-import { type ExperimentListQuery, type ExperimentStore, experimentPage } from './experiment-store.ts';
+import {
+  type Appended,
+  type ExperimentListQuery,
+  type ExperimentStore,
+  experimentPage,
+  type Spending,
+} from './experiment-store.ts';
 
 const TABLES: ExperimentTables = {
   experiments: 'switchyard_experiments',
@@ -30,7 +41,7 @@ const TABLES: ExperimentTables = {
  * Ids and times are `COLLATE "C"`: pages, cursors, part order and staleness follow the same byte order as SQLite
  * and memory. Objects are kept as JSON text, not JSONB, so they come back exactly as written (key order included).
  */
-const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   {
     version: 1,
     sql: `
@@ -65,6 +76,23 @@ CREATE TABLE switchyard_experiment_cells (
 );
 CREATE INDEX switchyard_experiment_cells_by_key ON switchyard_experiment_cells (key, updated_at)
   WHERE status = 'completed';`,
+  },
+  {
+    // A budget's sums and a waiting get's count from columns, never from every cell's body. Cells stored before are
+    // filled from their bodies, whose json PostgreSQL refuses when they hold U+0000 or lone surrogates: made U+FFFD.
+    version: 2,
+    sql: `
+ALTER TABLE switchyard_experiment_cells ADD COLUMN spent_usd DOUBLE PRECISION NOT NULL DEFAULT 0,
+  ADD COLUMN held_usd DOUBLE PRECISION NOT NULL DEFAULT 0;
+UPDATE switchyard_experiment_cells SET
+  spent_usd = CASE WHEN cell ->> 'reused_from' IS NULL THEN coalesce((cell ->> 'cost_usd')::float8, 0) ELSE 0 END,
+  held_usd = coalesce((cell ->> 'held_usd')::float8, 0)
+  FROM (SELECT experiment_id AS e, id AS i,
+      ${readableJson('body')} AS cell
+    FROM switchyard_experiment_cells) AS parsed
+  WHERE experiment_id = parsed.e AND id = parsed.i;
+CREATE INDEX switchyard_experiment_cells_by_state
+  ON switchyard_experiment_cells (experiment_id, status, updated_at, held_usd, spent_usd);`,
   },
 ];
 
@@ -123,12 +151,20 @@ export class PostgresExperimentStore implements ExperimentStore {
     return experimentPage(await this.#bodies<ExperimentHeader>(sql, values), query.limit);
   }
 
-  async addVersions(experimentId: string, versions: ExperimentVersion[]): Promise<void> {
-    await this.#addParts(TABLES.versions, experimentId, versions);
+  async addVersions(experimentId: string, versions: ExperimentVersion[], max = Infinity): Promise<Appended> {
+    return this.#addParts(TABLES.versions, experimentId, versions, max);
   }
 
-  async addInputs(experimentId: string, inputs: ExperimentInput[]): Promise<void> {
-    await this.#addParts(TABLES.inputs, experimentId, inputs);
+  async addInputs(experimentId: string, inputs: ExperimentInput[], max = Infinity): Promise<Appended> {
+    return this.#addParts(TABLES.inputs, experimentId, inputs, max);
+  }
+
+  async counts(experimentId: string): Promise<{ versions: number; inputs: number }> {
+    const { rows } = await this.#query<{ versions: string; inputs: string }>(countsSql(TABLES, DIALECT), [
+      experimentId,
+      experimentId,
+    ]);
+    return { versions: Number(rows[0]?.versions ?? 0), inputs: Number(rows[0]?.inputs ?? 0) };
   }
 
   async versions(experimentId: string): Promise<ExperimentVersion[]> {
@@ -153,6 +189,27 @@ export class PostgresExperimentStore implements ExperimentStore {
     return this.#bodies(`SELECT body FROM ${TABLES.cells} WHERE experiment_id = $1 ORDER BY id`, [experimentId]);
   }
 
+  async completedCell(experimentId: string, key: string): Promise<ExperimentCell | null> {
+    return (await this.#bodies<ExperimentCell>(completedCellSql(TABLES, DIALECT), [experimentId, key]))[0] ?? null;
+  }
+
+  async spending(experimentId: string, staleBefore: string): Promise<Spending> {
+    const { spent, holds } = spendingSql(TABLES, DIALECT);
+    const [total, held] = await Promise.all([
+      this.#query<{ spent: number }>(spent, [experimentId]),
+      this.#query<{ id: string; held_usd: number }>(holds, [experimentId, staleBefore]),
+    ]);
+    return {
+      spent_usd: Number(total.rows[0]?.spent ?? 0),
+      holds: held.rows.map(({ id, held_usd }) => ({ id, held_usd })),
+    };
+  }
+
+  async running(experimentId: string, staleBefore: string): Promise<number> {
+    const { rows } = await this.#query<{ running: string }>(runningSql(TABLES, DIALECT), [experimentId, staleBefore]);
+    return Number(rows[0]?.running ?? 0);
+  }
+
   async findCompletedCell(
     key: string,
     where: { agentId: string; author: string | null; exceptExperiment: string },
@@ -161,10 +218,33 @@ export class PostgresExperimentStore implements ExperimentStore {
     return (await this.#bodies<ExperimentCell>(findCompletedSql(TABLES, DIALECT), values))[0] ?? null;
   }
 
-  /** One INSERT statement: all rows or none. */
-  async #addParts(table: string, experimentId: string, parts: Array<{ id: string }>): Promise<void> {
-    if (parts.length === 0) return;
-    const values = parts.flatMap((part) => partValues(experimentId, part));
-    await this.#query(insertPartsSql(table, parts.length, DIALECT), values);
+  /**
+   * One transaction: the experiment's row locked (two replicas adding at once take turns), the count checked, one
+   * INSERT of every part, all rows or none.
+   */
+  async #addParts(table: string, experimentId: string, parts: Array<{ id: string }>, max: number): Promise<Appended> {
+    await this.#migrated();
+    let client: PostgresClient | undefined;
+    try {
+      client = await this.#pool.connect();
+      await client.query('BEGIN');
+      await client.query(`SELECT id FROM ${TABLES.experiments} WHERE id = $1 FOR UPDATE`, [experimentId]);
+      const count = await client.query(`SELECT count(*) AS held FROM ${table} WHERE experiment_id = $1`, [
+        experimentId,
+      ]);
+      const held = Number(count.rows[0]?.held ?? 0);
+      const added = held + parts.length <= max;
+      if (added && parts.length > 0) {
+        const values = parts.flatMap((part) => partValues(experimentId, part));
+        await client.query(insertPartsSql(table, parts.length, DIALECT), values);
+      }
+      await client.query('COMMIT');
+      return { added, held };
+    } catch (error) {
+      await client?.query('ROLLBACK').catch(() => undefined);
+      throw postgresError(error);
+    } finally {
+      client?.release();
+    }
   }
 }

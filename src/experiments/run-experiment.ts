@@ -4,6 +4,7 @@ import { normalizeUsage } from '../records/compute-cost.ts';
 import { compileSchema } from '../structured-output/json-schema-validator.ts';
 import { parseModelJson } from '../structured-output/parse-model-json.ts';
 import type { CompletionRequest, CompletionResponse } from '../types.ts';
+import { breather } from './breathing.ts';
 import {
   cellId,
   DEFAULT_CONCURRENCY,
@@ -57,8 +58,11 @@ export async function runCells(
   );
   const stale = staleBefore();
   const waiting = new Map<string, Claim>();
-  for (const claim of wanted)
+  const breathe = breather();
+  for (const claim of wanted) {
     if (await store.claimCell(header.id, claim.cell, stale)) waiting.set(claim.cell.id, claim);
+    await breathe();
+  }
   options.onClaimed?.();
   const renew = setInterval(() => void renewClaims(store, header.id, waiting), RENEW_CLAIMS_MS);
   renew.unref?.();
@@ -72,6 +76,8 @@ export async function runCells(
       const claim = queue[next++]!;
       waiting.delete(claim.cell.id);
       await runCell(services, { ...claim, header, budget, options, callOptions, slot, stop });
+      // Reused cells and a provider answering at once never leave the microtask queue: other requests get a turn.
+      await breathe();
     }
   };
   try {
@@ -82,7 +88,10 @@ export async function runCells(
     clearInterval(renew);
     // An aborted run gives its unstarted cells back: pending, for the next run (here or on another replica).
     const updated_at = new Date().toISOString();
-    for (const { cell } of waiting.values()) await store.putCell(header.id, { ...cell, status: 'pending', updated_at });
+    for (const { cell } of waiting.values()) {
+      await store.putCell(header.id, { ...cell, status: 'pending', updated_at });
+      await breathe();
+    }
   }
 }
 
@@ -110,9 +119,11 @@ function claimOf(header: ExperimentHeader, version: ExperimentVersion, input: Ex
 
 async function renewClaims(store: ExperimentStore, experimentId: string, waiting: Map<string, Claim>) {
   const updated_at = new Date().toISOString();
+  const breathe = breather();
   for (const claim of waiting.values()) {
     claim.cell = { ...claim.cell, updated_at };
     await store.putCell(experimentId, claim.cell).catch(() => undefined);
+    await breathe();
   }
 }
 
@@ -195,13 +206,16 @@ async function runCell(services: CellServices, job: CellJob): Promise<void> {
   }
 }
 
-/** A completed cell with the same key: of this experiment (two identical versions), else an earlier experiment. */
+/**
+ * A completed cell with the same key: of this experiment (two identical versions), else an earlier experiment. Each
+ * looked up by its key (an index), never by reading the experiment's cells: a run of n cells stays O(n).
+ */
 async function reusable(
   store: ExperimentStore,
   header: ExperimentHeader,
   cell: ExperimentCell,
 ): Promise<{ cell: ExperimentCell; from: string } | undefined> {
-  const own = (await store.cells(header.id)).find((other) => other.key === cell.key && other.status === 'completed');
+  const own = await store.completedCell(header.id, cell.key);
   if (own) return { cell: own, from: own.reused_from ?? `${header.id}/${own.id}` };
   const where = { agentId: header.agent_id, author: header.author, exceptExperiment: header.id };
   const found = await store.findCompletedCell(cell.key, where);

@@ -22,6 +22,7 @@ export interface PostgresResult<Row = Record<string, unknown>> {
 /** One connection taken from the pool, given back with `release`. */
 export interface PostgresClient {
   query(query: PostgresQuery): Promise<PostgresResult>;
+  query(text: string, values?: unknown[]): Promise<PostgresResult>;
   release(): void;
 }
 

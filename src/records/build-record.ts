@@ -17,6 +17,7 @@ import {
   totalCostBreakdown,
   type UsageLike,
 } from './compute-cost.ts';
+import { EXCERPT, excerptOf } from './record-excerpt.ts';
 import { capOutput, isObject, kindOf, outputFromChoices } from './record-output.ts';
 import { capStrings, capText, DEFAULT_MAX_TEXT_LENGTH, MAX_RECORD_DEPTH, wellFormed } from './record-text.ts';
 import type { StreamSummary } from './stream-recorder.ts';
@@ -24,6 +25,8 @@ import { uuidv7 } from './uuidv7.ts';
 
 /** Metadata keys that get their own record field; the others stay in `metadata`. */
 const PROMOTED_METADATA = new Set(['agent_id', 'trace_id', 'workflow_name']);
+/** Outcomes of an attempt whose candidate was never sent the request (see run-attempts.ts). */
+const NOT_SENT = new Set(['not_allowed', 'context_too_long', 'missing_credentials']);
 
 /** Everything the gateway knows about one finished call (succeeded, failed, or a stream that ended). */
 export interface CallRecordInput {
@@ -77,8 +80,14 @@ export function buildCallRecord(input: CallRecordInput): CallRecord {
  */
 export function buildRecord(input: CallRecordInput): { record: CallRecord; incomplete: boolean } {
   const { request, info } = input;
-  const limit = Math.max(1, input.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH);
+  const refused = wasRefused(input);
+  const limit = Math.min(
+    Math.max(1, input.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH),
+    refused ? EXCERPT.text : Infinity,
+  );
   const problems: string[] = [];
+  let excerpted = false;
+  const excerpt = (value: unknown) => excerptOf(value, () => (excerpted = true));
   const truncated: string[] = [];
   const tooDeep = new Set<string>();
   const part = <T>(name: string, fallback: T, build: () => T): T => {
@@ -98,12 +107,18 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
   const metadata = part('metadata', {}, () => stringMetadata(request.metadata, dropped));
   const otherMetadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(metadata)) {
-    if (!PROMOTED_METADATA.has(key)) otherMetadata[key] = text(value, `metadata.${key}`);
+    if (PROMOTED_METADATA.has(key)) continue;
+    if (refused && Object.keys(otherMetadata).length === EXCERPT.items) {
+      excerpted = true;
+      break;
+    }
+    otherMetadata[key] = text(value, `metadata.${key}`);
   }
 
   const answerUsage = input.response?.usage ?? input.stream?.usage ?? null;
   const billed = input.billed ?? [{ usage: answerUsage, pricing: input.pricing }];
   const error = input.error === undefined ? null : recordErrorFrom(input.error);
+  if (error && refused) error.message = text(error.message, 'error.message');
   const firstTokenAt = input.stream?.firstTokenAt ?? null;
   const cost = part('cost', null, () => totalCostBreakdown(billed));
   const warnings: CompletionWarning[] = part('warnings', [], () =>
@@ -128,12 +143,18 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
         attempt.message === undefined ? { ...attempt } : { ...attempt, message: redactSecrets(attempt.message, []) },
       ),
     ),
-    input_messages: part('input_messages', null, () =>
-      request.messages ? capped(jsonClone(request.messages), limit, truncated, tooDeep, 'input_messages') : null,
-    ) as ChatCompletionMessageParam[] | null,
-    input: part('input', null, () =>
-      request.input === undefined ? null : capped(jsonClone(request.input), limit, truncated, tooDeep, 'input'),
-    ),
+    input_messages: part('input_messages', null, () => {
+      if (!request.messages) return null;
+      return refused
+        ? excerpt(request.messages)
+        : capped(jsonClone(request.messages), limit, truncated, tooDeep, 'input_messages');
+    }) as ChatCompletionMessageParam[] | null,
+    input: part('input', null, () => {
+      if (request.input === undefined) return null;
+      return refused
+        ? (excerpt(request.input) ?? null)
+        : capped(jsonClone(request.input), limit, truncated, tooDeep, 'input');
+    }),
     output: part('output', null, () => {
       const output = input.response ? outputFromChoices(input.response.choices) : (input.stream?.output ?? null);
       return output && capOutput(output, textOrNull);
@@ -155,7 +176,13 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     const message = `Not stored: metadata values that are not strings (${listed(dropped)}).`;
     warnings.push({ code: 'metadata_dropped', param: 'metadata', message });
   }
-  if (truncated.length > 0 || tooDeep.size > 0) {
+  if (refused && (excerpted || truncated.length > 0)) {
+    const message =
+      'No provider was sent this call: its record keeps an excerpt of the request (strings cut to ' +
+      `${EXCERPT.text} characters, lists and objects to their first ${EXCERPT.items} items, about ` +
+      `${EXCERPT.budget} characters a field).`;
+    warnings.push({ code: 'record_truncated', message });
+  } else if (truncated.length > 0 || tooDeep.size > 0) {
     const cut: string[] = [];
     if (truncated.length > 0) cut.push(`Stored cut to ${limit} characters, marked where cut: ${listed(truncated)}.`);
     if (tooDeep.size > 0) {
@@ -168,6 +195,16 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     warnings.push({ code: 'record_incomplete', message });
   }
   return { record: input.redact ? redactRecord(record) : record, incomplete: problems.length > 0 };
+}
+
+/**
+ * Whether the call failed before any provider was sent it: an invalid request, a model it may not use, a budget
+ * spent, a prompt too long for every candidate. Its record keeps an excerpt of the request (record-excerpt.ts).
+ */
+function wasRefused(input: CallRecordInput): boolean {
+  if (input.error === undefined || input.info || input.response || input.stream) return false;
+  const attempts: unknown[] = attemptsOf(input.error);
+  return attempts.every((attempt) => NOT_SENT.has((attempt as Attempt | null)?.outcome as string));
 }
 
 /** `{ type, code, status, message }` of anything thrown; credentials are scrubbed from the message. */

@@ -96,11 +96,72 @@ export function matchesListQuery(record: CallRecord, query: NormalizedListQuery)
   return query.after === undefined || newestFirst(record, query.after) > 0;
 }
 
-/** A page from rows already filtered and sorted newest first, fetched with one row beyond `limit`. */
-export function pageFrom(rows: CallRecord[], limit: number): CallPage {
-  const data = rows.slice(0, limit);
-  const last = data.at(-1);
-  return { data, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+/**
+ * The most record JSON a page of `list` holds, in bytes (UTF-8): past its first call, a page ends before the call
+ * that would take it over. Records are whole (up to a few MB each): a page of a thousand of them must not be
+ * read, parsed, built or held for a slow reader at once.
+ */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+/** Record JSON a page reads from its store at once, as it is sent (a record larger than this alone). */
+const BATCH_BYTES = 1024 * 1024;
+
+/** A row of a page before its record is read: where it sorts, and the size of its record's JSON in bytes. */
+export interface SizedRow extends CursorPosition {
+  bytes: number;
+}
+
+/**
+ * The rows of a page, from rows filtered and sorted newest first and fetched with one row beyond `limit`: at most
+ * `limit`, and at most `MAX_PAGE_BYTES` of records past the first. `next_cursor` goes on after the last row kept.
+ */
+export function sizedPage<Row extends SizedRow>(
+  rows: Row[],
+  limit: number,
+): { rows: Row[]; next_cursor: string | null } {
+  let bytes = 0;
+  let kept = 0;
+  for (; kept < Math.min(rows.length, limit); kept++) {
+    bytes += Number(rows[kept]!.bytes);
+    if (kept > 0 && bytes > MAX_PAGE_BYTES) break;
+  }
+  const page = rows.slice(0, kept);
+  const last = page.at(-1);
+  return { rows: page, next_cursor: kept < rows.length && last ? encodeCursor(last) : null };
+}
+
+/**
+ * A page's records as JSON (text, or its UTF-8 bytes), in the page's order, read `BATCH_BYTES` at a time as they
+ * are iterated: `read` gives the texts of some ids (in any order). What one page holds in memory at once is a
+ * batch, not the page.
+ */
+export async function* recordTexts<Text extends string | Uint8Array>(
+  rows: readonly SizedRow[],
+  read: (ids: string[]) => Map<string, Text> | Promise<Map<string, Text>>,
+): AsyncGenerator<Text> {
+  for (let start = 0; start < rows.length; ) {
+    let end = start + 1;
+    let bytes = Number(rows[start]!.bytes);
+    while (end < rows.length && bytes + Number(rows[end]!.bytes) <= BATCH_BYTES) bytes += Number(rows[end++]!.bytes);
+    const batch = rows.slice(start, end);
+    const texts = await read(batch.map((row) => row.id));
+    for (const row of batch) {
+      const text = texts.get(row.id);
+      if (text !== undefined) yield text;
+    }
+    start = end;
+  }
+}
+
+/** A page of parsed records from its texts: what `list` returns. */
+export async function parsedPage(
+  texts: AsyncIterable<string | Uint8Array>,
+  next_cursor: string | null,
+): Promise<CallPage> {
+  const data: CallRecord[] = [];
+  const decoder = new TextDecoder();
+  for await (const text of texts)
+    data.push(JSON.parse(typeof text === 'string' ? text : decoder.decode(text)) as CallRecord);
+  return { data, next_cursor };
 }
 
 /** The workflow view of a trace's calls, given oldest first. Shared so both stores add up identically. */

@@ -5,8 +5,14 @@ import type { CallRecord, CallStatus, Dialect } from './call-record.ts';
 
 /** Read access to stored call records: `gateway.calls`. Implemented by `MemorySink` and `SqliteSink`. */
 export interface CallStore {
-  /** Calls newest first, filtered, one page at a time. */
+  /** Calls newest first, filtered, one page at a time (at most `limit` calls, and 4 MB of records past the first). */
   list(query?: ListCallsQuery): Promise<CallPage>;
+  /**
+   * `list` as each record's JSON text, read from the store a batch at a time as `records` is iterated: what
+   * `GET /v1/calls` streams, never parsing a record nor holding a page whole. Optional for other stores: the server
+   * then serialises `list`.
+   */
+  listJson?(query?: ListCallsQuery): Promise<CallTextPage>;
   /**
    * One call by id; `null` when the store does not have it. Optional for other stores: a Responses API call that
    * continues an earlier one (`previous_response_id`) needs it.
@@ -33,6 +39,11 @@ export interface CallStore {
    * `scope` allows. A 400 (`InvalidRequestError`) names a wrong part. Optional for other stores.
    */
   queryCalls?(query: CallQuery, options?: CallQueryOptions): Promise<CallQueryResult>;
+  /**
+   * One call by id, only when its record's JSON is at most `maxBytes` (UTF-8): `'too_large'` when it is larger,
+   * read without reading the record; `null` when there is no such call. Optional for other stores.
+   */
+  getBounded?(id: string, maxBytes: number): Promise<CallRecord | 'too_large' | null>;
   /** Where `gateway.annotations` keeps annotations of these calls (same database); optional: memory otherwise. */
   annotationStore?(): AnnotationStore;
   /** Where `gateway.experiments` keeps experiments (same database, one store per sink); optional: memory otherwise. */
@@ -101,7 +112,10 @@ export interface ListCallsQuery {
   since?: string | Date;
   /** Calls created before this instant. */
   until?: string | Date;
-  /** Page size: default 50, at most 1000. */
+  /**
+   * Page size: default 50, at most 1000. A page of large records holds fewer: past its first call, it stops before
+   * 4 MB of records (`MAX_PAGE_BYTES`), and `next_cursor` goes on from there.
+   */
   limit?: number;
   /** `next_cursor` of the previous page. */
   cursor?: string | null;
@@ -110,6 +124,13 @@ export interface ListCallsQuery {
 export interface CallPage {
   data: CallRecord[];
   /** Pass as `cursor` for the next (older) page; `null` on the last page. */
+  next_cursor: string | null;
+}
+
+/** A page of `listJson`: the records' JSON, read as iterated (once), and the cursor of the next page. */
+export interface CallTextPage {
+  /** Each record's JSON: text, or its UTF-8 bytes as the store keeps them. */
+  records: AsyncIterable<string | Uint8Array>;
   next_cursor: string | null;
 }
 

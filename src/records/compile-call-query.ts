@@ -1,5 +1,6 @@
 import { type Aggregate, type GroupColumn, isoInstant, type ParsedCallQuery, ROW_COLUMNS } from './call-query.ts';
 import { NUMBER_FIELDS, TEXT_FILTERS } from './call-query-schema.ts';
+import { readableJson } from './sinks/postgres-schema.ts';
 
 /**
  * A parsed call query as one parameterised SQL statement, for SQLite or PostgreSQL. Only names from the lists of
@@ -15,7 +16,7 @@ export interface SqlDialect {
   /** `expr` is any of the values of one array parameter, and that parameter's value. */
   anyOf(expr: string, placeholder: string): string;
   listValue(values: readonly string[]): unknown;
-  /** The call's `metadata.api_key_id`. */
+  /** The call's `metadata.api_key_id`: a column of its own, indexed. */
   apiKeyId: string;
   /** The call's metadata has key `$k` with value `$v`. */
   metadataEquals(key: string, value: string): string;
@@ -29,7 +30,7 @@ export const SQLITE: SqlDialect = {
   placeholder: () => '?',
   anyOf: (expr, p) => `${expr} IN (SELECT value FROM json_each(${p}))`,
   listValue: (values) => JSON.stringify(values),
-  apiKeyId: "json_extract(record, '$.metadata.api_key_id')",
+  apiKeyId: 'api_key_id',
   // json_each takes the key as a value, never as a path: a key with dots or quotes is only a key.
   metadataEquals: (k, v) => `EXISTS (SELECT 1 FROM json_each(record, '$.metadata') WHERE key = ${k} AND value = ${v})`,
   textOrder: '',
@@ -41,9 +42,8 @@ export const POSTGRES: SqlDialect = {
   placeholder: (n) => `$${n}`,
   anyOf: (expr, p) => `${expr} = ANY(${p}::text[])`,
   listValue: (values) => [...values],
-  // The record is text; json, unlike jsonb, reads any text a record holds (see postgres-schema.ts).
-  apiKeyId: "(record::json -> 'metadata' ->> 'api_key_id')",
-  metadataEquals: (k, v) => `(record::json -> 'metadata' ->> ${k}::text) = ${v}::text`,
+  apiKeyId: 'api_key_id',
+  metadataEquals: (k, v) => `(${readableJson('record')} -> 'metadata' ->> ${k}::text) = ${v}::text`,
   textOrder: ' COLLATE "C"',
 };
 

@@ -19,6 +19,7 @@ export {
   type AgentSummary,
   type CallPage,
   type CallStore,
+  type CallTextPage,
   type CallTiming,
   type DailyCostQuery,
   type DailyCostRow,
@@ -28,6 +29,7 @@ export {
   type WorkflowSummary,
   type WorkflowTimeline,
 } from './call-store.ts';
+export { MAX_PAGE_BYTES } from './call-store-queries.ts';
 export {
   type CostBreakdown,
   computeCost,

@@ -9,6 +9,8 @@ import type {
   ExperimentVersion,
 } from '../../src/experiments/experiment.ts';
 import type { ExperimentStore } from '../../src/experiments/experiment-store.ts';
+import { MIGRATIONS as EXPERIMENT_MIGRATIONS } from '../../src/experiments/postgres-experiment-store.ts';
+import { migrate } from '../../src/internal/postgres-migrations.ts';
 import { MemorySink, PostgresSink, SqliteSink } from '../../src/records/index.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 
@@ -235,6 +237,63 @@ describe.each(stores)('%s', (_, store) => {
     expect(await find(null, `${p}_find_x`, 'agent-b')).toEqual(cell('v.other', 'completed', at(8), key));
     expect(await find(null, `${p}_find_x`, 'agent-a', `${p}-missing`)).toBeNull();
   });
+
+  it('adds versions and inputs only while the experiment stays within its cap, and counts them', async () => {
+    const id = `${p}_caps`;
+    await store().create(header(id, 'agent-a', null));
+    const versions = ['ver_01', 'ver_02', 'ver_03'].map(version);
+    expect(await store().addVersions(id, versions.slice(0, 2), 3)).toEqual({ added: true, held: 0 });
+    expect(await store().addVersions(id, versions.slice(2).concat(version('ver_04')), 3)).toEqual({
+      added: false,
+      held: 2,
+    });
+    expect(await store().addVersions(id, versions.slice(2), 3)).toEqual({ added: true, held: 2 });
+    const inputs = ['inp_01', 'inp_02'].map(input);
+    expect(await store().addInputs(id, inputs, 1)).toEqual({ added: false, held: 0 });
+    expect(await store().addInputs(id, inputs, 2)).toEqual({ added: true, held: 0 });
+    expect(await store().counts(id)).toEqual({ versions: 3, inputs: 2 });
+    expect(await store().versions(id)).toEqual(versions);
+    // Two adds at once: of the two that would pass the cap together, one is added.
+    const more = [
+      ['inp_03', 'inp_04'],
+      ['inp_05', 'inp_06'],
+    ].map((ids) => store().addInputs(id, ids.map(input), 4));
+    expect((await Promise.all(more)).map((appended) => appended.added).sort()).toEqual([false, true]);
+    expect(await store().counts(id)).toEqual({ versions: 3, inputs: 4 });
+    expect(await store().counts(`${p}_nothing`)).toEqual({ versions: 0, inputs: 0 });
+  });
+
+  it('finds a completed cell of this experiment by key, and sums what its cells spent and hold', async () => {
+    const id = `${p}_money`;
+    await store().create(header(id, 'agent-a', null));
+    const key = `${p}-same`;
+    const reused = { ...cell('v2.i1', 'completed', at(6), key), reused_from: `${id}/v1.i1` };
+    const held = (cellId: string, minute: number, usd: number) => ({
+      ...cell(cellId, 'running', at(minute)),
+      held_usd: usd,
+    });
+    for (const each of [
+      cell('v1.i1', 'completed', at(5), key),
+      reused,
+      cell('v3.i1', 'failed', at(5), key),
+      held('v4.i1', 20, 0.5),
+      held('v5.i1', 5, 0.25),
+      cell('v6.i1', 'running', at(20)),
+    ])
+      await store().putCell(id, each);
+    expect(await store().completedCell(id, key)).toEqual(cell('v1.i1', 'completed', at(5), key));
+    expect(await store().completedCell(id, `${p}-other`)).toBeNull();
+    expect(await store().completedCell(`${p}_nothing`, key)).toBeNull();
+    // Spent: the completed cell that called (not the reused one); held: the fresh running cell with a hold.
+    expect(await store().spending(id, at(10))).toEqual({
+      spent_usd: 0.000123,
+      holds: [{ id: 'v4.i1', held_usd: 0.5 }],
+    });
+    expect(await store().running(id, at(10))).toBe(2);
+    expect(await store().running(id, at(1))).toBe(3);
+    await store().putCell(id, { ...cell('v4.i1', 'completed', at(21)), held_usd: 0 });
+    expect(await store().spending(id, at(10))).toEqual({ spent_usd: 0.000246, holds: [] });
+  });
 });
 
 describe('each sink', () => {
@@ -242,5 +301,58 @@ describe('each sink', () => {
     expect(memorySink.experimentStore()).toBe(memorySink.experimentStore());
     expect(sqliteSink.experimentStore()).toBe(sqliteSink.experimentStore());
     if (postgresSink) expect(postgresSink.experimentStore()).toBe(postgresSink.experimentStore());
+  });
+});
+
+describe('cells stored before spent_usd and held_usd', () => {
+  const cells = [
+    { ...cell('v1.i1', 'completed', at(5)), cost_usd: 0.5, output: 'nul \u0000 and lone \ud800' },
+    { ...cell('v2.i1', 'completed', at(5)), cost_usd: 0.5, reused_from: 'exp_x/v1.i1' },
+    { ...cell('v3.i1', 'running', at(20)), held_usd: 0.25 },
+  ];
+
+  it('SQLite fills both columns from the bodies when it opens the database', async () => {
+    const path = join(dir, 'before-money.db');
+    const first = new SqliteSink(path);
+    await first.experimentStore().create(header('exp_before', 'agent-a', null));
+    for (const each of cells) await first.experimentStore().putCell('exp_before', each);
+    // As an earlier version left them: no columns, no index.
+    first.query('DROP INDEX experiment_cells_by_state');
+    first.query('ALTER TABLE experiment_cells DROP COLUMN spent_usd');
+    first.query('ALTER TABLE experiment_cells DROP COLUMN held_usd');
+    first.close();
+    const reopened = new SqliteSink(path);
+    const store = reopened.experimentStore();
+    expect(await store.spending('exp_before', at(10))).toEqual({
+      spent_usd: 0.5,
+      holds: [{ id: 'v3.i1', held_usd: 0.25 }],
+    });
+    expect(await store.cells('exp_before')).toEqual(cells);
+    reopened.close();
+  });
+
+  it.skipIf(!server)('PostgreSQL fills both columns in its migration, bodies its json refuses included', async () => {
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: server!.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE before_money');
+    await admin.end();
+    const url = server!.url.replace(/\/postgres$/, '/before_money');
+    const pool = new pg.Pool({ connectionString: url });
+    await migrate(pool, 'experiments', EXPERIMENT_MIGRATIONS.slice(0, 1));
+    for (const each of cells)
+      await pool.query(
+        'INSERT INTO switchyard_experiment_cells (experiment_id, id, key, status, updated_at, body) ' +
+          'VALUES ($1, $2, $3, $4, $5, $6)',
+        ['exp_before', each.id, each.key, each.status, each.updated_at, JSON.stringify(each)],
+      );
+    await pool.end();
+    const sink = new PostgresSink(url);
+    const store = sink.experimentStore();
+    expect(await store.spending('exp_before', at(10))).toEqual({
+      spent_usd: 0.5,
+      holds: [{ id: 'v3.i1', held_usd: 0.25 }],
+    });
+    await sink.close();
   });
 });

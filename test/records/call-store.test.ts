@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CallRecord, type CallStore, MemorySink, SqliteSink } from '../../src/records/index.ts';
+import { MAX_PAGE_BYTES, newestFirst } from '../../src/records/call-store-queries.ts';
+import { type CallPage, type CallRecord, type CallStore, MemorySink, SqliteSink } from '../../src/records/index.ts';
 import { makeRecord, makeRecords } from './make-record.ts';
 
 const directory = await mkdtemp(join(tmpdir(), 'switchyard-store-'));
@@ -87,7 +88,11 @@ describe('SqliteSink', () => {
       'CREATE INDEX calls_by_agent_id ON calls (agent_id, created_at, id); CREATE INDEX calls_by_trace_id ON calls ' +
         '(trace_id, created_at, id); CREATE INDEX calls_by_workflow_name ON calls (workflow_name, created_at, id)',
     );
-    const before = makeRecord({ agent_id: 'before', createdAt: Date.UTC(2025, 0, 1) });
+    const before = makeRecord({
+      agent_id: 'before',
+      createdAt: Date.UTC(2025, 0, 1),
+      metadata: { api_key_id: 'key_before' },
+    });
     old
       .prepare('INSERT INTO calls VALUES (?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, 0, 100, 20, 0, 0, ?, ?, ?)')
       .run(
@@ -120,10 +125,42 @@ describe('SqliteSink', () => {
     expect(indexes.filter((name) => String(name).startsWith('calls_'))).toEqual([
       'calls_by_created_at',
       'calls_with_agent_id',
+      'calls_with_api_key_id',
       'calls_with_trace_id',
       'calls_with_workflow_name',
     ]);
     expect((await store.list({ agent_id: 'kept' })).data).toEqual([record]);
+    // The key's column is filled from the old rows' records.
+    expect((await store.list({ api_key_ids: ['key_before'] })).data).toEqual([before]);
+    store.close();
+  });
+
+  it('adds api_key_id to a table without it, filled from the records, and finds a key’s calls by it', async () => {
+    const path = join(directory, 'before-key-ids.sqlite');
+    const first = new SqliteSink(path);
+    const mine = makeRecord({ agent_id: 'a', metadata: { api_key_id: 'key_mine', note: '\u0000 \ud800' } });
+    const odd = makeRecord({ agent_id: 'b', metadata: { api_key_id: 'key_odd' }, input: { text: 'nul \u0000' } });
+    const theirs = makeRecord({ agent_id: 'c', metadata: { api_key_id: 'key_theirs' } });
+    const none = makeRecord({ agent_id: 'd' });
+    first.write([mine, odd, theirs, none]);
+    // As an earlier version left it: no column, no index.
+    first.query('DROP INDEX calls_with_api_key_id');
+    first.query('ALTER TABLE calls DROP COLUMN api_key_id');
+    first.close();
+    const store = new SqliteSink(path);
+    expect(store.query('SELECT agent_id, api_key_id FROM calls ORDER BY agent_id')).toEqual([
+      { agent_id: 'a', api_key_id: 'key_mine' },
+      { agent_id: 'b', api_key_id: 'key_odd' },
+      { agent_id: 'c', api_key_id: 'key_theirs' },
+      { agent_id: 'd', api_key_id: null },
+    ]);
+    expect((await store.list({ api_key_ids: ['key_mine', 'key_odd'] })).data).toEqual([odd, mine].sort(newestFirst));
+    const plan = store.query(
+      'EXPLAIN QUERY PLAN SELECT id FROM calls WHERE api_key_id IN (SELECT value FROM json_each(?)) ' +
+        'ORDER BY created_at DESC, id DESC LIMIT 5',
+      JSON.stringify(['key_mine']),
+    );
+    expect(plan.map((row) => String(row.detail)).join('; ')).toContain('calls_with_api_key_id');
     store.close();
   });
 
@@ -300,5 +337,36 @@ describe('memory and SQLite answer identically', () => {
       (store) => store.agents(),
     ];
     for (const query of queries) expect(await query(sqlite)).toEqual(await query(memory));
+  });
+});
+
+describe('pages of large records', () => {
+  it('stop before MAX_PAGE_BYTES past their first call; the cursor goes on; listJson reads the same', async () => {
+    const output = (size: number) => ({ ...makeRecord().output!, content: 'x'.repeat(size) });
+    const start = Date.UTC(2026, 1, 1);
+    // Seven of about a third of a page (two fit), and one larger than a page (alone on its own).
+    const size = (index: number) => Math.round(MAX_PAGE_BYTES * (index === 3 ? 1.2 : 0.36));
+    const large = Array.from({ length: 8 }, (_, index) =>
+      makeRecord({ createdAt: start + index, agent_id: 'large', output: output(size(index)) }),
+    );
+    for (const store of [new MemorySink(), new SqliteSink(':memory:')]) {
+      store.write(large);
+      const pages: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page: CallPage = await store.list({ agent_id: 'large', limit: 1000, cursor });
+        pages.push(page.data.map((record) => record.id));
+        const bytes = page.data.map((record) => Buffer.byteLength(JSON.stringify(record)));
+        if (bytes.length > 1) expect(bytes.reduce((sum, size) => sum + size)).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+        const text = await store.listJson({ agent_id: 'large', limit: 1000, cursor });
+        const texts: string[] = [];
+        for await (const record of text.records) texts.push(Buffer.from(record).toString());
+        expect(texts.map((record) => JSON.parse(record))).toEqual(page.data);
+        expect(text.next_cursor).toBe(page.next_cursor);
+        cursor = page.next_cursor;
+      } while (cursor);
+      expect(pages.map((page) => page.length)).toEqual([2, 2, 1, 2, 1]);
+      expect(pages.flat()).toEqual(large.map((record) => record.id).reverse());
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/internal/postgres-migrations.ts';
 import { type CallRecord, type CallStore, MemorySink, PostgresSink } from '../../src/records/index.ts';
+import { MIGRATIONS } from '../../src/records/sinks/postgres-schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 import { makeRecord, makeRecords } from './make-record.ts';
 
@@ -68,14 +70,48 @@ describe.skipIf(!server)('PostgresSink', () => {
     const migrations = await client.query('SELECT name, version FROM switchyard_migrations');
     const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'switchyard_calls'");
     await client.end();
-    expect(migrations.rows).toEqual([{ name: 'calls', version: 1 }]);
+    expect(migrations.rows).toEqual([
+      { name: 'calls', version: 1 },
+      { name: 'calls', version: 2 },
+    ]);
     expect(indexes.rows.map((row) => row.indexname).sort()).toEqual([
       'switchyard_calls_by_created_at',
       'switchyard_calls_pkey',
       'switchyard_calls_with_agent_id',
+      'switchyard_calls_with_api_key_id',
       'switchyard_calls_with_trace_id',
       'switchyard_calls_with_workflow_name',
     ]);
+  });
+
+  it('fills api_key_id of a database made before it, records PostgreSQL’s json refuses included', async () => {
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: server!.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE before_key_ids');
+    await admin.end();
+    const url = server!.url.replace(/\/postgres$/, '/before_key_ids');
+    // The first version's schema, and rows as it wrote them (no api_key_id column).
+    const pool = new pg.Pool({ connectionString: url });
+    await migrate(pool, 'calls', MIGRATIONS.slice(0, 1));
+    const mine = makeRecord({ agent_id: 'a', metadata: { api_key_id: 'key_mine' }, input: { text: 'nul \u0000' } });
+    const odd = makeRecord({ agent_id: 'b', metadata: { note: 'lone \ud800', api_key_id: 'key_odd' } });
+    const theirs = makeRecord({ agent_id: 'c', metadata: { api_key_id: 'key_theirs' } });
+    const none = makeRecord({ agent_id: 'd' });
+    for (const record of [mine, odd, theirs, none])
+      await pool.query(
+        'INSERT INTO switchyard_calls (id, created_at, agent_id, requested_model, status, stream, prompt_tokens, ' +
+          "completion_tokens, reasoning_tokens, cached_tokens, latency_ms, record) VALUES ($1, $2, $3, 'm', 'ok', " +
+          'false, 0, 0, 0, 0, 1, $4)',
+        [record.id, record.created_at, record.agent_id, JSON.stringify(record)],
+      );
+    await pool.end();
+    const sink = new PostgresSink(url);
+    const page = await sink.list({ api_key_ids: ['key_mine', 'key_odd'] });
+    expect(page.data.map((record) => record.agent_id).sort()).toEqual(['a', 'b']);
+    const { data } = await sink.queryCalls({ group_by: ['agent_id'] }, { scope: { api_key_ids: ['key_theirs'] } });
+    expect(data).toEqual([{ agent_id: 'c', count: 1 }]);
+    await sink.close();
   });
 
   it('keeps records with what JSONB would refuse (NUL, lone surrogates); rewriting a batch is harmless', async () => {
@@ -83,5 +119,14 @@ describe.skipIf(!server)('PostgresSink', () => {
     await postgres.write([odd, odd]);
     await postgres.write([odd]);
     expect(await postgres.get('odd-record')).toEqual(JSON.parse(JSON.stringify(odd)));
+  });
+
+  it('filters on metadata whatever another call’s record holds (NUL, lone surrogates)', async () => {
+    const content = 'nul \u0000 lone \ud800';
+    const odd = makeRecord({ id: 'odd-content', input_messages: [{ role: 'user', content }] });
+    const tagged = makeRecord({ id: 'tagged', metadata: { team: 'a\\ud800b', api_key_id: 'key_t' } });
+    await postgres.write([odd, tagged]);
+    const query = { filter: { metadata: { team: 'a\\ud800b' } }, aggregates: [{ fn: 'count' as const }] };
+    expect((await postgres.queryCalls(query)).data).toEqual([{ count: 1 }]);
   });
 });

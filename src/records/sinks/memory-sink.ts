@@ -7,6 +7,7 @@ import {
   type AgentSummary,
   type CallPage,
   type CallStore,
+  type CallTextPage,
   type DailyCostQuery,
   type DailyCostRow,
   type ListCallsQuery,
@@ -22,7 +23,8 @@ import {
   matchesListQuery,
   newestFirst,
   normalizeListQuery,
-  pageFrom,
+  recordTexts,
+  sizedPage,
   summarizeWorkflow,
   timelineOf,
   tracesOf,
@@ -86,11 +88,34 @@ export class MemorySink implements RecordSink, CallStore {
   }
 
   async list(query?: ListCallsQuery): Promise<CallPage> {
+    const { rows, next_cursor } = this.#page(query);
+    return { data: rows.map((row) => row.record), next_cursor };
+  }
+
+  async listJson(query?: ListCallsQuery): Promise<CallTextPage> {
+    const { rows, next_cursor } = this.#page(query);
+    const texts = new Map(rows.map((row) => [row.id, row.json]));
+    return { records: recordTexts(rows, () => texts), next_cursor };
+  }
+
+  /** Sized as the SQL stores size a page: by each record's JSON in UTF-8. */
+  #page(query: ListCallsQuery | undefined) {
     const normalized = normalizeListQuery(query);
-    const rows = this.records()
+    const matching = this.records()
       .filter((record) => matchesListQuery(record, normalized))
-      .sort(newestFirst);
-    return pageFrom(rows.slice(0, normalized.limit + 1), normalized.limit);
+      .sort(newestFirst)
+      .slice(0, normalized.limit + 1);
+    // Serialised here, not cached: the ring would keep every listed record's JSON beside it.
+    const sized = matching.map((record) => {
+      const json = JSON.stringify(record);
+      return { id: record.id, created_at: record.created_at, bytes: Buffer.byteLength(json), record, json };
+    });
+    return sizedPage(sized, normalized.limit);
+  }
+
+  async getBounded(id: string, maxBytes: number): Promise<CallRecord | 'too_large' | null> {
+    const record = await this.get(id);
+    return record && Buffer.byteLength(JSON.stringify(record)) > maxBytes ? 'too_large' : record;
   }
 
   async workflow(traceId: string): Promise<WorkflowSummary | null> {

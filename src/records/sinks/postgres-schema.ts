@@ -2,6 +2,17 @@ import type { CallRecord } from '../call-record.ts';
 import { recordJson } from '../record-json.ts';
 
 /**
+ * `column` (JSON as text) as json PostgreSQL reads. JSON.stringify writes U+0000 and lone surrogates as `\u`
+ * escapes (never a surrogate pair: those are written as themselves), and PostgreSQL's json refuses both when it
+ * reads a value out of the text: each becomes `\ufffd`. An escape is one only after an even run of backslashes
+ * (`\\u0000` is a backslash and the text u0000), which the lookbehind and the kept run make sure of.
+ */
+export function readableJson(column: string): string {
+  const unreadable = String.raw`(?<!\\)((?:\\\\)*)\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})`;
+  return `regexp_replace(${column}, '${unreadable}', '${String.raw`\1\\ufffd`}', 'g')::json`;
+}
+
+/**
  * The `switchyard_calls` table of `PostgresSink` and its versioned migrations. Text that is ordered (ids, ISO
  * times) is `COLLATE "C"`, so pages follow the same byte order as the other stores and cursors carry over. The
  * agent, trace and workflow indexes are partial, as in SQLite: most calls have no trace. `record` is the record's JSON
@@ -39,6 +50,19 @@ CREATE INDEX switchyard_calls_with_trace_id ON switchyard_calls (trace_id, creat
 CREATE INDEX switchyard_calls_with_workflow_name ON switchyard_calls (workflow_name, created_at, id)
   WHERE workflow_name IS NOT NULL;`,
   },
+  {
+    // A key's own calls by index, never by reading every record. Filled from the records once: PostgreSQL's json
+    // refuses the escapes of U+0000 and lone surrogates a record may hold (anywhere), so those become U+FFFD first.
+    version: 2,
+    sql: `
+ALTER TABLE switchyard_calls ADD COLUMN api_key_id TEXT;
+UPDATE switchyard_calls
+  SET api_key_id = ${readableJson('record')}
+    -> 'metadata' ->> 'api_key_id'
+  WHERE record LIKE '%"api_key_id"%';
+CREATE INDEX switchyard_calls_with_api_key_id ON switchyard_calls (api_key_id, created_at, id)
+  WHERE api_key_id IS NOT NULL;`,
+  },
 ];
 
 const COLUMNS = [
@@ -62,6 +86,7 @@ const COLUMNS = [
   'cost_usd',
   'latency_ms',
   'record',
+  'api_key_id',
 ] as const;
 
 /** One multi-row insert for a batch; a record written twice (a retried batch) replaces itself. */
@@ -114,5 +139,6 @@ function rowOf(record: CallRecord): unknown[] {
     record.cost_usd,
     record.latency_ms,
     recordJson(record),
+    text(record.metadata?.api_key_id ?? null),
   ];
 }

@@ -11,6 +11,7 @@ import type {
   AgentSummary,
   CallPage,
   CallStore,
+  CallTextPage,
   DailyCostQuery,
   DailyCostRow,
   ListCallsQuery,
@@ -21,12 +22,17 @@ import {
   compareDailyCostRows,
   dailyCostWindow,
   normalizeListQuery,
-  pageFrom,
+  parsedPage,
+  recordTexts,
+  type SizedRow,
+  sizedPage,
   summarizeWorkflow,
 } from '../call-store-queries.ts';
 import { compileCallQuery, POSTGRES } from '../compile-call-query.ts';
 import { roundUsd } from '../compute-cost.ts';
 import { type RecordSink, RecordsRefusedError } from '../sink.ts';
+import { Turns } from '../turns.ts';
+import { listCallsSql } from './list-calls-sql.ts';
 import { insertBatch, MIGRATIONS } from './postgres-schema.ts';
 
 const pg = lazyRequire<typeof import('pg')>('pg');
@@ -43,6 +49,8 @@ export class PostgresSink implements RecordSink, CallStore {
   readonly #pool: Pool;
   #ready: Promise<void> | undefined;
   #experiments: PostgresExperimentStore | undefined;
+  /** Pages' records are read one batch at a time, every page of every caller: one connection of the pool at most. */
+  readonly #turns = new Turns();
 
   /** A `postgres://…` URL or `pg` pool options. */
   constructor(connection: string | PostgresPoolConfig) {
@@ -114,31 +122,34 @@ export class PostgresSink implements RecordSink, CallStore {
   }
 
   async list(query?: ListCallsQuery): Promise<CallPage> {
+    const page = await this.listJson(query);
+    return parsedPage(page.records, page.next_cursor);
+  }
+
+  /** The page's rows and their records' sizes first (no record read), then the records a batch at a time. */
+  async listJson(query?: ListCallsQuery): Promise<CallTextPage> {
     const normalized = normalizeListQuery(query);
-    const where: string[] = [];
-    const values: unknown[] = [];
-    const add = (sql: string, value: unknown) => {
-      values.push(value);
-      where.push(sql.replace('?', `$${values.length}`));
-    };
-    for (const column of ['agent_id', 'dialect', 'trace_id', 'workflow_name'] as const)
-      if (normalized[column] !== undefined) add(`${column} = ?`, normalized[column]);
-    // The record is text (see the schema); json, unlike jsonb, reads any text a record may hold.
-    if (normalized.api_key_ids !== undefined)
-      add("(record::json -> 'metadata' ->> 'api_key_id') = ANY(?::text[])", normalized.api_key_ids);
-    if (normalized.since !== undefined) add('created_at >= ?', normalized.since);
-    if (normalized.until !== undefined) add('created_at < ?', normalized.until);
-    if (normalized.after) {
-      values.push(normalized.after.created_at, normalized.after.id);
-      where.push(`(created_at, id) < ($${values.length - 1}, $${values.length})`);
-    }
-    values.push(normalized.limit + 1);
-    const rows = await this.#records(
-      `SELECT record FROM switchyard_calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ` +
-        `ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
-      values,
-    );
-    return pageFrom(rows, normalized.limit);
+    const { sql, values } = listCallsSql(normalized, 'postgres');
+    const sized = (await this.#query<SizedRow>(sql, values)).rows;
+    const { rows, next_cursor } = sizedPage(sized, normalized.limit);
+    const read = (ids: string[]) =>
+      this.#turns.run(async () => {
+        const found = await this.#query<{ id: string; record: string }>(
+          'SELECT id, record FROM switchyard_calls WHERE id = ANY($1::text[])',
+          [ids],
+        );
+        return new Map(found.rows.map((row) => [row.id, row.record]));
+      });
+    return { records: recordTexts(rows, read), next_cursor };
+  }
+
+  /** The record's size is its stored length (`octet_length` reads no TOAST): a larger record is not sent. */
+  async getBounded(id: string, maxBytes: number): Promise<CallRecord | 'too_large' | null> {
+    const sql =
+      'SELECT CASE WHEN octet_length(record) <= $1 THEN record END AS record FROM switchyard_calls WHERE id = $2';
+    const { rows } = await this.#query<{ record: string | null }>(sql, [maxBytes, id]);
+    const row = rows[0];
+    return row ? (row.record === null ? 'too_large' : (JSON.parse(row.record) as CallRecord)) : null;
   }
 
   async workflow(traceId: string): Promise<WorkflowSummary | null> {

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS calls (
   cost_output_usd REAL,
   cost_reasoning_usd REAL,
   latency_ms REAL NOT NULL,
-  record TEXT NOT NULL
+  record TEXT NOT NULL,
+  api_key_id TEXT
 )`;
 
 const INDEXES = `
@@ -46,6 +47,7 @@ CREATE INDEX IF NOT EXISTS calls_with_agent_id ON calls (agent_id, created_at, i
 CREATE INDEX IF NOT EXISTS calls_with_trace_id ON calls (trace_id, created_at, id) WHERE trace_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS calls_with_workflow_name ON calls (workflow_name, created_at, id)
   WHERE workflow_name IS NOT NULL;
+CREATE INDEX IF NOT EXISTS calls_with_api_key_id ON calls (api_key_id, created_at, id) WHERE api_key_id IS NOT NULL;
 `;
 
 /** The columns of the first `calls` table, which a database made by an earlier version still has. */
@@ -56,12 +58,15 @@ const FIRST_COLUMNS = `id, created_at, agent_id, trace_id, workflow_name, deploy
 /**
  * Creates the table, or brings one made by an earlier version up to date in one transaction: the full indexes of
  * the first version become partial, a table whose `cost_usd` was `NOT NULL` (every unknown price stored as 0)
- * is rebuilt with the cost columns, its rows kept, and one without `dialect` gains it (its calls were all chat).
+ * is rebuilt with the cost columns, its rows kept, one without `dialect` gains it (its calls were all chat), and
+ * one without `api_key_id` gains it, filled from each record's `metadata.api_key_id` (read once, here, so that a
+ * key's queries never read the records of others).
  */
 export function migrateCalls(db: { exec(sql: string): void; prepare(sql: string): { all(): unknown[] } }): void {
   const columns = db.prepare('PRAGMA table_info(calls)').all() as Array<{ name: string; notnull: number }>;
   const costNotNull = columns.some((column) => column.name === 'cost_usd' && column.notnull === 1);
   const withoutDialect = columns.length > 0 && !columns.some((column) => column.name === 'dialect');
+  const withoutKeyId = columns.length > 0 && !columns.some((column) => column.name === 'api_key_id');
   db.exec('BEGIN IMMEDIATE');
   try {
     db.exec('DROP INDEX IF EXISTS calls_by_agent_id; DROP INDEX IF EXISTS calls_by_trace_id;');
@@ -74,6 +79,8 @@ export function migrateCalls(db: { exec(sql: string): void; prepare(sql: string)
     } else db.exec(TABLE);
     // Every call before dialects came through chat completions.
     if (withoutDialect && !costNotNull) db.exec("ALTER TABLE calls ADD COLUMN dialect TEXT NOT NULL DEFAULT 'chat'");
+    if (withoutKeyId && !costNotNull) db.exec('ALTER TABLE calls ADD COLUMN api_key_id TEXT');
+    if (withoutKeyId) db.exec(BACKFILL_KEY_IDS);
     db.exec(INDEXES);
     db.exec('COMMIT');
   } catch (error) {
@@ -81,6 +88,10 @@ export function migrateCalls(db: { exec(sql: string): void; prepare(sql: string)
     throw error;
   }
 }
+
+/** A record SQLite cannot read as JSON (none is written so) is left without a key id rather than failing the start. */
+const BACKFILL_KEY_IDS = `UPDATE calls SET api_key_id = json_extract(record, '$.metadata.api_key_id')
+  WHERE record LIKE '%"api_key_id"%' AND json_valid(record)`;
 
 const COLUMNS = [
   'id',
@@ -108,6 +119,7 @@ const COLUMNS = [
   'cost_reasoning_usd',
   'latency_ms',
   'record',
+  'api_key_id',
 ] as const;
 
 /** Replacing on a known id makes writing a batch twice harmless. */
@@ -141,6 +153,7 @@ export function rowOf(record: CallRecord): SQLInputValue[] {
     record.cost?.reasoning ?? null,
     record.latency_ms,
     recordJson(record),
+    record.metadata?.api_key_id ?? null,
   ];
 }
 

@@ -11,6 +11,7 @@ import {
   type AgentSummary,
   type CallPage,
   type CallStore,
+  type CallTextPage,
   type DailyCostQuery,
   type DailyCostRow,
   type ListCallsQuery,
@@ -24,7 +25,10 @@ import {
   compareDailyCostRows,
   dailyCostWindow,
   normalizeListQuery,
-  pageFrom,
+  parsedPage,
+  recordTexts,
+  type SizedRow,
+  sizedPage,
   summarizeWorkflow,
   timelineOf,
   tracesOf,
@@ -32,6 +36,8 @@ import {
 import { compileCallQuery, SQLITE } from '../compile-call-query.ts';
 import { roundUsd } from '../compute-cost.ts';
 import { type RecordSink, RecordsRefusedError } from '../sink.ts';
+import { Turns } from '../turns.ts';
+import { listCallsSql } from './list-calls-sql.ts';
 import {
   INSERT,
   migrateCalls,
@@ -49,6 +55,8 @@ export class SqliteSink implements RecordSink, CallStore {
   readonly #insert: StatementSync;
   readonly #statements = new Map<string, StatementSync>();
   #experiments: SqliteExperimentStore | undefined;
+  /** Pages' records are read synchronously: one batch per turn of the event loop, every page of every caller. */
+  readonly #turns = new Turns();
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string) {
@@ -138,37 +146,31 @@ export class SqliteSink implements RecordSink, CallStore {
   }
 
   async list(query?: ListCallsQuery): Promise<CallPage> {
+    const page = await this.listJson(query);
+    return parsedPage(page.records, page.next_cursor);
+  }
+
+  /** The page's rows and their records' sizes first (no record read), then the records a batch at a time. */
+  async listJson(query?: ListCallsQuery): Promise<CallTextPage> {
     const normalized = normalizeListQuery(query);
-    const where: string[] = [];
-    const params: SQLInputValue[] = [];
-    for (const field of ['agent_id', 'dialect', 'trace_id', 'workflow_name'] as const) {
-      const value = normalized[field];
-      if (value !== undefined) {
-        where.push(`${field} = ?`);
-        params.push(value);
-      }
-    }
-    if (normalized.api_key_ids !== undefined) {
-      where.push("json_extract(record, '$.metadata.api_key_id') IN (SELECT value FROM json_each(?))");
-      params.push(JSON.stringify(normalized.api_key_ids));
-    }
-    if (normalized.since !== undefined) {
-      where.push('created_at >= ?');
-      params.push(normalized.since);
-    }
-    if (normalized.until !== undefined) {
-      where.push('created_at < ?');
-      params.push(normalized.until);
-    }
-    if (normalized.after !== undefined) {
-      where.push('(created_at < ? OR (created_at = ? AND id < ?))');
-      params.push(normalized.after.created_at, normalized.after.created_at, normalized.after.id);
-    }
-    const sql =
-      `SELECT record FROM calls ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ` +
-      `created_at DESC, id DESC LIMIT ?`;
-    const rows = this.#statement(sql).all(...params, normalized.limit + 1);
-    return pageFrom(rows.map(parseRecord), normalized.limit);
+    const { sql, values } = listCallsSql(normalized, 'sqlite');
+    const sized = this.#statement(sql).all(...(values as SQLInputValue[])) as unknown as SizedRow[];
+    const { rows, next_cursor } = sizedPage(sized, normalized.limit);
+    // As bytes: no text decoded here to be encoded again for the socket. A batch per turn (`Turns`).
+    const batch = 'SELECT id, CAST(record AS BLOB) AS record FROM calls WHERE id IN (SELECT value FROM json_each(?))';
+    const read = (ids: string[]) =>
+      this.#turns.run(() => {
+        const found = this.#statement(batch).all(JSON.stringify(ids)) as Array<{ id: string; record: Uint8Array }>;
+        return new Map(found.map((row) => [row.id, row.record]));
+      });
+    return { records: recordTexts(rows, read), next_cursor };
+  }
+
+  /** The record's size is read from the row's header (`octet_length`): a larger record is not read at all. */
+  async getBounded(id: string, maxBytes: number): Promise<CallRecord | 'too_large' | null> {
+    const sql = 'SELECT CASE WHEN octet_length(record) <= ? THEN record END AS record FROM calls WHERE id = ?';
+    const row = this.#statement(sql).get(maxBytes, id) as { record: string | null } | undefined;
+    return row ? (row.record === null ? 'too_large' : (JSON.parse(row.record) as CallRecord)) : null;
   }
 
   async workflow(traceId: string): Promise<WorkflowSummary | null> {

@@ -1,6 +1,7 @@
 import type { Gateway } from '../../gateway.ts';
 import type { Dialect } from '../../records/call-record.ts';
-import type { ListCallsQuery } from '../../records/call-store.ts';
+import type { CallTextPage, ListCallsQuery } from '../../records/call-store.ts';
+import type { Reply } from '../exchange.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
 
@@ -36,7 +37,9 @@ export function callRoutes(gateway: Gateway): Route[] {
         if (limit !== undefined) query.limit = limit;
         if (access) query = await access.scopeCallQuery(query);
         await gateway.flush();
-        return json({ object: 'list', ...(await gateway.calls.list(query)) });
+        const store = gateway.calls;
+        if (!store.listJson) return json({ object: 'list', ...(await store.list(query)) });
+        return streamedPage(await store.listJson(query));
       },
     },
     {
@@ -82,6 +85,25 @@ export function callRoutes(gateway: Gateway): Route[] {
       },
     },
   ];
+}
+
+/**
+ * A page as `{ object, data, next_cursor }`, streamed: each record's stored JSON as it is read, the next written
+ * once the client has taken the last (the adapter waits for the socket to drain). A client that never reads holds
+ * a batch of records and one of its key's request slots, never a page; no record is parsed.
+ */
+function streamedPage(page: CallTextPage): Reply {
+  async function* body(): AsyncGenerator<string | Uint8Array> {
+    yield '{"object":"list","data":[';
+    let first = true;
+    for await (const record of page.records) {
+      if (!first) yield ',';
+      yield record;
+      first = false;
+    }
+    yield `],"next_cursor":${JSON.stringify(page.next_cursor)}}`;
+  }
+  return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: body() };
 }
 
 function integerParam(query: URLSearchParams, name: string): number | undefined {
