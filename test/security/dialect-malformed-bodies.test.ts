@@ -93,7 +93,11 @@ const MESSAGES: Case[] = [
   ['a null message', message(null), 'messages[0]'],
   ['a list message', message([]), 'messages[0]'],
   ['a message without a role', message({ content: 'hi' }), 'messages[0].role'],
-  ['a system message', message({ role: 'system', content: 'Be brief.' }), 'messages[0].role'],
+  [
+    'an image in a system message',
+    message({ role: 'system', content: [{ type: 'image' }] }),
+    'messages[0].content[0].type',
+  ],
   ['an unknown role', message({ role: 'bot', content: 'hi' }), 'messages[0].role'],
   ['a message without content', message({ role: 'user' }), 'messages[0].content'],
   ['a number content', message({ role: 'user', content: 5 }), 'messages[0].content'],

@@ -30,7 +30,11 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
   params.messages.forEach((message, index) => {
     const at = `messages[${index}]`;
     if (message.role === 'assistant') messages.push(assistantMessage(message, at));
-    else for (const translated of userMessages(message, at)) messages.push(translated);
+    else if (message.role === 'system') {
+      // Where it was: each provider passes it on there, or merges it into its system prompt.
+      const mid = systemMessage(message.content);
+      if (mid) messages.push(mid);
+    } else for (const translated of userMessages(message, at)) messages.push(translated);
   });
 
   const request: CompletionRequest = { model: params.model, messages, max_tokens: params.max_tokens };
@@ -47,7 +51,14 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
       message: 'top_k has no equivalent across providers; it was not sent.',
     });
   }
-  if (params.tools) request.tools = params.tools.map(chatTool);
+  if ((params as { context_management?: unknown }).context_management != null) {
+    warnings.push({
+      code: 'unsupported_parameter',
+      param: 'context_management',
+      message: "context_management (Anthropic's context editing) was not sent: the conversation goes as it is.",
+    });
+  }
+  if (params.tools) request.tools = params.tools.map((tool, index) => chatTool(tool, index, warnings));
   applyToolChoice(params.tool_choice, request);
   applyThinking(params, request, warnings);
   const format = params.output_config?.format;
@@ -84,7 +95,7 @@ function userMessages(message: Anthropic.MessageParam, at: string): CompletionMe
 function toolMessage(block: Anthropic.ToolResultBlockParam, at: string): CompletionMessageParam {
   const content = block.content;
   const text =
-    content === undefined
+    content == null
       ? ''
       : typeof content === 'string'
         ? content
@@ -173,7 +184,7 @@ function assistantMessage(message: Anthropic.MessageParam, at: string): Completi
   return assistant as CompletionMessageParam;
 }
 
-function chatTool(tool: Anthropic.ToolUnion, index: number): CompletionTool {
+function chatTool(tool: Anthropic.ToolUnion, index: number, warnings: CompletionWarning[]): CompletionTool {
   if (!('input_schema' in tool) || (tool.type !== undefined && tool.type !== 'custom')) {
     throw new InvalidRequestError(
       `tools[${index}]: the server tool "${tool.type}" runs on Anthropic's side; this gateway takes custom tools ` +
@@ -187,6 +198,14 @@ function chatTool(tool: Anthropic.ToolUnion, index: number): CompletionTool {
   };
   if (tool.description) fn.function.description = tool.description;
   if (tool.strict) fn.function.strict = true;
+  if (tool.defer_loading) {
+    // Loading tools later (tool search) is Anthropic's alone: the model sees this one from the start instead.
+    warnings.push({
+      code: 'converted_parameter',
+      param: `tools[${index}].defer_loading`,
+      message: `The tool "${tool.name}" was sent up front: tools are not loaded on demand through this gateway.`,
+    });
+  }
   return marked(fn, tool);
 }
 

@@ -3,7 +3,7 @@ import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/compl
 import type { ProviderCall } from '../provider.ts';
 import { applyReasoning } from './apply-reasoning.ts';
 import { placeBreakpoints } from './cache-breakpoints.ts';
-import { convertMessages } from './convert-messages.ts';
+import { convertMessages, mergedSystemMessage } from './convert-messages.ts';
 import { applyTools } from './convert-tools.ts';
 import { claudeSampling, type Sampling, samplingApiVersion } from './sampling.ts';
 
@@ -58,7 +58,11 @@ const NO_OP_VALUES: Record<string, unknown> = {
  */
 export function toAnthropicRequest(call: ProviderCall, streaming: boolean, provider = 'anthropic'): Params {
   const body = call.body as Body;
-  const { system, messages } = convertMessages(body.messages);
+  // Anthropic's API takes system messages among the turns; on Vertex AI they join the top-level system.
+  const { system, messages } = convertMessages(body.messages, {
+    inTurns: provider === 'anthropic',
+    merged: (at) => call.warn(mergedSystemMessage(at, 'Claude on Vertex AI')),
+  });
   const params: Params = { model: body.model, max_tokens: maxTokens(call, streaming), messages };
   if (system.length > 0) params.system = system;
   Object.assign(params, claudeSampling(call, samplingApiVersion(call, provider) !== undefined));
