@@ -212,7 +212,17 @@ export type ParsedCompletionResponse<Parsed> = Omit<CompletionResponse, 'choices
   choices: Array<Omit<CompletionChoice, 'message'> & { message: CompletionMessage & { parsed: Parsed | null } }>;
 };
 
-export type CompletionChunkDelta = ChatCompletionChunk.Choice.Delta & {
+/**
+ * A streamed tool call. A custom tool's call (`type: "custom"`) carries its `input` in pieces under `custom`, as OpenAI
+ * streams one; the gateway lets out the custom calls of a provider without custom tools whole, in one delta.
+ */
+export type ToolCallDelta = Omit<ChatCompletionChunk.Choice.Delta.ToolCall, 'type'> & {
+  type?: 'function' | 'custom';
+  custom?: { name?: string; input?: string };
+};
+
+export type CompletionChunkDelta = Omit<ChatCompletionChunk.Choice.Delta, 'tool_calls'> & {
+  tool_calls?: ToolCallDelta[];
   reasoning_content?: string | null;
   /** Complete entries, sent once each is known (Anthropic: when a thinking block's signature arrives). */
   reasoning_details?: ReasoningDetail[];

@@ -34,6 +34,8 @@ export function answerOfResponse(response: CompletionResponse): CachedAnswer | u
 export function answerOfStream(summary: StreamSummary, info: SwitchyardResponseInfo): CachedAnswer | undefined {
   const { output, usage } = summary;
   if (!output?.finish_reason || !usage) return undefined;
+  // As for a whole answer: custom calls are not replayed.
+  if (output.tool_calls.some((call) => call.type !== 'function')) return undefined;
   const message: CompletionChoice['message'] = { role: 'assistant', content: output.content, refusal: output.refusal };
   if (output.reasoning_content !== null) message.reasoning_content = output.reasoning_content;
   if (output.tool_calls.length > 0) message.tool_calls = output.tool_calls as NonNullable<typeof message.tool_calls>;

@@ -1,6 +1,4 @@
-import type { CompletionChunk } from '../types.ts';
-
-type ToolCallDelta = NonNullable<CompletionChunk['choices'][number]['delta']['tool_calls']>[number];
+import type { CompletionChunk, ToolCallDelta } from '../types.ts';
 
 /**
  * Holds a stream's tool calls back until the choice finishes, then lets each out whole (one delta per call), so a
@@ -60,6 +58,14 @@ export class ToolCallHold {
     calls.set(delta.index, call);
     if (delta.id) call.id = delta.id;
     if (delta.type) call.type = delta.type;
+    if (delta.custom) {
+      // A custom call: its input in pieces, as its arguments would be.
+      const custom = (call.custom ??= {});
+      if (delta.custom.name) custom.name = (custom.name ?? '') + delta.custom.name;
+      if (delta.custom.input) custom.input = (custom.input ?? '') + delta.custom.input;
+      delete call.function;
+      return;
+    }
     const fn = (call.function ??= {});
     if (delta.function?.name) fn.name = (fn.name ?? '') + delta.function.name;
     if (delta.function?.arguments) fn.arguments = (fn.arguments ?? '') + delta.function.arguments;

@@ -132,6 +132,7 @@ async function* translate(
       yield delta_(open!, { type: 'text_delta', text });
     }
     for (const call of delta.tool_calls ?? []) {
+      if (call.type === 'custom') continue; // a Messages request has no custom tools
       if (call.id !== undefined || !tools.has(call.index)) {
         yield* start('tool', {
           type: 'tool_use',

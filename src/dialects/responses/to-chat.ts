@@ -1,4 +1,10 @@
-import type { FunctionTool, ResponseCreateParams, ResponseInputItem, Tool } from 'openai/resources/responses/responses';
+import type {
+  CustomTool,
+  FunctionTool,
+  ResponseCreateParams,
+  ResponseInputItem,
+  Tool,
+} from 'openai/resources/responses/responses';
 import { InvalidRequestError } from '../../errors.ts';
 import type {
   CompletionMessageParam,
@@ -241,8 +247,16 @@ function chatTool(tool: Tool, index: number): CompletionTool {
     return chat;
   }
   if (tool.type === 'custom') {
-    const custom = tool as { name: string; description?: string; format?: unknown };
-    return { type: 'custom', custom: custom as never } as CompletionTool;
+    // Chat's form: the grammar's syntax and definition under `grammar`.
+    const { name, description, format } = tool as CustomTool;
+    const chatFormat =
+      format?.type === 'grammar'
+        ? { type: 'grammar' as const, grammar: { syntax: format.syntax, definition: format.definition } }
+        : format && { type: 'text' as const };
+    return {
+      type: 'custom',
+      custom: { name, ...(description ? { description } : {}), ...(chatFormat ? { format: chatFormat } : {}) },
+    };
   }
   throw new InvalidRequestError(
     `tools[${index}]: "${tool.type}" is a tool OpenAI's Responses API runs itself; this gateway takes function, ` +

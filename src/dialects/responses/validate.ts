@@ -119,7 +119,13 @@ function tool(value: unknown, at: string): void {
   if (type === 'function') {
     optional(item, 'parameters', at, record);
     optional(item, 'strict', at, boolean);
-  } else optional(item, 'format', at, record);
+  } else {
+    const format = optional(item, 'format', at, record);
+    if (format?.type === 'grammar') {
+      oneOf(format.syntax, `${at}.format.syntax`, ['lark', 'regex']);
+      string(format.definition, `${at}.format.definition`);
+    }
+  }
 }
 
 function toolChoice(value: unknown): void {

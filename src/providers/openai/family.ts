@@ -185,6 +185,7 @@ export function openAIFamilyProvider(
       nativeOutput: nativeOutputWhere(quirks.nativeStructuredOutputs),
       strictForm: quirks.nativeStructuredOutputs,
       embeddings: quirks.embeddings ?? false,
+      customTools: quirks.newToolKinds ?? false,
     },
     create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
     // Reasoning text only where the provider gives it (OpenAI's own chat API never does).
