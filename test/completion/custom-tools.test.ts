@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CompletionRequest, createGateway } from '../../src/index.ts';
+import { type CompletionRequestNonStreaming, createGateway } from '../../src/index.ts';
 import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { collect } from '../helpers/chunks.ts';
@@ -28,7 +28,7 @@ const gateway = createGateway({
 
 const patch = '*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n';
 const grammar = 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\n';
-const request = (model: string): CompletionRequest => ({
+const request = (model: string): CompletionRequestNonStreaming => ({
   model,
   max_tokens: 1_000,
   messages: [{ role: 'user', content: 'Create hello.txt' }],
