@@ -214,4 +214,6 @@ export type {
   ReasoningEffortLevel,
   ReasoningSetting,
   SwitchyardResponseInfo,
+  ToolCallDelta,
+  WebSearchOptions,
 } from './types.ts';

@@ -16,6 +16,7 @@ import {
   streamOptions,
   string,
   stringArray,
+  webSearchOptions,
 } from './parameter-checks.ts';
 import { validateMessages, validateResponseFormat, validateToolChoice, validateTools } from './validate-parts.ts';
 
@@ -105,7 +106,7 @@ export const REQUEST_PARAMETERS = {
   audio: { kind: 'sent', deployable: true, onlyIn: 'openai' },
   prediction: { kind: 'sent', deployable: true, onlyIn: 'openai' },
   verbosity: { kind: 'sent', deployable: true, check: oneOf('verbosity', ['low', 'medium', 'high']), onlyIn: 'openai' },
-  web_search_options: { kind: 'sent', deployable: true, onlyIn: 'openai' },
+  web_search_options: { kind: 'sent', deployable: true, check: webSearchOptions, onlyIn: 'openai' },
 
   // Reasoning: both forms are resolved into one provider-neutral setting.
   reasoning: { kind: 'ours', deployable: true, check: reasoning },

@@ -143,7 +143,7 @@ const MESSAGES: Case[] = [
   ['a tool without input_schema', { ...M, tools: [{ name: 'f' }] }, 'tools[0].input_schema'],
   ['a custom tool without input_schema', { ...M, tools: [{ type: 'custom', name: 'f' }] }, 'tools[0].input_schema'],
   ['a string input_schema', { ...M, tools: [{ name: 'f', input_schema: 'x' }] }, 'tools[0].input_schema'],
-  ['a server tool', { ...M, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools[0]'],
+  ['a server tool without a type', { ...M, tools: [{ name: 'web_search', max_uses: 3 }] }, 'tools[0].input_schema'],
   ['a string tool_choice', { ...M, tool_choice: 'auto' }, 'tool_choice'],
   ['a tool choice without a name', { ...M, tool_choice: { type: 'tool' } }, 'tool_choice.name'],
   ['a string thinking', { ...M, thinking: 'on' }, 'thinking'],

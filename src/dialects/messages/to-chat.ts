@@ -1,15 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { InvalidRequestError } from '../../errors.ts';
 import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../../providers/reasoning-format.ts';
-import type {
-  CacheControl,
-  CompletionMessageParam,
-  CompletionRequest,
-  CompletionTool,
-  CompletionWarning,
-  ReasoningDetail,
-} from '../../types.ts';
+import type { CompletionMessageParam, CompletionRequest, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { copySameNamedFields } from '../switchyard-fields.ts';
+import { marked } from './cache-mark.ts';
+import { applyTools } from './tools-to-chat.ts';
 import { validateMessagesBody } from './validate.ts';
 
 type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
@@ -58,8 +53,7 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
       message: "context_management (Anthropic's context editing) was not sent: the conversation goes as it is.",
     });
   }
-  if (params.tools) request.tools = params.tools.map((tool, index) => chatTool(tool, index, warnings));
-  applyToolChoice(params.tool_choice, request);
+  applyTools(params, request, warnings);
   applyThinking(params, request, warnings);
   const format = params.output_config?.format;
   if (format?.type === 'json_schema') {
@@ -184,40 +178,6 @@ function assistantMessage(message: Anthropic.MessageParam, at: string): Completi
   return assistant as CompletionMessageParam;
 }
 
-function chatTool(tool: Anthropic.ToolUnion, index: number, warnings: CompletionWarning[]): CompletionTool {
-  if (!('input_schema' in tool) || (tool.type !== undefined && tool.type !== 'custom')) {
-    throw new InvalidRequestError(
-      `tools[${index}]: the server tool "${tool.type}" runs on Anthropic's side; this gateway takes custom tools ` +
-        '(name, description, input_schema) only.',
-      `tools[${index}]`,
-    );
-  }
-  const fn: CompletionTool = {
-    type: 'function',
-    function: { name: tool.name, parameters: tool.input_schema as Record<string, unknown> },
-  };
-  if (tool.description) fn.function.description = tool.description;
-  if (tool.strict) fn.function.strict = true;
-  if (tool.defer_loading) {
-    // Loading tools later (tool search) is Anthropic's alone: the model sees this one from the start instead.
-    warnings.push({
-      code: 'converted_parameter',
-      param: `tools[${index}].defer_loading`,
-      message: `The tool "${tool.name}" was sent up front: tools are not loaded on demand through this gateway.`,
-    });
-  }
-  return marked(fn, tool);
-}
-
-function applyToolChoice(choice: Anthropic.ToolChoice | undefined, request: CompletionRequest): void {
-  if (!choice) return;
-  if (choice.type === 'auto') request.tool_choice = 'auto';
-  else if (choice.type === 'any') request.tool_choice = 'required';
-  else if (choice.type === 'none') request.tool_choice = 'none';
-  else request.tool_choice = { type: 'function', function: { name: choice.name } };
-  if ('disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use) request.parallel_tool_calls = false;
-}
-
 /** `thinking` as the neutral reasoning setting: a budget, off, or (adaptive) the effort of `output_config`. */
 function applyThinking(
   params: Anthropic.MessageCreateParams,
@@ -236,14 +196,4 @@ function applyThinking(
   if (thinking?.type === 'enabled') request.reasoning = { budget: thinking.budget_tokens };
   else if (thinking?.type === 'disabled') request.reasoning = { effort: 'disabled' };
   else if (thinking?.type === 'adaptive' || effort) request.reasoning = { effort: effort ?? 'high' };
-}
-
-/** `target` with the `cache_control` of `source`, if it has one. */
-function marked<T extends object>(target: T, source: object): T {
-  const control = (source as { cache_control?: CacheControl | null }).cache_control;
-  if (control)
-    Object.assign(target, {
-      cache_control: control.ttl ? { type: 'ephemeral', ttl: control.ttl } : { type: 'ephemeral' },
-    });
-  return target;
 }

@@ -6,6 +6,7 @@ import { placeBreakpoints } from './cache-breakpoints.ts';
 import { convertMessages, mergedSystemMessage } from './convert-messages.ts';
 import { applyTools } from './convert-tools.ts';
 import { claudeSampling, type Sampling, samplingApiVersion } from './sampling.ts';
+import { applyWebSearch } from './web-search.ts';
 
 /**
  * The OpenAI chat-completion request as an Anthropic Messages request (API version 2026-10-21, the one
@@ -42,6 +43,7 @@ const HANDLED = new Set([
   'safety_identifier',
   'response_format',
   'service_tier',
+  'web_search_options',
 ]);
 
 const NO_OP_VALUES: Record<string, unknown> = {
@@ -78,6 +80,7 @@ export function toAnthropicRequest(call: ProviderCall, streaming: boolean, provi
   if (usable.length > 0) params.stop_sequences = usable;
 
   applyTools(call, params);
+  applyWebSearch(call, params);
   const userId = body.safety_identifier ?? body.user;
   if (userId) params.metadata = { user_id: userId };
   applyResponseFormat(call, params);
