@@ -209,4 +209,18 @@ describe("Codex's default tool list through the Responses API", () => {
     expect(kept('all_turns')).toEqual([false, true, false, true, false]);
     expect(kept('current_turn')).toEqual([false, false, false, true, false]);
   });
+
+  it('streams an OpenAI model’s apply_patch call back as a custom_tool_call, input events and all', async () => {
+    const patch = '*** Begin Patch\n*** Add File: notes.md\n+streams\n*** End Patch';
+    upstream.enqueue({ custom_calls: [{ id: 'call_p1', name: 'apply_patch', input: patch }] });
+    const stream = server.openai().responses.stream({ ...turn('Write notes.'), stream: true });
+    const types: string[] = [];
+    stream.on('event', (event) => types.push(event.type));
+    const final = await stream.finalResponse();
+    expect(final.output).toEqual([
+      expect.objectContaining({ type: 'custom_tool_call', call_id: 'call_p1', name: 'apply_patch', input: patch }),
+    ]);
+    expect(types).toContain('response.custom_tool_call_input.delta');
+    expect(types).toContain('response.custom_tool_call_input.done');
+  });
 });
