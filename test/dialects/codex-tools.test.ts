@@ -153,7 +153,7 @@ describe("Codex's default tool list through the Responses API", () => {
     expect(call).not.toHaveProperty('namespace');
   });
 
-  it("takes the tools of an additional_tools item (Codex's default model) and the last configuration update", async () => {
+  it("takes an additional_tools item's tools (Codex's default model) and the last configuration update", async () => {
     const exec = {
       type: 'custom',
       name: 'exec',

@@ -18,7 +18,9 @@ export function applyWebSearch(call: ProviderCall, body: Record<string, unknown>
     call.warn({
       code: 'unsupported_parameter',
       param: 'web_search_options',
-      message: `${call.model.id} does not search the web on ${quirks.name}'s chat API (its search models do); no search was sent.`,
+      message:
+        `${call.model.id} does not search the web on ${quirks.name}'s chat API (its search models do); ` +
+        'no search was sent.',
     });
     return;
   }
