@@ -189,3 +189,34 @@ describe('a tool result with content null', () => {
     expect(scripted.calls.at(-1)!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'toolu_1', content: '' });
   });
 });
+
+describe("a tool search result (Claude Code's ToolSearch)", () => {
+  it('reaches any model as text naming the tools it loaded', async () => {
+    await client(simulator).messages.create({
+      model: 'gemini-2.5-flash',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'Fetch the page.' },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_s', name: 'ToolSearch', input: { query: 'select:WebFetch' } }],
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_s',
+              content: [{ type: 'tool_reference', tool_name: 'WebFetch' }] as never,
+            },
+          ],
+        },
+      ],
+    });
+    expect(scripted.calls.at(-1)!.body.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'toolu_s',
+      content: 'Tool "WebFetch" loaded.',
+    });
+  });
+});

@@ -95,6 +95,8 @@ function toolMessage(block: Anthropic.ToolResultBlockParam, at: string): Complet
         ? content
         : content
             .map((inner, index) => {
+              // Tool search's result (Claude Code's ToolSearch): every tool is sent up front here, so it is loaded.
+              if (inner.type === 'tool_reference') return `Tool "${inner.tool_name}" loaded.`;
               if (inner.type !== 'text') {
                 throw new InvalidRequestError(
                   `${at}.content[${index}]: a tool result is sent to every provider as text; "${inner.type}" is not.`,

@@ -99,6 +99,7 @@ function userBlock(value: unknown, at: string): void {
     for (let index = 0; index < inner.length; index++) {
       const part = typed(inner[index], `${at}.content[${index}]`);
       if (part.type === 'text') string(part.text, `${at}.content[${index}].text`);
+      else if (part.type === 'tool_reference') name(part.tool_name, `${at}.content[${index}].tool_name`);
     }
   }
 }
