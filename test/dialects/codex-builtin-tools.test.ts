@@ -100,6 +100,28 @@ describe("Codex's web_search tool", () => {
   });
 });
 
+describe('an answer of Claude that searched', () => {
+  const searched = {
+    content: [
+      { type: 'server_tool_use' as const, id: 'srvtoolu_1', name: 'web_search', input: { query: 'switchyard' } },
+      {
+        type: 'web_search_tool_result' as const,
+        tool_use_id: 'srvtoolu_1',
+        content: [{ type: 'web_search_result', url: 'https://example.com', title: 'Example', encrypted_content: 'e' }],
+      },
+      { type: 'text' as const, text: 'Switchyard is a gateway.' },
+    ],
+  };
+
+  it('gives the text the model wrote from what it found, streamed or not', async () => {
+    anthropic.enqueue(searched, searched);
+    const plain = await server.openai().responses.create(turn('claude-sonnet-4-5', [codexSearch]));
+    expect(plain.output_text).toBe('Switchyard is a gateway.');
+    const stream = server.openai().responses.stream({ ...turn('claude-sonnet-4-5', [codexSearch]), stream: true });
+    expect((await stream.finalResponse()).output_text).toBe('Switchyard is a gateway.');
+  });
+});
+
 describe('the other tools OpenAI runs itself', () => {
   const builtIns = [
     { type: 'file_search', vector_store_ids: ['vs_1'] },
