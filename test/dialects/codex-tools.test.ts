@@ -223,4 +223,19 @@ describe("Codex's default tool list through the Responses API", () => {
     expect(types).toContain('response.custom_tool_call_input.delta');
     expect(types).toContain('response.custom_tool_call_input.done');
   });
+
+  it('continues a response that made a custom call through previous_response_id', async () => {
+    const patch = '*** Begin Patch\n*** Add File: a.md\n+a\n*** End Patch';
+    upstream.enqueue({ custom_calls: [{ id: 'call_c1', name: 'apply_patch', input: patch }] }, { content: 'Done.' });
+    const first = await server.openai().responses.create({ ...turn('Write a.md'), store: true });
+    expect(first.output[0]).toMatchObject({ type: 'custom_tool_call', input: patch });
+    await server.openai().responses.create({
+      ...turn([{ type: 'custom_tool_call_output', call_id: 'call_c1', output: 'Success.' }]),
+      previous_response_id: first.id,
+    });
+    const history = upstream.requests.at(-1)!.body.messages;
+    expect(history.at(-2).tool_calls).toEqual([
+      { id: 'call_c1', type: 'custom', custom: { name: 'apply_patch', input: patch } },
+    ]);
+  });
 });
