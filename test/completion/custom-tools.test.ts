@@ -75,6 +75,12 @@ describe('a custom tool on Claude', () => {
     const calls = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
     expect(calls).toEqual([{ index: 0, id: 'toolu_s', type: 'custom', custom: { name: 'apply_patch', input: patch } }]);
     expect(chunks.some((chunk) => chunk.choices[0]?.finish_reason === 'tool_calls')).toBe(true);
+    // The record keeps the call as it keeps a whole answer's: the input as its arguments.
+    await gateway.flush();
+    const { data } = await gateway.calls.list({ limit: 1 });
+    expect(data[0]!.output!.tool_calls).toEqual([
+      { id: 'toolu_s', type: 'custom', function: { name: 'apply_patch', arguments: patch } },
+    ]);
   });
 
   it('sends a custom call of the history, its result and a custom tool choice as the function’s', async () => {
