@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { AgentName, AgentRun, CapturedRequest } from './agent-runs.ts';
@@ -9,7 +10,8 @@ import { agentsBin } from './agent-runs.ts';
  * that refuses them fails the unit suite too, where the agents are not installed.
  */
 
-export const FIXTURES = resolve(import.meta.dirname, '../fixtures/agents');
+const root = resolve(import.meta.dirname, '../..');
+export const FIXTURES = join(root, 'test/fixtures/agents');
 
 export interface AgentFixture {
   agent: AgentName;
@@ -42,7 +44,10 @@ export function writeAgentFixture(agent: AgentName, family: string, request: Cap
     .replaceAll(home, '/home/user');
   const fixture: AgentFixture = { agent, version, family, path: request.path, headers, body: JSON.parse(text) };
   mkdirSync(join(FIXTURES, agent), { recursive: true });
-  writeFileSync(join(FIXTURES, agent, `${family}.json`), `${JSON.stringify(fixture, null, 1)}\n`);
+  const file = join(FIXTURES, agent, `${family}.json`);
+  writeFileSync(file, `${JSON.stringify(fixture, null, 2)}\n`);
+  // As the repository formats its JSON (Biome), so a capture changes only what the agent sends differently.
+  execFileSync(join(root, 'node_modules/.bin/biome'), ['format', '--write', file], { stdio: 'ignore' });
 }
 
 /** Every stored fixture. */

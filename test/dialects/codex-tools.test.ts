@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem, Tool } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeReasoningState } from '../../src/dialects/responses/reasoning-state.ts';
