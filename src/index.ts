@@ -225,4 +225,6 @@ export type {
   ReasoningEffortLevel,
   ReasoningSetting,
   SwitchyardResponseInfo,
+  ToolCallDelta,
+  WebSearchOptions,
 } from './types.ts';

@@ -5,6 +5,7 @@
 import type {
   ChatCompletion,
   ChatCompletionChunk,
+  ChatCompletionCreateParams,
   ChatCompletionCreateParamsBase,
   ChatCompletionMessage,
   ChatCompletionMessageParam,
@@ -62,7 +63,22 @@ export type CompletionMessageParam = ChatCompletionMessageParam extends infer Me
 export type CompletionTool = Cacheable<ChatCompletionTool>;
 
 /** Fields Switchyard adds to an OpenAI chat-completion request. */
+/**
+ * A web search for the model to run: OpenAI's `web_search_options`, and Switchyard's own fields beside them for the
+ * providers whose search takes them. Each provider's own search is used (Anthropic's web search tool, Gemini's Google
+ * Search grounding, OpenAI's search models); where a model has none, it is dropped with a warning.
+ */
+export type WebSearchOptions = ChatCompletionCreateParams.WebSearchOptions & {
+  /** Only results from these domains (Anthropic). */
+  allowed_domains?: string[];
+  /** Never results from these domains (Anthropic, Gemini). */
+  blocked_domains?: string[];
+  /** At most this many searches in the call (Anthropic). */
+  max_uses?: number;
+};
+
 interface SwitchyardRequestFields {
+  web_search_options?: WebSearchOptions;
   /** Optional only for deployment calls; a direct model call needs messages. */
   messages?: CompletionMessageParam[];
   tools?: CompletionTool[];
@@ -106,7 +122,10 @@ interface SwitchyardRequestFields {
   tool_call_validation?: 'warn' | 'error' | 'off';
 }
 
-type OpenAIRequest = Omit<ChatCompletionCreateParamsBase, 'messages' | 'metadata' | 'stream' | 'tools'>;
+type OpenAIRequest = Omit<
+  ChatCompletionCreateParamsBase,
+  'messages' | 'metadata' | 'stream' | 'tools' | 'web_search_options'
+>;
 
 export type CompletionRequestBase = OpenAIRequest & SwitchyardRequestFields;
 export type CompletionRequestNonStreaming = CompletionRequestBase & { stream?: false | null };
@@ -212,7 +231,17 @@ export type ParsedCompletionResponse<Parsed> = Omit<CompletionResponse, 'choices
   choices: Array<Omit<CompletionChoice, 'message'> & { message: CompletionMessage & { parsed: Parsed | null } }>;
 };
 
-export type CompletionChunkDelta = ChatCompletionChunk.Choice.Delta & {
+/**
+ * A streamed tool call. A custom tool's call (`type: "custom"`) carries its `input` in pieces under `custom`, as OpenAI
+ * streams one; the gateway lets out the custom calls of a provider without custom tools whole, in one delta.
+ */
+export type ToolCallDelta = Omit<ChatCompletionChunk.Choice.Delta.ToolCall, 'type'> & {
+  type?: 'function' | 'custom';
+  custom?: { name?: string; input?: string };
+};
+
+export type CompletionChunkDelta = Omit<ChatCompletionChunk.Choice.Delta, 'tool_calls'> & {
+  tool_calls?: ToolCallDelta[];
   reasoning_content?: string | null;
   /** Complete entries, sent once each is known (Anthropic: when a thinking block's signature arrives). */
   reasoning_details?: ReasoningDetail[];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { REQUEST_PARAMETERS } from '../src/completion/request-parameters.ts';
-import { type CompletionRequest, createGateway, UnsupportedParameterError } from '../src/index.ts';
+import { type CompletionRequest, createGateway } from '../src/index.ts';
 import { startFakeAnthropicServer } from './fake-servers/anthropic-server.ts';
 import { useFakeOpenAIServer } from './helpers/openai-env.ts';
 
@@ -96,7 +96,7 @@ describe("OpenAI's newer tool kinds", () => {
     expect(sent().tool_choice).toEqual(allowed);
   });
 
-  it('are made portable elsewhere: only the allowed tools, custom ones dropped, with warnings', async () => {
+  it('are made portable elsewhere: only the allowed tools, custom ones as functions, with warnings', async () => {
     const response = await gateway().createCompletion({
       model: 'groq/gpt-oss-120b',
       messages: hello,
@@ -106,7 +106,7 @@ describe("OpenAI's newer tool kinds", () => {
     expect(sent().tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['lookup']);
     expect(sent().tool_choice).toBe('required');
     expect(response.switchyard.warnings.map((warning) => [warning.code, warning.param])).toEqual([
-      ['unsupported_parameter', 'tools[2]'],
+      ['converted_parameter', 'tools'],
       ['converted_parameter', 'tool_choice'],
     ]);
   });
@@ -127,10 +127,9 @@ describe("OpenAI's newer tool kinds", () => {
     }
   });
 
-  it('a custom tool on a provider without them is an error under strict', async () => {
-    await expect(
-      gateway({ strict: true }).createCompletion({ model: 'groq/gpt-oss-120b', messages: hello, tools }),
-    ).rejects.toBeInstanceOf(UnsupportedParameterError);
+  it('a custom tool on a provider without them goes as a function under strict too (a conversion)', async () => {
+    await gateway({ strict: true }).createCompletion({ model: 'groq/gpt-oss-120b', messages: hello, tools });
+    expect(sent().tools[2]).toMatchObject({ type: 'function', function: { name: 'sql', description: 'A SQL query' } });
   });
 });
 

@@ -4,6 +4,8 @@ import type { ProviderCompletion } from '../providers/provider.ts';
 import { attemptTimeoutMs, streamTimeoutsOf } from './attempt-policy.ts';
 import type { AttemptScope } from './attempt-scope.ts';
 import type { CallPlan } from './call-plan.ts';
+import { customCallsStreamedBack } from './custom-tool-stream.ts';
+import { customCallsBack } from './custom-tools.ts';
 import { type OpenedStream, openStream, type StreamTimeouts } from './open-stream.ts';
 import type { Candidate } from './plan-candidates.ts';
 import type { AttemptOperation } from './run-attempts.ts';
@@ -17,9 +19,12 @@ export function completeAttempt(
   extraMessages: ChatCompletionMessageParam[] = [],
 ): AttemptOperation<ProviderCompletion> {
   return (provider, candidate, scope, sent) =>
-    inOutputMode(services, plan, candidate, extraMessages, sent, (shaped) =>
-      provider.complete(providerCallOf(plan, shaped, attemptSignal(services, candidate, scope, undefined))),
-    );
+    inOutputMode(services, plan, candidate, extraMessages, sent, async (shaped) => {
+      const completion = await provider.complete(
+        providerCallOf(plan, shaped, attemptSignal(services, candidate, scope, undefined)),
+      );
+      return shaped.customTools ? customCallsBack(completion, shaped.customTools, shaped.warnings.warn) : completion;
+    });
 }
 
 /**
@@ -38,7 +43,12 @@ export function streamAttempt(
       const source = await provider.stream(
         providerCallOf(plan, shaped, attemptSignal(services, candidate, scope, limits)),
       );
-      return openStream(source, scope, limits);
+      const customs = shaped.customTools;
+      return openStream(
+        customs ? customCallsStreamedBack(source, customs, shaped.warnings.warn) : source,
+        scope,
+        limits,
+      );
     });
 }
 

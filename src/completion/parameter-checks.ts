@@ -55,6 +55,22 @@ export function oneOf(param: string, allowed: readonly unknown[]) {
   };
 }
 
+/**
+ * `web_search_options`: OpenAI's (`search_context_size`, `user_location`) and Switchyard's own beside them
+ * (`allowed_domains`, `blocked_domains`, `max_uses`), which the providers whose search takes them receive.
+ */
+export function webSearchOptions(value: unknown): void {
+  const param = 'web_search_options';
+  object(param)(value);
+  const options = value as Record<string, unknown>;
+  if (options.search_context_size != null)
+    oneOf(`${param}.search_context_size`, ['low', 'medium', 'high'])(options.search_context_size);
+  if (options.user_location != null) object(`${param}.user_location`)(options.user_location);
+  for (const key of ['allowed_domains', 'blocked_domains'])
+    if (options[key] != null) stringArray(`${param}.${key}`, 'an array of domains')(options[key]);
+  if (options.max_uses != null) integer(`${param}.max_uses`, 1)(options.max_uses);
+}
+
 /** An array whose every item is one of `allowed`. */
 export function someOf(param: string, allowed: readonly unknown[]) {
   return (value: unknown) => {

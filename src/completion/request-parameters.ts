@@ -15,6 +15,7 @@ import {
   streamOptions,
   string,
   stringArray,
+  webSearchOptions,
 } from './parameter-checks.ts';
 import { reasoning, reasoningEffort } from './reasoning-checks.ts';
 import type { FieldNotes } from './unknown-fields.ts';
@@ -120,7 +121,7 @@ export const REQUEST_PARAMETERS = {
   audio: { kind: 'sent', deployable: true, onlyIn: 'openai' },
   prediction: { kind: 'sent', deployable: true, onlyIn: 'openai' },
   verbosity: { kind: 'sent', deployable: true, check: oneOf('verbosity', ['low', 'medium', 'high']), onlyIn: 'openai' },
-  web_search_options: { kind: 'sent', deployable: true, onlyIn: 'openai' },
+  web_search_options: { kind: 'sent', deployable: true, check: webSearchOptions, onlyIn: 'openai' },
 
   // Reasoning: both forms are resolved into one provider-neutral setting.
   reasoning: { kind: 'ours', deployable: true, check: reasoning },

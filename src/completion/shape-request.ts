@@ -7,6 +7,7 @@ import type { JsonSchema } from '../structured-output/json-schema-validator.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import { planStrictSchema, type StrictPlan } from '../structured-output/strict-json-schema.ts';
 import { type CallPlan, WarningList } from './call-plan.ts';
+import { customToolsAsFunctions } from './custom-tools.ts';
 import { gateModelSupport } from './gate-model-support.ts';
 import type { Candidate } from './plan-candidates.ts';
 import type { Services } from './services.ts';
@@ -31,6 +32,8 @@ export interface ShapedRequest {
   readonly strictTools: ReadonlySet<string>;
   /** This attempt's warnings: what its model or provider could not take as asked. */
   readonly warnings: WarningList;
+  /** The custom tools sent as functions (a provider without custom tools), whose calls go back as custom calls. */
+  readonly customTools: ReadonlySet<string> | undefined;
 }
 
 interface ShapedOutput {
@@ -71,15 +74,21 @@ export function shapeRequest(
   }
   const toolPlans = strictProvider && plan.body.tools ? strictToolPlans(plan.body.tools) : NO_PLANS;
   const strictTools = strictNames(toolPlans);
+  let shapedBody = body as unknown as ChatCompletionCreateParamsBase;
+  const customs = capabilities?.customTools
+    ? undefined
+    : customToolsAsFunctions(shapedBody, warnings.warn, offering.provider);
+  if (customs) shapedBody = customs.body;
 
   return {
     candidate,
-    body: body as unknown as ChatCompletionCreateParamsBase,
+    body: shapedBody,
     reasoning: reasoningOf(plan, candidate, warnings),
     output,
     strict: { output: outputPlan, tools: toolPlans },
     strictTools,
     warnings,
+    customTools: customs?.names,
   };
 }
 

@@ -1,6 +1,4 @@
-import type { CompletionChunk } from '../types.ts';
-
-type ToolCallDelta = NonNullable<CompletionChunk['choices'][number]['delta']['tool_calls']>[number];
+import type { CompletionChunk, ToolCallDelta } from '../types.ts';
 
 /**
  * Holds a stream's tool calls back until the choice finishes, then lets each out whole (one delta per call), so a

@@ -6,9 +6,10 @@ export type PortableToolChoice = 'none' | 'auto' | 'required' | ChatCompletionNa
 
 /**
  * The request's tools and tool choice in the forms every provider knows, for a provider without OpenAI's newer
- * kinds. Custom (free-form input) tools, OpenAI's alone, are dropped with a warning (an error under strict), and so
- * is a choice naming one. `allowed_tools` ("only these may be called") becomes exactly that: the other tools are
- * not sent, and its mode becomes the choice.
+ * kinds. `allowed_tools` ("only these may be called") becomes exactly that: the other tools are not sent, and its
+ * mode becomes the choice. Custom (free-form input) tools reach an adapter as functions already (the pipeline turns
+ * them so for a provider without `capabilities.customTools`: `custom-tools.ts`); one that still comes here (an adapter
+ * called directly) is dropped with a warning (an error under strict), and so is a choice naming one.
  */
 export function portableTools(
   call: ProviderCall,

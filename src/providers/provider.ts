@@ -149,6 +149,11 @@ export interface ProviderCapabilities {
   continuesPrefill?: boolean;
   /** The provider has an embeddings API, which its adapter's `embed` calls. */
   embeddings?: boolean;
+  /**
+   * The provider takes OpenAI's custom (free-form) tools and their calls. Without, the pipeline sends each custom tool
+   * as a function taking one string and turns the calls back into custom calls (`custom-tools.ts`).
+   */
+  customTools?: boolean;
 }
 
 /**

@@ -91,13 +91,13 @@ export class StreamRecorder {
       parts = { id: '', type: 'function', name: '', arguments: [] };
       this.#toolCalls.set(index, parts);
     }
-    // A custom tool's call is kept as non-streamed records keep it: its input in place of arguments.
+    // A custom call's input is kept as its arguments, as the record keeps a whole answer's.
     const fn = isObject(call.function) ? call.function : isObject(call.custom) ? call.custom : {};
-    const args = fn.arguments ?? fn.input;
+    const text = fn.arguments ?? fn.input;
     if (typeof call.id === 'string' && call.id) parts.id = call.id;
     if (typeof call.type === 'string' && call.type) parts.type = call.type;
     if (typeof fn.name === 'string') parts.name += fn.name;
-    if (typeof args === 'string' && args) parts.arguments.push(args);
+    if (typeof text === 'string' && text) parts.arguments.push(text);
     return true;
   }
 

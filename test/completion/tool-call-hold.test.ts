@@ -53,4 +53,15 @@ describe('ToolCallHold', () => {
       { index: 0, id: 'call_p', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin Patch' } },
     ]);
   });
+
+  it('holds a custom call as it streams (input in pieces), and lets it out whole in its own form', () => {
+    const hold = new ToolCallHold();
+    const first = { index: 0, id: 'call_c', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin' } };
+    expect(hold.pass(chunk({ tool_calls: [first] }))).toEqual([]);
+    expect(hold.pass(chunk({ tool_calls: [{ index: 0, custom: { input: ' Patch' } }] }))).toEqual([]);
+    const out = hold.pass(chunk({}, 'tool_calls')) as CompletionChunk[];
+    expect(out[0]!.choices[0]!.delta.tool_calls).toEqual([
+      { index: 0, id: 'call_c', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin Patch' } },
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
-import OpenAI from 'openai';
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem, Tool } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeReasoningState } from '../../src/dialects/responses/reasoning-state.ts';
+import { responsesToChat } from '../../src/dialects/responses/to-chat.ts';
 import { useFakeOpenAIServer } from '../helpers/openai-env.ts';
 import { startTestServer, type TestServer } from '../server/start-test-server.ts';
 
@@ -151,12 +152,89 @@ describe("Codex's default tool list through the Responses API", () => {
     expect(call).not.toHaveProperty('namespace');
   });
 
-  it('still refuses the tools OpenAI runs itself, by name', async () => {
-    const error = await server
-      .openai()
-      .responses.create({ ...turn('Search the web.'), tools: [...codexTools, { type: 'web_search' }] })
-      .catch((caught) => caught);
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error.message).toContain(`"web_search" is a tool OpenAI's Responses API runs itself`);
+  it("takes an additional_tools item's tools (Codex's default model) and the last configuration update", async () => {
+    const exec = {
+      type: 'custom',
+      name: 'exec',
+      description: 'Runs JavaScript.',
+      format: { type: 'grammar', syntax: 'lark', definition: 'start: SOURCE' },
+    };
+    const wait = { type: 'function', name: 'wait', strict: false, parameters: object({}, []) };
+    const input = [
+      {
+        type: 'additional_tools',
+        role: 'developer',
+        tools: [{ type: 'namespace', name: 'functions', tools: [exec, wait] }],
+      },
+      { type: 'configuration_update', reasoning: { effort: 'low' } },
+      { role: 'user', content: 'Say hello' },
+    ] as unknown as ResponseInputItem[];
+    upstream.enqueue({ content: 'Hello.' });
+    await server.openai().responses.create({ model: 'gpt-5.1', input, reasoning: { context: 'all_turns' } } as never);
+    const sent = upstream.requests.at(-1)!.body;
+    expect(sent.tools).toEqual([
+      {
+        type: 'custom',
+        custom: {
+          name: 'functions__exec',
+          description: 'Runs JavaScript.',
+          format: { type: 'grammar', grammar: { syntax: 'lark', definition: 'start: SOURCE' } },
+        },
+      },
+      expect.objectContaining({ type: 'function', function: expect.objectContaining({ name: 'functions__wait' }) }),
+    ]);
+    expect(sent.messages).toEqual([{ role: 'user', content: 'Say hello' }]);
+    expect(sent.reasoning_effort).toBe('low');
+  });
+
+  it('sends back only the current turn’s reasoning with reasoning.context "current_turn"', () => {
+    const state = encodeReasoningState([
+      { type: 'reasoning.text', format: 'anthropic-claude-v1', text: 't', signature: 's' },
+    ]);
+    const reasoning = { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: state };
+    const input = [
+      { role: 'user', content: 'First' },
+      reasoning,
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'One.' }] },
+      { role: 'user', content: 'Second' },
+      reasoning,
+      { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'ok' },
+    ] as unknown as ResponseInputItem[];
+    const kept = (context: string) =>
+      responsesToChat({ model: 'claude-sonnet-4-5', input, reasoning: { context } } as never).request.messages!.map(
+        (message) => 'reasoning_details' in message && message.reasoning_details !== undefined,
+      );
+    expect(kept('all_turns')).toEqual([false, true, false, true, false]);
+    expect(kept('current_turn')).toEqual([false, false, false, true, false]);
+  });
+
+  it('streams an OpenAI model’s apply_patch call back as a custom_tool_call, input events and all', async () => {
+    const patch = '*** Begin Patch\n*** Add File: notes.md\n+streams\n*** End Patch';
+    upstream.enqueue({ custom_calls: [{ id: 'call_p1', name: 'apply_patch', input: patch }] });
+    const stream = server.openai().responses.stream({ ...turn('Write notes.'), stream: true });
+    const types: string[] = [];
+    stream.on('event', (event) => types.push(event.type));
+    const final = await stream.finalResponse();
+    expect(final.output).toEqual([
+      expect.objectContaining({ type: 'custom_tool_call', call_id: 'call_p1', name: 'apply_patch', input: patch }),
+    ]);
+    expect(types).toContain('response.custom_tool_call_input.delta');
+    expect(types).toContain('response.custom_tool_call_input.done');
+  });
+
+  it('continues a response that made a custom call through previous_response_id', async () => {
+    const patch = '*** Begin Patch\n*** Add File: a.md\n+a\n*** End Patch';
+    upstream.enqueue({ custom_calls: [{ id: 'call_c1', name: 'apply_patch', input: patch }] }, { content: 'Done.' });
+    const first = await server.openai().responses.create({ ...turn('Write a.md'), store: true });
+    expect(first.output[0]).toMatchObject({ type: 'custom_tool_call', input: patch });
+    await server.openai().responses.create({
+      ...turn([{ type: 'custom_tool_call_output', call_id: 'call_c1', output: 'Success.' }]),
+      previous_response_id: first.id,
+    });
+    const history = upstream.requests.at(-1)!.body.messages;
+    expect(history.at(-2).tool_calls).toEqual([
+      { id: 'call_c1', type: 'custom', custom: { name: 'apply_patch', input: patch } },
+    ]);
   });
 });

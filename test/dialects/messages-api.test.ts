@@ -171,19 +171,6 @@ describe('messages.create with the Anthropic SDK', () => {
     expect(count).toBeInstanceOf(Anthropic.NotFoundError);
     expect(count.message).toContain('count_tokens is not offered');
   });
-
-  it('refuses server tools with a 400 that names them', async () => {
-    const error = await client(simulator)
-      .messages.create({
-        model: 'claude-haiku-4-5',
-        max_tokens: 10,
-        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
-        messages: [{ role: 'user', content: 'x' }],
-      })
-      .catch((caught) => caught);
-    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect(error.message).toContain('web_search_20250305');
-  });
 });
 
 describe('gateway.createMessage in process', () => {

@@ -13,7 +13,10 @@ export type FakeBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  // A search Anthropic ran itself (the web search server tool): its call, streamed as a tool call is, and its results.
+  | { type: 'server_tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: Array<Record<string, unknown>> };
 
 export interface FakeAnthropicReply {
   /** Content blocks in order; default one text block greeting the model. */
@@ -281,7 +284,7 @@ function stream(
       for (const piece of pieces(block.thinking))
         if (!delta(index, { type: 'thinking_delta', thinking: piece })) return;
       if (!delta(index, { type: 'signature_delta', signature: block.signature })) return;
-    } else if (block.type === 'redacted_thinking') {
+    } else if (block.type === 'redacted_thinking' || block.type === 'web_search_tool_result') {
       send('content_block_start', { index, content_block: block });
     } else {
       send('content_block_start', { index, content_block: { ...block, input: {} } });

@@ -15,6 +15,8 @@ export interface FakeReply {
   reasoning?: { field: 'reasoning' | 'reasoning_content'; text: string };
   refusal?: string;
   tool_calls?: Array<{ id: string; name: string; arguments: string }>;
+  /** Calls of custom (free-form) tools, after the function calls: `custom: { name, input }`, streamed in pieces. */
+  custom_calls?: Array<{ id: string; name: string; input: string }>;
   finish_reason?: string;
   usage?: { prompt_tokens: number; completion_tokens: number; reasoning_tokens?: number; cached_tokens?: number };
   /** Answer with this HTTP error instead. */
@@ -96,14 +98,17 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
       refusal: limited.refusal ?? null,
     };
     if (limited.reasoning) message[limited.reasoning.field] = limited.reasoning.text;
-    if (limited.tool_calls) {
-      message.tool_calls = limited.tool_calls.map((call) => ({
-        id: call.id,
-        type: 'function',
-        function: { name: call.name, arguments: call.arguments },
-      }));
+    if (limited.tool_calls || limited.custom_calls) {
+      message.tool_calls = [
+        ...(limited.tool_calls ?? []).map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        })),
+        ...(limited.custom_calls ?? []).map(({ id, name, input }) => ({ id, type: 'custom', custom: { name, input } })),
+      ];
     }
-    const finish = limited.finish_reason ?? (limited.tool_calls ? 'tool_calls' : 'stop');
+    const finish = limited.finish_reason ?? (message.tool_calls ? 'tool_calls' : 'stop');
     sendJSON(response, 200, {
       id,
       object: 'chat.completion',
@@ -202,11 +207,19 @@ function stream(
       }
       delta({ content: piece });
     }
-    for (const [index, call] of (reply.tool_calls ?? []).entries()) {
+    const functions = reply.tool_calls ?? [];
+    for (const [index, call] of functions.entries()) {
       delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
       for (const piece of pieces(call.arguments)) delta({ tool_calls: [{ index, function: { arguments: piece } }] });
     }
-    delta({}, reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop'));
+    // As OpenAI streams a custom call: its name first, then its input in pieces under `custom`.
+    for (const [offset, call] of (reply.custom_calls ?? []).entries()) {
+      const index = functions.length + offset;
+      delta({ tool_calls: [{ index, id: call.id, type: 'custom', custom: { name: call.name, input: '' } }] });
+      for (const piece of pieces(call.input)) delta({ tool_calls: [{ index, custom: { input: piece } }] });
+    }
+    const calls = functions.length > 0 || (reply.custom_calls?.length ?? 0) > 0;
+    delta({}, reply.finish_reason ?? (calls ? 'tool_calls' : 'stop'));
   }
   if (includeUsage) response.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
   response.write('data: [DONE]\n\n');

@@ -5,7 +5,6 @@ import { findModel } from '../../completion/find-model.ts';
 import { parseModelReference } from '../../completion/parse-model.ts';
 import type { CompletionOptions } from '../../completion/resolve-request.ts';
 import type { Services } from '../../completion/services.ts';
-import { InvalidRequestError } from '../../errors.ts';
 import type { CompletionRequest, CompletionWarning } from '../../types.ts';
 import { chatToMessage, type SwitchyardMessage } from './from-chat.ts';
 import { MessageEventStream } from './stream-events.ts';
@@ -23,27 +22,34 @@ export async function createMessage(
   options: CompletionOptions = {},
 ): Promise<SwitchyardMessage | MessageEventStream> {
   const { request, warnings } = messagesToChat(params);
-  refuseOverModelLimit(services, params);
+  clampToModelLimit(services, request, warnings);
   if (params.thinking?.type === 'adaptive') adaptiveThinking(services, request, warnings);
   const result = await createCompletion(services, request, options, { dialect: 'messages', warnings });
-  return result instanceof CompletionStream ? new MessageEventStream(result) : chatToMessage(result);
+  // `display: "omitted"`: thinking blocks keep their signatures, not their text (what Claude Code asks for).
+  const thinkingText = (params.thinking as { display?: string } | undefined)?.display !== 'omitted';
+  return result instanceof CompletionStream
+    ? new MessageEventStream(result, thinkingText)
+    : chatToMessage(result, thinkingText);
 }
 
 /**
- * `max_tokens` above what the model can write is a 400, as at Anthropic, for a model the catalog lists (a
- * deployment's model, or one the catalog does not know, is left to the provider).
+ * `max_tokens` above what the model can write is lowered to its limit, with a warning, for a model the catalog lists
+ * (a deployment's model, or one the catalog does not know, is left to the provider). Claude Code sets the limit of
+ * the Claude it expects (up to 128,000) whatever model it is pointed at, and goes on with what it is given.
  */
-function refuseOverModelLimit(services: Services, params: Anthropic.MessageCreateParams): void {
-  const reference = parseModelReference(params.model, services.registry.reservedNames);
-  if (reference.kind !== 'model') return;
+function clampToModelLimit(services: Services, request: CompletionRequest, warnings: CompletionWarning[]): void {
+  const reference = parseModelReference(request.model, services.registry.reservedNames);
+  const asked = request.max_tokens;
+  if (reference.kind !== 'model' || asked == null) return;
   const { model, provider } = reference;
   const entry = services.catalog.find(model) ?? (provider ? services.catalog.findOffering(provider, model) : undefined);
-  if (!entry || params.max_tokens <= entry.max_output_tokens) return;
-  throw new InvalidRequestError(
-    `max_tokens: ${params.max_tokens} > ${entry.max_output_tokens}, which is the maximum allowed number of output ` +
-      `tokens for ${entry.id}.`,
-    'max_tokens',
-  );
+  if (!entry || asked <= entry.max_output_tokens) return;
+  request.max_tokens = entry.max_output_tokens;
+  warnings.push({
+    code: 'converted_parameter',
+    param: 'max_tokens',
+    message: `${entry.id} writes at most ${entry.max_output_tokens} tokens; max_tokens ${asked} was lowered to it.`,
+  });
 }
 
 /**

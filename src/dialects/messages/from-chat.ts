@@ -5,11 +5,15 @@ import type { CompletionResponse, CompletionWarning, ReasoningDetail, Switchyard
 /** A Messages API answer, with Switchyard's routing facts beside it as in chat. */
 export type SwitchyardMessage = Anthropic.Message & { switchyard: SwitchyardResponseInfo };
 
-/** A chat completion as the Messages API answers: thinking, text and tool calls as content blocks, in that order. */
-export function chatToMessage(response: CompletionResponse): SwitchyardMessage {
+/**
+ * A chat completion as the Messages API answers: thinking, text and tool calls as content blocks, in that order.
+ * Without `thinkingText`, thinking blocks carry their signatures only, and unsigned reasoning is left out.
+ */
+export function chatToMessage(response: CompletionResponse, thinkingText = true): SwitchyardMessage {
   const choice = response.choices[0];
   const message = choice?.message;
-  const content: Anthropic.ContentBlock[] = [...thinkingBlocks(message?.reasoning_details, message?.reasoning_content)];
+  const reasoning = thinkingText ? message?.reasoning_content : undefined;
+  const content: Anthropic.ContentBlock[] = [...thinkingBlocks(message?.reasoning_details, reasoning, thinkingText)];
   const text = message?.content ?? message?.refusal;
   if (text) content.push({ type: 'text', text, citations: null });
   for (const call of message?.tool_calls ?? []) {
@@ -41,13 +45,14 @@ export function messageId(callId: string): string {
 function thinkingBlocks(
   details: ReasoningDetail[] | undefined,
   reasoning: string | null | undefined,
+  withText: boolean,
 ): Anthropic.ContentBlock[] {
   const own = (details ?? []).filter((detail) => detail.format === CLAUDE_REASONING);
   if (own.length === 0) return reasoning ? [{ type: 'thinking', thinking: reasoning, signature: '' }] : [];
   return own.map((detail) =>
     detail.type === 'reasoning.encrypted'
       ? { type: 'redacted_thinking', data: detail.data ?? '' }
-      : { type: 'thinking', thinking: detail.text ?? '', signature: detail.signature ?? '' },
+      : { type: 'thinking', thinking: withText ? (detail.text ?? '') : '', signature: detail.signature ?? '' },
   );
 }
 

@@ -16,14 +16,17 @@ type Block = { kind: 'thinking' | 'text' | 'tool'; index: number };
 export class MessageEventStream implements AsyncIterable<Event> {
   readonly switchyard: SwitchyardResponseInfo;
   readonly #chat: CompletionStream;
+  readonly #thinkingText: boolean;
 
-  constructor(chat: CompletionStream) {
+  /** Without `thinkingText`, thinking blocks carry their signatures only, and unsigned reasoning is left out. */
+  constructor(chat: CompletionStream, thinkingText = true) {
     this.#chat = chat;
+    this.#thinkingText = thinkingText;
     this.switchyard = chat.switchyard;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Event> {
-    return translate(this.#chat, this.switchyard)[Symbol.asyncIterator]();
+    return translate(this.#chat, this.switchyard, this.#thinkingText)[Symbol.asyncIterator]();
   }
 
   /**
@@ -64,7 +67,11 @@ function anthropicErrorType(status: number): string {
   return 'api_error';
 }
 
-async function* translate(chat: CompletionStream, info: SwitchyardResponseInfo): AsyncGenerator<Event> {
+async function* translate(
+  chat: CompletionStream,
+  info: SwitchyardResponseInfo,
+  thinkingText: boolean,
+): AsyncGenerator<Event> {
   yield {
     type: 'message_start',
     message: {
@@ -103,7 +110,7 @@ async function* translate(chat: CompletionStream, info: SwitchyardResponseInfo):
     const choice = chunk.choices[0];
     if (!choice) continue;
     const delta = choice.delta;
-    if (delta.reasoning_content) {
+    if (delta.reasoning_content && thinkingText) {
       if (open?.kind !== 'thinking') yield* start('thinking', { type: 'thinking', thinking: '', signature: '' });
       yield delta_(open!, { type: 'thinking_delta', thinking: delta.reasoning_content });
     }
@@ -125,6 +132,7 @@ async function* translate(chat: CompletionStream, info: SwitchyardResponseInfo):
       yield delta_(open!, { type: 'text_delta', text });
     }
     for (const call of delta.tool_calls ?? []) {
+      if (call.type === 'custom') continue; // a Messages request has no custom tools
       if (call.id !== undefined || !tools.has(call.index)) {
         yield* start('tool', {
           type: 'tool_use',

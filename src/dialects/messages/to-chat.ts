@@ -1,15 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { InvalidRequestError } from '../../errors.ts';
 import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../../providers/reasoning-format.ts';
-import type {
-  CacheControl,
-  CompletionMessageParam,
-  CompletionRequest,
-  CompletionTool,
-  CompletionWarning,
-  ReasoningDetail,
-} from '../../types.ts';
+import type { CompletionMessageParam, CompletionRequest, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { copySameNamedFields } from '../switchyard-fields.ts';
+import { marked } from './cache-mark.ts';
+import { applyTools } from './tools-to-chat.ts';
 import { validateMessagesBody } from './validate.ts';
 
 type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
@@ -30,7 +25,11 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
   params.messages.forEach((message, index) => {
     const at = `messages[${index}]`;
     if (message.role === 'assistant') messages.push(assistantMessage(message, at));
-    else for (const translated of userMessages(message, at)) messages.push(translated);
+    else if (message.role === 'system') {
+      // Where it was: each provider passes it on there, or merges it into its system prompt.
+      const mid = systemMessage(message.content);
+      if (mid) messages.push(mid);
+    } else for (const translated of userMessages(message, at)) messages.push(translated);
   });
 
   const request: CompletionRequest = { model: params.model, messages, max_tokens: params.max_tokens };
@@ -47,8 +46,14 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
       message: 'top_k has no equivalent across providers; it was not sent.',
     });
   }
-  if (params.tools) request.tools = params.tools.map(chatTool);
-  applyToolChoice(params.tool_choice, request);
+  if ((params as { context_management?: unknown }).context_management != null) {
+    warnings.push({
+      code: 'unsupported_parameter',
+      param: 'context_management',
+      message: "context_management (Anthropic's context editing) was not sent: the conversation goes as it is.",
+    });
+  }
+  applyTools(params, request, warnings);
   applyThinking(params, request, warnings);
   const format = params.output_config?.format;
   if (format?.type === 'json_schema') {
@@ -86,12 +91,14 @@ function toolMessage(block: Anthropic.ToolResultBlockParam, at: string): Complet
   if (content !== undefined && typeof content !== 'string' && !Array.isArray(content))
     throw new InvalidRequestError(`${at}.content: a tool result is a string or a list of blocks.`, `${at}.content`);
   const text =
-    content === undefined
+    content == null
       ? ''
       : typeof content === 'string'
         ? content
         : content
             .map((inner, index) => {
+              // Tool search's result (Claude Code's ToolSearch): every tool is sent up front here, so it is loaded.
+              if (inner.type === 'tool_reference') return `Tool "${inner.tool_name}" loaded.`;
               if (inner.type !== 'text') {
                 throw new InvalidRequestError(
                   `${at}.content[${index}]: a tool result is sent to every provider as text; "${inner.type}" is not.`,
@@ -175,32 +182,6 @@ function assistantMessage(message: Anthropic.MessageParam, at: string): Completi
   return assistant as CompletionMessageParam;
 }
 
-function chatTool(tool: Anthropic.ToolUnion, index: number): CompletionTool {
-  if (!('input_schema' in tool) || (tool.type !== undefined && tool.type !== 'custom')) {
-    throw new InvalidRequestError(
-      `tools[${index}]: the server tool "${tool.type}" runs on Anthropic's side; this gateway takes custom tools ` +
-        '(name, description, input_schema) only.',
-      `tools[${index}]`,
-    );
-  }
-  const fn: CompletionTool = {
-    type: 'function',
-    function: { name: tool.name, parameters: tool.input_schema as Record<string, unknown> },
-  };
-  if (tool.description) fn.function.description = tool.description;
-  if (tool.strict) fn.function.strict = true;
-  return marked(fn, tool);
-}
-
-function applyToolChoice(choice: Anthropic.ToolChoice | undefined, request: CompletionRequest): void {
-  if (!choice) return;
-  if (choice.type === 'auto') request.tool_choice = 'auto';
-  else if (choice.type === 'any') request.tool_choice = 'required';
-  else if (choice.type === 'none') request.tool_choice = 'none';
-  else request.tool_choice = { type: 'function', function: { name: choice.name } };
-  if ('disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use) request.parallel_tool_calls = false;
-}
-
 /** `thinking` as the neutral reasoning setting: a budget, off, or (adaptive) the effort of `output_config`. */
 function applyThinking(
   params: Anthropic.MessageCreateParams,
@@ -219,14 +200,4 @@ function applyThinking(
   if (thinking?.type === 'enabled') request.reasoning = { budget: thinking.budget_tokens };
   else if (thinking?.type === 'disabled') request.reasoning = { effort: 'disabled' };
   else if (thinking?.type === 'adaptive' || effort) request.reasoning = { effort: effort ?? 'high' };
-}
-
-/** `target` with the `cache_control` of `source`, if it has one. */
-function marked<T extends object>(target: T, source: object): T {
-  const control = (source as { cache_control?: CacheControl | null }).cache_control;
-  if (control)
-    Object.assign(target, {
-      cache_control: control.ttl ? { type: 'ephemeral', ttl: control.ttl } : { type: 'ephemeral' },
-    });
-  return target;
 }

@@ -40,6 +40,7 @@ export function validateMessagesBody(params: unknown): void {
     optional(choice, 'disable_parallel_tool_use', 'tool_choice', boolean);
   }
   thinking(body.thinking);
+  optional(body, 'context_management', '', record);
   const config = optional(body, 'output_config', '', record);
   if (config) {
     optional(config, 'effort', 'output_config', string);
@@ -60,18 +61,13 @@ export function validateMessagesBody(params: unknown): void {
 
 function message(value: unknown, at: string): void {
   const item = record(value, at);
-  if (item.role === undefined) fail(`${at}.role`, 'Field required: "user" or "assistant".');
-  if (item.role === 'system') {
-    fail(
-      `${at}.role`,
-      'a message is "user" or "assistant"; the Messages API takes the system prompt as the top-level "system".',
-    );
-  }
-  const role = oneOf(item.role, `${at}.role`, ['user', 'assistant']);
+  if (item.role === undefined) fail(`${at}.role`, 'Field required: "user", "assistant" or "system".');
+  // A system message among the turns (Claude Code sends its environment so): text, as the top-level system.
+  const role = oneOf(item.role, `${at}.role`, ['user', 'assistant', 'system']);
   if (item.content === undefined) fail(`${at}.content`, 'Field required.');
   if (typeof item.content === 'string') return;
   const blocks = list(item.content, `${at}.content`);
-  const check = role === 'user' ? userBlock : assistantBlock;
+  const check = role === 'user' ? userBlock : role === 'assistant' ? assistantBlock : systemBlock;
   for (let index = 0; index < blocks.length; index++) check(blocks[index], `${at}.content[${index}]`);
 }
 
@@ -103,6 +99,7 @@ function userBlock(value: unknown, at: string): void {
     for (let index = 0; index < inner.length; index++) {
       const part = typed(inner[index], `${at}.content[${index}]`);
       if (part.type === 'text') string(part.text, `${at}.content[${index}].text`);
+      else if (part.type === 'tool_reference') name(part.tool_name, `${at}.content[${index}].tool_name`);
     }
   }
 }
@@ -124,11 +121,13 @@ function assistantBlock(value: unknown, at: string): void {
 function systemPrompt(system: unknown): void {
   if (system === undefined || system === null || typeof system === 'string') return;
   const blocks = list(system, 'system');
-  for (let index = 0; index < blocks.length; index++) {
-    const block = typed(blocks[index], `system[${index}]`);
-    oneOf(block.type, `system[${index}].type`, ['text']);
-    string(block.text, `system[${index}].text`);
-  }
+  for (let index = 0; index < blocks.length; index++) systemBlock(blocks[index], `system[${index}]`);
+}
+
+function systemBlock(value: unknown, at: string): void {
+  const block = typed(value, at);
+  oneOf(block.type, `${at}.type`, ['text']);
+  string(block.text, `${at}.text`);
 }
 
 function tool(value: unknown, at: string): void {
@@ -141,6 +140,7 @@ function tool(value: unknown, at: string): void {
   optional(item, 'type', at, string);
   optional(item, 'description', at, string);
   optional(item, 'strict', at, boolean);
+  optional(item, 'defer_loading', at, boolean);
 }
 
 function thinking(value: unknown): void {
@@ -148,4 +148,5 @@ function thinking(value: unknown): void {
   const config = record(value, 'thinking');
   const type = oneOf(config.type, 'thinking.type', ['enabled', 'disabled', 'adaptive', 'between_tools']);
   if (type === 'enabled') integer(config.budget_tokens, 'thinking.budget_tokens', 1);
+  optional(config, 'display', 'thinking', (display, at) => oneOf(display, at, ['summarized', 'omitted']));
 }

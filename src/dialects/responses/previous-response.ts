@@ -66,7 +66,13 @@ export async function previousConversation(
   if (sent.includes(`"${REDACTED}"`) || record.output.content === REDACTED) return refuse('the records are redacted');
   const { content, tool_calls: toolCalls } = record.output;
   const answer: Record<string, unknown> = { role: 'assistant', content };
-  if (toolCalls.length > 0) answer.tool_calls = toolCalls;
+  // The record keeps a custom call's input as its arguments: back to chat's form.
+  if (toolCalls.length > 0)
+    answer.tool_calls = toolCalls.map(({ id, type, function: call }) =>
+      type === 'custom'
+        ? { id, type, custom: { name: call.name, input: call.arguments } }
+        : { id, type, function: call },
+    );
   const bytes = Buffer.byteLength(sent) + Buffer.byteLength(JSON.stringify(answer)) + addedBytes;
   const limit = services.settings.maxRenderedBytes;
   if (bytes > limit) {

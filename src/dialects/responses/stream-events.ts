@@ -13,7 +13,7 @@ type Event = ResponseStreamEvent;
 type Open =
   | { kind: 'reasoning'; index: number; text: string; details: ReasoningDetail[]; summaryOpen: boolean }
   | { kind: 'text' | 'refusal'; index: number; id: string; text: string }
-  | { kind: 'call'; index: number; id: string; callId: string; name: ClientToolName; args: string };
+  | { kind: 'call'; index: number; id: string; callId: string; name: ClientToolName; args: string; custom: boolean };
 
 /**
  * A streamed Responses API answer: the chat stream's chunks as the Responses API's events, in its order
@@ -97,10 +97,21 @@ async function* translate(
       done.push(full);
       yield event({ type: 'response.output_item.done', output_index: item.index, item: full });
     } else if (item.kind === 'call') {
-      const full = { type: 'function_call', id: item.id, call_id: item.callId, ...item.name, arguments: item.args };
       const at = { item_id: item.id, output_index: item.index };
-      yield event({ type: 'response.function_call_arguments.done', ...at, arguments: item.args, name: item.name.name });
-      const completed = { ...full, status: 'completed' } as ResponseOutputItem;
+      const base = { id: item.id, call_id: item.callId, ...item.name };
+      if (item.custom) yield event({ type: 'response.custom_tool_call_input.done', ...at, input: item.args });
+      else
+        yield event({
+          type: 'response.function_call_arguments.done',
+          ...at,
+          arguments: item.args,
+          name: item.name.name,
+        });
+      const completed = (
+        item.custom
+          ? { type: 'custom_tool_call', ...base, input: item.args }
+          : { type: 'function_call', ...base, arguments: item.args, status: 'completed' }
+      ) as ResponseOutputItem;
       done.push(completed);
       yield event({ type: 'response.output_item.done', output_index: item.index, item: completed });
     } else {
@@ -180,35 +191,30 @@ async function* translate(
       if (!current) {
         yield* close();
         const index = done.length;
+        const custom = call.type === 'custom' || call.custom !== undefined;
         current = {
           kind: 'call',
           index,
-          id: itemId('fc', info.call_id, index),
+          id: itemId(custom ? 'ctc' : 'fc', info.call_id, index),
           callId: call.id ?? `call_${index}`,
-          name: clientToolName(names, call.function?.name ?? ''),
+          name: clientToolName(names, (custom ? call.custom?.name : call.function?.name) ?? ''),
           args: '',
+          custom,
         };
         calls.set(call.index, current);
         open = current;
-        const item = {
-          type: 'function_call',
-          id: current.id,
-          call_id: current.callId,
-          ...current.name,
-          arguments: '',
-          status: 'in_progress',
-        };
+        const base = { id: current.id, call_id: current.callId, ...current.name };
+        const item = custom
+          ? { type: 'custom_tool_call', ...base, input: '' }
+          : { type: 'function_call', ...base, arguments: '', status: 'in_progress' };
         yield event({ type: 'response.output_item.added', output_index: index, item });
       }
-      const args = call.function?.arguments;
+      const args = current.custom ? call.custom?.input : call.function?.arguments;
       if (args) {
         current.args += args;
-        yield event({
-          type: 'response.function_call_arguments.delta',
-          item_id: current.id,
-          output_index: current.index,
-          delta: args,
-        });
+        const at = { item_id: current.id, output_index: current.index, delta: args };
+        if (current.custom) yield event({ type: 'response.custom_tool_call_input.delta', ...at });
+        else yield event({ type: 'response.function_call_arguments.delta', ...at });
       }
     }
     if (choice.finish_reason) finish = choice.finish_reason;

@@ -1,15 +1,10 @@
-import type { FunctionTool, ResponseCreateParams, ResponseInputItem, Tool } from 'openai/resources/responses/responses';
+import type { ResponseCreateParams, ResponseInputItem } from 'openai/resources/responses/responses';
 import { InvalidRequestError } from '../../errors.ts';
-import type {
-  CompletionMessageParam,
-  CompletionRequest,
-  CompletionTool,
-  CompletionWarning,
-  ReasoningDetail,
-} from '../../types.ts';
+import type { CompletionMessageParam, CompletionRequest, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { copySameNamedFields } from '../switchyard-fields.ts';
-import { flattenNamespace, sentToolName } from './namespace-tools.ts';
+import { sentToolName } from './namespace-tools.ts';
 import { decodeReasoningState } from './reasoning-state.ts';
+import { applyTools } from './tools-to-chat.ts';
 import { validateResponsesBody } from './validate.ts';
 
 type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
@@ -55,9 +50,10 @@ export function translateResponses(
   copySameNamedFields('responses', params, request);
   if (params.top_logprobs != null) Object.assign(request, { logprobs: true, top_logprobs: params.top_logprobs });
   if (params.reasoning?.effort) request.reasoning_effort = params.reasoning.effort;
-  if (params.tools?.length) request.tools = chatTools(params.tools);
-  if (params.tool_choice != null) request.tool_choice = chatToolChoice(params.tool_choice);
+  applyTools(params, request, warnings);
   applyText(params.text, request);
+  applyConfigurationUpdate(params.input, request);
+  if (params.reasoning?.context === 'current_turn') earlierTurnsWithoutReasoning(messages);
   if (params.stream) Object.assign(request, { stream: true, stream_options: { include_usage: true } });
   warnAbout(params, warnings);
   return { request, warnings };
@@ -124,6 +120,8 @@ function inputMessages(input: ResponseCreateParams['input'], messages: Completio
       );
       return;
     }
+    // Their tools and settings are read apart (`applyTools`, `applyConfigurationUpdate`).
+    if (type === 'additional_tools' || type === 'configuration_update') return;
     if (type === 'reasoning') {
       const reasoning = item as Extract<ResponseInputItem, { type: 'reasoning' }>;
       const details = decodeReasoningState(reasoning.encrypted_content);
@@ -201,70 +199,25 @@ function outputText(output: unknown, at: string): string {
     .join('');
 }
 
-/** The tools as chat's, a namespace's tools flattened to top-level tools whose names no other tool has. */
-function chatTools(tools: Tool[]): CompletionTool[] {
-  const chat: CompletionTool[] = [];
-  const names = new Map<string, string | undefined>(); // name → its namespace
-  tools.forEach((tool, index) => {
-    const namespace = tool.type === 'namespace' ? tool.name : undefined;
-    for (const one of tool.type === 'namespace' ? flattenNamespace(tool) : [tool]) {
-      const translated = chatTool(one, index);
-      const name = translated.type === 'function' ? translated.function.name : translated.custom.name;
-      const other = names.get(name);
-      if (names.has(name) && (namespace ?? other) !== undefined) {
-        throw new InvalidRequestError(
-          `tools[${index}]: the tool "${name}"${namespace ? ` of the namespace "${namespace}"` : ''} is sent under ` +
-            `the name of another tool${other ? ` of the namespace "${other}"` : ''}; rename one of them.`,
-          `tools[${index}]`,
-        );
-      }
-      names.set(name, namespace);
-      chat.push(translated);
-    }
-  });
-  return chat;
+/** The last `configuration_update` item of the input: its reasoning effort and text format hold for this answer. */
+function applyConfigurationUpdate(input: ResponseCreateParams['input'], request: CompletionRequest): void {
+  if (!Array.isArray(input)) return;
+  const update = input.findLast((item) => item.type === 'configuration_update');
+  if (update?.type !== 'configuration_update') return;
+  if (update.reasoning?.effort) request.reasoning_effort = update.reasoning.effort;
+  if (update.text?.format) applyText({ format: update.text.format }, request);
 }
 
-function chatTool(tool: Tool, index: number): CompletionTool {
-  if (tool.type === 'function') {
-    const fn = tool as FunctionTool;
-    const chat: CompletionTool = {
-      type: 'function',
-      // Function tools are strict in the Responses API unless told otherwise.
-      function: {
-        name: fn.name,
-        parameters: fn.parameters ?? { type: 'object', properties: {} },
-        strict: fn.strict ?? true,
-      },
-    };
-    if (fn.description) chat.function.description = fn.description;
-    return chat;
+/**
+ * `reasoning.context: "current_turn"`: the reasoning of turns before the last user message is not sent back (that of
+ * the current turn is, as a tool loop needs it).
+ */
+function earlierTurnsWithoutReasoning(messages: CompletionMessageParam[]): void {
+  const lastUser = messages.findLastIndex((message) => message.role === 'user');
+  for (let index = 0; index < lastUser; index++) {
+    const { reasoning_details: details, ...rest } = messages[index] as { reasoning_details?: unknown };
+    if (details) messages[index] = rest as CompletionMessageParam;
   }
-  if (tool.type === 'custom') {
-    const custom = tool as { name: string; description?: string; format?: unknown };
-    return { type: 'custom', custom: custom as never } as CompletionTool;
-  }
-  throw new InvalidRequestError(
-    `tools[${index}]: "${tool.type}" is a tool OpenAI's Responses API runs itself; this gateway takes function, ` +
-      'custom and namespace tools only.',
-    `tools[${index}]`,
-  );
-}
-
-function chatToolChoice(
-  choice: NonNullable<ResponseCreateParams['tool_choice']>,
-): NonNullable<CompletionRequest['tool_choice']> {
-  if (typeof choice === 'string') return choice;
-  if (choice.type === 'function') return { type: 'function', function: { name: choice.name } };
-  if (choice.type === 'custom') return { type: 'custom', custom: { name: choice.name } };
-  if (choice.type === 'allowed_tools') {
-    const tools = choice.tools.map((tool) => ({ type: 'function' as const, function: { name: String(tool.name) } }));
-    return { type: 'allowed_tools', allowed_tools: { mode: choice.mode, tools } };
-  }
-  throw new InvalidRequestError(
-    `tool_choice: "${choice.type}" names a tool OpenAI's Responses API runs itself; it is not supported here.`,
-    'tool_choice',
-  );
 }
 
 function applyText(text: ResponseCreateParams['text'], request: CompletionRequest): void {

@@ -42,12 +42,13 @@ export function validateResponsesBody(params: unknown): void {
   if (reasoning) {
     optional(reasoning, 'effort', 'reasoning', (value, at) => oneOf(value, at, OPENAI_EFFORTS));
     optional(reasoning, 'summary', 'reasoning', string);
+    optional(reasoning, 'context', 'reasoning', (value, at) => oneOf(value, at, ['auto', 'current_turn', 'all_turns']));
   }
   const tools = optional(params, 'tools', '', list) ?? [];
   for (let index = 0; index < tools.length; index++) tool(tools[index], `tools[${index}]`);
   if (params.tool_choice != null) toolChoice(params.tool_choice);
   const text = optional(params, 'text', '', record);
-  if (text) textConfig(text);
+  if (text) textConfig(text, 'text');
 }
 
 function inputItem(value: unknown, at: string): void {
@@ -79,6 +80,15 @@ function inputItem(value: unknown, at: string): void {
   } else if (type === 'reasoning') {
     optional(item, 'encrypted_content', at, string);
     optional(item, 'summary', at, list);
+  } else if (type === 'additional_tools') {
+    const tools = list(item.tools, `${at}.tools`);
+    for (let index = 0; index < tools.length; index++) tool(tools[index], `${at}.tools[${index}]`);
+  } else if (type === 'configuration_update') {
+    const reasoning = optional(item, 'reasoning', at, record);
+    if (reasoning)
+      optional(reasoning, 'effort', `${at}.reasoning`, (value, path) => oneOf(value, path, OPENAI_EFFORTS));
+    const text = optional(item, 'text', at, record);
+    if (text) textConfig(text, `${at}.text`);
   }
 }
 
@@ -119,7 +129,13 @@ function tool(value: unknown, at: string): void {
   if (type === 'function') {
     optional(item, 'parameters', at, record);
     optional(item, 'strict', at, boolean);
-  } else optional(item, 'format', at, record);
+  } else {
+    const format = optional(item, 'format', at, record);
+    if (format?.type === 'grammar') {
+      oneOf(format.syntax, `${at}.format.syntax`, ['lark', 'regex']);
+      string(format.definition, `${at}.format.definition`);
+    }
+  }
 }
 
 function toolChoice(value: unknown): void {
@@ -137,14 +153,14 @@ function toolChoice(value: unknown): void {
     name(record(tools[index], `tool_choice.tools[${index}]`).name, `tool_choice.tools[${index}].name`);
 }
 
-function textConfig(text: Body): void {
-  optional(text, 'verbosity', 'text', string);
-  const format = optional(text, 'format', 'text', record);
+function textConfig(text: Body, at: string): void {
+  optional(text, 'verbosity', at, string);
+  const format = optional(text, 'format', at, record);
   if (!format) return;
-  const type = oneOf(format.type, 'text.format.type', ['text', 'json_object', 'json_schema']);
+  const type = oneOf(format.type, `${at}.format.type`, ['text', 'json_object', 'json_schema']);
   if (type !== 'json_schema') return;
-  name(format.name, 'text.format.name');
-  record(format.schema, 'text.format.schema');
-  optional(format, 'strict', 'text.format', boolean);
-  optional(format, 'description', 'text.format', string);
+  name(format.name, `${at}.format.name`);
+  record(format.schema, `${at}.format.schema`);
+  optional(format, 'strict', `${at}.format`, boolean);
+  optional(format, 'description', `${at}.format`, string);
 }

@@ -5,7 +5,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { InvalidRequestError } from '../../errors.ts';
-import type { CacheControl, ReasoningDetail } from '../../types.ts';
+import type { CacheControl, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 
 /** OpenAI messages as Anthropic's: the system prompt apart, alternating turns, content blocks, thinking restored. */
@@ -13,12 +13,27 @@ import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 type Block = Anthropic.ContentBlockParam;
 
 interface Turn {
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'system';
   content: Block[];
 }
 
-/** System and developer messages become the top-level `system`; the rest become alternating user/assistant turns. */
-export function convertMessages(messages: ChatCompletionMessageParam[]): {
+/**
+ * Where a system (or developer) message after the conversation began goes: a system turn in its place, as Anthropic's
+ * API takes it, or (`inTurns` false: Converse, Vertex AI) the top-level `system`, told to `merged` with its path.
+ */
+export interface SystemPlacement {
+  inTurns: boolean;
+  merged?: (at: string) => void;
+}
+
+/**
+ * System and developer messages before the first turn become the top-level `system`, later ones go as `placement`
+ * says; the rest become alternating user/assistant turns.
+ */
+export function convertMessages(
+  messages: ChatCompletionMessageParam[],
+  placement: SystemPlacement = { inTurns: false },
+): {
   system: Anthropic.TextBlockParam[];
   messages: Anthropic.MessageParam[];
 } {
@@ -36,9 +51,16 @@ export function convertMessages(messages: ChatCompletionMessageParam[]): {
     const at = `messages[${index}]`;
     switch (message.role) {
       case 'system':
-      case 'developer':
-        system.push(...withMessageMark(systemBlocks(message.content), message));
+      case 'developer': {
+        const blocks = withMessageMark(systemBlocks(message.content), message);
+        if (turns.length === 0) system.push(...blocks);
+        else if (placement.inTurns) add('system', blocks);
+        else {
+          system.push(...blocks);
+          if (blocks.length > 0) placement.merged?.(at);
+        }
         break;
+      }
       case 'user':
         add('user', withMessageMark(userBlocks(message.content, at), message));
         break;
@@ -71,6 +93,11 @@ export function convertMessages(messages: ChatCompletionMessageParam[]): {
 }
 
 function finishTurn(turn: Turn): Anthropic.MessageParam {
+  if (turn.role === 'system') {
+    const blocks = turn.content as Anthropic.TextBlockParam[];
+    const only = blocks.length === 1 ? blocks[0] : undefined;
+    return { role: 'system', content: only && !only.cache_control ? only.text : blocks };
+  }
   // Tool results must open the user turn that answers the tool calls.
   const content =
     turn.role === 'user'
@@ -234,4 +261,13 @@ function parseArguments(json: string, at: string): Record<string, unknown> {
 /** Anthropic tool-use ids are `[a-zA-Z0-9_-]+`; ids from other providers are made to fit, the same way each time. */
 function toolUseId(id: string): string {
   return id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'tool_call';
+}
+
+/** The warning of a system message after the first turn that joined the top-level system prompt. */
+export function mergedSystemMessage(at: string, where: string): CompletionWarning {
+  return {
+    code: 'converted_parameter',
+    param: at,
+    message: `${where} takes system text only before the conversation: the system message at ${at} joined it.`,
+  };
 }

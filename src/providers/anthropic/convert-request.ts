@@ -3,9 +3,10 @@ import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/compl
 import type { ProviderCall } from '../provider.ts';
 import { applyReasoning } from './apply-reasoning.ts';
 import { placeBreakpoints } from './cache-breakpoints.ts';
-import { convertMessages } from './convert-messages.ts';
+import { convertMessages, mergedSystemMessage } from './convert-messages.ts';
 import { applyTools } from './convert-tools.ts';
 import { claudeSampling, type Sampling, samplingApiVersion } from './sampling.ts';
+import { applyWebSearch } from './web-search.ts';
 
 /**
  * The OpenAI chat-completion request as an Anthropic Messages request (API version 2026-10-21, the one
@@ -42,6 +43,7 @@ const HANDLED = new Set([
   'safety_identifier',
   'response_format',
   'service_tier',
+  'web_search_options',
 ]);
 
 const NO_OP_VALUES: Record<string, unknown> = {
@@ -58,7 +60,11 @@ const NO_OP_VALUES: Record<string, unknown> = {
  */
 export function toAnthropicRequest(call: ProviderCall, streaming: boolean, provider = 'anthropic'): Params {
   const body = call.body as Body;
-  const { system, messages } = convertMessages(body.messages);
+  // Anthropic's API takes system messages among the turns; on Vertex AI they join the top-level system.
+  const { system, messages } = convertMessages(body.messages, {
+    inTurns: provider === 'anthropic',
+    merged: (at) => call.warn(mergedSystemMessage(at, 'Claude on Vertex AI')),
+  });
   const params: Params = { model: body.model, max_tokens: maxTokens(call, streaming), messages };
   if (system.length > 0) params.system = system;
   Object.assign(params, claudeSampling(call, samplingApiVersion(call, provider) !== undefined));
@@ -74,6 +80,7 @@ export function toAnthropicRequest(call: ProviderCall, streaming: boolean, provi
   if (usable.length > 0) params.stop_sequences = usable;
 
   applyTools(call, params);
+  applyWebSearch(call, params);
   const userId = body.safety_identifier ?? body.user;
   if (userId) params.metadata = { user_id: userId };
   applyResponseFormat(call, params);

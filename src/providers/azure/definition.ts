@@ -1,6 +1,6 @@
 import { importOptional } from '../../internal/optional-package.ts';
 import { keyAndEndpoint } from '../credentials.ts';
-import { type OpenAIFamilyQuirks, openAIFamilyProvider } from '../openai/family.ts';
+import { OPENAI_SEARCH_MODELS, type OpenAIFamilyQuirks, openAIFamilyProvider } from '../openai/family.ts';
 import type { ProviderDefinition } from '../provider.ts';
 
 /** Azure's own settings, beside the shared ones. */
@@ -25,6 +25,7 @@ const quirks: OpenAIFamilyQuirks = {
   streamUsage: true,
   newToolKinds: true,
   unsupportedParams: ['cached_content'],
+  webSearchModels: OPENAI_SEARCH_MODELS,
 };
 
 /**

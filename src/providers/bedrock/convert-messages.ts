@@ -2,22 +2,30 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Message, SystemContentBlock } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { InvalidRequestError } from '../../errors.ts';
-import { convertMessages as toAnthropicMessages } from '../anthropic/convert-messages.ts';
+import type { CompletionWarning } from '../../types.ts';
+import { mergedSystemMessage, convertMessages as toAnthropicMessages } from '../anthropic/convert-messages.ts';
 
 /**
  * OpenAI messages as Converse's. Converse's blocks are Anthropic's in another spelling, so the messages go through
  * the Anthropic conversion (system apart, alternating turns, tool results as user blocks, Claude's thinking restored
  * with its signature) and each block is then respelled; images and documents become bytes, as Converse takes them.
  */
-export function convertMessages(messages: ChatCompletionMessageParam[]): {
+export function convertMessages(
+  messages: ChatCompletionMessageParam[],
+  warn: (warning: CompletionWarning) => void,
+): {
   system: SystemContentBlock[];
   messages: Message[];
 } {
-  const converted = toAnthropicMessages(messages);
+  // Converse has no system turns: a system message after the first turn joins the top-level system.
+  const converted = toAnthropicMessages(messages, {
+    inTurns: false,
+    merged: (at) => warn(mergedSystemMessage(at, "Bedrock's Converse API")),
+  });
   return {
     system: converted.system.map((block) => ({ text: block.text })),
     messages: converted.messages.map((message, index) => ({
-      role: message.role,
+      role: message.role as 'user' | 'assistant',
       content: blocksOf(message.content, `messages[${index}]`),
     })),
   };

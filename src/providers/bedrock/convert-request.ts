@@ -35,7 +35,7 @@ export function isClaude(modelId: string): boolean {
 /** The caller's OpenAI body as a Converse request. */
 export function toConverseRequest(call: ProviderCall): ConverseInput {
   const body = withoutCacheControl(call.body, 'bedrock', call.warn) as Body;
-  const { system, messages } = convertMessages(body.messages);
+  const { system, messages } = convertMessages(body.messages, call.warn);
   const input: ConverseInput = { modelId: body.model, messages };
   if (system.length > 0) input.system = system;
   const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;

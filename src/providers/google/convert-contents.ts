@@ -54,7 +54,16 @@ export function toContents(
     }
     if (message.role === 'system' || message.role === 'developer') {
       const text = textOf(message.content);
-      if (text) systemParts.push({ text });
+      if (!text) return;
+      systemParts.push({ text });
+      // Gemini has no system turns: one after the conversation began joins the system instruction, never lost.
+      if (contents.length > 0) {
+        call.warn({
+          code: 'converted_parameter',
+          param: at,
+          message: `Gemini takes system text only as its system instruction: the system message at ${at} joined it.`,
+        });
+      }
       return;
     }
     if (message.role === 'user') {

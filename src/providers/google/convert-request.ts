@@ -6,6 +6,7 @@ import type { ProviderCall } from '../provider.ts';
 import { toContents } from './convert-contents.ts';
 import { applyTools } from './convert-tools.ts';
 import { toThinkingConfig } from './thinking-config.ts';
+import { applyWebSearch } from './web-search.ts';
 
 /**
  * The OpenAI chat-completion request as Gemini `generateContent` parameters. Contents, tools and
@@ -33,6 +34,7 @@ const HANDLED = new Set([
   'parallel_tool_calls',
   'response_format',
   'cached_content',
+  'web_search_options',
 ]);
 
 export interface GeminiRequest {
@@ -74,6 +76,7 @@ export function toGeminiRequest(call: ProviderCall): GeminiRequest {
   }
 
   applyTools(body, config, call);
+  applyWebSearch(call, config);
   applyResponseFormat(body, config, call);
   const thinking = toThinkingConfig(call);
   if (thinking) config.thinkingConfig = thinking;

@@ -62,11 +62,13 @@ export const checkCompletion: Shape = object({
 });
 
 // Fields a delta leaves out are absent, not null, in OpenAI's stream (and in what the caller's SDK types promise).
+// A custom tool's call streams its input in pieces under `custom` (Codex's apply_patch on OpenAI's models).
 const toolCallDelta: Shape = object({
   index: number,
   id: optional(string),
-  type: optional(literal('function')),
+  type: optional(literal('function', 'custom')),
   function: optional(object({ name: optional(string), arguments: optional(string) })),
+  custom: optional(object({ name: optional(string), input: optional(string) })),
 });
 
 const delta: Shape = object({

@@ -6,6 +6,7 @@ import { chooseReasoning } from '../reasoning-choice.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
 import { strictResponseFormat, strictTools } from './strict-form.ts';
 import { rewriteToolCallIds } from './tool-call-ids.ts';
+import { applyWebSearch } from './web-search.ts';
 
 /**
  * The caller's OpenAI body, adjusted to what one provider of the family accepts: its token-limit field, parameters
@@ -58,6 +59,7 @@ export function toOpenAIRequest(
   );
   if (quirks.nineCharToolCallIds)
     body.messages = rewriteToolCallIds(body.messages as ChatCompletionCreateParamsBase['messages']);
+  applyWebSearch(call, body, quirks);
   applyReasoning(call, body, quirks);
   body.response_format = strictResponseFormat(body.response_format, call, quirks.name);
   if (body.tools) body.tools = strictTools(body.tools as ChatCompletionTool[], call, quirks.name);

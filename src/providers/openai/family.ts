@@ -46,7 +46,12 @@ export interface OpenAIFamilyQuirks {
   acceptsReasoningContent?: boolean;
   /** OpenRouter takes `cache_control` breakpoints and hands them to the models that cache; the others reject them. */
   passesCacheControl?: boolean;
+  /** The models whose chat API searches the web (`web_search_options`); the others get it dropped with a warning. */
+  webSearchModels?: RegExp;
 }
+
+/** OpenAI's chat API searches the web with its search models only (`gpt-4o-search-preview`, `gpt-5-search-api`). */
+export const OPENAI_SEARCH_MODELS = /-search-(preview|api)/;
 
 /** Parameters only OpenAI's own API knows (the request table's `onlyIn`): the rest of the family drops them. */
 const OPENAI_ONLY = parametersOnlyIn('openai');
@@ -67,6 +72,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     disableObfuscation: true,
     newToolKinds: true,
     unsupportedParams: NOT_OPENAI,
+    webSearchModels: OPENAI_SEARCH_MODELS,
   },
   groq: {
     name: 'groq',
@@ -185,6 +191,7 @@ export function openAIFamilyProvider(
       nativeOutput: nativeOutputWhere(quirks.nativeStructuredOutputs),
       strictForm: quirks.nativeStructuredOutputs,
       embeddings: quirks.embeddings ?? false,
+      customTools: quirks.newToolKinds ?? false,
     },
     create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
     // Reasoning text only where the provider gives it (OpenAI's own chat API never does).

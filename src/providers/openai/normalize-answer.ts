@@ -28,6 +28,7 @@ export function normalizeChoice(choice: unknown, field: 'message' | 'delta', qui
     if (!isPlainObject(toolCall)) continue;
     dropNulls(toolCall, TOOL_CALL_OPTIONALS);
     if (isPlainObject(toolCall.function)) dropNulls(toolCall.function, FUNCTION_OPTIONALS);
+    if (isPlainObject(toolCall.custom)) dropNulls(toolCall.custom, CUSTOM_OPTIONALS);
   }
 }
 
@@ -47,8 +48,9 @@ export function normalizeUsage(usage: unknown): void {
 // Fields OpenAI's types mark optional but not nullable.
 const MESSAGE_OPTIONALS = ['tool_calls', 'function_call'];
 const DELTA_OPTIONALS = ['role', 'tool_calls', 'function_call'];
-const TOOL_CALL_OPTIONALS = ['id', 'type', 'function'];
+const TOOL_CALL_OPTIONALS = ['id', 'type', 'function', 'custom'];
 const FUNCTION_OPTIONALS = ['name', 'arguments'];
+const CUSTOM_OPTIONALS = ['name', 'input'];
 
 function dropNulls(record: Record<string, unknown>, keys: readonly string[]): void {
   for (let index = 0; index < keys.length; index++) if (record[keys[index]!] === null) delete record[keys[index]!];

@@ -1,0 +1,152 @@
+import type {
+  CustomTool,
+  FunctionTool,
+  ResponseCreateParams,
+  Tool,
+  WebSearchTool,
+} from 'openai/resources/responses/responses';
+import { InvalidRequestError } from '../../errors.ts';
+import type { CompletionRequest, CompletionTool, CompletionWarning, WebSearchOptions } from '../../types.ts';
+import { flattenNamespace } from './namespace-tools.ts';
+
+/**
+ * A Responses request's tools as chat's: function, custom and namespace tools (a namespace's flattened), those of its
+ * `additional_tools` input items too; web search as chat's `web_search_options`, which each provider runs with its
+ * own search; every other tool OpenAI's Responses API runs itself dropped with a warning (an error under strict).
+ */
+export function applyTools(
+  params: ResponseCreateParams,
+  request: CompletionRequest,
+  warnings: CompletionWarning[],
+): void {
+  const tools: Array<{ tool: Tool; at: string }> = (params.tools ?? []).map((tool, index) => ({
+    tool,
+    at: `tools[${index}]`,
+  }));
+  if (Array.isArray(params.input)) {
+    params.input.forEach((item, index) => {
+      if (item.type !== 'additional_tools') return;
+      item.tools.forEach((tool, inner) => {
+        tools.push({ tool, at: `input[${index}].tools[${inner}]` });
+      });
+    });
+  }
+  const chat = chatTools(tools, request, warnings);
+  if (chat.length > 0) request.tools = chat;
+  if (params.tool_choice != null) {
+    const choice = chatToolChoice(params.tool_choice, warnings);
+    if (choice) request.tool_choice = choice;
+  }
+}
+
+/** The tools as chat's, a namespace's tools flattened to top-level tools whose names no other tool has. */
+function chatTools(
+  tools: ReadonlyArray<{ tool: Tool; at: string }>,
+  request: CompletionRequest,
+  warnings: CompletionWarning[],
+): CompletionTool[] {
+  const chat: CompletionTool[] = [];
+  const names = new Map<string, string | undefined>(); // name → its namespace
+  for (const { tool, at } of tools) {
+    if (tool.type !== 'function' && tool.type !== 'custom' && tool.type !== 'namespace') {
+      builtInTool(tool, at, request, warnings);
+      continue;
+    }
+    const namespace = tool.type === 'namespace' ? tool.name : undefined;
+    for (const one of tool.type === 'namespace' ? flattenNamespace(tool) : [tool]) {
+      const translated = chatTool(one);
+      const name = translated.type === 'function' ? translated.function.name : translated.custom.name;
+      const other = names.get(name);
+      if (names.has(name) && (namespace ?? other) !== undefined) {
+        throw new InvalidRequestError(
+          `${at}: the tool "${name}"${namespace ? ` of the namespace "${namespace}"` : ''} is sent under ` +
+            `the name of another tool${other ? ` of the namespace "${other}"` : ''}; rename one of them.`,
+          at,
+        );
+      }
+      names.set(name, namespace);
+      chat.push(translated);
+    }
+  }
+  return chat;
+}
+
+function chatTool(tool: FunctionTool | CustomTool): CompletionTool {
+  if (tool.type === 'function') {
+    const chat: CompletionTool = {
+      type: 'function',
+      // Function tools are strict in the Responses API unless told otherwise.
+      function: {
+        name: tool.name,
+        parameters: tool.parameters ?? { type: 'object', properties: {} },
+        strict: tool.strict ?? true,
+      },
+    };
+    if (tool.description) chat.function.description = tool.description;
+    return chat;
+  }
+  // Chat's form: the grammar's syntax and definition under `grammar`.
+  const { name, description, format } = tool;
+  const chatFormat =
+    format?.type === 'grammar'
+      ? { type: 'grammar' as const, grammar: { syntax: format.syntax, definition: format.definition } }
+      : format && { type: 'text' as const };
+  return {
+    type: 'custom',
+    custom: { name, ...(description ? { description } : {}), ...(chatFormat ? { format: chatFormat } : {}) },
+  };
+}
+
+const WEB_SEARCH = ['web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11'];
+
+/** A tool OpenAI runs itself: web search as `web_search_options`, any other dropped with a warning. */
+function builtInTool(tool: Tool, at: string, request: CompletionRequest, warnings: CompletionWarning[]): void {
+  if (!WEB_SEARCH.includes(tool.type)) {
+    warnings.push({
+      code: 'unsupported_parameter',
+      param: at,
+      message: `"${tool.type}" is a tool OpenAI's Responses API runs itself; no model here has it, so it was not sent.`,
+    });
+    return;
+  }
+  const search = tool as WebSearchTool & { external_web_access?: boolean };
+  const options: WebSearchOptions = {};
+  if (search.search_context_size) options.search_context_size = search.search_context_size;
+  const { type: _type, ...place } = search.user_location ?? {};
+  const approximate = Object.fromEntries(Object.entries(place).filter(([, value]) => value != null));
+  if (Object.keys(approximate).length > 0) options.user_location = { type: 'approximate', approximate };
+  if (search.filters?.allowed_domains?.length) options.allowed_domains = search.filters.allowed_domains;
+  request.web_search_options = options;
+  if (search.external_web_access === false) {
+    warnings.push({
+      code: 'converted_parameter',
+      param: `${at}.external_web_access`,
+      message:
+        "external_web_access: false asks for OpenAI's cached search index, which no provider here has: the model's " +
+        'own search (where it has one) reaches the live web.',
+    });
+  }
+}
+
+function chatToolChoice(
+  choice: NonNullable<ResponseCreateParams['tool_choice']>,
+  warnings: CompletionWarning[],
+): CompletionRequest['tool_choice'] {
+  if (typeof choice === 'string') return choice;
+  if (choice.type === 'function') return { type: 'function', function: { name: choice.name } };
+  if (choice.type === 'custom') return { type: 'custom', custom: { name: choice.name } };
+  if (choice.type === 'allowed_tools') {
+    const tools = choice.tools.map((tool) =>
+      tool.type === 'custom'
+        ? { type: 'custom' as const, custom: { name: String(tool.name) } }
+        : { type: 'function' as const, function: { name: String(tool.name) } },
+    );
+    return { type: 'allowed_tools', allowed_tools: { mode: choice.mode, tools } };
+  }
+  warnings.push({
+    code: 'unsupported_parameter',
+    param: 'tool_choice',
+    message: `tool_choice "${choice.type}" names a tool OpenAI's Responses API runs itself; the model chooses instead.`,
+  });
+  return undefined;
+}
