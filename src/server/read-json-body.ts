@@ -16,11 +16,12 @@ export async function readJsonBody(request: ServerRequest, maxBytes: number): Pr
   const bytes = await request.body(maxBytes);
   const depth = nestingPast(bytes, MAX_JSON_DEPTH);
   if (depth !== undefined) {
+    const field = outerFieldAt(bytes, depth);
     throw new HttpError(
       400,
-      `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (at byte ${depth}); ` +
-        `the limit is ${MAX_JSON_DEPTH}.`,
-      { code: 'json_too_deep' },
+      `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep` +
+        `${field ? ` in "${field}"` : ''} (at byte ${depth}); the limit is ${MAX_JSON_DEPTH}.`,
+      { code: 'json_too_deep', param: field ?? null },
     );
   }
   // A view, not Buffer.from(bytes): that would copy the whole body once more.
@@ -42,6 +43,7 @@ const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
 
 /**
  * Where the body's `{`/`[` nesting first goes past `limit` (a byte offset), or `undefined`: one pass, no recursion,
@@ -62,6 +64,39 @@ export function nestingPast(bytes: Uint8Array, limit: number): number | undefine
     }
   }
   return undefined;
+}
+
+/**
+ * The outermost field that holds byte `offset`: the top-level key (`"response_format"`), or `[i]` for an item of a
+ * top-level array (a JSON-RPC batch). Only on the error path: the body is scanned once more, up to `offset`.
+ */
+export function outerFieldAt(bytes: Uint8Array, offset: number): string | undefined {
+  let depth = 0;
+  let inArray = false;
+  let item = 0;
+  let keyNext = false;
+  let field: string | undefined;
+  for (let at = 0; at < offset; at++) {
+    const byte = bytes[at]!;
+    if (byte === QUOTE) {
+      const end = closingQuote(bytes, at);
+      if (keyNext) field = new TextDecoder().decode(bytes.subarray(at + 1, end));
+      keyNext = false;
+      at = end;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (++depth === 1) {
+        inArray = byte === OPEN_BRACKET;
+        keyNext = !inArray;
+        if (inArray) field = '[0]';
+      }
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth -= 1;
+    } else if (byte === COMMA && depth === 1) {
+      if (inArray) field = `[${++item}]`;
+      else keyNext = true;
+    }
+  }
+  return field;
 }
 
 /** The offset of the quote that ends the string opened at `open` (the end of the body when it never ends). */

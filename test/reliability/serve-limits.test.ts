@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/index.ts';
+import { MAX_JSON_DEPTH } from '../../src/server/read-json-body.ts';
 import { SCHEMA_LIMITS } from '../../src/structured-output/schema-limits.ts';
 import { makeDeployment } from '../deployments/fixtures.ts';
 import { bounded, guardUnhandledRejections } from './harness.ts';
@@ -80,15 +81,17 @@ async function timed(
 
 describe('over the limits: 400 naming the limit, before any compiling', () => {
   const cases: Array<[string, unknown, string, string]> = [
-    [
-      'response_format schema 2,500 levels deep',
-      withSchema(deepSchema(2_500)),
-      'response_format.json_schema.schema',
-      'schema_too_deep',
-    ],
+    // Past the body's nesting bound (128), the body is refused before it is parsed, naming the field.
+    ['response_format schema 2,500 levels deep', withSchema(deepSchema(2_500)), 'response_format', 'json_too_deep'],
     [
       'response_format schema 2,500 levels deep, streamed',
       withSchema(deepSchema(2_500), true),
+      'response_format',
+      'json_too_deep',
+    ],
+    [
+      'response_format schema 50 levels deep (JSON depth 101)',
+      withSchema(deepSchema(50)),
       'response_format.json_schema.schema',
       'schema_too_deep',
     ],
@@ -111,9 +114,10 @@ describe('over the limits: 400 naming the limit, before any compiling', () => {
         '"DEEP"',
         `${'{"type":"object","properties":{"a":'.repeat(25_000)}{"type":"string"}${'}}'.repeat(25_000)}`,
       ),
-      'tools[0].function.parameters',
-      'schema_too_deep',
+      'tools',
+      'json_too_deep',
     ],
+    ['tool parameters 50 levels deep', withTool(deepSchema(50)), 'tools[0].function.parameters', 'schema_too_deep'],
     [
       'tool parameters with 10,000 properties',
       withTool(wideSchema(10_000)),
@@ -126,9 +130,8 @@ describe('over the limits: 400 naming the limit, before any compiling', () => {
     expect(status).toBe(400);
     expect(isOpenAIErrorBody(answer)).toBe(true);
     expect(answer.error).toMatchObject({ type: 'invalid_request_error', param, code });
-    expect(answer.error.message).toContain(
-      String(code === 'schema_too_deep' ? SCHEMA_LIMITS.maxDepth : SCHEMA_LIMITS.maxNodes),
-    );
+    const limit = { schema_too_deep: SCHEMA_LIMITS.maxDepth, schema_too_large: SCHEMA_LIMITS.maxNodes }[code];
+    expect(answer.error.message).toContain(String(limit ?? MAX_JSON_DEPTH));
     // A hang guard, generous for two shared cores: the check itself takes a few milliseconds.
     expect(ms).toBeLessThan(5_000);
   });
@@ -136,7 +139,7 @@ describe('over the limits: 400 naming the limit, before any compiling', () => {
   it('through the openai SDK: BadRequestError with the param', async () => {
     const error = await rig
       .openai()
-      .chat.completions.create(withSchema(deepSchema(100)) as never)
+      .chat.completions.create(withSchema(deepSchema(50)) as never)
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 400, code: 'schema_too_deep', param: 'response_format.json_schema.schema' });
   });
@@ -155,7 +158,7 @@ describe('over the limits: 400 naming the limit, before any compiling', () => {
   it.each([
     [
       'output schema',
-      { output_schema: { json_schema: { type: 'object', properties: { a: deepSchema(200) } } } },
+      { output_schema: { json_schema: { type: 'object', properties: { a: deepSchema(50) } } } },
       'version.output_schema.json_schema',
     ],
     [
