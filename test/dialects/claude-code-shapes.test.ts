@@ -175,18 +175,20 @@ describe('fields Claude Code sends that no model here takes as they are', () => 
 });
 
 describe('a tool result with content null', () => {
-  it('is taken as an empty result, not a 500', async () => {
-    const message = await client(simulator).messages.create({
-      model: 'gpt-4o-latest',
-      max_tokens: 100,
-      messages: [
-        { role: 'user', content: 'List the files.' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: null as never }] },
-      ],
-    });
-    expect(message.content[0]).toMatchObject({ type: 'text' });
-    expect(scripted.calls.at(-1)!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'toolu_1', content: '' });
+  it('is a 400 naming the field, not a 500 (issue 36 item 13: Anthropic takes a string or blocks there)', async () => {
+    const error = await client(simulator)
+      .messages.create({
+        model: 'gpt-4o-latest',
+        max_tokens: 100,
+        messages: [
+          { role: 'user', content: 'List the files.' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: null as never }] },
+        ],
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 400 });
+    expect(String((error as Error).message)).toContain('messages[2].content[0].content');
   });
 });
 
