@@ -44,8 +44,10 @@ const exec: Tool = {
   strict: false,
   parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
 };
+/** Codex's default search (`web_search = "cached"`), and its live one. */
 const codexSearch = { type: 'web_search', external_web_access: false } as Tool;
-const turn = (model: string, tools: Tool[] = [exec, codexSearch]): ResponseCreateParamsNonStreaming => ({
+const liveSearch = { type: 'web_search', external_web_access: true } as Tool;
+const turn = (model: string, tools: Tool[] = [exec, liveSearch]): ResponseCreateParamsNonStreaming => ({
   model,
   instructions: 'You are Codex.',
   input: 'Say hello',
@@ -54,13 +56,19 @@ const turn = (model: string, tools: Tool[] = [exec, codexSearch]): ResponseCreat
 });
 
 describe("Codex's web_search tool", () => {
-  it('reaches Claude as Anthropic’s web search, beside the functions', async () => {
-    const response = warned(await server.openai().responses.create(turn('claude-sonnet-4-5')));
+  it('live, reaches Claude as Anthropic’s web search, beside the functions', async () => {
+    await server.openai().responses.create(turn('claude-sonnet-4-5'));
     const sent = anthropic.requests.at(-1)!.body.tools;
     expect(sent.map((tool: { name: string }) => tool.name)).toEqual(['exec_command', 'web_search']);
     expect(sent[1]).toEqual({ type: 'web_search_20250305', name: 'web_search' });
+  });
+
+  it('cached only (Codex’s default) is not widened to the live web: dropped with a warning, the call goes on', async () => {
+    const response = warned(await server.openai().responses.create(turn('claude-sonnet-4-5', [exec, codexSearch])));
+    const sent = anthropic.requests.at(-1)!.body.tools;
+    expect(sent.map((tool: { name: string }) => tool.name)).toEqual(['exec_command']);
     expect(response.switchyard.warnings).toContainEqual(
-      expect.objectContaining({ code: 'converted_parameter', param: 'tools[1].external_web_access' }),
+      expect.objectContaining({ code: 'unsupported_parameter', param: 'tools[1].external_web_access' }),
     );
   });
 
@@ -79,7 +87,7 @@ describe("Codex's web_search tool", () => {
   });
 
   it('grounds Gemini in Google Search without functions, and is dropped with a warning beside them', async () => {
-    await server.openai().responses.create(turn('gemini-2.5-flash', [codexSearch]));
+    await server.openai().responses.create(turn('gemini-2.5-flash', [liveSearch]));
     expect(gemini.requests.at(-1)!.body.tools).toEqual([{ googleSearch: {} }]);
     const response = warned(await server.openai().responses.create(turn('gemini-2.5-flash')));
     expect(gemini.requests.at(-1)!.body.tools).toEqual([

@@ -110,6 +110,18 @@ function builtInTool(tool: Tool, at: string, request: CompletionRequest, warning
     return;
   }
   const search = tool as WebSearchTool & { external_web_access?: boolean };
+  // Codex's default ("cached"): OpenAI's own index of pages, chosen over the live web to keep injected pages out.
+  // No provider here has that; the live web instead would widen what the caller allowed, so nothing is sent.
+  if (search.external_web_access === false) {
+    warnings.push({
+      code: 'unsupported_parameter',
+      param: `${at}.external_web_access`,
+      message:
+        "web_search with external_web_access: false asks for OpenAI's cached search index, which no model here " +
+        'has, so it was not sent; a live search (Codex: web_search = "live") uses the model\'s own search.',
+    });
+    return;
+  }
   const options: WebSearchOptions = {};
   if (search.search_context_size) options.search_context_size = search.search_context_size;
   const { type: _type, ...place } = search.user_location ?? {};
@@ -117,15 +129,6 @@ function builtInTool(tool: Tool, at: string, request: CompletionRequest, warning
   if (Object.keys(approximate).length > 0) options.user_location = { type: 'approximate', approximate };
   if (search.filters?.allowed_domains?.length) options.allowed_domains = search.filters.allowed_domains;
   request.web_search_options = options;
-  if (search.external_web_access === false) {
-    warnings.push({
-      code: 'converted_parameter',
-      param: `${at}.external_web_access`,
-      message:
-        "external_web_access: false asks for OpenAI's cached search index, which no provider here has: the model's " +
-        'own search (where it has one) reaches the live web.',
-    });
-  }
 }
 
 function chatToolChoice(
