@@ -32,7 +32,7 @@ export interface AgentFixture {
 const PACKAGES: Record<AgentName, string> = { 'claude-code': '@anthropic-ai/claude-code', codex: '@openai/codex' };
 const KEPT_HEADERS = ['anthropic-beta', 'anthropic-version', 'user-agent', 'originator', 'x-app', 'accept'];
 
-/** Writes a run's request as the fixture `name` of `agent` on `family`, the run's temporary directories made neutral. */
+/** Writes a run's request as the fixture `name` of `agent` on `family`, its temporary directories made neutral. */
 export function writeAgentFixture(
   { agent, name, family }: Pick<AgentFixture, 'agent' | 'name' | 'family'>,
   request: CapturedRequest,
