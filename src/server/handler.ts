@@ -21,6 +21,7 @@ import { findRoute, type Route } from './router.ts';
 import { annotationRoutes } from './routes/annotations.ts';
 import { callQueryRoutes } from './routes/call-query.ts';
 import { callRoutes } from './routes/calls.ts';
+import { codexModelRoutes } from './routes/codex-models.ts';
 import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { embeddingRoutes } from './routes/embeddings.ts';
@@ -124,6 +125,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...embeddingRoutes(gateway, maxBodyBytes),
     ...responseRoutes(gateway, maxBodyBytes),
     ...modelRoutes(gateway),
+    ...codexModelRoutes(gateway),
     ...deploymentRoutes(gateway, options.deployments, maxBodyBytes),
     ...callRoutes(gateway),
     ...callQueryRoutes(gateway),
