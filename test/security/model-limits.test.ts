@@ -135,7 +135,7 @@ describe('a model-limited key writing what pins a model', () => {
     expect((await jsonOf(refused)).error.message).toMatch(/may not use gpt-4o\b/);
   });
 
-  it('is refused (403) an experiment version on a model outside its list, inline or as a deployment override', async () => {
+  it('is refused (403) an experiment version outside its models, inline or as a deployment override', async () => {
     const key = await writerKey();
     await test.server.deployments.put!(makeDeployment({ agent_id: 'lab', number: 1 }, { model: 'gpt-4o-mini' }));
     const outside = await api(test, '/v1/experiments', {
