@@ -19,6 +19,7 @@ export default defineConfig({
             'test/providers/**/*.test.ts',
             'test/embeddings/**/*.test.ts',
             'test/reliability/fault-matrix.test.ts',
+            'test/reliability/fault-matrix-in-process.test.ts',
             'test/reliability/malformed-answers.test.ts',
             'test/reliability/answer-fuzz.test.ts',
             'test/reliability/secrets.test.ts',
