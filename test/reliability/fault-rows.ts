@@ -304,6 +304,8 @@ export function retryRows(provider: ProviderName): FaultRow[] {
       faults: [{ kind: 'malformed' }],
       expected: { kind: 'answer', content: greeting(provider), attempts: [`${provider}:502`, `${provider}:ok`] },
     },
+    // Regression (fixed; was a bug in the OpenAI and Anthropic adapters): a 200 whose body could not be parsed was
+    // reported as code "connection_error", "Could not reach <provider>", though the provider had answered.
     {
       name: 'malformed body on every try: 502 invalid_response, not a connection error',
       provider,
@@ -392,6 +394,9 @@ export function streamRows(provider: ProviderName): FaultRow[] {
         requests: 1,
       },
     },
+    // Regressions (fixed; were bugs in the OpenAI adapter's #convertChunks and Gemini's StreamConverter.finish): an
+    // OpenAI-family stream ending without [DONE] and a Gemini stream without a finishReason passed as complete
+    // answers (Gemini's with a synthesized finish_reason "stop"), their records "ok".
     {
       name: 'stream ended cleanly before the answer was complete (no finish, no [DONE]): stream_truncated',
       provider,
