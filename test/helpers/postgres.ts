@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { pollUntil } from './poll.ts';
 
 /**
  * A throwaway PostgreSQL from Debian's `postgresql` package: a temporary data directory, a free loopback port, fsync
@@ -83,19 +84,14 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
 
 async function waitUntilReady(url: string): Promise<void> {
   const { default: pg } = await import('pg');
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  await pollUntil(async () => {
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
-      await client.end();
-      return;
-    } catch (error) {
+    } finally {
       await client.end().catch(() => {});
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
     }
-  }
+  }, 30_000);
 }
 
 export function freePort(): Promise<number> {
