@@ -53,14 +53,18 @@ export async function startRedis(): Promise<ThrowawayRedis | undefined> {
 
 async function waitForRedis(url: string): Promise<void> {
   const { Redis } = await import('ioredis');
-  await pollUntil(async () => {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => {});
-    try {
-      await probe.connect();
-      await probe.ping();
-    } finally {
-      probe.disconnect();
-    }
-  }, 20_000);
+  await pollUntil(
+    async () => {
+      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => {});
+      try {
+        await probe.connect();
+        await probe.ping();
+      } finally {
+        probe.disconnect();
+      }
+    },
+    20_000,
+    25,
+  );
 }
