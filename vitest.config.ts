@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -11,6 +12,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'threads',
+    // A worker per core: most files wait on child processes, servers and sockets more than they compute. (Vitest's
+    // default keeps a core for itself: one worker on a two-core machine, which ran the suite file after file.)
+    maxWorkers: Math.max(2, availableParallelism()),
     testTimeout: 20_000,
     projects: [
       { extends: true, test: { name: 'wire', include: ['test/**/*.test.ts'] } },
