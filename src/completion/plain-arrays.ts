@@ -9,7 +9,10 @@ import { fail } from './parameter-checks.ts';
  */
 export function refuseArraysWithConstructor(request: Record<string, unknown>): void {
   const seen = new WeakSet<object>();
-  const pending: Array<[value: unknown, param: string]> = Object.keys(request).map((key) => [request[key], key]);
+  // `input` is data for the templates, read only while rendering (and only as far as the size bound allows).
+  const pending: Array<[value: unknown, param: string]> = Object.keys(request)
+    .filter((key) => key !== 'input')
+    .map((key) => [request[key], key]);
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [value, param] = next;
     if (typeof value !== 'object' || value === null || seen.has(value)) continue;
