@@ -32,7 +32,10 @@ beforeAll(async () => {
       return response.end();
     }
     // Never answered: held until the client gives up and closes the connection.
-    if (request.url === '/held') return void held.splice(0).forEach((arrived) => arrived());
+    if (request.url === '/held') {
+      for (const arrived of held.splice(0)) arrived();
+      return;
+    }
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(
       JSON.stringify({ method: request.method, url: request.url, body, auth: request.headers.authorization ?? null }),
