@@ -105,6 +105,8 @@ export async function startDocsWorld(
     // The provider of docs/providers.md, "Your own provider", speaks OpenAI's wire format.
     ACME_API_KEY: 'acme-docs-test',
     ACME_BASE_URL: openai.url,
+    // The test run's compile cache (vitest.config.ts), which no block reads: the package and npx compiled once.
+    ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
   };
   const key = (await promisify(execFile)(node, [cli, 'keys', 'create', '--name', 'docs-test'], { cwd: dir, env }))
     .stdout;
