@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordingWait } from '../helpers/recording-wait.ts';
-import { FALLBACK, type FaultRow, retryRows, streamRows } from './fault-rows.ts';
+import { FALLBACK, type FaultRow, streamRows } from './fault-rows.ts';
 import { refusalRows } from './fault-rows-refusals.ts';
+import { retryRows } from './fault-rows-retries.ts';
 import { runInProcess, type SurfaceRun } from './fault-surface-library.ts';
 import { type ServeSurface, startServeSurface } from './fault-surface-serve.ts';
 import { type Backends, guardUnhandledRejections, PROVIDERS, type ProviderName, startBackends } from './harness.ts';
