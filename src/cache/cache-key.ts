@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CallPlan } from '../completion/call-plan.ts';
+import type { CallPlan } from '../completion/stages.ts';
 import { canonicalJson } from '../internal/canonical-json.ts';
 
 /**
