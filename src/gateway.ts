@@ -8,7 +8,7 @@ import type {
 import type { Annotations } from './annotations/annotations.ts';
 import type { BudgetOptions } from './budgets/budget-ledger.ts';
 import { budgetStage } from './budgets/call-budget.ts';
-import { type ResponseCacheOptions, responseCacheOf } from './cache/response-cache.ts';
+import type { ResponseCacheOptions } from './cache/response-cache.ts';
 import { responseCacheStage } from './cache/response-cache-stage.ts';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import { CatalogRefresher, type CatalogRefreshOptions, type CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
@@ -238,7 +238,6 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       createCompletion(services, { ...request, stream: false }, callOptions) as Promise<CompletionResponse>,
   });
   const configuredProviders = () => providersWithCredentials({ registry, providers: options.providers, env });
-  const cache = responseCacheOf(options.cache);
   const services: Services = {
     get catalog() {
       return currentCatalog();
@@ -248,7 +247,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     recorder,
     deployments,
     budgets: options.budgets && budgetStage(options.budgets),
-    cache: responseCacheStage(cache),
+    cache: responseCacheStage(options.cache),
     // The simulator stands in for every provider, so each may be suggested.
     configuredProviders: simulator
       ? () => [...registry.definitions].map((definition) => definition.id)
@@ -289,7 +288,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     close: async () => {
       refresher?.stop();
       await recorder.close();
-      await cache?.store.close?.();
+      await services.cache.close();
     },
     get catalog() {
       return currentCatalog();

@@ -2,17 +2,23 @@ import { tenantOf } from '../access/lineage.ts';
 import type { CacheLookup, CallPlan, CallTrace, ResponseCacheStage } from '../completion/stages.ts';
 import { cacheKey, isDeterministic } from './cache-key.ts';
 import { answerOfResponse, answerOfStream, type CachedAnswer, parseAnswer } from './cached-answer.ts';
-import type { ResponseCache } from './response-cache.ts';
+import { type ResponseCache, type ResponseCacheOptions, responseCacheOf } from './response-cache.ts';
 
 /**
  * The response cache stage, between planning and the budgets: a call the cache may answer is looked up by the
  * request that would reach the model and the caller's tenant. A hit is answered by the pipeline from the entry
  * (streamed as chunks when asked) and recorded at no cost, holding and charging no budget; a miss goes on, and its
- * answer is stored once it is complete (`rememberResponse`, `rememberStream`). `undefined`: the cache is off
- * (`cache: false`), and a call that asks for it is told so.
+ * answer is stored once it is complete (`rememberResponse`, `rememberStream`). With `cache: false` it is off, and a
+ * call that asks for it is told so.
  */
-export function responseCacheStage(cache: ResponseCache | undefined): ResponseCacheStage {
-  return { lookUp: (plan, trace) => lookUp(cache, plan, trace) };
+export function responseCacheStage(options: false | ResponseCacheOptions | undefined): ResponseCacheStage {
+  const cache = responseCacheOf(options);
+  return {
+    lookUp: (plan, trace) => lookUp(cache, plan, trace),
+    close: async () => {
+      await cache?.store.close?.();
+    },
+  };
 }
 
 /**

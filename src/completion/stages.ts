@@ -19,6 +19,8 @@ export interface ResponseCacheStage {
    * path). What the cache could not do as the call asked is warned about on its trace.
    */
   lookUp(plan: CallPlan, trace: CallTrace): Promise<CacheLookup | undefined> | undefined;
+  /** Releases its store, when the gateway closes. */
+  close(): Promise<void>;
 }
 
 /** A call the cache may answer: the answer it holds (a hit), and how to store the call's own (a miss). */
