@@ -190,7 +190,7 @@ export interface Gateway {
   listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
   /** Queries over the call records (the first sink that answers queries: memory by default, or SQLite). */
   readonly calls: CallStore;
-  /** Record counters: waiting, written, dropped (queue full), failed in a sink, built only in part, and the last loss. */
+  /** Record counters: waiting, written, dropped (queue full), failed in a sink, built in part only, the last loss. */
   readonly recordStats: RecordQueueStats;
   /** Resolves once every record of the calls made so far has been written. */
   flush(): Promise<void>;

@@ -21,9 +21,10 @@ export function budgetSubject(plan: Pick<CallPlan, 'metadata' | 'access'>): Budg
 }
 
 /**
- * The pipeline's budget stage: a gateway's ledger over its budgets (`createGateway({ budgets })`). A completion holds its worst cost (`worstCost`) at the
- * dearest candidate that may run, as many times as requests may run at once (two when a hedge may send a second),
- * until its deadline has passed; an embedding holds the worst cost its caller estimated.
+ * The pipeline's budget stage: a ledger over the gateway's budgets (`createGateway({ budgets })`). A completion holds
+ * its worst cost (`worstCost`) at the dearest candidate that may run, as many times as requests may run at once (two
+ * when a hedge may send a second), until its deadline has passed; an embedding holds the worst cost its caller
+ * estimated.
  */
 export function budgetStage(options: BudgetOptions): BudgetStage {
   const ledger = new BudgetLedger(options);
