@@ -94,6 +94,7 @@ describe('the MCP gateway', () => {
     expect(upstream).toEqual([
       'docs__web',
       'files__env',
+      'files__grow',
       'files__pid',
       'files__read',
       'search__fail',
@@ -122,7 +123,7 @@ describe('the MCP gateway', () => {
   });
 
   it("keeps two keys' tools apart", async () => {
-    expect((await toolsOf(keys.files)).sort()).toEqual(['files__env', 'files__pid', 'files__read']);
+    expect((await toolsOf(keys.files)).sort()).toEqual(['files__env', 'files__grow', 'files__pid', 'files__read']);
     expect((await call(keys.files, 'search__web', { query: 'x' })).isError).toBe(true);
     expect((await call(keys.web, 'files__read', { path: '/etc/hosts' })).isError).toBe(true);
     expect(await call(keys.files, 'files__read', { path: 'a.txt' })).toEqual({
@@ -225,6 +226,13 @@ describe('the MCP gateway', () => {
     const metrics = await (await api(test, '/metrics')).text();
     expect(metrics).toMatch(/switchyard_mcp_tool_calls_total\{server="search",outcome="ok"\} \d+/);
     expect(metrics).toMatch(/switchyard_mcp_tool_calls_total\{server="docs",outcome="unavailable"\} 1/);
+  });
+
+  it("lists an upstream's new tool at once when it says its list changed", async () => {
+    expect(await toolsOf(keys.files)).not.toContain('files__grown');
+    expect((await call(test.key, 'files__grow')).text).toBe('grown');
+    expect(await toolsOf(keys.files)).toContain('files__grown');
+    expect(await call(keys.files, 'files__grown')).toEqual({ isError: false, text: 'new' });
   });
 
   it('ends the stdio server it spawned when it stops', async () => {
