@@ -29,7 +29,7 @@ export interface McpGatewayOptions {
 }
 
 /** Tool names as MCP clients take them; an upstream's other names are not offered (and said once in the log). */
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,80}$/;
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,80}$/;
 
 /**
  * The upstream MCP servers `serve` offers the tools of at `/mcp`, each under its prefix. Both what a key lists and

@@ -3,7 +3,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type * as Zod from 'zod';
 import { mcpToolAllowed } from '../../access/mcp-tools.ts';
 import { lazyRequire } from '../../internal/lazy-require.ts';
-import type { GatewayTool, McpCaller, McpGateway } from '../mcp-gateway/mcp-gateway.ts';
+import { type GatewayTool, type McpCaller, type McpGateway, TOOL_NAME } from '../mcp-gateway/mcp-gateway.ts';
 
 const loadZod = lazyRequire<typeof Zod>('zod');
 
@@ -32,7 +32,7 @@ export async function registerGatewayTools(
     if (!located) continue;
     if (!mcpToolAllowed(key, name)) gateway.refused(key, name);
     // A server that cannot say its tools: the call is forwarded all the same, and fails as the server does.
-    else if (unknown.includes(located.upstream.name))
+    else if (unknown.includes(located.upstream.name) && TOOL_NAME.test(located.tool))
       register(server, gateway, key, { name, server: located.upstream.name, definition: unlisted(located.tool) });
   }
 }
