@@ -205,6 +205,31 @@ describe('the MCP gateway', () => {
     expect(await toolsOf(keys.web)).toEqual(['search__web']);
   });
 
+  it("answers a caller's odd tool calls without an error of its own, and forwards none of them", async () => {
+    const forwarded = search.requests.length;
+    const message = (id: number, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
+    const post = (body: unknown) =>
+      api(test, '/mcp', {
+        key: keys.web,
+        headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+        body,
+      });
+    // Not JSON-RPC requests of MCP at all: the caller's fault, said as such.
+    expect((await post([message(1, null)])).status).toBe(400);
+    expect((await post({ jsonrpc: '2.0', id: 6, method: 'tools/list', params: 'x' })).status).toBe(400);
+    const response = await post([
+      message(2, { name: 123 }),
+      message(3, { name: 'search__web', arguments: 'not an object' }),
+      message(4, { name: `docs__${'x'.repeat(10_000)}`, arguments: {} }),
+      message(5, { name: 'search__news' }),
+    ]);
+    expect(response.status).toBe(200);
+    const answers = (await response.json()) as Array<{ id: number; error?: unknown; result?: { isError?: boolean } }>;
+    expect(answers.map((answer) => answer.id).sort()).toEqual([2, 3, 4, 5]);
+    for (const answer of answers) expect(answer.error !== undefined || answer.result?.isError === true).toBe(true);
+    expect(search.requests.length).toBe(forwarded);
+  });
+
   it('records every call: key, tool, server, duration, outcome, sizes; for admin keys only', async () => {
     const records = await mcpCalls();
     const keyIds = new Map((await test.server.keys.list()).map((key) => [key.name, key.id]));
