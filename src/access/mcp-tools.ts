@@ -57,6 +57,12 @@ export function allowedMcpTools(key: McpToolKey, names: readonly string[]): stri
   return names.filter((name) => patterns.some((pattern) => reaches(pattern, name)));
 }
 
+/** Whether a key may reach any tool of the server `server` (its tools need not be asked for otherwise). */
+export function mcpServerReachable(key: McpToolKey, server: string): boolean {
+  const prefix = `${server}${MCP_TOOL_SEPARATOR}`;
+  return mcpToolsOf(key).some((pattern) => pattern === '*' || pattern.startsWith(prefix));
+}
+
 /** Whether every tool `inner` reaches, `outer` reaches too. */
 function covers(outer: string, inner: string): boolean {
   if (outer === '*') return true;

@@ -4,6 +4,7 @@ import {
   childMcpTools,
   isMcpToolPattern,
   MCP_SERVER_NAME,
+  mcpServerReachable,
   mcpToolAllowed,
 } from '../../src/access/mcp-tools.ts';
 import { SCOPES } from '../../src/access/scopes.ts';
@@ -27,6 +28,18 @@ describe('the MCP tool rule', () => {
     expect(allowedMcpTools(limited([]), TOOLS)).toEqual([]);
     expect(allowedMcpTools(limited(['nothing__here']), TOOLS)).toEqual([]);
     expect(mcpToolAllowed({ ...admin, mcp_tools: [] }, 'search__web')).toBe(false);
+  });
+
+  it('says which servers a key may reach a tool of, so that no other is asked for its tools', () => {
+    const key = limited(['search__web', 'github__*']);
+    expect(['search', 'github', 'githubx', 'docs'].map((server) => mcpServerReachable(key, server))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(mcpServerReachable(admin, 'docs')).toBe(true);
+    expect(mcpServerReachable(limited([]), 'docs')).toBe(false);
   });
 
   it('takes only well-formed patterns and server names', () => {

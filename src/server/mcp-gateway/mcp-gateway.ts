@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { MCP_TOOL_SEPARATOR, type McpToolKey, mcpToolAllowed } from '../../access/mcp-tools.ts';
+import { MCP_TOOL_SEPARATOR, type McpToolKey, mcpServerReachable, mcpToolAllowed } from '../../access/mcp-tools.ts';
 import type { McpCallLog, McpCallRecord } from './call-log.ts';
 import { type McpCallOutcome, McpUpstream, McpUpstreamError } from './upstream.ts';
 import type { McpUpstreamSettings } from './upstream-settings.ts';
@@ -61,7 +61,10 @@ export class McpGateway {
    * cannot be asked (and never was) is in `unknown`, its tools not listed. No allowed tool: `[]`.
    */
   async toolsFor(key: McpCaller, servers?: ReadonlySet<string>): Promise<{ tools: GatewayTool[]; unknown: string[] }> {
-    const asked = [...this.#upstreams.values()].filter((upstream) => !servers || servers.has(upstream.name));
+    // A server none of whose tools the key may reach is not asked: its slowness is no concern of this key.
+    const asked = [...this.#upstreams.values()].filter(
+      (upstream) => (!servers || servers.has(upstream.name)) && mcpServerReachable(key, upstream.name),
+    );
     const lists = await Promise.all(asked.map(async (upstream) => ({ upstream, list: await upstream.tools() })));
     const tools: GatewayTool[] = [];
     const unknown: string[] = [];

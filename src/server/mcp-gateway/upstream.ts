@@ -32,6 +32,8 @@ export class McpUpstreamError extends Error {
 
 /** Tools an upstream lists, read page by page up to this many (a bound on what one server can make us hold). */
 const MAX_TOOLS = 1_000;
+/** The longest a listing waits for a server's tools (a first connection included). */
+const LISTING_WAIT_MS = 10_000;
 /** After a failed connection, listings skip the server this long (answering from the last list, if any). */
 const LISTING_BACKOFF_MS = 5_000;
 /** Room for the JSON-RPC envelope around a result, in the transport's own bound. */
@@ -51,7 +53,10 @@ export class McpUpstream {
   #live: Client | undefined;
   #tools: { list: Tool[]; until: number } | undefined;
   #listingBackoffUntil = 0;
+  #refreshing: { listed: Promise<Tool[] | undefined>; waitUntil: number } | undefined;
   #closed = false;
+  /** Aborted by `close`: a connection under way stops at once rather than at its deadline. */
+  readonly #closing = new AbortController();
 
   constructor(settings: McpUpstreamSettings) {
     this.name = settings.name;
@@ -61,12 +66,31 @@ export class McpUpstream {
   }
 
   /**
-   * Its tools: the cached list while fresh, else asked (under the deadline). When it cannot be asked, the last list
-   * it gave (a call to one of them then fails, as the server does), or `undefined` when it never gave one.
+   * Its tools: the cached list while fresh; else asked (once, however many listings want it) and, meanwhile, the last
+   * list it gave. A server that never gave one is waited for until `LISTING_WAIT_MS` (or its deadline) after the
+   * asking began, by every listing together; past that, listings go on without it (`undefined`) while the asking
+   * goes on under its deadline. A slow server never holds up the others' tools for longer.
    */
   async tools(): Promise<Tool[] | undefined> {
     if (this.#tools && this.#tools.until > performance.now()) return this.#tools.list;
     if (performance.now() < this.#listingBackoffUntil) return this.#tools?.list;
+    const waitUntil = performance.now() + Math.min(this.#timeoutMs, LISTING_WAIT_MS);
+    this.#refreshing ??= { listed: this.#refresh().finally(() => (this.#refreshing = undefined)), waitUntil };
+    if (this.#tools) return this.#tools.list;
+    const { listed } = this.#refreshing;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const remaining = this.#refreshing.waitUntil - performance.now();
+    const waited = new Promise<undefined>(
+      (resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, remaining))),
+    );
+    try {
+      return await Promise.race([listed, waited]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #refresh(): Promise<Tool[] | undefined> {
     try {
       const client = await this.#connected();
       const list: Tool[] = [];
@@ -106,6 +130,7 @@ export class McpUpstream {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     const client = this.#client;
     this.#client = undefined;
     this.#live = undefined;
@@ -142,7 +167,7 @@ export class McpUpstream {
       this.#tools = undefined;
     });
     const transport = await this.#transport();
-    const deadline = AbortSignal.timeout(this.#timeoutMs);
+    const deadline = AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), this.#closing.signal]);
     try {
       await client.connect(transport, { timeout: this.#timeoutMs, signal: deadline });
     } catch (error) {
