@@ -39,7 +39,8 @@ function buildSchema(z: typeof Zod.z) {
         .max(100)
         .optional()
         .describe(
-          "Upstream MCP tools the new key may list and call (github__*, search__web); within the caller's. Omit for none.",
+          'Upstream MCP tools the new key may list and call (github__*, search__web); ' +
+            "within the caller's. Omit for none.",
         ),
       expires_in_seconds: z
         .number()
