@@ -90,6 +90,18 @@ describe('mcp_servers in the config file', () => {
   });
 });
 
+describe('serve --mcp-server and --config', () => {
+  it('hands the servers of the flag and of the file to the server, which checks them before it listens', async () => {
+    const data = join(dir, 'serve-data');
+    const flag = cli(['serve', '--mock', '--port', '0', '--data', data, '--mcp-server', 'git__hub=http://127.0.0.1:1']);
+    await expect(flag).rejects.toThrow(/MCP server "git__hub": a name/);
+    const file = join(dir, 'doubled.yaml');
+    writeFileSync(file, 'mcp_servers:\n  search: { url: http://127.0.0.1:1/mcp }\n  SEARCH: { command: node }\n');
+    const config = cli(['serve', '--mock', '--port', '0', '--data', data, '--config', file]);
+    await expect(config).rejects.toThrow(/MCP server "SEARCH" is declared twice/);
+  });
+});
+
 describe("a key's mcp_tools in the key stores", () => {
   it('SQLite: added to a table from before it, where old keys keep the default (admin: all, others: none)', () => {
     const path = join(dir, 'old.sqlite');
