@@ -67,14 +67,15 @@ export class McpUpstream {
 
   /**
    * Its tools: the cached list while fresh; else asked (once, however many listings want it) and, meanwhile, the last
-   * list it gave. A server that never gave one is waited for until `LISTING_WAIT_MS` (or its deadline) after the
+   * list it gave. A server that never gave one is waited for until `LISTING_WAIT_MS` after the
    * asking began, by every listing together; past that, listings go on without it (`undefined`) while the asking
    * goes on under its deadline. A slow server never holds up the others' tools for longer.
    */
   async tools(): Promise<Tool[] | undefined> {
     if (this.#tools && this.#tools.until > performance.now()) return this.#tools.list;
     if (performance.now() < this.#listingBackoffUntil) return this.#tools?.list;
-    const waitUntil = performance.now() + Math.min(this.#timeoutMs, LISTING_WAIT_MS);
+    // Not the deadline: an asking that connects first takes up to two of them.
+    const waitUntil = performance.now() + LISTING_WAIT_MS;
     this.#refreshing ??= { listed: this.#refresh().finally(() => (this.#refreshing = undefined)), waitUntil };
     if (this.#tools) return this.#tools.list;
     const { listed } = this.#refreshing;
