@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,31 +7,77 @@ import { SwitchyardError } from '../../src/index.ts';
 import { buildPackage } from '../helpers/built-package.ts';
 
 /**
- * Issue 37: `instanceof SwitchyardError` is false for an error of the other build when an application loads both
- * the ESM and the CommonJS build (a dependency `require`s the package, the application `import`s it): each build has
- * its own classes. `SwitchyardError.is` reads a brand that both share. Both builds, as tsup makes them, in one
- * process.
+ * The package as tsup builds it, ESM and CommonJS, installed by name in an application's node_modules: every entry
+ * point of package.json loads both ways with the names of its source. And issue 37: `instanceof SwitchyardError` is
+ * false for an error of the other build when an application loads both (a dependency `require`s the package, the
+ * application `import`s it), each build having its own classes; `SwitchyardError.is` reads a brand both share.
  */
 const root = resolve(import.meta.dirname, '../..');
 const node = join(root, 'node_modules/.bin/node');
-const built = join(root, '.docs-run', `error-brand-${process.pid}`);
+const work = join(root, '.docs-run', `both-builds-${process.pid}`);
+const built = join(work, 'package');
+const app = join(work, 'app');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { 'switchyard-source': string }>;
+};
 
-beforeAll(() => buildPackage(built, ['esm', 'cjs']), 120_000);
-afterAll(() => rmSync(built, { recursive: true, force: true }));
+beforeAll(async () => {
+  await buildPackage(built, ['esm', 'cjs']);
+  mkdirSync(join(app, 'node_modules'), { recursive: true });
+  writeFileSync(join(app, 'package.json'), '{ "private": true, "type": "module" }\n');
+  symlinkSync(built, join(app, 'node_modules', 'switchyard-llm'));
+}, 120_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Runs `program` as a module of the application; what it printed last, parsed. */
+async function runInApp(program: string): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', program], { cwd: app });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+}
+
+describe('every entry point of the built package', () => {
+  it('loads by its name with import and with require, holding the names of its source', async () => {
+    const entries = Object.entries(manifest.exports).flatMap(([path, entry]) =>
+      typeof entry === 'string' ? [] : [{ path, source: entry['switchyard-source'] }],
+    );
+    expect(entries.map(({ path }) => path)).toEqual([
+      '.',
+      './testing',
+      './server',
+      './stores',
+      './records',
+      './providers',
+    ]);
+    const specifiers = entries.map(({ path }) => `switchyard-llm${path.slice(1)}`);
+    const seen = await runInApp(`
+      import { createRequire } from 'node:module';
+      const require = createRequire(import.meta.url);
+      const names = {};
+      for (const specifier of ${JSON.stringify(specifiers)}) {
+        const esm = Object.keys(await import(specifier)).sort();
+        const cjs = Object.keys(require(specifier)).filter((name) => name !== '__esModule').sort();
+        names[specifier] = { esm, cjs };
+      }
+      console.log(JSON.stringify(names));`);
+    for (const [index, { source }] of entries.entries()) {
+      const expected = Object.keys(await import(join(root, source))).sort();
+      expect(seen[specifiers[index]!], specifiers[index]).toEqual({ esm: expected, cjs: expected });
+    }
+  }, 60_000);
+});
 
 /** Runs `body` with `esm` and `cjs`, the two builds' main entries, and returns what it printed last, parsed. */
 async function withBothBuilds(body: string): Promise<Record<string, unknown>> {
   const program = `
     import { createRequire } from 'node:module';
-    const esm = await import(${JSON.stringify(join(built, 'dist/index.js'))});
-    const cjs = createRequire(import.meta.url)(${JSON.stringify(join(built, 'dist/index.cjs'))});
+    const esm = await import('switchyard-llm');
+    const cjs = createRequire(import.meta.url)('switchyard-llm');
     const failure = (api) =>
       api.createGateway({ mock: true, env: {} })
         .createCompletion({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })
         .catch((error) => error);
     ${body}`;
-  const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', program], { cwd: root });
-  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+  return runInApp(program);
 }
 
 describe('SwitchyardError.is with the ESM and the CommonJS build loaded together', () => {
