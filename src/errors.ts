@@ -40,8 +40,7 @@ export class SwitchyardError extends Error {
 
   /**
    * Whether `value` is an error of this class (or one extending it) from any copy of the package, also where
-   * `instanceof` is false: the ESM and CommonJS builds both loaded. `RateLimitError.is(error)` for one kind.
-   */
+   * `instanceof` is false: the ESM and CommonJS builds both loaded. `RateLimitError.is(error)` for one kind. */
   static is<T extends ErrorClass>(this: T, value: unknown): value is InstanceType<T> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class `is` was called on, a subclass included.
     return isBrandedInstance(this, value);

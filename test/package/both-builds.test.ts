@@ -116,7 +116,10 @@ describe('SwitchyardError.is with the ESM and the CommonJS build loaded together
       for (const made of classes)
         for (const asked of classes) {
           const sameBuild = Object.create(esm[made].prototype) instanceof esm[asked];
-          const across = [cjs[asked].is(Object.create(esm[made].prototype)), esm[asked].is(Object.create(cjs[made].prototype))];
+          const across = [
+            cjs[asked].is(Object.create(esm[made].prototype)),
+            esm[asked].is(Object.create(cjs[made].prototype)),
+          ];
           if (across.some((answer) => answer !== sameBuild)) mismatches.push({ made, asked, sameBuild, across });
         }
       const outsiders = [null, undefined, 'SwitchyardError', {}, new Error('plain'), Object.create(null)];
