@@ -4,7 +4,8 @@
  * The main entry holds what a caller needs: the gateway and its calls, the request and response types, the errors,
  * the catalog, deployments and embeddings. The rest is on subpaths (docs/api.md): `switchyard-llm/stores` (store
  * and sink classes), `/records` (the shapes of records, annotations and experiments, costs), `/providers` (writing
- * a provider), `/testing` (the simulator, cassettes) and `/server` (`switchyard serve` as a library).
+ * a provider), `/testing` (the simulator, cassettes) and `/server` (`switchyard serve` as a library). Names are
+ * imported from the files that define them, not from the folders' indexes, which load every store of a folder.
  * @module
  */
 
@@ -26,29 +27,26 @@ export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';
 export { createCompletion, listModels } from './default-gateway.ts';
+export { type CreateDeploymentStoreOptions, createDeploymentStore } from './deployments/create-store.ts';
 export type { JsonSchemaObject } from './deployments/deployment.ts';
-export type {
-  CreateDeploymentStoreOptions,
-  Deployment,
-  DeploymentEnvironment,
-  DeploymentIssue,
-  DeploymentStore,
-  DeploymentVersion,
-  ResolvedDeployment,
-} from './deployments/index.ts';
 export {
-  createDeploymentStore,
   DEPLOYMENT_ENVIRONMENTS,
+  type Deployment,
+  type DeploymentEnvironment,
+  type DeploymentVersion,
+  formatDeploymentId,
+  parseDeploymentId,
+} from './deployments/deployment.ts';
+export {
   DeploymentConflictError,
+  type DeploymentIssue,
   DeploymentNotFoundError,
   DeploymentStoreError,
   DeploymentValidationError,
-  formatDeploymentId,
-  parseDeploymentId,
-  resolveDeployment,
-  validateDeployment,
-} from './deployments/index.ts';
-export type { LookupOptions } from './deployments/store.ts';
+} from './deployments/errors.ts';
+export { type ResolvedDeployment, resolveDeployment } from './deployments/resolve-deployment.ts';
+export type { DeploymentStore, LookupOptions } from './deployments/store.ts';
+export { validateDeployment } from './deployments/validate-deployment.ts';
 export { listEmbeddingModels } from './embeddings/embedding-catalog.ts';
 export type { EmbeddingModel, EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 export {
@@ -78,7 +76,9 @@ export type { BedrockSettings } from './providers/bedrock/definition.ts';
 export type { ProvidersSettings } from './providers/registry.ts';
 export type { VertexSettings } from './providers/vertex/definition.ts';
 export { budgetToEffort, effortToBudget } from './reasoning.ts';
-export { type CallRecord, type CallStore, uuidv7 } from './records/index.ts';
+export type { CallRecord } from './records/call-record.ts';
+export type { CallStore } from './records/call-store.ts';
+export { uuidv7 } from './records/uuidv7.ts';
 export { zodResponseFormat } from './structured-output/response-format.ts';
 export { toStrictJsonSchema } from './structured-output/strict-json-schema.ts';
 export { renderTemplate } from './templates.ts';
