@@ -18,10 +18,20 @@ const jsonAsString: NonNullable<Options['esbuildPlugins']>[number] = {
 /** Characters after which esbuild breaks a line of the minified build (at the next place it may). */
 const LINE_LIMIT = 160;
 
+/** The package's entry points, one per `exports` path of package.json (`.` is `index`), each with its declarations. */
+export const ENTRY_POINTS = {
+  index: 'src/index.ts',
+  testing: 'src/testing/index.ts',
+  server: 'src/server/index.ts',
+  stores: 'src/entries/stores.ts',
+  records: 'src/entries/records.ts',
+  providers: 'src/entries/providers.ts',
+};
+
 export default defineConfig({
-  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', server: 'src/server/index.ts', cli: 'src/cli.ts' },
+  entry: { ...ENTRY_POINTS, cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
-  dts: { entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', server: 'src/server/index.ts' } },
+  dts: { entry: ENTRY_POINTS },
   target: 'node22',
   // import.meta.url in the CommonJS build, for lazyRequire's createRequire.
   shims: true,

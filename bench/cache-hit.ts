@@ -8,7 +8,8 @@
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { RedisCacheStore } from '../src/cache/redis-cache-store.ts';
-import { createGateway, type ResponseCacheStore } from '../src/index.ts';
+import type { ResponseCacheStore } from '../src/entries/stores.ts';
+import { createGateway } from '../src/index.ts';
 import { startFakeOpenAIServer } from '../test/fake-servers/openai-server.ts';
 import { startRedis } from '../test/helpers/redis.ts';
 

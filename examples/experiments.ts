@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGateway, FileDeploymentStore, formatDeploymentId } from 'switchyard-llm';
+import { createGateway, formatDeploymentId } from 'switchyard-llm';
+import { FileDeploymentStore } from 'switchyard-llm/stores';
 
 const directory = mkdtempSync(join(tmpdir(), 'switchyard-experiments-'));
 const deployments = new FileDeploymentStore(directory); // where the winner goes

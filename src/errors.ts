@@ -1,4 +1,7 @@
+import { brandErrorClasses, isBrandedInstance } from './internal/error-brand.ts';
 import type { Attempt } from './types.ts';
+
+type ErrorClass = abstract new (...args: never[]) => SwitchyardError;
 
 /**
  * Every error Switchyard throws is a `SwitchyardError`. Its fields map one to one onto the OpenAI error body
@@ -15,7 +18,6 @@ export class SwitchyardError extends Error {
   readonly attempts: Attempt[];
   /** Id of the call's record (the failure is recorded too); set once the error leaves `createCompletion`. */
   callId: string | undefined;
-
   constructor(
     message: string,
     options: {
@@ -34,6 +36,14 @@ export class SwitchyardError extends Error {
     this.param = options.param ?? null;
     this.attempts = options.attempts ?? [];
     this.callId = undefined;
+  }
+
+  /**
+   * Whether `value` is an error of this class (or one extending it) from any copy of the package, also where
+   * `instanceof` is false: the ESM and CommonJS builds both loaded. `RateLimitError.is(error)` for one kind. */
+  static is<T extends ErrorClass>(this: T, value: unknown): value is InstanceType<T> {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `is` was called on, a subclass included.
+    return isBrandedInstance(this, value);
   }
 
   /** The OpenAI error body. */
@@ -282,3 +292,8 @@ export class StorageUnavailableError extends SwitchyardError {
     this.component = component;
   }
 }
+
+brandErrorClasses({ SwitchyardError, InvalidRequestError, ModelNotFoundError, UnsupportedParameterError });
+brandErrorClasses({ MissingCredentialsError, ProviderError, InternalError, AuthenticationError, RateLimitError });
+brandErrorClasses({ StreamInterruptedError, StructuredOutputError, ToolArgumentsError, CatalogError });
+brandErrorClasses({ BudgetExceededError, LimitExceededError, PermissionDeniedError, StorageUnavailableError });

@@ -1,40 +1,21 @@
 /**
  * Switchyard: one OpenAI-shaped API for every language model.
+ *
+ * The main entry holds what a caller needs: the gateway and its calls, the request and response types, the errors,
+ * the catalog, deployments and embeddings. The rest is on subpaths (docs/api.md): `switchyard-llm/stores` (store
+ * and sink classes), `/records` (the shapes of records, annotations and experiments, costs), `/providers` (writing
+ * a provider), `/testing` (the simulator, cassettes) and `/server` (`switchyard serve` as a library). Names are
+ * imported from the files that define them, not from the folders' indexes, which load every store of a folder.
  * @module
  */
 
 export type { CallAccess } from './access/call-access.ts';
-export type {
-  AddAnnotationsOptions,
-  Annotation,
-  AnnotationInput,
-  AnnotationMetric,
-  AnnotationPage,
-  AnnotationQuery,
-  AnnotationStore,
-  Annotations,
-  AnnotationTarget,
-  ListAnnotationsOptions,
-  NormalizedAnnotationQuery,
-  StoredAnnotation,
-} from './annotations/index.ts';
-export { MemoryAnnotationStore, PostgresAnnotationStore, SqliteAnnotationStore } from './annotations/index.ts';
+export type { Annotations } from './annotations/index.ts';
 export type { BudgetOptions, BudgetRule } from './budgets/budget-ledger.ts';
-export { type MemoryCacheOptions, MemoryCacheStore, type ResponseCacheStore } from './cache/cache-store.ts';
-export { RedisCacheStore } from './cache/redis-cache-store.ts';
 export type { CacheMode, ResponseCacheOptions } from './cache/response-cache.ts';
-export { SqliteCacheStore } from './cache/sqlite-cache-store.ts';
 export type { ListModelsOptions, ModelInfo, ModelList, ModelReasoningInfo } from './catalog/catalog.ts';
 export { Catalog } from './catalog/catalog.ts';
 export type { CatalogRefreshOptions, CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
-export type {
-  CatalogData,
-  CatalogSchemas,
-  ModelEntry,
-  ModelSupports,
-  ProviderOffering,
-  ReasoningFacts,
-} from './catalog/catalog-schema.ts';
 export {
   type CatalogExtension,
   type CatalogRow,
@@ -47,33 +28,26 @@ export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';
 export { createCompletion, listModels } from './default-gateway.ts';
+export { type CreateDeploymentStoreOptions, createDeploymentStore } from './deployments/create-store.ts';
 export type { JsonSchemaObject } from './deployments/deployment.ts';
-export type {
-  CreateDeploymentStoreOptions,
-  Deployment,
-  DeploymentEnvironment,
-  DeploymentIssue,
-  DeploymentStore,
-  DeploymentVersion,
-  RemoteDeploymentStoreOptions,
-  ResolvedDeployment,
-} from './deployments/index.ts';
 export {
-  createDeploymentStore,
   DEPLOYMENT_ENVIRONMENTS,
+  type Deployment,
+  type DeploymentEnvironment,
+  type DeploymentVersion,
+  formatDeploymentId,
+  parseDeploymentId,
+} from './deployments/deployment.ts';
+export {
   DeploymentConflictError,
+  type DeploymentIssue,
   DeploymentNotFoundError,
   DeploymentStoreError,
   DeploymentValidationError,
-  FileDeploymentStore,
-  formatDeploymentId,
-  MemoryDeploymentStore,
-  parseDeploymentId,
-  RemoteDeploymentStore,
-  resolveDeployment,
-  validateDeployment,
-} from './deployments/index.ts';
-export type { LookupOptions } from './deployments/store.ts';
+} from './deployments/errors.ts';
+export { type ResolvedDeployment, resolveDeployment } from './deployments/resolve-deployment.ts';
+export type { DeploymentStore, LookupOptions } from './deployments/store.ts';
+export { validateDeployment } from './deployments/validate-deployment.ts';
 export { listEmbeddingModels } from './embeddings/embedding-catalog.ts';
 export type { EmbeddingModel, EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 export {
@@ -95,111 +69,17 @@ export {
   ToolArgumentsError,
   UnsupportedParameterError,
 } from './errors.ts';
-export type { ExperimentListQuery } from './experiments/experiment-store.ts';
-export type {
-  CallSample,
-  CellStatus,
-  CreateExperimentInput,
-  Experiment,
-  ExperimentCaller,
-  ExperimentCell,
-  ExperimentHeader,
-  ExperimentInput,
-  ExperimentInputInput,
-  ExperimentList,
-  ExperimentStore,
-  Experiments,
-  ExperimentVersion,
-  ExperimentVersionInput,
-  FieldComparison,
-  GetExperimentOptions,
-  RunExperimentOptions,
-  VersionSummary,
-} from './experiments/index.ts';
-export { MemoryExperimentStore, PostgresExperimentStore, SqliteExperimentStore } from './experiments/index.ts';
+export type { Experiments } from './experiments/index.ts';
 export type { CompletionOptions, Gateway, GatewayOptions } from './gateway.ts';
 export { createGateway } from './gateway.ts';
 export type { AzureSettings } from './providers/azure/definition.ts';
 export type { BedrockSettings } from './providers/bedrock/definition.ts';
-export { keyAndEndpoint } from './providers/credentials.ts';
-export { type CallPhase, type ErrorClassifier, type ErrorMapper, errorMapper } from './providers/error-mapper.ts';
-export type {
-  Provider,
-  ProviderCall,
-  ProviderCapabilities,
-  ProviderCompletion,
-  ProviderDefinition,
-  ProviderSettings,
-  ProviderTransport,
-  RequestShape,
-  ResolvedProviderSettings,
-  ResolvedReasoning,
-} from './providers/provider.ts';
-export { nativeOutputWhere } from './providers/provider.ts';
-export {
-  abortedByCaller,
-  type ErrorScope,
-  fromStatus,
-  incompleteStream,
-  invalidResponse,
-  refusedBySdk,
-  streamError,
-  timedOut,
-  unreachable,
-} from './providers/provider-errors.ts';
 export type { ProvidersSettings } from './providers/registry.ts';
 export type { VertexSettings } from './providers/vertex/definition.ts';
 export { budgetToEffort, effortToBudget } from './reasoning.ts';
-export type { Dialect } from './records/call-record.ts';
-export type { BilledUsage, UsageLike } from './records/compute-cost.ts';
-export type {
-  AgentSummary,
-  CallPage,
-  CallQuery,
-  CallQueryOptions,
-  CallQueryResult,
-  CallQueryScope,
-  CallRecord,
-  CallStore,
-  CallTextPage,
-  CallTiming,
-  CostBreakdown,
-  DailyCostQuery,
-  DailyCostRow,
-  ListCallsQuery,
-  LongContextPricing,
-  MemorySinkOptions,
-  OpenTelemetrySinkOptions,
-  RecordError,
-  RecordJournalOptions,
-  RecordOutput,
-  RecordQueueOptions,
-  RecordQueueStats,
-  RecordSink,
-  RecordUsage,
-  TokenPricing,
-  TraceSummary,
-  WorkflowSummary,
-  WorkflowTimeline,
-} from './records/index.ts';
-export {
-  buildCallRecord,
-  CallbackSink,
-  computeCost,
-  computeTotalCost,
-  costBreakdown,
-  JsonlFileSink,
-  MAX_PAGE_BYTES,
-  MemorySink,
-  OpenTelemetrySink,
-  PostgresSink,
-  RecordJournal,
-  RecordQueue,
-  RecordsRefusedError,
-  SqliteSink,
-  totalCostBreakdown,
-  uuidv7,
-} from './records/index.ts';
+export type { CallRecord } from './records/call-record.ts';
+export type { CallStore } from './records/call-store.ts';
+export { uuidv7 } from './records/uuidv7.ts';
 export { zodResponseFormat } from './structured-output/response-format.ts';
 export { toStrictJsonSchema } from './structured-output/strict-json-schema.ts';
 export { renderTemplate } from './templates.ts';

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  Catalog,
   type CatalogData,
-  type CompletionChunk,
-  createGateway,
   nativeOutputWhere,
   type Provider,
   type ProviderCall,
   type ProviderDefinition,
-  ProviderError,
-} from '../src/index.ts';
+} from '../src/entries/providers.ts';
+import { Catalog, type CompletionChunk, createGateway, ProviderError } from '../src/index.ts';
 
 /**
  * A provider written outside the package, as a user would: a definition built from the exported types only, plugged

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createGateway, MemorySink } from '../src/index.ts';
+import { MemorySink } from '../src/entries/stores.ts';
+import { createGateway } from '../src/index.ts';
 import { startFakeAnthropicServer } from './fake-servers/anthropic-server.ts';
 import { startFakeGeminiServer } from './fake-servers/gemini-server.ts';
 import { collect } from './helpers/chunks.ts';

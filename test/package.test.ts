@@ -78,6 +78,19 @@ describe('importing the package', () => {
   });
 });
 
+describe('the main entry', () => {
+  it('loads no store or sink of SQLite, PostgreSQL, Redis or files (the memory ones are the defaults)', async () => {
+    const program = `
+      await import(process.env.SOURCE + '/index.ts');
+      console.log(JSON.stringify(resolved));`;
+    const resolved = (await probe(program)) as string[];
+    const records = /\/src\/records\/(sinks\/(sqlite|postgres|jsonl)|record-journal)/;
+    const stores = /\/src\/(cache|annotations|experiments)\/(sqlite|postgres|redis)/;
+    expect(resolved.some((url) => url.endsWith('/src/index.ts'))).toBe(true);
+    expect(resolved.filter((url) => records.test(url) || stores.test(url))).toEqual([]);
+  });
+});
+
 describe('starting switchyard serve', () => {
   it('loads neither zod nor the MCP SDK: the routes that validate with them load them on first use', async () => {
     const program = `

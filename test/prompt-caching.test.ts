@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CompletionMessageParam, type CompletionTool, createGateway, MemorySink } from '../src/index.ts';
+import { MemorySink } from '../src/entries/stores.ts';
+import { type CompletionMessageParam, type CompletionTool, createGateway } from '../src/index.ts';
 import { startFakeAnthropicServer } from './fake-servers/anthropic-server.ts';
 import { startFakeGeminiServer } from './fake-servers/gemini-server.ts';
 import { startRawAnswerServer } from './fake-servers/raw-answer-server.ts';

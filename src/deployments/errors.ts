@@ -1,4 +1,5 @@
 import { SwitchyardError } from '../errors.ts';
+import { brandErrorClasses } from '../internal/error-brand.ts';
 
 /** One problem found in a deployment record: the field path (`version.messages[0].role`) and what is wrong. */
 export interface DeploymentIssue {
@@ -93,3 +94,10 @@ export class DeploymentStoreError extends SwitchyardError {
     this.upstreamStatus = options.upstreamStatus;
   }
 }
+
+brandErrorClasses({
+  DeploymentNotFoundError,
+  DeploymentConflictError,
+  DeploymentValidationError,
+  DeploymentStoreError,
+});

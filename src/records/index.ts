@@ -34,12 +34,10 @@ export {
   type CostBreakdown,
   computeCost,
   computeTotalCost,
-  costBreakdown,
   type LongContextPricing,
   normalizeUsage,
   sumUsage,
   type TokenPricing,
-  totalCostBreakdown,
   type UsageLike,
   ZERO_USAGE,
 } from './compute-cost.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryCacheStore, type ResponseCacheStore, SqliteCacheStore } from '../../src/index.ts';
+import { MemoryCacheStore, type ResponseCacheStore, SqliteCacheStore } from '../../src/entries/stores.ts';
 
 /** The stores' own promises: no entry after its time to live, and memory bounded whatever callers send. */
 afterEach(() => vi.useRealTimers());

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryDeploymentStore, MemorySink } from '../../src/entries/stores.ts';
 import {
   type CompletionRequest,
   type CompletionWarning,
   createGateway,
   InvalidRequestError,
-  MemoryDeploymentStore,
-  MemorySink,
   UnsupportedParameterError,
 } from '../../src/index.ts';
 import { useFakeOpenAIServer } from '../helpers/openai-env.ts';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,9 @@ import { afterAll, describe, expect, it } from 'vitest';
  * consumer.mts with exactOptionalPropertyTypes against the sources.
  */
 const root = resolve(import.meta.dirname, '../..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { 'switchyard-source': string }>;
+};
 const tsc = (...args: string[]) =>
   promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), ...args], {
     cwd: root,
@@ -27,13 +30,19 @@ const dir = mkdtempSync(join(root, '.consumer-types-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('a strict TypeScript consumer', () => {
-  it('type-checks against main, /testing and /server with no error and no @types beside node', async () => {
+  it('type-checks against every entry point with no error and no @types beside node', async () => {
     const installed = join(dir, 'node_modules/switchyard-llm');
     mkdirSync(installed, { recursive: true });
     const emitted = await tsc('-p', 'test/consumer/tsconfig.declarations.json', '--outDir', installed);
     expect(emitted.stdout + emitted.stderr, 'the declarations of the sources').toBe('');
-    const types = (path: string) => ({ types: `./${path}index.d.ts` });
-    const exports = { '.': types(''), './testing': types('testing/'), './server': types('server/') };
+    // Every entry point of package.json, at the declarations tsc wrote for its source.
+    const declared = (source: string) => ({ types: source.replace(/^\.\/src\//, './').replace(/\.ts$/, '.d.ts') });
+    const exports = Object.fromEntries(
+      Object.entries(manifest.exports).flatMap(([path, entry]) =>
+        typeof entry === 'string' ? [] : [[path, declared(entry['switchyard-source'])]],
+      ),
+    );
+    expect(Object.keys(exports)).toEqual(['.', './testing', './server', './stores', './records', './providers']);
     writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'switchyard-llm', type: 'module', exports }));
     copyFileSync(join(root, 'test/consumer/consumer.mts'), join(dir, 'consumer.mts'));
     const compilerOptions = {

@@ -8,15 +8,15 @@ import {
   createGateway,
   extendCatalog,
   type GatewayOptions,
-  MemorySink,
   type ModelInfo,
   type ModelLifecycle,
-  PostgresSink,
   type ProvidersSettings,
-  SqliteSink,
   SwitchyardError,
 } from 'switchyard-llm';
+import type { ProviderDefinition } from 'switchyard-llm/providers';
+import { type CallPage, computeCost } from 'switchyard-llm/records';
 import { type ServeOptions, startServer } from 'switchyard-llm/server';
+import { MemorySink, PostgresSink, SqliteSink } from 'switchyard-llm/stores';
 import { createMockProvider, type MockReply } from 'switchyard-llm/testing';
 
 const providers: ProvidersSettings = {
@@ -64,10 +64,18 @@ export async function run(): Promise<string | null> {
   const serve: ServeOptions = { port: 0, dataDir: '/tmp/switchyard', mock: true, gateway: { providers } };
   const server = await startServer(serve);
   await server.close();
+  const page: CallPage = await gateway.calls.list({ limit: 1 });
+  const definitions: ReadonlyArray<ProviderDefinition> = [];
+  console.log(
+    page.data.length,
+    definitions.length,
+    computeCost(answer.usage, { input: 1, output: 2, cached_input: 0 }),
+  );
   try {
     await gateway.createCompletion({ model: 'no-such-model', messages: [] });
   } catch (error) {
-    if (error instanceof SwitchyardError) return error.message;
+    // True for an error of the other build too (ESM and CommonJS both loaded), where `instanceof` is not.
+    if (SwitchyardError.is(error)) return error.message;
   }
   return answer.choices[0]?.message.content ?? null;
 }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StoredAnnotation } from '../../src/annotations/index.ts';
-import { PostgresAnnotationStore, PostgresExperimentStore, PostgresSink } from '../../src/index.ts';
+import { PostgresAnnotationStore, PostgresExperimentStore, PostgresSink } from '../../src/entries/stores.ts';
 import type { PostgresPool, PostgresPoolConfig } from '../../src/internal/postgres-pool.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 import { makeRecord } from '../records/make-record.ts';

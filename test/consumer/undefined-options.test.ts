@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createGateway, MemorySink, OpenTelemetrySink, ProviderError } from '../../src/index.ts';
+import { MemorySink, OpenTelemetrySink } from '../../src/entries/stores.ts';
+import { createGateway, ProviderError } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
 
 /**

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteSink } from '../../src/entries/stores.ts';
 import { emptyCell } from '../../src/experiments/experiment.ts';
 import { ExperimentBudget } from '../../src/experiments/experiment-budget.ts';
 import { MemoryExperimentStore } from '../../src/experiments/memory-experiment-store.ts';
-import { createGateway, type Gateway, SqliteSink } from '../../src/index.ts';
+import { createGateway, type Gateway } from '../../src/index.ts';
 import { MockProvider } from '../../src/testing/index.ts';
 import { gatedSimulator, inputs, PROMPT, releaseUntil } from './gated-simulator.ts';
 

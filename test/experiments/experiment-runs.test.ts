@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createGateway, SqliteSink } from '../../src/index.ts';
+import { SqliteSink } from '../../src/entries/stores.ts';
+import { createGateway } from '../../src/index.ts';
 import { gatedSimulator, inputs, PROMPT, releaseUntil } from './gated-simulator.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'experiment-runs-'));

@@ -1,4 +1,5 @@
-import { Catalog, type CatalogData, type ModelEntry } from '../../src/index.ts';
+import type { CatalogData, ModelEntry } from '../../src/entries/providers.ts';
+import { Catalog } from '../../src/index.ts';
 
 /** A small fixed catalog, so provider tests do not move when the bundled data is updated. */
 const supports: ModelEntry['supports'] = {

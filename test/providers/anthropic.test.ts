@@ -1,12 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CatalogData, ModelEntry } from '../../src/entries/providers.ts';
 import {
   AuthenticationError,
   Catalog,
-  type CatalogData,
   createGateway,
   type GatewayOptions,
   InvalidRequestError,
-  type ModelEntry,
   ProviderError,
   RateLimitError,
   StreamInterruptedError,

@@ -1,11 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CatalogData, ModelEntry } from '../../src/entries/providers.ts';
 import {
   AuthenticationError,
   Catalog,
-  type CatalogData,
   createGateway,
   type GatewayOptions,
-  type ModelEntry,
   ProviderError,
   RateLimitError,
   StreamInterruptedError,

@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  Catalog,
   type CatalogData,
-  createGateway,
   type ErrorClassifier,
   errorMapper,
   fromStatus,
   type Provider,
   type ProviderDefinition,
   unreachable,
-} from '../../src/index.ts';
+} from '../../src/entries/providers.ts';
+import { Catalog, createGateway } from '../../src/index.ts';
 
 /**
  * A provider written outside the package classifies its failures over the exported skeleton, as the built-in ones

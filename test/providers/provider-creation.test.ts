@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Catalog, type CatalogData, createGateway, type Provider, type ProviderDefinition } from '../../src/index.ts';
+import type { CatalogData, Provider, ProviderDefinition } from '../../src/entries/providers.ts';
+import { Catalog, createGateway } from '../../src/index.ts';
 
 /**
  * A definition whose `create` throws (a service account key that does not parse, an SDK refusing its options): the

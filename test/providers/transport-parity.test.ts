@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CompletionRequest, createGateway, type ProviderTransport } from '../../src/index.ts';
+import type { ProviderTransport } from '../../src/entries/providers.ts';
+import { type CompletionRequest, createGateway } from '../../src/index.ts';
 import { type FakeAnthropicReply, startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { type GeminiReply, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { type FakeReply, startFakeOpenAIServer } from '../fake-servers/openai-server.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultCatalog } from '../../src/catalog/default-catalog.ts';
-import { computeCost, costBreakdown, type UsageLike } from '../../src/records/index.ts';
+import { computeCost, costBreakdown, type UsageLike } from '../../src/records/compute-cost.ts';
 
 /**
  * Each case's expected cost was worked out by hand from the provider's published prices (USD per 1M tokens), not by

@@ -2,15 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  CallbackSink,
-  type CallRecord,
-  createGateway,
-  type Gateway,
-  MemorySink,
-  SqliteSink,
-  uuidv7,
-} from '../../src/index.ts';
+import { CallbackSink, MemorySink, SqliteSink } from '../../src/entries/stores.ts';
+import { type CallRecord, createGateway, type Gateway, uuidv7 } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
 import { testCatalog } from '../helpers/test-catalog.ts';
 

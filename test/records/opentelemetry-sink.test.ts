@@ -1,7 +1,7 @@
 import * as otelApi from '@opentelemetry/api';
 import * as otelSdk from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import type { ProviderDefinition } from '../../src/index.ts';
+import type { ProviderDefinition } from '../../src/entries/providers.ts';
 import {
   type CallRecord,
   OpenTelemetrySink,

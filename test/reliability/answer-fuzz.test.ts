@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CallbackSink,
-  type CallRecord,
-  CompletionStream,
-  createGateway,
-  type Gateway,
-  SwitchyardError,
-} from '../../src/index.ts';
+import { CallbackSink } from '../../src/entries/stores.ts';
+import { type CallRecord, CompletionStream, createGateway, type Gateway, SwitchyardError } from '../../src/index.ts';
 import { type RawAnswerServer, startRawAnswerServer } from '../fake-servers/raw-answer-server.ts';
 import { chatCompletionChunkContract, chatCompletionContract } from '../helpers/openai-contract.ts';
 import { bounded, catalog, guardUnhandledRejections, KEYS, MODELS, type ProviderName } from './harness.ts';

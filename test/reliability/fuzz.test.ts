@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemorySink } from '../../src/entries/stores.ts';
 import {
   type CompletionStream,
   createGateway,
   type Gateway,
-  MemorySink,
   StructuredOutputError,
   SwitchyardError,
 } from '../../src/index.ts';

@@ -1,13 +1,6 @@
 import { afterEach, beforeEach, expect } from 'vitest';
-import {
-  Catalog,
-  type CatalogData,
-  type CompletionChunk,
-  createGateway,
-  type Gateway,
-  type GatewayOptions,
-  type ModelEntry,
-} from '../../src/index.ts';
+import type { CatalogData, ModelEntry } from '../../src/entries/providers.ts';
+import { Catalog, type CompletionChunk, createGateway, type Gateway, type GatewayOptions } from '../../src/index.ts';
 import { type FakeAnthropicServer, startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { type FakeGeminiServer, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '../fake-servers/openai-server.ts';

@@ -4,15 +4,8 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import * as otelSdk from '@opentelemetry/sdk-trace-base';
 import { expect } from 'vitest';
-import {
-  type CompletionChunk,
-  createGateway,
-  type Gateway,
-  type GatewayOptions,
-  JsonlFileSink,
-  MemorySink,
-  OpenTelemetrySink,
-} from '../../src/index.ts';
+import { JsonlFileSink, MemorySink, OpenTelemetrySink } from '../../src/entries/stores.ts';
+import { type CompletionChunk, createGateway, type Gateway, type GatewayOptions } from '../../src/index.ts';
 import { type FakeDeploymentServer, startFakeDeploymentServer } from '../deployments/fake-deployment-server.ts';
 import { captureOutput } from '../helpers/capture-output.ts';
 import { type Backends, bounded, catalog, errorBody, MODELS } from './harness.ts';

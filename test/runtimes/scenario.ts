@@ -5,9 +5,11 @@
  * by a script, bundled into a Worker or into a page.
  */
 import type * as Switchyard from 'switchyard-llm';
+import type * as Stores from 'switchyard-llm/stores';
 
-/** What the scenario needs of the library: the caller's entry, as each runtime loads it. */
-export type Library = Pick<typeof Switchyard, 'createGateway' | 'MemoryDeploymentStore' | 'CallbackSink'>;
+/** What the scenario needs of the library: the caller's entry and the stores', as each runtime loads them. */
+export type Library = Pick<typeof Switchyard, 'createGateway'> &
+  Pick<typeof Stores, 'MemoryDeploymentStore' | 'CallbackSink'>;
 
 /** The fake providers' base URLs, as each provider's `*_BASE_URL` takes them. */
 export interface FakeProviders {

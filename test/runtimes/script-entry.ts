@@ -3,9 +3,10 @@
  * name, resolved through its `exports`), the fake providers' URLs as the first argument; prints the rows as JSON.
  */
 import * as switchyard from 'switchyard-llm';
+import * as stores from 'switchyard-llm/stores';
 import { runScenario } from './scenario.ts';
 
 declare const Deno: { args: string[] } | undefined;
 const args: string[] = typeof Deno !== 'undefined' ? Deno.args : (globalThis as any).process.argv.slice(2);
-const rows = await runScenario(switchyard, JSON.parse(args[0]!));
+const rows = await runScenario({ ...switchyard, ...stores }, JSON.parse(args[0]!));
 console.log(JSON.stringify(rows));

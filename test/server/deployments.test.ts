@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeploymentConflictError, RemoteDeploymentStore } from '../../src/index.ts';
+import { RemoteDeploymentStore } from '../../src/entries/stores.ts';
+import { DeploymentConflictError } from '../../src/index.ts';
 import { makeDeployment } from '../deployments/fixtures.ts';
 import { api, jsonOf, startTestServer, type TestServer } from './start-test-server.ts';
 

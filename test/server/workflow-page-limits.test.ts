@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, SqliteSink } from '../../src/index.ts';
+import { SqliteSink } from '../../src/entries/stores.ts';
+import { createGateway } from '../../src/index.ts';
 import {
   ApiKeyStore,
   createSwitchyardHandler,
