@@ -16,9 +16,9 @@ export type {
   ProviderOffering,
   ReasoningFacts,
 } from '../catalog/catalog-schema.ts';
+export { type ModelProfile, OPENAI_STYLE_PROFILE, SUPPORTS_EVERYTHING } from '../catalog/model-profile.ts';
 export { keyAndEndpoint } from '../providers/credentials.ts';
 export { type CallPhase, type ErrorClassifier, type ErrorMapper, errorMapper } from '../providers/error-mapper.ts';
-export { type ModelProfile, OPENAI_STYLE_PROFILE, SUPPORTS_EVERYTHING } from '../catalog/model-profile.ts';
 export type {
   Provider,
   ProviderCall,

@@ -14,7 +14,7 @@ export { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo, ApiKeyStore } from '
 export type { Reply, ServerRequest } from './exchange.ts';
 export { createSwitchyardHandler, type SwitchyardHandler, type SwitchyardHandlerOptions } from './handler.ts';
 export { defaultHostPolicy, type HostPolicy } from './host-check.ts';
+export type { McpUpstreamSettings } from './mcp-gateway/upstream-settings.ts';
 export { createNodeListener, type NodeListenerOptions, type RequestLogEntry } from './node-adapter.ts';
 export { databasePath } from './open-database.ts';
-export type { McpUpstreamSettings } from './mcp-gateway/upstream-settings.ts';
 export { type RunningServer, type ServeOptions, startServer } from './start-server.ts';
