@@ -23,7 +23,6 @@ export {
   extendCatalog,
 } from './catalog/extend-catalog.ts';
 export type { ModelDeprecation, ModelLifecycle } from './catalog/model-lifecycle.ts';
-export { type ModelProfile, OPENAI_STYLE_PROFILE, SUPPORTS_EVERYTHING } from './catalog/model-profile.ts';
 export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';
