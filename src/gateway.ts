@@ -38,6 +38,8 @@ import { everyProvider, ProviderRegistry, type ProvidersSettings } from './provi
 import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
+import type { SchemaValidatorSetting } from './structured-output/schema-engine.ts';
+import { schemaEngine } from './structured-output/schema-engines.ts';
 import { DEFAULT_MAX_RENDERED_BYTES } from './templates.ts';
 import type {
   CompletionRequest,
@@ -112,6 +114,12 @@ export interface GatewayOptions {
   maxRenderedBytes?: number | undefined;
   /** Throw `UnsupportedParameterError` instead of dropping a parameter the model cannot take with a warning. */
   strict?: boolean | undefined;
+  /**
+   * What checks structured outputs and tool arguments against their JSON Schemas: `ajv` (compiled to JavaScript,
+   * fastest), `interpreter` (no code generation: Cloudflare Workers, CSP-strict pages), or `auto` (default): ajv
+   * where the runtime allows `new Function` and the build has it, else the interpreter. See docs/structured-outputs.md.
+   */
+  schemaValidator?: SchemaValidatorSetting | undefined;
   /**
    * `auto` places Anthropic prompt-cache breakpoints on every call (end of tools, system prompt and latest message),
    * besides the caller's `cache_control` marks; a request's `prompt_cache` overrides it. Default `false`: only the
@@ -209,6 +217,8 @@ export interface Gateway {
  * every call of it shares. The work of one call is `createCompletion` in `src/completion/`.
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
+  // A validator that cannot run here is a mistake in the options: said now, not at the first structured call.
+  schemaEngine(options.schemaValidator);
   const registry = new ProviderRegistry(everyProvider(options.providers));
   const baseCatalog = options.catalog ?? defaultCatalog();
   const refresher = options.catalogRefresh && new CatalogRefresher(baseCatalog, options.catalogRefresh, registry);
@@ -265,6 +275,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },
       providers: options.providers,
       maxRenderedBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
+      schemaValidator: options.schemaValidator ?? 'auto',
     },
   };
 

@@ -2,7 +2,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CompletionTool } from '../types.ts';
 import { dropAddedNulls } from './drop-added-nulls.ts';
-import { compileSchema, type JsonSchema } from './json-schema-validator.ts';
+import { compileSchema, type JsonSchema, type SchemaValidatorSetting } from './json-schema-validator.ts';
 import { parseModelJson } from './parse-model-json.ts';
 
 type AnswerMessage = ProviderCompletion['choices'][number]['message'];
@@ -23,6 +23,7 @@ export function checkToolCalls(
   message: AnswerMessage,
   tools: readonly CompletionTool[] | undefined,
   strictTools: ReadonlySet<string>,
+  setting?: SchemaValidatorSetting,
 ): ToolCallCheck {
   const check: ToolCallCheck = { errors: [], repaired: [] };
   for (const call of message.tool_calls ?? []) {
@@ -42,7 +43,7 @@ export function checkToolCalls(
     let value = found.value;
     if (parameters && strictTools.has(name)) value = dropAddedNulls(value, parameters);
     if (parameters) {
-      const validator = compileSchema(parameters, 'tools.function.parameters');
+      const validator = compileSchema(parameters, 'tools.function.parameters', setting);
       if (!validator.validate(value)) {
         check.errors.push(...validator.errors().map((error) => `${name}: ${error}`));
         continue;
