@@ -3,6 +3,7 @@ import { describeUnits } from './interpreter-errors.ts';
 import { invalidSchemaError, missingRefError } from './schema-compile-errors.ts';
 import type { Draft } from './schema-draft.ts';
 import type { SchemaEngine } from './schema-engine.ts';
+import { wrongKeywordValue } from './schema-keyword-check.ts';
 
 /** The interpreter's name for each draft; draft-06 is read as draft-07 (it differs only in what 07 added). */
 const DRAFTS: Record<Draft, SchemaDraft> = {
@@ -24,6 +25,8 @@ type Lookup = Record<string, Schema | boolean>;
 export const interpreterEngine: SchemaEngine = {
   name: 'interpreter',
   compile(schema, draft, param) {
+    const wrong = wrongKeywordValue(schema, draft);
+    if (wrong !== undefined) throw invalidSchemaError(wrong, param);
     const copy = JSON.parse(JSON.stringify(schema)) as Schema;
     if (draft === '2020-12') resolveDynamicStatically(copy);
     let interpreter: Validator;
@@ -58,8 +61,6 @@ function checkCompilable(schema: Schema, lookup: Lookup, param: string): void {
     const recursive = node.__absolute_recursive_ref__;
     if (recursive !== undefined && lookup[recursive] === undefined)
       throw missingRefError(schema, String(node.$recursiveRef), param);
-    if (node.enum !== undefined && (!Array.isArray(node.enum) || node.enum.length === 0))
-      throw invalidSchemaError('enum must be a non-empty array', param);
     const patterns = [node.pattern, ...Object.keys(node.patternProperties ?? {})];
     for (const pattern of patterns) {
       if (pattern === undefined) continue;

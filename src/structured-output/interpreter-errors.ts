@@ -49,7 +49,10 @@ const WORDING: Record<string, (error: string) => string | undefined> = {
   maxItems: (error) => `must NOT have more than ${lastNumber(error)} items`,
   minProperties: (error) => `must NOT have fewer than ${lastNumber(error)} properties`,
   maxProperties: (error) => `must NOT have more than ${lastNumber(error)} properties`,
-  uniqueItems: (error) => `must NOT have duplicate items (${error.replace(/^Duplicate items at /, '').slice(0, -1)})`,
+  uniqueItems: (error) => {
+    const [first, second] = error.match(/\d+/g) ?? [];
+    return `must NOT have duplicate items (items ## ${first} and ${second} are identical)`;
+  },
   anyOf: () => 'must match a schema in anyOf',
   oneOf: () => 'must match exactly one schema in oneOf',
   not: () => 'must NOT be valid',
@@ -93,6 +96,7 @@ function quoted(error: string): string[] {
   return [...error.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!);
 }
 
+/** The keyword's limit: the last number of the message (`String is too short (1 < 2).`). */
 function lastNumber(error: string): string {
-  return /(-?[\d.e+-]+)\)?\.?$/.exec(error)?.[1] ?? '?';
+  return error.match(/-?\d+(?:\.\d+)?(?:e[+-]?\d+)?/gi)?.at(-1) ?? '?';
 }

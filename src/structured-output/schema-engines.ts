@@ -26,6 +26,12 @@ export function codeGenerationAllowed(): boolean {
  */
 export function schemaEngine(setting: SchemaValidatorSetting = 'auto'): SchemaEngine {
   if (setting === 'interpreter') return interpreterEngine;
+  if (setting !== 'auto' && setting !== 'ajv')
+    throw new InvalidRequestError(
+      `schemaValidator is ${JSON.stringify(setting)}: it is "auto", "ajv" or "interpreter".`,
+      'schemaValidator',
+      'invalid_schema_validator',
+    );
   const ajvRuns = bundledAjvEngine !== undefined && codeGenerationAllowed();
   if (setting === 'auto') return ajvRuns ? bundledAjvEngine! : interpreterEngine;
   if (ajvRuns) return bundledAjvEngine!;

@@ -154,6 +154,7 @@ describe.skipIf(!SUITE_TESTS)('both validator engines agree with stock ajv on th
       // The gateway's ajv is stock ajv with the gateway's options: the same verdict on every case.
       expect(tally.agree.ajv).toBe(tally.cases);
       expect(tally.differ.interpreter.filter((line) => !explained(line))).toEqual([]);
-    });
+      // Thousands of compilations: a bound only to catch a hang.
+    }, 180_000);
   }
 });
