@@ -38,8 +38,7 @@ import { everyProvider, ProviderRegistry, type ProvidersSettings } from './provi
 import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
-import type { SchemaValidatorSetting } from './structured-output/schema-engine.ts';
-import { schemaEngine } from './structured-output/schema-engines.ts';
+import { type SchemaValidatorOptions, schemaValidatorSetting } from './structured-output/schema-engines.ts';
 import { DEFAULT_MAX_RENDERED_BYTES } from './templates.ts';
 import type {
   CompletionRequest,
@@ -52,7 +51,7 @@ import type {
 
 export type { CompletionOptions } from './completion/resolve-request.ts';
 
-export interface GatewayOptions {
+export interface GatewayOptions extends SchemaValidatorOptions {
   /**
    * Dollar budgets checked before each call: `{ perTrace: 2.5 }` refuses a trace's next call once it has spent $2.50
    * (`BudgetExceededError`, 402 insufficient_quota); `rules` for agents, workflows, keys per day or month.
@@ -114,12 +113,6 @@ export interface GatewayOptions {
   maxRenderedBytes?: number | undefined;
   /** Throw `UnsupportedParameterError` instead of dropping a parameter the model cannot take with a warning. */
   strict?: boolean | undefined;
-  /**
-   * What checks structured outputs and tool arguments against their JSON Schemas: `ajv` (compiled to JavaScript,
-   * fastest), `interpreter` (no code generation: Cloudflare Workers, CSP-strict pages), or `auto` (default): ajv
-   * where the runtime allows `new Function` and the build has it, else the interpreter. See docs/structured-outputs.md.
-   */
-  schemaValidator?: SchemaValidatorSetting | undefined;
   /**
    * `auto` places Anthropic prompt-cache breakpoints on every call (end of tools, system prompt and latest message),
    * besides the caller's `cache_control` marks; a request's `prompt_cache` overrides it. Default `false`: only the
@@ -196,9 +189,7 @@ export interface Gateway {
   listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
   /** Queries over the call records (the first sink that answers queries: memory by default, or SQLite). */
   readonly calls: CallStore;
-  /**
-   * Record counters: waiting, written, dropped (queue full), failed in a sink, built only in part, and the last loss.
-   */
+  /** Record counters: waiting, written, dropped (queue full), failed in a sink, built in part, the last loss. */
   readonly recordStats: RecordQueueStats;
   /** Resolves once every record of the calls made so far has been written. */
   flush(): Promise<void>;
@@ -217,8 +208,6 @@ export interface Gateway {
  * every call of it shares. The work of one call is `createCompletion` in `src/completion/`.
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
-  // A validator that cannot run here is a mistake in the options: said now, not at the first structured call.
-  schemaEngine(options.schemaValidator);
   const registry = new ProviderRegistry(everyProvider(options.providers));
   const baseCatalog = options.catalog ?? defaultCatalog();
   const refresher = options.catalogRefresh && new CatalogRefresher(baseCatalog, options.catalogRefresh, registry);
@@ -275,7 +264,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },
       providers: options.providers,
       maxRenderedBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
-      schemaValidator: options.schemaValidator ?? 'auto',
+      schemaValidator: schemaValidatorSetting(options.schemaValidator),
     },
   };
 

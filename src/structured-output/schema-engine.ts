@@ -21,6 +21,16 @@ export interface CompiledSchema {
  */
 export type SchemaValidatorSetting = 'auto' | 'ajv' | 'interpreter';
 
+/** The gateway's option of the engine (`createGateway({ schemaValidator })`). */
+export interface SchemaValidatorOptions {
+  /**
+   * What checks structured outputs and tool arguments against their JSON Schemas: `ajv` (compiled to JavaScript,
+   * fastest), `interpreter` (no code generation: Cloudflare Workers, CSP-strict pages), or `auto` (default): ajv
+   * where the runtime allows `new Function` and the build has it, else the interpreter. See docs/structured-outputs.md.
+   */
+  schemaValidator?: SchemaValidatorSetting | undefined;
+}
+
 /** One way of turning a JSON Schema into a validator. Errors read the same from both: `<path> <what failed>`. */
 export interface SchemaEngine {
   readonly name: Exclude<SchemaValidatorSetting, 'auto'>;

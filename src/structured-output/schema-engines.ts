@@ -3,6 +3,8 @@ import { bundledAjvEngine } from './ajv-loader.ts';
 import { interpreterEngine } from './interpreter-engine.ts';
 import type { SchemaEngine, SchemaValidatorSetting } from './schema-engine.ts';
 
+export type { SchemaValidatorOptions } from './schema-engine.ts';
+
 let codeGeneration: boolean | undefined;
 
 /**
@@ -43,4 +45,13 @@ export function schemaEngine(setting: SchemaValidatorSetting = 'auto'): SchemaEn
     'schemaValidator',
     'invalid_schema_validator',
   );
+}
+
+/**
+ * A gateway's setting, checked when the gateway is created: one that cannot run here (or is no setting) is a mistake
+ * in the options, said then rather than at the first structured call.
+ */
+export function schemaValidatorSetting(setting: SchemaValidatorSetting | undefined): SchemaValidatorSetting {
+  schemaEngine(setting);
+  return setting ?? 'auto';
 }
