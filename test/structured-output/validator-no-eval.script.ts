@@ -1,5 +1,5 @@
 // Run by validator-engines.test.ts as `node --disallow-code-generation-from-strings`, where `new Function` throws as
-// in a Worker: a structured call with a repair and a correction, and a tool call, on the engine chosen by `auto`.
+// in a Worker: a structured call with a repair and a correction, on the engine `auto` chooses, and `ajv` asked for.
 import { createGateway } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
 
