@@ -1,4 +1,4 @@
-import { brandErrorClasses, isBrandedInstance } from './internal/error-brand.ts';
+import { brandErrorClasses, isBrandedInstance } from './error-brand.ts';
 import type { Attempt } from './types.ts';
 
 type ErrorClass = abstract new (...args: never[]) => SwitchyardError;

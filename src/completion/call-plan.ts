@@ -7,6 +7,7 @@ import type { Dialect } from '../records/call-record.ts';
 import type { BilledUsage } from '../records/compute-cost.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
+import type { SchemaValidatorSetting } from '../structured-output/schema-engine.ts';
 import type { Attempt, CompletionRequest, CompletionWarning, FallbackReason } from '../types.ts';
 import type { AttemptPolicy } from './attempt-policy.ts';
 import type { StreamTimeouts } from './open-stream.ts';
@@ -34,6 +35,8 @@ export interface CallPlan extends AttemptPolicy {
    */
   readonly body: Readonly<Record<string, unknown>> & { messages: ChatCompletionMessageParam[] };
   readonly output: OutputSpec | undefined;
+  /** Which engine checks the answer and the tool calls' arguments (the gateway's `schemaValidator`). */
+  readonly schemaValidator: SchemaValidatorSetting;
   /** The caller's reasoning on the requested model (validated there); each other candidate resolves its own. */
   readonly reasoning: ResolvedReasoning | undefined;
   /** `auto`: the provider places prompt-cache breakpoints itself (the request's `prompt_cache`, else the gateway's). */

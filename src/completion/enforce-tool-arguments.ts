@@ -46,7 +46,12 @@ function checkAnswer(
 ): ToolCallCheck | undefined {
   const message = result.value.choices[0]?.message;
   if (!message?.tool_calls?.length) return undefined;
-  const check = checkToolCalls(message, plan.request.tools, result.shaped?.strictTools ?? new Set());
+  const check = checkToolCalls(
+    message,
+    plan.request.tools,
+    result.shaped?.strictTools ?? new Set(),
+    plan.schemaValidator,
+  );
   for (const name of check.repaired)
     trace.warn({
       code: 'tool_arguments_repaired',

@@ -5,6 +5,7 @@ import type { ProviderSettings } from '../providers/provider.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CallRecorder } from '../records/call-recorder.ts';
+import type { SchemaValidatorSetting } from '../structured-output/schema-engine.ts';
 import type { HedgeSetting } from '../types.ts';
 import type { StreamTimeouts } from './open-stream.ts';
 import type { Routing } from './route-offerings.ts';
@@ -43,5 +44,7 @@ export interface Services {
     readonly providers: Readonly<Record<string, ProviderSettings | undefined>> | undefined;
     /** The bound on the text that templating writes for one request (`renderMessages`). */
     readonly maxRenderedBytes: number;
+    /** The gateway's `schemaValidator`: which engine checks answers against their schemas. */
+    readonly schemaValidator: SchemaValidatorSetting;
   };
 }

@@ -39,7 +39,7 @@ export function streamChecks(
       const calls = observed.toolCalls();
       if (calls.length === 0) return;
       const message = { role: 'assistant' as const, content: null, refusal: null, tool_calls: calls };
-      const { errors } = checkToolCalls(message as never, tools, strictTools);
+      const { errors } = checkToolCalls(message as never, tools, strictTools, plan.schemaValidator);
       if (errors.length === 0) return;
       const summary =
         `${opened.candidate.model.id} streamed tool calls whose arguments do not match their parameters: ` +

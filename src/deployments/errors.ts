@@ -1,5 +1,5 @@
+import { brandErrorClasses } from '../error-brand.ts';
 import { SwitchyardError } from '../errors.ts';
-import { brandErrorClasses } from '../internal/error-brand.ts';
 
 /** One problem found in a deployment record: the field path (`version.messages[0].role`) and what is wrong. */
 export interface DeploymentIssue {

@@ -1,6 +1,11 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { dropAddedNulls } from './drop-added-nulls.ts';
-import { compileSchema, type JsonSchema, type SchemaValidator } from './json-schema-validator.ts';
+import {
+  compileSchema,
+  type JsonSchema,
+  type SchemaValidator,
+  type SchemaValidatorSetting,
+} from './json-schema-validator.ts';
 import { parseModelJson } from './parse-model-json.ts';
 import { PARSE_VALUE } from './response-format.ts';
 import { schemaFacts } from './schema-facts.ts';
@@ -30,7 +35,7 @@ export type OutputCheck = { ok: true; content: string; parsed: unknown } | { ok:
 /**
  * Resolves and checks `response_format`; `undefined` for plain text. A bad schema is a 400 naming where it is wrong.
  */
-export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
+export function resolveOutputSpec(format: unknown, setting?: SchemaValidatorSetting): OutputSpec | undefined {
   const responseFormat = format as
     | { type?: string; json_schema?: Record<string, unknown>; $parseRaw?: (content: string) => unknown }
     | null
@@ -45,6 +50,7 @@ export function resolveOutputSpec(format: unknown): OutputSpec | undefined {
   const validator = compileSchema(
     schema,
     objectSchema ? 'response_format.schema' : 'response_format.json_schema.schema',
+    setting,
   );
   const model = modelSchemaFor(schema);
   const parseValue = (responseFormat as { [PARSE_VALUE]?: (value: unknown) => unknown })[PARSE_VALUE];

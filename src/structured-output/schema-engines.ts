@@ -1,80 +1,57 @@
-import type { Ajv as AjvCore, AnySchemaObject } from 'ajv';
-import type { FormatsPlugin } from 'ajv-formats';
 import { InvalidRequestError } from '../errors.ts';
-import { lazyRequire } from '../internal/lazy-require.ts';
-import type { JsonSchema } from './json-schema-validator.ts';
+import { bundledAjvEngine } from './ajv-loader.ts';
+import { interpreterEngine } from './interpreter-engine.ts';
+import type { SchemaEngine, SchemaValidatorSetting } from './schema-engine.ts';
 
-/** The JSON Schema drafts a schema's `$schema` can name, each compiled by ajv's own engine for it. */
-export type Draft = 'draft-04' | 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
+export type { SchemaValidatorOptions } from './schema-engine.ts';
 
-type AjvClass = new (options: object) => AjvCore;
-const lazyDraft04 = lazyRequire<{ default: AjvClass }>('ajv-draft-04');
-const lazyAjv = lazyRequire<{ Ajv: AjvClass }>('ajv');
-const lazyAjv2019 = lazyRequire<{ Ajv2019: AjvClass }>('ajv/dist/2019');
-const lazyAjv2020 = lazyRequire<{ Ajv2020: AjvClass }>('ajv/dist/2020');
-const lazyFormats = lazyRequire<FormatsPlugin & { default?: FormatsPlugin }>('ajv-formats');
-const classes: Record<Draft, () => AjvClass> = {
-  'draft-04': () => lazyDraft04().default,
-  // Ajv's draft-07 engine also runs draft-06 once it has the draft-06 meta-schema.
-  'draft-06': () => lazyAjv().Ajv,
-  'draft-07': () => lazyAjv().Ajv,
-  '2019-09': () => lazyAjv2019().Ajv2019,
-  '2020-12': () => lazyAjv2020().Ajv2020,
-};
-const lazyDraft06Meta = lazyRequire<AnySchemaObject>('ajv/dist/refs/json-schema-draft-06.json');
+let codeGeneration: boolean | undefined;
 
 /**
- * Formats are checked; unknown keywords are allowed (real schemas carry `x-…`, `tsType`, `markdownDescription`);
- * only an answer's own properties count (`toString` or `constructor` are not there because every object inherits them).
+ * Whether this runtime lets a program make functions from text, asked once, the first time it matters. Cloudflare
+ * Workers and pages with a strict Content-Security-Policy throw (an `EvalError`) where Node, Bun and Deno do not.
  */
-const OPTIONS = { allErrors: true, strict: false, validateFormats: true, ownProperties: true } as const;
-/**
- * An engine compiles this many schemas, then a fresh one takes over. Ajv keeps a value of every schema it compiled in
- * its code-generation scope for the engine's lifetime (`removeSchema` does not release it), so one long-lived engine
- * grows with every distinct schema; a retired engine is collected once the validators it made are evicted.
- */
-const COMPILATIONS_PER_ENGINE = 256;
-const engines = new Map<Draft, { engine: AjvCore; compilations: number }>();
-
-/** The engine to compile one schema of this draft with. */
-export function engineFor(draft: Draft): AjvCore {
-  let current = engines.get(draft);
-  if (!current || current.compilations >= COMPILATIONS_PER_ENGINE) {
-    current = { engine: newEngine(draft), compilations: 0 };
-    engines.set(draft, current);
+export function codeGenerationAllowed(): boolean {
+  if (codeGeneration === undefined) {
+    try {
+      codeGeneration = new Function('return 1')() === 1;
+    } catch {
+      codeGeneration = false;
+    }
   }
-  current.compilations += 1;
-  return current.engine;
+  return codeGeneration;
 }
-
-function newEngine(draft: Draft): AjvCore {
-  const engine = new (classes[draft]())(OPTIONS);
-  if (draft === 'draft-06') engine.addMetaSchema(lazyDraft06Meta());
-  (lazyFormats().default ?? lazyFormats())(engine as never);
-  return engine;
-}
-
-const DRAFT_OF: Array<[RegExp, Draft]> = [
-  [/^https?:\/\/json-schema\.org\/draft-04\/schema#?$/, 'draft-04'],
-  [/^https?:\/\/json-schema\.org\/draft-06\/schema#?$/, 'draft-06'],
-  [/^https?:\/\/json-schema\.org\/draft-07\/schema#?$/, 'draft-07'],
-  [/^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/, '2019-09'],
-  [/^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/, '2020-12'],
-];
 
 /**
- * The draft a schema is written in, from its `$schema`; 2020-12 when it names none (what zod and OpenAI's examples
- * write). Draft-03 and meta-schemas of one's own cannot be compiled: a 400 naming `$schema`.
+ * The engine of a setting: `auto` is ajv where it is in the build and code generation is allowed, else the
+ * interpreter. Asking for `ajv` where it cannot run is the caller's mistake, named (`createGateway` asks first).
  */
-export function draftOf(schema: JsonSchema, param: string): Draft {
-  const named = schema.$schema;
-  if (named === undefined) return '2020-12';
-  const found = typeof named === 'string' ? DRAFT_OF.find(([pattern]) => pattern.test(named.trim())) : undefined;
-  if (found) return found[1];
+export function schemaEngine(setting: SchemaValidatorSetting = 'auto'): SchemaEngine {
+  if (setting === 'interpreter') return interpreterEngine;
+  if (setting !== 'auto' && setting !== 'ajv')
+    throw new InvalidRequestError(
+      `schemaValidator is ${JSON.stringify(setting)}: it is "auto", "ajv" or "interpreter".`,
+      'schemaValidator',
+      'invalid_schema_validator',
+    );
+  const ajvRuns = bundledAjvEngine !== undefined && codeGenerationAllowed();
+  if (setting === 'auto') return ajvRuns ? bundledAjvEngine! : interpreterEngine;
+  if (ajvRuns) return bundledAjvEngine!;
+  const why = bundledAjvEngine
+    ? 'needs code generation (new Function), which this runtime forbids'
+    : 'is not in this build (the web build leaves it out)';
   throw new InvalidRequestError(
-    `${param}.$schema is ${JSON.stringify(named)}: supported are draft-04, draft-06, draft-07, 2019-09 and 2020-12 ` +
-      `(json-schema.org URIs). Remove "$schema" to use 2020-12.`,
-    `${param}.$schema`,
-    'invalid_schema',
+    `schemaValidator is "ajv", which ${why}: use "interpreter" or "auto".`,
+    'schemaValidator',
+    'invalid_schema_validator',
   );
+}
+
+/**
+ * A gateway's setting, checked when the gateway is created: one that cannot run here (or is no setting) is a mistake
+ * in the options, said then rather than at the first structured call.
+ */
+export function schemaValidatorSetting(setting: SchemaValidatorSetting | undefined): SchemaValidatorSetting {
+  schemaEngine(setting);
+  return setting ?? 'auto';
 }

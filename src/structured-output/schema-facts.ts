@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { JsonSchema, SchemaValidator } from './json-schema-validator.ts';
+import type { CompiledSchema, JsonSchema, SchemaEngine } from './schema-engine.ts';
 import type { StrictPlan } from './strict-json-schema.ts';
 
 /**
@@ -12,8 +12,8 @@ export interface SchemaFacts {
   readonly text: string;
   /** The schema passed `assertSchemaLimits`. */
   withinLimits?: true;
-  /** The compiled validator (json-schema-validator.ts), and how to drop it from its engine when evicted. */
-  compiled?: { readonly validator: SchemaValidator; readonly dispose: () => void };
+  /** The validator each engine compiled (json-schema-validator.ts), and how to drop it from its engine when evicted. */
+  compiled?: Partial<Record<SchemaEngine['name'], CompiledSchema>>;
   strict?: StrictPlan;
   /** `modelSchemaOf`'s answer; `schema: undefined` when it is the caller's schema itself, unchanged. */
   model?: { readonly schema: JsonSchema | undefined; readonly wrapped: boolean };
@@ -68,7 +68,7 @@ function evictOldest(): void {
   const [text, oldest] = byText.entries().next().value!;
   byText.delete(text);
   heldChars -= text.length;
-  oldest.compiled?.dispose();
+  for (const compiled of Object.values(oldest.compiled ?? {})) compiled.dispose();
 }
 
 /** How many contents are held, and their characters (for tests of the bounds). */

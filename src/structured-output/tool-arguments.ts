@@ -1,7 +1,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { CompletionMessage, CompletionTool } from '../types.ts';
 import { dropAddedNulls } from './drop-added-nulls.ts';
-import { compileSchema, type JsonSchema } from './json-schema-validator.ts';
+import { compileSchema, type JsonSchema, type SchemaValidatorSetting } from './json-schema-validator.ts';
 import { parseModelJson } from './parse-model-json.ts';
 
 /** What checking an answer's tool calls found: the problems, and whether any arguments were repaired. */
@@ -20,6 +20,7 @@ export function checkToolCalls(
   message: CompletionMessage,
   tools: readonly CompletionTool[] | undefined,
   strictTools: ReadonlySet<string>,
+  setting?: SchemaValidatorSetting,
 ): ToolCallCheck {
   const check: ToolCallCheck = { errors: [], repaired: [] };
   for (const call of message.tool_calls ?? []) {
@@ -39,7 +40,7 @@ export function checkToolCalls(
     let value = found.value;
     if (parameters && strictTools.has(name)) value = dropAddedNulls(value, parameters);
     if (parameters) {
-      const validator = compileSchema(parameters, 'tools.function.parameters');
+      const validator = compileSchema(parameters, 'tools.function.parameters', setting);
       if (!validator.validate(value)) {
         check.errors.push(...validator.errors().map((error) => `${name}: ${error}`));
         continue;

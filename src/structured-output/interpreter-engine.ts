@@ -1,0 +1,104 @@
+import { type OutputUnit, type Schema, type SchemaDraft, Validator } from '@cfworker/json-schema';
+import { describeUnits } from './interpreter-errors.ts';
+import { invalidSchemaError, missingRefError } from './schema-compile-errors.ts';
+import type { Draft } from './schema-draft.ts';
+import type { SchemaEngine } from './schema-engine.ts';
+import { wrongKeywordValue } from './schema-keyword-check.ts';
+
+/** The interpreter's name for each draft; draft-06 is read as draft-07 (it differs only in what 07 added). */
+const DRAFTS: Record<Draft, SchemaDraft> = {
+  'draft-04': '4',
+  'draft-06': '7',
+  'draft-07': '7',
+  '2019-09': '2019-09',
+  '2020-12': '2020-12',
+};
+
+type Lookup = Record<string, Schema | boolean>;
+
+/**
+ * @cfworker/json-schema: walks the schema for every answer, with no code generation, so it runs where `new Function`
+ * is forbidden (Cloudflare Workers, pages with a strict Content-Security-Policy). It works on its own copy of the
+ * schema (it marks the objects it reads), checked here for what it would otherwise trip on while validating: a `$ref`
+ * that does not resolve, a pattern that is not a regular expression.
+ */
+export const interpreterEngine: SchemaEngine = {
+  name: 'interpreter',
+  compile(schema, draft, param) {
+    const wrong = wrongKeywordValue(schema, draft);
+    if (wrong !== undefined) throw invalidSchemaError(wrong, param);
+    const copy = JSON.parse(JSON.stringify(schema)) as Schema;
+    if (draft === '2020-12') resolveDynamicStatically(copy);
+    let interpreter: Validator;
+    try {
+      interpreter = new Validator(copy, DRAFTS[draft], false);
+    } catch (error) {
+      throw invalidSchemaError((error as Error).message.replace(/\.$/, ''), param);
+    }
+    const lookup = (interpreter as unknown as { lookup: Lookup }).lookup;
+    checkCompilable(schema, lookup, param);
+    let errors: readonly OutputUnit[] = [];
+    return {
+      validator: {
+        validate: (value) => {
+          const result = interpreter.validate(value);
+          errors = result.errors;
+          return result.valid;
+        },
+        errors: () => describeUnits(errors, (location) => valueAt(copy, lookup, location)),
+      },
+      dispose: () => {},
+    };
+  },
+};
+
+/** Every reference resolves inside the schema and every pattern compiles, as ajv insists when it compiles. */
+function checkCompilable(schema: Schema, lookup: Lookup, param: string): void {
+  for (const node of Object.values(lookup)) {
+    if (typeof node !== 'object') continue;
+    if (node.__absolute_ref__ !== undefined && lookup[node.__absolute_ref__] === undefined)
+      throw missingRefError(schema, String(node.$ref), param);
+    const recursive = node.__absolute_recursive_ref__;
+    if (recursive !== undefined && lookup[recursive] === undefined)
+      throw missingRefError(schema, String(node.$recursiveRef), param);
+    const patterns = [node.pattern, ...Object.keys(node.patternProperties ?? {})];
+    for (const pattern of patterns) {
+      if (pattern === undefined) continue;
+      try {
+        new RegExp(pattern, 'u');
+      } catch (error) {
+        throw invalidSchemaError(`${(error as Error).message}`, param);
+      }
+    }
+  }
+}
+
+/**
+ * The value at one of the interpreter's keyword locations (`#/properties/a/$ref/pattern`): a path through the schema
+ * that crosses each `$ref` to the schema it points at.
+ */
+function valueAt(root: Schema, lookup: Lookup, location: string): unknown {
+  let node: unknown = root;
+  for (const raw of location.replace(/^#\/?/, '').split('/')) {
+    if (raw === '') continue;
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    const current = node as Schema | undefined;
+    if (key === '$ref' && current?.__absolute_ref__) node = lookup[current.__absolute_ref__];
+    else node = (current as Record<string, unknown> | undefined)?.[key];
+  }
+  return node;
+}
+
+/**
+ * The interpreter knows 2019-09's `$recursiveRef` but not 2020-12's `$dynamicRef`, which it would skip: each is read
+ * as the `$ref` it is written as (and each `$dynamicAnchor` as an `$anchor`), as ajv reads them, so both engines
+ * resolve a dynamic reference to where it statically points rather than one ignoring it.
+ */
+function resolveDynamicStatically(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  for (const child of Object.values(node)) resolveDynamicStatically(child);
+  if (Array.isArray(node)) return;
+  const schema = node as Schema;
+  if (typeof schema.$dynamicAnchor === 'string' && schema.$anchor === undefined) schema.$anchor = schema.$dynamicAnchor;
+  if (typeof schema.$dynamicRef === 'string' && schema.$ref === undefined) schema.$ref = schema.$dynamicRef;
+}
