@@ -88,6 +88,7 @@ export function webBuild(): Options {
     minifyWhitespace: true,
     minifySyntax: true,
     esbuildPlugins: [webSeams, nodeOnlyPackages, jsonAsString],
-    external: [],
+    // tsup leaves `dependencies` to the application's bundler; those the web build leaves out are its own stubs.
+    noExternal: NODE_ONLY_PACKAGES,
   };
 }
