@@ -1,7 +1,7 @@
 import { RuntimeUnsupportedError, runtimeName } from './node-builtin.ts';
 
 /**
- * The web build's `importByName` (tsup.config.ts swaps it for import-by-name.ts): a Worker cannot load a module by
+ * The web build's `importByName` (tsup.web.ts swaps it for import-by-name.ts): a Worker cannot load a module by
  * a name computed at run time, and a page has no package resolution, so an optional peer dependency must be given.
  */
 export const importByName = async (specifier: string): Promise<unknown> => {

@@ -1,5 +1,5 @@
 /**
- * The web build's `importOptional` (tsup.config.ts swaps it for optional-package.ts): the provider SDKs and cloud
+ * The web build's `importOptional` (tsup.web.ts swaps it for optional-package.ts): the provider SDKs and cloud
  * auth libraries are not bundled for Workers and browsers (they need Node.js, and would weigh megabytes), so asking
  * for one fails with what to do instead, without loading anything.
  */

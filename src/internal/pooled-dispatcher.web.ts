@@ -1,5 +1,5 @@
 /**
- * The web build's pooled dispatcher (tsup.config.ts swaps it for pooled-dispatcher.ts): undici is Node's HTTP client
+ * The web build's pooled dispatcher (tsup.web.ts swaps it for pooled-dispatcher.ts): undici is Node's HTTP client
  * and is not bundled for Workers or browsers, whose providers send through `fetch` (default-transport.web.ts).
  */
 import type { Dispatcher } from 'undici';

@@ -1,5 +1,5 @@
 /**
- * The web build's JSON Schema validator (tsup.config.ts swaps it for json-schema-validator.ts): Workers and
+ * The web build's JSON Schema validator (tsup.web.ts swaps it for json-schema-validator.ts): Workers and
  * CSP-strict pages forbid the code generation ajv compiles with, so schemas are interpreted by @cfworker/json-schema.
  *
  * PLACEHOLDER of issue 38 (h38-w): the minimal seam, so structured outputs validate in workerd and Chromium. The

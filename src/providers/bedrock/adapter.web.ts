@@ -1,5 +1,5 @@
 /**
- * The web build's Bedrock adapter (tsup.config.ts swaps it for adapter.ts): Bedrock is reached through the AWS SDK
+ * The web build's Bedrock adapter (tsup.web.ts swaps it for adapter.ts): Bedrock is reached through the AWS SDK
  * (SigV4 signing, the credential chain), which the web build leaves out; the call says so, naming the runtime.
  */
 import { RuntimeUnsupportedError, runtimeName } from '../../internal/node-builtin.ts';

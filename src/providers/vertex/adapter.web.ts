@@ -1,5 +1,5 @@
 /**
- * The web build's Vertex AI adapter (tsup.config.ts swaps it for adapter.ts): Vertex is reached with Google's auth
+ * The web build's Vertex AI adapter (tsup.web.ts swaps it for adapter.ts): Vertex is reached with Google's auth
  * library and SDKs (service accounts, metadata server), which the web build leaves out; the call says so.
  */
 import { RuntimeUnsupportedError, runtimeName } from '../../internal/node-builtin.ts';

@@ -1,5 +1,5 @@
 /**
- * The web build's transport seam (tsup.config.ts swaps it for default-transport.ts): Workers and browsers have no
+ * The web build's transport seam (tsup.web.ts swaps it for default-transport.ts): Workers and browsers have no
  * undici, so providers send through the runtime's own `fetch`, with the answer size held to the same limit.
  *
  * PLACEHOLDER of issue 38 (h38-w): the minimal fetch transport, so wire calls run in workerd and Chromium. The
