@@ -5,15 +5,19 @@ import { optionalNodeBuiltin } from './node-builtin.ts';
  * where web crypto's `subtle.digest` (a promise) cannot be awaited. Node.js, Bun and Deno hash with node:crypto
  * (fetched, not imported); Workers and browsers with the plain implementation below (FIPS 180-4).
  */
+let found: { crypto: typeof import('node:crypto') | undefined } | undefined;
+/** node:crypto when the runtime has it, looked up once (cache keys hash on every call). */
+const nodeCrypto = () => (found ??= { crypto: optionalNodeBuiltin('node:crypto') }).crypto;
+
 export function sha256(text: string): Uint8Array {
-  const crypto = optionalNodeBuiltin('node:crypto');
+  const crypto = nodeCrypto();
   if (crypto) return new Uint8Array(crypto.createHash('sha256').update(text).digest());
   return sha256Bytes(new TextEncoder().encode(text));
 }
 
 /** The digest as 64 lower-case hex digits. */
 export function sha256Hex(text: string): string {
-  const crypto = optionalNodeBuiltin('node:crypto');
+  const crypto = nodeCrypto();
   if (crypto) return crypto.createHash('sha256').update(text).digest('hex');
   return toHex(sha256Bytes(new TextEncoder().encode(text)));
 }
