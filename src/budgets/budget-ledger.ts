@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { BudgetExceededError, LimitExceededError, StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { CompletionWarning } from '../types.ts';
 import {
@@ -95,7 +94,7 @@ export class BudgetLedger {
     options: { holdMs?: number; warn?: (warning: CompletionWarning) => void; now?: Date } = {},
   ): Promise<BudgetHold> {
     const now = options.now ?? new Date();
-    const id = randomUUID();
+    const id = crypto.randomUUID();
     const entries: Array<{ rule: BudgetRule; value: string; hold: SlotHold }> = [];
     for (const rule of this.rules) {
       const amount = rule.tokens !== undefined ? worst.tokens : worst.usd;

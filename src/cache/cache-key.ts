@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { CallPlan } from '../completion/stages.ts';
 import { canonicalJson } from '../internal/canonical-json.ts';
+import { sha256Hex } from '../internal/sha256.ts';
 
 /**
  * Parameters that reach the provider but not the answer: who the end user is, what the provider stores or bills,
@@ -39,7 +39,7 @@ export function cacheKey(plan: CallPlan, tenant: string): string {
     structured_output_fallback: request.structured_output_fallback,
     fallbacks: plan.fallbacks,
   };
-  return createHash('sha256').update(canonicalJson(keyed)).digest('hex');
+  return sha256Hex(canonicalJson(keyed));
 }
 
 /**

@@ -1,8 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { loadSqlite } from '../internal/load-sqlite.ts';
+import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
 import type { ResponseCacheStore } from './cache-store.ts';
+
+const nodeFs = lazyNodeBuiltin('node:fs', 'The SQLite response cache (SqliteCacheStore)');
+const nodePath = lazyNodeBuiltin('node:path', 'The SQLite response cache (SqliteCacheStore)');
 
 /** Writes between two prunes of expired and surplus rows: a prune is one indexed DELETE, not one per write. */
 const PRUNE_EVERY = 64;
@@ -21,7 +23,7 @@ export class SqliteCacheStore implements ResponseCacheStore {
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string, options: { maxEntries?: number } = {}) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') nodeFs().mkdirSync(nodePath().dirname(path), { recursive: true });
     this.#db = new (loadSqlite('SqliteCacheStore').DatabaseSync)(path);
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.#db.exec(`CREATE TABLE IF NOT EXISTS response_cache (

@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
 import type * as Zod from 'zod';
 import { CatalogError } from '../errors.ts';
+import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
 import { Catalog } from './catalog.ts';
 import { catalogSchemas, isPrototypeMember, type ModelEntry, type ProviderOffering } from './catalog-schema.ts';
 import { defaultCatalog } from './default-catalog.ts';
 import { type CatalogExtension, type CatalogRow, extensionSchemas, type OfferingRow } from './extension-schema.ts';
+
+const nodeFs = lazyNodeBuiltin('node:fs', 'Reading a catalog extension from a file');
 
 export type { CatalogExtension, CatalogRow };
 
@@ -143,7 +145,7 @@ function mergeOfferings(offerings: readonly ProviderOffering[], changes: Readonl
 function readJson(path: string): unknown {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = nodeFs().readFileSync(path, 'utf8');
   } catch (error) {
     throw new CatalogError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`, {
       source: path,

@@ -1,10 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import { MissingCredentialsError } from '../errors.ts';
+import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
 import { redactUrlCredentials } from '../internal/redact.ts';
 import { DeploymentStoreError } from './errors.ts';
-import { FileDeploymentStore } from './file-store.ts';
+import { FileDeploymentStore, USE_ANOTHER_STORE } from './file-store.ts';
 import { RemoteDeploymentStore } from './remote-store.ts';
 import type { DeploymentStore } from './store.ts';
+
+const nodeUrl = lazyNodeBuiltin('node:url', 'A deployments directory', USE_ANOTHER_STORE);
 
 export interface CreateDeploymentStoreOptions {
   /** Remote stores: the key sent as `Authorization: Bearer …` (default `SWITCHYARD_API_KEY`). */
@@ -41,7 +43,7 @@ export function createDeploymentStore(
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   }
-  if (/^file:\/\//i.test(source)) return new FileDeploymentStore(fileURLToPath(source));
+  if (/^file:\/\//i.test(source)) return new FileDeploymentStore(nodeUrl().fileURLToPath(source));
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
     const shown = redactUrlCredentials(source);
     throw new DeploymentStoreError(`Unsupported deployment store "${shown}": give an http(s):// URL or a directory.`, {

@@ -1,10 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import { access, link, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
 import { type Deployment, sameDeployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError, DeploymentValidationError } from './errors.ts';
 import { type DeploymentStore, filterAndSort, indexById, type SourcedDeployment } from './store.ts';
 import { validateDeployment } from './validate-deployment.ts';
+
+/** What a runtime without a file system (a Worker, a page) can use instead of a deployments directory. */
+export const USE_ANOTHER_STORE =
+  'Use a MemoryDeploymentStore, or a RemoteDeploymentStore (an http(s):// URL) of a switchyard serve, there.';
+const FEATURE = 'A deployments directory (FileDeploymentStore)';
+const nodeCrypto = lazyNodeBuiltin('node:crypto', FEATURE, USE_ANOTHER_STORE);
+const nodeFs = lazyNodeBuiltin('node:fs/promises', FEATURE, USE_ANOTHER_STORE);
+const nodePath = lazyNodeBuiltin('node:path', FEATURE, USE_ANOTHER_STORE);
 
 const EXTENSIONS = new Set(['.json', '.yaml', '.yml']);
 
@@ -26,6 +32,8 @@ export class FileDeploymentStore implements DeploymentStore {
   #loading: Promise<Map<string, SourcedDeployment>> | undefined;
 
   constructor(dir: string) {
+    // A runtime without a file system fails here, when the gateway is made, not at its first call.
+    nodeFs();
     this.dir = dir;
   }
 
@@ -42,17 +50,17 @@ export class FileDeploymentStore implements DeploymentStore {
 
   async put(deployment: Deployment): Promise<void> {
     const checked = validateDeployment(deployment, 'put', 400);
-    await mkdir(this.dir, { recursive: true });
+    await nodeFs().mkdir(this.dir, { recursive: true });
     const existing = (await this.#load()).get(checked.id);
     if (existing) return assertSame(existing, checked);
 
     const base = fileBaseName(checked.id);
-    const temp = join(this.dir, `.${base}.${randomUUID()}.tmp`);
-    await writeFile(temp, `${JSON.stringify(checked, null, 2)}\n`, { flag: 'wx' });
+    const temp = nodePath().join(this.dir, `.${base}.${nodeCrypto().randomUUID()}.tmp`);
+    await nodeFs().writeFile(temp, `${JSON.stringify(checked, null, 2)}\n`, { flag: 'wx' });
     try {
       for (let attempt = 1; attempt <= 100; attempt++) {
         const name = attempt === 1 ? `${base}.json` : `${base}-${attempt}.json`;
-        if (await placeWithoutOverwrite(temp, join(this.dir, name))) return;
+        if (await placeWithoutOverwrite(temp, nodePath().join(this.dir, name))) return;
         // The name is taken: by a concurrent put of this id, or by another id that maps to the same file name.
         const other = await readEntry(this.dir, name).catch(() => undefined);
         if (other?.deployment.id === checked.id) return assertSame(other, checked);
@@ -61,7 +69,9 @@ export class FileDeploymentStore implements DeploymentStore {
         location: this.dir,
       });
     } finally {
-      await unlink(temp).catch(() => undefined);
+      await nodeFs()
+        .unlink(temp)
+        .catch(() => undefined);
     }
   }
 
@@ -78,7 +88,9 @@ export class FileDeploymentStore implements DeploymentStore {
     const files = new Map<string, CachedFile>();
     await Promise.all(
       names.map(async (name) => {
-        const info = await stat(join(this.dir, name)).catch(() => undefined);
+        const info = await nodeFs()
+          .stat(nodePath().join(this.dir, name))
+          .catch(() => undefined);
         if (!info?.isFile()) return; // removed since the listing, or a link to something other than a file
         const cached = this.#files.get(name);
         if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size) {
@@ -97,11 +109,11 @@ export class FileDeploymentStore implements DeploymentStore {
 
   async #listFiles(): Promise<string[]> {
     try {
-      const entries = await readdir(this.dir, { withFileTypes: true });
+      const entries = await nodeFs().readdir(this.dir, { withFileTypes: true });
       return entries
         .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && !entry.name.startsWith('.'))
         .map((entry) => entry.name)
-        .filter((name) => EXTENSIONS.has(extname(name).toLowerCase()));
+        .filter((name) => EXTENSIONS.has(nodePath().extname(name).toLowerCase()));
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
       throw new DeploymentStoreError(
@@ -121,14 +133,16 @@ function assertSame(existing: SourcedDeployment, deployment: Deployment): void {
 
 /** Reads, parses and validates one file; errors name the file (and the field). */
 async function readEntry(dir: string, name: string): Promise<SourcedDeployment> {
-  const source = join(dir, name);
-  const text = await readFile(source, 'utf8').catch((error: unknown) => {
-    throw new DeploymentStoreError(`Cannot read ${source}: ${(error as Error).message}`, {
-      location: source,
-      cause: error,
+  const source = nodePath().join(dir, name);
+  const text = await nodeFs()
+    .readFile(source, 'utf8')
+    .catch((error: unknown) => {
+      throw new DeploymentStoreError(`Cannot read ${source}: ${(error as Error).message}`, {
+        location: source,
+        cause: error,
+      });
     });
-  });
-  const json = extname(name).toLowerCase() === '.json';
+  const json = nodePath().extname(name).toLowerCase() === '.json';
   let value: unknown;
   try {
     value = json ? JSON.parse(text) : (await loadYaml(source)).parse(text);
@@ -172,7 +186,7 @@ function fileBaseName(id: string): string {
 /** Moves `temp` to `target` unless `target` exists; `false` when it does. */
 async function placeWithoutOverwrite(temp: string, target: string): Promise<boolean> {
   try {
-    await link(temp, target); // atomic, and fails with EEXIST instead of replacing
+    await nodeFs().link(temp, target); // atomic, and fails with EEXIST instead of replacing
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -180,11 +194,13 @@ async function placeWithoutOverwrite(temp: string, target: string): Promise<bool
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw error;
   }
   // No hard links on this file system: check, then rename (atomic for readers; a concurrent writer could slip in).
-  const exists = await access(target).then(
-    () => true,
-    () => false,
-  );
+  const exists = await nodeFs()
+    .access(target)
+    .then(
+      () => true,
+      () => false,
+    );
   if (exists) return false;
-  await rename(temp, target);
+  await nodeFs().rename(temp, target);
   return true;
 }

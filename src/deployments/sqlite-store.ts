@@ -1,11 +1,13 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { loadSqlite } from '../internal/load-sqlite.ts';
+import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
 import { type Deployment, sameDeployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
 import { type DeploymentStore, filterAndSort } from './store.ts';
 import { validateDeployment } from './validate-deployment.ts';
+
+const nodeFs = lazyNodeBuiltin('node:fs', 'The SQLite deployment store');
+const nodePath = lazyNodeBuiltin('node:path', 'The SQLite deployment store');
 
 /** `record` holds the validated deployment as JSON; `agent_id` is a column so one agent's list is an index lookup. */
 const SCHEMA = `
@@ -34,7 +36,7 @@ export class SqliteDeploymentStore implements DeploymentStore {
   /** `path` is a database file (its directory is created; the file may hold other tables) or `:memory:`. */
   constructor(path: string) {
     this.path = path;
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') nodeFs().mkdirSync(nodePath().dirname(path), { recursive: true });
     this.#db = new (loadSqlite('SqliteDeploymentStore').DatabaseSync)(path);
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.#db.exec(SCHEMA);

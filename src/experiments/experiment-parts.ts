@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { outputResponseFormat } from '../deployments/resolve-deployment.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { validateDeployment } from '../deployments/validate-deployment.ts';
 import { InvalidRequestError } from '../errors.ts';
 import { canonicalJson } from '../internal/canonical-json.ts';
+import { sha256Hex } from '../internal/sha256.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
@@ -21,7 +21,7 @@ import { type CopiedInput, type InputSource, jsonBytes, sampleBudget, sampledInp
 
 /** SHA-256 of canonical JSON: equal content, equal key, whatever the key order. */
 export function contentKey(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+  return sha256Hex(canonicalJson(value));
 }
 
 /**

@@ -1,8 +1,11 @@
-import { pipeline, type Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { lazyNodeBuiltin } from './node-builtin.ts';
 import { createPooledDispatcher, httpClientFailure } from './pooled-dispatcher.ts';
 import { byteLimit, DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from './response-limit.ts';
+
+const nodeStream = lazyNodeBuiltin('node:stream', 'The pooled HTTP transport');
+const nodeZlib = lazyNodeBuiltin('node:zlib', 'The pooled HTTP transport');
 
 export interface PooledFetchOptions {
   /**
@@ -230,7 +233,7 @@ function responseHeaders(headers: Record<string, string | string[] | undefined>)
  */
 export function decoded(body: Readable, encoding: string | string[] | undefined, maxBytes: number): Readable {
   if (encoding === undefined) return body;
-  return pipeline(decompressed(body, encoding), byteLimit(maxBytes), () => undefined);
+  return nodeStream().pipeline(decompressed(body, encoding), byteLimit(maxBytes), () => undefined);
 }
 
 function decompressed(body: Readable, encoding: string | string[]): Readable {
@@ -242,17 +245,21 @@ function decompressed(body: Readable, encoding: string | string[]): Readable {
     .reverse();
   let stream = body;
   for (const coding of codings) {
-    const flush = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
+    const zlib = nodeZlib();
+    const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
     const decoder =
       coding === 'gzip' || coding === 'x-gzip'
-        ? createGunzip(flush)
+        ? zlib.createGunzip(flush)
         : coding === 'deflate'
-          ? createInflate(flush)
+          ? zlib.createInflate(flush)
           : coding === 'br'
-            ? createBrotliDecompress({ flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH })
+            ? zlib.createBrotliDecompress({
+                flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+                finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+              })
             : undefined;
     if (!decoder) return stream;
-    stream = pipeline(stream, decoder, () => undefined);
+    stream = nodeStream().pipeline(stream, decoder, () => undefined);
   }
   return stream;
 }

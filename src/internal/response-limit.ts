@@ -1,4 +1,7 @@
-import { Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
+import { lazyNodeBuiltin } from './node-builtin.ts';
+
+const nodeStream = lazyNodeBuiltin('node:stream', 'The pooled HTTP transport');
 
 /**
  * The size limit on provider answers: a body past it fails with `ResponseTooLargeError` instead of filling memory.
@@ -21,6 +24,7 @@ export class ResponseTooLargeError extends Error {
 /** Counts a decoded body, failing it once it passes `maxBytes`. */
 export function byteLimit(maxBytes: number): Transform {
   let total = 0;
+  const { Transform } = nodeStream();
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       total += chunk.length;

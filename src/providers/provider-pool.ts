@@ -1,4 +1,3 @@
-import { createPooledTransport, type PooledTransport } from '../internal/http-transport.ts';
 import { redactSecrets } from '../internal/redact.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, withResponseLimit } from '../internal/response-limit.ts';
 import { credentialsOf, hasCredentials, type MissingSetting, settingsWithKey } from './credentials.ts';
@@ -13,7 +12,8 @@ import {
   secretsOf,
 } from './provider.ts';
 import type { ProviderRegistry } from './registry.ts';
-import { dispatcherSender, fetchSender, type HttpSender } from './wire/http-sender.ts';
+import { createDefaultTransport, type DefaultTransport } from './wire/default-transport.ts';
+import { fetchSender } from './wire/http-sender.ts';
 
 /**
  * A ready adapter, or the setting that is missing (or unusable: `problem` says why) for it; the attempt is then
@@ -51,14 +51,8 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
   const adapters = new Map<string, Promise<Provider | MissingSetting>>();
   // One keep-alive pool for every provider of this gateway, the wire transports' and the SDKs' (their default fetch
   // costs ~0.5 ms of CPU per call, bench/).
-  let pooled: { transport: PooledTransport; send: HttpSender } | undefined;
-  const sharedPool = () => {
-    if (!pooled) {
-      const created = createPooledTransport(transport);
-      pooled = { transport: created, send: dispatcherSender(created.dispatcher, maxResponseBytes) };
-    }
-    return pooled;
-  };
+  let pooled: DefaultTransport | undefined;
+  const sharedPool = () => (pooled ??= createDefaultTransport(transport));
   const defaultTransport = options.defaultTransport ?? transportFromEnvironment();
   const maxResponseBytes = options.transport?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const transport = {
@@ -99,7 +93,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     if ('missing' in found) return found;
     const resolved = { ...configured, ...found };
     const secrets = [...secretsOf(resolved), ...(definition.secrets?.(resolved) ?? [])];
-    const fetchImpl = configured.fetch ? ownFetch(configured.fetch) : sharedPool().transport.fetch;
+    const fetchImpl = configured.fetch ? ownFetch(configured.fetch) : sharedPool().fetch;
     const settings: ResolvedProviderSettings = {
       ...resolved,
       fetch: fetchImpl,

@@ -1,20 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
 import type { CallRecord } from './call-record.ts';
 import { recordJson } from './record-json.ts';
 import type { RecordSink } from './sink.ts';
+
+const nodeCrypto = lazyNodeBuiltin('node:crypto', 'The record journal (records.journal)');
+const nodeFs = lazyNodeBuiltin('node:fs', 'The record journal (records.journal)');
+const nodeOs = lazyNodeBuiltin('node:os', 'The record journal (records.journal)');
+const nodePath = lazyNodeBuiltin('node:path', 'The record journal (records.journal)');
 
 export interface RecordJournalOptions {
   /** The journal's directory (created if missing). One per process is not needed: each writes its own files. */
@@ -59,7 +51,7 @@ export class RecordJournal {
   readonly #maxBytes: number;
   readonly #onError: (error: unknown) => void;
   /** Names this process's files apart from an earlier process's with the same pid (pid 1 in a container). */
-  readonly #token = randomBytes(4).toString('hex');
+  readonly #token = nodeCrypto().randomBytes(4).toString('hex');
   #sequence = 0;
   #fd: number | undefined;
   #current: JournalSegment | undefined;
@@ -73,7 +65,7 @@ export class RecordJournal {
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.#onError = options.onError ?? emitJournalWarning;
     // Records hold prompts and answers: the files are the process user's alone.
-    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+    nodeFs().mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     this.#adoptLeftovers();
     liveTokens.add(this.#token);
   }
@@ -93,11 +85,11 @@ export class RecordJournal {
     const line = Buffer.from(`${recordJson(record)}\n`);
     try {
       if (this.#fd === undefined || !this.#current) {
-        const path = join(this.#dir, `${process.pid}-${this.#token}-${this.#sequence++}@${ownHost()}.jsonl`);
-        this.#fd = openSync(path, 'a', 0o600);
+        const path = nodePath().join(this.#dir, `${process.pid}-${this.#token}-${this.#sequence++}@${ownHost()}.jsonl`);
+        this.#fd = nodeFs().openSync(path, 'a', 0o600);
         this.#current = { path, records: 0, bytes: 0 };
       }
-      const written = writeSync(this.#fd, line);
+      const written = nodeFs().writeSync(this.#fd, line);
       // A regular file takes a whole write or fails; a short one (a full disk) leaves a torn line a replay skips.
       if (written < line.length) throw new Error(`short write to the record journal (${written} of ${line.length})`);
       this.#current.records += 1;
@@ -127,9 +119,12 @@ export class RecordJournal {
    */
   openCall(record: CallRecord): JournalSegment | undefined {
     const line = Buffer.from(`${recordJson(record)}\n`);
-    const path = join(this.#dir, `${process.pid}-${this.#token}-${this.#sequence++}-open@${ownHost()}.jsonl`);
+    const path = nodePath().join(
+      this.#dir,
+      `${process.pid}-${this.#token}-${this.#sequence++}-open@${ownHost()}.jsonl`,
+    );
     try {
-      writeFileSync(path, line, { mode: 0o600, flag: 'wx' });
+      nodeFs().writeFileSync(path, line, { mode: 0o600, flag: 'wx' });
       return { path, records: 1, bytes: line.length };
     } catch (error) {
       this.#report(error);
@@ -168,7 +163,7 @@ export class RecordJournal {
     let unreadable = 0;
     let text = '';
     try {
-      text = readFileSync(segment.path, 'utf8');
+      text = nodeFs().readFileSync(segment.path, 'utf8');
     } catch {
       // Deleted meanwhile by another process replaying it: nothing left to do.
     }
@@ -198,7 +193,7 @@ export class RecordJournal {
   #closeFile(): void {
     if (this.#fd !== undefined) {
       try {
-        closeSync(this.#fd);
+        nodeFs().closeSync(this.#fd);
       } catch {
         // Closing a file we wrote cannot lose what the kernel already has.
       }
@@ -222,13 +217,14 @@ export class RecordJournal {
   /** Files of processes on this machine that no longer run, oldest first, within `maxBytes` (newest kept). */
   #adoptLeftovers(): void {
     const found: Array<JournalSegment & { modified: number; open: boolean }> = [];
-    for (const name of readdirSync(this.#dir)) {
+    for (const name of nodeFs().readdirSync(this.#dir)) {
       const owner = SEGMENT_NAME.exec(name);
-      if (!owner || decodeURIComponent(owner[5]!) !== hostname() || isRunning(Number(owner[1]), owner[2]!)) continue;
-      const path = join(this.#dir, name);
+      if (!owner || decodeURIComponent(owner[5]!) !== nodeOs().hostname() || isRunning(Number(owner[1]), owner[2]!))
+        continue;
+      const path = nodePath().join(this.#dir, name);
       try {
-        const { size, mtimeMs } = statSync(path);
-        const records = readFileSync(path, 'utf8').split('\n').length - 1;
+        const { size, mtimeMs } = nodeFs().statSync(path);
+        const records = nodeFs().readFileSync(path, 'utf8').split('\n').length - 1;
         found.push({ path, records, bytes: size, modified: mtimeMs, open: owner[4] !== undefined });
       } catch {
         // Taken by another replica starting at the same time.
@@ -242,7 +238,7 @@ export class RecordJournal {
   }
 }
 
-const ownHost = () => encodeURIComponent(hostname());
+const ownHost = () => encodeURIComponent(nodeOs().hostname());
 
 /** The tokens of this process's journals: another journal on the same directory in this process is alive. */
 const liveTokens = new Set<string>();
@@ -261,7 +257,7 @@ function isRunning(pid: number, token: string): boolean {
 
 function removeFile(path: string): void {
   try {
-    unlinkSync(path);
+    nodeFs().unlinkSync(path);
   } catch {
     // Gone already (another replica replayed it): the records are stored either way.
   }

@@ -38,7 +38,7 @@ export async function buildPackage(dir: string, formats: ReadonlyArray<'esm' | '
 }
 
 /** What the build reads: the sources, the manifest and the build's configuration. */
-const BUILD_INPUTS = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json'];
+const BUILD_INPUTS = ['src', 'package.json', 'tsup.config.ts', 'tsup.web.ts', 'tsconfig.json'];
 
 /**
  * `buildPackage` once for the tree as it is: `.docs-run/package-<hash of what the build reads>`, shared by every test

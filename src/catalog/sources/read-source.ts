@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { CatalogError } from '../../errors.ts';
+import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
 import { fromModelsDev, isModelsDev } from './models-dev.ts';
 import { fromOpenRouter, isOpenRouter } from './openrouter.ts';
 import type { SourceModels } from './source-model.ts';
+
+const nodeFs = lazyNodeBuiltin('node:fs/promises', 'Reading a catalog source from a file');
 
 /** The public lists `--from` names. */
 const KNOWN_SOURCES: Readonly<Record<string, string>> = {
@@ -98,7 +100,7 @@ async function download(url: string, label: string, options: ReadSourceOptions):
 
 async function readLocal(path: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return await nodeFs().readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new CatalogError(`${path}: cannot be read (${code}).`, { source: path });

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { CustomTool, FunctionTool, NamespaceTool, Tool } from 'openai/resources/responses/responses';
+import { sha256Hex } from '../../internal/sha256.ts';
 
 /** A tool call's name as the client knows it: the tool's own name, and the namespace it is in, if any. */
 export interface ClientToolName {
@@ -17,7 +17,7 @@ const MAX_NAME = 64;
 function flatToolName(namespace: string, name: string): string {
   const joined = `${namespace}__${name}`;
   if (joined.length <= MAX_NAME) return joined;
-  const hash = createHash('sha256').update(joined).digest('hex').slice(0, 8);
+  const hash = sha256Hex(joined).slice(0, 8);
   return `${joined.slice(0, MAX_NAME - hash.length - 1)}_${hash}`;
 }
 

@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { SUPPORTS_EVERYTHING } from '../../catalog/model-profile.ts';
+import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
 import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
+
+const nodeFs = lazyNodeBuiltin('node:fs', 'Amazon Bedrock credentials');
+const nodeOs = lazyNodeBuiltin('node:os', 'Amazon Bedrock credentials');
+const nodePath = lazyNodeBuiltin('node:path', 'Amazon Bedrock credentials');
 
 /** Environment variables of the standard AWS credential chain (any one means credentials may be found). */
 const AWS_CHAIN = [
@@ -46,7 +48,9 @@ export const bedrockProvider: ProviderDefinition<BedrockSettings> = {
     const region = configured.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
     if (!region) return { missing: 'AWS_REGION (or providers.bedrock.region)' };
     const apiKey = configured.apiKey ?? env.BEDROCK_API_KEY ?? env.AWS_BEARER_TOKEN_BEDROCK;
-    const chain = AWS_CHAIN.some((name) => env[name]) || existsSync(join(homedir(), '.aws', 'credentials'));
+    const chain =
+      AWS_CHAIN.some((name) => env[name]) ||
+      nodeFs().existsSync(nodePath().join(nodeOs().homedir(), '.aws', 'credentials'));
     if (!apiKey && !configured.credentials && !chain)
       return {
         missing: 'AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or BEDROCK_API_KEY)',

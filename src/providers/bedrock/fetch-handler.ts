@@ -1,5 +1,7 @@
-import { Readable } from 'node:stream';
 import type { BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
+import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
+
+const nodeStream = lazyNodeBuiltin('node:stream', 'Amazon Bedrock');
 
 /** The parts of the AWS SDK's HttpRequest a Converse call fills in. */
 interface SdkRequest {
@@ -59,7 +61,7 @@ export function fetchRequestHandler(
     response.headers.forEach((value, name) => {
       answerHeaders[name] = value;
     });
-    const body = response.body ? Readable.fromWeb(response.body as never) : Readable.from([]);
+    const body = response.body ? nodeStream().Readable.fromWeb(response.body as never) : nodeStream().Readable.from([]);
     body.once('close', () => caller?.removeEventListener('abort', stopOnCaller));
     return { response: { statusCode: response.status, reason: response.statusText, headers: answerHeaders, body } };
   };

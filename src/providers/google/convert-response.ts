@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { GenerateContentResponse, Part } from '@google/genai';
 import type { ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { CompletionMessage, ReasoningDetail } from '../../types.ts';
@@ -20,7 +19,7 @@ export function blockedPromptMessage(response: GenerateContentResponse): string 
 }
 
 export function synthesizedId(prefix: string): string {
-  return `${prefix}${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+  return `${prefix}${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
 }
 
 /** What one part means in OpenAI terms. */

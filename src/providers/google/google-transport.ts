@@ -1,5 +1,5 @@
-import { STATUS_CODES } from 'node:http';
 import type { GoogleGenAI } from '@google/genai';
+import { statusText } from '../../internal/status-text.ts';
 import type { ResolvedProviderSettings } from '../provider.ts';
 import { type Endpoint, endpointOf } from '../wire/http-sender.ts';
 import type { ServerEvent } from '../wire/server-events.ts';
@@ -130,5 +130,5 @@ function chunkOfEvent(item: unknown): unknown {
 /** An error status's body as Google's error model, a body that is not JSON wrapped in it as the SDK does. */
 export function googleErrorBody(answer: HttpStatusError): unknown {
   if (answer.json !== undefined) return answer.json;
-  return { error: { message: answer.text, code: answer.status, status: STATUS_CODES[answer.status] ?? '' } };
+  return { error: { message: answer.text, code: answer.status, status: statusText(answer.status) } };
 }

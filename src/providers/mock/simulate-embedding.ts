@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../internal/sha256.ts';
 import type { EmbeddingCall, ProviderEmbedding } from '../provider.ts';
 
 /** Vector length when neither the request nor the catalog gives one. */
@@ -17,9 +17,9 @@ export function simulateEmbedding(call: EmbeddingCall): ProviderEmbedding {
 }
 
 function unitVector(text: string, dimensions: number): number[] {
-  const seed = createHash('sha256').update(text).digest();
+  const seed = sha256(text);
   // xorshift32 from the first four bytes (never zero, or the generator would stay at zero).
-  let state = seed.readUInt32LE(0) || 0x9e3779b9;
+  let state = new DataView(seed.buffer, seed.byteOffset).getUint32(0, true) || 0x9e3779b9;
   const values = new Array<number>(dimensions);
   let norm = 0;
   for (let index = 0; index < dimensions; index++) {

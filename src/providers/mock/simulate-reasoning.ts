@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../internal/sha256.ts';
 import type { ReasoningDetail } from '../../types.ts';
 import type { ReasoningForm } from '../provider.ts';
 import { tokensOf } from './shape-answer.ts';
@@ -34,6 +34,6 @@ export function reasoningAsGiven(
 
 /** A signature as opaque as a provider's (base64), and the same for the same reasoning: answers stay deterministic. */
 function simulatedSignature(format: string, text: string): string {
-  const digest = createHash('sha256').update(`${format}\n${text}`).digest();
-  return Buffer.concat([Buffer.from('simulated:'), digest]).toString('base64');
+  const digest = sha256(`${format}\n${text}`);
+  return btoa(`simulated:${String.fromCharCode(...digest)}`);
 }

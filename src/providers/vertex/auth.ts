@@ -1,9 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import type { AuthClient } from 'google-auth-library';
+import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
 import { importOptional } from '../../internal/optional-package.ts';
 import type { ResolvedProviderSettings } from '../provider.ts';
 import type { VertexSettings } from './definition.ts';
 import { type ServiceAccountKey, serviceAccountTokens } from './service-account-token.ts';
+
+const nodeFs = lazyNodeBuiltin('node:fs/promises', 'Vertex AI credentials');
 
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 type Auth = typeof import('google-auth-library');
@@ -33,7 +35,7 @@ export async function vertexAuthClient(settings: ResolvedProviderSettings<Vertex
   }
   const file = settings.credentialsFile;
   if (!file) throw new TypeError('Vertex AI has no credentials (no token, service account or credentials file).');
-  const json = parsed(await readFile(file, 'utf8'));
+  const json = parsed(await nodeFs().readFile(file, 'utf8'));
   // The message names the file, never its content.
   if (!json) throw new TypeError(`The Google credentials file ${file} is not JSON.`);
   switch (json.type) {

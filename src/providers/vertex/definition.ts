@@ -1,11 +1,13 @@
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { SUPPORTS_EVERYTHING } from '../../catalog/model-profile.ts';
+import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
 import { toAnthropicRequest } from '../anthropic/convert-request.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
 import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 import { serviceAccountSecret } from './auth.ts';
+
+const nodeFs = lazyNodeBuiltin('node:fs', 'Vertex AI credentials');
+const nodeOs = lazyNodeBuiltin('node:os', 'Vertex AI credentials');
+const nodePath = lazyNodeBuiltin('node:path', 'Vertex AI credentials');
 
 /** Vertex AI's own settings, beside the shared ones. */
 export interface VertexSettings {
@@ -48,11 +50,11 @@ export const vertexProvider: ProviderDefinition<VertexSettings> = {
     if (!project) return { missing: 'GOOGLE_CLOUD_PROJECT (or providers.vertex.project)' };
     const location = configured.region ?? env.GOOGLE_CLOUD_LOCATION ?? env.VERTEX_LOCATION ?? 'us-central1';
     const apiKey = configured.apiKey ?? env.VERTEX_ACCESS_TOKEN;
-    const gcloudFile = join(homedir(), '.config', 'gcloud', 'application_default_credentials.json');
+    const gcloudFile = nodePath().join(nodeOs().homedir(), '.config', 'gcloud', 'application_default_credentials.json');
     const credentialsFile =
       configured.credentialsFile ??
       env.GOOGLE_APPLICATION_CREDENTIALS ??
-      (existsSync(gcloudFile) ? gcloudFile : undefined);
+      (nodeFs().existsSync(gcloudFile) ? gcloudFile : undefined);
     if (!apiKey && !configured.serviceAccount && !credentialsFile)
       return {
         missing:

@@ -1,4 +1,6 @@
-import { createSign } from 'node:crypto';
+import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
+
+const nodeCrypto = lazyNodeBuiltin('node:crypto', 'Vertex AI service-account signing');
 
 /** The fields of a service account key file that a token request needs. */
 export interface ServiceAccountKey {
@@ -62,7 +64,7 @@ function assertion(key: ServiceAccountKey, scope: string, audience: string): str
   const header = { alg: 'RS256', typ: 'JWT', ...(key.private_key_id ? { kid: key.private_key_id } : {}) };
   const claims = { iss: key.client_email, scope, aud: audience, iat: now, exp: now + LIFETIME_S };
   const unsigned = `${base64url(header)}.${base64url(claims)}`;
-  const signature = createSign('RSA-SHA256').update(unsigned).sign(key.private_key, 'base64url');
+  const signature = nodeCrypto().createSign('RSA-SHA256').update(unsigned).sign(key.private_key, 'base64url');
   return `${unsigned}.${signature}`;
 }
 

@@ -1,3 +1,4 @@
+import { importByName } from '../../internal/import-by-name.ts';
 import type { ProviderDefinition } from '../../providers/provider.ts';
 import { builtInRegistry } from '../../providers/registry.ts';
 import type { CallRecord } from '../call-record.ts';
@@ -121,7 +122,7 @@ function spanAttributes(
 /** `trace.getTracer(name)` from `@opentelemetry/api`, or an error that says how to install it. */
 export async function loadOpenTelemetryTracer(
   tracerName: string,
-  importModule: (specifier: string) => Promise<unknown> = (specifier) => import(specifier),
+  importModule: (specifier: string) => Promise<unknown> = importByName,
 ): Promise<OtelTracer> {
   type Api = { trace?: { getTracer?: (name: string) => OtelTracer } };
   let api: Api;

@@ -1,9 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { SqliteAnnotationStore } from '../../annotations/sqlite-annotation-store.ts';
 import { SqliteExperimentStore } from '../../experiments/sqlite-experiment-store.ts';
 import { loadSqlite } from '../../internal/load-sqlite.ts';
+import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
 import { resultOf } from '../call-query-rows.ts';
 import type { CallRecord } from '../call-record.ts';
@@ -48,6 +47,9 @@ import {
   timingOfRow,
 } from './sqlite-schema.ts';
 
+const nodeFs = lazyNodeBuiltin('node:fs', 'The SQLite call records (SqliteSink)');
+const nodePath = lazyNodeBuiltin('node:path', 'The SQLite call records (SqliteSink)');
+
 /** Stores records in a SQLite file through `node:sqlite` and answers the call-store queries with SQL. */
 export class SqliteSink implements RecordSink, CallStore {
   readonly path: string;
@@ -61,7 +63,7 @@ export class SqliteSink implements RecordSink, CallStore {
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string) {
     this.path = path;
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') nodeFs().mkdirSync(nodePath().dirname(path), { recursive: true });
     this.#db = new (loadSqlite('SqliteSink').DatabaseSync)(path);
     // WAL lets readers (gateway.calls) run while a batch is written; NORMAL is durable across crashes of the process.
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');

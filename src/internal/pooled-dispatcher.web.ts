@@ -1,0 +1,15 @@
+/**
+ * The web build's pooled dispatcher (tsup.web.ts swaps it for pooled-dispatcher.ts): undici is Node's HTTP client
+ * and is not bundled for Workers or browsers, whose providers send through `fetch` (default-transport.web.ts).
+ */
+import type { Dispatcher } from 'undici';
+import { InternalError } from '../errors.ts';
+import { runtimeName } from './node-builtin.ts';
+
+export async function createPooledDispatcher(): Promise<Dispatcher> {
+  throw new InternalError(`The pooled HTTP transport (undici) runs on Node.js only, not in ${runtimeName()}.`);
+}
+
+export function httpClientFailure(error: unknown): never {
+  throw error;
+}
