@@ -15,8 +15,6 @@ import { DEFAULT_RETRY, type RetryOptions, retryPolicy } from './completion/run-
 import type { Services } from './completion/services.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
 import type { DeploymentStore } from './deployments/store.ts';
-import { createMessage } from './dialects/messages/create-message.ts';
-import { createResponse } from './dialects/responses/create-response.ts';
 import { createEmbedding } from './embeddings/create-embedding.ts';
 import { annotationsAndExperiments } from './experiments/gateway-experiments.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
@@ -191,10 +189,20 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   return {
     createCompletion: ((request: CompletionRequest, callOptions?: CompletionOptions) =>
       createCompletion(services, request, callOptions)) as Gateway['createCompletion'],
-    createMessage: ((params: Anthropic.MessageCreateParams, callOptions?: CompletionOptions) =>
-      createMessage(services, params, callOptions)) as Gateway['createMessage'],
-    createResponse: ((params: ResponseCreateParams, callOptions?: CompletionOptions) =>
-      createResponse(services, params, callOptions)) as Gateway['createResponse'],
+    // The dialects load on their first call: an application (or a page's bundle) that only makes chat completions
+    // never loads them.
+    createMessage: (async (params: Anthropic.MessageCreateParams, callOptions?: CompletionOptions) =>
+      (await import('./dialects/messages/create-message.ts')).createMessage(
+        services,
+        params,
+        callOptions,
+      )) as Gateway['createMessage'],
+    createResponse: (async (params: ResponseCreateParams, callOptions?: CompletionOptions) =>
+      (await import('./dialects/responses/create-response.ts')).createResponse(
+        services,
+        params,
+        callOptions,
+      )) as Gateway['createResponse'],
     createEmbedding: (request, callOptions) => createEmbedding(services, request, callOptions),
     listModels: (listOptions) => currentCatalog().list(listOptions),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { jsonAsString, nodeOnlyPackages, webSeams } from '../../tsup.web.ts';
@@ -67,6 +67,10 @@ export async function measureWebBundle(from: 'package' | 'source', packageDir = 
       format: 'esm',
       platform: 'browser',
       target: 'es2022',
+      // Split as an application's bundler does: what loads only on a later call (the dialects) is a chunk of its own,
+      // fetched then; the size is what loading the application costs, the entry and the chunks it imports statically.
+      splitting: true,
+      outdir: join(app, 'out'),
       write: false,
       metafile: true,
       logLevel: 'silent',
@@ -78,11 +82,14 @@ export async function measureWebBundle(from: 'package' | 'source', packageDir = 
           }
         : {}),
     });
-    const output = result.outputFiles[0]!.contents;
-    const gzipped = gzipSync(output, { level: 9 }).length;
+    const loaded = staticClosure(result.metafile, join(app, 'app.js'));
+    const files = result.outputFiles.filter((file) => loaded.has(relative(root, file.path)));
+    const output = Buffer.concat(files.map((file) => file.contents));
+    const gzipped = files.reduce((total, file) => total + gzipSync(file.contents, { level: 9 }).length, 0);
     const byPart = new Map<string, number>();
-    for (const [input, { bytesInOutput }] of Object.entries(Object.values(result.metafile.outputs)[0]!.inputs))
-      byPart.set(partOf(input), (byPart.get(partOf(input)) ?? 0) + bytesInOutput);
+    for (const path of loaded)
+      for (const [input, { bytesInOutput }] of Object.entries(result.metafile.outputs[path]!.inputs))
+        byPart.set(partOf(input), (byPart.get(partOf(input)) ?? 0) + bytesInOutput);
     const parts = [...byPart]
       .map(([part, minified]) => ({ part, minified, gzipped: Math.round((gzipped * minified) / output.length) }))
       .sort((a, b) => b.minified - a.minified);
@@ -90,6 +97,17 @@ export async function measureWebBundle(from: 'package' | 'source', packageDir = 
   } finally {
     rmSync(app, { recursive: true, force: true });
   }
+}
+
+/** The output files loading the entry loads: the entry's, and those they import statically (not `import()`). */
+function staticClosure(metafile: esbuild.Metafile, entry: string): Set<string> {
+  const outputs = Object.entries(metafile.outputs);
+  const start = outputs.find(([, output]) => output.entryPoint && resolve(root, output.entryPoint) === entry)![0];
+  const loaded = new Set([start]);
+  for (const path of loaded)
+    for (const imported of metafile.outputs[path]!.imports)
+      if (imported.kind === 'import-statement' && !imported.external) loaded.add(imported.path);
+  return loaded;
 }
 
 const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
