@@ -31,6 +31,7 @@ import { createEmbedding } from './embeddings/create-embedding.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 import type { Experiments } from './experiments/experiments-api.ts';
 import { annotationsAndExperiments } from './experiments/gateway-experiments.ts';
+import type { GuardrailOptions } from './guardrails/options.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
@@ -50,7 +51,7 @@ import type {
 
 export type { CompletionOptions } from './completion/resolve-request.ts';
 
-export interface GatewayOptions {
+export interface GatewayOptions extends GuardrailOptions {
   /**
    * Dollar budgets checked before each call: `{ perTrace: 2.5 }` refuses a trace's next call once it has spent $2.50
    * (`BudgetExceededError`, 402 insufficient_quota); `rules` for agents, workflows, keys per day or month.
@@ -82,8 +83,8 @@ export interface GatewayOptions {
   /** Time one provider attempt may take, in milliseconds (default 10 minutes, as openai-node). */
   timeoutMs?: number | undefined;
   /**
-   * Streams: time from the start of an attempt to its first content (text, reasoning, a tool call). Past it the
-   * attempt is aborted and retried, or falls back, as nothing has reached the caller yet. Default: none.
+   * Streams: time from an attempt's start to its first content (text, reasoning, a tool call); past it the attempt is
+   * aborted and retried, or falls back (nothing has reached the caller yet). Default: none.
    */
   firstTokenTimeoutMs?: number | undefined;
   /**
@@ -92,9 +93,8 @@ export interface GatewayOptions {
    */
   streamIdleTimeoutMs?: number | undefined;
   /**
-   * Largest answer body read from a provider, in bytes (default 64 MiB), counted on the wire and again decoded; a
-   * larger one fails with response_too_large. A `fetch` you pass in a provider's settings is held to it only when
-   * you set this option.
+   * Largest answer body read from a provider, in bytes (default 64 MiB), on the wire and decoded: past it, fails with
+   * response_too_large. A `fetch` you pass in a provider's settings is held to it only when you set this option.
    */
   maxResponseBytes?: number | undefined;
   /**
@@ -131,8 +131,7 @@ export interface GatewayOptions {
    */
   deployments?: string | DeploymentStore | undefined;
   /**
-   * Call records: where they go (default: a bounded in-memory sink, queryable as `gateway.calls`), queue sizes, and
-   * `redact: true` to store message contents and answers as "[redacted]". `false` turns recording off.
+   * Call records: sinks (default in memory, `gateway.calls`), queues, `redact: true` (texts "[redacted]"); false: off.
    */
   records?: false | RecordOptions | undefined;
   /** The response cache (docs/caching.md). Without it, calls asking `cache: auto | always` use memory; false: off. */
@@ -252,6 +251,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     configuredProviders: simulator
       ? () => [...registry.definitions].map((definition) => definition.id)
       : configuredProviders,
+    guardrails: [...(options.guardrails ?? [])],
     modelDeprecated: options.onModelDeprecated && oncePerModel(options.onModelDeprecated),
     settings: {
       strict: options.strict ?? false,
@@ -265,6 +265,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       streamTimeouts: { firstTokenMs: options.firstTokenTimeoutMs, idleMs: options.streamIdleTimeoutMs },
       providers: options.providers,
       maxRenderedBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
+      sensitiveData: options.sensitiveData,
     },
   };
 

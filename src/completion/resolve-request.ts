@@ -5,6 +5,7 @@ import { requireModel } from '../access/models.ts';
 import { deprecationOf } from '../catalog/model-lifecycle.ts';
 import { resolveDeployment } from '../deployments/resolve-deployment.ts';
 import { InvalidRequestError } from '../errors.ts';
+import { strictestMode } from '../guardrails/mode.ts';
 import { resolveReasoning } from '../reasoning.ts';
 import { resolveOutputSpec } from '../structured-output/output-spec.ts';
 import { renderMessages } from '../templates.ts';
@@ -169,6 +170,8 @@ async function expandDeployment(
     messages: resolved.messages as ChatCompletionMessageParam[],
     // The deployment's agent wins over the caller's metadata and any model prefix; trace and workflow are kept.
     metadata: { ...request.metadata, agent_id: resolved.agentId },
+    // A caller's own mode only tightens the deployment's.
+    sensitive_data: strictestMode(resolved.deployment.version.sensitive_data, request.sensitive_data),
   } as CompletionRequest;
   validateRequest(expanded, notes);
   const reference = parseModelReference(resolved.model, services.registry.reservedNames);

@@ -3,6 +3,8 @@ import type { ResponseCache } from '../cache/response-cache.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ModelDeprecation } from '../catalog/model-lifecycle.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
+import type { Guardrail } from '../guardrails/guardrail.ts';
+import type { SensitiveDataMode } from '../guardrails/mode.ts';
 import type { ProviderSettings } from '../providers/provider.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -26,6 +28,8 @@ export interface Services {
   /** The providers this gateway can call (credentials found), to suggest `<provider>/<id>` for an unknown id. */
   readonly configuredProviders: () => string[];
   /** Told each call to a model its maker deprecated (`createGateway({ onModelDeprecated })`, once per model). */
+  /** The gateway's own checks (`createGateway({ guardrails })`), run on every completion in order. */
+  readonly guardrails: readonly Guardrail[];
   readonly modelDeprecated: ((deprecation: ModelDeprecation) => void) | undefined;
   readonly settings: {
     readonly strict: boolean;
@@ -44,5 +48,7 @@ export interface Services {
     readonly providers: Readonly<Record<string, ProviderSettings | undefined>> | undefined;
     /** The bound on the text that templating writes for one request (`renderMessages`). */
     readonly maxRenderedBytes: number;
+    /** The gateway's `sensitiveData` mode; a key's, a deployment's or a request's stricter one wins. Default off. */
+    readonly sensitiveData?: SensitiveDataMode | undefined;
   };
 }
