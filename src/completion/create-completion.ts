@@ -20,8 +20,8 @@ import type { Services } from './services.ts';
  * resolved) and its trace (attempts, warnings and billed usage, gathered as it goes); the record is built from
  * both, off the request path, whether the call succeeds or fails.
  *
- *   resolve → guard → plan candidates → (response cache) → (budgets reserve) → run attempts → enforce output | relay stream
- *   → finalise
+ *   resolve → guard → plan candidates → (response cache) → (budgets reserve) → run attempts
+ *   → enforce output | relay stream → finalise
  *
  * The budgets hold the call's worst cost from admission until it is recorded, when what it paid is charged instead.
  */

@@ -18,9 +18,9 @@ export function passesLuhn(digits: string): boolean {
 }
 
 /**
- * Whether the number starts as the card networks issue them (Visa 4, Mastercard 51–55 and 2221–2720, American
- * Express 34/37, Discover 6011/644–649/65, JCB 3528–3589, Diners 300–305/36/38, UnionPay 62) and has their length:
- * Luhn alone lets one random number in ten through.
+ * Whether the number starts as the card networks issue them (Visa 4, Mastercard 51–55 and 2221–2720,
+ * American Express 34/37, Discover 6011/644–649/65, JCB 3528–3589, Diners 300–305/36/38, UnionPay 62) and has
+ * their length: Luhn alone lets one random number in ten through.
  */
 export function isCardNumber(digits: string): boolean {
   const length = digits.length;

@@ -18,6 +18,22 @@ interface Detector {
 
 const whole = true;
 
+/** Provider key shapes: OpenAI, Anthropic, AWS access keys, GitHub, Slack, Google, GitLab, Switchyard's own. */
+const KEY_SHAPES = [
+  'sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}',
+  '(?:AKIA|ASIA)[0-9A-Z]{16}',
+  'gh[pousr]_[A-Za-z0-9]{36,}',
+  'github_pat_[A-Za-z0-9_]{40,}',
+  'xox[abeprs]-[A-Za-z0-9-]{10,}',
+  'AIza[0-9A-Za-z_-]{35}',
+  'glpat-[A-Za-z0-9_-]{20,}',
+  'sy-[A-Za-z0-9_-]{40,}',
+];
+/** A name that says its value is a secret: `api_key`, `OPENAI_API_KEY`, `db_password`, `auth_token`… */
+const SECRET_NAME = '(?:[a-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|pwd|credentials?|auth))';
+/** One label of a domain name: letters and digits, dashes inside. */
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
+
 /**
  * The detectors. Patterns find candidates; validation decides:
  * - e-mail: local part, `@`, a domain with a dot and a top-level name of letters;
@@ -38,14 +54,12 @@ const DETECTORS: readonly Detector[] = [
   },
   {
     kind: 'secret',
-    pattern:
-      /(?<![A-Za-z0-9_-])(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|xox[abeprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|sy-[A-Za-z0-9_-]{40,})(?![A-Za-z0-9_-])/g,
+    pattern: new RegExp(`(?<![A-Za-z0-9_-])(?:${KEY_SHAPES.join('|')})(?![A-Za-z0-9_-])`, 'g'),
     accept: () => whole,
   },
   {
     kind: 'secret',
-    pattern:
-      /\b(?:[a-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|pwd|credentials?|auth))["']?\s*[:=]\s*["']?([A-Za-z0-9_\-+/=.~]{16,})/gi,
+    pattern: new RegExp(`\\b${SECRET_NAME}["']?\\s*[:=]\\s*["']?([A-Za-z0-9_\\-+/=.~]{16,})`, 'gi'),
     accept: (match) => {
       const value = match[1]!;
       if (bitsPerCharacter(value) < 3.5) return false;
@@ -55,8 +69,10 @@ const DETECTORS: readonly Detector[] = [
   },
   {
     kind: 'email',
-    pattern:
-      /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b/g,
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@${LABEL}(?:\\.${LABEL})*\\.[A-Za-z]{2,24}\\b`,
+      'g',
+    ),
     accept: () => whole,
   },
   {

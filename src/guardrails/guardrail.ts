@@ -37,7 +37,8 @@ export interface Guardrail {
   onRequest?(
     request: GuardedRequest,
     context: GuardrailContext,
-  ): GuardedRequest | undefined | Promise<GuardedRequest | undefined>;
+    // biome-ignore lint/suspicious/noConfusingVoidType: a hook that lets the request pass returns nothing.
+  ): GuardedRequest | void | Promise<GuardedRequest | void>;
   /**
    * A streamed answer reaches the caller as it is made, so it cannot be held back: `onResponse` runs on answers
    * that are not streamed, and a streamed call carries a `guardrail_not_applied` warning instead.
@@ -45,5 +46,6 @@ export interface Guardrail {
   onResponse?(
     answer: CompletionResponse,
     context: GuardrailContext,
-  ): CompletionResponse | undefined | Promise<CompletionResponse | undefined>;
+    // biome-ignore lint/suspicious/noConfusingVoidType: a hook that lets the answer pass returns nothing.
+  ): CompletionResponse | void | Promise<CompletionResponse | void>;
 }
