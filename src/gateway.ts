@@ -130,9 +130,7 @@ export interface GatewayOptions extends GuardrailOptions {
    * `switchyard serve` (key from `SWITCHYARD_API_KEY`), or any `DeploymentStore`.
    */
   deployments?: string | DeploymentStore | undefined;
-  /**
-   * Call records: sinks (default in memory, `gateway.calls`), queues, `redact: true` (texts "[redacted]"); false: off.
-   */
+  /** Call records: sinks (default: memory, `gateway.calls`), queues, `redact: true` (texts "[redacted]"); false: off */
   records?: false | RecordOptions | undefined;
   /** The response cache (docs/caching.md). Without it, calls asking `cache: auto | always` use memory; false: off. */
   cache?: false | ResponseCacheOptions | undefined;

@@ -1,4 +1,5 @@
 import { PermissionDeniedError } from '../errors.ts';
+import type { SensitiveDataMode } from '../guardrails/mode.ts';
 
 /**
  * What a key may do. `calls:read` reads every agent's records (its agents' for a key limited to agents);
@@ -34,6 +35,11 @@ export interface KeyGrant {
   allowed_models: string[] | null;
   /** ISO time after which the key is refused; `null`: never. */
   expires_at: string | null;
+  /**
+   * What its calls do with sensitive data: `mask`, `block` or `off`; the strictest of it, the gateway's and the
+   * request's applies. A key it mints is at least as strict. Absent or `null`: the gateway's.
+   */
+  sensitive_data?: SensitiveDataMode | null;
 }
 
 export const ADMIN_GRANT: KeyGrant = {

@@ -33,6 +33,12 @@ function buildSchema(z: typeof Zod.z) {
         .max(100)
         .optional()
         .describe("Models the new key may call; within the caller's. Omit for the caller's."),
+      sensitive_data: z
+        .enum(['off', 'mask', 'block'])
+        .optional()
+        .describe(
+          "Personal data and secrets in the new key's calls: mask, block or off; never looser than the caller's.",
+        ),
       expires_in_seconds: z
         .number()
         .int()

@@ -1,6 +1,7 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { tenantOfKey } from '../access/lineage.ts';
 import type { SwitchyardError } from '../errors.ts';
+import { isSensitiveDataMode } from '../guardrails/mode.ts';
 import { ADMIN_GRANT, forbidden, type KeyGrant, type Scope } from './key-scopes.ts';
 
 /** What makes an API key, whatever stores it: its form, hash, stored row, and the short trust of a valid one. */
@@ -41,17 +42,24 @@ export type ApiKeyCheck =
   | { ok: false; reason: 'missing' | 'invalid' | 'revoked' | 'expired' };
 
 /** A row as stored: the grant's lists as JSON text, `scopes` null for keys from before scopes (admin keys). */
-export type StoredKey = Omit<ApiKeyInfo, 'scopes' | 'allowed_agents' | 'allowed_models' | 'ancestors' | 'tenant'> & {
+export type StoredKey = Omit<
+  ApiKeyInfo,
+  'scopes' | 'allowed_agents' | 'allowed_models' | 'ancestors' | 'tenant' | 'sensitive_data'
+> & {
   scopes: string | null;
   allowed_agents: string | null;
   allowed_models: string | null;
+  /** Absent from rows read before the column existed. */
+  sensitive_data?: string | null;
 };
 
 /** A stored key with the rows of the keys that minted it, nearest first (`ancestorsSql`). */
-export function fromRow(row: StoredKey, chain: readonly LineageRow[] = []): ApiKeyInfo {
+export function fromRow(stored: StoredKey, chain: readonly LineageRow[] = []): ApiKeyInfo {
   const ancestors = chain.map((ancestor) => ancestor.id);
+  const { sensitive_data, ...row } = stored;
   return {
     ...row,
+    ...(isSensitiveDataMode(sensitive_data) ? { sensitive_data } : {}),
     ancestors,
     tenant: tenantOf(row, chain),
     scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : scopesOf(JSON.parse(row.scopes), row.parent_id ?? null),
@@ -85,7 +93,7 @@ function tenantOf(row: { id: string }, chain: readonly LineageRow[]): string {
 
 /** The columns of a stored key, in the order `insertValues` gives them. */
 export const INSERT_COLUMNS =
-  'id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, expires_at, parent_id';
+  'id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, sensitive_data';
 
 /** A new key (`sy-` + base64url of 32 random bytes), what is stored of it, and the values to insert. */
 export function mintKey(
@@ -118,6 +126,7 @@ export function mintKey(
     grant.allowed_models && JSON.stringify(grant.allowed_models),
     grant.expires_at,
     parentId,
+    grant.sensitive_data ?? null,
   ];
   return { key, info, values };
 }

@@ -24,7 +24,8 @@ import { HttpError } from './responses.ts';
 
 const pg = lazyRequire<typeof import('pg')>('pg');
 const COLUMNS =
-  'id, prefix, name, created_at, revoked_at, scopes, allowed_agents, allowed_models, expires_at, parent_id';
+  'id, prefix, name, created_at, revoked_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, ' +
+  'sensitive_data';
 const TABLE = 'switchyard_api_keys';
 const INSERT = `INSERT INTO ${TABLE} (${INSERT_COLUMNS}) VALUES (${INSERT_COLUMNS.split(',')
   .map((_, index) => `$${index + 1}`)
@@ -59,6 +60,7 @@ CREATE TABLE switchyard_api_keys (
 );
 CREATE INDEX switchyard_api_keys_parent ON switchyard_api_keys (parent_id);`,
   },
+  { version: 2, sql: 'ALTER TABLE switchyard_api_keys ADD COLUMN sensitive_data TEXT;' },
 ];
 
 /**
