@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, type Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES, type Scope } from '../access/scopes.ts';
 import { ApiKeyStore } from '../server/api-keys.ts';
 import type { KeyStore } from '../server/key-store.ts';
@@ -23,6 +23,7 @@ interface CreateOptions extends StoreOptions {
   agent?: string[];
   model?: string[];
   expiresInDays?: number;
+  sensitiveData?: 'off' | 'mask' | 'block';
 }
 
 /** Scopes of a key limited to some agents or models when no --scope is given: it is for calling, not administering. */
@@ -54,6 +55,11 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
     .option('--agent <agent_id>', 'limit the key to this agent (repeatable)', collect)
     .option('--model <model>', 'limit the key to this model (repeatable)', collect)
     .option('--expires-in-days <days>', 'the key expires after this many days', parsePositiveInteger)
+    .addOption(
+      new Option('--sensitive-data <mode>', "personal data and secrets in the key's calls: mask, block or off").choices(
+        ['off', 'mask', 'block'],
+      ),
+    )
     .addOption(dataOption())
     .addOption(databaseOption())
     .addOption(databaseUrlFileOption())
@@ -129,6 +135,7 @@ function grantOf(options: CreateOptions): KeyGrant {
         : [...ADMIN_GRANT.scopes],
     allowed_agents: options.agent ?? null,
     allowed_models: options.model ?? null,
+    ...(options.sensitiveData ? { sensitive_data: options.sensitiveData } : {}),
     expires_at:
       options.expiresInDays === undefined
         ? null
