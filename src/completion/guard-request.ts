@@ -91,6 +91,32 @@ export async function guardAnswer(
   return current;
 }
 
+/**
+ * The texts of an embedding call under the gateway's and the key's sensitive-data mode, masked, and the refusal
+ * to throw under `block`: the caller records the masked texts either way.
+ */
+export function guardTexts(
+  services: Services,
+  texts: readonly string[],
+  access: CallAccess | undefined,
+  trace: CallTrace,
+): { texts: string[]; refusal?: SensitiveDataError } {
+  const mode = strictestMode(services.settings.sensitiveData, access?.sensitiveData);
+  if (mode === 'off') return { texts: [...texts] };
+  const masker = new Masker();
+  const masked = texts.map((text) => masker.mask(text));
+  trace.sensitiveData = { mode, found: masker.counts };
+  if (mode === 'block' && masker.found) return { texts: masked, refusal: new SensitiveDataError(masker.counts, 'input') };
+  if (masker.found) {
+    trace.warn({
+      code: 'sensitive_data_masked',
+      param: 'input',
+      message: `Masked before any provider saw them: ${describeCounts(masker.counts)} (placeholders like [EMAIL_1]).`,
+    });
+  }
+  return { texts: masked };
+}
+
 /** A guardrail's own refusal passes as it is; anything else it throws is a fault of the gateway's code, a 500. */
 async function run<T>(guardrail: Guardrail, hook: () => T | Promise<T>): Promise<T> {
   try {

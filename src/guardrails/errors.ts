@@ -11,11 +11,12 @@ export class SensitiveDataError extends InvalidRequestError {
   readonly kinds: SensitiveKind[];
   readonly counts: FindingCounts;
 
-  constructor(counts: FindingCounts) {
+  /** `param`: where the data was, `messages` of a completion or `input` of an embedding. */
+  constructor(counts: FindingCounts, param = 'messages') {
     super(
       `The request holds sensitive data, which this gateway blocks: ${describeCounts(counts)} (kinds: ` +
         `${kindsIn(counts).join(', ')}). Remove it and send the request again; no provider was sent it.`,
-      'messages',
+      param,
       'sensitive_data_blocked',
     );
     this.kinds = kindsIn(counts);

@@ -190,6 +190,22 @@ describe('block: the strictest mode wins', () => {
   });
 });
 
+describe('embeddings', () => {
+  it('the texts embedded are masked under mask, and refused under a key that blocks', async () => {
+    const input = [`customer ${EMAIL}`, 'no data here'];
+    const response = await gateway.createEmbedding({ model: 'openai/text-embedding-3-small', input });
+    expect(openai.requests[0]!.body.input).toEqual(['customer [EMAIL_1]', 'no data here']);
+    expect(input[0]).toBe(`customer ${EMAIL}`);
+    expectNoRawValue(JSON.stringify(await recordOf(response.switchyard.call_id)));
+    const refused = await gateway
+      .createEmbedding({ model: 'openai/text-embedding-3-small', input }, { access: { sensitiveData: 'block' } })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'sensitive_data_blocked', param: 'input', kinds: ['email'] });
+    expect(openai.requests).toHaveLength(1);
+    expectNoRawValue(JSON.stringify(await recordOf((refused as { callId: string }).callId)));
+  });
+});
+
 describe('off', () => {
   it('sends the request as written and says nothing', async () => {
     const plain = createGateway({
