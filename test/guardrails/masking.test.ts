@@ -125,6 +125,22 @@ describe('mask', () => {
     expect(record.input).toEqual({ customer: '[EMAIL_1]', ticket: 'My card [CARD_1] was charged twice.' });
   });
 
+  it('the response cache is keyed by the masked request: calls differing only in a masked value share it', async () => {
+    openai.enqueue({ content: 'Your refund is on its way to [EMAIL_1].' });
+    const ask = (email: string) =>
+      gateway.createCompletion({
+        model: 'openai/gpt-4o-mini',
+        cache: 'always',
+        messages: [{ role: 'user', content: `Cache check: refund ${email}` }],
+      });
+    const first = await ask('ann@example.com');
+    const second = await ask('bob@example.org');
+    expect(openai.requests).toHaveLength(1);
+    expect(first.switchyard.cache).toBe('miss');
+    expect(second.switchyard.cache).toBe('hit');
+    expect(second.choices[0]!.message.content).toBe('Your refund is on its way to [EMAIL_1].');
+  });
+
   it('a request without sensitive data is sent as written, with the mode in its facts', async () => {
     openai.enqueue({ content: 'fine' });
     const response = await gateway.createCompletion({
