@@ -26,7 +26,7 @@ export interface CallAccess {
    * What the call does with sensitive data it holds (the key's `sensitive_data`): the strictest of it, the
    * gateway's and the request's applies. Absent: the gateway's.
    */
-  sensitiveData?: SensitiveDataMode | null;
+  sensitiveData?: SensitiveDataMode | null | undefined;
   /** `null` or absent: any agent. Otherwise the call must run as one of these agents. */
   agents?: readonly string[] | null;
   /** `null` or absent: any model. Otherwise every model tried (fallbacks too) must be one of these. */

@@ -39,7 +39,7 @@ export interface KeyGrant {
    * What its calls do with sensitive data: `mask`, `block` or `off`; the strictest of it, the gateway's and the
    * request's applies. A key it mints is at least as strict. Absent or `null`: the gateway's.
    */
-  sensitive_data?: SensitiveDataMode | null;
+  sensitive_data?: SensitiveDataMode | null | undefined;
 }
 
 export const ADMIN_GRANT: KeyGrant = {

@@ -106,7 +106,9 @@ export function guardTexts(
   const masker = new Masker();
   const masked = texts.map((text) => masker.mask(text));
   trace.sensitiveData = { mode, found: masker.counts };
-  if (mode === 'block' && masker.found) return { texts: masked, refusal: new SensitiveDataError(masker.counts, 'input') };
+  if (mode === 'block' && masker.found) {
+    return { texts: masked, refusal: new SensitiveDataError(masker.counts, 'input') };
+  }
   if (masker.found) {
     trace.warn({
       code: 'sensitive_data_masked',

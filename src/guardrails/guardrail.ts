@@ -34,18 +34,22 @@ export interface GuardedRequest {
 export interface Guardrail {
   /** Names the guardrail in errors, warnings and records. */
   name: string;
-  onRequest?(
-    request: GuardedRequest,
-    context: GuardrailContext,
-    // biome-ignore lint/suspicious/noConfusingVoidType: a hook that lets the request pass returns nothing.
-  ): GuardedRequest | void | Promise<GuardedRequest | void>;
+  onRequest?:
+    | ((
+        request: GuardedRequest,
+        context: GuardrailContext,
+        // biome-ignore lint/suspicious/noConfusingVoidType: a hook that lets the request pass returns nothing.
+      ) => GuardedRequest | void | Promise<GuardedRequest | void>)
+    | undefined;
   /**
    * A streamed answer reaches the caller as it is made, so it cannot be held back: `onResponse` runs on answers
    * that are not streamed, and a streamed call carries a `guardrail_not_applied` warning instead.
    */
-  onResponse?(
-    answer: CompletionResponse,
-    context: GuardrailContext,
-    // biome-ignore lint/suspicious/noConfusingVoidType: a hook that lets the answer pass returns nothing.
-  ): CompletionResponse | void | Promise<CompletionResponse | void>;
+  onResponse?:
+    | ((
+        answer: CompletionResponse,
+        context: GuardrailContext,
+        // biome-ignore lint/suspicious/noConfusingVoidType: a hook that lets the answer pass returns nothing.
+      ) => CompletionResponse | void | Promise<CompletionResponse | void>)
+    | undefined;
 }
