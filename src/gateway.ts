@@ -17,6 +17,7 @@ import { createDeploymentStore } from './deployments/create-store.ts';
 import type { DeploymentStore } from './deployments/store.ts';
 import { createEmbedding } from './embeddings/create-embedding.ts';
 import { annotationsAndExperiments } from './experiments/gateway-experiments.ts';
+import type { GuardrailOptions } from './guardrails/options.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
@@ -32,7 +33,7 @@ import type { Gateway } from './gateway-api.ts';
 
 export type { Gateway };
 
-export interface GatewayOptions extends SchemaValidatorOptions {
+export interface GatewayOptions extends SchemaValidatorOptions, GuardrailOptions {
   /**
    * Dollar budgets checked before each call: `{ perTrace: 2.5 }` refuses a trace's next call once it has spent $2.50
    * (`BudgetExceededError`, 402 insufficient_quota); `rules` for agents, workflows, keys per day or month.
@@ -64,8 +65,8 @@ export interface GatewayOptions extends SchemaValidatorOptions {
   /** Time one provider attempt may take, in milliseconds (default 10 minutes, as openai-node). */
   timeoutMs?: number | undefined;
   /**
-   * Streams: time from the start of an attempt to its first content (text, reasoning, a tool call). Past it the
-   * attempt is aborted and retried, or falls back, as nothing has reached the caller yet. Default: none.
+   * Streams: time from an attempt's start to its first content (text, reasoning, a tool call); past it the attempt is
+   * aborted and retried, or falls back (nothing has reached the caller yet). Default: none.
    */
   firstTokenTimeoutMs?: number | undefined;
   /**
@@ -74,9 +75,8 @@ export interface GatewayOptions extends SchemaValidatorOptions {
    */
   streamIdleTimeoutMs?: number | undefined;
   /**
-   * Largest answer body read from a provider, in bytes (default 64 MiB), counted on the wire and again decoded; a
-   * larger one fails with response_too_large. A `fetch` you pass in a provider's settings is held to it only when
-   * you set this option.
+   * Largest answer body read from a provider, in bytes (default 64 MiB), on the wire and decoded: past it, fails with
+   * response_too_large. A `fetch` you pass in a provider's settings is held to it only when you set this option.
    */
   maxResponseBytes?: number | undefined;
   /**
@@ -112,10 +112,7 @@ export interface GatewayOptions extends SchemaValidatorOptions {
    * `switchyard serve` (key from `SWITCHYARD_API_KEY`), or any `DeploymentStore`.
    */
   deployments?: string | DeploymentStore | undefined;
-  /**
-   * Call records: where they go (default: a bounded in-memory sink, queryable as `gateway.calls`), queue sizes, and
-   * `redact: true` to store message contents and answers as "[redacted]". `false` turns recording off.
-   */
+  /** Call records: sinks (default: memory, `gateway.calls`), queues, `redact: true` (texts "[redacted]"); false: off */
   records?: false | RecordOptions | undefined;
   /** The response cache (docs/caching.md). Without it, calls asking `cache: auto | always` use memory; false: off. */
   cache?: false | ResponseCacheOptions | undefined;
@@ -169,6 +166,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     configuredProviders: simulator
       ? () => [...registry.definitions].map((definition) => definition.id)
       : configuredProviders,
+    guardrails: [...(options.guardrails ?? [])],
     modelDeprecated: options.onModelDeprecated && oncePerModel(options.onModelDeprecated),
     settings: {
       strict: options.strict ?? false,
@@ -183,6 +181,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       providers: options.providers,
       maxRenderedBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
       schemaValidator: schemaValidatorSetting(options.schemaValidator),
+      sensitiveData: options.sensitiveData,
     },
   };
 

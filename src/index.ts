@@ -71,6 +71,19 @@ export {
 export type { Experiments } from './experiments/index.ts';
 export type { CompletionOptions, Gateway, GatewayOptions } from './gateway.ts';
 export { createGateway } from './gateway.ts';
+export {
+  type FindingCounts,
+  findSensitive,
+  type GuardedRequest,
+  type Guardrail,
+  type GuardrailContext,
+  GuardrailRefusedError,
+  Masker,
+  SENSITIVE_KINDS,
+  SensitiveDataError,
+  type SensitiveDataMode,
+  type SensitiveKind,
+} from './guardrails/index.ts';
 export type { AzureSettings } from './providers/azure/definition.ts';
 export type { BedrockSettings } from './providers/bedrock/definition.ts';
 export type { ProvidersSettings } from './providers/registry.ts';

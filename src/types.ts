@@ -118,6 +118,11 @@ interface SwitchyardRequestFields {
    * check.
    */
   tool_call_validation?: 'warn' | 'error' | 'off';
+  /**
+   * Personal data and secrets in the messages: `mask` (typed placeholders before any provider), `block` (a 400) or
+   * `off`. The strictest of the request's, the deployment's, the key's and the gateway's applies. See docs/teams.md.
+   */
+  sensitive_data?: 'off' | 'mask' | 'block';
 }
 
 type OpenAIRequest = Omit<
@@ -200,6 +205,8 @@ export interface SwitchyardResponseInfo {
   warnings: CompletionWarning[];
   /** `hit`: answered from the response cache (no attempt, cost 0); `miss`: looked up, not found, stored once done. */
   cache?: 'hit' | 'miss';
+  /** The sensitive-data mode applied and the counts of what was found, by kind (never a value). Absent: `off`. */
+  sensitive_data?: { mode: 'off' | 'mask' | 'block'; found: Partial<Record<string, number>> };
 }
 
 /**

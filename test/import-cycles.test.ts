@@ -92,7 +92,7 @@ const FLOORS: ReadonlyArray<readonly string[]> = [
   ['src/reasoning.ts', 'src/error-brand.ts'],
   ['src/types.ts'],
   ['src/errors.ts'],
-  ['src/internal/', 'src/templates.ts'],
+  ['src/internal/', 'src/templates.ts', 'src/guardrails/'],
   // JSON schemas; the catalog of model facts.
   ['src/structured-output/', 'src/catalog/'],
   // The parameter table and the request checks: read by providers, deployments, dialects and the pipeline.

@@ -1,4 +1,5 @@
 import { PermissionDeniedError } from '../errors.ts';
+import type { SensitiveDataMode } from '../guardrails/mode.ts';
 import type { CallRecord } from '../records/call-record.ts';
 
 /**
@@ -21,6 +22,11 @@ export interface CallAccess {
    * rejects when none is left, and the call goes on without it. Absent: no rate to count against.
    */
   takeRequest?(): Promise<void>;
+  /**
+   * What the call does with sensitive data it holds (the key's `sensitive_data`): the strictest of it, the
+   * gateway's and the request's applies. Absent: the gateway's.
+   */
+  sensitiveData?: SensitiveDataMode | null | undefined;
   /** `null` or absent: any agent. Otherwise the call must run as one of these agents. */
   agents?: readonly string[] | null;
   /** `null` or absent: any model. Otherwise every model tried (fallbacks too) must be one of these. */

@@ -1,3 +1,4 @@
+import { strictestMode } from '../guardrails/mode.ts';
 import type { CallAccess } from './call-access.ts';
 import { forbidden, type KeyGrant, SCOPES, type Scope } from './scopes.ts';
 
@@ -12,7 +13,15 @@ export function childGrant(parent: KeyGrant, asked: Partial<KeyGrant>): KeyGrant
   const allowed_agents = narrower('agents', parent.allowed_agents, asked.allowed_agents);
   const allowed_models = narrower('models', parent.allowed_models, asked.allowed_models);
   const expires_at = earlier(parent.expires_at, asked.expires_at ?? null);
-  return { scopes: [...new Set(scopes)], allowed_agents, allowed_models, expires_at };
+  // Never looser than its creator's: a key handed to an agent cannot turn masking off.
+  const sensitive_data = strictestMode(parent.sensitive_data, asked.sensitive_data);
+  return {
+    scopes: [...new Set(scopes)],
+    allowed_agents,
+    allowed_models,
+    expires_at,
+    ...(sensitive_data !== 'off' || asked.sensitive_data ? { sensitive_data } : {}),
+  };
 }
 
 function narrower(what: string, parent: string[] | null, asked: string[] | null | undefined): string[] | null {

@@ -1,4 +1,5 @@
 import { PermissionDeniedError } from '../errors.ts';
+import type { SensitiveDataMode } from '../guardrails/mode.ts';
 
 /**
  * What a key may do. `calls:read` reads every agent's records (its agents' for a key limited to agents);
@@ -39,6 +40,11 @@ export interface KeyGrant {
    * `*`. Unset or `null`: every tool for an admin key, none for any other.
    */
   mcp_tools?: string[] | null | undefined;
+  /**
+   * What its calls do with sensitive data: `mask`, `block` or `off`; the strictest of it, the gateway's and the
+   * request's applies. A key it mints is at least as strict. Absent or `null`: the gateway's.
+   */
+  sensitive_data?: SensitiveDataMode | null | undefined;
 }
 
 export const ADMIN_GRANT: KeyGrant = {

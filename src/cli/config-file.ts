@@ -70,6 +70,7 @@ export const configFileSchema = z.strictObject({
   /** A catalog file (relative to this file) or the rows themselves, as `switchyard catalog` takes them. */
   catalog: z.union([z.string().min(1), z.array(z.record(z.string(), z.unknown()))]).optional(),
   fallbacks: z.array(z.string().min(1)).optional(),
+  sensitive_data: z.enum(['off', 'mask', 'block']).optional(),
   timeout_ms: positiveInteger.optional(),
   cache: z.enum(['memory', 'sqlite', 'redis', 'off']).optional(),
   cache_ttl: positiveInteger.optional(),
@@ -104,6 +105,7 @@ export interface ServeFileSettings {
   /** A path (absolute) or rows. */
   catalog?: string | Record<string, unknown>[];
   fallbacks?: string[];
+  sensitiveData?: 'off' | 'mask' | 'block';
   timeoutMs?: number;
   cache?: 'memory' | 'sqlite' | 'redis' | 'off';
   cacheTtl?: number;
@@ -212,6 +214,7 @@ function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv, liter
     allowedOrigin: file.allowed_origins,
     catalog: typeof file.catalog === 'string' ? resolve(dir, file.catalog) : file.catalog,
     fallbacks: file.fallbacks,
+    sensitiveData: file.sensitive_data,
     timeoutMs: file.timeout_ms,
     cache: file.cache,
     cacheTtl: file.cache_ttl,

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, type Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { isMcpToolPattern } from '../access/mcp-tools.ts';
 import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES, type Scope } from '../access/scopes.ts';
 import { ApiKeyStore } from '../server/api-keys.ts';
@@ -25,6 +25,7 @@ interface CreateOptions extends StoreOptions {
   model?: string[];
   mcpTool?: string[];
   expiresInDays?: number;
+  sensitiveData?: 'off' | 'mask' | 'block';
 }
 
 /** Scopes of a key limited to some agents or models when no --scope is given: it is for calling, not administering. */
@@ -66,6 +67,11 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
       collectMcpTool,
     )
     .option('--expires-in-days <days>', 'the key expires after this many days', parsePositiveInteger)
+    .addOption(
+      new Option('--sensitive-data <mode>', "personal data and secrets in the key's calls: mask, block or off").choices(
+        ['off', 'mask', 'block'],
+      ),
+    )
     .addOption(dataOption())
     .addOption(databaseOption())
     .addOption(databaseUrlFileOption())
@@ -142,6 +148,7 @@ function grantOf(options: CreateOptions): KeyGrant {
     allowed_agents: options.agent ?? null,
     allowed_models: options.model ?? null,
     mcp_tools: options.mcpTool ?? null,
+    ...(options.sensitiveData ? { sensitive_data: options.sensitiveData } : {}),
     expires_at:
       options.expiresInDays === undefined
         ? null

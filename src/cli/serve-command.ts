@@ -99,6 +99,12 @@ export function registerServeCommand(program: Command): void {
       'how long the response cache serves an answer (default 3600)',
       parsePositiveInteger,
     )
+    .addOption(
+      new Option(
+        '--sensitive-data <mode>',
+        'personal data and secrets in requests: mask, block or off (docs/teams.md)',
+      ).choices(['off', 'mask', 'block']),
+    )
     .option('--metrics', 'serve GET /metrics (Prometheus text) to keys with the metrics:read scope', false)
     .option(
       '--mcp-server <name=url>',
@@ -149,6 +155,7 @@ export function registerServeCommand(program: Command): void {
           ...(catalog ? { catalog } : {}),
           ...(options.providers ? { providers: options.providers } : {}),
           ...(options.fallbacks ? { fallbacks: options.fallbacks } : {}),
+          ...(options.sensitiveData ? { sensitiveData: options.sensitiveData } : {}),
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
           ...(options.budget || options.tokensPerMinute
             ? {
@@ -243,4 +250,5 @@ interface ServeCommandOptions extends ConnectionUrlOptions {
   cache?: ServeCacheStore;
   cacheTtl?: number;
   mcpServer?: McpUpstreamSettings[];
+  sensitiveData?: 'off' | 'mask' | 'block';
 }

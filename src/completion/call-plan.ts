@@ -2,6 +2,8 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { CallAccess } from '../access/call-access.ts';
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { UnsupportedParameterError } from '../errors.ts';
+import type { GuardrailContext } from '../guardrails/guardrail.ts';
+import type { SensitiveDataDecision } from '../guardrails/mode.ts';
 import type { ResolvedReasoning } from '../providers/provider.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { BilledUsage } from '../records/compute-cost.ts';
@@ -76,6 +78,14 @@ export class CallTrace {
   readonly billed: BilledUsage[] = [];
   /** The API the call came through, for its record. */
   readonly dialect: Dialect;
+  /** The sensitive-data mode applied and what was found (counts only), once the guard ran; absent when `off`. */
+  sensitiveData: SensitiveDataDecision | undefined;
+  /** The request and the messages as the record keeps them, once the guard masked them. */
+  recorded: { request: CompletionRequest; messages: ChatCompletionMessageParam[] } | undefined;
+  /** The gateway's guardrails' context of this call (by guardrail name), once they ran on its request. */
+  guardrailContext: ((name: string) => GuardrailContext) | undefined;
+  /** Set when the answer is complete: a guardrail's refusal from then on is the answer's. */
+  answered = false;
   readonly #list: WarningList;
 
   constructor(strict: boolean, dialect: Dialect = 'chat') {

@@ -3,9 +3,10 @@ import type { Dialect } from '../records/call-record.ts';
 import type { CompletionRequest, CompletionResponse, CompletionWarning } from '../types.ts';
 import { answerFromCache } from './answer-from-cache.ts';
 import { type CallPlan, CallTrace } from './call-plan.ts';
-import type { CompletionStream } from './completion-stream.ts';
+import { CompletionStream } from './completion-stream.ts';
 import { enforceOutput } from './enforce-output.ts';
 import { factsOf, finalise, recordCall } from './finalise.ts';
+import { guardAnswer, guardRequest, recordedOnFailure } from './guard-request.ts';
 import { hedgeMayRun } from './hedge.ts';
 import { type Candidate, planCandidates } from './plan-candidates.ts';
 import { relayStream } from './relay-stream.ts';
@@ -19,8 +20,8 @@ import type { BudgetSettlement, BudgetStage } from './stages.ts';
  * resolved) and its trace (attempts, warnings and billed usage, gathered as it goes); the record is built from
  * both, off the request path, whether the call succeeds or fails.
  *
- *   resolve → plan candidates → (response cache) → (budgets reserve) → run attempts → enforce output | relay stream
- *   → finalise
+ *   resolve → guard → plan candidates → (response cache) → (budgets reserve) → run attempts
+ *   → enforce output | relay stream → finalise
  *
  * The budgets hold the call's worst cost from admission until it is recorded, when what it paid is charged instead.
  */
@@ -36,12 +37,17 @@ export async function createCompletion(
   try {
     for (const warning of edge.warnings ?? []) trace.warn(warning);
     plan = await resolveRequest(services, request, options, trace);
+    // Before the cache and any provider: both see the masked messages, and so does the record.
+    ({ plan, recorded: request } = await guardRequest(services, plan, request, trace));
     const candidates = planCandidates(services, plan, trace.warn);
     // Before the budgets: a hit holds and costs nothing.
     // Awaited only when there is something to wait for: each await of a call is a microtask turn.
     const lookup = services.cache.lookUp(plan, trace);
     const cached = lookup && (await lookup);
-    if (cached?.answer) return answerFromCache(services, request, plan, trace, cached.answer);
+    if (cached?.answer) {
+      const answer = answerFromCache(services, request, plan, trace, cached.answer);
+      return answer instanceof CompletionStream ? answer : guardAnswer(services, trace, answer);
+    }
     settle = services.budgets ? await admitToBudgets(services.budgets, plan, candidates, trace) : undefined;
     if (plan.stream) {
       const opened = await runStream(services, plan, trace, candidates);
@@ -50,14 +56,19 @@ export async function createCompletion(
       return relayStream(services, { request, plan, trace, candidates }, opened, settle, remember);
     }
     const answered = await runCompletion(services, plan, trace, candidates);
-    const response = finalise(plan, trace, await enforceOutput(services, plan, trace, answered));
+    const response = await guardAnswer(
+      services,
+      trace,
+      finalise(plan, trace, await enforceOutput(services, plan, trace, answered)),
+    );
     cached?.rememberResponse(response);
     recordCall(services, factsOf(request, plan), trace, { info: response.switchyard, response }, settle);
     return response;
   } catch (thrown) {
     const error = asCallError(thrown);
     if (error instanceof SwitchyardError) error.callId = trace.id;
-    recordCall(services, factsOf(request, plan), trace, { error }, settle);
+    const facts = factsOf(recordedOnFailure(services, request, trace, options.access), plan);
+    recordCall(services, { ...facts, messages: trace.recorded?.messages ?? facts.messages }, trace, { error }, settle);
     throw error;
   }
 }

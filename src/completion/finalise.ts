@@ -56,6 +56,7 @@ export function responseInfo(
     ...costOf(trace),
     attempts: trace.attempts,
     warnings: trace.warnings,
+    ...(trace.sensitiveData ? { sensitive_data: trace.sensitiveData } : {}),
   };
 }
 
@@ -112,6 +113,7 @@ export function recordCall(
     dialect: trace.dialect,
     startedAt: trace.startedAt,
     billed: trace.billed,
+    sensitiveData: trace.sensitiveData,
     ...resolved,
   };
   // Before the record, which must not keep the hold from being released should it throw.

@@ -5,6 +5,7 @@ import { requireModel } from '../access/models.ts';
 import { deprecationOf } from '../catalog/model-lifecycle.ts';
 import { resolveDeployment } from '../deployments/resolve-deployment.ts';
 import { InvalidRequestError } from '../errors.ts';
+import { strictestMode } from '../guardrails/mode.ts';
 import { SENT_PARAMETERS } from '../request/request-parameters.ts';
 import { resolveReasoning } from '../request/resolve-reasoning.ts';
 import { type FieldNotes, type FieldPath, unknownFieldWarning, withoutFields } from '../request/unknown-fields.ts';
@@ -170,6 +171,8 @@ async function expandDeployment(
     messages: resolved.messages as ChatCompletionMessageParam[],
     // The deployment's agent wins over the caller's metadata and any model prefix; trace and workflow are kept.
     metadata: { ...request.metadata, agent_id: resolved.agentId },
+    // A caller's own mode only tightens the deployment's.
+    sensitive_data: strictestMode(resolved.deployment.version.sensitive_data, request.sensitive_data),
   } as CompletionRequest;
   validateRequest(expanded, notes);
   const reference = parseModelReference(resolved.model, services.registry.reservedNames);

@@ -1,6 +1,8 @@
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ModelDeprecation } from '../catalog/model-lifecycle.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
+import type { Guardrail } from '../guardrails/guardrail.ts';
+import type { SensitiveDataMode } from '../guardrails/mode.ts';
 import type { ProviderSettings } from '../providers/provider.ts';
 import type { ProviderLookup } from '../providers/provider-pool.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -26,6 +28,8 @@ export interface Services {
   /** The providers this gateway can call (credentials found), to suggest `<provider>/<id>` for an unknown id. */
   readonly configuredProviders: () => string[];
   /** Told each call to a model its maker deprecated (`createGateway({ onModelDeprecated })`, once per model). */
+  /** The gateway's own checks (`createGateway({ guardrails })`), run on every completion in order. */
+  readonly guardrails: readonly Guardrail[];
   readonly modelDeprecated: ((deprecation: ModelDeprecation) => void) | undefined;
   readonly settings: {
     readonly strict: boolean;
@@ -46,5 +50,7 @@ export interface Services {
     readonly maxRenderedBytes: number;
     /** The gateway's `schemaValidator`: which engine checks answers against their schemas. */
     readonly schemaValidator: SchemaValidatorSetting;
+    /** The gateway's `sensitiveData` mode; a key's, a deployment's or a request's stricter one wins. Default off. */
+    readonly sensitiveData?: SensitiveDataMode | undefined;
   };
 }

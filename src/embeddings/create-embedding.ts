@@ -4,6 +4,7 @@ import { requireModel } from '../access/models.ts';
 import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
 import { CallTrace } from '../completion/call-plan.ts';
 import { recordCall, responseInfo } from '../completion/finalise.ts';
+import { guardTexts } from '../completion/guard-request.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { runAttempts } from '../completion/run-attempts.ts';
 import type { Services } from '../completion/services.ts';
@@ -31,6 +32,10 @@ export async function createEmbedding(
   try {
     validateEmbeddingRequest(request);
     texts = typeof request.input === 'string' ? [request.input] : request.input;
+    // Masked (or refused) before anything else reads them: the record keeps what the provider is sent.
+    const guarded = guardTexts(services, texts, options.access, trace);
+    texts = guarded.texts;
+    if (guarded.refusal) throw guarded.refusal;
     metadata = { ...options.metadata, ...request.metadata };
     if (request.user !== undefined) metadata.user ??= request.user;
     metadata = embeddingCaller(metadata, request, options.access);

@@ -7,7 +7,13 @@ import type {
   CompletionWarning,
   SwitchyardResponseInfo,
 } from '../types.ts';
-import { type CallRecord, type Dialect, type RecordError, redactRecord } from './call-record.ts';
+import {
+  type CallRecord,
+  type Dialect,
+  type RecordError,
+  redactRecord,
+  type SensitiveDataRecord,
+} from './call-record.ts';
 import {
   type BilledUsage,
   normalizeUsage,
@@ -63,6 +69,8 @@ export interface CallRecordInput {
   /** Price of the offering that answered, used when `billed` is not given. */
   pricing?: TokenPricing;
   error?: unknown;
+  /** The sensitive-data guard's mode and counts (never values). */
+  sensitiveData?: SensitiveDataRecord | undefined;
   /** Replace message contents, input and answer text by `"[redacted]"`. */
   redact?: boolean;
   /** Longest text kept per field (characters); longer text is cut, with a marker saying how much (default 1e6). */
@@ -171,6 +179,9 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     error,
     warnings,
     ...(info?.cache ? { cache: info.cache } : {}),
+    ...(input.sensitiveData
+      ? { sensitive_data: { mode: input.sensitiveData.mode, found: { ...input.sensitiveData.found } } }
+      : {}),
   };
   if (dropped.length > 0) {
     const message = `Not stored: metadata values that are not strings (${listed(dropped)}).`;

@@ -44,6 +44,14 @@ export interface CallRecord {
   warnings: CompletionWarning[];
   /** `hit`: answered from the response cache (nothing billed); `miss`: looked up and not found. Absent: not used. */
   cache?: 'hit' | 'miss';
+  /** The sensitive-data mode applied and the counts of what it found, by kind; never a value. Absent: `off`. */
+  sensitive_data?: SensitiveDataRecord;
+}
+
+/** What the sensitive-data guard did to a call: `{ mode: 'mask', found: { email: 2, card: 1 } }`. */
+export interface SensitiveDataRecord {
+  mode: 'off' | 'mask' | 'block';
+  found: Partial<Record<string, number>>;
 }
 
 export type CallStatus = 'ok' | 'error';

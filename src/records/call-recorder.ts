@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
-import type { CallRecord, Dialect } from './call-record.ts';
+import type { CallRecord, Dialect, SensitiveDataRecord } from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
 import { type BilledUsage, ZERO_USAGE } from './compute-cost.ts';
 import type { JournalSegment } from './record-journal.ts';
@@ -30,6 +30,8 @@ export interface CallContext {
   metadata?: Record<string, string> | undefined;
   /** The messages as sent: templated, or the deployment's expanded prompt. */
   messages?: ChatCompletionMessageParam[] | undefined;
+  /** The sensitive-data mode applied and the counts found (never a value). */
+  sensitiveData?: SensitiveDataRecord | undefined;
 }
 
 /**
@@ -159,6 +161,7 @@ function inputOf(
     ...(call.model ? { model: call.model } : {}),
     ...(call.agentId ? { agentId: call.agentId } : {}),
     ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
+    ...(call.sensitiveData ? { sensitiveData: call.sensitiveData } : {}),
     ...outcome,
   };
 }

@@ -220,6 +220,13 @@ export const REQUEST_PARAMETERS = {
     check: oneOf('cache', ['auto', 'always', 'never']),
     dialects: EVERY_DIALECT,
   },
+  // Only ever tightens: the strictest of the request's, the deployment's, the key's and the gateway's applies.
+  sensitive_data: {
+    kind: 'ours',
+    deployable: true,
+    check: oneOf('sensitive_data', ['off', 'mask', 'block']),
+    dialects: EVERY_DIALECT,
+  },
 } satisfies Record<RequestKey, RequestParameter>;
 
 /** The parameter table as the validators take it: a test may build them from a table with a row added. */

@@ -40,9 +40,11 @@ const ADDED_COLUMNS = [
   'expires_at TEXT',
   'parent_id TEXT',
   'mcp_tools TEXT',
+  'sensitive_data TEXT',
 ];
 const COLUMNS =
-  'id, prefix, name, created_at, revoked_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, mcp_tools';
+  'id, prefix, name, created_at, revoked_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, ' +
+  'mcp_tools, sensitive_data';
 
 /**
  * API keys for `switchyard serve`: `sy-` + base64url of 32 random bytes. Only the SHA-256 of a key is stored. A fast
@@ -68,7 +70,11 @@ export class ApiKeyStore implements KeyStore {
       if (!present.has(column.split(' ')[0]!)) this.#db.exec(`ALTER TABLE api_keys ADD COLUMN ${column}`);
     this.#db.exec('CREATE INDEX IF NOT EXISTS api_keys_parent ON api_keys (parent_id)');
     this.#statements = {
-      insert: this.#db.prepare(`INSERT INTO api_keys (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insert: this.#db.prepare(
+        `INSERT INTO api_keys (${INSERT_COLUMNS}) VALUES (${INSERT_COLUMNS.split(',')
+          .map(() => '?')
+          .join(', ')})`,
+      ),
       byHash: this.#db.prepare(`SELECT hash, ${COLUMNS} FROM api_keys WHERE hash = ?`),
       all: this.#db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY rowid`),
       byIdOrPrefix: this.#db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE id = ? OR prefix = ?`),

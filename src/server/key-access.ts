@@ -53,6 +53,7 @@ export class KeyAccess {
       ancestors: this.key.ancestors ?? [],
       tenant: this.key.tenant,
       takeRequest: () => this.countRequests(1),
+      sensitiveData: this.key.sensitive_data ?? null,
       agents: this.key.allowed_agents,
       models: this.key.allowed_models,
       mayReadCall: (record) => mayRead(this.key, madeBy(record), this.descendants),

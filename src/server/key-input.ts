@@ -42,6 +42,12 @@ function buildSchema(z: typeof Zod.z) {
           'Upstream MCP tools the new key may list and call (github__*, search__web); ' +
             "within the caller's. Omit for none.",
         ),
+      sensitive_data: z
+        .enum(['off', 'mask', 'block'])
+        .optional()
+        .describe(
+          "Personal data and secrets in the new key's calls: mask, block or off; never looser than the caller's.",
+        ),
       expires_in_seconds: z
         .number()
         .int()

@@ -1,6 +1,7 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { tenantOfKey } from '../access/lineage.ts';
 import type { SwitchyardError } from '../errors.ts';
+import { isSensitiveDataMode } from '../guardrails/mode.ts';
 import { ADMIN_GRANT, forbidden, type KeyGrant, type Scope } from './key-scopes.ts';
 
 /** What makes an API key, whatever stores it: its form, hash, stored row, and the short trust of a valid one. */
@@ -43,20 +44,24 @@ export type ApiKeyCheck =
 /** A row as stored: the grant's lists as JSON text, `scopes` null for keys from before scopes (admin keys). */
 export type StoredKey = Omit<
   ApiKeyInfo,
-  'scopes' | 'allowed_agents' | 'allowed_models' | 'mcp_tools' | 'ancestors' | 'tenant'
+  'scopes' | 'allowed_agents' | 'allowed_models' | 'mcp_tools' | 'ancestors' | 'tenant' | 'sensitive_data'
 > & {
   scopes: string | null;
   allowed_agents: string | null;
   allowed_models: string | null;
   /** `null` (and absent, before the column): the default of `mcp-tools.ts`. */
   mcp_tools?: string | null | undefined;
+  /** Absent from rows read before the column existed. */
+  sensitive_data?: string | null;
 };
 
 /** A stored key with the rows of the keys that minted it, nearest first (`ancestorsSql`). */
-export function fromRow(row: StoredKey, chain: readonly LineageRow[] = []): ApiKeyInfo {
+export function fromRow(stored: StoredKey, chain: readonly LineageRow[] = []): ApiKeyInfo {
   const ancestors = chain.map((ancestor) => ancestor.id);
+  const { sensitive_data, ...row } = stored;
   return {
     ...row,
+    ...(isSensitiveDataMode(sensitive_data) ? { sensitive_data } : {}),
     ancestors,
     tenant: tenantOf(row, chain),
     scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : scopesOf(JSON.parse(row.scopes), row.parent_id ?? null),
@@ -91,7 +96,8 @@ function tenantOf(row: { id: string }, chain: readonly LineageRow[]): string {
 
 /** The columns of a stored key, in the order `insertValues` gives them. */
 export const INSERT_COLUMNS =
-  'id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, mcp_tools';
+  'id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, mcp_tools, ' +
+  'sensitive_data';
 
 /** A new key (`sy-` + base64url of 32 random bytes), what is stored of it, and the values to insert. */
 export function mintKey(
@@ -126,6 +132,7 @@ export function mintKey(
     grant.expires_at,
     parentId,
     grant.mcp_tools ? JSON.stringify(grant.mcp_tools) : null,
+    grant.sensitive_data ?? null,
   ];
   return { key, info, values };
 }

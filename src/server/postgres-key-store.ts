@@ -24,7 +24,8 @@ import { HttpError } from './responses.ts';
 
 const pg = lazyRequire<typeof import('pg')>('pg');
 const COLUMNS =
-  'id, prefix, name, created_at, revoked_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, mcp_tools';
+  'id, prefix, name, created_at, revoked_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, ' +
+  'mcp_tools, sensitive_data';
 const TABLE = 'switchyard_api_keys';
 const INSERT = `INSERT INTO ${TABLE} (${INSERT_COLUMNS}) VALUES (${INSERT_COLUMNS.split(',')
   .map((_, index) => `$${index + 1}`)
@@ -61,6 +62,8 @@ CREATE INDEX switchyard_api_keys_parent ON switchyard_api_keys (parent_id);`,
   },
   // The MCP tools a key reaches (`src/access/mcp-tools.ts`); `NULL` for the keys before it: the default.
   { version: 2, sql: 'ALTER TABLE switchyard_api_keys ADD COLUMN mcp_tools TEXT;' },
+  // What a key's calls do with sensitive data (`src/guardrails/`); `NULL` for the keys before it: the gateway's.
+  { version: 3, sql: 'ALTER TABLE switchyard_api_keys ADD COLUMN sensitive_data TEXT;' },
 ];
 
 /**

@@ -36,6 +36,11 @@ export function startupSummary(
       on_store_error: options.gateway?.budgets?.onStoreError ?? 'closed',
     },
     cors_origins: options.corsOrigins ?? [],
+    // Keys and deployments may be stricter, call by call; the gateway's mode is the floor.
+    guardrails: {
+      sensitive_data: options.gateway?.sensitiveData ?? 'off',
+      custom: (options.gateway?.guardrails ?? []).map((guardrail) => guardrail.name),
+    },
     providers: Object.fromEntries(callable.map((id) => [id, { keys: keyCount(options, id) }])),
   };
 }

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -77,6 +77,33 @@ describe('switchyard serve --config', () => {
       expect(configuration.cors_origins).toEqual(['https://app.example.com']);
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it("sets the gateway's mode from the file or --sensitive-data; keys create --sensitive-data a key's", async () => {
+    const file = join(dir, 'guarded.yaml');
+    writeFileSync(file, 'sensitive_data: mask\n');
+    for (const [args, mode] of [
+      [[], 'mask'],
+      [['--sensitive-data', 'block'], 'block'],
+    ] as const) {
+      const { child, url, configuration } = await serve('--config', file, ...args);
+      try {
+        expect(configuration.guardrails).toEqual({ sensitive_data: mode, custom: [] });
+        // Under the file's mask, a key made to block blocks; under --sensitive-data block, any key's call is.
+        const keyArgs = mode === 'mask' ? ['--sensitive-data', 'block'] : [];
+        const created = [cli, 'keys', 'create', '--data', join(dir, 'data'), ...keyArgs];
+        const keys = spawnSync(node, created, { encoding: 'utf8' });
+        const refused = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${keys.stdout.trim()}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'mail ann@example.com' }] }),
+        });
+        expect(refused.status).toBe(400);
+        expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('sensitive_data_blocked');
+      } finally {
+        child.kill('SIGKILL');
+      }
     }
   });
 

@@ -81,11 +81,12 @@ export const revokeApiKey = defineOperation({
 
 /** A new key under `caller`, never wider than it; shown once, in this answer. */
 async function createKey(keys: KeyStore, caller: ApiKeyInfo, input: CreateKeyInput) {
-  const { name, scopes, allowed_agents, allowed_models, mcp_tools, expires_in_seconds } = input;
+  const { name, scopes, allowed_agents, allowed_models, mcp_tools, sensitive_data, expires_in_seconds } = input;
   const grant: KeyGrant = childGrant(caller, {
     ...(scopes ? { scopes } : {}),
     ...(allowed_agents ? { allowed_agents } : {}),
     ...(allowed_models ? { allowed_models } : {}),
+    ...(sensitive_data ? { sensitive_data } : {}),
     ...(expires_in_seconds ? { expires_at: new Date(Date.now() + expires_in_seconds * 1000).toISOString() } : {}),
   });
   grant.mcp_tools = childMcpTools(caller, mcp_tools);
