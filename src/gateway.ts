@@ -38,6 +38,8 @@ import { everyProvider, ProviderRegistry, type ProvidersSettings } from './provi
 import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
+import { StoredCalls } from './records/stored-calls.ts';
+import { openStores, type Stores } from './stores/open-stores.ts';
 import { DEFAULT_MAX_RENDERED_BYTES } from './templates.ts';
 import type {
   CompletionRequest,
@@ -137,6 +139,12 @@ export interface GatewayOptions {
   records?: false | RecordOptions | undefined;
   /** The response cache (docs/caching.md). Without it, calls asking `cache: auto | always` use memory; false: off. */
   cache?: false | ResponseCacheOptions | undefined;
+  /**
+   * The stores of one database (`openStores`): call records (the default sink, and `gateway.calls`), annotations
+   * and experiments are kept there. Without it, annotations and experiments are kept beside the first sink that
+   * answers queries (the same SQLite file or PostgreSQL database), else in memory.
+   */
+  stores?: Stores | undefined;
 }
 
 export interface Gateway {
@@ -228,9 +236,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   });
   const deployments =
     options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
-  const recorder = createCallRecorder(options.records);
+  const recorder = createCallRecorder(options.records, options.stores && (() => options.stores!.calls));
   const { annotations, experiments } = annotationsAndExperiments({
     recorder,
+    stores: options.stores ?? storesBeside(recorder.calls),
     deployments,
     catalog: currentCatalog,
     gateway: { fallbacks: options.fallbacks ?? [], hedge: options.hedge },
@@ -296,4 +305,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     refreshCatalog: async () => refresher?.refresh(),
     configuredProviders: () => (simulator ? [simulator.name] : configuredProviders()),
   };
+}
+
+/** The stores of the records' database, when the sink that answers queries is one (`StoredCalls`); else memory. */
+function storesBeside(calls: CallStore): Stores {
+  return calls instanceof StoredCalls ? openStores(calls.engine, calls) : openStores({ engine: 'memory' });
 }

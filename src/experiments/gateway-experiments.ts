@@ -3,6 +3,7 @@ import { worstCost } from '../budgets/estimate-cost.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import type { CallRecorder } from '../records/call-recorder.ts';
+import type { Stores } from '../stores/open-stores.ts';
 import type { CompletionRequest } from '../types.ts';
 import { createExperiments, type ExperimentDependencies } from './experiments.ts';
 import type { Experiments } from './experiments-api.ts';
@@ -13,6 +14,8 @@ import type { Experiments } from './experiments-api.ts';
  */
 export function annotationsAndExperiments(options: {
   recorder: CallRecorder;
+  /** Where annotations and experiments are kept: beside the call records (`openStores`). */
+  stores: Pick<Stores, 'annotations' | 'experiments'>;
   deployments: DeploymentStore | undefined;
   catalog: () => Catalog;
   complete: ExperimentDependencies['complete'];
@@ -20,10 +23,14 @@ export function annotationsAndExperiments(options: {
 }): { annotations: Annotations; experiments: Experiments } {
   const { recorder } = options;
   let experiments: ReturnType<typeof createExperiments> | undefined;
-  const annotations = createAnnotations(recorder.calls, recorder.flush, (experimentId, cellId) =>
-    experiments!.cellOwner(experimentId, cellId),
+  const annotations = createAnnotations(
+    options.stores.annotations,
+    recorder.calls,
+    recorder.flush,
+    (experimentId, cellId) => experiments!.cellOwner(experimentId, cellId),
   );
   experiments = createExperiments({
+    store: options.stores.experiments,
     calls: recorder.calls,
     annotations,
     deployments: options.deployments,

@@ -1,0 +1,322 @@
+import type { OperationNode } from 'kysely';
+import { type Args, argument, isParameter } from './engine.ts';
+import type { Row } from './memory-table.ts';
+import { PERCENTILE_FUNCTION, percentile } from './percentile.ts';
+
+/**
+ * Expressions of Kysely's operation tree, made once into plain functions of a row (a tree walk at build time, no
+ * `eval`): what the memory engine evaluates, with SQL's meaning (NULL unknown in comparisons and logic, aggregates
+ * leaving NULLs out) so that it answers as SQLite and PostgreSQL do.
+ */
+
+/** What an expression reads: each source's current row (by table or alias), the query's arguments, its group. */
+export interface Context {
+  args: Args;
+  rows: Record<string, Row>;
+  /** The rows of the group being aggregated. */
+  group?: Context[] | undefined;
+  /** The enclosing query's context, for a subquery's references to it. */
+  outer?: Context | undefined;
+}
+
+export type Evaluate = (context: Context) => unknown;
+
+/** Runs a subquery (for `exists` and `in (select …)`): its rows, given the enclosing context. */
+export type SubqueryRunner = (node: OperationNode) => (context: Context) => Row[];
+
+type Node = OperationNode & Record<string, unknown>;
+
+export function compileExpression(node: OperationNode, subquery: SubqueryRunner): Evaluate {
+  const n = node as Node;
+  switch (node.kind) {
+    case 'ValueNode':
+      return constantOf(n.value);
+    case 'ReferenceNode':
+    case 'ColumnNode':
+      return reference(node);
+    case 'ParensNode':
+    case 'WhereNode':
+    case 'OnNode':
+    case 'CastNode':
+      return compileExpression((n.node ?? n.where ?? n.on ?? n.expression) as OperationNode, subquery);
+    case 'AliasNode':
+      return compileExpression(n.node as OperationNode, subquery);
+    case 'SelectionNode':
+      return compileExpression(n.selection as OperationNode, subquery);
+    case 'AndNode':
+    case 'OrNode':
+      return logic(
+        node.kind === 'AndNode',
+        compileExpression(n.left as Node, subquery),
+        compileExpression(n.right as Node, subquery),
+      );
+    case 'BinaryOperationNode':
+      return binary(n, subquery);
+    case 'UnaryOperationNode':
+      return unary(n, subquery);
+    case 'FunctionNode':
+      return call(
+        String(n.func),
+        (n.arguments as OperationNode[]).map((arg) => compileExpression(arg, subquery)),
+      );
+    case 'AggregateFunctionNode':
+      return aggregate(n, subquery);
+    case 'CaseNode':
+      return caseOf(n, subquery);
+    case 'SelectQueryNode': {
+      const rows = subquery(node);
+      return (context) => {
+        const first = rows(context)[0];
+        return first === undefined ? null : Object.values(first)[0];
+      };
+    }
+    default:
+      throw new Error(`The memory engine does not run ${node.kind} (raw SQL has no memory form: give it one).`);
+  }
+}
+
+/** Names a selection: its alias, or the column it reads. */
+export function nameOf(node: OperationNode): string {
+  const n = node as Node;
+  if (node.kind === 'AliasNode') return String((n.alias as Node).name);
+  if (node.kind === 'ReferenceNode') return nameOf(n.column as OperationNode);
+  if (node.kind === 'ColumnNode') return String((n.column as Node).name);
+  throw new Error(`The memory engine needs a name for a selected ${node.kind} (give it an alias).`);
+}
+
+function constantOf(value: unknown): Evaluate {
+  if (isParameter(value)) return (context) => argument(context.args, value) ?? null;
+  const constant = value ?? null;
+  return () => constant;
+}
+
+/** A column, of the table or alias named, else of whichever source has it (then of an enclosing query's). */
+function reference(node: OperationNode): Evaluate {
+  const n = node as Node;
+  const column = node.kind === 'ColumnNode' ? String((n.column as Node).name) : nameOf(n.column as OperationNode);
+  const table = n.table ? String(((n.table as Node).table as Node & { identifier: Node }).identifier.name) : undefined;
+  return (context) => {
+    for (let scope: Context | undefined = context; scope; scope = scope.outer) {
+      if (table !== undefined) {
+        const row = scope.rows[table];
+        if (row) return row[column] ?? null;
+        continue;
+      }
+      for (const alias in scope.rows) if (column in scope.rows[alias]!) return scope.rows[alias]![column] ?? null;
+    }
+    // A group of no rows (an aggregate over nothing) reads NULL, as SQL does.
+    if (context.group?.length === 0) return null;
+    throw new Error(`The memory engine found no column "${table ? `${table}.` : ''}${column}".`);
+  };
+}
+
+/** `CASE [value] WHEN … THEN … [ELSE …] END`: the first branch that holds (or equals the value), else NULL. */
+function caseOf(n: Node, subquery: SubqueryRunner): Evaluate {
+  const value = n.value ? compileExpression(n.value as Node, subquery) : undefined;
+  const branches = ((n.when ?? []) as Node[]).map((when) => ({
+    condition: compileExpression(when.condition as Node, subquery),
+    result: when.result ? compileExpression(when.result as Node, subquery) : () => null,
+  }));
+  const otherwise = n.else ? compileExpression(n.else as Node, subquery) : () => null;
+  return (context) => {
+    const subject = value?.(context);
+    for (const { condition, result } of branches) {
+      const holds = value ? OPERATORS['=']!(subject, condition(context)) : condition(context);
+      if (truth(holds) === true) return result(context);
+    }
+    return otherwise(context);
+  };
+}
+
+function logic(and: boolean, left: Evaluate, right: Evaluate): Evaluate {
+  return (context) => {
+    const a = truth(left(context));
+    if (a === !and) return a;
+    const b = truth(right(context));
+    if (b === !and) return b;
+    return a === null || b === null ? null : and;
+  };
+}
+
+/** SQL's truth of a value: NULL is unknown. */
+export function truth(value: unknown): boolean | null {
+  if (value === null || value === undefined) return null;
+  return Boolean(value) && value !== 0;
+}
+
+function binary(n: Node, subquery: SubqueryRunner): Evaluate {
+  const operator = String((n.operator as Node).operator);
+  const left = compileExpression(n.leftOperand as Node, subquery);
+  const rightNode = n.rightOperand as Node;
+  if (operator === 'in' || operator === 'not in') {
+    const list = listOf(rightNode, subquery);
+    const negate = operator === 'not in';
+    return (context) => {
+      const value = left(context);
+      if (value === null) return null;
+      const found = list(context).some((item) => compare(item, value) === 0);
+      return negate ? !found : found;
+    };
+  }
+  const right = compileExpression(rightNode, subquery);
+  const test = OPERATORS[operator];
+  if (!test) throw new Error(`The memory engine does not run the operator "${operator}".`);
+  return (context) => test(left(context), right(context));
+}
+
+function listOf(node: Node, subquery: SubqueryRunner): (context: Context) => unknown[] {
+  if (node.kind === 'PrimitiveValueListNode') {
+    const values = (node.values as unknown[]).map(constantOf);
+    return (context) => values.map((value) => value(context));
+  }
+  if (node.kind === 'ValueListNode') {
+    const values = (node.values as OperationNode[]).map((value) => compileExpression(value, subquery));
+    return (context) => values.map((value) => value(context));
+  }
+  if (node.kind === 'SelectQueryNode') {
+    const rows = subquery(node);
+    return (context) => rows(context).map((row) => Object.values(row)[0]);
+  }
+  const value = compileExpression(node, subquery);
+  return (context) => value(context) as unknown[];
+}
+
+const nullable =
+  (test: (a: unknown, b: unknown) => unknown) =>
+  (a: unknown, b: unknown): unknown =>
+    a === null || b === null ? null : test(a, b);
+
+const OPERATORS: Record<string, (a: unknown, b: unknown) => unknown> = {
+  '=': nullable((a, b) => compare(a, b) === 0),
+  '==': nullable((a, b) => compare(a, b) === 0),
+  '!=': nullable((a, b) => compare(a, b) !== 0),
+  '<>': nullable((a, b) => compare(a, b) !== 0),
+  '<': nullable((a, b) => compare(a, b) < 0),
+  '<=': nullable((a, b) => compare(a, b) <= 0),
+  '>': nullable((a, b) => compare(a, b) > 0),
+  '>=': nullable((a, b) => compare(a, b) >= 0),
+  is: (a, b) => (a === null || b === null ? a === b : compare(a, b) === 0),
+  'is not': (a, b) => (a === null || b === null ? a !== b : compare(a, b) !== 0),
+  'is not distinct from': (a, b) => (a === null || b === null ? a === b : compare(a, b) === 0),
+  'is distinct from': (a, b) => (a === null || b === null ? a !== b : compare(a, b) !== 0),
+  like: nullable((a, b) => likePattern(String(b)).test(String(a))),
+  'not like': nullable((a, b) => !likePattern(String(b)).test(String(a))),
+  '+': nullable((a, b) => Number(a) + Number(b)),
+  '-': nullable((a, b) => Number(a) - Number(b)),
+  '*': nullable((a, b) => Number(a) * Number(b)),
+  '/': nullable((a, b) => Number(a) / Number(b)),
+  '||': nullable((a, b) => `${a}${b}`),
+};
+
+function likePattern(pattern: string): RegExp {
+  const source = [...pattern]
+    .map((char) => (char === '%' ? '.*' : char === '_' ? '.' : char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`, 's');
+}
+
+function unary(n: Node, subquery: SubqueryRunner): Evaluate {
+  const operator = String((n.operator as Node).operator);
+  const operand = n.operand as Node;
+  if (operator === 'exists' || operator === 'not exists') {
+    const rows = subquery(operand);
+    const negate = operator === 'not exists';
+    return (context) => rows(context).length > 0 !== negate;
+  }
+  const value = compileExpression(operand, subquery);
+  if (operator === 'not')
+    return (context) => {
+      const t = truth(value(context));
+      return t === null ? null : !t;
+    };
+  if (operator === '-')
+    return (context) => {
+      const v = value(context);
+      return v === null ? null : -Number(v);
+    };
+  throw new Error(`The memory engine does not run the operator "${operator}".`);
+}
+
+/**
+ * SQL's order of two non-null values: numbers by value, text by UTF-16 code unit (byte order for the text stores
+ * keep: ids, ISO times, names), bytes by content.
+ */
+export function compare(a: unknown, b: unknown): number {
+  if (a instanceof Uint8Array && b instanceof Uint8Array) {
+    for (let index = 0; index < Math.min(a.length, b.length); index++)
+      if (a[index] !== b[index]) return a[index]! - b[index]!;
+    return a.length - b.length;
+  }
+  if (typeof a === 'boolean' || typeof b === 'boolean') return compare(Number(a), Number(b));
+  if (a === b) return 0;
+  return (a as number | string) < (b as number | string) ? -1 : 1;
+}
+
+const encoder = new TextEncoder();
+
+const FUNCTIONS: Record<string, (args: unknown[]) => unknown> = {
+  coalesce: (args) => args.find((value) => value !== null && value !== undefined) ?? null,
+  substr: ([text, start, length]) =>
+    text === null
+      ? null
+      : String(text).slice(Number(start) - 1, length === undefined ? undefined : Number(start) - 1 + Number(length)),
+  // A value kept as itself (a call record in memory) is measured as its JSON, as the SQL engines store it.
+  octet_length: ([value]) =>
+    value === null || value === undefined
+      ? null
+      : value instanceof Uint8Array
+        ? value.length
+        : encoder.encode(typeof value === 'string' ? value : JSON.stringify(value)).length,
+};
+
+/** Functions of the stores' own that have no SQL name in common (see `engine-sql.ts`), by the name given there. */
+export const MEMORY_FUNCTIONS = new Map<string, (args: unknown[]) => unknown>();
+
+function call(name: string, args: Evaluate[]): Evaluate {
+  const fn = FUNCTIONS[name] ?? MEMORY_FUNCTIONS.get(name);
+  if (!fn) throw new Error(`The memory engine does not run the function "${name}".`);
+  return (context) => fn(args.map((arg) => arg(context)));
+}
+
+function aggregate(n: Node, subquery: SubqueryRunner): Evaluate {
+  const name = String(n.func).toLowerCase();
+  const all = (arg: Node) =>
+    arg.kind === 'SelectAllNode' || (arg.selection as Node | undefined)?.kind === 'SelectAllNode';
+  const aggregated = (n.aggregated as Node[]).filter((arg) => !all(arg));
+  const [value, ...rest] = aggregated.map((arg) => compileExpression(arg, subquery));
+  const filter = n.filter ? compileExpression(n.filter as OperationNode, subquery) : undefined;
+  return (context) => {
+    const members = (context.group ?? [context]).filter((member) => !filter || truth(filter(member)) === true);
+    if (name === 'count' && !value) return members.length;
+    const values = members.map((member) => value!(member)).filter((item) => item !== null && item !== undefined);
+    if (name === 'count') return values.length;
+    if (values.length === 0) return null;
+    const numbers = () => values.map(Number);
+    switch (name) {
+      case 'sum':
+        return numbers().reduce((total, item) => total + item, 0);
+      case 'avg':
+        return numbers().reduce((total, item) => total + item, 0) / values.length;
+      case 'min':
+        return values.reduce((least, item) => (compare(item, least) < 0 ? item : least));
+      case 'max':
+        return values.reduce((most, item) => (compare(item, most) > 0 ? item : most));
+      case PERCENTILE_FUNCTION:
+        return percentile(numbers(), Number(rest[0]!(members[0] ?? context)));
+      default:
+        throw new Error(`The memory engine does not run the aggregate "${name}".`);
+    }
+  };
+}
+
+/** Whether an expression aggregates (so the query groups its rows). */
+export function aggregates(node: OperationNode | undefined): boolean {
+  if (!node || typeof node !== 'object') return false;
+  if (node.kind === 'AggregateFunctionNode') return true;
+  if (node.kind === 'SelectQueryNode') return false;
+  return Object.values(node).some((child) =>
+    Array.isArray(child)
+      ? child.some((item) => aggregates(item as OperationNode))
+      : typeof child === 'object' && child !== null && 'kind' in child && aggregates(child as OperationNode),
+  );
+}
