@@ -140,9 +140,10 @@ export interface GatewayOptions {
   /** The response cache (docs/caching.md). Without it, calls asking `cache: auto | always` use memory; false: off. */
   cache?: false | ResponseCacheOptions | undefined;
   /**
-   * The stores of one database (`openStores`): call records (the default sink, and `gateway.calls`), annotations
-   * and experiments are kept there. Without it, annotations and experiments are kept beside the first sink that
-   * answers queries (the same SQLite file or PostgreSQL database), else in memory.
+   * The stores of one database (`openStores`): call records (the default sink, and `gateway.calls`), annotations,
+   * experiments and (unless `deployments` is given) deployments are kept there. Without it, annotations and
+   * experiments are kept beside the first sink that answers queries (the same SQLite file or PostgreSQL database),
+   * else in memory.
    */
   stores?: Stores | undefined;
 }
@@ -235,7 +236,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     defaultTransport: options.transport,
   });
   const deployments =
-    options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
+    options.deployments === undefined
+      ? options.stores?.deployments
+      : createDeploymentStore(options.deployments, { env });
   const recorder = createCallRecorder(options.records, options.stores && (() => options.stores!.calls));
   const { annotations, experiments } = annotationsAndExperiments({
     recorder,

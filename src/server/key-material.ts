@@ -156,7 +156,7 @@ export const LINEAGE_COLUMNS = 'id, parent_id, revoked_at, expires_at, scopes';
  * Deepest lineage walked: no key is minted with more ancestors (its parent's chain would be cut short, and a cut
  * chain is refused), so every walk up or down is complete. Bounds the recursion should rows ever form a cycle.
  */
-const MAX_DEPTH = 1000;
+export const MAX_DEPTH = 1000;
 
 /**
  * The ancestors of the key `param` names (a placeholder, `?` or `$1`), itself first, then up the `parent_id` chain:

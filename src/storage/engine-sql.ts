@@ -62,13 +62,15 @@ export function asBytes(kind: EngineKind, eb: Eb, column: string): Value {
  * A select that locks the rows it reads until the transaction ends, where rows lock (PostgreSQL, `FOR UPDATE` or
  * `FOR SHARE`); SQLite's and memory's transactions hold the whole database already.
  */
-export function locking<Query extends { forUpdate(): Query; forShare(): Query }>(
+export function locking<Query extends { forUpdate(of?: never): Query; forShare(of?: never): Query }>(
   kind: EngineKind,
   query: Query,
   mode: 'update' | 'share' = 'update',
+  /** The table (or alias) whose rows are locked, when the query reads others too. */
+  of?: string,
 ): Query {
   if (kind !== 'postgres') return query;
-  return mode === 'update' ? query.forUpdate() : query.forShare();
+  return mode === 'update' ? query.forUpdate(of as never) : query.forShare(of as never);
 }
 
 /**

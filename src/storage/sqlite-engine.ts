@@ -39,9 +39,12 @@ export class SqliteEngine implements StorageEngine {
   /** Whether closing the engine closes the connection: not one opened elsewhere, whose opener closes it. */
   readonly #owned: boolean;
 
-  /** A file (its directory made), `:memory:`, or a connection opened elsewhere. */
-  constructor(file: string | DatabaseSync, who = 'SQLite storage') {
-    this.#owned = typeof file === 'string';
+  /**
+   * A file (its directory made), `:memory:`, or a connection opened elsewhere: closed with the engine only when
+   * `owned` (by default, one the engine opened).
+   */
+  constructor(file: string | DatabaseSync, who = 'SQLite storage', owned = typeof file === 'string') {
+    this.#owned = owned;
     if (typeof file === 'string') {
       if (file !== ':memory:') makeDirectoryOf(file);
       this.connection = new (loadSqlite(who).DatabaseSync)(file);

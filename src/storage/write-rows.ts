@@ -29,15 +29,16 @@ export async function writeRows(
   if (on.kind !== 'postgres') {
     const statement = insertOf(table, conflict, 1);
     let changes = 0;
-    for (const row of rows) changes += (await on.run(statement, row)).changes;
+    for (const row of rows) changes += (await on.run(statement, complete(table, row))).changes;
     return changes;
   }
   // One row per key: PostgreSQL refuses a statement that would update one row twice (the last one written wins).
   const unique = conflict === 'error' ? rows : [...new Map(rows.map((row) => [keyOf(table, row), row])).values()];
-  if (unique.length === 1) return (await on.run(insertOf(table, conflict, 1), unique[0])).changes;
+  if (unique.length === 1) return (await on.run(insertOf(table, conflict, 1), complete(table, unique[0]!))).changes;
   const args: Record<string, unknown> = {};
   unique.forEach((row, index) => {
-    for (const column in table.columns) args[`${index}:${column}`] = row[column] ?? null;
+    for (const column in table.columns)
+      args[`${index}:${column}`] = row[column] ?? table.columns[column]!.default ?? null;
   });
   return (await on.run(insertOf(table, conflict, unique.length), args)).changes;
 }
@@ -77,6 +78,16 @@ function build(table: TableSpec, conflict: OnConflict, count: number): Prepared 
       );
     });
   });
+}
+
+/** The row with every column: one it does not give holds the column's default, or NULL. */
+function complete(table: TableSpec, row: Row): Row {
+  for (const column in table.columns)
+    if (!(column in row))
+      return Object.fromEntries(
+        Object.entries(table.columns).map(([name, spec]) => [name, name in row ? row[name] : (spec.default ?? null)]),
+      );
+  return row;
 }
 
 function keyOf(table: TableSpec, row: Row): string {

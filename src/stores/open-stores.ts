@@ -1,6 +1,9 @@
 import { StoredAnnotations } from '../annotations/stored-annotations.ts';
+import { StoredCache } from '../cache/stored-cache.ts';
+import { type DeploymentsPlace, StoredDeployments } from '../deployments/stored-deployments.ts';
 import { StoredExperiments } from '../experiments/stored-experiments.ts';
 import type { PostgresPoolConfig } from '../internal/postgres-pool.ts';
+import { redactUrlCredentials } from '../internal/redact.ts';
 import { StoredCalls } from '../records/stored-calls.ts';
 import type { StorageEngine } from '../storage/engine.ts';
 import { MemoryEngine } from '../storage/memory-engine.ts';
@@ -23,6 +26,10 @@ export interface Stores {
   readonly calls: StoredCalls;
   readonly annotations: StoredAnnotations;
   readonly experiments: StoredExperiments;
+  /** Deployments (`serve`'s table; a gateway's `deployments` when none is given). */
+  readonly deployments: StoredDeployments;
+  /** A response cache kept in the database (`cache: { store }`; the gateway's default cache stays in memory). */
+  readonly cache: StoredCache;
   /** Creates or migrates every table (PostgreSQL's on first use otherwise; SQLite's and memory's are made when opened). */
   ready(): Promise<void>;
   /** Closes the engine: the connection or pool every store shares. */
@@ -40,12 +47,27 @@ export function openStores(source: StoresSource | StorageEngine, calls?: StoredC
     calls: calls ?? new StoredCalls(engine),
     annotations: new StoredAnnotations(engine),
     experiments: new StoredExperiments(engine),
+    deployments: new StoredDeployments(engine, placeOf(source, engine)),
+    cache: new StoredCache(engine),
     ready: async () => {
-      await Promise.all([stores.calls.ready(), stores.annotations.ready(), stores.experiments.ready()]);
+      const { calls, annotations, experiments, deployments, cache } = stores;
+      await Promise.all([calls, annotations, experiments, deployments, cache].map((store) => store.ready()));
     },
     close: () => engine.close(),
   };
   return stores;
+}
+
+/** What the deployment store's errors call the database. */
+function placeOf(source: StoresSource | StorageEngine, engine: StorageEngine): DeploymentsPlace {
+  const name = { sqlite: 'SQLite', postgres: 'PostgreSQL', memory: 'memory' }[engine.kind];
+  const location =
+    engine instanceof SqliteEngine
+      ? engine.path
+      : 'engine' in source && source.engine === 'postgres' && typeof source.connection === 'string'
+        ? redactUrlCredentials(source.connection)
+        : name;
+  return { location, conflict: `in the ${name} deployment store` };
 }
 
 function openEngine(source: StoresSource): StorageEngine {
