@@ -1,5 +1,5 @@
 import type { Queries, StorageEngine } from '../storage/engine.ts';
-import { anyOf } from '../storage/engine-sql.ts';
+import { anyOf, atMost } from '../storage/engine-sql.ts';
 import { column, defineSchema, type TableSpec, withColumn } from '../storage/schema.ts';
 import { writeRows } from '../storage/write-rows.ts';
 import type { AnnotationTarget, NormalizedAnnotationQuery, StoredAnnotation } from './annotation.ts';
@@ -84,7 +84,7 @@ export class StoredAnnotations implements AnnotationStore {
     if (query.since !== undefined) select = select.where('created_at', '>=', query.since);
     if (query.until !== undefined) select = select.where('created_at', '<', query.until);
     if (query.cursor !== undefined) select = select.where('id', '<', query.cursor);
-    const { rows } = await this.#engine.run<Row>(select.orderBy('id', 'desc').limit(query.limit + 1));
+    const { rows } = await this.#engine.run<Row>(select.orderBy('id', 'desc').limit(atMost(query.limit + 1)));
     return pageOf(rows.map(annotationOf), query.limit);
   }
 }

@@ -1,4 +1,5 @@
 import { prepare, type StorageEngine } from '../storage/engine.ts';
+import { atMost } from '../storage/engine-sql.ts';
 import { column, defineSchema } from '../storage/schema.ts';
 import { writeRows } from '../storage/write-rows.ts';
 import type { ResponseCacheStore } from './cache-store.ts';
@@ -38,7 +39,7 @@ const prune = prepare((db, arg) =>
             .selectFrom('response_cache')
             .select('key')
             .orderBy('expires_at', 'desc')
-            .limit(Number.MAX_SAFE_INTEGER)
+            .limit(atMost(Number.MAX_SAFE_INTEGER))
             .offset(arg('kept')),
         ),
       ]),

@@ -1,5 +1,5 @@
 import { prepare, type Queries, type StorageEngine } from '../storage/engine.ts';
-import { anyOf, locking } from '../storage/engine-sql.ts';
+import { anyOf, atMost, literal, locking } from '../storage/engine-sql.ts';
 import { writeRows } from '../storage/write-rows.ts';
 import type { ExperimentCell, ExperimentHeader, ExperimentInput, ExperimentVersion } from './experiment.ts';
 import {
@@ -64,9 +64,9 @@ const completed = prepare<Body>((db, arg) =>
     .select('body')
     .where('experiment_id', '=', arg('experiment'))
     .where('key', '=', arg('key'))
-    .where('status', '=', 'completed')
+    .where('status', '=', literal('completed'))
     .orderBy('id')
-    .limit(1),
+    .limit(atMost(1)),
 );
 const spent = prepare<{ spent: number }>((db, arg) =>
   db
@@ -93,12 +93,12 @@ const reusable = prepare<Body>((db, arg) =>
     .innerJoin('experiments as e', 'e.id', 'c.experiment_id')
     .select('c.body')
     .where('c.key', '=', arg('key'))
-    .where('c.status', '=', 'completed')
+    .where('c.status', '=', literal('completed'))
     .where('e.agent_id', '=', arg('agent'))
     .where('e.author', 'is not distinct from', arg('author'))
     .where('c.experiment_id', '<>', arg('except'))
     .orderBy('c.updated_at', 'desc')
-    .limit(1),
+    .limit(atMost(1)),
 );
 
 /**
@@ -138,7 +138,7 @@ export class StoredExperiments implements ExperimentStore {
       select = select.where('author', 'is not', null).where((eb) => anyOf(kind, eb, 'author', [...api_key_ids]));
     if (query.agent_id !== undefined) select = select.where('agent_id', '=', query.agent_id);
     if (query.cursor !== undefined) select = select.where('id', '<', query.cursor);
-    const { rows } = await this.#engine.run<Body>(select.orderBy('id', 'desc').limit(query.limit + 1));
+    const { rows } = await this.#engine.run<Body>(select.orderBy('id', 'desc').limit(atMost(query.limit + 1)));
     return experimentPage(rows.map(bodyOf<ExperimentHeader>), query.limit);
   }
 

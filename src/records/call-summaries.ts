@@ -1,5 +1,5 @@
 import type { Queries, RunOptions } from '../storage/engine.ts';
-import { epochMs } from '../storage/engine-sql.ts';
+import { atMost, epochMs } from '../storage/engine-sql.ts';
 import type { AgentSummary, CallTiming, DailyCostQuery, DailyCostRow, WorkflowTimeline } from './call-store.ts';
 import {
   compareAgentSummaries,
@@ -129,7 +129,7 @@ export async function timelineTotals(
         .where(WORKFLOW_COLUMN, 'is not', null)
         .orderBy('created_at')
         .orderBy('id')
-        .limit(1),
+        .limit(atMost(1)),
       {},
       options,
     ),

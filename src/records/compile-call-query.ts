@@ -1,6 +1,6 @@
 import type { Expression, ExpressionBuilder, OrderByItemBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import { compile } from '../storage/engine.ts';
-import { anyOf, metadataIs, percentileOf } from '../storage/engine-sql.ts';
+import { anyOf, atMost, metadataIs, percentileOf } from '../storage/engine-sql.ts';
 import { builderFor } from '../storage/kysely.ts';
 import type { EngineKind } from '../storage/schema.ts';
 import { type Aggregate, type GroupColumn, isoInstant, type ParsedCallQuery, ROW_COLUMNS } from './call-query.ts';
@@ -28,7 +28,7 @@ export function callQueryOf(kind: EngineKind, query: ParsedCallQuery): Select {
     let rows = base.select([...ROW_COLUMNS]);
     for (const { field, direction } of query.order_by)
       rows = rows.orderBy(field, (item) => order(kind, item, direction, !NUMBERS.includes(field)));
-    return rows.orderBy('id', (item) => order(kind, item, 'asc', true)).limit(query.limit + 1);
+    return rows.orderBy('id', (item) => order(kind, item, 'asc', true)).limit(atMost(query.limit + 1));
   }
   let grouped = base.select((eb) => [
     ...query.group_by.map((column) => groupExpr(eb, column).as(column)),
@@ -46,7 +46,7 @@ export function callQueryOf(kind: EngineKind, query: ParsedCallQuery): Select {
       : (select: Select) => select.orderBy(field, (item) => order(kind, item, direction, false));
   for (const { field, direction } of query.order_by) grouped = orderOf(field, direction)(grouped);
   for (const column of query.group_by) grouped = orderOf(column, 'asc')(grouped);
-  return grouped.limit(query.limit + 1);
+  return grouped.limit(atMost(query.limit + 1));
 }
 
 /** The query's SQL and parameters, for one engine kind: what a caller wrote is only ever a parameter. */

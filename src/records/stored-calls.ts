@@ -1,6 +1,6 @@
 import type { RunOptions, StorageEngine } from '../storage/engine.ts';
 import { prepare } from '../storage/engine.ts';
-import { anyOf, asBytes } from '../storage/engine-sql.ts';
+import { anyOf, asBytes, atMost } from '../storage/engine-sql.ts';
 import { isStorageFailure } from '../storage/storage-failure.ts';
 import { writeRows } from '../storage/write-rows.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from './call-query.ts';
@@ -66,23 +66,14 @@ const bounded = prepare<{ record: unknown }>((db, arg) =>
 const ofTrace = prepare<{ record: unknown }>((db, arg) =>
   db.selectFrom('calls').select('record').where('trace_id', '=', arg('trace')).orderBy('created_at').orderBy('id'),
 );
-const recentTraced = prepare<TraceSummary>((db, arg) =>
+const recentTraced = prepare<TraceSummary>((db) =>
   db
     .selectFrom('calls')
     .select([...TRACE_COLUMNS])
     .where('trace_id', 'is not', null)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .limit(arg('limit')),
-);
-const timings = prepare<TimingRow>((db, arg) =>
-  db
-    .selectFrom('calls')
-    .select([...TIMING_COLUMNS])
-    .where('trace_id', '=', arg('trace'))
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(arg('limit')),
+    .limit(atMost(RECENT_TRACE_CALLS)),
 );
 
 /**
@@ -178,7 +169,7 @@ export class StoredCalls implements RecordSink, CallStore {
     const query_ = select
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
-      .limit(normalized.limit + 1);
+      .limit(atMost(normalized.limit + 1));
     const sized = await this.#rows<SizedRow>(query_);
     const { rows, next_cursor } = sizedPage(sized, normalized.limit);
     const read = (ids: string[]) =>
@@ -211,12 +202,19 @@ export class StoredCalls implements RecordSink, CallStore {
 
   /** From the columns only: the page never reads a record, however large the records are. */
   async recentTraces(limit: number): Promise<TraceSummary[]> {
-    return tracesOf(await this.#rows<TraceSummary>(recentTraced, { limit: RECENT_TRACE_CALLS }), limit);
+    return tracesOf(await this.#rows<TraceSummary>(recentTraced), limit);
   }
 
   /** The first `limit` calls from their columns, and the totals over all of them from aggregates. */
   async workflowTimeline(traceId: string, limit: number): Promise<WorkflowTimeline | null> {
-    const calls = (await this.#rows<TimingRow>(timings, { trace: traceId, limit })).map(timingOfRow);
+    const timings = this.engine.db
+      .selectFrom('calls')
+      .select([...TIMING_COLUMNS])
+      .where('trace_id', '=', traceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(atMost(limit));
+    const calls = (await this.#rows<TimingRow>(timings)).map(timingOfRow);
     await this.ready();
     return timelineTotals(this.engine, traceId, calls, limit, SUMMARY);
   }

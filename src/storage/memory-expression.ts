@@ -63,6 +63,11 @@ export function compileExpression(node: OperationNode, subquery: SubqueryRunner)
       return aggregate(n, subquery);
     case 'CaseNode':
       return caseOf(n, subquery);
+    case 'RawNode':
+      // `sql.lit(value)`: a literal written into the SQL (a partial index's condition needs it), nothing else raw.
+      if ((n.sqlFragments as string[]).every((fragment) => fragment === '') && (n.parameters as unknown[]).length === 1)
+        return compileExpression((n.parameters as OperationNode[])[0]!, subquery);
+      throw new Error('The memory engine does not run raw SQL: give the expression a memory form (engine-sql.ts).');
     case 'SelectQueryNode': {
       const rows = subquery(node);
       return (context) => {
@@ -71,7 +76,7 @@ export function compileExpression(node: OperationNode, subquery: SubqueryRunner)
       };
     }
     default:
-      throw new Error(`The memory engine does not run ${node.kind} (raw SQL has no memory form: give it one).`);
+      throw new Error(`The memory engine does not run ${node.kind}.`);
   }
 }
 
@@ -286,23 +291,40 @@ function aggregate(n: Node, subquery: SubqueryRunner): Evaluate {
   const [value, ...rest] = aggregated.map((arg) => compileExpression(arg, subquery));
   const filter = n.filter ? compileExpression(n.filter as OperationNode, subquery) : undefined;
   return (context) => {
-    const members = (context.group ?? [context]).filter((member) => !filter || truth(filter(member)) === true);
-    if (name === 'count' && !value) return members.length;
-    const values = members.map((member) => value!(member)).filter((item) => item !== null && item !== undefined);
-    if (name === 'count') return values.length;
-    if (values.length === 0) return null;
-    const numbers = () => values.map(Number);
+    const members = context.group ?? [context];
+    // One pass, no arrays between: an aggregate may run over every cell of an experiment for every cell it runs.
+    let count = 0;
+    let sum = 0;
+    let least: unknown = null;
+    let most: unknown = null;
+    const kept: number[] = [];
+    for (const member of members) {
+      if (filter && truth(filter(member)) !== true) continue;
+      if (!value) {
+        count += 1;
+        continue;
+      }
+      const item = value(member);
+      if (item === null || item === undefined) continue;
+      count += 1;
+      if (name === 'sum' || name === 'avg') sum += Number(item);
+      else if (name === 'min') least = least === null || compare(item, least) < 0 ? item : least;
+      else if (name === 'max') most = most === null || compare(item, most) > 0 ? item : most;
+      else if (name === PERCENTILE_FUNCTION) kept.push(Number(item));
+    }
+    if (name === 'count') return count;
+    if (count === 0) return null;
     switch (name) {
       case 'sum':
-        return numbers().reduce((total, item) => total + item, 0);
+        return sum;
       case 'avg':
-        return numbers().reduce((total, item) => total + item, 0) / values.length;
+        return sum / count;
       case 'min':
-        return values.reduce((least, item) => (compare(item, least) < 0 ? item : least));
+        return least;
       case 'max':
-        return values.reduce((most, item) => (compare(item, most) > 0 ? item : most));
+        return most;
       case PERCENTILE_FUNCTION:
-        return percentile(numbers(), Number(rest[0]!(members[0] ?? context)));
+        return percentile(kept, Number(rest[0]!(members[0] ?? context)));
       default:
         throw new Error(`The memory engine does not run the aggregate "${name}".`);
     }

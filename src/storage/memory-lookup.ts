@@ -5,8 +5,8 @@ import type { MemoryTable, Row } from './memory-table.ts';
 /**
  * Which rows of a table a condition can hold, read through its hashes instead of every row: the ANDed equalities of
  * the table's own columns with a value (an argument, a literal, another table's column). The whole primary key
- * reads one row; else the equality whose rows are fewest (an experiment's cell key, not the experiment's 10,000
- * cells). The condition itself is still checked on each row.
+ * reads one row; else the hash whose rows are fewest (an experiment's cell key, not the experiment's 10,000 cells).
+ * The condition itself is still checked on each row. The rows are the hash's own: a write reads them all first.
  */
 export type Lookup = (context: Context) => Iterable<Row>;
 
@@ -40,17 +40,18 @@ export function candidates(
       return row ? [row] : [];
     };
   }
-  const hashed = [...equalities].filter(([column]) => table.indexed(column));
+  const hashed = [...table.hashes()].filter((columns) => columns.every((column) => equalities.has(column)));
   if (hashed.length === 0) return undefined;
+  const values = hashed.map((columns) => columns.map((column) => equalities.get(column)!));
   return (context) => {
-    let best: [string, unknown] | undefined;
-    for (const [column, value] of hashed) {
-      const wanted = value(context);
-      if (wanted === null) return [];
-      if (!best || table.countOf(column, wanted) < table.countOf(best[0], best[1])) best = [column, wanted];
+    let best: ReadonlySet<Row> | undefined;
+    for (const [index, columns] of hashed.entries()) {
+      const wanted = values[index]!.map((value) => value(context));
+      if (wanted.includes(null)) return [];
+      const rows = table.withValues(columns, wanted);
+      if (!best || rows.size < best.size) best = rows;
     }
-    // A copy: the rows may be written while the query's result is used.
-    return [...table.withValue(best![0], best![1])];
+    return best!;
   };
 }
 

@@ -147,10 +147,11 @@ function sourcesOf(
       lookup: joined.table ? candidates(joined.table, joined.alias, on, true) : undefined,
     };
   });
+  const bind = binder(first.alias);
   return (context) => {
     let rows: Context[] = [];
     for (const row of firstRows ? firstRows(context) : first.rows(context))
-      rows.push({ args: context.args, rows: { [first.alias]: row }, outer: context.outer });
+      rows.push(new SourceContext(context.args, bind(row), context.outer));
     for (const join of joins) rows = rows.flatMap((row) => joinRow(row, join));
     return rows;
   };
@@ -168,6 +169,27 @@ function joinRow(
   if (matches.length === 0 && join.left)
     matches.push({ ...context, rows: { ...context.rows, [join.joined.alias]: nullRow(join.joined.table) } });
   return matches;
+}
+
+/** A context of one row per source, made by a class: one is made for every row read, and V8 makes these fast. */
+class SourceContext implements Context {
+  readonly args: Context['args'];
+  readonly rows: Record<string, Row>;
+  readonly outer: Context | undefined;
+  group: Context[] | undefined = undefined;
+  constructor(args: Context['args'], rows: Record<string, Row>, outer: Context | undefined) {
+    this.args = args;
+    this.rows = rows;
+    this.outer = outer;
+  }
+}
+
+/** The rows of one source as a context's `rows`, by a constructor of its own (one shape for every row). */
+function binder(alias: string): (row: Row) => Record<string, Row> {
+  function Bound(this: Record<string, Row>, row: Row) {
+    this[alias] = row;
+  }
+  return (row) => new (Bound as unknown as new (row: Row) => Record<string, Row>)(row);
 }
 
 interface Source {
@@ -193,6 +215,12 @@ function source(node: Node, scope: Scope): Source {
 
 /** One context per group, holding its members; without groups, one over every row (SQL's aggregate of none). */
 function groups(rows: Context[], keys: Evaluate[], context: Context): Context[] {
+  if (keys.length === 0)
+    return [
+      rows.length > 0
+        ? { ...rows[0]!, group: rows }
+        : { args: context.args, rows: {}, group: [], outer: context.outer },
+    ];
   const byKey = new Map<string, Context[]>();
   for (const row of rows) {
     const key = rowKey(keys.map((key) => key(row)));
@@ -200,7 +228,6 @@ function groups(rows: Context[], keys: Evaluate[], context: Context): Context[] 
     if (members) members.push(row);
     else byKey.set(key, [row]);
   }
-  if (keys.length === 0 && byKey.size === 0) return [{ args: context.args, rows: {}, group: [], outer: context.outer }];
   return [...byKey.values()].map((members) => ({ ...members[0]!, group: members }));
 }
 

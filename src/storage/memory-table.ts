@@ -14,8 +14,11 @@ export type Undo = () => void;
 export class MemoryTable {
   readonly spec: TableSpec;
   readonly #rows = new Map<string, Row>();
-  /** By the first column of each index: its value's key, then the primary keys of the rows holding it. */
-  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  /**
+   * Hashes by the first column, and the first two, of each index (and by each unique column): the key of their
+   * values, then the rows holding them. An experiment's running cells are found among its running cells alone.
+   */
+  readonly #indexes = new Map<string, { columns: readonly string[]; rows: Map<string, Set<Row>> }>();
   readonly #unique: readonly string[];
   readonly #capacity: number;
   /** Every column's value in a row that does not give it: its default, or NULL. */
@@ -28,8 +31,12 @@ export class MemoryTable {
     );
     this.#capacity = capacity;
     this.#unique = spec.unique ?? [];
-    const leading = new Set([spec.primaryKey[0]!, ...this.#unique, ...spec.indexes.map((index) => index.columns[0]!)]);
-    for (const column of leading) this.#indexes.set(column, new Map());
+    const prefixes = [
+      spec.primaryKey,
+      ...this.#unique.map((column) => [column]),
+      ...spec.indexes.map((index) => index.columns),
+    ].flatMap((columns) => [columns.slice(0, 1), ...(columns.length > 1 ? [columns.slice(0, 2)] : [])]);
+    for (const columns of prefixes) this.#indexes.set(columns.join(','), { columns, rows: new Map() });
   }
 
   get size(): number {
@@ -51,26 +58,21 @@ export class MemoryTable {
     return this.spec.primaryKey.map((column) => row[column]);
   }
 
-  /** Whether `column` has a hash: equalities on it read only their rows. */
-  indexed(column: string): boolean {
-    return this.#indexes.has(column);
+  /** The hashes, each by the columns it is on: equalities on all of them read only their rows. */
+  hashes(): IterableIterator<readonly string[]> {
+    return [...this.#indexes.values()].map((index) => index.columns).values();
   }
 
-  /** How many rows hold `value` in an indexed column. */
-  countOf(column: string, value: unknown): number {
-    return this.#indexes.get(column)?.get(valueKey(value))?.size ?? 0;
-  }
-
-  /** The rows holding `value` in an indexed column, oldest written first. */
-  *withValue(column: string, value: unknown): IterableIterator<Row> {
-    for (const key of this.#indexes.get(column)?.get(valueKey(value)) ?? []) yield this.#rows.get(key)!;
+  /** The rows holding `values` in a hash's columns (`hashes`), oldest written first; read them before writing. */
+  withValues(columns: readonly string[], values: readonly unknown[]): ReadonlySet<Row> {
+    return this.#indexes.get(columns.join(','))?.rows.get(keyOf(values)) ?? NONE;
   }
 
   /** The row that a new row would conflict with (same primary key, or the same value in a unique column). */
   conflicting(row: Row): Row | undefined {
     const same = this.#rows.get(keyOf(this.keyOfRow(row)));
     if (same) return same;
-    for (const column of this.#unique) for (const other of this.withValue(column, row[column])) return other;
+    for (const column of this.#unique) for (const other of this.withValues([column], [row[column]])) return other;
     return undefined;
   }
 
@@ -92,7 +94,7 @@ export class MemoryTable {
     if (this.conflicting(row)) throw new Error(`UNIQUE constraint failed: ${this.spec.name}`);
     const key = keyOf(this.keyOfRow(row));
     this.#rows.set(key, row);
-    this.#index(key, row, 1);
+    this.#index(row, 1);
     undo.push(() => this.#remove(key));
     while (this.#rows.size > this.#capacity) this.delete(this.#rows.values().next().value!, undo);
   }
@@ -102,13 +104,13 @@ export class MemoryTable {
     this.#check(next);
     const key = keyOf(this.keyOfRow(row));
     if (keyOf(this.keyOfRow(next)) !== key) throw new Error(`${this.spec.name}: a primary key cannot change.`);
-    this.#index(key, row, -1);
+    this.#index(row, -1);
     this.#rows.set(key, next);
-    this.#index(key, next, 1);
+    this.#index(next, 1);
     undo.push(() => {
-      this.#index(key, next, -1);
+      this.#index(next, -1);
       this.#rows.set(key, row);
-      this.#index(key, row, 1);
+      this.#index(row, 1);
     });
   }
 
@@ -118,7 +120,7 @@ export class MemoryTable {
     // Put back where it was not possible (a Map inserts at the end): order of writing matters only to capacity.
     undo.push(() => {
       this.#rows.set(key, row);
-      this.#index(key, row, 1);
+      this.#index(row, 1);
     });
   }
 
@@ -126,19 +128,19 @@ export class MemoryTable {
     const row = this.#rows.get(key);
     if (!row) return;
     this.#rows.delete(key);
-    this.#index(key, row, -1);
+    this.#index(row, -1);
   }
 
-  #index(key: string, row: Row, change: 1 | -1): void {
-    for (const [column, index] of this.#indexes) {
-      const value = valueKey(row[column]);
-      let keys = index.get(value);
+  #index(row: Row, change: 1 | -1): void {
+    for (const { columns, rows } of this.#indexes.values()) {
+      const value = columns.length === 1 ? valueKey(row[columns[0]!]) : keyOf(columns.map((column) => row[column]));
+      let held = rows.get(value);
       if (change === 1) {
-        if (!keys) index.set(value, (keys = new Set()));
-        keys.add(key);
-      } else if (keys) {
-        keys.delete(key);
-        if (keys.size === 0) index.delete(value);
+        if (!held) rows.set(value, (held = new Set()));
+        held.add(row);
+      } else if (held) {
+        held.delete(row);
+        if (held.size === 0) rows.delete(value);
       }
     }
   }
@@ -150,6 +152,8 @@ export class MemoryTable {
         throw new Error(`NOT NULL constraint failed: ${this.spec.name}.${column}`);
   }
 }
+
+const NONE: ReadonlySet<Row> = new Set();
 
 /** A value as a hash key: bytes by their content, other values by their type and text. */
 export function valueKey(value: unknown): string {
