@@ -3,6 +3,7 @@
  * @module
  */
 
+export type { CallAccess } from './access/call-access.ts';
 export type {
   AddAnnotationsOptions,
   Annotation,
@@ -41,7 +42,6 @@ export {
   extendCatalog,
 } from './catalog/extend-catalog.ts';
 export type { ModelDeprecation, ModelLifecycle } from './catalog/model-lifecycle.ts';
-export type { CallAccess } from './completion/call-access.ts';
 export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';

@@ -36,6 +36,28 @@ describe('house rules', () => {
     expect(large).toEqual([]);
   });
 
+  // Tests wait on events (a gate, a close, a signal, `expect.poll` on the condition) or on an injected clock
+  // (`retry.wait`, vitest's fake timers), not on a fixed sleep. The few left are slow providers the fakes play and
+  // pauses that are the subject of their test. Counted as
+  //   grep -rnE -e 'await (sleep|wait|pause|delay)\(' -e 'setTimeout\((resolve|done|r|res|next|wake)\b' \
+  //     -e 'setTimeout\(\(\) => [A-Za-z.?]+\.(abort|destroy|end)\(' test | wc -l
+  // (60 before issue 37; polls such as test/helpers/poll.ts are not fixed waits). Lower the bound as waits go.
+  it('at most 12 fixed waits in test/', () => {
+    const fixedWait = new RegExp(
+      [
+        String.raw`await (sleep|wait|pause|delay)\(`,
+        String.raw`setTimeout\((resolve|done|r|res|next|wake)\b`,
+        String.raw`setTimeout\(\(\) => [A-Za-z.?]+\.(abort|destroy|end)\(`,
+      ].join('|'),
+    );
+    const waits = sources('test').flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .flatMap((line, index) => (fixedWait.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+    );
+    expect(waits.length, waits.join('\n')).toBeLessThanOrEqual(12);
+  });
+
   it('no provider is named in a branch outside its folder', () => {
     const names = [...builtInProviders.map((provider) => provider.id), 'mock', 'bedrock', 'vertex'];
     const branch = new RegExp(`(===|!==|case)\\s*'(${names.join('|')})'`);

@@ -81,3 +81,19 @@ describe('import cycles', () => {
     expect(cycles(runtimeImports(sources))).toEqual([['src/a.ts', 'src/b.ts', 'src/c.ts']]);
   });
 });
+
+describe('the key rules (src/access/)', () => {
+  it('sit below everything that asks them: they import no layer that calls them, not even for a type', () => {
+    const callers = /^src\/(server|completion|experiments|annotations|deployments|dialects|embeddings|budgets|cache)\//;
+    const upward = [...sourceTree()]
+      .filter(([file]) => file.startsWith('src/access/'))
+      .flatMap(([file, text]) =>
+        [...text.matchAll(STATEMENT)]
+          .map(([, , specifier]) => relative(root, resolve(root, dirname(file), specifier!)))
+          .filter((target) => callers.test(target) || target === 'src/gateway.ts')
+          .map((target) => `${file} → ${target}`),
+      );
+    expect(sourceTree().has('src/access/reads.ts')).toBe(true);
+    expect(upward).toEqual([]);
+  });
+});

@@ -184,58 +184,66 @@ describe('tool_choice "auto" in a chat loop', () => {
   });
 });
 
-describe("Codex's turn through the Responses API", () => {
-  const codexTools: Tool[] = [
-    {
-      type: 'function',
-      name: 'exec_command',
-      description: 'Runs a command in a PTY.',
-      strict: false,
-      parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
-    },
-    {
-      type: 'custom',
-      name: 'apply_patch',
-      description: 'Use the `apply_patch` tool to edit files. This is a FREEFORM tool.',
-      format: { type: 'grammar', syntax: 'lark', definition: APPLY_PATCH_LARK },
-    },
-  ];
-  const turn = (input: ResponseInputItem[]) =>
-    client.responses.create({
-      model: 'gpt-5.1',
-      instructions: 'You are Codex, a coding agent.',
-      input,
-      tools: codexTools,
-      tool_choice: 'auto',
-      parallel_tool_calls: false,
-      store: false,
-    });
-
-  it('makes the apply_patch call asked for, then ends the turn in words once its output is back', async () => {
-    const ask: ResponseInputItem[] = [
-      { role: 'user', content: [{ type: 'input_text', text: '<environment_context>cwd /repo</environment_context>' }] },
-      { role: 'user', content: [{ type: 'input_text', text: 'use apply_patch to create hello.txt' }] },
-    ];
-    const first = await turn(ask);
-    const call = first.output.find((item) => item.type === 'custom_tool_call');
-    expect(call).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch' });
-    const input = (call as { input: string }).input;
-    expect(input).toMatch(PATCH);
-    expect(input).toContain('*** Add File: hello.txt\n+');
-
-    const second = await turn([
-      ...ask,
-      { type: 'custom_tool_call', call_id: (call as { call_id: string }).call_id, name: 'apply_patch', input },
+// On Claude and Gemini the gateway sends apply_patch as a function whose one string's description holds the grammar:
+// the simulator reads it there, as a model would.
+describe.each(['gpt-5.1', 'claude-sonnet-5-5', 'gemini-2.5-flash'])(
+  "Codex's turn through the Responses API on %s",
+  (model) => {
+    const codexTools: Tool[] = [
       {
-        type: 'custom_tool_call_output',
-        call_id: (call as { call_id: string }).call_id,
-        output: 'Success. Updated the following files:\nA hello.txt',
+        type: 'function',
+        name: 'exec_command',
+        description: 'Runs a command in a PTY.',
+        strict: false,
+        parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
       },
-    ]);
-    expect(second.output.map((item) => item.type)).toEqual(['message']);
-    expect(second.output_text).toContain('use apply_patch to create hello.txt');
-  });
-});
+      {
+        type: 'custom',
+        name: 'apply_patch',
+        description: 'Use the `apply_patch` tool to edit files. This is a FREEFORM tool.',
+        format: { type: 'grammar', syntax: 'lark', definition: APPLY_PATCH_LARK },
+      },
+    ];
+    const turn = (input: ResponseInputItem[]) =>
+      client.responses.create({
+        model,
+        instructions: 'You are Codex, a coding agent.',
+        input,
+        tools: codexTools,
+        tool_choice: 'auto',
+        parallel_tool_calls: false,
+        store: false,
+      });
+
+    it('makes the apply_patch call asked for, then ends the turn in words once its output is back', async () => {
+      const ask: ResponseInputItem[] = [
+        {
+          role: 'user',
+          content: [{ type: 'input_text', text: '<environment_context>cwd /repo</environment_context>' }],
+        },
+        { role: 'user', content: [{ type: 'input_text', text: 'use apply_patch to create hello.txt' }] },
+      ];
+      const first = await turn(ask);
+      const call = first.output.find((item) => item.type === 'custom_tool_call');
+      expect(call).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch' });
+      const input = (call as { input: string }).input;
+      expect(input).toMatch(PATCH);
+      expect(input).toContain('*** Add File: hello.txt\n+');
+
+      const second = await turn([
+        ...ask,
+        { type: 'custom_tool_call', call_id: (call as { call_id: string }).call_id, name: 'apply_patch', input },
+        {
+          type: 'custom_tool_call_output',
+          call_id: (call as { call_id: string }).call_id,
+          output: 'Success. Updated the following files:\nA hello.txt',
+        },
+      ]);
+      expect(second.output.map((item) => item.type)).toEqual(['message']);
+      expect(second.output_text).toContain('use apply_patch to create hello.txt');
+    });
+  },
+);
 
 describe("Claude Code's turn through the Messages API", () => {
   const anthropic = () => new Anthropic({ baseURL: server.url, apiKey: server.key, maxRetries: 0 });

@@ -59,7 +59,7 @@ export interface AnnotationPage {
   next_cursor: string | null;
 }
 
-/** An annotation as stored: with the key that made the annotated call, so `calls:read:own` scopes apply to it. */
+/** An annotation as stored: with the key that made the annotated call, so a scope of own calls reads it. */
 export interface StoredAnnotation extends Annotation {
   call_api_key_id: string | null;
 }

@@ -153,7 +153,7 @@ async function allowedCell(lookup: Promise<CellOwner | null> | undefined, option
   // A caller with rules for calls but none for experiments annotates no cell: fail closed.
   const may = options.mayAnnotateExperiment ?? (options.mayAnnotate ? () => false : undefined);
   if (!owner || (may && !(await may(owner)))) return null;
-  // The experiment's author stands for the key that made the call: `calls:read:own` scopes read it so.
+  // The experiment's author stands for the key that made the call: the read rule reads it so.
   return { agent_id: owner.agent_id, api_key_id: owner.author };
 }
 

@@ -1,4 +1,4 @@
-import { keyLineage, tenantOf, withinTenant } from '../completion/call-access.ts';
+import { keyLineage, tenantOf, withinTenant } from '../access/lineage.ts';
 import type { CallPlan } from '../completion/call-plan.ts';
 import { hedgeMayRun } from '../completion/hedge.ts';
 import type { Services } from '../completion/services.ts';

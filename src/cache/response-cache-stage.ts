@@ -1,4 +1,4 @@
-import { tenantOf } from '../completion/call-access.ts';
+import { tenantOf } from '../access/lineage.ts';
 import type { CallPlan, CallTrace } from '../completion/call-plan.ts';
 import { CompletionStream } from '../completion/completion-stream.ts';
 import { factsOf, recordCall, responseInfo } from '../completion/finalise.ts';

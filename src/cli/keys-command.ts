@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, type Option } from 'commander';
+import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES, type Scope } from '../access/scopes.ts';
 import { ApiKeyStore } from '../server/api-keys.ts';
-import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES, type Scope } from '../server/key-scopes.ts';
 import type { KeyStore } from '../server/key-store.ts';
 import { databasePath } from '../server/open-database.ts';
 import {

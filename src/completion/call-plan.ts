@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { CallAccess } from '../access/call-access.ts';
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { UnsupportedParameterError } from '../errors.ts';
 import type { ResolvedReasoning } from '../providers/provider.ts';
@@ -8,7 +9,6 @@ import { uuidv7 } from '../records/uuidv7.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { Attempt, CompletionRequest, CompletionWarning, FallbackReason } from '../types.ts';
 import type { AttemptPolicy } from './attempt-policy.ts';
-import type { CallAccess } from './call-access.ts';
 import type { StreamTimeouts } from './open-stream.ts';
 import type { Routing } from './route-offerings.ts';
 

@@ -70,14 +70,24 @@ function asFunction(tool: CustomTool): ChatCompletionTool {
   return control === undefined ? fn : ({ ...fn, cache_control: control } as ChatCompletionTool);
 }
 
+const GRAMMAR_INTRO = 'The tool’s whole input, as raw text (not JSON), which must match this ';
+
 /** What the string must be: free text, or text the grammar accepts (the model is told; no provider enforces it). */
 function inputDescription(format: Format): string {
   if (format?.type !== 'grammar') return 'The tool’s whole input, as free-form text (not JSON).';
   const { syntax, definition } = format.grammar;
-  return (
-    'The tool’s whole input, as raw text (not JSON), which must match this ' +
-    `${syntax === 'regex' ? 'regular expression' : `${syntax} grammar`}:\n${definition}`
-  );
+  return `${GRAMMAR_INTRO}${syntax === 'regex' ? 'regular expression' : `${syntax} grammar`}:\n${definition}`;
+}
+
+/**
+ * The grammar a parameter's description gives the text of (the function standing for a custom tool), as a model
+ * reads it there: the simulator writes text it accepts. `undefined` for any other description.
+ */
+export function grammarInDescription(description: unknown): { syntax: string; definition: string } | undefined {
+  if (typeof description !== 'string' || !description.startsWith(GRAMMAR_INTRO)) return undefined;
+  const match = /^(regular expression|(\w+) grammar):\n([\s\S]*)$/.exec(description.slice(GRAMMAR_INTRO.length));
+  if (!match) return undefined;
+  return { syntax: match[2] ?? 'regex', definition: match[3]! };
 }
 
 function functionChoice(choice: ChatCompletionToolChoiceOption): ChatCompletionToolChoiceOption {

@@ -1,7 +1,8 @@
+import type { CallAccess } from '../access/call-access.ts';
+import { modelAllowed } from '../access/models.ts';
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { InvalidRequestError } from '../errors.ts';
 import type { CompletionWarning } from '../types.ts';
-import { type CallAccess, modelAllowed } from './call-access.ts';
 import type { CallPlan } from './call-plan.ts';
 import { contextTooLong, type PromptSize, promptSizeOf } from './context-fit.ts';
 import { findModel } from './find-model.ts';
@@ -71,7 +72,7 @@ export function candidatesOf(
   for (const candidate of candidates) {
     // The caller's model limits hold for every fallback (per request, deployment or gateway), not just `model`.
     const { provider, model: name } = candidate.offering;
-    if (access?.models && !modelAllowed(access, services.catalog, model.id, `${provider}/${name}`, reference)) {
+    if (!modelAllowed(access?.models, services.catalog, model.id, `${provider}/${name}`, reference)) {
       const message = `This API key may not use ${model.id}; the fallback was skipped.`;
       candidate.skip = { outcome: 'not_allowed', message };
     }

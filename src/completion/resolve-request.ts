@@ -1,13 +1,15 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { actingAgent, mayActAs } from '../access/agents.ts';
+import { attributedToKey, type CallAccess } from '../access/call-access.ts';
+import { requireModel } from '../access/models.ts';
 import { deprecationOf } from '../catalog/model-lifecycle.ts';
 import { resolveDeployment } from '../deployments/resolve-deployment.ts';
-import { InvalidRequestError, PermissionDeniedError } from '../errors.ts';
+import { InvalidRequestError } from '../errors.ts';
 import { resolveReasoning } from '../reasoning.ts';
 import { resolveOutputSpec } from '../structured-output/output-spec.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
 import { attemptPolicy } from './attempt-policy.ts';
-import { actingAgent, type CallAccess, modelAllowed } from './call-access.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import { findModel } from './find-model.ts';
 import { hedgeDelay } from './hedge.ts';
@@ -75,14 +77,8 @@ export async function resolveRequest(
     services.modelDeprecated?.(deprecation);
   }
   const { agentId, metadata } = callerOf(asked, reference, options.access);
-  const access = options.access;
-  if (
-    access?.models &&
-    !modelAllowed(access, services.catalog, model.id, reference.model, `${reference.provider}/${reference.model}`)
-  )
-    throw new PermissionDeniedError(
-      `This API key may not use ${model.id}; it may use only ${options.access?.models?.join(', ')}.`,
-    );
+  const written = [reference.model, `${reference.provider}/${reference.model}`];
+  requireModel(options.access?.models, services.catalog, model.id, ...written);
   if (!asked.messages || asked.messages.length === 0) {
     throw new InvalidRequestError(
       '"messages" is required for a direct model call (only deployments may omit it).',
@@ -132,17 +128,10 @@ function callerOf(
   reference: ModelReference & { kind: 'model' },
   access: CallAccess | undefined,
 ): { agentId: string | undefined; metadata: Record<string, string> | undefined } {
-  const agentId = actingAgent(access, asked.metadata?.agent_id ?? reference.agentId);
+  const agentId = actingAgent(access?.agents, asked.metadata?.agent_id ?? reference.agentId);
   let metadata = asked.metadata ?? undefined;
   if (agentId !== undefined && metadata?.agent_id !== agentId) metadata = { ...metadata, agent_id: agentId };
-  // The caller's key attributes the call (records, key budgets); a request naming another key would dodge them.
-  const keyId = access?.keyId;
-  if (keyId !== undefined && metadata?.api_key_id !== keyId) {
-    if (metadata?.api_key_id !== undefined)
-      throw new PermissionDeniedError("metadata.api_key_id is set from the caller's key; leave it out.");
-    metadata = { ...metadata, api_key_id: keyId };
-  }
-  return { agentId, metadata };
+  return { agentId, metadata: attributedToKey(access?.keyId, metadata) };
 }
 
 /** The deployment's stored request, rendered with the caller's `input` and merged with the caller's settings. */
@@ -166,7 +155,7 @@ async function expandDeployment(
   const resolved = await resolveDeployment(store, id, request, {
     maxRenderedBytes: services.settings.maxRenderedBytes,
     signal,
-    mayUseAgent: (agentId) => !access?.agents || access.agents.includes(agentId),
+    mayUseAgent: (agentId) => mayActAs(access?.agents, agentId),
   });
   if (store.stale) {
     trace.warn({

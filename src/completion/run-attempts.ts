@@ -21,6 +21,11 @@ export interface RetryOptions {
    * complete (for a stream: until its first content). Default 10 minutes, the per-attempt default.
    */
   totalTimeoutMs?: number | undefined;
+  /**
+   * Waits out one backoff (default: a timer, cut short when the call is aborted). A test hands in its clock's, to
+   * see each wait the policy chose without spending it.
+   */
+  wait?: ((milliseconds: number, signal: AbortSignal | undefined) => Promise<void>) | undefined;
 }
 
 /** A retry policy with every option set. */
@@ -32,6 +37,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
   initialDelayMs: 500,
   maxDelayMs: 8_000,
   totalTimeoutMs: 600_000,
+  wait: sleep,
 };
 
 /** `base` with the options given: one given as `undefined` keeps the base's value, as one left out does. */
@@ -165,7 +171,7 @@ export async function runAttempts<T, C extends AttemptCandidate = Candidate>(
           if (retry >= options.maxRetries) break eachKey;
           if (performance.now() + delay >= deadlineAt)
             throw deadlineExceeded({ provider: providerName, model }, options.totalTimeoutMs).withAttempts(attempts);
-          await sleep(delay, signal);
+          await options.wait(delay, signal);
         }
       }
     }

@@ -1,5 +1,6 @@
 import type { CompletionRequest } from '../types.ts';
 import { fail, isObject } from './parameter-checks.ts';
+import { refuseArraysWithConstructor } from './plain-arrays.ts';
 import { type ParameterTable, REQUEST_PARAMETERS } from './request-parameters.ts';
 import type { FieldNotes } from './unknown-fields.ts';
 
@@ -26,6 +27,7 @@ export function requestValidator(table: ParameterTable): RequestCheck {
       if (value != null) row.check?.(value, request, notes);
     }
     if (request.model == null) rows.get('model')?.check?.(request.model, request);
+    refuseArraysWithConstructor(request);
   };
 }
 

@@ -1,14 +1,16 @@
+import { actingAgent } from '../access/agents.ts';
+import type { CallAccess } from '../access/call-access.ts';
+import { requireModel } from '../access/models.ts';
 import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import { budgetSubject, reserveFor } from '../budgets/call-budget.ts';
 import { estimateTokens } from '../budgets/estimate-cost.ts';
 import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
-import { actingAgent, type CallAccess, modelAllowed } from '../completion/call-access.ts';
 import { CallTrace } from '../completion/call-plan.ts';
 import { recordCall, responseInfo } from '../completion/finalise.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { runAttempts } from '../completion/run-attempts.ts';
 import type { Services } from '../completion/services.ts';
-import { InvalidRequestError, PermissionDeniedError, SwitchyardError } from '../errors.ts';
+import { InvalidRequestError, SwitchyardError } from '../errors.ts';
 import { invalidResponse } from '../providers/provider-errors.ts';
 import { type EmbeddingCandidate, embeddingCandidates } from './embedding-catalog.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embedding-types.ts';
@@ -110,9 +112,8 @@ function embeddingCaller(
   request: EmbeddingRequest,
   access: CallAccess | undefined,
 ): Record<string, string> {
-  const agentId = actingAgent(access, metadata.agent_id);
-  if (!modelAllowed(access, undefined, request.model))
-    throw new PermissionDeniedError(`This API key may not use ${request.model}.`);
+  const agentId = actingAgent(access?.agents, metadata.agent_id);
+  requireModel(access?.models, undefined, request.model);
   return agentId === undefined ? metadata : { ...metadata, agent_id: agentId };
 }
 

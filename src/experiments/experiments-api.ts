@@ -55,7 +55,10 @@ export interface ExperimentCaller {
   callScope?(): Promise<CallQueryScope>;
   /** The experiments the caller lists (as a call query's scope: agents, or authors as `api_key_ids`). */
   experimentScope?(): Promise<CallQueryScope>;
-  /** Options each cell's call is made with: the key's access and attribution. */
+  /**
+   * Options each cell's call is made with: the key's access and attribution. Its access's models also bound the
+   * versions that may be added (a version on another model is a 403 when it is added, as its cells would be).
+   */
   callOptions?(): CompletionOptions;
   /**
    * Before each cell's call: waits until the key's rate and calls in flight allow one more, and checks the key is

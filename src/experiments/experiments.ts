@@ -1,6 +1,8 @@
+import { requireAgent } from '../access/agents.ts';
+import { type ModelNames, requireModelNamed } from '../access/models.ts';
 import type { Annotations, FindCellOwner } from '../annotations/annotations.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
-import { InvalidRequestError, PermissionDeniedError, SwitchyardError } from '../errors.ts';
+import { InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { CallStore } from '../records/call-store.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import {
@@ -8,6 +10,7 @@ import {
   type Experiment,
   type ExperimentHeader,
   type ExperimentInputInput,
+  type ExperimentVersion,
   type ExperimentVersionInput,
   MAX_INPUTS,
   MAX_VERSIONS,
@@ -32,6 +35,8 @@ export interface ExperimentDependencies extends Omit<CellServices, 'store'> {
   annotations: Annotations;
   deployments: DeploymentStore | undefined;
   flush(): Promise<void>;
+  /** The catalog the model rule resolves a version's model against, as a call would. */
+  catalog?: (() => ModelNames) | undefined;
 }
 
 /**
@@ -57,7 +62,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
   };
   const writable = async (id: string, caller: ExperimentCaller | undefined) => {
     const header = await readable(id, caller);
-    requireAgent(header.agent_id, caller);
+    requireAgent(caller?.mayUseAgent, header.agent_id, 'act');
     return header;
   };
 
@@ -89,6 +94,13 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
       comparisons: fieldComparisons(inputs, cells),
       annotations,
     };
+  };
+
+  /** A version's cells are calls the caller will make: a model outside its models is refused now, as they would be. */
+  const allowedVersions = (versions: ExperimentVersion[], caller: ExperimentCaller | undefined) => {
+    const models = caller?.callOptions?.().access?.models;
+    for (const version of versions) requireModelNamed(models, dependencies.catalog?.(), version.content.model);
+    return versions;
   };
 
   const inputSource = (caller: ExperimentCaller | undefined) => ({
@@ -125,7 +137,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
 
     async create(input, caller) {
       const checked = checkedExperimentPart('create', input);
-      requireAgent(checked.agent_id, caller);
+      requireAgent(caller?.mayUseAgent, checked.agent_id, 'act');
       const header: ExperimentHeader = {
         id: `exp_${uuidv7()}`,
         agent_id: checked.agent_id,
@@ -136,10 +148,9 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
         created_at: new Date().toISOString(),
       };
       // Resolved before anything is stored: a wrong version or input leaves no experiment behind.
-      const versions = await resolveVersions(
-        header,
-        (checked.versions ?? []) as ExperimentVersionInput[],
-        dependencies.deployments,
+      const versions = allowedVersions(
+        await resolveVersions(header, (checked.versions ?? []) as ExperimentVersionInput[], dependencies.deployments),
+        caller,
       );
       const written = (checked.inputs ?? []) as ExperimentInputInput[];
       const inputs = await resolveInputs(header, written, inputSource(caller), MAX_INPUTS);
@@ -156,10 +167,9 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
       const header = await writable(id, caller);
       const held = (await storeOf().counts(id)).versions;
       if (held + checked.versions.length > MAX_VERSIONS) throw tooMany('versions', held, checked.versions.length);
-      const resolved = await resolveVersions(
-        header,
-        checked.versions as ExperimentVersionInput[],
-        dependencies.deployments,
+      const resolved = allowedVersions(
+        await resolveVersions(header, checked.versions as ExperimentVersionInput[], dependencies.deployments),
+        caller,
       );
       const appended = await storeOf().addVersions(id, resolved, MAX_VERSIONS);
       if (!appended.added) throw tooMany('versions', appended.held, resolved.length);
@@ -223,11 +233,6 @@ function tooMany(part: 'versions' | 'inputs', held: number, adding: number): Inv
     part,
     `too_many_${part}`,
   );
-}
-
-function requireAgent(agentId: string, caller: ExperimentCaller | undefined): void {
-  if (caller?.mayUseAgent && !caller.mayUseAgent(agentId))
-    throw new PermissionDeniedError(`This API key may not act as the agent "${agentId}".`);
 }
 
 function delay(ms: number): Promise<void> {

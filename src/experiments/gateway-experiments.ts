@@ -1,3 +1,4 @@
+import { catalogModelOf } from '../access/models.ts';
 import { type Annotations, createAnnotations } from '../annotations/annotations.ts';
 import { worstCost } from '../budgets/estimate-cost.ts';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -35,6 +36,7 @@ export function annotationsAndExperiments(options: {
     annotations,
     deployments: options.deployments,
     flush: recorder.flush,
+    catalog: options.catalog,
     complete: options.complete,
     worstCost: (request) => requestWorstCost(options.catalog(), request, options.gateway),
   });
@@ -52,22 +54,13 @@ function requestWorstCost(catalog: Catalog, request: CompletionRequest, gateway:
   const body = request as unknown as Record<string, unknown>;
   let worst = 0;
   for (const name of models) {
-    const entry = catalogEntry(catalog, name);
+    const entry = catalogModelOf(catalog, name);
     if (!entry) continue;
     const candidates = entry.providers.map((offering) => ({ model: entry, offering }));
     worst = Math.max(worst, worstCost(body, candidates, { corrections: request.response_format ? 1 : 0 }).usd);
   }
   const hedged = (asked.hedge ?? gateway.hedge) ? 2 : 1;
   return worst * hedged;
-}
-
-/** The catalog model a name means: an id, alias or synonym, `<provider>/<its own name>`, or `<provider>/<id>`. */
-function catalogEntry(catalog: Catalog, name: string) {
-  const slash = name.indexOf('/');
-  if (slash <= 0) return catalog.find(name);
-  const provider = name.slice(0, slash);
-  const rest = name.slice(slash + 1);
-  return catalog.find(name) ?? catalog.findOffering(provider, rest) ?? catalog.find(rest);
 }
 
 /** The gateway's own fallbacks and hedge, which every cell's call gets unless it says otherwise. */

@@ -222,8 +222,9 @@ function safely<T>(build: () => T, fallback: T): T {
   }
 }
 
+/** `Array.from`, not `slice`: a caller's array with a `constructor` key of its own must not throw here. */
 function asArray(value: unknown): ChatCompletionMessageParam[] | undefined {
-  return Array.isArray(value) ? (value.slice() as ChatCompletionMessageParam[]) : undefined;
+  return Array.isArray(value) ? (Array.from(value) as ChatCompletionMessageParam[]) : undefined;
 }
 
 const noCallStore: CallStore = new Proxy({} as CallStore, {

@@ -1,4 +1,4 @@
-import { tenantOf } from '../completion/call-access.ts';
+import { tenantOf } from '../access/lineage.ts';
 import type { ExperimentCaller, Experiments, RunExperimentOptions } from '../experiments/experiments-api.ts';
 import { HttpError } from './responses.ts';
 

@@ -1,7 +1,7 @@
+import { attributedToKey } from '../access/call-access.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import type { ServerRequest } from './exchange.ts';
 import type { KeyAccess } from './key-access.ts';
-import { forbidden } from './key-scopes.ts';
 
 /** Headers that attribute a call, for clients whose API has no `metadata` for it (Claude Code's custom headers). */
 const METADATA_HEADERS = {
@@ -44,16 +44,10 @@ export function allowedCallOptions(
     }
   }
   if (!access) return options;
-  // The server sets it from the key that authenticated; a body naming another key would dodge its budgets.
-  if (
-    metadata &&
-    typeof metadata === 'object' &&
-    metadata.api_key_id !== undefined &&
-    metadata.api_key_id !== access.key.id
-  )
-    throw forbidden('metadata.api_key_id is set by the server from the API key; leave it out');
+  // Checked on the body as sent, whatever a dialect's translation keeps of its metadata (the Messages API's none).
+  if (metadata && typeof metadata === 'object') attributedToKey(access.key.id, metadata);
   // The key's id (never the key) attributes the call, in its record and for per-key budgets.
-  options.metadata = { ...options.metadata, api_key_id: access.key.id };
+  options.metadata = attributedToKey(access.key.id, options.metadata ?? {});
   options.access = access.forCall();
   return options;
 }

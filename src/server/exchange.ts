@@ -28,6 +28,31 @@ export interface Reply {
   body: string | Uint8Array | AsyncIterable<string | Uint8Array> | null;
 }
 
+/** A streamed answer of any dialect: its call's id and its events, already framed as server-sent events. */
+export interface EventStream {
+  readonly switchyard: { readonly call_id: string };
+  sseEvents(): AsyncIterable<string>;
+}
+
+/**
+ * The one streaming reply of every dialect (chat, Responses, Messages): server-sent events that no cache keeps and no
+ * proxy holds back (nginx buffers unless told `x-accel-buffering: no`), with the call's id. The adapters write each
+ * event as soon as it exists; a client leaving aborts the call through the request's signal (the route gives it to
+ * the call), and the events' own `finally` closes the provider's stream, so the call ends and is recorded.
+ */
+export function streamReply(stream: EventStream): Reply {
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+      'x-switchyard-call-id': stream.switchyard.call_id,
+    },
+    body: stream.sseEvents(),
+  };
+}
+
 /** A Web `Response` (from a Web-standard handler) as a `Reply`; its body keeps streaming. */
 export function replyFromResponse(response: Response): Reply {
   const headers: Record<string, string> = {};

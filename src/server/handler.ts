@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { withinTenant } from '../completion/call-access.ts';
+import { withinTenant } from '../access/lineage.ts';
+import { requireScope } from '../access/scopes.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { type StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
@@ -12,22 +13,22 @@ import { assertAllowedHost, type HostPolicy, isDirectLocalRequest } from './host
 import { KeyAccess, type KeyLimits } from './key-access.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
 import { KeyRateLimit, type OnStoreError } from './key-rate-limit.ts';
-import { requireScope } from './key-scopes.ts';
 import type { KeyStore } from './key-store.ts';
 import { REPLY_SENT, type SentReply } from './node-adapter.ts';
+import type { OperationServices } from './operation.ts';
+import { operationRoutes } from './operation-routes.ts';
+import { OPERATIONS } from './operations/index.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
 import { findRoute, type Route } from './router.ts';
-import { annotationRoutes } from './routes/annotations.ts';
-import { callQueryRoutes } from './routes/call-query.ts';
 import { callRoutes } from './routes/calls.ts';
+import { codexModelRoutes } from './routes/codex-models.ts';
 import { completionRoutes } from './routes/completions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { embeddingRoutes } from './routes/embeddings.ts';
 import { experimentPageRoutes } from './routes/experiment-page.ts';
 import { experimentRoutes } from './routes/experiments.ts';
 import { type HealthOptions, healthRoutes } from './routes/health.ts';
-import { keyRoutes } from './routes/keys.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { modelRoutes } from './routes/models.ts';
@@ -118,19 +119,20 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       error: error instanceof Error ? error.message : String(error),
     }),
   );
+  const services: OperationServices = { gateway, keys, deployments: options.deployments, runs };
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
     ...messageRoutes(gateway, maxBodyBytes),
     ...embeddingRoutes(gateway, maxBodyBytes),
     ...responseRoutes(gateway, maxBodyBytes),
     ...modelRoutes(gateway),
+    ...codexModelRoutes(gateway),
     ...deploymentRoutes(gateway, options.deployments, maxBodyBytes),
     ...callRoutes(gateway),
-    ...callQueryRoutes(gateway),
-    ...annotationRoutes(gateway),
+    // Each operation declared once (`operations/index.ts`): its route here, its tool on /mcp.
+    ...operationRoutes(OPERATIONS, services, maxBodyBytes),
     ...experimentRoutes(gateway, runs, maxBodyBytes),
-    ...keyRoutes(keys, maxBodyBytes),
-    ...mcpRoutes(gateway, keys, maxBodyBytes, options.version ?? '0.0.0', options.deployments, runs),
+    ...mcpRoutes(services, maxBodyBytes, options.version ?? '0.0.0'),
     ...workflowPageRoutes(gateway, options.mock ?? false),
     ...experimentPageRoutes(gateway, options.mock ?? false),
     ...healthRoutes(gateway, {

@@ -1,16 +1,14 @@
-import type { CallAccess } from '../completion/call-access.ts';
-import type { CallQueryScope } from '../records/call-query.ts';
-import type { CallRecord } from '../records/call-record.ts';
-import type { ListCallsQuery } from '../records/call-store.ts';
+import type { CallAccess } from '../access/call-access.ts';
+import { madeBy, mayRead } from '../access/reads.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
-import { forbidden, requireScope } from './key-scopes.ts';
 import type { KeyStore } from './key-store.ts';
 import { HttpError } from './responses.ts';
 
 /**
- * The one place an API key's limits become rules, built once per request by the handler and read by every route,
- * dialect and MCP tool: what a call made with the key may do (`forCall`, which the pipeline applies after a
- * deployment is expanded and for every fallback), which agents' deployments it sees, and which records it reads.
+ * An API key's facts for one request, built once by the handler and handed to every route, dialect and operation:
+ * the key, its per-request lookups (`descendants`) and its limits beyond the grant (rate, calls in flight). It
+ * decides nothing itself: the rules are `src/access/`'s, called with `key` and `descendants`; `forCall` is what the
+ * pipeline applies after a deployment is expanded and for every fallback.
  */
 export class KeyAccess {
   readonly key: ApiKeyInfo;
@@ -57,100 +55,15 @@ export class KeyAccess {
       takeRequest: () => this.countRequests(1),
       agents: this.key.allowed_agents,
       models: this.key.allowed_models,
-      mayReadCall: (record) => this.mayRead(record),
+      mayReadCall: (record) => mayRead(this.key, madeBy(record), this.descendants),
     };
   }
 
-  mayUseAgent(agentId: string): boolean {
-    return this.key.allowed_agents === null || this.key.allowed_agents.includes(agentId);
-  }
-
-  /** Whether any of `names` (a reference as written, its catalog id) is among the key's models. */
-  mayUseModel(...names: Array<string | undefined>): boolean {
-    const models = this.key.allowed_models;
-    return models === null || names.some((name) => name !== undefined && models.includes(name));
-  }
-
-  /** A 403 unless the key may act as `agentId` (deployment writes). */
-  requireAgent(agentId: string): void {
-    if (!this.mayUseAgent(agentId))
-      throw forbidden(`this API key acts only as the agents ${this.key.allowed_agents!.join(', ')}, not "${agentId}"`);
-  }
-
-  /**
-   * Whether the key may read a recorded call (and continue it): a call made with the key itself; with `calls:read`,
-   * any call of its agents; with `calls:read:own`, a call made with a key minted under it.
-   */
-  async mayRead(record: CallRecord): Promise<boolean> {
-    const madeWith = record.metadata?.api_key_id;
-    if (madeWith === this.key.id) return true;
-    if (this.key.scopes.includes('calls:read') && record.agent_id !== null && this.mayUseAgent(record.agent_id))
-      return true;
-    if (this.key.scopes.includes('calls:read') && this.key.allowed_agents === null) return true;
-    if (!this.key.scopes.includes('calls:read:own') || madeWith === undefined) return false;
-    return (await this.descendants()).includes(madeWith);
-  }
-
-  /**
-   * `query` narrowed to what the key reads: every call with an unlimited `calls:read`; one of its agents' with a
-   * limited one (the only agent by default); the calls of the key and the keys minted under it with
-   * `calls:read:own`. A 403 otherwise.
-   */
-  async scopeCallQuery(query: ListCallsQuery): Promise<ListCallsQuery> {
-    const { key } = this;
-    if (key.scopes.includes('calls:read')) {
-      if (key.allowed_agents === null) return query;
-      const agentId = query.agent_id ?? (key.allowed_agents.length === 1 ? key.allowed_agents[0] : undefined);
-      if (agentId === undefined || !this.mayUseAgent(agentId))
-        throw forbidden(`this API key reads only the calls of ${key.allowed_agents.join(', ')}: pass agent_id=<one>`);
-      return { ...query, agent_id: agentId };
-    }
-    requireScope(key, 'calls:read:own');
-    return { ...query, api_key_ids: [key.id, ...(await this.descendants())] };
-  }
-
-  /**
-   * The rows a structured call query (`POST /v1/calls/query`, `query_completions`) reads: every call with an
-   * unlimited `calls:read`, its agents' with a limited one, its own and its descendants' with `calls:read:own`.
-   * A 403 otherwise.
-   */
-  async callQueryScope(): Promise<CallQueryScope> {
-    const { key } = this;
-    if (key.scopes.includes('calls:read')) return key.allowed_agents === null ? {} : { agent_ids: key.allowed_agents };
-    requireScope(key, 'calls:read:own');
-    return { api_key_ids: [key.id, ...(await this.descendants())] };
-  }
-
-  /**
-   * Whether the key may annotate a recorded call (with `annotations:write`): a key limited to agents, a call of one
-   * of them, whoever made it; a key of every agent, a call it may read (`mayRead`: its own at least).
-   */
-  async mayAnnotate(record: CallRecord): Promise<boolean> {
-    if (this.key.allowed_agents !== null) return record.agent_id !== null && this.mayUseAgent(record.agent_id);
-    return this.mayRead(record);
-  }
-
-  /** One call by id for `GET /v1/calls/{id}` and `get_completion`: a 403 without a read scope, then `mayRead`. */
-  async readableCall(record: CallRecord | null): Promise<CallRecord | null> {
-    if (!this.key.scopes.includes('calls:read')) requireScope(this.key, 'calls:read:own');
-    return record && (await this.mayRead(record)) ? record : null;
-  }
-
-  /** A 403 unless the key reads every call: traces, daily costs, agent totals and the page span every agent. */
-  requireEveryCall(): void {
-    requireScope(this.key, 'calls:read');
-    if (this.key.allowed_agents !== null)
-      throw forbidden(
-        'this API key reads only its own agents\u2019 calls; traces, costs and agent totals span every agent ' +
-          '(use GET /v1/calls?agent_id=<one of them>)',
-      );
-  }
-
-  /** The keys minted under this one, however deep: looked up once per request. */
-  descendants(): Promise<string[]> {
+  /** The keys minted under this one, however deep: looked up once per request, for the read rules. */
+  readonly descendants = (): Promise<string[]> => {
     this.#descendants ??= Promise.resolve(this.#keys.descendants(this.key.id));
     return this.#descendants;
-  }
+  };
 }
 
 /** The server's checks of a key beyond its grant (one object per server): its validity, its rate and its slots. */

@@ -1,7 +1,7 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { tenantOfKey } from '../completion/call-access.ts';
+import { tenantOfKey } from '../access/lineage.ts';
+import type { SwitchyardError } from '../errors.ts';
 import { ADMIN_GRANT, forbidden, type KeyGrant, type Scope } from './key-scopes.ts';
-import type { HttpError } from './responses.ts';
 
 /** What makes an API key, whatever stores it: its form, hash, stored row, and the short trust of a valid one. */
 
@@ -171,7 +171,7 @@ function lineageRefusal(chain: readonly LineageRow[]): 'revoked' | 'expired' | u
 }
 
 /** Why `chain`'s first key (the caller) may not mint: its lineage, or `children` active keys minted already. */
-export function mintRefusal(chain: readonly LineageRow[], children: number): HttpError | undefined {
+export function mintRefusal(chain: readonly LineageRow[], children: number): SwitchyardError | undefined {
   const refusal = lineageRefusal(chain);
   if (refusal) return forbidden(`this API key, or a key that minted it, is ${refusal}`);
   if (children >= MAX_ACTIVE_CHILDREN)

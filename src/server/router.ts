@@ -1,7 +1,7 @@
+import type { ScopeNeed } from '../access/scopes.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import type { KeyAccess } from './key-access.ts';
-import type { Scope } from './key-scopes.ts';
 import { HttpError } from './responses.ts';
 
 interface RouteContext {
@@ -20,8 +20,11 @@ export interface Route {
   path: RegExp;
   /** `key`: Bearer key required; `page`: required unless public to local requests (`publicPage`); `none`: public. */
   auth: 'key' | 'page' | 'none';
-  /** The scope the key needs (403 without it); routes whose needs depend on the request check in `handle`. */
-  scope?: Scope;
+  /**
+   * The scope the key needs, or the scopes of which it needs one (403 without): checked once, before `handle`.
+   * Routes whose needs depend on the request ask the rules (`src/access/`) in `handle`.
+   */
+  scope?: ScopeNeed;
   /** Check `Host` and `Origin` against DNS rebinding (routes that browsers or agents reach). */
   checkHost?: boolean;
   /** Errors in another API's shape than OpenAI's (the Messages API's routes answer as Anthropic does). */

@@ -1,10 +1,10 @@
+import { requireEveryAgent } from '../access/agents.ts';
 import { defaultCatalog } from '../catalog/default-catalog.ts';
 import { listEmbeddingModels } from '../embeddings/embedding-catalog.ts';
 import type { CallRecord } from '../records/call-record.ts';
 import type { RecordQueueStats } from '../records/record-queue.ts';
 import type { RecordSink } from '../records/sink.ts';
 import type { Reply } from './exchange.ts';
-import { forbidden } from './key-scopes.ts';
 import { BoundedValues, OTHER, SeriesCap } from './metric-labels.ts';
 import type { Route } from './router.ts';
 
@@ -148,8 +148,7 @@ export async function createServerMetrics(
         scope: 'metrics:read',
         handle: async ({ key }): Promise<Reply> => {
           // Series span every agent (and many have no agent label to cut by): a key for some agents reads none.
-          if (key?.allowed_agents != null)
-            throw forbidden('this API key reads only its own agents; the metrics span every agent');
+          requireEveryAgent(key?.allowed_agents, 'the metrics');
           return {
             status: 200,
             headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },

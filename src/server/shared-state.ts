@@ -1,30 +1,10 @@
-import type { Redis } from 'ioredis';
 import { StorageUnavailableError } from '../errors.ts';
 import { isPostgresOutage, postgresError } from '../internal/postgres-migrations.ts';
-import { urlCredentials } from '../internal/redact.ts';
-import type { PostgresSink } from '../records/sinks/postgres-sink.ts';
-import { connectRedis, DEFAULT_REDIS_WAIT_MS } from './connect-redis.ts';
-import { EngineWatch, type EngineWatchOptions } from './engine-watch.ts';
-import type { KeyStore } from './key-store.ts';
 
-/** What replicas of `serve` share: records and keys in PostgreSQL, counters in Redis; each ready before listening. */
-
-/** The records sink on PostgreSQL, its schema migrated before the server listens (a bad URL stops the start). */
-async function postgresSink(url: string): Promise<PostgresSink> {
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error('--database takes a postgres:// URL.');
-  const { PostgresSink } = await import('../records/sinks/postgres-sink.ts');
-  const sink = new PostgresSink(url);
-  await sink.ready();
-  return sink;
-}
-
-/** The API keys in PostgreSQL, their table migrated before the server listens. */
-async function postgresKeys(url: string): Promise<KeyStore> {
-  const { PostgresKeyStore } = await import('./postgres-key-store.ts');
-  const store = new PostgresKeyStore(url);
-  await store.ready();
-  return store;
-}
+/**
+ * The outages of the engines replicas of `serve` share (PostgreSQL, Redis), told from other errors: each is a 503
+ * naming its engine, not a 500. The engines are opened by `compose/open-stores.ts` and `compose/open-engines.ts`.
+ */
 
 /** Replies of a Redis that is loading, read-only, out of memory or failing over: an outage, not a wrong command. */
 const REDIS_OUTAGE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|OOM)\b/;
@@ -60,57 +40,4 @@ export function storageErrorOf(error: unknown): StorageUnavailableError | undefi
   const fromPg = name === 'DatabaseError' || (typeof message === 'string' && PG_CLIENT_ERRORS.test(message));
   if (fromPg && isPostgresOutage(error)) return postgresError(error) as StorageUnavailableError;
   return undefined;
-}
-
-/** The engines `serve` shares with its replicas, opened before it listens, and the watch over them. */
-export interface SharedEngines {
-  /** The API keys in PostgreSQL (`database`); `undefined`: the data directory's SQLite file. */
-  keys: KeyStore | undefined;
-  /** The records in PostgreSQL (`database`). */
-  sink: PostgresSink | undefined;
-  redis: Redis | undefined;
-  watch: EngineWatch;
-}
-
-/**
- * Opens PostgreSQL (`database`: keys and records) and Redis (`redis`: counters) when given, and watches them:
- * `watch.states()` probes each for the health route, and an outage is logged once per interval.
- */
-export async function openSharedEngines(
-  urls: { database?: string | undefined; redis?: string | undefined; redisWaitMs?: number | undefined },
-  log: EngineWatchOptions['log'],
-): Promise<SharedEngines> {
-  const engines: SharedEngines = { keys: undefined, sink: undefined, redis: undefined, watch: undefined as never };
-  engines.watch = new EngineWatch({
-    probes: {
-      ...(urls.database ? { postgres: () => engines.sink!.ping() } : {}),
-      ...(urls.redis ? { redis: async () => void (await engines.redis!.ping()) } : {}),
-    },
-    log,
-    secrets: [...urlCredentials(urls.database), ...urlCredentials(urls.redis)],
-  });
-  try {
-    if (urls.database) {
-      engines.keys = await postgresKeys(urls.database);
-      engines.sink = await postgresSink(urls.database);
-    }
-    if (urls.redis) {
-      const start = { waitMs: urls.redisWaitMs ?? DEFAULT_REDIS_WAIT_MS, log };
-      engines.redis = await connectRedis(urls.redis, start, {
-        down: (reason) => engines.watch.down('redis', reason),
-        up: () => engines.watch.up('redis'),
-      });
-    }
-  } catch (error) {
-    await closeSharedEngines(engines);
-    throw error;
-  }
-  return engines;
-}
-
-async function closeSharedEngines(engines: SharedEngines): Promise<void> {
-  engines.watch.close();
-  await Promise.resolve(engines.keys?.close()).catch(() => {});
-  await engines.sink?.close().catch(() => {});
-  await engines.redis?.quit().catch(() => engines.redis?.disconnect());
 }

@@ -6,8 +6,9 @@ import { agentsBin } from './agent-runs.ts';
 
 /**
  * The exact requests the coding agents send, captured from real runs (`agents.e2e.test.ts` with
- * `SWITCHYARD_CAPTURE_AGENT_FIXTURES=1`) and kept under `test/fixtures/agents/<agent>/<family>.json`, so that a change
- * that refuses them fails the unit suite too, where the agents are not installed.
+ * `SWITCHYARD_CAPTURE_AGENT_FIXTURES=1`) and kept under `test/fixtures/agents/<agent>/<name>.json` (the family, or
+ * `<family>-edit` for a tool-using turn), so that a change that refuses them fails the unit suite too, where the
+ * agents are not installed.
  */
 
 const root = resolve(import.meta.dirname, '../..');
@@ -17,6 +18,8 @@ export interface AgentFixture {
   agent: AgentName;
   /** The agent's npm version that sent it. */
   version: string;
+  /** The file's name (not stored in it): the model family, or `<family>-edit` for a tool-using turn's last request. */
+  name: string;
   /** The model family the agent was pointed at (the fixture is replayed on every family). */
   family: string;
   /** Path and query as sent (`/v1/messages?beta=true`, `/v1/responses`). */
@@ -29,8 +32,12 @@ export interface AgentFixture {
 const PACKAGES: Record<AgentName, string> = { 'claude-code': '@anthropic-ai/claude-code', codex: '@openai/codex' };
 const KEPT_HEADERS = ['anthropic-beta', 'anthropic-version', 'user-agent', 'originator', 'x-app', 'accept'];
 
-/** Writes a run's request as the fixture of `agent` on `family`, the run's temporary directories made neutral. */
-export function writeAgentFixture(agent: AgentName, family: string, request: CapturedRequest, run: AgentRun): void {
+/** Writes a run's request as the fixture `name` of `agent` on `family`, its temporary directories made neutral. */
+export function writeAgentFixture(
+  { agent, name, family }: Pick<AgentFixture, 'agent' | 'name' | 'family'>,
+  request: CapturedRequest,
+  run: AgentRun,
+): void {
   const manifest = join(agentsBin(), '..', PACKAGES[agent], 'package.json');
   const version = existsSync(manifest)
     ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
@@ -42,9 +49,16 @@ export function writeAgentFixture(agent: AgentName, family: string, request: Cap
   const text = JSON.stringify(request.body)
     .replaceAll(run.workdir, '/home/user/project')
     .replaceAll(home, '/home/user');
-  const fixture: AgentFixture = { agent, version, family, path: request.path, headers, body: JSON.parse(text) };
+  const fixture: Omit<AgentFixture, 'name'> = {
+    agent,
+    version,
+    family,
+    path: request.path,
+    headers,
+    body: JSON.parse(text),
+  };
   mkdirSync(join(FIXTURES, agent), { recursive: true });
-  const file = join(FIXTURES, agent, `${family}.json`);
+  const file = join(FIXTURES, agent, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(fixture, null, 2)}\n`);
   // As the repository formats its JSON (Biome), so a capture changes only what the agent sends differently.
   execFileSync(join(root, 'node_modules/.bin/biome'), ['format', '--write', file], { stdio: 'ignore' });
@@ -57,6 +71,9 @@ export function readAgentFixtures(): AgentFixture[] {
     readdirSync(join(FIXTURES, agent))
       .filter((file) => file.endsWith('.json'))
       .sort()
-      .map((file) => JSON.parse(readFileSync(join(FIXTURES, agent, file), 'utf8')) as AgentFixture),
+      .map((file) => ({
+        ...(JSON.parse(readFileSync(join(FIXTURES, agent, file), 'utf8')) as Omit<AgentFixture, 'name'>),
+        name: file.slice(0, -'.json'.length),
+      })),
   );
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -46,8 +46,10 @@ export interface AgentRun {
   stdout: string;
   stderr: string;
   requests: CapturedRequest[];
-  /** The directory the agent worked in (its files, after the turn). */
+  /** The directory the agent worked in (removed after the turn, unless `SWITCHYARD_KEEP_AGENT_DIRS` is set). */
   workdir: string;
+  /** The files of the working directory after the turn, by path: what the agent left on disk. */
+  files: Record<string, string>;
 }
 
 export interface Turn {
@@ -59,6 +61,14 @@ export interface Turn {
   prompt: string;
   /** Files to put in the working directory first (for a turn that edits one). */
   files?: Record<string, string>;
+  /**
+   * The agent may write in its working directory, as its users let it non-interactively: Codex with
+   * `--sandbox workspace-write` (its default sandbox is read-only), Claude Code with `--permission-mode acceptEdits`
+   * (its default asks, and `-p` has no one to ask).
+   */
+  writes?: boolean;
+  /** Codex reads the gateway's model catalog (`model_catalog_url`, default); `false`: Codex's own metadata only. */
+  codexCatalog?: boolean;
   /** A bound to catch a hung agent, not a timing assertion. */
   timeoutMs?: number;
 }
@@ -76,7 +86,7 @@ export async function runTurn(turn: Turn): Promise<AgentRun> {
   try {
     const { args, env } = (turn.agent === 'claude-code' ? claudeCode : codex)(turn, dir, proxy.url);
     const result = await run(agentExecutable(turn.agent), args, { cwd: workdir, env, timeoutMs: turn.timeoutMs });
-    return { ...result, requests: proxy.requests, workdir };
+    return { ...result, requests: proxy.requests, workdir, files: filesIn(workdir) };
   } finally {
     await proxy.close();
     if (!process.env.SWITCHYARD_KEEP_AGENT_DIRS) rmSync(dir, { recursive: true, force: true });
@@ -103,7 +113,8 @@ function claudeCode(turn: Turn, dir: string, url: string): { args: string[]; env
     DISABLE_ERROR_REPORTING: '1',
     DISABLE_BUG_COMMAND: '1',
   };
-  return { args: ['-p', ...(turn.model ? ['--model', turn.model] : []), turn.prompt], env };
+  const permission = turn.writes ? ['--permission-mode', 'acceptEdits'] : [];
+  return { args: ['-p', ...permission, ...(turn.model ? ['--model', turn.model] : []), turn.prompt], env };
 }
 
 /**
@@ -124,6 +135,8 @@ function codex(turn: Turn, dir: string, url: string): { args: string[]; env: Rec
       `base_url = "${url}/v1"`,
       'env_key = "SWITCHYARD_API_KEY"',
       'wire_api = "responses"',
+      // The gateway's catalog in Codex's shape: every model gets its apply_patch tool (docs/responses-api.md).
+      ...(turn.codexCatalog === false ? [] : [`model_catalog_url = "${url}/v1/codex/models"`]),
       '',
       '[analytics]',
       'enabled = false',
@@ -138,15 +151,27 @@ function codex(turn: Turn, dir: string, url: string): { args: string[]; env: Rec
     ].join('\n'),
   );
   const env = { ...baseEnv(home), CODEX_HOME: home, SWITCHYARD_API_KEY: turn.gateway.key };
-  const args = ['exec', '--skip-git-repo-check', ...(turn.model ? ['-m', turn.model] : []), turn.prompt];
+  const sandbox = turn.writes ? ['--sandbox', 'workspace-write'] : [];
+  const args = ['exec', '--skip-git-repo-check', ...sandbox, ...(turn.model ? ['-m', turn.model] : []), turn.prompt];
   return { args, env };
+}
+
+/** Every file under `dir` (the agents' own directories aside, none of which is in the working directory). */
+function filesIn(dir: string, prefix = ''): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(join(dir, prefix), { withFileTypes: true })) {
+    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) Object.assign(files, filesIn(dir, path));
+    else if (entry.isFile()) files[path] = readFileSync(join(dir, path), 'utf8');
+  }
+  return files;
 }
 
 function run(
   file: string,
   args: string[],
   options: { cwd: string; env: Record<string, string>; timeoutMs: number | undefined },
-): Promise<Omit<AgentRun, 'requests' | 'workdir'>> {
+): Promise<Omit<AgentRun, 'requests' | 'workdir' | 'files'>> {
   return new Promise((done) => {
     const child = execFile(
       file,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServeOptions } from '../../src/server/index.ts';
 import type { KeyGrant } from '../../src/server/key-scopes.ts';
 import { startFakeOpenAIServer } from '../fake-servers/openai-server.ts';
@@ -60,13 +60,19 @@ describe.each(setups)('$name', ({ options, replicas: count }) => {
       .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], temperature: 0 });
   const cacheOf = (answer: object) => (answer as { switchyard?: { cache?: string } }).switchyard?.cache;
 
-  /** Another replica sees an entry once its write has landed: asked until a hit, a few times at most. */
+  /** Another replica sees an entry once its write has landed: asked until a hit, for a second at most. */
   async function askUntilHit(server: TestServer, key: string, content: string) {
-    for (let tries = 0; ; tries++) {
-      const answer = await ask(server, key, content);
-      if (cacheOf(answer) === 'hit' || tries === 5) return answer;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    let answer: Awaited<ReturnType<typeof ask>> | undefined;
+    await vi
+      .waitFor(
+        async () => {
+          answer = await ask(server, key, content);
+          if (cacheOf(answer) !== 'hit') throw new Error('not a hit yet');
+        },
+        { timeout: 1_000, interval: 50 },
+      )
+      .catch(() => undefined);
+    return answer!;
   }
 
   it("a key's tree shares its answers (on every replica); another tree's key never reads them", async () => {

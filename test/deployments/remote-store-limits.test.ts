@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeploymentStoreError, RemoteDeploymentStore } from '../../src/deployments/index.ts';
 import { createGateway } from '../../src/index.ts';
 import { bounded } from '../reliability/harness.ts';
@@ -19,6 +19,7 @@ const caught = (promise: Promise<unknown>) =>
 
 let fake: FakeDeploymentServer | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await fake?.close();
   fake = undefined;
 });
@@ -40,9 +41,9 @@ function endless(response: ServerResponse): void {
 describe('RemoteDeploymentStore answer size', () => {
   it('stops reading an endless answer at the default limit (16 MiB), with an error naming it', async () => {
     fake = await startFakeDeploymentServer([makeDeployment()]);
-    let closed = false;
+    let closed: Promise<unknown> = new Promise(() => undefined);
     fake.respondWith = (_request, response) => {
-      response.once('close', () => (closed = true));
+      closed = new Promise((resolve) => response.once('close', resolve));
       endless(response);
     };
     const store = new RemoteDeploymentStore({ url: fake.url, apiKey: fake.apiKey });
@@ -53,13 +54,7 @@ describe('RemoteDeploymentStore answer size', () => {
       `The deployment store at ${fake.url}/v1/deployments/support%3Aproduction%231 sent an answer larger than ` +
         '16777216 bytes (maxResponseBytes); it was not read further.',
     );
-    await bounded(
-      (async () => {
-        while (!closed) await new Promise((resolve) => setTimeout(resolve, 10));
-      })(),
-      5_000,
-      'connection closed',
-    );
+    await bounded(closed, 5_000, 'connection closed');
   });
 
   it('refuses an answer whose length is over a configured limit, and one sent in chunks past it', async () => {
@@ -91,9 +86,11 @@ describe('RemoteDeploymentStore answer size', () => {
       ttlMs: 20,
       maxResponseBytes: 50_000,
     });
+    // The store's clock (Date.now) moved on by hand past the TTL; the sockets and their timers stay real.
+    vi.useFakeTimers({ toFake: ['Date'] });
     const cached = await store.get(id);
     fake.respondWith = (_request, response) => endless(response);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    vi.advanceTimersByTime(40);
     expect(await store.get(id)).toBe(cached);
     expect(store.stale).toBe(true);
     expect(store.lastError).toMatchObject({ code: 'response_too_large' });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createDeploymentStore,
   DeploymentConflictError,
@@ -15,7 +15,14 @@ import { MissingCredentialsError } from '../../src/errors.ts';
 import { type FakeDeploymentServer, startFakeDeploymentServer } from './fake-deployment-server.ts';
 import { makeDeployment } from './fixtures.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The store's clock (`Date.now`) faked from here on, moved on by hand: a TTL or a pause passes without being waited
+ * out. Nothing else is faked: the sockets and timers of the fake service stay real.
+ */
+function fakeClock(): { pass(ms: number): void } {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  return { pass: (ms) => vi.advanceTimersByTime(ms) };
+}
 const caught = (promise: Promise<unknown>) =>
   promise.then(
     () => undefined,
@@ -24,6 +31,7 @@ const caught = (promise: Promise<unknown>) =>
 
 let fake: FakeDeploymentServer | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await fake?.close();
   fake = undefined;
 });
@@ -78,8 +86,9 @@ describe('RemoteDeploymentStore', () => {
 
   it('revalidates after the TTL with If-None-Match, and keeps the value on 304', async () => {
     const { fake, store } = await setup(200);
+    const clock = fakeClock();
     const first = await store.get('support:production#1');
-    await sleep(250);
+    clock.pass(250);
     expect(await store.get('support:production#1')).toBe(first);
     expect(fake.requests.map((r) => r.status)).toEqual([200, 304]);
     expect(fake.requests[1]!.ifNoneMatch).toMatch(/^"[0-9a-f]{16}"$/);
@@ -89,18 +98,20 @@ describe('RemoteDeploymentStore', () => {
 
   it('picks up a changed answer after the TTL', async () => {
     const { fake, store } = await setup(200);
+    const clock = fakeClock();
     await store.list({ agent_id: 'support' });
     fake.deployments.set('support:production#3', makeDeployment({ number: 3 }));
     expect(await store.list({ agent_id: 'support' })).toHaveLength(2);
-    await sleep(250);
+    clock.pass(250);
     expect(await store.list({ agent_id: 'support' })).toHaveLength(3);
   });
 
   it('serves the cached value when the service answers 503, and says so', async () => {
     const { fake, store } = await setup(40);
+    const clock = fakeClock();
     const cached = await store.get('support:production#1');
     fake.failWith = 503;
-    await sleep(60);
+    clock.pass(60);
     expect(await store.get('support:production#1')).toBe(cached);
     expect(store.stale).toBe(true);
     expect(store.lastError).toBeInstanceOf(DeploymentStoreError);
@@ -110,7 +121,7 @@ describe('RemoteDeploymentStore', () => {
     expect((store.lastError as DeploymentStoreError).upstreamStatus).toBe(503);
 
     fake.failWith = undefined;
-    await sleep(60); // past the pause after a failure (capped at the TTL)
+    clock.pass(60); // past the pause after a failure (capped at the TTL)
     expect(await store.get('support:production#1')).toBe(cached);
     expect(store.stale).toBe(false);
     expect(store.lastError).toBeUndefined();
@@ -118,9 +129,10 @@ describe('RemoteDeploymentStore', () => {
 
   it('serves the cached value when the service is stopped, and throws when nothing is cached', async () => {
     const { fake, store } = await setup(30);
+    const clock = fakeClock();
     const cached = await store.list({ agent_id: 'support' });
     await fake.close();
-    await sleep(50);
+    clock.pass(50);
     expect(await store.list({ agent_id: 'support' })).toEqual(cached);
     expect(store.stale).toBe(true);
     expect(store.lastError?.message).toMatch(

@@ -63,7 +63,7 @@ describe("Codex's web_search tool", () => {
     expect(sent[1]).toEqual({ type: 'web_search_20250305', name: 'web_search' });
   });
 
-  it('cached only (Codex’s default) is not widened to the live web: dropped with a warning, the call goes on', async () => {
+  it('cached only (Codex’s default) is not widened to the live web: dropped with a warning', async () => {
     const response = warned(await server.openai().responses.create(turn('claude-sonnet-4-5', [exec, codexSearch])));
     const sent = anthropic.requests.at(-1)!.body.tools;
     expect(sent.map((tool: { name: string }) => tool.name)).toEqual(['exec_command']);

@@ -17,7 +17,7 @@ import { exampleFromSchema } from '../../src/internal/example-from-schema.ts';
 import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { type GeminiReply, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { startFakeOpenAIServer } from '../fake-servers/openai-server.ts';
-import { buildPackage } from '../helpers/built-package.ts';
+import { sharedPackage } from '../helpers/built-package.ts';
 import type { CodeBlock } from './markdown-blocks.ts';
 
 export const root = resolve(import.meta.dirname, '../..');
@@ -54,7 +54,7 @@ export async function startDocsWorld(
     writeFileSync(join(dir, block.writeTo), block.code);
   }
   // Built inside the repository, for the package's own dependencies to resolve from its node_modules.
-  const built = await buildPackage(join(root, '.docs-run', `package-${process.pid}-${randomSuffix()}`));
+  const built = await sharedPackage();
   const cli = install(dir, built);
   if (options.globalInstall) symlinkSync(cli, join(bin, 'switchyard'));
   // Outside transcripts (whose outputs are compared instead), an HTTP error fails the example, unless the example
@@ -105,6 +105,8 @@ export async function startDocsWorld(
     // The provider of docs/providers.md, "Your own provider", speaks OpenAI's wire format.
     ACME_API_KEY: 'acme-docs-test',
     ACME_BASE_URL: openai.url,
+    // The test run's compile cache (vitest.config.ts), which no block reads: the package and npx compiled once.
+    ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
   };
   const key = (await promisify(execFile)(node, [cli, 'keys', 'create', '--name', 'docs-test'], { cwd: dir, env }))
     .stdout;
@@ -124,7 +126,6 @@ export async function startDocsWorld(
       if (serve.exitCode === null) await new Promise((done) => serve.once('exit', done));
       await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
       rmSync(dir, { recursive: true, force: true });
-      rmSync(built, { recursive: true, force: true });
     },
   };
 }
@@ -149,8 +150,6 @@ function install(dir: string, built: string): string {
 
 /** curl options after which an example checks the status itself: `-w`, or `-f` in any cluster of short options. */
 const CHECKS_ITSELF = '-w|--write-out|--fail|--fail-with-body|-[!-]*f*';
-
-const randomSuffix = () => Math.random().toString(36).slice(2, 8);
 
 function script(bin: string, name: string, body: string): void {
   writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);

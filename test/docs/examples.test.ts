@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DocsWorld, root, startDocsWorld } from './docs-world.ts';
 import { type CodeBlock, codeBlocks, kindOf } from './markdown-blocks.ts';
-import { type BlockResult, type Runnable, runBlock } from './run-block.ts';
+import { type BlockResult, type Runnable, runBlock, runDir } from './run-block.ts';
 
 /**
  * Every code block of README.md and docs/*.md runs as written, or says it is a fragment (CONTRIBUTING.md, "Examples
@@ -43,7 +43,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await world?.close();
-  rmSync(join(root, '.docs-run', String(process.pid)), { recursive: true, force: true });
+  rmSync(runDir, { recursive: true, force: true });
   try {
     rmdirSync(join(root, '.docs-run')); // unless another run is using it
   } catch {}

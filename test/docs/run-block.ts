@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { parse as parseYaml } from 'yaml';
 import { type DocsWorld, node, root } from './docs-world.ts';
 import { NETWORK_MARK } from './loopback-only.ts';
@@ -16,8 +17,11 @@ export interface BlockResult {
 /** A block to run, or an example file run in place (`source`). */
 export type Runnable = CodeBlock & { source?: string };
 
-/** Extracted blocks are written here: inside the package, so that `import … from 'switchyard-llm'` resolves. */
-const runDir = join(root, '.docs-run', String(process.pid));
+/**
+ * Extracted blocks are written here: inside the package, so that `import … from 'switchyard-llm'` resolves. One
+ * directory per test worker (the threads of one process share its pid), which its file removes when done.
+ */
+export const runDir = join(root, '.docs-run', `${process.pid}-${threadId}`);
 const TIMEOUT_MS = 30_000;
 const DOCS_PORT = '127.0.0.1:8787';
 

@@ -5,12 +5,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyCell } from '../../src/experiments/experiment.ts';
 import { ExperimentBudget } from '../../src/experiments/experiment-budget.ts';
 import { MemoryExperimentStore } from '../../src/experiments/experiment-stores.ts';
-import { createGateway, SqliteSink } from '../../src/index.ts';
+import { createGateway, type Gateway, SqliteSink } from '../../src/index.ts';
 import { MockProvider } from '../../src/testing/index.ts';
 import { gatedSimulator, inputs, PROMPT, releaseUntil } from './gated-simulator.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'experiment-budget-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+/** Cells of the experiment skipped so far (each for want of budget). */
+async function skippedIn(gateway: Gateway, id: string): Promise<number> {
+  return (await gateway.experiments.get(id)).cells.filter((cell) => cell.status === 'skipped').length;
+}
 
 describe('the budget of an experiment', () => {
   it('never spends past budget_usd: a cell whose worst cost could pass it is skipped, named', async () => {
@@ -80,9 +85,10 @@ describe('the budget of an experiment', () => {
     await expect.poll(one.waiting).toBe(2);
     await second.experiments.addInputs(experiment.id, inputs(8).slice(4));
     const runSecond = second.experiments.run(experiment.id, { concurrency: 4 });
-    // The second run sees the first's two calls in flight: it starts only what fits beside them.
+    // The second run sees the first's two calls in flight: it starts only what fits beside them, one of its four
+    // cells, and skips the others (it does not wait for room).
     await expect.poll(two.waiting).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect.poll(() => skippedIn(first, experiment.id)).toBe(3);
     expect(two.waiting()).toBe(1);
     await releaseUntil(Promise.all([runFirst, runSecond]), [one, two]);
     const done = await first.experiments.get(experiment.id);
@@ -112,7 +118,8 @@ describe('the budget of an experiment', () => {
       first.experiments.run(id, { concurrency: 4 }),
       second.experiments.run(id, { concurrency: 4 }),
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every cell is decided: in flight, or skipped for want of budget.
+    await expect.poll(async () => (await skippedIn(first, id)) + one.waiting() + two.waiting()).toBe(8);
     expect(one.waiting() + two.waiting()).toBeLessThanOrEqual(2);
     await releaseUntil(runs, [one, two]);
     expect(one.most() + two.most()).toBeLessThanOrEqual(2);

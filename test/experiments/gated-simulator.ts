@@ -7,36 +7,35 @@ export const inputs = (count: number) =>
 
 export type GatedSimulator = ReturnType<typeof gatedSimulator>;
 
-/** A simulator whose answers wait for `releaseAll`, counting the calls in flight. */
+/** A simulator whose answers wait until it is opened, counting the calls in flight. */
 export function gatedSimulator() {
   let inFlight = 0;
   let most = 0;
+  let opened = false;
   const waiting: Array<() => void> = [];
   const simulator = new MockProvider({
     respond: async (request: MockRequest) => {
       inFlight += 1;
       most = Math.max(most, inFlight);
-      await new Promise<void>((resolve) => waiting.push(resolve));
+      if (!opened) await new Promise<void>((resolve) => waiting.push(resolve));
       inFlight -= 1;
       return `answer for ${request.model}`;
     },
   });
+  /** Lets the answers waiting now go. */
   const releaseAll = () => {
     for (const resolve of waiting.splice(0)) resolve();
   };
-  return { simulator, releaseAll, most: () => most, waiting: () => waiting.length };
+  /** Lets every answer waiting go, and every later one through at once. */
+  const open = () => {
+    opened = true;
+    releaseAll();
+  };
+  return { simulator, releaseAll, open, most: () => most, waiting: () => waiting.length };
 }
 
-/** Lets every gated answer go, again and again, until `runs` settle. */
+/** Opens every gate, then waits for `runs` to settle. */
 export async function releaseUntil(runs: Promise<unknown>, simulators: GatedSimulator[]): Promise<void> {
-  let ended = false;
-  void runs.then(
-    () => (ended = true),
-    () => (ended = true),
-  );
-  while (!ended) {
-    for (const gated of simulators) gated.releaseAll();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  for (const gated of simulators) gated.open();
   await runs;
 }

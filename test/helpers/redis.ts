@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { pollUntil } from './poll.ts';
 import { freePort } from './postgres.ts';
 
 /**
@@ -52,19 +53,18 @@ export async function startRedis(): Promise<ThrowawayRedis | undefined> {
 
 async function waitForRedis(url: string): Promise<void> {
   const { Redis } = await import('ioredis');
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => {});
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      break;
-    } catch (error) {
-      probe.disconnect();
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  await pollUntil(
+    async () => {
+      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => {});
+      try {
+        await probe.connect();
+        await probe.ping();
+      } finally {
+        probe.disconnect();
+      }
+    },
+    20_000,
+    25,
+  );
 }

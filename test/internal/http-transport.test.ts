@@ -17,6 +17,8 @@ function listen(server: Server): Promise<string> {
   );
 }
 
+/** Who waits for a request to reach `/held`. */
+const held: Array<() => void> = [];
 beforeAll(async () => {
   origin = createServer(async (request, response) => {
     let body = '';
@@ -29,7 +31,11 @@ beforeAll(async () => {
       response.writeHead(307, { location: '/echo' });
       return response.end();
     }
-    if (request.url === '/slow') return void setTimeout(() => response.end('late'), 2_000);
+    // Never answered: held until the client gives up and closes the connection.
+    if (request.url === '/held') {
+      for (const arrived of held.splice(0)) arrived();
+      return;
+    }
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(
       JSON.stringify({ method: request.method, url: request.url, body, auth: request.headers.authorization ?? null }),
@@ -87,8 +93,10 @@ describe('createPooledFetch', () => {
 
   it('aborts with the signal, rejecting with its reason', async () => {
     const controller = new AbortController();
-    const pending = fetchDirect(`${originURL}/slow`, { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('caller gave up')), 20);
+    const arrived = new Promise<void>((resolve) => held.push(resolve));
+    const pending = fetchDirect(`${originURL}/held`, { signal: controller.signal });
+    await arrived;
+    controller.abort(new Error('caller gave up'));
     await expect(pending).rejects.toThrow('caller gave up');
   });
 

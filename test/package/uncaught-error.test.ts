@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPackage } from '../helpers/built-package.ts';
+import { sharedPackage } from '../helpers/built-package.ts';
 
 /**
  * What a user sees when an error of the built package goes uncaught (issue 35): Node prints the source line where it
@@ -16,11 +16,11 @@ const work = join(root, '.docs-run', `uncaught-${process.pid}`);
 const LIMIT = 4096;
 
 beforeAll(async () => {
-  await buildPackage(join(work, 'package'));
+  const built = await sharedPackage();
   const app = join(work, 'app');
   mkdirSync(join(app, 'node_modules'), { recursive: true });
   writeFileSync(join(app, 'package.json'), '{ "private": true, "type": "module" }\n');
-  symlinkSync(join(work, 'package'), join(app, 'node_modules', 'switchyard-llm'));
+  symlinkSync(built, join(app, 'node_modules', 'switchyard-llm'));
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

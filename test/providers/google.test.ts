@@ -709,12 +709,15 @@ describe('Gemini adapter, errors and retries', () => {
   });
 
   it('stops without retrying when the caller aborts', async () => {
-    server.enqueue({ delayMs: 300 });
+    server.enqueue({ delayMs: 2_000 });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 30);
-    const error = await caught(
+    const call = caught(
       gateway().createCompletion({ model: 'gemini-2.0-flash-001', messages: hello }, { signal: controller.signal }),
     );
+    // Aborted while the provider has the request and has not answered yet.
+    await expect.poll(() => server.requests.length).toBe(1);
+    controller.abort();
+    const error = await call;
     expect(error).toMatchObject({ provider: 'google', code: 'aborted', retryable: false });
     expect(server.requests).toHaveLength(1);
   });

@@ -114,7 +114,8 @@ describe('RecordQueue', () => {
       async write(records) {
         active += 1;
         maxActive = Math.max(maxActive, active);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        // A turn of the event loop: time enough for any other flush to start its write, were flushes not serialised.
+        await new Promise((resolve) => setImmediate(resolve));
         order.push(...records.map((record) => record.id));
         active -= 1;
       },

@@ -83,7 +83,8 @@ describe('CallbackSink', () => {
   it('hands each record to the function, in order, awaiting it', async () => {
     const seen: string[] = [];
     const sink = new CallbackSink(async (record) => {
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      // A turn of the event loop: the next record would overtake this one were the function not awaited.
+      await new Promise((resolve) => setImmediate(resolve));
       seen.push(record.id);
     });
     const records = Array.from({ length: 4 }, () => makeRecord());

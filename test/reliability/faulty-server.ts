@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -50,7 +51,10 @@ export interface FaultyServer {
   reset(): void;
   openSockets(): number;
   inFlight(): number;
-  /** Waits (up to `timeoutMs`) for every response to have finished or lost its connection; returns `inFlight()`. */
+  /**
+   * Waits, until every response has finished or lost its connection (at most `timeoutMs`, a bound against a hang);
+   * returns `inFlight()`.
+   */
   settled(timeoutMs?: number): Promise<number>;
   close(): Promise<void>;
 }
@@ -74,10 +78,15 @@ export async function startFaultyServer(upstream: string): Promise<FaultyServer>
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
   const open = new Set<ServerResponse>();
+  /** Told each time a response finished or lost its connection. */
+  const closed = new EventEmitter();
 
   const server = createServer(async (request, response) => {
     open.add(response);
-    response.on('close', () => open.delete(response));
+    response.on('close', () => {
+      open.delete(response);
+      closed.emit('close');
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -136,13 +145,13 @@ export async function startFaultyServer(upstream: string): Promise<FaultyServer>
     const events = text.split(/(?<=\r?\n\r?\n)/);
     response.writeHead(answer.status, relayed);
     response.flushHeaders();
-    for (const event of events.slice(0, fault.events)) response.write(event);
-    if (fault.kind === 'truncate') {
-      // Let what was written reach the client first, as when a connection dies in the middle of an answer.
-      setTimeout(() => request.socket.destroy(), 30);
-    } else if (fault.kind === 'end') {
-      response.end();
-    }
+    const relayedEvents = events.slice(0, fault.events);
+    for (const event of relayedEvents.slice(0, -1)) response.write(event);
+    // What was written reaches the client first, as when a connection dies in the middle of an answer.
+    response.write(relayedEvents.at(-1) ?? '', () => {
+      if (fault.kind === 'truncate') request.socket.destroy();
+      else if (fault.kind === 'end') response.end();
+    });
   });
 
   server.on('connection', (socket) => {
@@ -162,10 +171,22 @@ export async function startFaultyServer(upstream: string): Promise<FaultyServer>
     },
     openSockets: () => sockets.size,
     inFlight: () => open.size,
-    settled: async (timeoutMs = 2_000) => {
-      const until = performance.now() + timeoutMs;
-      while (open.size > 0 && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
-      return open.size;
+    settled: (timeoutMs = 2_000) => {
+      if (open.size === 0) return Promise.resolve(0);
+      return new Promise<number>((resolve) => {
+        const done = () => {
+          if (open.size > 0 && !timedOut) return;
+          closed.off('close', done);
+          clearTimeout(timer);
+          resolve(open.size);
+        };
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          done();
+        }, timeoutMs);
+        closed.on('close', done);
+      });
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -268,8 +268,8 @@ export async function drain(
 }
 
 /**
- * Collects unhandled rejections while each test runs and fails the test that had any. A rejection can surface a
- * few ticks after the promise settled, so the check waits a little first.
+ * Collects unhandled rejections while each test runs and fails the test that had any. Node reports a rejection
+ * nobody handled once the microtasks of its turn have run, so the check lets the event loop turn twice first.
  */
 export function guardUnhandledRejections(): { seen: unknown[] } {
   const state = { seen: [] as unknown[] };
@@ -279,7 +279,7 @@ export function guardUnhandledRejections(): { seen: unknown[] } {
     process.on('unhandledRejection', listener);
   });
   afterEach(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     process.off('unhandledRejection', listener);
     expect(state.seen.map(String), 'unhandled rejections during the test').toEqual([]);
   });

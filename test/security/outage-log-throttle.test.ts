@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StorageUnavailableError } from '../../src/errors.ts';
 import { EngineWatch } from '../../src/server/engine-watch.ts';
 
@@ -8,6 +8,13 @@ import { EngineWatch } from '../../src/server/engine-watch.ts';
  * answers again; every failure is counted in exactly one line.
  */
 describe('EngineWatch', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('logs an outage once per interval with the count, and its end once', async () => {
     const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
     let up = false;
@@ -23,25 +30,23 @@ describe('EngineWatch', () => {
       secrets: ['hunter2-secret'],
     });
     const failure = new StorageUnavailableError('postgres', 'down', new Error('password hunter2-secret refused'));
-    const started = performance.now();
     let failures = 0;
-    while (performance.now() - started < 700) {
+    // 700 ms of outage, 100 failed requests every 5 ms, on the watch's own clock and timers.
+    for (let elapsed = 0; elapsed < 700; elapsed += 5) {
       for (let index = 0; index < 100; index++, failures++) watch.failed(failure);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await vi.advanceTimersByTimeAsync(5);
     }
     expect(await watch.states()).toEqual({ postgres: 'down' });
     up = true;
-    const back = performance.now();
-    while (!lines.some((line) => line.msg === 'postgres is available again')) {
-      if (performance.now() - back > 5_000) throw new Error('the return was not logged');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    // Its next probe (one a probe period) sees the engine back.
+    await vi.advanceTimersByTimeAsync(20);
+    expect(lines.some((line) => line.msg === 'postgres is available again')).toBe(true);
     expect(await watch.states()).toEqual({ postgres: 'ok' });
     watch.close();
 
     expect(lines[0]).toMatchObject({ level: 'warn', fields: { component: 'postgres', failures: 1 } });
     expect(lines[0]!.fields.error).toBe('password [redacted] refused');
-    // ~700 ms at one line per 200 ms: the first, three or four more, and the return: never one per failure.
+    // 700 ms at one line per 200 ms: the first, three or four more, and the return: never one per failure.
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.length).toBeLessThanOrEqual(7);
     expect(lines.at(-1)).toMatchObject({ level: 'info', fields: { component: 'postgres' } });

@@ -73,10 +73,13 @@ describe.skipIf(!postgres)('PostgreSQL stops and comes back', () => {
 
     await postgres!.restart();
     const back = performance.now();
-    while ((await chat(fresh)).status !== 200) {
-      if (performance.now() - back > 15_000) throw new Error('PostgreSQL came back, the server did not');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await expect
+      .poll(async () => (await chat(fresh)).status, {
+        timeout: 15_000,
+        interval: 50,
+        message: 'PostgreSQL came back, the server did not',
+      })
+      .toBe(200);
     console.log(`PostgreSQL back: keyed requests served again ${Math.round(performance.now() - back)} ms after`);
     // Still `degraded` for a minute if call records were lost meanwhile (`records.last_loss_at`): that is honest too.
     expect(await health()).toMatchObject({ components: { postgres: 'ok' } });

@@ -42,16 +42,6 @@ const outageLines = (server: TestServer) =>
     (line) => (line.level !== 'info' || line.component !== undefined) && line.msg !== 'model deprecated',
   );
 
-/** Polls until `check` holds, or fails after `ms` (a bound against a hang, not a timing assertion). */
-async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<number> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return performance.now() - started;
-}
-
 describe.skipIf(!redis)('Redis stops and comes back', () => {
   it('is reported by health while up', async () => {
     for (const server of [closed, budgeted]) expect((await chat(server)).status).toBe(200);
@@ -95,8 +85,10 @@ describe.skipIf(!redis)('Redis stops and comes back', () => {
     }
 
     await redis!.restart();
-    const recovery = await eventually(async () => (await chat(closed)).status === 200);
-    await eventually(async () => (await chat(budgeted)).status === 200);
+    const listened = performance.now();
+    await expect.poll(async () => (await chat(closed)).status, { timeout: 15_000, interval: 50 }).toBe(200);
+    const recovery = performance.now() - listened;
+    await expect.poll(async () => (await chat(budgeted)).status, { timeout: 15_000, interval: 50 }).toBe(200);
     console.log(`Redis back: keyed requests served again ${Math.round(recovery)} ms after it listened`);
     for (const server of [closed, open]) {
       expect(await health(server)).toMatchObject({ status: 'ok', components: { redis: 'ok' } });

@@ -161,7 +161,7 @@ describe.skipIf(!redis)('serve --redis-wait', () => {
     const root = resolve(import.meta.dirname, '../..');
     const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-redis-wait-'));
     try {
-      const args = ['serve', '--mock', '--port', '0', '--data', dataDir, '--redis', redis!.url, '--redis-wait', '3'];
+      const args = ['serve', '--mock', '--port', '0', '--data', dataDir, '--redis', redis!.url, '--redis-wait', '1'];
       const exit = await promisify(execFile)(
         join(root, 'node_modules/.bin/node'),
         [join(root, 'src/cli.ts'), ...args],

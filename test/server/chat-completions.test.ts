@@ -219,16 +219,27 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
   });
 });
 
-/** The simulator, 30 ms per chunk, counting the chunks it produced. */
+/**
+ * The simulator, counting the chunks it produced: once one carried text it produces the next only when the call is
+ * aborted (then none), as a provider still writing when its caller leaves. No abort, no end: a hang the test's bound
+ * catches.
+ */
 class SlowStreamMock extends MockProvider {
   yielded = 0;
   override async stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>> {
     const chunks = await super.stream(call);
     const self = this;
+    const aborted = new Promise<void>((resolve) => {
+      if (call.signal?.aborted) resolve();
+      call.signal?.addEventListener('abort', () => resolve(), { once: true });
+    });
+    let spoke = false;
     return (async function* slowly() {
       for await (const chunk of chunks) {
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (spoke) await aborted;
+        if (call.signal?.aborted) return;
         self.yielded += 1;
+        spoke ||= Boolean(chunk.choices[0]?.delta.content);
         yield chunk;
       }
     })();

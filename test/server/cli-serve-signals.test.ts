@@ -50,14 +50,22 @@ describe('switchyard serve and signals', () => {
         });
         expect(response.status).toBe(200);
       }
-      // A request still in flight (its body never ends) keeps the first shutdown waiting for it.
+      // A request still in flight (its body never ends) keeps the first shutdown waiting for it. The server's
+      // "100 Continue" says it has the request in hand.
       const hanging = request(`${server.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '1000' },
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': '1000',
+          expect: '100-continue',
+        },
       });
       hanging.on('error', () => undefined);
+      const received = new Promise((resolve) => hanging.once('continue', resolve));
+      hanging.flushHeaders();
+      await received;
       hanging.write('{"model":');
-      await new Promise((resolve) => setTimeout(resolve, 50));
       server.child.kill('SIGTERM');
       await expect.poll(server.stderr).toContain('"msg":"shutting down"');
       server.child.kill('SIGTERM');

@@ -20,8 +20,9 @@ const closeGate = () => {
   gate = new Promise((resolve) => (open = resolve));
 };
 
+let simulator: MockProvider;
 beforeAll(async () => {
-  const simulator = new MockProvider({
+  simulator = new MockProvider({
     respond: async () => {
       await gate;
       return 'fine';
@@ -51,13 +52,15 @@ describe('background experiment runs', () => {
     closeGate();
     const id = await experimentWithOneCell();
     const aborted = new AbortController();
+    const callsBefore = simulator.calls.length;
     const request = fetch(`${test.url}/v1/experiments/${id}/run`, {
       method: 'POST',
       headers: { authorization: `Bearer ${test.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ wait_ms: 10_000 }),
       signal: aborted.signal,
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The client leaves once its run has started: the cell's call is waiting at the gate.
+    await expect.poll(() => simulator.calls.length, { timeout: 5_000 }).toBe(callsBefore + 1);
     aborted.abort();
     await expect(request).rejects.toThrow();
     open();

@@ -46,10 +46,14 @@ describe('experiment cells under the key’s limits', () => {
     });
     expect(created.status).toBe(201);
     const { id } = await jsonOf(created);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    // Read with the admin key: the slow key has no request left.
-    const seen = await jsonOf(await api(limited, `/v1/experiments/${id}`));
-    expect(statusesOf(seen).filter((status) => status === 'completed')).toHaveLength(3);
+    // Read with the admin key: the slow key has no request left. Its fourth token is 15 s away: three cells, then
+    // the run waits for it.
+    const read = async () => jsonOf(await api(limited, `/v1/experiments/${id}`));
+    const completed = (experiment: { cells: Array<{ status: string }> }) =>
+      statusesOf(experiment).filter((status) => status === 'completed').length;
+    await expect.poll(async () => completed(await read()), { timeout: 10_000 }).toBe(3);
+    const seen = await read();
+    expect(completed(seen)).toBe(3);
     expect(seen.status).toBe('running');
   });
 
@@ -64,8 +68,8 @@ describe('experiment cells under the key’s limits', () => {
     );
     expect((await api(gated, `/v1/experiments/${id}/run`, { key, body: { concurrency: 2 } })).status).toBe(202);
     await gated.server.keys.revoke(info.id);
-    // A key found valid is trusted for a second: past it, the next cell's check sees the revocation.
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // Once the key's check (what each cell runs before its call) refuses it, the calls in flight may end.
+    await expect.poll(() => gated.server.keys.check(key), { timeout: 5_000 }).toMatchObject({ ok: false });
     open();
     await expect
       .poll(async () => (await jsonOf(await api(gated, `/v1/experiments/${id}`))).status, { timeout: 5000 })

@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from './start-test-server.ts';
 let test: TestServer;
 const keys = { a: '', b: '', mini: '', parent: '', child: '', sibling: '', noChat: '' };
 let childId = '';
+let miniId = '';
 
 const grant = (scopes: KeyGrant['scopes'], agents: string[] | null, models: string[] | null = null): KeyGrant => ({
   scopes,
@@ -56,7 +57,9 @@ beforeAll(async () => {
     test.server.keys.create(name, { grant: value, ...(parentId ? { parentId } : {}) });
   keys.a = (await make('a', grant(rw, ['support']))).key;
   keys.b = (await make('b', grant(rw, ['billing']))).key;
-  keys.mini = (await make('mini', grant(['chat', 'calls:read'], ['support'], ['gpt-4o-mini']))).key;
+  const mini = await make('mini', grant(['chat', 'calls:read'], ['support'], ['gpt-4o-mini']));
+  keys.mini = mini.key;
+  miniId = mini.info.id;
   keys.noChat = (await make('no-chat', grant(['calls:read'], ['support']))).key;
   const parent = await make('parent', grant(['chat', 'calls:read:own', 'keys:create'], null));
   keys.parent = parent.key;
@@ -130,15 +133,23 @@ describe('/v1/experiments', () => {
     expect(waited.body.cells.every((cell: Any) => cell.status === 'completed')).toBe(true);
   });
 
-  it('calls each cell as the key: a model outside allowed_models fails its cell with a permission error', async () => {
+  it('calls each cell as the key: a version outside allowed_models is a 403 when added, as a cell is', async () => {
+    // Issue 37: this was accepted (201) and each cell failed later; a version is a call the key will make.
+    const listed = async () => (await send(keys.mini, 'get', '/experiments')).body.data.length;
+    const before = await listed();
     const body = { agent_id: 'support', versions: [inline(), inline('gpt-4o')], inputs: inputs(1), run: true };
-    const experiment = await create(keys.mini, body);
+    const refused = await send(keys.mini, 'post', '/experiments', body);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ type: 'permission_error' });
+    expect(refused.body.message).toMatch(/gpt-4o\b/);
+    expect(await listed()).toBe(before);
+
+    const experiment = await create(keys.mini, { ...body, versions: [inline()] });
     const done = (await send(keys.mini, 'get', `/experiments/${experiment.id}?wait_ms=20000`)).body;
     expect(done.status).toBe('completed');
     expect(done.cells[0].status).toBe('completed');
-    expect(done.cells[1].status).toBe('failed');
-    expect(done.cells[1].error).toMatchObject({ type: 'permission_error' });
-    expect(done.cells[1].error.message).toMatch(/gpt-4o/);
+    const call = (await send(test.key, 'get', `/calls/${done.cells[0].call_id}`)).body;
+    expect(call.metadata.api_key_id).toBe(miniId);
   });
 
   it('calls:read:own: a child key’s experiment is read by its parent, not by a sibling', async () => {

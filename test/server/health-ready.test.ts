@@ -34,14 +34,6 @@ const ready = async () => {
   return { status: response.status, body: await jsonOf(response) };
 };
 
-async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe.skipIf(!postgres || !redis)('readiness', () => {
   it('is 200 with each component and its probe time while everything answers', async () => {
     const { status, body } = await ready();
@@ -70,19 +62,19 @@ describe.skipIf(!postgres || !redis)('readiness', () => {
   it('answers 503 naming the engine down, stays live, and recovers by itself', async () => {
     await server.server.gateway.flush();
     await postgres!.halt();
-    await eventually(async () => (await ready()).status === 503);
+    await expect.poll(async () => (await ready()).status, { timeout: 15_000, interval: 100 }).toBe(503);
     expect((await ready()).body).toMatchObject({ status: 'not_ready', components: { postgres: { status: 'down' } } });
     expect((await api(server, '/v1/health', { key: null })).status).toBe(200);
     await postgres!.restart();
-    await eventually(async () => (await ready()).status === 200);
+    await expect.poll(async () => (await ready()).status, { timeout: 15_000, interval: 100 }).toBe(200);
 
     await redis!.stop();
-    await eventually(async () => (await ready()).status === 503);
+    await expect.poll(async () => (await ready()).status, { timeout: 15_000, interval: 100 }).toBe(503);
     expect((await ready()).body).toMatchObject({
       components: { redis: { status: 'down' }, postgres: { status: 'ok' } },
     });
     await redis!.restart();
-    await eventually(async () => (await ready()).status === 200);
+    await expect.poll(async () => (await ready()).status, { timeout: 15_000, interval: 100 }).toBe(200);
   }, 60_000);
 });
 

@@ -18,9 +18,12 @@ function storedCalls(dataDir: string, agentId: string): number {
 
 describe('server lifecycle', () => {
   it('on close: stops accepting, lets the in-flight request finish, then flushes its record to SQLite', async () => {
+    // The answer waits until the server has been told to close and refuses new connections.
+    let answer: () => void = () => undefined;
+    const answerable = new Promise<void>((resolve) => (answer = resolve));
     const mock = new MockProvider({
       respond: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        await answerable;
         return 'slow answer';
       },
     });
@@ -32,6 +35,7 @@ describe('server lifecycle', () => {
       await expect.poll(() => mock.calls.length).toBe(1);
       const closing = test.server.close();
       await expect(fetch(`${test.url}/v1/models`)).rejects.toThrow();
+      answer();
       expect((await pending).choices[0]!.message.content).toBe('slow answer');
       await closing;
       expect(storedCalls(test.dataDir, 'slow')).toBe(1);

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { databasePath } from '../../src/server/index.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 
@@ -185,12 +185,16 @@ async function killTwiceThenRestart(storage: Storage): Promise<void> {
   }
   const survivor = await startReplica(storage.flags);
   // Bounded only to catch a hang: the replay of what the kills left, then the survivor's own batches.
-  const deadline = Date.now() + 20_000;
-  let missing = answered.length - (await storage.stored(answered)).size;
-  while (missing > 0 && Date.now() < deadline) {
-    await new Promise((done) => setTimeout(done, 200));
-    missing = answered.length - (await storage.stored(answered)).size;
-  }
+  let missing = answered.length;
+  await vi
+    .waitFor(
+      async () => {
+        missing = answered.length - (await storage.stored(answered)).size;
+        if (missing > 0) throw new Error(`${missing} answered calls not stored yet`);
+      },
+      { timeout: 20_000, interval: 200 },
+    )
+    .catch(() => undefined);
   survivor.child.kill('SIGTERM');
   expect(await survivor.exited).toBe(0);
   const stored = await storage.count();

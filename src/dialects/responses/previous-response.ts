@@ -1,4 +1,4 @@
-import { type CallAccess, mayReadCall } from '../../completion/call-access.ts';
+import { type CallAccess, mayReadCall } from '../../access/call-access.ts';
 import type { Services } from '../../completion/services.ts';
 import { InvalidRequestError, SwitchyardError } from '../../errors.ts';
 import { REDACTED } from '../../records/call-record.ts';

@@ -1,3 +1,4 @@
+import { readableCallList, requireEveryCall } from '../../access/reads.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { Dialect } from '../../records/call-record.ts';
 import type { CallTextPage, ListCallsQuery } from '../../records/call-store.ts';
@@ -35,7 +36,7 @@ export function callRoutes(gateway: Gateway): Route[] {
         }
         const limit = integerParam(request.query, 'limit');
         if (limit !== undefined) query.limit = limit;
-        if (access) query = await access.scopeCallQuery(query);
+        if (access) query = await readableCallList(access.key, query, access.descendants);
         await gateway.flush();
         const store = gateway.calls;
         if (!store.listJson) return json({ object: 'list', ...(await store.list(query)) });
@@ -48,7 +49,7 @@ export function callRoutes(gateway: Gateway): Route[] {
       auth: 'key',
       scope: 'calls:read',
       async handle({ params: [traceId = ''], access }) {
-        access?.requireEveryCall();
+        requireEveryCall(access!.key);
         await gateway.flush();
         const workflow = await gateway.calls.workflow(traceId);
         if (!workflow)
@@ -62,7 +63,7 @@ export function callRoutes(gateway: Gateway): Route[] {
       auth: 'key',
       scope: 'calls:read',
       async handle({ request, access }) {
-        access?.requireEveryCall();
+        requireEveryCall(access!.key);
         const workflowName = request.query.get('workflow_name');
         const days = integerParam(request.query, 'days');
         await gateway.flush();
@@ -79,7 +80,7 @@ export function callRoutes(gateway: Gateway): Route[] {
       auth: 'key',
       scope: 'calls:read',
       async handle({ access }) {
-        access?.requireEveryCall();
+        requireEveryCall(access!.key);
         await gateway.flush();
         return json({ object: 'list', data: await gateway.calls.agents() });
       },

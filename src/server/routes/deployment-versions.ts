@@ -1,3 +1,5 @@
+import { requireAgent } from '../../access/agents.ts';
+import { requireModelNamed } from '../../access/models.ts';
 import { canonicalJson } from '../../cache/cache-key.ts';
 import { type Deployment, type DeploymentEnvironment, formatDeploymentId } from '../../deployments/deployment.ts';
 import { compatibilityBreaks } from '../../deployments/deployment-compatibility.ts';
@@ -5,9 +7,7 @@ import type { DeploymentStore } from '../../deployments/store.ts';
 import { validateDeployment } from '../../deployments/validate-deployment.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { KeyAccess } from '../key-access.ts';
-import { requireScope } from '../key-scopes.ts';
 import { HttpError } from '../responses.ts';
-import { requireDeployableModel } from './deployments.ts';
 
 export interface DeploymentVersionRequest {
   agent_id: string;
@@ -35,8 +35,9 @@ export interface DeploymentVersionResult {
 /**
  * Creates `<agent_id>:<environment>#<n+1>` after the environment's latest deployment (`#1` for the first). A version
  * that would break that deployment's callers (`compatibilityBreaks`) is a 409 naming each break unless `force`;
- * the same content as the latest is answered with it, not stored twice. The key needs `deployments:write` and the
- * agent, checked before the store is read, so another agent's deployments answer as if there were none.
+ * the same content as the latest is answered with it, not stored twice. The key must act as the agent (its
+ * operation needs `deployments:write`), checked before the store is read, so another agent's deployments answer as
+ * if there were none.
  */
 export async function createDeploymentVersion(
   gateway: Gateway,
@@ -44,8 +45,7 @@ export async function createDeploymentVersion(
   access: KeyAccess,
   request: DeploymentVersionRequest,
 ): Promise<DeploymentVersionResult> {
-  requireScope(access.key, 'deployments:write');
-  access.requireAgent(request.agent_id);
+  requireAgent(access.key.allowed_agents, request.agent_id, 'act');
   if (!store) throw new HttpError(501, 'This server has no deployment store.', { code: 'no_deployment_store' });
   if (!store.put) throw new HttpError(405, "This server's deployment store is read-only.", { code: 'read_only_store' });
   const environment = request.environment ?? 'production';
@@ -67,7 +67,7 @@ export async function createDeploymentVersion(
     ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
   };
   const deployment = validateDeployment(draft, 'create_or_update_deployment', 400);
-  requireDeployableModel(gateway, access, deployment.version.model);
+  requireModelNamed(access.key.allowed_models, gateway.catalog, deployment.version.model);
 
   const answer = (stored: Deployment, created: boolean, breaks: string[]): DeploymentVersionResult => ({
     deployment: stored,

@@ -1,11 +1,11 @@
-import { sameDeployment } from '../../deployments/deployment.ts';
+import { mayActAs, requireAgent } from '../../access/agents.ts';
+import { requireModelNamed } from '../../access/models.ts';
+import { type Deployment, sameDeployment } from '../../deployments/deployment.ts';
 import { DeploymentNotFoundError } from '../../deployments/errors.ts';
 import { assertDeploymentId } from '../../deployments/resolve-deployment.ts';
 import type { DeploymentStore } from '../../deployments/store.ts';
 import { validateDeployment } from '../../deployments/validate-deployment.ts';
 import type { Gateway } from '../../gateway.ts';
-import type { KeyAccess } from '../key-access.ts';
-import { forbidden } from '../key-scopes.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json, jsonWithEtag } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -26,14 +26,7 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
       auth: 'key',
       scope: 'deployments:read',
       async handle({ request, access }) {
-        const agentId = request.query.get('agent_id');
-        // Another agent's deployments are not there for a limited key: an empty list, like an agent with none.
-        const data =
-          agentId !== null && access && !access.mayUseAgent(agentId)
-            ? []
-            : (await gateway.listDeployments(agentId === null ? {} : { agent_id: agentId })).filter(
-                (deployment) => !access || access.mayUseAgent(deployment.agent_id),
-              );
+        const data = await visibleDeployments(gateway, access!.key, request.query.get('agent_id') ?? undefined);
         return jsonWithEtag(request, { object: 'list', data });
       },
     },
@@ -46,7 +39,7 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
         assertDeploymentId(id, null);
         const deployment = await requireStore().get(id);
         // Another agent's deployment answers as one that does not exist: its prompt is that agent's.
-        if (!deployment || (access && !access.mayUseAgent(deployment.agent_id))) throw notFound(id);
+        if (!deployment || !mayActAs(access!.key.allowed_agents, deployment.agent_id)) throw notFound(id);
         return jsonWithEtag(request, deployment);
       },
     },
@@ -68,8 +61,8 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
             code: 'id_mismatch',
           });
         }
-        access?.requireAgent(deployment.agent_id);
-        if (access) requireDeployableModel(gateway, access, deployment.version.model);
+        requireAgent(access!.key.allowed_agents, deployment.agent_id, 'act');
+        requireModelNamed(access!.key.allowed_models, gateway.catalog, deployment.version.model);
         const existing = await target.get(id);
         // put() itself refuses to overwrite; the lookup only tells "created" (201) from "already there" (200).
         await target.put(deployment);
@@ -79,10 +72,18 @@ export function deploymentRoutes(gateway: Gateway, store: DeploymentStore | unde
   ];
 }
 
-/** A 403 unless the key may use the model a deployment pins (as written, or its catalog id). */
-export function requireDeployableModel(gateway: Gateway, access: KeyAccess, model: string): void {
-  const known = gateway.catalog.find(model.slice(model.indexOf('/') + 1)) ?? gateway.catalog.find(model);
-  if (!access.mayUseModel(model, known?.id)) throw forbidden(`this API key may not use the model "${model}"`);
+/**
+ * The deployments a key sees (`GET /v1/deployments`, `list_deployments`), newest first: another agent's are not
+ * there for a key limited to agents, an empty list as for an agent with none.
+ */
+export async function visibleDeployments(
+  gateway: Gateway,
+  key: { allowed_agents: readonly string[] | null },
+  agentId: string | undefined,
+): Promise<Deployment[]> {
+  if (agentId !== undefined && !mayActAs(key.allowed_agents, agentId)) return [];
+  const all = await gateway.listDeployments(agentId === undefined ? {} : { agent_id: agentId });
+  return all.filter((deployment) => mayActAs(key.allowed_agents, deployment.agent_id));
 }
 
 /** The library's 404, with `param: null`: here the id is in the path, not in a `model` parameter. */

@@ -1,4 +1,4 @@
-import { PermissionDeniedError } from '../../errors.ts';
+import { requireAgent } from '../../access/agents.ts';
 import type { Experiment, ExperimentInputInput, ExperimentVersionInput } from '../../experiments/experiment.ts';
 import { checkedExperimentPart } from '../../experiments/experiment-schema.ts';
 import type {
@@ -10,7 +10,6 @@ import type {
 import type { BackgroundRuns } from '../background-runs.ts';
 import { experimentCaller } from '../experiment-caller.ts';
 import type { KeyAccess } from '../key-access.ts';
-import { requireScope } from '../key-scopes.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -21,7 +20,7 @@ export interface ExperimentSource {
 }
 
 /** The optional `run: true` of a create or add body, taken off the rest. */
-function takeRun(body: unknown): { run: boolean; rest: Record<string, unknown> } {
+export function takeRun(body: unknown): { run: boolean; rest: Record<string, unknown> } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return { run: false, rest: {} };
   const { run, ...rest } = body as Record<string, unknown>;
   if (run !== undefined && typeof run !== 'boolean')
@@ -37,7 +36,6 @@ export async function createExperiment(
   access: KeyAccess | undefined,
   run: boolean,
 ): Promise<Experiment> {
-  if (access) requireScope(access.key, 'chat');
   const caller = experimentCaller(access);
   if (run) runs.requireRoom(undefined, caller);
   const experiment = await gateway.experiments.create(input, caller);
@@ -53,7 +51,6 @@ export async function addToExperiment(
   access: KeyAccess | undefined,
   run: boolean,
 ): Promise<Experiment> {
-  if (access) requireScope(access.key, 'chat');
   const caller = experimentCaller(access);
   if (run) runs.requireRoom(id, caller);
   const experiment =
@@ -74,7 +71,6 @@ export async function runExperiment(
   body: Record<string, unknown>,
   access: KeyAccess | undefined,
 ): Promise<Experiment> {
-  if (access) requireScope(access.key, 'chat');
   const { wait_ms, ...options } = body;
   const checked = checkedExperimentPart('run', options);
   const { wait_ms: waitMs = 0 } = checkedExperimentPart('get', wait_ms === undefined ? {} : { wait_ms });
@@ -91,8 +87,7 @@ async function startRun(
   caller: ExperimentCaller | undefined,
   options: RunExperimentOptions = {},
 ): Promise<Experiment> {
-  if (caller?.mayUseAgent && !caller.mayUseAgent(experiment.agent_id))
-    throw new PermissionDeniedError(`This API key may not act as the agent "${experiment.agent_id}".`);
+  requireAgent(caller?.mayUseAgent, experiment.agent_id, 'act');
   // Nothing to run without versions and inputs: no run is started.
   if (experiment.versions.length === 0 || experiment.inputs.length === 0) return experiment;
   await runs.start(gateway.experiments, experiment.id, options, caller);
@@ -122,86 +117,32 @@ export function listExperiments(
 /** The run's answer: 200 once every cell ended, 202 while it runs. */
 const statusOf = (experiment: Experiment) => (experiment.status === 'running' ? 202 : 200);
 
+/** A JSON object body, or the 400 that says it must be one. */
+export function objectBody(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new HttpError(400, 'The request body must be a JSON object.', { code: 'invalid_json' });
+  return value as Record<string, unknown>;
+}
+
 /**
- * `/v1/experiments`: create, add versions and inputs, run in the background (`chat`), get and list (the key's
- * reads, `experimentCaller`). The MCP tools call the same functions.
+ * `POST /v1/experiments/{id}/run` (`chat`): runs the missing cells in the background. The rest of
+ * `/v1/experiments` is declared once with its MCP tools (`operations/experiments.ts`).
  */
 export function experimentRoutes(gateway: ExperimentSource, runs: BackgroundRuns, maxBodyBytes: number): Route[] {
-  const body = async (request: Parameters<Route['handle']>[0]['request']) => {
-    const value = await readJsonBody(request, maxBodyBytes);
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-      throw new HttpError(400, 'The request body must be a JSON object.', { code: 'invalid_json' });
-    return value as Record<string, unknown>;
-  };
   return [
-    {
-      method: 'POST',
-      path: /^\/v1\/experiments$/,
-      auth: 'key',
-      scope: 'chat',
-      async handle({ request, access }) {
-        const { run, rest } = takeRun(await body(request));
-        const input = rest as unknown as CreateExperimentInput;
-        return json(await createExperiment(gateway, runs, input, access, run), 201);
-      },
-    },
-    {
-      method: 'POST',
-      path: /^\/v1\/experiments\/([^/]+)\/(versions|inputs)$/,
-      auth: 'key',
-      scope: 'chat',
-      async handle({ request, params, access }) {
-        const [id = '', what] = params;
-        const { run, rest } = takeRun(await body(request));
-        const extra = Object.keys(rest).find((name) => name !== what);
-        if (extra !== undefined)
-          throw new HttpError(400, `Experiment: ${extra}: unrecognized key (send { ${what}: [...], run? }).`, {
-            code: 'invalid_value',
-            param: extra,
-          });
-        const part = (what === 'versions' ? { versions: rest.versions } : { inputs: rest.inputs }) as
-          | { versions: ExperimentVersionInput[] }
-          | { inputs: ExperimentInputInput[] };
-        return json(await addToExperiment(gateway, runs, id, part, access, run));
-      },
-    },
     {
       method: 'POST',
       path: /^\/v1\/experiments\/([^/]+)\/run$/,
       auth: 'key',
       scope: 'chat',
       async handle({ request, params, access }) {
-        const experiment = await runExperiment(gateway, runs, params[0] ?? '', await body(request), access);
+        const body = objectBody(await readJsonBody(request, maxBodyBytes));
+        const experiment = await runExperiment(gateway, runs, params[0] ?? '', body, access);
         return json(experiment, statusOf(experiment));
-      },
-    },
-    {
-      method: 'GET',
-      path: /^\/v1\/experiments$/,
-      auth: 'key',
-      async handle({ request, access }) {
-        const query: Record<string, string | number> = {};
-        for (const name of ['agent_id', 'cursor'] as const) {
-          const value = request.query.get(name);
-          if (value !== null) query[name] = value;
-        }
-        const limit = request.query.get('limit');
-        if (limit !== null) query.limit = numberOrText(limit);
-        return json(await listExperiments(gateway, query, access));
-      },
-    },
-    {
-      method: 'GET',
-      path: /^\/v1\/experiments\/([^/]+)$/,
-      auth: 'key',
-      async handle({ request, params, access }) {
-        const wait = request.query.get('wait_ms');
-        const waitMs = (wait === null ? 0 : numberOrText(wait)) as number;
-        return json(await waitedExperiment(gateway, params[0] ?? '', waitMs, access));
       },
     },
   ];
 }
 
 /** A number for the schema to check; anything else left as text, for its 400 to name the parameter. */
-const numberOrText = (value: string): number | string => (/^\d{1,6}$/.test(value) ? Number(value) : value);
+export const numberOrText = (value: string): number | string => (/^\d{1,6}$/.test(value) ? Number(value) : value);

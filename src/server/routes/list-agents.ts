@@ -1,9 +1,10 @@
+import { mayActAs } from '../../access/agents.ts';
+import { hasScope, READS_CALLS } from '../../access/scopes.ts';
 import type { Deployment } from '../../deployments/deployment.ts';
 import type { Gateway } from '../../gateway.ts';
 import type { CallQuery } from '../../records/call-query.ts';
 import type { KeyAccess } from '../key-access.ts';
-import { forbidden } from '../key-scopes.ts';
-import { queryCalls } from './call-query.ts';
+import { queryCalls } from '../operations/calls.ts';
 
 /** Distinct agents read from the call records at most: one group query's limit. */
 const MAX_CALL_AGENTS = 1000;
@@ -24,19 +25,17 @@ export interface AgentListing {
 
 /**
  * The agents a key may see, sorted by id: those of the calls it reads (the call query's scope) and those with
- * deployments (with `deployments:read`, of its agents only), merged. A key with neither kind of read scope gets a
- * 403; a key with one sees that side.
+ * deployments (with `deployments:read`, of its agents only), merged; a key with one kind of read scope sees that
+ * side. `list_agents` declares that it needs one of them.
  */
 export async function listAgents(
   gateway: Gateway,
   access: KeyAccess,
   limit = DEFAULT_AGENT_LIMIT,
 ): Promise<{ object: 'list'; data: AgentListing[]; has_more: boolean }> {
-  const { scopes } = access.key;
-  const readsCalls = scopes.includes('calls:read') || scopes.includes('calls:read:own');
-  const readsDeployments = scopes.includes('deployments:read');
-  if (!readsCalls && !readsDeployments)
-    throw forbidden('listing agents needs the scope "calls:read", "calls:read:own" or "deployments:read"');
+  const { key } = access;
+  const readsCalls = hasScope(key, READS_CALLS);
+  const readsDeployments = hasScope(key, 'deployments:read');
 
   const agents = new Map<string, AgentListing>();
   const entry = (agent_id: string): AgentListing => {
@@ -61,7 +60,7 @@ export async function listAgents(
       limit: MAX_CALL_AGENTS,
     };
     for (const row of (await queryCalls(gateway, query, access)).data) {
-      if (typeof row.agent_id !== 'string' || !access.mayUseAgent(row.agent_id)) continue;
+      if (typeof row.agent_id !== 'string' || !mayActAs(key.allowed_agents, row.agent_id)) continue;
       const agent = entry(row.agent_id);
       agent.calls = Number(row.count ?? 0);
       agent.cost_usd = Number(row.sum_cost_usd ?? 0);
@@ -69,7 +68,7 @@ export async function listAgents(
   }
   if (readsDeployments) {
     for (const deployment of await gateway.listDeployments()) {
-      if (access.mayUseAgent(deployment.agent_id)) addDeployment(entry(deployment.agent_id), deployment);
+      if (mayActAs(key.allowed_agents, deployment.agent_id)) addDeployment(entry(deployment.agent_id), deployment);
     }
   }
 

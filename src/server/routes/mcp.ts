@@ -1,23 +1,13 @@
-import type { DeploymentStore } from '../../deployments/store.ts';
-import type { Gateway } from '../../gateway.ts';
-import type { BackgroundRuns } from '../background-runs.ts';
-import type { KeyStore } from '../key-store.ts';
+import type { OperationServices } from '../operation.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import type { Route } from '../router.ts';
 
 /**
- * `/mcp`: the catalog, deployments and key creation as MCP tools over Streamable HTTP (stateless: a server and a
- * transport per request, answering in JSON). Tools call the same gateway and key store as the HTTP API. The MCP SDK
- * and zod (about 190 ms and 28 MB) are loaded on the first MCP request, not when the server starts.
+ * `/mcp`: the server's operations (`operations/index.ts`) as MCP tools over Streamable HTTP (stateless: a server and
+ * a transport per request, answering in JSON). Each tool is derived from the operation its HTTP route is derived
+ * from. The MCP SDK and zod (about 190 ms and 28 MB) are loaded on the first MCP request, not when the server starts.
  */
-export function mcpRoutes(
-  gateway: Gateway,
-  keys: KeyStore,
-  maxBodyBytes: number,
-  version: string,
-  deployments: DeploymentStore | undefined,
-  runs: BackgroundRuns,
-): Route[] {
+export function mcpRoutes(services: OperationServices, maxBodyBytes: number, version: string): Route[] {
   return [
     {
       method: 'POST',
@@ -29,7 +19,7 @@ export function mcpRoutes(
         // A batch of N calls is N requests for the key's rate limit (the handler took one).
         if (Array.isArray(body) && body.length > 1) await access?.countRequests(body.length - 1);
         const { answerMcp } = await import('./mcp-server.ts');
-        return answerMcp(request, body, gateway, keys, access!, version, deployments, runs);
+        return answerMcp(request, body, { ...services, access: access! }, version);
       },
     },
   ];

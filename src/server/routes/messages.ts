@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { anthropicErrorBody, MessageEventStream } from '../../dialects/messages/stream-events.ts';
 import type { Gateway } from '../../gateway.ts';
 import { allowedCallOptions } from '../call-options.ts';
+import { streamReply } from '../exchange.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -24,11 +25,7 @@ export function messageRoutes(gateway: Gateway, maxBodyBytes: number): Route[] {
         const result = await gateway.createMessage(body, allowedCallOptions(request, access, body));
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof MessageEventStream)) return json(result, 200, callId);
-        return {
-          status: 200,
-          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...callId },
-          body: result.sseEvents(),
-        };
+        return streamReply(result);
       },
     },
     {

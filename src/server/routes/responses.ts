@@ -2,6 +2,7 @@ import type { ResponseCreateParams } from 'openai/resources/responses/responses'
 import { ResponseEventStream } from '../../dialects/responses/stream-events.ts';
 import type { Gateway } from '../../gateway.ts';
 import { allowedCallOptions } from '../call-options.ts';
+import { streamReply } from '../exchange.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -19,11 +20,7 @@ export function responseRoutes(gateway: Gateway, maxBodyBytes: number): Route[] 
         const result = await gateway.createResponse(body, allowedCallOptions(request, access, body));
         const callId = { 'x-switchyard-call-id': result.switchyard.call_id };
         if (!(result instanceof ResponseEventStream)) return json(result, 200, callId);
-        return {
-          status: 200,
-          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...callId },
-          body: result.sseEvents(),
-        };
+        return streamReply(result);
       },
     },
   ];

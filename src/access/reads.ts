@@ -1,0 +1,93 @@
+import type { CallQueryScope } from '../records/call-query.ts';
+import type { CallRecord } from '../records/call-record.ts';
+import type { ListCallsQuery } from '../records/call-store.ts';
+import { mayActAs, requireEveryAgent } from './agents.ts';
+import { forbidden, READ_ALL, READ_OWN, READS_CALLS, requireScope, type Scope } from './scopes.ts';
+
+/**
+ * The read rule, the one statement of it: a key reads what it made itself; with `calls:read`, every call of its
+ * agents (every call for a key of every agent); with `calls:read:own`, what the keys minted under it made. Calls,
+ * their annotations and experiments (read as a call made by the experiment's author for its agent) all follow it.
+ */
+
+/** The key as the read rule sees it. */
+export interface ReaderKey {
+  readonly id: string;
+  readonly scopes: readonly Scope[];
+  readonly allowed_agents: readonly string[] | null;
+}
+
+/** A recorded thing as the read rule sees it: the agent it ran as, the key that made it (`null`: none). */
+export interface Made {
+  agent_id: string | null;
+  by: string | null | undefined;
+}
+
+/** A recorded call as the read rule sees it: its agent, the key it was made with. */
+export function madeBy(record: CallRecord): Made {
+  return { agent_id: record.agent_id, by: record.metadata?.api_key_id };
+}
+
+/** The keys minted under the reader, however deep: a lookup, made at most once per request. */
+export type Descendants = () => Promise<readonly string[]>;
+
+/** Whether `key` reads `made` (a call, and so continues it; an experiment). */
+export async function mayRead(key: ReaderKey, made: Made, descendants: Descendants): Promise<boolean> {
+  if (made.by === key.id) return true;
+  if (key.scopes.includes(READ_ALL)) {
+    if (key.allowed_agents === null) return true;
+    if (made.agent_id !== null && mayActAs(key.allowed_agents, made.agent_id)) return true;
+  }
+  if (!key.scopes.includes(READ_OWN) || made.by == null) return false;
+  return (await descendants()).includes(made.by);
+}
+
+/**
+ * Whether `key` (with `annotations:write`) may annotate `made`: a key limited to agents, a call or cell of one of
+ * them, whoever made it; a key of every agent, one it reads (its own at least).
+ */
+export async function mayAnnotate(key: ReaderKey, made: Made, descendants: Descendants): Promise<boolean> {
+  if (key.allowed_agents !== null) return made.agent_id !== null && mayActAs(key.allowed_agents, made.agent_id);
+  return mayRead(key, made, descendants);
+}
+
+/**
+ * What a query over recorded calls (or experiments, or annotations) may see, as a store filters it: everything with
+ * an unlimited `calls:read`, its agents' with a limited one, its own and its descendants' with `calls:read:own`. A
+ * 403 without either read scope.
+ */
+export async function readScope(key: ReaderKey, descendants: Descendants): Promise<CallQueryScope> {
+  if (key.scopes.includes(READ_ALL)) return key.allowed_agents === null ? {} : { agent_ids: key.allowed_agents };
+  requireScope(key, READS_CALLS);
+  return { api_key_ids: [key.id, ...(await descendants())] };
+}
+
+/**
+ * A page of calls (`GET /v1/calls`) narrowed to what `key` reads: a key limited to agents reads one agent's at a
+ * time (its only agent by default); otherwise as `readScope`.
+ */
+export async function readableCallList(
+  key: ReaderKey,
+  query: ListCallsQuery,
+  descendants: Descendants,
+): Promise<ListCallsQuery> {
+  const agents = key.allowed_agents;
+  if (!key.scopes.includes(READ_ALL) || agents === null) {
+    const { api_key_ids } = await readScope(key, descendants);
+    return api_key_ids ? { ...query, api_key_ids } : query;
+  }
+  const agentId = query.agent_id ?? (agents.length === 1 ? agents[0] : undefined);
+  if (agentId === undefined || !mayActAs(agents, agentId))
+    throw forbidden(`this API key reads only the calls of ${agents.join(', ')}: pass agent_id=<one>`);
+  return { ...query, agent_id: agentId };
+}
+
+/** A 403 unless `key` reads every call: traces, daily costs, agent totals and the page span every agent. */
+export function requireEveryCall(key: ReaderKey): void {
+  requireScope(key, READ_ALL);
+  requireEveryAgent(
+    key.allowed_agents,
+    'traces, costs and agent totals',
+    ' (use GET /v1/calls?agent_id=<one of them>)',
+  );
+}
