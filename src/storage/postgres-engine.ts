@@ -115,9 +115,12 @@ export class PostgresEngine implements StorageEngine {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.#owned) await this.#pool.end?.();
+  /** Ends the pool once (each store of a database may close it: `pg` refuses a second end). */
+  close(): Promise<void> {
+    this.#closed ??= this.#owned ? Promise.resolve(this.#pool.end?.()) : Promise.resolve();
+    return this.#closed;
   }
+  #closed: Promise<void> | undefined;
 
   async #on<Row>(
     on: Pick<PostgresPool, 'query'>,
