@@ -46,6 +46,8 @@ import { Turns } from './turns.ts';
 
 /** Summaries over every record (`agents()`) can take seconds on a large PostgreSQL table. */
 const SUMMARY: RunOptions = { timeoutMs: 15_000 };
+/** A batch of large records can take seconds to send: not the engine's fail-fast bound for a lookup. */
+const BATCH: RunOptions = SUMMARY;
 
 const byId = prepare<{ record: unknown }>((db, arg) =>
   db.selectFrom('calls').select('record').where('id', '=', arg('id')),
@@ -108,7 +110,7 @@ export class StoredCalls implements RecordSink, CallStore {
     const { kind } = this.engine;
     try {
       const rows = records.map((record) => callRow(kind, record));
-      await this.engine.transaction((tx) => writeRows(tx, CALLS_TABLE, rows, 'replace'));
+      await this.engine.transaction((tx) => writeRows(tx, CALLS_TABLE, rows, 'replace', BATCH));
       return;
     } catch (error) {
       if (isStorageFailure(error)) throw error;
@@ -118,7 +120,7 @@ export class StoredCalls implements RecordSink, CallStore {
     let firstRefusal: unknown;
     for (const record of records) {
       try {
-        await writeRows(this.engine, CALLS_TABLE, [callRow(kind, record)], 'replace');
+        await writeRows(this.engine, CALLS_TABLE, [callRow(kind, record)], 'replace', BATCH);
       } catch (error) {
         if (isStorageFailure(error)) throw error;
         refused += 1;

@@ -1,4 +1,4 @@
-import type { Queries } from './engine.ts';
+import type { Queries, RunOptions } from './engine.ts';
 import { type Prepared, prepare } from './engine.ts';
 import type { MemoryQueries } from './memory-engine.ts';
 import type { TableSpec } from './schema.ts';
@@ -23,24 +23,26 @@ export async function writeRows(
   table: TableSpec,
   rows: readonly Row[],
   conflict: OnConflict,
+  options?: RunOptions,
 ): Promise<number> {
   if (rows.length === 0) return 0;
   if (on.kind === 'memory') return (on as MemoryQueries).write(table.name, rows, conflict);
   if (on.kind !== 'postgres') {
     const statement = insertOf(table, conflict, 1);
     let changes = 0;
-    for (const row of rows) changes += (await on.run(statement, complete(table, row))).changes;
+    for (const row of rows) changes += (await on.run(statement, complete(table, row), options)).changes;
     return changes;
   }
   // One row per key: PostgreSQL refuses a statement that would update one row twice (the last one written wins).
   const unique = conflict === 'error' ? rows : [...new Map(rows.map((row) => [keyOf(table, row), row])).values()];
-  if (unique.length === 1) return (await on.run(insertOf(table, conflict, 1), complete(table, unique[0]!))).changes;
+  if (unique.length === 1)
+    return (await on.run(insertOf(table, conflict, 1), complete(table, unique[0]!), options)).changes;
   const args: Record<string, unknown> = {};
   unique.forEach((row, index) => {
     for (const column in table.columns)
       args[`${index}:${column}`] = row[column] ?? table.columns[column]!.default ?? null;
   });
-  return (await on.run(insertOf(table, conflict, unique.length), args)).changes;
+  return (await on.run(insertOf(table, conflict, unique.length), args, options)).changes;
 }
 
 function insertOf(table: TableSpec, conflict: OnConflict, count: number): Prepared {
