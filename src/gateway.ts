@@ -6,8 +6,10 @@ import type {
   ResponseCreateParamsStreaming,
 } from 'openai/resources/responses/responses';
 import type { Annotations } from './annotations/annotations.ts';
-import { BudgetLedger, type BudgetOptions } from './budgets/budget-ledger.ts';
-import { type ResponseCacheOptions, responseCacheOf } from './cache/response-cache.ts';
+import type { BudgetOptions } from './budgets/budget-ledger.ts';
+import { budgetStage } from './budgets/call-budget.ts';
+import type { ResponseCacheOptions } from './cache/response-cache.ts';
+import { responseCacheStage } from './cache/response-cache-stage.ts';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import { CatalogRefresher, type CatalogRefreshOptions, type CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
@@ -197,9 +199,7 @@ export interface Gateway {
   listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
   /** Queries over the call records (the first sink that answers queries: memory by default, or SQLite). */
   readonly calls: CallStore;
-  /**
-   * Record counters: waiting, written, dropped (queue full), failed in a sink, built only in part, and the last loss.
-   */
+  /** Record counters: waiting, written, dropped (queue full), failed in a sink, built in part only, the last loss. */
   readonly recordStats: RecordQueueStats;
   /** Resolves once every record of the calls made so far has been written. */
   flush(): Promise<void>;
@@ -258,8 +258,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     getProvider,
     recorder,
     deployments,
-    budgets: options.budgets ? new BudgetLedger(options.budgets) : undefined,
-    cache: responseCacheOf(options.cache),
+    budgets: options.budgets && budgetStage(options.budgets),
+    cache: responseCacheStage(options.cache),
     // The simulator stands in for every provider, so each may be suggested.
     configuredProviders: simulator
       ? () => [...registry.definitions].map((definition) => definition.id)
@@ -300,7 +300,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     close: async () => {
       refresher?.stop();
       await recorder.close();
-      await services.cache?.store.close?.();
+      await services.cache.close();
     },
     get catalog() {
       return currentCatalog();

@@ -42,6 +42,7 @@ export {
   extendCatalog,
 } from './catalog/extend-catalog.ts';
 export type { ModelDeprecation, ModelLifecycle } from './catalog/model-lifecycle.ts';
+export { type ModelProfile, OPENAI_STYLE_PROFILE, SUPPORTS_EVERYTHING } from './catalog/model-profile.ts';
 export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';
@@ -122,7 +123,6 @@ export type { AzureSettings } from './providers/azure/definition.ts';
 export type { BedrockSettings } from './providers/bedrock/definition.ts';
 export { keyAndEndpoint } from './providers/credentials.ts';
 export { type CallPhase, type ErrorClassifier, type ErrorMapper, errorMapper } from './providers/error-mapper.ts';
-export { type ModelProfile, OPENAI_STYLE_PROFILE, SUPPORTS_EVERYTHING } from './providers/model-profile.ts';
 export type {
   Provider,
   ProviderCall,

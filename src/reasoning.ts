@@ -1,8 +1,27 @@
-import type { ModelEntry } from './catalog/catalog-schema.ts';
-import { OPENAI_EFFORTS } from './completion/request-parameters.ts';
-import { InvalidRequestError } from './errors.ts';
-import type { ResolvedReasoning } from './providers/provider.ts';
-import type { CompletionRequest, ReasoningEffortLevel } from './types.ts';
+/**
+ * The reasoning scale every layer shares: the effort levels (ours and OpenAI's), a level and a token budget each in
+ * terms of the other, and the nearest level a model takes. Pure, and importing nothing: the request types, the
+ * catalog, the parameter table and the providers all stand on it.
+ */
+
+/** `reasoning.effort`: `disabled` switches reasoning off; the others are levels, lowest first. */
+export const EFFORTS = ['disabled', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+type Level = Exclude<(typeof EFFORTS)[number], 'disabled'>;
+/** `reasoning_effort` as OpenAI clients send it (openai-node's `ReasoningEffort`), lowest first: `none`, the levels. */
+export const OPENAI_EFFORTS: ReadonlyArray<'none' | Level> = [
+  'none',
+  ...EFFORTS.filter((effort): effort is Level => effort !== 'disabled'),
+];
+
+/** `disabled` switches reasoning off; the others are levels, lowest first (OpenAI's names). */
+export type ReasoningEffortLevel = (typeof EFFORTS)[number];
+
+/** A call's reasoning in both forms, as resolved for its model. */
+export interface ResolvedReasoning {
+  effort: ReasoningEffortLevel;
+  /** Thinking tokens; 0 when disabled. */
+  budget: number;
+}
 
 /**
  * Share of the model's maximum output tokens each effort stands for; minimal, xhigh and max, the levels OpenAI added
@@ -21,50 +40,6 @@ export function budgetToEffort(budget: number, maxOutputTokens: number): Reasoni
   if (budget <= maxOutputTokens * EFFORT_SHARE.low) return 'low';
   if (budget <= maxOutputTokens * EFFORT_SHARE.medium) return 'medium';
   return 'high';
-}
-
-/**
- * The request's reasoning setting in both forms, or `undefined` when it sets none.
- * `reasoning` and `reasoning_effort` together must agree; a model without reasoning rejects both.
- */
-export function resolveReasoning(request: CompletionRequest, model: ModelEntry): ResolvedReasoning | undefined {
-  const { reasoning, reasoning_effort: openAIEffort } = request;
-  if (reasoning == null && openAIEffort == null) return undefined;
-  const max = model.max_output_tokens;
-  // OpenAI's "none" is our "disabled"; only a model that can stop reasoning takes it as a plain parameter.
-  const compatEffort = openAIEffort === 'none' ? 'disabled' : openAIEffort;
-  if (openAIEffort === 'none' && model.supports.reasoning && !model.supports.reasoning_can_disable) {
-    throw new InvalidRequestError(
-      `${model.id} cannot switch reasoning off, so reasoning_effort "none" cannot be honoured. Send reasoning: ` +
-        '{ effort: "disabled" } to get its lowest effort with a warning, or choose a level.',
-      'reasoning_effort',
-      'reasoning_not_disabled',
-    );
-  }
-
-  let resolved: ResolvedReasoning;
-  if (reasoning?.budget !== undefined)
-    resolved = { budget: reasoning.budget, effort: budgetToEffort(reasoning.budget, max) };
-  else {
-    const effort = (reasoning?.effort ?? compatEffort) as ReasoningEffortLevel;
-    resolved = { effort, budget: effortToBudget(effort, max) };
-  }
-  if (reasoning != null && compatEffort != null && resolved.effort !== compatEffort) {
-    throw new InvalidRequestError(
-      `reasoning (${JSON.stringify(reasoning)}, which is "${resolved.effort}" on ${model.id}) and reasoning_effort ` +
-        `"${compatEffort}" disagree. Send one of them.`,
-      'reasoning',
-    );
-  }
-  if (!model.supports.reasoning) {
-    throw new InvalidRequestError(
-      `${model.id} does not reason, so "reasoning"/"reasoning_effort" cannot apply. Remove it, or pick a model from ` +
-        `listModels({ reasoning: true }).`,
-      'reasoning',
-      'reasoning_not_supported',
-    );
-  }
-  return resolved;
 }
 
 /** Every effort and level name providers use, lowest first: OpenAI's efforts. */

@@ -11,8 +11,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import type { EFFORTS } from './completion/request-parameters.ts';
-import type { CostBreakdown } from './records/compute-cost.ts';
+import type { ReasoningEffortLevel } from './reasoning.ts';
 
 export type {
   ChatCompletionMessageParam,
@@ -36,8 +35,7 @@ export type FallbackReason = 'content_filter' | 'refusal';
  */
 export type HedgeSetting = { afterMs: number } | { percentile: number; afterMs?: number } | false;
 
-/** `disabled` switches reasoning off; the others are levels, lowest first (OpenAI's names). */
-export type ReasoningEffortLevel = (typeof EFFORTS)[number];
+export type { ReasoningEffortLevel } from './reasoning.ts';
 
 /**
  * A prompt-caching breakpoint on a message, a content part or a tool, as LiteLLM and OpenRouter take it: the prompt
@@ -159,6 +157,18 @@ export interface Attempt {
   duration_ms: number;
   /** What this attempt's model or provider could not take as asked (dropped or converted parameters). */
   warnings?: CompletionWarning[];
+}
+
+/** What a call cost, by what the tokens were for, in USD. The parts add up to `cost_usd`. */
+export interface CostBreakdown {
+  /** Input tokens neither read from nor written to a cache. */
+  input: number;
+  cache_read: number;
+  cache_write: number;
+  /** Output tokens the caller sees (the answer, tool calls). */
+  output: number;
+  /** Reasoning tokens, at the output price: counted once, here. */
+  reasoning: number;
 }
 
 /** Extension object on every response and stream chunk Switchyard returns. */

@@ -1,5 +1,10 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { integer } from '../src/completion/parameter-checks.ts';
+import type { DeploymentVersion } from '../src/deployments/index.ts';
+import { deploymentValidator } from '../src/deployments/validate-deployment.ts';
+import { messagesToChat } from '../src/dialects/messages/to-chat.ts';
+import { responsesToChat } from '../src/dialects/responses/to-chat.ts';
+import { validateDeployment } from '../src/index.ts';
+import { integer } from '../src/request/parameter-checks.ts';
 import {
   type DeployableParameter,
   EFFORTS,
@@ -8,13 +13,8 @@ import {
   parametersOnlyIn,
   REQUEST_PARAMETERS,
   type RequestParameter,
-} from '../src/completion/request-parameters.ts';
-import { requestValidator, validateRequest } from '../src/completion/validate-request.ts';
-import type { DeploymentVersion } from '../src/deployments/index.ts';
-import { deploymentValidator } from '../src/deployments/validate-deployment.ts';
-import { messagesToChat } from '../src/dialects/messages/to-chat.ts';
-import { responsesToChat } from '../src/dialects/responses/to-chat.ts';
-import { validateDeployment } from '../src/index.ts';
+} from '../src/request/request-parameters.ts';
+import { requestValidator, validateRequest } from '../src/request/validate-request.ts';
 import { makeDeployment } from './deployments/fixtures.ts';
 import { gatewayAgainst, useFakeOpenAIServer } from './helpers/openai-env.ts';
 

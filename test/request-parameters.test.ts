@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REQUEST_PARAMETERS } from '../src/completion/request-parameters.ts';
 import { type CompletionRequest, createGateway } from '../src/index.ts';
+import { REQUEST_PARAMETERS } from '../src/request/request-parameters.ts';
 import { startFakeAnthropicServer } from './fake-servers/anthropic-server.ts';
 import { useFakeOpenAIServer } from './helpers/openai-env.ts';
 

@@ -34,6 +34,11 @@ export interface KeyGrant {
   allowed_models: string[] | null;
   /** ISO time after which the key is refused; `null`: never. */
   expires_at: string | null;
+  /**
+   * The upstream MCP servers' tools the key lists and calls at `/mcp` (`mcp-tools.ts`): `search__web`, `github__*`,
+   * `*`. Unset or `null`: every tool for an admin key, none for any other.
+   */
+  mcp_tools?: string[] | null | undefined;
 }
 
 export const ADMIN_GRANT: KeyGrant = {

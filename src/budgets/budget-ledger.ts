@@ -1,21 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { BudgetExceededError, LimitExceededError, StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { CompletionWarning } from '../types.ts';
-import { type BudgetSubject, poolOf, slotKey, ttlOf, untilNextWindow, valuesOf } from './budget-slots.ts';
+import {
+  type BudgetRule,
+  type BudgetSubject,
+  poolOf,
+  slotKey,
+  ttlOf,
+  untilNextWindow,
+  valuesOf,
+} from './budget-slots.ts';
 import { MemorySpendStore } from './memory-spend-store.ts';
 import { type SlotCharge, type SlotHold, type SpendStore, SpendStoreFullError } from './spend-store.ts';
 
-export type { BudgetSubject } from './budget-slots.ts';
-
-/** What a budget counts spend by: one trace, one agent, one workflow name, or one API key of `serve`. */
-export type BudgetScope = 'trace' | 'agent' | 'workflow' | 'key';
-/** The window spend is summed over: a calendar day or month (UTC), or the whole life of the scope's value. */
-export type BudgetWindow = 'minute' | 'day' | 'month' | 'lifetime';
-
-/** Dollars, or tokens (a rate limit: `{ scope: 'key', tokens: 100_000, window: 'minute' }`), per window. */
-export type BudgetRule =
-  | { scope: BudgetScope; usd: number; window: BudgetWindow; tokens?: undefined }
-  | { scope: BudgetScope; tokens: number; window: BudgetWindow; usd?: undefined };
+export type { BudgetRule, BudgetScope, BudgetSubject, BudgetWindow } from './budget-slots.ts';
 
 /**
  * `createGateway({ budgets })`: `perTrace: 2.5` stops a runaway agent's next call once its trace has spent $2.50;

@@ -1,4 +1,12 @@
-import type { BudgetRule, BudgetScope, BudgetWindow } from './budget-ledger.ts';
+/** What a budget counts spend by: one trace, one agent, one workflow name, or one API key of `serve`. */
+export type BudgetScope = 'trace' | 'agent' | 'workflow' | 'key';
+/** The window spend is summed over: a calendar day or month (UTC), or the whole life of the scope's value. */
+export type BudgetWindow = 'minute' | 'day' | 'month' | 'lifetime';
+
+/** Dollars, or tokens (a rate limit: `{ scope: 'key', tokens: 100_000, window: 'minute' }`), per window. */
+export type BudgetRule =
+  | { scope: BudgetScope; usd: number; window: BudgetWindow; tokens?: undefined }
+  | { scope: BudgetScope; tokens: number; window: BudgetWindow; usd?: undefined };
 
 /**
  * Who a call is charged to: its metadata (trace, agent, workflow, `api_key_id`), the API keys whose `key` budgets it

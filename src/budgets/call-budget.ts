@@ -1,11 +1,15 @@
 import { keyLineage, tenantOf, withinTenant } from '../access/lineage.ts';
-import type { CallPlan } from '../completion/call-plan.ts';
-import { hedgeMayRun } from '../completion/hedge.ts';
-import type { Services } from '../completion/services.ts';
+import type { BudgetSettlement, BudgetStage, CallPlan } from '../completion/stages.ts';
 import { type BilledUsage, sumOf, totalCostBreakdown } from '../records/compute-cost.ts';
 import type { CompletionWarning } from '../types.ts';
-import type { BudgetHold, BudgetSubject, WorstCost } from './budget-ledger.ts';
-import { type PricedModel, worstCost } from './estimate-cost.ts';
+import {
+  type BudgetHold,
+  BudgetLedger,
+  type BudgetOptions,
+  type BudgetSubject,
+  type WorstCost,
+} from './budget-ledger.ts';
+import { worstCost } from './estimate-cost.ts';
 
 /** How long past the call's deadline a hold outlives it: a replica that died mid-call frees its holds after that. */
 const HOLD_MARGIN_MS = 60_000;
@@ -17,49 +21,45 @@ export function budgetSubject(plan: Pick<CallPlan, 'metadata' | 'access'>): Budg
 }
 
 /**
- * Admits a completion against the gateway's budgets, holding its worst cost (`worstCost`) at the dearest candidate
- * the caller may use (twice when a hedge may send two requests at once), until its deadline has passed;
- * `undefined` without budgets.
+ * The pipeline's budget stage: a ledger over the gateway's budgets (`createGateway({ budgets })`). A completion holds
+ * its worst cost (`worstCost`) at the dearest candidate that may run, as many times as requests may run at once (two
+ * when a hedge may send a second), until its deadline has passed; an embedding holds the worst cost its caller
+ * estimated.
  */
-export function reserveCall(
-  services: Services,
-  plan: CallPlan,
-  candidates: ReadonlyArray<PricedModel & { offering: { provider: string; model: string }; skip?: unknown }>,
-  warn: (warning: CompletionWarning) => void,
-): Promise<BudgetHold | undefined> {
-  if (!services.budgets) return Promise.resolve(undefined);
-  // A skipped candidate (a model the key may not use, a window the prompt cannot fit) never runs: no hold for it.
-  const usable = candidates.filter((candidate) => candidate.skip === undefined);
-  const worst = worstCost(plan.body, usable, { corrections: plan.output ? 1 : 0 });
-  // A hedge sends a second request beside the first, and both are paid for: held for both.
-  const requests = hedgeMayRun(plan, candidates) ? 2 : 1;
-  const held = { usd: worst.usd * requests, tokens: worst.tokens * requests };
-  return reserveFor(services, budgetSubject(plan), held, plan.deadlineAt, warn);
+export function budgetStage(options: BudgetOptions): BudgetStage {
+  const ledger = new BudgetLedger(options);
+  return {
+    admitCall: (plan, candidates, requests, warn) => {
+      const worst = worstCost(plan.body, candidates, { corrections: plan.output ? 1 : 0 });
+      const held = { usd: worst.usd * requests, tokens: worst.tokens * requests };
+      return admit(ledger, budgetSubject(plan), held, plan.deadlineAt, warn);
+    },
+    admit: (payer, worst, deadlineAt, warn) => admit(ledger, budgetSubject(payer), worst, deadlineAt, warn),
+  };
 }
 
 /** `reserve` with a hold that lasts until the deadline (a `performance.now()` time) and a minute more. */
-export function reserveFor(
-  services: Services,
+async function admit(
+  ledger: BudgetLedger,
   subject: BudgetSubject,
   worst: WorstCost,
   deadlineAt: number,
   warn: (warning: CompletionWarning) => void,
-): Promise<BudgetHold | undefined> {
-  if (!services.budgets) return Promise.resolve(undefined);
+): Promise<BudgetSettlement> {
   const holdMs = Math.max(0, deadlineAt - performance.now()) + HOLD_MARGIN_MS;
-  return services.budgets.reserve(subject, worst, { holdMs, warn });
+  const hold = await ledger.reserve(subject, worst, { holdMs, warn });
+  return (billed) => settle(ledger, hold, billed);
 }
 
 /**
  * Settles a call's hold with what it paid: every completion it was billed for (a failed call's too), and their
  * tokens for token limits. Off the request path; a store that cannot be reached leaves the hold to lapse.
  */
-export function settleCall(services: Services, hold: BudgetHold | undefined, billed: readonly BilledUsage[]): void {
-  if (!hold || !services.budgets) return;
+function settle(ledger: BudgetLedger, hold: BudgetHold, billed: readonly BilledUsage[]): void {
   const paid = totalCostBreakdown(billed);
   const tokens = billed.reduce(
     (sum, { usage }) => sum + (usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0),
     0,
   );
-  services.budgets.settle(hold, paid && sumOf(paid), tokens).catch(() => {});
+  ledger.settle(hold, paid && sumOf(paid), tokens).catch(() => {});
 }

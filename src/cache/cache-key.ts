@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CallPlan } from '../completion/call-plan.ts';
+import type { CallPlan } from '../completion/stages.ts';
+import { canonicalJson } from '../internal/canonical-json.ts';
 
 /**
  * Parameters that reach the provider but not the answer: who the end user is, what the provider stores or bills,
@@ -47,16 +48,4 @@ export function cacheKey(plan: CallPlan, tenant: string): string {
  */
 export function isDeterministic(plan: CallPlan): boolean {
   return plan.body.temperature === 0 || typeof plan.body.seed === 'number';
-}
-
-/** JSON with every object's keys sorted and `undefined` members left out, so equal requests give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
-  const members: string[] = [];
-  for (const name of Object.keys(value).sort()) {
-    const member = (value as Record<string, unknown>)[name];
-    if (member !== undefined) members.push(`${JSON.stringify(name)}:${canonicalJson(member)}`);
-  }
-  return `{${members.join(',')}}`;
 }

@@ -1,22 +1,11 @@
+import type { CacheHit } from '../completion/stages.ts';
 import type { StreamSummary } from '../records/stream-recorder.ts';
-import type {
-  CompletionChoice,
-  CompletionChunk,
-  CompletionChunkDelta,
-  CompletionResponse,
-  CompletionWarning,
-  SwitchyardResponseInfo,
-} from '../types.ts';
+import type { CompletionChoice, CompletionResponse, SwitchyardResponseInfo } from '../types.ts';
 
-/** A cached answer: the completion as its caller got it (without `switchyard`), and who wrote it. */
-export interface CachedAnswer {
+/** A cached answer, as the pipeline serves a hit (`CacheHit`), in an entry of this format. */
+export interface CachedAnswer extends CacheHit {
   /** The entry's format: an entry of another format (another version's, in a shared Redis) is a miss. */
   v: 1;
-  provider: string;
-  provider_model: string;
-  completion: Omit<CompletionResponse, 'switchyard'>;
-  /** What the answering attempt could not take as asked: still true of the answer when it is served again. */
-  warnings: CompletionWarning[];
 }
 
 /** The entry of a non-streamed answer; `undefined` for one with custom tool calls, which a stream cannot replay. */
@@ -62,40 +51,6 @@ export function parseAnswer(text: string | undefined): CachedAnswer | undefined 
   } catch {
     return undefined;
   }
-}
-
-/**
- * The answer replayed as a stream: per choice, one chunk with its whole message, then one with the finish reasons,
- * then the usage chunk when the caller asked for it (`stream_options.include_usage`).
- */
-export function chunksOf(completion: CachedAnswer['completion'], includeUsage: boolean): CompletionChunk[] {
-  const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created };
-  const chunk = (choices: CompletionChunk['choices']): CompletionChunk => ({
-    ...base,
-    model: completion.model,
-    choices,
-  });
-  const chunks = completion.choices.map((choice) =>
-    chunk([{ index: choice.index, delta: deltaOf(choice), finish_reason: null }]),
-  );
-  chunks.push(
-    chunk(completion.choices.map(({ index, finish_reason }) => ({ index, delta: {}, finish_reason, logprobs: null }))),
-  );
-  if (includeUsage && completion.usage) chunks.push({ ...chunk([]), usage: completion.usage });
-  return chunks;
-}
-
-function deltaOf({ message }: CompletionChoice): CompletionChunkDelta {
-  const delta: CompletionChunkDelta = { role: 'assistant', content: message.content ?? '' };
-  if (message.reasoning_content) delta.reasoning_content = message.reasoning_content;
-  if (message.reasoning_details) delta.reasoning_details = message.reasoning_details;
-  if (message.refusal) delta.refusal = message.refusal;
-  if (message.tool_calls?.length) {
-    delta.tool_calls = message.tool_calls.flatMap((call, index) =>
-      call.type === 'function' ? [{ index, id: call.id, type: 'function' as const, function: call.function }] : [],
-    );
-  }
-  return delta;
 }
 
 function writtenBy(info: SwitchyardResponseInfo): Pick<CachedAnswer, 'provider' | 'provider_model'> {

@@ -1,7 +1,6 @@
-import { OPENAI_STYLE_PROFILE } from '../providers/model-profile.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Catalog } from './catalog.ts';
 import { type CatalogExtension, extendCatalog } from './extend-catalog.ts';
+import { type ModelProfile, OPENAI_STYLE_PROFILE } from './model-profile.ts';
 import { readSource } from './sources/read-source.ts';
 import { updateCatalog } from './update-catalog.ts';
 
@@ -28,19 +27,28 @@ export interface CatalogRefreshStatus {
 }
 
 /**
+ * What a refresh asks of the gateway's providers (its `ProviderRegistry`): their ids, and what each assumes of a
+ * model it serves that no catalog lists. Declared here so that the catalog stands below the providers.
+ */
+export interface ProviderProfiles {
+  readonly definitions: Iterable<{ readonly id: string }>;
+  get(id: string): { readonly uncatalogued?: ModelProfile | undefined } | undefined;
+}
+
+/**
  * Keeps a gateway's catalog current from a public list: the base catalog (bundled, or the one given) with what the
  * source says, rebuilt in the background and swapped whole. A failed refresh keeps the last good catalog.
  */
 export class CatalogRefresher {
   readonly #base: Catalog;
   readonly #options: CatalogRefreshOptions;
-  readonly #registry: ProviderRegistry;
+  readonly #registry: ProviderProfiles;
   #current: Catalog;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<CatalogRefreshStatus> | undefined;
   #status: CatalogRefreshStatus = { refreshed_at: null, added: 0, changed: 0, error: null };
 
-  constructor(base: Catalog, options: CatalogRefreshOptions, registry: ProviderRegistry) {
+  constructor(base: Catalog, options: CatalogRefreshOptions, registry: ProviderProfiles) {
     this.#base = base;
     this.#current = base;
     this.#options = options;

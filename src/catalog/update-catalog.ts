@@ -1,7 +1,7 @@
-import type { ModelProfile } from '../providers/model-profile.ts';
 import type { Catalog } from './catalog.ts';
 import { catalogSchemas, type ModelEntry, type Pricing, type ProviderOffering } from './catalog-schema.ts';
 import { type CatalogRow, extendCatalog } from './extend-catalog.ts';
+import type { ModelProfile } from './model-profile.ts';
 import type { SourceModel, SourceModels } from './sources/source-model.ts';
 
 /** One line of the diff `catalog update` prints. */

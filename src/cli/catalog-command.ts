@@ -88,7 +88,7 @@ async function runUpdate(options: UpdateOptions): Promise<CatalogUpdate> {
       import('../catalog/update-catalog.ts'),
       import('../providers/registry.ts'),
     ]);
-  const { OPENAI_STYLE_PROFILE } = await import('../providers/model-profile.ts');
+  const { OPENAI_STYLE_PROFILE } = await import('../catalog/model-profile.ts');
   const base = defaultCatalog();
   let previous: CatalogRow[] = [];
   if (existsSync(options.out)) {

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import type { BudgetRule } from '../budgets/budget-ledger.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
 import type { ProviderKey } from '../providers/provider.ts';
+import type { McpUpstreamSettings } from '../server/mcp-gateway/upstream-settings.ts';
 import { isSecretText, warnIfReadableWithSecrets } from './config-file-mode.ts';
+import { mcpServersOf, mcpServersSchema } from './config-mcp-servers.ts';
 
 /**
  * `switchyard serve --config <file>`: the file (YAML, or JSON for `.json`) checked against this schema, every
@@ -72,6 +74,7 @@ export const configFileSchema = z.strictObject({
   cache: z.enum(['memory', 'sqlite', 'redis', 'off']).optional(),
   cache_ttl: positiveInteger.optional(),
   providers: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), providerSchema).optional(),
+  mcp_servers: mcpServersSchema.optional(),
 });
 
 type ConfigFile = z.infer<typeof configFileSchema>;
@@ -105,6 +108,7 @@ export interface ServeFileSettings {
   cache?: 'memory' | 'sqlite' | 'redis' | 'off';
   cacheTtl?: number;
   providers?: Record<string, ProviderFileSettings>;
+  mcpServer?: McpUpstreamSettings[];
 }
 
 interface ProviderFileSettings {
@@ -212,6 +216,7 @@ function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv, liter
     cache: file.cache,
     cacheTtl: file.cache_ttl,
     providers: file.providers ? providers : undefined,
+    mcpServer: file.mcp_servers ? mcpServersOf(file.mcp_servers, dir, read) : undefined,
   };
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
 }

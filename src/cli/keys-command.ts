@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, type Option } from 'commander';
+import { isMcpToolPattern } from '../access/mcp-tools.ts';
 import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES, type Scope } from '../access/scopes.ts';
 import { ApiKeyStore } from '../server/api-keys.ts';
 import type { KeyStore } from '../server/key-store.ts';
@@ -22,6 +23,7 @@ interface CreateOptions extends StoreOptions {
   scope?: string[];
   agent?: string[];
   model?: string[];
+  mcpTool?: string[];
   expiresInDays?: number;
 }
 
@@ -36,6 +38,10 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
   const collect = (value: string, previous: string[] = []) => [...previous, value];
   const collectScope = (value: string, previous: string[] = []) => {
     if (!isScope(value)) throw new InvalidArgumentError(`scopes: ${SCOPES.join(', ')}.`);
+    return [...previous, value];
+  };
+  const collectMcpTool = (value: string, previous: string[] = []) => {
+    if (!isMcpToolPattern(value)) throw new InvalidArgumentError('expected <server>__<tool>, <server>__* or *.');
     return [...previous, value];
   };
   keys
@@ -53,6 +59,12 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
     )
     .option('--agent <agent_id>', 'limit the key to this agent (repeatable)', collect)
     .option('--model <model>', 'limit the key to this model (repeatable)', collect)
+    .option(
+      '--mcp-tool <pattern>',
+      'an upstream MCP tool the key may list and call at /mcp (repeatable): <server>__<tool>, <server>__* or *; ' +
+        'default every tool for an admin key, none for any other',
+      collectMcpTool,
+    )
     .option('--expires-in-days <days>', 'the key expires after this many days', parsePositiveInteger)
     .addOption(dataOption())
     .addOption(databaseOption())
@@ -129,6 +141,7 @@ function grantOf(options: CreateOptions): KeyGrant {
         : [...ADMIN_GRANT.scopes],
     allowed_agents: options.agent ?? null,
     allowed_models: options.model ?? null,
+    mcp_tools: options.mcpTool ?? null,
     expires_at:
       options.expiresInDays === undefined
         ? null

@@ -3,6 +3,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import type { BudgetRule } from '../budgets/budget-ledger.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
 import type { CatalogExtension } from '../catalog/extend-catalog.ts';
+import type { McpUpstreamSettings } from '../server/mcp-gateway/upstream-settings.ts';
 import type { ServeCacheStore } from '../server/open-response-cache.ts';
 import type { ServeFileSettings } from './config-file.ts';
 import {
@@ -99,6 +100,12 @@ export function registerServeCommand(program: Command): void {
       parsePositiveInteger,
     )
     .option('--metrics', 'serve GET /metrics (Prometheus text) to keys with the metrics:read scope', false)
+    .option(
+      '--mcp-server <name=url>',
+      'an upstream MCP server (Streamable HTTP) whose tools /mcp offers as <name>__<tool> (repeatable; headers, ' +
+        'credentials and stdio commands: mcp_servers in --config)',
+      mcpServerOption,
+    )
     .action(async (given: ServeCommandOptions, command: Command) => {
       warnOfPasswordsInArguments(given);
       const options = await withConfigFile(given, command);
@@ -134,6 +141,7 @@ export function registerServeCommand(program: Command): void {
         rateLimitOnStoreError: options.rateLimitOnStoreError,
         corsOrigins: options.corsOrigin ?? [],
         metrics: options.metrics,
+        ...(options.mcpServer ? { mcpServers: options.mcpServer } : {}),
         ...(options.cache ? { cache: { store: options.cache, ttlSeconds: options.cacheTtl } } : {}),
         // One object: --catalog and --budget used to be dropped by the later maxRenderedBytes.
         gateway: {
@@ -202,6 +210,13 @@ function budgetOption(value: string, previous: BudgetRule[] = []): BudgetRule[] 
   }
 }
 
+/** `--mcp-server <name>=<url>`: a Streamable HTTP server without credentials (those go in the config file). */
+function mcpServerOption(value: string, previous: McpUpstreamSettings[] = []): McpUpstreamSettings[] {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('expected <name>=<url>, e.g. search=http://127.0.0.1:9000/mcp');
+  return [...previous, { name: value.slice(0, at), url: value.slice(at + 1) }];
+}
+
 type ServeSettings = ServeCommandOptions & Omit<ServeFileSettings, 'catalog'> & { catalog?: string | object[] };
 
 interface ServeCommandOptions extends ConnectionUrlOptions {
@@ -227,4 +242,5 @@ interface ServeCommandOptions extends ConnectionUrlOptions {
   metrics: boolean;
   cache?: ServeCacheStore;
   cacheTtl?: number;
+  mcpServer?: McpUpstreamSettings[];
 }

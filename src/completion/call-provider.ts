@@ -1,11 +1,11 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { ProviderError } from '../errors.ts';
+import { customCallsBack } from '../providers/custom-tools.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
 import { attemptTimeoutMs, streamTimeoutsOf } from './attempt-policy.ts';
 import type { AttemptScope } from './attempt-scope.ts';
 import type { CallPlan } from './call-plan.ts';
 import { customCallsStreamedBack } from './custom-tool-stream.ts';
-import { customCallsBack } from './custom-tools.ts';
 import { type OpenedStream, openStream, type StreamTimeouts } from './open-stream.ts';
 import type { Candidate } from './plan-candidates.ts';
 import type { AttemptOperation } from './run-attempts.ts';

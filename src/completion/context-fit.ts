@@ -1,4 +1,4 @@
-import { estimatePromptTokens } from '../budgets/estimate-cost.ts';
+import { estimatePromptTokens } from '../internal/estimate-tokens.ts';
 
 /** What a call needs of a model's context window: its prompt (estimated) and the output it asks room for. */
 export interface PromptSize {

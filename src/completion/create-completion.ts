@@ -1,18 +1,18 @@
-import type { BudgetHold } from '../budgets/budget-ledger.ts';
-import { reserveCall } from '../budgets/call-budget.ts';
-import { answerFromCache, lookUpCache, rememberResponse, rememberStream } from '../cache/response-cache-stage.ts';
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { CompletionRequest, CompletionResponse, CompletionWarning } from '../types.ts';
+import { answerFromCache } from './answer-from-cache.ts';
 import { type CallPlan, CallTrace } from './call-plan.ts';
 import type { CompletionStream } from './completion-stream.ts';
 import { enforceOutput } from './enforce-output.ts';
 import { factsOf, finalise, recordCall } from './finalise.ts';
-import { planCandidates } from './plan-candidates.ts';
+import { hedgeMayRun } from './hedge.ts';
+import { type Candidate, planCandidates } from './plan-candidates.ts';
 import { relayStream } from './relay-stream.ts';
 import { type CompletionOptions, resolveRequest } from './resolve-request.ts';
 import { runCompletion, runStream } from './run-completion.ts';
 import type { Services } from './services.ts';
+import type { BudgetSettlement, BudgetStage } from './stages.ts';
 
 /**
  * One call, start to end. Every stage is a function of its own, handed the call's plan (what to send, fixed once
@@ -32,34 +32,49 @@ export async function createCompletion(
 ): Promise<CompletionResponse | CompletionStream> {
   const trace = new CallTrace(services.settings.strict, edge.dialect);
   let plan: CallPlan | undefined;
-  let hold: BudgetHold | undefined;
+  let settle: BudgetSettlement | undefined;
   try {
     for (const warning of edge.warnings ?? []) trace.warn(warning);
     plan = await resolveRequest(services, request, options, trace);
     const candidates = planCandidates(services, plan, trace.warn);
     // Before the budgets: a hit holds and costs nothing.
     // Awaited only when there is something to wait for: each await of a call is a microtask turn.
-    const lookup = lookUpCache(services, plan, trace);
+    const lookup = services.cache.lookUp(plan, trace);
     const cached = lookup && (await lookup);
     if (cached?.answer) return answerFromCache(services, request, plan, trace, cached.answer);
-    hold = services.budgets ? await reserveCall(services, plan, candidates, trace.warn) : undefined;
+    settle = services.budgets ? await admitToBudgets(services.budgets, plan, candidates, trace) : undefined;
     if (plan.stream) {
       const opened = await runStream(services, plan, trace, candidates);
       // Recorded when the stream ends.
-      const remember = cached && rememberStream(services, cached);
-      return relayStream(services, { request, plan, trace, candidates }, opened, hold, remember);
+      const remember = cached?.rememberStream();
+      return relayStream(services, { request, plan, trace, candidates }, opened, settle, remember);
     }
     const answered = await runCompletion(services, plan, trace, candidates);
     const response = finalise(plan, trace, await enforceOutput(services, plan, trace, answered));
-    if (cached) rememberResponse(services, cached, response);
-    recordCall(services, factsOf(request, plan), trace, { info: response.switchyard, response }, hold);
+    cached?.rememberResponse(response);
+    recordCall(services, factsOf(request, plan), trace, { info: response.switchyard, response }, settle);
     return response;
   } catch (thrown) {
     const error = asCallError(thrown);
     if (error instanceof SwitchyardError) error.callId = trace.id;
-    recordCall(services, factsOf(request, plan), trace, { error }, hold);
+    recordCall(services, factsOf(request, plan), trace, { error }, settle);
     throw error;
   }
+}
+
+/**
+ * Admits the call to the budgets with the candidates that may run (a skipped one never runs: no hold for it), held
+ * for two requests when a hedge may send a second beside the first, as both are paid for.
+ */
+function admitToBudgets(
+  budgets: BudgetStage,
+  plan: CallPlan,
+  candidates: readonly Candidate[],
+  trace: CallTrace,
+): Promise<BudgetSettlement | undefined> {
+  const usable = candidates.filter((candidate) => candidate.skip === undefined);
+  const requests = hedgeMayRun(plan, candidates) ? 2 : 1;
+  return budgets.admitCall(plan, usable, requests, trace.warn);
 }
 
 /**

@@ -1,13 +1,13 @@
+import { inputOf } from '../providers/custom-tools.ts';
 import type { CompletionChunk, CompletionWarning, ToolCallDelta } from '../types.ts';
-import { inputOf } from './custom-tools.ts';
 
 type Held = { id: string | undefined; name: string; args: string };
 
 /**
- * A stream whose calls of the functions standing for custom tools (`custom-tools.ts`) come out as custom calls: each
- * is held until its choice finishes (its JSON arguments must be whole to give the string inside), then let out whole,
- * one delta `{ index, id, type: "custom", custom: { name, input } }`, before the finishing chunk. Function calls pass
- * as they stream.
+ * A stream whose calls of the functions standing for custom tools (`src/providers/custom-tools.ts`) come out as
+ * custom calls: each is held until its choice finishes (its JSON arguments must be whole to give the string inside),
+ * then let out whole, one delta `{ index, id, type: "custom", custom: { name, input } }`, before the finishing chunk.
+ * Function calls pass as they stream.
  */
 export async function* customCallsStreamedBack(
   source: AsyncIterable<CompletionChunk>,

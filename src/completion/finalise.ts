@@ -1,6 +1,4 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { BudgetHold } from '../budgets/budget-ledger.ts';
-import { settleCall } from '../budgets/call-budget.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CallRecordInput } from '../records/build-record.ts';
 import type { CallContext, RecordedRequest } from '../records/call-recorder.ts';
@@ -9,6 +7,7 @@ import type { CompletionRequest, CompletionResponse, SwitchyardResponseInfo } fr
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import type { AttemptCandidate, AttemptResult } from './run-attempts.ts';
 import type { Services } from './services.ts';
+import type { BudgetSettlement } from './stages.ts';
 
 /**
  * Stage 5, for answers: the provider's completion as the caller gets it. The envelope is ours to state (the catalog
@@ -105,7 +104,7 @@ export function recordCall(
   facts: RecordFacts,
   trace: CallTrace,
   outcome: Pick<CallRecordInput, 'info' | 'response' | 'stream' | 'error'>,
-  hold?: BudgetHold,
+  settle?: BudgetSettlement,
 ): void {
   const { request, ...resolved } = facts;
   const context: CallContext = {
@@ -116,6 +115,6 @@ export function recordCall(
     ...resolved,
   };
   // Before the record, which must not keep the hold from being released should it throw.
-  settleCall(services, hold, trace.billed);
+  settle?.(trace.billed);
   services.recorder.record(request, context, outcome);
 }

@@ -1,6 +1,6 @@
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
+import { OPENAI_STYLE_PROFILE, uncataloguedModel } from '../catalog/model-profile.ts';
 import { InvalidRequestError, ModelNotFoundError } from '../errors.ts';
-import { OPENAI_STYLE_PROFILE, uncataloguedModel } from '../providers/model-profile.ts';
 import type { CompletionWarning } from '../types.ts';
 import type { Services } from './services.ts';
 

@@ -1,7 +1,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ModelEntry } from '../catalog/catalog-schema.ts';
+import { GATED_PARAMETERS } from '../request/request-parameters.ts';
 import type { CompletionWarning } from '../types.ts';
-import { GATED_PARAMETERS } from './request-parameters.ts';
 
 /**
  * Drops what the model cannot take, each with a warning (an error under strict, raised by `warn`), so that

@@ -1,4 +1,3 @@
-import type { BudgetHold } from '../budgets/budget-ledger.ts';
 import { ProviderError, StreamInterruptedError } from '../errors.ts';
 import { StreamRecorder, type StreamSummary } from '../records/stream-recorder.ts';
 import type { CompletionChunk, SwitchyardResponseInfo } from '../types.ts';
@@ -10,6 +9,7 @@ import { IdleWatch, type OpenedStream } from './open-stream.ts';
 import { journalOpenStream } from './open-stream-record.ts';
 import type { AttemptResult } from './run-attempts.ts';
 import type { Services } from './services.ts';
+import type { BudgetSettlement } from './stages.ts';
 import { streamChecks } from './stream-checks.ts';
 import { billSegment, canFailOver, openContinuation, type Segment, type StreamCall } from './stream-failover.ts';
 import { StreamSplice, sumUsage } from './stream-splice.ts';
@@ -26,7 +26,7 @@ export function relayStream(
   services: Services,
   call: StreamCall,
   opened: AttemptResult<OpenedStream>,
-  hold?: BudgetHold,
+  settle?: BudgetSettlement,
   cacheMiss?: (summary: StreamSummary, info: SwitchyardResponseInfo) => void,
 ): CompletionStream {
   const { request, plan, trace } = call;
@@ -46,7 +46,7 @@ export function relayStream(
     summary.usage = earlier ? sumUsage(earlier, usage) : usage;
     Object.assign(info, costOf(trace));
     const outcome = { info, stream: summary, ...(error === undefined ? {} : { error }) };
-    recordCall(services, factsOf(request, plan), trace, outcome, hold);
+    recordCall(services, factsOf(request, plan), trace, outcome, settle);
     closeOpenRecord();
   });
   return new CompletionStream(chunks, info);

@@ -5,7 +5,10 @@ import { requireModel } from '../access/models.ts';
 import { deprecationOf } from '../catalog/model-lifecycle.ts';
 import { resolveDeployment } from '../deployments/resolve-deployment.ts';
 import { InvalidRequestError } from '../errors.ts';
-import { resolveReasoning } from '../reasoning.ts';
+import { SENT_PARAMETERS } from '../request/request-parameters.ts';
+import { resolveReasoning } from '../request/resolve-reasoning.ts';
+import { type FieldNotes, type FieldPath, unknownFieldWarning, withoutFields } from '../request/unknown-fields.ts';
+import { validateRequest } from '../request/validate-request.ts';
 import { resolveOutputSpec } from '../structured-output/output-spec.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
@@ -15,11 +18,8 @@ import { findModel } from './find-model.ts';
 import { hedgeDelay } from './hedge.ts';
 import { latencyOf } from './latency-tracker.ts';
 import { type ModelReference, parseModelReference } from './parse-model.ts';
-import { SENT_PARAMETERS } from './request-parameters.ts';
 import type { RetryOptions } from './run-attempts.ts';
 import type { Services } from './services.ts';
-import { type FieldNotes, type FieldPath, unknownFieldWarning, withoutFields } from './unknown-fields.ts';
-import { validateRequest } from './validate-request.ts';
 
 /** Per-call options: kept out of the request body so the body stays exactly OpenAI's. */
 export interface CompletionOptions {

@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { estimatePromptTokens } from '../budgets/estimate-cost.ts';
 import { ProviderError } from '../errors.ts';
+import { estimatePromptTokens } from '../internal/estimate-tokens.ts';
 import type { ProviderCompletion } from '../providers/provider.ts';
 import type { BilledUsage } from '../records/compute-cost.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';

@@ -1,5 +1,3 @@
-import type { BudgetLedger } from '../budgets/budget-ledger.ts';
-import type { ResponseCache } from '../cache/response-cache.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ModelDeprecation } from '../catalog/model-lifecycle.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
@@ -11,6 +9,7 @@ import type { HedgeSetting } from '../types.ts';
 import type { StreamTimeouts } from './open-stream.ts';
 import type { Routing } from './route-offerings.ts';
 import type { RetryPolicy } from './run-attempts.ts';
+import type { BudgetStage, ResponseCacheStage } from './stages.ts';
 
 /** What the stages of a call use from their gateway: built once by `createGateway`, shared by every call. */
 export interface Services {
@@ -20,9 +19,9 @@ export interface Services {
   readonly recorder: CallRecorder;
   readonly deployments: DeploymentStore | undefined;
   /** Spend per trace, agent, workflow or key against `createGateway({ budgets })`; `undefined` without budgets. */
-  readonly budgets: BudgetLedger | undefined;
-  /** The response cache (`createGateway({ cache })`); `undefined` when it is off (`cache: false`). */
-  readonly cache?: ResponseCache | undefined;
+  readonly budgets: BudgetStage | undefined;
+  /** The response cache stage (`createGateway({ cache })`), there when the cache is off too, to say so. */
+  readonly cache: ResponseCacheStage;
   /** The providers this gateway can call (credentials found), to suggest `<provider>/<id>` for an unknown id. */
   readonly configuredProviders: () => string[];
   /** Told each call to a model its maker deprecated (`createGateway({ onModelDeprecated })`, once per model). */

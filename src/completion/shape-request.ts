@@ -1,13 +1,13 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { InvalidRequestError } from '../errors.ts';
+import { customToolsAsFunctions } from '../providers/custom-tools.ts';
 import type { ProviderCall, ResolvedReasoning, StrictDecisions } from '../providers/provider.ts';
-import { resolveReasoning } from '../reasoning.ts';
+import { resolveReasoning } from '../request/resolve-reasoning.ts';
 import { applyOutputSpec } from '../structured-output/apply-output-spec.ts';
 import type { JsonSchema } from '../structured-output/json-schema-validator.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import { planStrictSchema, type StrictPlan } from '../structured-output/strict-json-schema.ts';
 import { type CallPlan, WarningList } from './call-plan.ts';
-import { customToolsAsFunctions } from './custom-tools.ts';
 import { gateModelSupport } from './gate-model-support.ts';
 import type { Candidate } from './plan-candidates.ts';
 import type { Services } from './services.ts';

@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { estimatePromptTokens } from '../budgets/estimate-cost.ts';
 import { MissingCredentialsError, ProviderError } from '../errors.ts';
+import { estimatePromptTokens } from '../internal/estimate-tokens.ts';
 import type { UsageLike } from '../records/compute-cost.ts';
 import type { StreamRecorder } from '../records/stream-recorder.ts';
 import type { Attempt, CompletionRequest } from '../types.ts';

@@ -1,5 +1,5 @@
-import type { DeployableSettings } from '../completion/request-parameters.ts';
 import { hasUnsafeCharacters, UNSAFE_CHARACTERS_RULE } from '../internal/unsafe-text.ts';
+import type { DeployableSettings } from '../request/request-parameters.ts';
 import type { ChatCompletionMessageParam } from '../types.ts';
 
 export const DEPLOYMENT_ENVIRONMENTS = ['production', 'staging', 'dev'] as const;
@@ -11,7 +11,7 @@ export type JsonSchemaObject = { type: 'object' } & Record<string, unknown>;
 
 /**
  * What a deployment pins: the model, the templated prompt, the output schema, and any request parameter the
- * parameter table marks `deployable` (`REQUEST_PARAMETERS` in src/completion/request-parameters.ts).
+ * parameter table marks `deployable` (`REQUEST_PARAMETERS` in src/request/request-parameters.ts).
  */
 export interface DeploymentVersion extends DeployableSettings {
   model: string;

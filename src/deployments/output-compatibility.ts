@@ -1,4 +1,4 @@
-import { canonicalJson } from '../cache/cache-key.ts';
+import { canonicalJson } from '../internal/canonical-json.ts';
 import type { JsonSchema } from '../structured-output/json-schema-validator.ts';
 import { isArraySchema, isObjectSchema, isRecord, resolveRef } from '../structured-output/schema-shape.ts';
 

@@ -1,7 +1,7 @@
 import type * as Zod from 'zod';
-import { type ParameterTable, REQUEST_PARAMETERS, type RequestParameter } from '../completion/request-parameters.ts';
 import { InvalidRequestError } from '../errors.ts';
 import { lazyRequire } from '../internal/lazy-require.ts';
+import { type ParameterTable, REQUEST_PARAMETERS, type RequestParameter } from '../request/request-parameters.ts';
 import { assertSchemaLimits } from '../structured-output/schema-limits.ts';
 import { DEPLOYMENT_ENVIRONMENTS, type Deployment, idCharacterProblem, parseDeploymentId } from './deployment.ts';
 import { type DeploymentIssue, DeploymentValidationError } from './errors.ts';

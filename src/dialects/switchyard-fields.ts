@@ -1,4 +1,4 @@
-import { type Dialect, sameNamedParameters } from '../completion/request-parameters.ts';
+import { type Dialect, sameNamedParameters } from '../request/request-parameters.ts';
 import type { CompletionRequest } from '../types.ts';
 
 /**

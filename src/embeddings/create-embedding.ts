@@ -1,16 +1,15 @@
 import { actingAgent } from '../access/agents.ts';
 import type { CallAccess } from '../access/call-access.ts';
 import { requireModel } from '../access/models.ts';
-import type { BudgetHold } from '../budgets/budget-ledger.ts';
-import { budgetSubject, reserveFor } from '../budgets/call-budget.ts';
-import { estimateTokens } from '../budgets/estimate-cost.ts';
 import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
 import { CallTrace } from '../completion/call-plan.ts';
 import { recordCall, responseInfo } from '../completion/finalise.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { runAttempts } from '../completion/run-attempts.ts';
 import type { Services } from '../completion/services.ts';
+import type { BudgetSettlement } from '../completion/stages.ts';
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import { estimateTokens } from '../internal/estimate-tokens.ts';
 import { invalidResponse } from '../providers/provider-errors.ts';
 import { type EmbeddingCandidate, embeddingCandidates } from './embedding-catalog.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embedding-types.ts';
@@ -28,7 +27,7 @@ export async function createEmbedding(
   const trace = new CallTrace(services.settings.strict, 'embeddings');
   let texts: string[] = [];
   let metadata: Record<string, string> = { ...options.metadata };
-  let hold: BudgetHold | undefined;
+  let settle: BudgetSettlement | undefined;
   try {
     validateEmbeddingRequest(request);
     texts = typeof request.input === 'string' ? [request.input] : request.input;
@@ -41,13 +40,9 @@ export async function createEmbedding(
     const input = texts.reduce((sum, text) => sum + estimateTokens(text), 0);
     const dearest = Math.max(0, ...candidates.map((candidate) => candidate.offering.pricing?.input ?? 0));
     const worst = { usd: (input * dearest) / 1e6, tokens: input };
-    hold = await reserveFor(
-      services,
-      budgetSubject({ metadata, access: options.access }),
-      worst,
-      plan.deadlineAt,
-      trace.warn,
-    );
+    settle = services.budgets
+      ? await services.budgets.admit({ metadata, access: options.access }, worst, plan.deadlineAt, trace.warn)
+      : undefined;
     const result = await runAttempts(
       services.getProvider,
       plan,
@@ -94,11 +89,11 @@ export async function createEmbedding(
       usage: { prompt_tokens: tokens, total_tokens: tokens },
       switchyard: info,
     };
-    record(services, request, trace, texts, metadata, { info }, hold);
+    record(services, request, trace, texts, metadata, { info }, settle);
     return response;
   } catch (thrown) {
     if (thrown instanceof SwitchyardError) thrown.callId = trace.id;
-    record(services, request, trace, texts, metadata, { error: thrown }, hold);
+    record(services, request, trace, texts, metadata, { error: thrown }, settle);
     throw thrown;
   }
 }
@@ -166,11 +161,11 @@ function record(
   texts: string[],
   metadata: Record<string, string>,
   outcome: { info?: EmbeddingResponse['switchyard']; error?: unknown },
-  hold: BudgetHold | undefined,
+  settle: BudgetSettlement | undefined,
 ): void {
   const model = typeof request?.model === 'string' ? request.model : undefined;
   // The texts embedded stand as the record's input messages.
   const messages = texts.map((text) => ({ role: 'user' as const, content: text }));
   const facts = { request: { model, metadata }, model: outcome.info?.model ?? model, agentId: metadata.agent_id };
-  recordCall(services, { ...facts, metadata, messages }, trace, outcome, hold);
+  recordCall(services, { ...facts, metadata, messages }, trace, outcome, settle);
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../cache/cache-key.ts';
 import { outputResponseFormat } from '../deployments/resolve-deployment.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { validateDeployment } from '../deployments/validate-deployment.ts';
 import { InvalidRequestError } from '../errors.ts';
+import { canonicalJson } from '../internal/canonical-json.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';

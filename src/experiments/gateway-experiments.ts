@@ -1,11 +1,12 @@
 import { catalogModelOf } from '../access/models.ts';
+import type { AnnotationStore } from '../annotations/annotation-store.ts';
 import { type Annotations, createAnnotations } from '../annotations/annotations.ts';
 import { worstCost } from '../budgets/estimate-cost.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import type { CallRecorder } from '../records/call-recorder.ts';
-import type { Stores } from '../stores/open-stores.ts';
 import type { CompletionRequest } from '../types.ts';
+import type { ExperimentStore } from './experiment-store.ts';
 import { createExperiments, type ExperimentDependencies } from './experiments.ts';
 import type { Experiments } from './experiments-api.ts';
 
@@ -16,7 +17,7 @@ import type { Experiments } from './experiments-api.ts';
 export function annotationsAndExperiments(options: {
   recorder: CallRecorder;
   /** Where annotations and experiments are kept: beside the call records (`openStores`). */
-  stores: Pick<Stores, 'annotations' | 'experiments'>;
+  stores: { annotations: AnnotationStore; experiments: ExperimentStore };
   deployments: DeploymentStore | undefined;
   catalog: () => Catalog;
   complete: ExperimentDependencies['complete'];

@@ -1,10 +1,11 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ModelEntry } from '../catalog/catalog-schema.ts';
+import type { ModelProfile } from '../catalog/model-profile.ts';
 import { urlCredentials } from '../internal/redact.ts';
+import type { ResolvedReasoning } from '../reasoning.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { StrictPlan } from '../structured-output/strict-json-schema.ts';
-import type { CompletionChunk, CompletionResponse, CompletionWarning, ReasoningEffortLevel } from '../types.ts';
-import type { ModelProfile } from './model-profile.ts';
+import type { CompletionChunk, CompletionResponse, CompletionWarning } from '../types.ts';
 import type { HttpSender } from './wire/http-sender.ts';
 
 /**
@@ -204,11 +205,7 @@ export interface StrictDecisions {
   tools: ReadonlyMap<string, StrictPlan>;
 }
 
-export interface ResolvedReasoning {
-  effort: ReasoningEffortLevel;
-  /** Thinking tokens; 0 when disabled. */
-  budget: number;
-}
+export type { ResolvedReasoning } from '../reasoning.ts';
 
 /** A chat completion as the adapter returns it; the gateway adds the `switchyard` extension. */
 export type ProviderCompletion = Omit<CompletionResponse, 'switchyard'>;

@@ -1,5 +1,4 @@
-import type { Attempt, ChatCompletionMessageParam, CompletionWarning } from '../types.ts';
-import type { CostBreakdown } from './compute-cost.ts';
+import type { Attempt, ChatCompletionMessageParam, CompletionWarning, CostBreakdown } from '../types.ts';
 
 /**
  * One record per `createCompletion` call, success or failure. Every field is always present (`null` when unknown)

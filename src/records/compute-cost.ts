@@ -1,4 +1,7 @@
+import type { CostBreakdown } from '../types.ts';
 import type { RecordUsage } from './call-record.ts';
+
+export type { CostBreakdown } from '../types.ts';
 
 /** An offering's prices, USD per 1M tokens (the catalog's `pricing`). */
 export interface TokenPricing {
@@ -25,18 +28,6 @@ export interface LongContextPricing {
   cached_input?: number | undefined;
   cache_write?: number | undefined;
   cache_write_1h?: number | undefined;
-}
-
-/** What a call cost, by what the tokens were for, in USD. The parts add up to `cost_usd`. */
-export interface CostBreakdown {
-  /** Input tokens neither read from nor written to a cache. */
-  input: number;
-  cache_read: number;
-  cache_write: number;
-  /** Output tokens the caller sees (the answer, tool calls). */
-  output: number;
-  /** Reasoning tokens, at the output price: counted once, here. */
-  reasoning: number;
 }
 
 /** One completion's usage and the price of the offering that produced it (`null`: the price is not known). */

@@ -1,4 +1,4 @@
-import { estimateTokens } from '../budgets/estimate-cost.ts';
+import { estimateTokens } from '../internal/estimate-tokens.ts';
 import type { CompletionChunk } from '../types.ts';
 import type { RecordOutput, RecordToolCall } from './call-record.ts';
 import type { UsageLike } from './compute-cost.ts';

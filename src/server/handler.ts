@@ -14,6 +14,7 @@ import { KeyAccess, type KeyLimits } from './key-access.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
 import { KeyRateLimit, type OnStoreError } from './key-rate-limit.ts';
 import type { KeyStore } from './key-store.ts';
+import type { McpGateway } from './mcp-gateway/mcp-gateway.ts';
 import { REPLY_SENT, type SentReply } from './node-adapter.ts';
 import type { OperationServices } from './operation.ts';
 import { operationRoutes } from './operation-routes.ts';
@@ -56,6 +57,8 @@ export interface SwitchyardHandlerOptions {
   hostPolicy: HostPolicy;
   /** Reported in the MCP server info and by `GET /v1/health`. */
   version?: string;
+  /** The upstream MCP servers whose tools `/mcp` offers beside the operations' (`serve`'s `mcp_servers`). */
+  mcp?: McpGateway | undefined;
   /** Providers with credentials, for `GET /v1/health` (`startServer` works them out from the gateway options). */
   providers?: readonly string[];
   /** Requests one API key may have in flight at once; more get 429 (default 64). */
@@ -119,7 +122,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       error: error instanceof Error ? error.message : String(error),
     }),
   );
-  const services: OperationServices = { gateway, keys, deployments: options.deployments, runs };
+  const services: OperationServices = { gateway, keys, deployments: options.deployments, runs, mcp: options.mcp };
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
     ...messageRoutes(gateway, maxBodyBytes),

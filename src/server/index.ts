@@ -16,4 +16,5 @@ export { createSwitchyardHandler, type SwitchyardHandler, type SwitchyardHandler
 export { defaultHostPolicy, type HostPolicy } from './host-check.ts';
 export { createNodeListener, type NodeListenerOptions, type RequestLogEntry } from './node-adapter.ts';
 export { databasePath } from './open-database.ts';
+export type { McpUpstreamSettings } from './mcp-gateway/upstream-settings.ts';
 export { type RunningServer, type ServeOptions, startServer } from './start-server.ts';

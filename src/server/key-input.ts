@@ -1,4 +1,5 @@
 import type * as Zod from 'zod';
+import { isMcpToolPattern } from '../access/mcp-tools.ts';
 import { SCOPES } from '../access/scopes.ts';
 import { lazyRequire } from '../internal/lazy-require.ts';
 
@@ -33,6 +34,14 @@ function buildSchema(z: typeof Zod.z) {
         .max(100)
         .optional()
         .describe("Models the new key may call; within the caller's. Omit for the caller's."),
+      mcp_tools: z
+        .array(z.string().min(1).max(200).refine(isMcpToolPattern, 'expected *, <server>__* or <server>__<tool>'))
+        .max(100)
+        .optional()
+        .describe(
+          'Upstream MCP tools the new key may list and call (github__*, search__web); ' +
+            "within the caller's. Omit for none.",
+        ),
       expires_in_seconds: z
         .number()
         .int()

@@ -41,10 +41,15 @@ export type ApiKeyCheck =
   | { ok: false; reason: 'missing' | 'invalid' | 'revoked' | 'expired' };
 
 /** A row as stored: the grant's lists as JSON text, `scopes` null for keys from before scopes (admin keys). */
-export type StoredKey = Omit<ApiKeyInfo, 'scopes' | 'allowed_agents' | 'allowed_models' | 'ancestors' | 'tenant'> & {
+export type StoredKey = Omit<
+  ApiKeyInfo,
+  'scopes' | 'allowed_agents' | 'allowed_models' | 'mcp_tools' | 'ancestors' | 'tenant'
+> & {
   scopes: string | null;
   allowed_agents: string | null;
   allowed_models: string | null;
+  /** `null` (and absent, before the column): the default of `mcp-tools.ts`. */
+  mcp_tools?: string | null | undefined;
 };
 
 /** A stored key with the rows of the keys that minted it, nearest first (`ancestors` in keys-table.ts). */
@@ -57,6 +62,7 @@ export function fromRow(row: StoredKey, chain: readonly LineageRow[] = []): ApiK
     scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : scopesOf(JSON.parse(row.scopes), row.parent_id ?? null),
     allowed_agents: row.allowed_agents === null ? null : JSON.parse(row.allowed_agents),
     allowed_models: row.allowed_models === null ? null : JSON.parse(row.allowed_models),
+    mcp_tools: typeof row.mcp_tools === 'string' ? JSON.parse(row.mcp_tools) : null,
     expires_at: row.expires_at ?? null,
     parent_id: row.parent_id ?? null,
   };
@@ -85,7 +91,7 @@ function tenantOf(row: { id: string }, chain: readonly LineageRow[]): string {
 
 /** The columns of a stored key, in the order `insertValues` gives them. */
 export const INSERT_COLUMNS =
-  'id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, expires_at, parent_id';
+  'id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, mcp_tools';
 
 /** A new key (`sy-` + base64url of 32 random bytes), what is stored of it, and the values to insert. */
 export function mintKey(
@@ -106,6 +112,7 @@ export function mintKey(
     ancestors: chain.map((ancestor) => ancestor.id),
     tenant: tenantOf({ id }, chain),
     ...grant,
+    mcp_tools: grant.mcp_tools ?? null,
   };
   const values = [
     info.id,
@@ -118,6 +125,7 @@ export function mintKey(
     grant.allowed_models && JSON.stringify(grant.allowed_models),
     grant.expires_at,
     parentId,
+    grant.mcp_tools ? JSON.stringify(grant.mcp_tools) : null,
   ];
   return { key, info, values };
 }

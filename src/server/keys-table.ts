@@ -9,7 +9,8 @@ import { MAX_DEPTH } from './key-material.ts';
  */
 export const KEYS_SCHEMA = defineSchema({
   name: 'keys',
-  version: 1,
+  // 2: mcp_tools, the MCP tools a key reaches (`src/access/mcp-tools.ts`); NULL for the keys before it: the default.
+  version: 2,
   tables: [
     {
       name: 'api_keys',
@@ -25,6 +26,7 @@ export const KEYS_SCHEMA = defineSchema({
         allowed_models: column.text(),
         expires_at: column.text(),
         parent_id: column.text(),
+        mcp_tools: column.text(),
       },
       primaryKey: ['id'],
       unique: ['hash'],
@@ -44,6 +46,7 @@ const COLUMNS = [
   'allowed_models',
   'expires_at',
   'parent_id',
+  'mcp_tools',
 ] as const;
 const LINEAGE = ['id', 'parent_id', 'revoked_at', 'expires_at', 'scopes'] as const;
 

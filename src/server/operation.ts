@@ -5,6 +5,7 @@ import type { Gateway } from '../gateway.ts';
 import type { BackgroundRuns } from './background-runs.ts';
 import type { KeyAccess } from './key-access.ts';
 import type { KeyStore } from './key-store.ts';
+import type { McpGateway } from './mcp-gateway/mcp-gateway.ts';
 
 /** What every operation may call: the server's gateway and stores. */
 export interface OperationServices {
@@ -12,6 +13,8 @@ export interface OperationServices {
   keys: KeyStore;
   deployments: DeploymentStore | undefined;
   runs: BackgroundRuns;
+  /** The upstream MCP servers `/mcp` offers the tools of, when `serve` declares some. */
+  mcp?: McpGateway | undefined;
 }
 
 /** One request's: the services and the caller's key (`KeyAccess`), whose rules the handler asks. */

@@ -33,6 +33,8 @@ export interface ServerMetrics {
   routes: Route[];
   /** One answered request: its route (`null` when none matched) and HTTP status. */
   observe(route: Route | null, status: number): void;
+  /** One tool call through the MCP gateway: its server (declared by the operator), outcome and seconds. */
+  observeMcpCall(server: string, outcome: string, seconds: number): void;
 }
 
 /**
@@ -96,6 +98,19 @@ export async function createServerMetrics(
     labelNames: ['provider', 'outcome'] as const,
     registers,
   });
+  const mcpCalls = new client.Counter({
+    name: 'switchyard_mcp_tool_calls_total',
+    help: 'Tool calls through the MCP gateway, by upstream server and outcome (ok, tool_error, timeout, forbidden…).',
+    labelNames: ['server', 'outcome'] as const,
+    registers,
+  });
+  const mcpLatency = new client.Histogram({
+    name: 'switchyard_mcp_tool_call_seconds',
+    help: 'Tool calls through the MCP gateway: time to the upstream answer, by server.',
+    labelNames: ['server'] as const,
+    buckets: SECONDS,
+    registers,
+  });
   new client.Gauge({
     name: 'switchyard_record_queue_depth',
     help: 'Call records waiting to be written.',
@@ -119,6 +134,8 @@ export async function createServerMetrics(
   recordCounter('switchyard_records_failed_total', 'Call records a sink could not store.', (stats) => stats.failed);
 
   const label = callLabels(catalogId);
+  const mcpServers = new BoundedValues(MAX_LABEL_VALUES);
+  const mcpOutcomes = new BoundedValues(MAX_LABEL_VALUES);
   const caps = {
     latency: new SeriesCap<'provider' | 'model'>(MAX_HISTOGRAM_SERIES),
     firstToken: new SeriesCap<'provider' | 'model'>(MAX_HISTOGRAM_SERIES),
@@ -161,6 +178,11 @@ export async function createServerMetrics(
       const label = route ? routeLabel(route) : 'unmatched';
       requests.inc({ route: label, status: String(status), dialect: dialectOf(label) });
       if (status === 429 || status === 402) refusals.inc({ status: String(status) });
+    },
+    observeMcpCall(server, outcome, seconds) {
+      // The servers are the configuration's and the outcomes a fixed set: bounded all the same.
+      mcpCalls.inc({ server: mcpServers.of(server), outcome: mcpOutcomes.of(outcome) });
+      if (outcome !== 'forbidden') mcpLatency.observe({ server: mcpServers.of(server) }, seconds);
     },
   };
 }

@@ -6,11 +6,13 @@ import { buildRoutes } from './compose/build-routes.ts';
 import { listen } from './compose/listen.ts';
 import { openEngines } from './compose/open-engines.ts';
 import { openGateway } from './compose/open-gateway.ts';
+import { openMcpGateway } from './compose/open-mcp-gateway.ts';
 import { openServerStores } from './compose/open-stores.ts';
 import { closeFailed, openServerLog } from './compose/server-log.ts';
 import { Teardown } from './compose/teardown.ts';
 import type { OnStoreError } from './key-rate-limit.ts';
 import type { KeyStore } from './key-store.ts';
+import type { McpUpstreamSettings } from './mcp-gateway/upstream-settings.ts';
 import type { ServeCacheSettings } from './open-response-cache.ts';
 
 export interface ServeOptions {
@@ -67,6 +69,11 @@ export interface ServeOptions {
   allowedOrigins?: string[];
   /** Receives each log line as an object; default: JSON lines on stderr. */
   log?: (line: Record<string, unknown>) => void;
+  /**
+   * Upstream MCP servers whose tools `/mcp` offers as `<name>__<tool>` to the keys whose `mcp_tools` name them
+   * (`--config`'s `mcp_servers`, `--mcp-server`).
+   */
+  mcpServers?: McpUpstreamSettings[] | undefined;
   /** `GET /metrics` (Prometheus text) for keys with `metrics:read` (`--metrics`); prom-client loads only then. */
   metrics?: boolean;
   version?: string;
@@ -104,8 +111,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     const stores = await openServerStores(options, log, teardown);
     const engines = await openEngines(options, stores, log, teardown);
     const { gateway, metrics } = await openGateway(options, stores, engines, log, teardown);
+    const mcp = openMcpGateway(options, metrics, log, teardown);
     const http = await listen(options, log, teardown);
-    http.serve(buildRoutes(options, { stores, engines, gateway, metrics, log, address: http }));
+    http.serve(buildRoutes(options, { stores, engines, gateway, metrics, mcp, log, address: http }));
     await announceStart(options, { stores, gateway, http, log });
     const close = () => teardown.close();
     const closeNow = () => {

@@ -1,11 +1,8 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ProviderCompletion } from '../providers/provider.ts';
-import type { CompletionTool } from '../types.ts';
+import type { CompletionMessage, CompletionTool } from '../types.ts';
 import { dropAddedNulls } from './drop-added-nulls.ts';
 import { compileSchema, type JsonSchema } from './json-schema-validator.ts';
 import { parseModelJson } from './parse-model-json.ts';
-
-type AnswerMessage = ProviderCompletion['choices'][number]['message'];
 
 /** What checking an answer's tool calls found: the problems, and whether any arguments were repaired. */
 export interface ToolCallCheck {
@@ -20,7 +17,7 @@ export interface ToolCallCheck {
  * as for answers).
  */
 export function checkToolCalls(
-  message: AnswerMessage,
+  message: CompletionMessage,
   tools: readonly CompletionTool[] | undefined,
   strictTools: ReadonlySet<string>,
 ): ToolCallCheck {
@@ -85,7 +82,7 @@ function isFunctionNamed(tool: CompletionTool | undefined, name: string): boolea
  * The follow-up turn that asks the model to call again: its calls, each answered with the problems found, as a tool
  * result (a shape every provider takes after an assistant turn with tool calls).
  */
-export function toolCorrectionMessages(message: AnswerMessage, errors: string[]): ChatCompletionMessageParam[] {
+export function toolCorrectionMessages(message: CompletionMessage, errors: string[]): ChatCompletionMessageParam[] {
   const calls = (message.tool_calls ?? []).filter((call) => call.type === 'function');
   return [
     { role: 'assistant', content: message.content ?? null, tool_calls: calls },

@@ -10,7 +10,6 @@
  */
 import { MockProvider, type MockProviderOptions } from '../providers/mock/simulator.ts';
 
-export { exampleFromSchema } from '../internal/example-from-schema.ts';
 export type {
   MockFailure,
   MockMessage,
@@ -19,6 +18,7 @@ export type {
   MockRequest,
 } from '../providers/mock/simulator.ts';
 export { MockProvider } from '../providers/mock/simulator.ts';
+export { exampleFromSchema } from '../structured-output/example-from-schema.ts';
 export type {
   Cassette,
   CassetteFile,

@@ -6,12 +6,12 @@ import { catalogSchemas } from '../../src/catalog/catalog-schema.ts';
 
 const catalogDataSchema = catalogSchemas().catalogData;
 
+import { OPENAI_STYLE_PROFILE } from '../../src/catalog/model-profile.ts';
 import data from '../../src/catalog/models.json' with { type: 'json' };
 import { fromModelsDev } from '../../src/catalog/sources/models-dev.ts';
 import { fromOpenRouter } from '../../src/catalog/sources/openrouter.ts';
 import { updateCatalog } from '../../src/catalog/update-catalog.ts';
 import { createGateway, type ModelDeprecation } from '../../src/index.ts';
-import { OPENAI_STYLE_PROFILE } from '../../src/providers/model-profile.ts';
 import { startServer } from '../../src/server/index.ts';
 import { collect } from '../helpers/chunks.ts';
 

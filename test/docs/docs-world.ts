@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { exampleFromSchema } from '../../src/internal/example-from-schema.ts';
+import { exampleFromSchema } from '../../src/structured-output/example-from-schema.ts';
 import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { type GeminiReply, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { startFakeOpenAIServer } from '../fake-servers/openai-server.ts';

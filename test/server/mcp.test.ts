@@ -43,6 +43,7 @@ describe('/mcp', () => {
       'list_api_keys',
       'list_deployments',
       'list_experiments',
+      'list_mcp_calls',
       'list_models',
       'query_completions',
       'revoke_api_key',

@@ -83,6 +83,14 @@ const CASES: Case[] = [
     expect: { ...all('ok'), own: 403 },
   },
   {
+    tool: 'list_mcp_calls',
+    args: () => ({ limit: 10 }),
+    http: (args) => ({ method: 'GET', path: `/v1/mcp/calls?${query(args)}` }),
+    unwrap: (body) => body.data,
+    expect: { ...all(403), admin: 'ok' },
+    check: (_kind, result) => expect(result).toEqual([]),
+  },
+  {
     tool: 'list_api_keys',
     args: () => ({}),
     http: () => ({ method: 'GET', path: '/v1/keys' }),

@@ -1,4 +1,4 @@
-import { OPENAI_EFFORTS } from '../../completion/request-parameters.ts';
+import { OPENAI_EFFORTS } from '../../request/request-parameters.ts';
 import {
   type Body,
   boolean,

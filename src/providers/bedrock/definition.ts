@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
+import { SUPPORTS_EVERYTHING } from '../../catalog/model-profile.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
 import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 

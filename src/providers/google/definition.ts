@@ -1,4 +1,4 @@
-import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
+import { SUPPORTS_EVERYTHING } from '../../catalog/model-profile.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
 
 /** Google's Gemini API (not Vertex), through `@google/genai`; conversions in this folder. */

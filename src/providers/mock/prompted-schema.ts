@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { exampleFromSchema } from '../../internal/example-from-schema.ts';
+import { exampleFromSchema } from '../../structured-output/example-from-schema.ts';
 import { textOf } from './conversation.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { exampleFromSchema } from '../../internal/example-from-schema.ts';
+import { exampleFromSchema } from '../../structured-output/example-from-schema.ts';
 import { chooseTool } from './choose-tool.ts';
 import { offeredTools, readTurn, type Turn } from './conversation.ts';
 import { answerToPromptedSchema } from './prompted-schema.ts';

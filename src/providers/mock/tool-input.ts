@@ -1,8 +1,8 @@
-import { grammarInDescription } from '../../completion/custom-tools.ts';
 import { exampleFromLark } from '../../internal/example-from-lark.ts';
 import { textMatching } from '../../internal/example-from-pattern.ts';
-import { exampleFromSchema } from '../../internal/example-from-schema.ts';
+import { exampleFromSchema } from '../../structured-output/example-from-schema.ts';
 import { compileSchema } from '../../structured-output/json-schema-validator.ts';
+import { grammarInDescription } from '../custom-tools.ts';
 import { fileNamed, type OfferedTool, type Turn } from './conversation.ts';
 
 /** The file a tool writes when the request names none. */

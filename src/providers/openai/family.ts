@@ -1,4 +1,4 @@
-import { parametersOfOtherApis, parametersOnlyIn } from '../../completion/request-parameters.ts';
+import { parametersOfOtherApis, parametersOnlyIn } from '../../request/request-parameters.ts';
 import { nativeOutputWhere, type ProviderDefinition, shapeOfOpenAIBody } from '../provider.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { SUPPORTS_EVERYTHING } from '../../catalog/model-profile.ts';
 import { toAnthropicRequest } from '../anthropic/convert-request.ts';
-import { SUPPORTS_EVERYTHING } from '../model-profile.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
 import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 import { serviceAccountSecret } from './auth.ts';

@@ -2,6 +2,7 @@ import { redactSecrets } from '../../internal/redact.ts';
 import { createSwitchyardHandler, type SwitchyardHandler } from '../handler.ts';
 import { defaultHostPolicy, pageAccess } from '../host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY } from '../key-concurrency.ts';
+import type { McpGateway } from '../mcp-gateway/mcp-gateway.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '../read-json-body.ts';
 import type { ServeOptions } from '../start-server.ts';
 import type { ServerEngines } from './open-engines.ts';
@@ -15,6 +16,7 @@ export interface RouteParts extends ServerGateway {
   engines: ServerEngines;
   log: ServerLog;
   address: { host: string; port: number };
+  mcp: McpGateway | undefined;
 }
 
 /**
@@ -36,6 +38,7 @@ export function buildRoutes(options: ServeOptions, parts: RouteParts): Switchyar
       origins: [...(options.allowedOrigins ?? []), ...(options.corsOrigins ?? [])],
     }),
     version: options.version ?? '0.0.0',
+    mcp: parts.mcp,
     providers: gateway.configuredProviders(),
     maxConcurrentPerKey: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
     requestsPerMinutePerKey: options.requestsPerMinutePerKey,

@@ -10,6 +10,7 @@ import {
   listExperimentsOperation,
 } from './experiments.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './keys.ts';
+import { listMcpCalls } from './mcp-calls.ts';
 
 /**
  * Every operation of the server, each declared once: the MCP tools of `/mcp`, and the HTTP routes of those that
@@ -33,4 +34,5 @@ export const OPERATIONS: readonly AnyOperation[] = [
   addInputsOperation,
   getExperimentOperation,
   listExperimentsOperation,
+  listMcpCalls,
 ];

@@ -1,5 +1,7 @@
 import type * as Zod from 'zod';
 import { childGrant, isAdminKey } from '../../access/lineage.ts';
+import { childMcpTools } from '../../access/mcp-tools.ts';
+import type { KeyGrant } from '../../access/scopes.ts';
 import { lazyRequire } from '../../internal/lazy-require.ts';
 import type { ApiKeyInfo } from '../api-keys.ts';
 import { type CreateKeyInput, createKeyInput } from '../key-input.ts';
@@ -79,13 +81,14 @@ export const revokeApiKey = defineOperation({
 
 /** A new key under `caller`, never wider than it; shown once, in this answer. */
 async function createKey(keys: KeyStore, caller: ApiKeyInfo, input: CreateKeyInput) {
-  const { name, scopes, allowed_agents, allowed_models, expires_in_seconds } = input;
-  const grant = childGrant(caller, {
+  const { name, scopes, allowed_agents, allowed_models, mcp_tools, expires_in_seconds } = input;
+  const grant: KeyGrant = childGrant(caller, {
     ...(scopes ? { scopes } : {}),
     ...(allowed_agents ? { allowed_agents } : {}),
     ...(allowed_models ? { allowed_models } : {}),
     ...(expires_in_seconds ? { expires_at: new Date(Date.now() + expires_in_seconds * 1000).toISOString() } : {}),
   });
+  grant.mcp_tools = childMcpTools(caller, mcp_tools);
   const { key, info } = await keys.create(name, { grant, parentId: caller.id });
   const { id, prefix, created_at, parent_id, ancestors, tenant } = info;
   return { key, id, name: info.name, prefix, created_at, parent_id, ancestors, tenant, ...grant };

@@ -1,5 +1,5 @@
-import type { OPENAI_EFFORTS } from '../../completion/request-parameters.ts';
 import type { Gateway } from '../../gateway.ts';
+import type { OPENAI_EFFORTS } from '../../request/request-parameters.ts';
 import { CODEX_BASE_INSTRUCTIONS } from './codex-instructions.ts';
 
 type ListedModel = ReturnType<Gateway['listModels']>['data'][number];

@@ -1,11 +1,11 @@
 import { requireAgent } from '../../access/agents.ts';
 import { requireModelNamed } from '../../access/models.ts';
-import { canonicalJson } from '../../cache/cache-key.ts';
 import { type Deployment, type DeploymentEnvironment, formatDeploymentId } from '../../deployments/deployment.ts';
 import { compatibilityBreaks } from '../../deployments/deployment-compatibility.ts';
 import type { DeploymentStore } from '../../deployments/store.ts';
 import { validateDeployment } from '../../deployments/validate-deployment.ts';
 import type { Gateway } from '../../gateway.ts';
+import { canonicalJson } from '../../internal/canonical-json.ts';
 import type { KeyAccess } from '../key-access.ts';
 import { HttpError } from '../responses.ts';
 

@@ -4,6 +4,7 @@ import { requireScope } from '../../access/scopes.ts';
 import { type Reply, replyFromResponse, type ServerRequest } from '../exchange.ts';
 import { type AnyOperation, type OperationContext, scopeSentence } from '../operation.ts';
 import { OPERATIONS } from '../operations/index.ts';
+import { registerGatewayTools } from './mcp-gateway-tools.ts';
 import { asJson } from './mcp-reply.ts';
 
 /** One stateless MCP exchange: a server and a transport per request, answering in JSON. */
@@ -16,6 +17,7 @@ export async function answerMcp(
   // No sessionIdGenerator: stateless.
   const server = new McpServer({ name: 'switchyard', version });
   for (const operation of OPERATIONS) registerOperationTool(server, operation, context);
+  if (context.mcp) await registerGatewayTools(server, body, context.mcp, context.access.key);
   // The SDK advertises tools.listChanged once a tool is registered; a stateless exchange can never send that
   // notification (and the tool list is fixed), so clients must not wait for one.
   server.server.registerCapabilities({ tools: { listChanged: false } });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { defaultCatalog } from '../../../src/catalog/default-catalog.ts';
-import { uncataloguedModel } from '../../../src/providers/model-profile.ts';
+import { uncataloguedModel } from '../../../src/catalog/model-profile.ts';
 import type { ProviderCall, ResolvedReasoning } from '../../../src/providers/provider.ts';
 import { builtInRegistry } from '../../../src/providers/registry.ts';
 import type { CompletionWarning } from '../../../src/types.ts';

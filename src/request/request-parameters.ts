@@ -61,7 +61,7 @@ const RESPONSES: readonly Dialect[] = ['responses'];
 
 type RequestKey = keyof CompletionRequest;
 
-export { EFFORTS, OPENAI_EFFORTS } from './reasoning-checks.ts';
+export { EFFORTS, OPENAI_EFFORTS } from '../reasoning.ts';
 
 export const REQUEST_PARAMETERS = {
   // The call itself.

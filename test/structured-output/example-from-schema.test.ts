@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exampleFromSchema } from '../../src/internal/example-from-schema.ts';
+import { exampleFromSchema } from '../../src/structured-output/example-from-schema.ts';
 import { compileSchema, type JsonSchema } from '../../src/structured-output/json-schema-validator.ts';
 
 /** The instance, after checking that it validates against its schema. */

@@ -1,15 +1,7 @@
+import { EFFORTS, OPENAI_EFFORTS } from '../reasoning.ts';
 import { fail, isObject } from './parameter-checks.ts';
 
-// The checks of the reasoning parameters, and the effort levels they take.
-
-/** `reasoning.effort`: `disabled` switches reasoning off; the others are levels, lowest first. */
-export const EFFORTS = ['disabled', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
-type Level = Exclude<(typeof EFFORTS)[number], 'disabled'>;
-/** `reasoning_effort` as OpenAI clients send it (openai-node's `ReasoningEffort`), lowest first: `none`, the levels. */
-export const OPENAI_EFFORTS: ReadonlyArray<'none' | Level> = [
-  'none',
-  ...EFFORTS.filter((effort): effort is Level => effort !== 'disabled'),
-];
+// The checks of the reasoning parameters, against the effort levels of `src/reasoning.ts`.
 
 export function reasoningEffort(value: unknown): void {
   if (!(OPENAI_EFFORTS as readonly unknown[]).includes(value)) {

@@ -1,6 +1,6 @@
-import { compileSchema, type SchemaValidator } from '../structured-output/json-schema-validator.ts';
-import { exclusiveBoundsAsNumbers, resolveRef as resolveLocalRef } from '../structured-output/schema-shape.ts';
-import { fromPattern } from './example-from-pattern.ts';
+import { fromPattern } from '../internal/example-from-pattern.ts';
+import { compileSchema, type SchemaValidator } from './json-schema-validator.ts';
+import { exclusiveBoundsAsNumbers, resolveRef as resolveLocalRef } from './schema-shape.ts';
 
 type Schema = Record<string, any>;
 

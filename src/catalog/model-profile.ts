@@ -1,4 +1,4 @@
-import type { ModelEntry, ModelSupports } from '../catalog/catalog-schema.ts';
+import type { ModelEntry, ModelSupports } from './catalog-schema.ts';
 
 /**
  * What Switchyard assumes of a model the catalog does not list (`<provider>/<any id>`), at one provider. Every

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { estimatePromptTokens, estimateTokens } from '../../src/budgets/estimate-cost.ts';
+import { estimatePromptTokens, estimateTokens } from '../../src/internal/estimate-tokens.ts';
 
 /** The estimate as it was before the ASCII fast path: every character walked. */
 function walked(text: string): number {

@@ -4,8 +4,8 @@ import type {
   ChatCompletionTool,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CompletionWarning } from '../types.ts';
+import type { ProviderCompletion } from './provider.ts';
 
 /**
  * OpenAI's custom tools (free-form text input, optionally held to a grammar) for a provider that has only function

@@ -1,0 +1,226 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { boundedFetch, ResultTooLargeError } from './bounded-fetch.ts';
+import {
+  DEFAULT_MCP_MAX_RESULT_BYTES,
+  DEFAULT_MCP_TIMEOUT_MS,
+  DEFAULT_MCP_TOOLS_TTL_MS,
+  type McpUpstreamSettings,
+} from './upstream-settings.ts';
+
+/** How a forwarded call ended, as records and metrics count it. */
+export type McpCallOutcome =
+  | 'ok'
+  | 'tool_error'
+  | 'timeout'
+  | 'unavailable'
+  | 'too_large'
+  | 'upstream_error'
+  | 'cancelled'
+  | 'forbidden';
+
+/** A call that did not reach a result: its outcome and a sentence blaming the party at fault. */
+export class McpUpstreamError extends Error {
+  readonly outcome: Exclude<McpCallOutcome, 'ok' | 'tool_error' | 'forbidden'>;
+
+  constructor(outcome: Exclude<McpCallOutcome, 'ok' | 'tool_error' | 'forbidden'>, message: string) {
+    super(message);
+    this.outcome = outcome;
+    this.name = 'McpUpstreamError';
+  }
+}
+
+/** Tools an upstream lists, read page by page up to this many (a bound on what one server can make us hold). */
+const MAX_TOOLS = 1_000;
+/** The longest a listing waits for a server's tools (a first connection included). */
+const LISTING_WAIT_MS = 10_000;
+/** After a failed connection, listings skip the server this long (answering from the last list, if any). */
+const LISTING_BACKOFF_MS = 5_000;
+/** Room for the JSON-RPC envelope around a result, in the transport's own bound. */
+const ENVELOPE_BYTES = 64 * 1024;
+const HOLD_GRACE_MS = 5_000;
+
+/**
+ * One upstream MCP server, one pooled client: connected on first use, connected again after it fails or closes, each
+ * request under the server's deadline. Its tool list is cached for `toolsTtlMs` (forgotten on `tools/list_changed`).
+ */
+export class McpUpstream {
+  readonly name: string;
+  readonly #settings: McpUpstreamSettings;
+  readonly #timeoutMs: number;
+  readonly #maxResultBytes: number;
+  #client: Promise<Client> | undefined;
+  #live: Client | undefined;
+  #tools: { list: Tool[]; until: number } | undefined;
+  #listingBackoffUntil = 0;
+  #refreshing: { listed: Promise<Tool[] | undefined>; waitUntil: number } | undefined;
+  #closed = false;
+  /** Aborted by `close`: a connection under way stops at once rather than at its deadline. */
+  readonly #closing = new AbortController();
+
+  constructor(settings: McpUpstreamSettings) {
+    this.name = settings.name;
+    this.#settings = settings;
+    this.#timeoutMs = settings.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
+    this.#maxResultBytes = settings.maxResultBytes ?? DEFAULT_MCP_MAX_RESULT_BYTES;
+  }
+
+  /**
+   * Its tools: the cached list while fresh; else asked (once, however many listings want it) and, meanwhile, the last
+   * list it gave. A server that never gave one is waited for until `LISTING_WAIT_MS` after the
+   * asking began, by every listing together; past that, listings go on without it (`undefined`) while the asking
+   * goes on under its deadline. A slow server never holds up the others' tools for longer.
+   */
+  async tools(): Promise<Tool[] | undefined> {
+    if (this.#tools && this.#tools.until > performance.now()) return this.#tools.list;
+    if (performance.now() < this.#listingBackoffUntil) return this.#tools?.list;
+    // Not the deadline: an asking that connects first takes up to two of them.
+    const waitUntil = performance.now() + LISTING_WAIT_MS;
+    this.#refreshing ??= { listed: this.#refresh().finally(() => (this.#refreshing = undefined)), waitUntil };
+    if (this.#tools) return this.#tools.list;
+    const { listed } = this.#refreshing;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const remaining = this.#refreshing.waitUntil - performance.now();
+    const waited = new Promise<undefined>(
+      (resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, remaining))),
+    );
+    try {
+      return await Promise.race([listed, waited]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #refresh(): Promise<Tool[] | undefined> {
+    try {
+      const client = await this.#connected();
+      const list: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.#timeoutMs });
+        list.push(...page.tools.slice(0, MAX_TOOLS - list.length));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && list.length < MAX_TOOLS);
+      const ttl = this.#settings.toolsTtlMs ?? DEFAULT_MCP_TOOLS_TTL_MS;
+      this.#tools = { list, until: performance.now() + ttl };
+      return list;
+    } catch {
+      this.#listingBackoffUntil = performance.now() + LISTING_BACKOFF_MS;
+      return this.#tools?.list;
+    }
+  }
+
+  /**
+   * Calls its tool `tool` with `args`: the result as the server gave it (an `isError` result is the tool's own
+   * failure), or an `McpUpstreamError` for a server down, slow past the deadline, failing, or answering too much.
+   */
+  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    let result: CallToolResult;
+    try {
+      const client = await this.#connected();
+      const options = { timeout: this.#timeoutMs, maxTotalTimeout: this.#timeoutMs, ...(signal ? { signal } : {}) };
+      result = (await client.callTool({ name: tool, arguments: args }, undefined, options)) as CallToolResult;
+    } catch (error) {
+      throw signal?.aborted
+        ? new McpUpstreamError('cancelled', 'The caller left before the answer.')
+        : this.#explain(error);
+    }
+    if (Buffer.byteLength(JSON.stringify(result)) > this.#maxResultBytes) throw this.#tooLarge();
+    return result;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#closing.abort();
+    const client = this.#client;
+    this.#client = undefined;
+    this.#live = undefined;
+    await (await client?.catch(() => undefined))?.close();
+  }
+
+  /** The pooled client, connecting it (under the deadline) when there is none; a failed one is dropped. */
+  #connected(): Promise<Client> {
+    if (this.#closed) return Promise.reject(new Error('the gateway is closing'));
+    const pending = (this.#client ??= this.#connect());
+    pending.then(
+      (client) => {
+        if (this.#client === pending) this.#live = client;
+      },
+      () => {
+        if (this.#client === pending) this.#client = undefined;
+      },
+    );
+    return pending;
+  }
+
+  async #connect(): Promise<Client> {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const client = new Client({ name: 'switchyard-mcp-gateway', version: '1.0.0' });
+    // Closed (the process exited, the session ended): the next use connects again.
+    client.onclose = () => {
+      if (this.#live !== client) return;
+      this.#live = undefined;
+      this.#client = undefined;
+    };
+    client.onerror = () => {};
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.#tools = undefined;
+    });
+    const transport = await this.#transport();
+    const deadline = AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), this.#closing.signal]);
+    try {
+      await client.connect(transport, { timeout: this.#timeoutMs, signal: deadline });
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw error;
+    }
+    // Closed meanwhile: the teardown is not left with a process it cannot see.
+    if (this.#closed) {
+      await client.close().catch(() => {});
+      throw new Error('the gateway is closing');
+    }
+    return client;
+  }
+
+  async #transport() {
+    const settings = this.#settings;
+    if (settings.url !== undefined) {
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      return new StreamableHTTPClientTransport(new URL(settings.url), {
+        requestInit: { headers: { ...settings.headers } },
+        // A request outlives its deadline only by the time the answer takes to be read.
+        fetch: boundedFetch(2 * this.#maxResultBytes + ENVELOPE_BYTES, this.#timeoutMs + HOLD_GRACE_MS),
+      });
+    }
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    return new StdioClientTransport({
+      command: settings.command!,
+      args: settings.args ?? [],
+      ...(settings.env ? { env: settings.env } : {}),
+      ...(settings.cwd ? { cwd: settings.cwd } : {}),
+      // Its own log is not the gateway's: not mixed into the server's JSON lines.
+      stderr: 'ignore',
+    });
+  }
+
+  #tooLarge(): McpUpstreamError {
+    const bound = this.#maxResultBytes;
+    return new McpUpstreamError('too_large', `The MCP server "${this.name}" answered more than ${bound} bytes.`);
+  }
+
+  /** Whom a failure blames: the server's deadline, its absence, its size, or the error it answered. */
+  #explain(error: unknown): McpUpstreamError {
+    if (error instanceof McpUpstreamError) return error;
+    const server = `The MCP server "${this.name}"`;
+    if (error instanceof ResultTooLargeError || (error as Error | undefined)?.cause instanceof ResultTooLargeError)
+      return this.#tooLarge();
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (code === -32001)
+      return new McpUpstreamError('timeout', `${server} did not answer within ${this.#timeoutMs} ms.`);
+    const message = error instanceof Error ? error.message : String(error);
+    if (typeof code === 'number' && code !== -32000)
+      return new McpUpstreamError('upstream_error', `${server} answered an error: ${message}`);
+    return new McpUpstreamError('unavailable', `${server} cannot be reached: ${message}`);
+  }
+}
