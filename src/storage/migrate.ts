@@ -1,4 +1,3 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { PostgresPool, PostgresResult } from '../internal/postgres-pool.ts';
 import { type ExistingTable, migrationOf } from './ddl.ts';
 import { type SchemaSpec, tableName } from './schema.ts';
@@ -8,7 +7,14 @@ import { type SchemaSpec, tableName } from './schema.ts';
  * and retired indexes dropped when an earlier version made them. SQLite reads its catalog on every open (a pragma
  * per table); PostgreSQL records each schema's version, under an advisory lock, so replicas migrate once.
  */
-export function migrateSqlite(db: DatabaseSync, schema: SchemaSpec): void {
+/** What migrating needs of a `node:sqlite` connection (this file imports nothing of Node: the memory engine's side). */
+export interface SqliteConnection {
+  exec(sql: string): void;
+  prepare(sql: string): { all(...values: never[]): unknown[] };
+  readonly isTransaction: boolean;
+}
+
+export function migrateSqlite(db: SqliteConnection, schema: SchemaSpec): void {
   db.exec('BEGIN IMMEDIATE');
   try {
     for (const table of schema.tables) {

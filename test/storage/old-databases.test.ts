@@ -95,6 +95,8 @@ async function readsAsBefore(stores: ServeStores, expected: Expected): Promise<v
     now.calls.timeline = null;
     now.calls.traces = null;
   }
+  // Keys from before mcp_tools (issue 40) read it as null, the default; the fixtures were written before it.
+  now.keys = withoutDefaultMcpTools(now.keys);
   for (const part of ['calls', 'annotations', 'experiments', 'deployments', 'keys'] as const)
     expect(now[part], part).toEqual(expected[part]);
   // A migrated database is a working one: a new record in, and out.
@@ -164,3 +166,12 @@ describe.skipIf(!server)('a PostgreSQL database written before the one storage l
     }
   });
 });
+
+/** The keys' reads without `mcp_tools`, each checked to be null (the default of a key stored before the column). */
+function withoutDefaultMcpTools(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDefaultMcpTools);
+  if (value === null || typeof value !== 'object') return value;
+  const { mcp_tools, ...rest } = value as Record<string, unknown>;
+  if ('mcp_tools' in value) expect(mcp_tools).toBeNull();
+  return Object.fromEntries(Object.entries(rest).map(([key, item]) => [key, withoutDefaultMcpTools(item)]));
+}
