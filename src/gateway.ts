@@ -23,6 +23,10 @@ import type { ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
 import { everyProvider, ProviderRegistry, type ProvidersSettings } from './providers/registry.ts';
 import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
+import type { CallStore } from './records/call-store.ts';
+import type { RecordQueueStats } from './records/record-queue.ts';
+import { StoredCalls } from './records/stored-calls.ts';
+import { openStores, type Stores } from './stores/open-stores.ts';
 import { type SchemaValidatorOptions, schemaValidatorSetting } from './structured-output/schema-engines.ts';
 import { DEFAULT_MAX_RENDERED_BYTES } from './templates.ts';
 import type { CompletionRequest, CompletionResponse, HedgeSetting } from './types.ts';
@@ -116,6 +120,13 @@ export interface GatewayOptions extends SchemaValidatorOptions, GuardrailOptions
   records?: false | RecordOptions | undefined;
   /** The response cache (docs/caching.md). Without it, calls asking `cache: auto | always` use memory; false: off. */
   cache?: false | ResponseCacheOptions | undefined;
+  /**
+   * The stores of one database (`openStores`): call records (the default sink, and `gateway.calls`), annotations,
+   * experiments and (unless `deployments` is given) deployments are kept there. Without it, annotations and
+   * experiments are kept beside the first sink that answers queries (the same SQLite file or PostgreSQL database),
+   * else in memory.
+   */
+  stores?: Stores | undefined;
 }
 
 /**
@@ -141,10 +152,13 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     defaultTransport: options.transport,
   });
   const deployments =
-    options.deployments === undefined ? undefined : createDeploymentStore(options.deployments, { env });
-  const recorder = createCallRecorder(options.records);
+    options.deployments === undefined
+      ? options.stores?.deployments
+      : createDeploymentStore(options.deployments, { env });
+  const recorder = createCallRecorder(options.records, options.stores && (() => options.stores!.calls));
   const { annotations, experiments } = annotationsAndExperiments({
     recorder,
+    stores: options.stores ?? storesBeside(recorder.calls),
     deployments,
     catalog: currentCatalog,
     gateway: { fallbacks: options.fallbacks ?? [], hedge: options.hedge },
@@ -223,4 +237,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     refreshCatalog: async () => refresher?.refresh(),
     configuredProviders: () => (simulator ? [simulator.name] : configuredProviders()),
   };
+}
+
+/** The stores of the records' database, when the sink that answers queries is one (`StoredCalls`); else memory. */
+function storesBeside(calls: CallStore): Stores {
+  return calls instanceof StoredCalls ? openStores(calls.engine, calls) : openStores({ engine: 'memory' });
 }

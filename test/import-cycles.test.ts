@@ -93,6 +93,8 @@ const FLOORS: ReadonlyArray<readonly string[]> = [
   ['src/types.ts'],
   ['src/errors.ts'],
   ['src/internal/', 'src/templates.ts', 'src/guardrails/'],
+  // The storage engines (memory, SQLite, PostgreSQL) and the table declarations every store is written over.
+  ['src/storage/'],
   // JSON schemas; the catalog of model facts.
   ['src/structured-output/', 'src/catalog/'],
   // The parameter table and the request checks: read by providers, deployments, dialects and the pipeline.
@@ -104,6 +106,8 @@ const FLOORS: ReadonlyArray<readonly string[]> = [
   ['src/completion/'],
   ['src/cache/', 'src/budgets/', 'src/dialects/', 'src/embeddings/'],
   ['src/experiments/'],
+  // The one factory of the stores of a database: records, annotations, experiments, deployments, cache.
+  ['src/stores/'],
   ['src/gateway-api.ts'],
   ['src/gateway.ts'],
   ['src/server/', 'src/default-gateway.ts'],
@@ -111,20 +115,8 @@ const FLOORS: ReadonlyArray<readonly string[]> = [
   ['src/cli.ts'],
 ];
 
-/**
- * The imports that still run up, each with why. The record sinks construct the annotation and experiment stores on
- * their own connection; they go once one factory opens every store (issue 37, the storage layer).
- */
-const UPWARD_FOR_NOW: readonly string[] = [
-  'src/records/call-store.ts → src/annotations/annotation-store.ts',
-  'src/records/call-store.ts → src/experiments/experiment-store.ts',
-  'src/records/sinks/memory-sink.ts → src/annotations/memory-annotation-store.ts',
-  'src/records/sinks/memory-sink.ts → src/experiments/memory-experiment-store.ts',
-  'src/records/sinks/postgres-sink.ts → src/annotations/postgres-annotation-store.ts',
-  'src/records/sinks/postgres-sink.ts → src/experiments/postgres-experiment-store.ts',
-  'src/records/sinks/sqlite-sink.ts → src/annotations/sqlite-annotation-store.ts',
-  'src/records/sinks/sqlite-sink.ts → src/experiments/sqlite-experiment-store.ts',
-];
+/** The imports that still run up, each with why (none: one factory opens every store, issue 37). */
+const UPWARD_FOR_NOW: readonly string[] = [];
 
 /** Every import of a file of `sources`, type-only ones too, that does not point down `floors`; and unplaced files. */
 function againstTheFloors(sources: ReadonlyMap<string, string>, floors: ReadonlyArray<readonly string[]>): string[] {

@@ -14,7 +14,6 @@ import {
 } from './annotation.ts';
 import { annotationSchemas } from './annotation-schema.ts';
 import type { AnnotationStore } from './annotation-store.ts';
-import { MemoryAnnotationStore } from './memory-annotation-store.ts';
 
 export interface AddAnnotationsOptions {
   /** Who writes them (a `serve` key's id), kept as `author`. */
@@ -50,14 +49,14 @@ export interface Annotations {
   list(query?: AnnotationQuery, options?: ListAnnotationsOptions): Promise<AnnotationPage>;
 }
 
-/** The annotations beside `calls`: in its own annotation store (same database), or in memory. */
+/** The annotations of `calls`, kept in `store` (the same database's: `openStores`). */
 export function createAnnotations(
+  store: AnnotationStore,
   calls: CallStore,
   flush: () => Promise<void>,
   cellOwner?: FindCellOwner,
 ): Annotations {
-  let store: AnnotationStore | undefined;
-  const storeOf = () => (store ??= calls.annotationStore?.() ?? new MemoryAnnotationStore());
+  const storeOf = () => store;
 
   return {
     async add(input, options = {}) {

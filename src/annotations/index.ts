@@ -10,7 +10,6 @@ export type {
   StoredAnnotation,
 } from './annotation.ts';
 export type { AnnotationStore } from './annotation-store.ts';
+export { MemoryAnnotationStore, PostgresAnnotationStore, SqliteAnnotationStore } from './annotation-stores.ts';
 export type { AddAnnotationsOptions, Annotations, ListAnnotationsOptions } from './annotations.ts';
-export { MemoryAnnotationStore } from './memory-annotation-store.ts';
-export { PostgresAnnotationStore } from './postgres-annotation-store.ts';
-export { SqliteAnnotationStore } from './sqlite-annotation-store.ts';
+export { StoredAnnotations } from './stored-annotations.ts';

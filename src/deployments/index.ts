@@ -15,11 +15,13 @@ export {
   DeploymentValidationError,
 } from './errors.ts';
 export { FileDeploymentStore } from './file-store.ts';
+export { MemoryDeploymentStore } from './memory-store.ts';
 export { RemoteDeploymentStore, type RemoteDeploymentStoreOptions } from './remote-store.ts';
 export {
   type ResolvedDeployment,
   resolveDeployment,
 } from './resolve-deployment.ts';
 export { SqliteDeploymentStore } from './sqlite-store.ts';
-export { type DeploymentStore, MemoryDeploymentStore } from './store.ts';
+export type { DeploymentStore } from './store.ts';
+export { StoredDeployments } from './stored-deployments.ts';
 export { validateDeployment } from './validate-deployment.ts';

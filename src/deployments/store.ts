@@ -1,6 +1,5 @@
-import { type Deployment, sameDeployment } from './deployment.ts';
-import { DeploymentConflictError, DeploymentStoreError } from './errors.ts';
-import { validateDeployment } from './validate-deployment.ts';
+import type { Deployment } from './deployment.ts';
+import { DeploymentStoreError } from './errors.ts';
 
 /** Where deployments are kept. Every store validates what it returns; `put` never changes an existing version. */
 export interface DeploymentStore {
@@ -29,40 +28,6 @@ export interface LookupOptions {
 export interface SourcedDeployment {
   deployment: Deployment;
   source: string;
-}
-
-/** Deployments held in memory: for tests, and for apps that build their deployments in code. */
-export class MemoryDeploymentStore implements DeploymentStore {
-  readonly #byId = new Map<string, SourcedDeployment>();
-
-  constructor(deployments: ReadonlyArray<Deployment> = []) {
-    const entries = deployments.map((deployment, index) => ({
-      deployment: validateDeployment(deployment, `memory[${index}]`, 400),
-      source: `memory[${index}]`,
-    }));
-    for (const [id, entry] of indexById(entries, 'memory')) this.#byId.set(id, entry);
-  }
-
-  async get(id: string): Promise<Deployment | undefined> {
-    return this.#byId.get(id)?.deployment;
-  }
-
-  async list(filter: { agent_id?: string } = {}): Promise<Deployment[]> {
-    return filterAndSort(
-      [...this.#byId.values()].map((entry) => entry.deployment),
-      filter,
-    );
-  }
-
-  async put(deployment: Deployment): Promise<void> {
-    const checked = validateDeployment(deployment, 'put', 400);
-    const existing = this.#byId.get(checked.id);
-    if (existing) {
-      if (sameDeployment(existing.deployment, checked)) return;
-      throw new DeploymentConflictError(checked.id, existing.source);
-    }
-    this.#byId.set(checked.id, { deployment: checked, source: 'put' });
-  }
 }
 
 /** Maps ids to entries; two entries with one id is an error naming both sources. */

@@ -17,6 +17,7 @@ export class ExperimentBudget {
   #held = 0;
   #othersHeld = 0;
   #readAt = Number.NEGATIVE_INFINITY;
+  #reading: Promise<void> | undefined;
   readonly #services: { store: ExperimentStore };
   readonly #header: ExperimentHeader;
   /** The cells this run claimed: its own holds are counted here, not read from the store. */
@@ -69,10 +70,21 @@ export class ExperimentBudget {
     this.#held -= worst;
   }
 
-  /** What the store says was spent, and what other runs' calls in flight may cost. */
-  async #read(): Promise<void> {
-    if (performance.now() - this.#readAt < REFRESH_MS) return;
+  /**
+   * What the store says was spent, and what other runs' calls in flight may cost. Cells asking while a reading is
+   * under way wait for it: a store answering on a later turn (PostgreSQL) must not let them decide on none.
+   */
+  #read(): Promise<void> {
+    if (this.#reading) return this.#reading;
+    if (performance.now() - this.#readAt < REFRESH_MS) return Promise.resolve();
     this.#readAt = performance.now();
+    this.#reading = this.#readStore().finally(() => {
+      this.#reading = undefined;
+    });
+    return this.#reading;
+  }
+
+  async #readStore(): Promise<void> {
     const { spent_usd, holds } = await this.#services.store.spending(this.#header.id, staleBefore());
     let othersHeld = 0;
     for (const hold of holds) if (!this.#own.has(hold.id)) othersHeld += hold.held_usd;

@@ -21,7 +21,6 @@ import { cellAnnotation, fieldComparisons, spentOf, versionSummaries } from './e
 import { checkedExperimentPart } from './experiment-schema.ts';
 import { DEFAULT_EXPERIMENT_LIMIT, type ExperimentStore } from './experiment-store.ts';
 import type { ExperimentCaller, Experiments } from './experiments-api.ts';
-import { MemoryExperimentStore } from './memory-experiment-store.ts';
 import { type CellServices, runCells } from './run-experiment.ts';
 
 /** How often `get` with `wait_ms` looks at the store again (cells may be run by another replica). */
@@ -30,6 +29,8 @@ const POLL_MS = 200;
 const MAX_SHOWN_ANNOTATIONS = 1000;
 
 export interface ExperimentDependencies extends Omit<CellServices, 'store'> {
+  /** Where the experiments are kept: beside the call records (`openStores`). */
+  store: ExperimentStore;
   calls: CallStore;
   annotations: Annotations;
   deployments: DeploymentStore | undefined;
@@ -43,8 +44,7 @@ export interface ExperimentDependencies extends Omit<CellServices, 'store'> {
  * Every method takes the caller's rules (`ExperimentCaller`); in-process without one, everything is allowed.
  */
 export function createExperiments(dependencies: ExperimentDependencies): Experiments & { cellOwner: FindCellOwner } {
-  let store: ExperimentStore | undefined;
-  const storeOf = () => (store ??= dependencies.calls.experimentStore?.() ?? new MemoryExperimentStore());
+  const storeOf = () => dependencies.store;
   /** Runs under way in this process, by experiment: one at a time each. */
   const running = new Map<string, Promise<void>>();
 

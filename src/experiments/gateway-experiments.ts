@@ -1,10 +1,12 @@
 import { catalogModelOf } from '../access/models.ts';
+import type { AnnotationStore } from '../annotations/annotation-store.ts';
 import { type Annotations, createAnnotations } from '../annotations/annotations.ts';
 import { worstCost } from '../budgets/estimate-cost.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import type { CallRecorder } from '../records/call-recorder.ts';
 import type { CompletionRequest } from '../types.ts';
+import type { ExperimentStore } from './experiment-store.ts';
 import { createExperiments, type ExperimentDependencies } from './experiments.ts';
 import type { Experiments } from './experiments-api.ts';
 
@@ -14,6 +16,8 @@ import type { Experiments } from './experiments-api.ts';
  */
 export function annotationsAndExperiments(options: {
   recorder: CallRecorder;
+  /** Where annotations and experiments are kept: beside the call records (`openStores`). */
+  stores: { annotations: AnnotationStore; experiments: ExperimentStore };
   deployments: DeploymentStore | undefined;
   catalog: () => Catalog;
   complete: ExperimentDependencies['complete'];
@@ -21,10 +25,14 @@ export function annotationsAndExperiments(options: {
 }): { annotations: Annotations; experiments: Experiments } {
   const { recorder } = options;
   let experiments: ReturnType<typeof createExperiments> | undefined;
-  const annotations = createAnnotations(recorder.calls, recorder.flush, (experimentId, cellId) =>
-    experiments!.cellOwner(experimentId, cellId),
+  const annotations = createAnnotations(
+    options.stores.annotations,
+    recorder.calls,
+    recorder.flush,
+    (experimentId, cellId) => experiments!.cellOwner(experimentId, cellId),
   );
   experiments = createExperiments({
+    store: options.stores.experiments,
     calls: recorder.calls,
     annotations,
     deployments: options.deployments,

@@ -16,6 +16,7 @@ export type {
   VersionSummary,
 } from './experiment.ts';
 export type { ExperimentListQuery, ExperimentStore } from './experiment-store.ts';
+export { MemoryExperimentStore, PostgresExperimentStore, SqliteExperimentStore } from './experiment-stores.ts';
 export type {
   CreateExperimentInput,
   ExperimentCaller,
@@ -23,6 +24,4 @@ export type {
   GetExperimentOptions,
   RunExperimentOptions,
 } from './experiments-api.ts';
-export { MemoryExperimentStore } from './memory-experiment-store.ts';
-export { PostgresExperimentStore } from './postgres-experiment-store.ts';
-export { SqliteExperimentStore } from './sqlite-experiment-store.ts';
+export { StoredExperiments } from './stored-experiments.ts';

@@ -1,3 +1,4 @@
+import { brandErrorClasses } from '../error-brand.ts';
 import { InvalidRequestError } from '../errors.ts';
 import { describeCounts, type FindingCounts, kindsIn, type SensitiveKind } from './kinds.ts';
 
@@ -45,3 +46,6 @@ export class GuardrailRefusedError extends InvalidRequestError {
     this.stage = stage;
   }
 }
+
+// Branded as the core's errors are, so that `SensitiveDataError.is(error)` holds across the ESM and CommonJS builds.
+brandErrorClasses({ SensitiveDataError, GuardrailRefusedError });

@@ -19,15 +19,16 @@ export interface PostgresResult<Row = Record<string, unknown>> {
   rowCount: number | null;
 }
 
-/** One connection taken from the pool, given back with `release`. */
+/** One connection taken from the pool, given back with `release` (an error: dropped, not given to another caller). */
 export interface PostgresClient {
   query(query: PostgresQuery): Promise<PostgresResult>;
   query(text: string, values?: unknown[]): Promise<PostgresResult>;
-  release(): void;
+  release(error?: Error | boolean): void;
 }
 
-/** A `pg` Pool, as the stores use it: queries, and a connection of its own for migrations. */
+/** A `pg` Pool, as the stores use it: queries, and a connection of its own for migrations and transactions. */
 export interface PostgresPool {
+  query(query: PostgresQuery): Promise<PostgresResult>;
   query(text: string, values?: unknown[]): Promise<PostgresResult>;
   connect(): Promise<PostgresClient>;
 }

@@ -5,6 +5,7 @@ import { type CallStore, isCallStore } from './call-store.ts';
 import { type BilledUsage, ZERO_USAGE } from './compute-cost.ts';
 import type { JournalSegment } from './record-journal.ts';
 import { RecordQueue, type RecordQueueOptions, type RecordQueueStats } from './record-queue.ts';
+import type { RecordSink } from './sink.ts';
 import { MemorySink } from './sinks/memory-sink.ts';
 
 export type RecordOptions = { [Option in keyof RecordQueueOptions]?: RecordQueueOptions[Option] | undefined } & {
@@ -69,9 +70,12 @@ export interface CallRecorder {
 /**
  * The gateway's recording: a bounded queue to the sinks (a queryable memory sink unless told otherwise), or nothing.
  */
-export function createCallRecorder(options: false | RecordOptions | undefined): CallRecorder {
-  // `sinks: undefined` is no sinks given: the default memory sink, not none.
-  const recordOptions = options === false ? undefined : { ...options, sinks: options?.sinks ?? [new MemorySink()] };
+export function createCallRecorder(
+  options: false | RecordOptions | undefined,
+  defaultSink: () => RecordSink = () => new MemorySink(),
+): CallRecorder {
+  // `sinks: undefined` is no sinks given: the default sink, not none.
+  const recordOptions = options === false ? undefined : { ...options, sinks: options?.sinks ?? [defaultSink()] };
   const queue = recordOptions ? new RecordQueue(recordOptions as RecordQueueOptions) : undefined;
   const redact = recordOptions?.redact ?? false;
   const maxTextLength = recordOptions?.maxTextLength;

@@ -32,6 +32,9 @@ export interface NormalizedListQuery {
   after: CursorPosition | undefined;
 }
 
+/** The list filters that are one column equal to the value given. */
+export const LIST_EQUALITIES = ['agent_id', 'dialect', 'trace_id', 'workflow_name'] as const;
+
 /** The last row of a page: the next page holds the rows strictly older than it in `(created_at, id)` order. */
 export interface CursorPosition {
   created_at: string;
@@ -77,23 +80,6 @@ function decodeCursor(cursor: string): CursorPosition {
     // Falls through to the error below.
   }
   throw new InvalidRequestError('"cursor" is not a cursor this store returned.', 'cursor', 'invalid_cursor');
-}
-
-/** Newest first; ties on `created_at` broken by id, so pages never skip or repeat a row. */
-export function newestFirst(a: CursorPosition, b: CursorPosition): number {
-  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
-  return a.id === b.id ? 0 : a.id < b.id ? 1 : -1;
-}
-
-export function matchesListQuery(record: CallRecord, query: NormalizedListQuery): boolean {
-  if (query.agent_id !== undefined && record.agent_id !== query.agent_id) return false;
-  if (query.api_key_ids !== undefined && !query.api_key_ids.includes(record.metadata?.api_key_id ?? '')) return false;
-  if (query.dialect !== undefined && record.dialect !== query.dialect) return false;
-  if (query.trace_id !== undefined && record.trace_id !== query.trace_id) return false;
-  if (query.workflow_name !== undefined && record.workflow_name !== query.workflow_name) return false;
-  if (query.since !== undefined && record.created_at < query.since) return false;
-  if (query.until !== undefined && record.created_at >= query.until) return false;
-  return query.after === undefined || newestFirst(record, query.after) > 0;
 }
 
 /**

@@ -1,9 +1,10 @@
-import type { AnnotationStore } from '../annotations/annotation-store.ts';
-import type { ExperimentStore } from '../experiments/experiment-store.ts';
 import type { CallQuery, CallQueryOptions, CallQueryResult } from './call-query.ts';
 import type { CallRecord, CallStatus, Dialect } from './call-record.ts';
 
-/** Read access to stored call records: `gateway.calls`. Implemented by `MemorySink` and `SqliteSink`. */
+/**
+ * Read access to stored call records: `gateway.calls`. Implemented by `StoredCalls` on every engine (`MemorySink`,
+ * `SqliteSink`, `PostgresSink`).
+ */
 export interface CallStore {
   /** Calls newest first, filtered, one page at a time (at most `limit` calls, and 4 MB of records past the first). */
   list(query?: ListCallsQuery): Promise<CallPage>;
@@ -44,10 +45,6 @@ export interface CallStore {
    * read without reading the record; `null` when there is no such call. Optional for other stores.
    */
   getBounded?(id: string, maxBytes: number): Promise<CallRecord | 'too_large' | null>;
-  /** Where `gateway.annotations` keeps annotations of these calls (same database); optional: memory otherwise. */
-  annotationStore?(): AnnotationStore;
-  /** Where `gateway.experiments` keeps experiments (same database, one store per sink); optional: memory otherwise. */
-  experimentStore?(): ExperimentStore;
 }
 
 /** Traced calls the trace picker looks at, newest first. */

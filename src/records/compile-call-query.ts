@@ -1,162 +1,104 @@
+import type { Expression, ExpressionBuilder, OrderByItemBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import { compile } from '../storage/engine.ts';
+import { anyOf, atMost, metadataIs, percentileOf } from '../storage/engine-sql.ts';
+import { builderFor } from '../storage/kysely.ts';
+import type { EngineKind } from '../storage/schema.ts';
 import { type Aggregate, type GroupColumn, isoInstant, type ParsedCallQuery, ROW_COLUMNS } from './call-query.ts';
 import { NUMBER_FIELDS, TEXT_FILTERS } from './call-query-schema.ts';
-import { readableJson } from './sinks/postgres-schema.ts';
 
 /**
- * A parsed call query as one parameterised SQL statement, for SQLite or PostgreSQL. Only names from the lists of
- * `call-query.ts` are written into the SQL; every value a caller gave is a parameter. Percentiles are exact and
- * interpolated as PostgreSQL's `percentile_cont` is: PostgreSQL runs it, SQLite (which has none) ranks each group's
- * values with window functions and interpolates between the two nearest ranks, in the database.
+ * A parsed call query as one query of the `calls` table, the same for every engine: only names from the lists of
+ * `call-query.ts` are written into it, and every value a caller gave is a parameter. Percentiles are exact and
+ * interpolated as PostgreSQL's `percentile_cont` is (`percentileOf`). Fetches `limit + 1` rows, so the caller can
+ * tell whether there are more.
  */
-export interface SqlDialect {
-  name: 'sqlite' | 'postgres';
-  table: string;
-  /** The placeholder of the `n`th parameter (1-based). */
-  placeholder(n: number): string;
-  /** `expr` is any of the values of one array parameter, and that parameter's value. */
-  anyOf(expr: string, placeholder: string): string;
-  listValue(values: readonly string[]): unknown;
-  /** The call's `metadata.api_key_id`: a column of its own, indexed. */
-  apiKeyId: string;
-  /** The call's metadata has key `$k` with value `$v`. */
-  metadataEquals(key: string, value: string): string;
-  /** Appended to text in ORDER BY: byte order in both engines. */
-  textOrder: string;
-}
-
-export const SQLITE: SqlDialect = {
-  name: 'sqlite',
-  table: 'calls',
-  placeholder: () => '?',
-  anyOf: (expr, p) => `${expr} IN (SELECT value FROM json_each(${p}))`,
-  listValue: (values) => JSON.stringify(values),
-  apiKeyId: 'api_key_id',
-  // json_each takes the key as a value, never as a path: a key with dots or quotes is only a key.
-  metadataEquals: (k, v) => `EXISTS (SELECT 1 FROM json_each(record, '$.metadata') WHERE key = ${k} AND value = ${v})`,
-  textOrder: '',
-};
-
-export const POSTGRES: SqlDialect = {
-  name: 'postgres',
-  table: 'switchyard_calls',
-  placeholder: (n) => `$${n}`,
-  anyOf: (expr, p) => `${expr} = ANY(${p}::text[])`,
-  listValue: (values) => [...values],
-  apiKeyId: 'api_key_id',
-  metadataEquals: (k, v) => `(${readableJson('record')} -> 'metadata' ->> ${k}::text) = ${v}::text`,
-  textOrder: ' COLLATE "C"',
-};
-
-export interface CompiledQuery {
-  sql: string;
-  params: unknown[];
-}
+// biome-ignore lint/suspicious/noExplicitAny: the calls table is checked by its declaration.
+type Eb = ExpressionBuilder<any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: as above.
+type Select = SelectQueryBuilder<any, any, any>;
 
 const PERCENTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p99: 0.99 };
 const NUMBERS: readonly string[] = NUMBER_FIELDS;
 
-/** Fetches `limit + 1` rows, so the caller can tell whether there are more. */
-export function compileCallQuery(query: ParsedCallQuery, dialect: SqlDialect): CompiledQuery {
-  const params: unknown[] = [];
-  const param = (value: unknown) => {
-    params.push(value);
-    return dialect.placeholder(params.length);
-  };
-  const where = whereClause(query, dialect, param);
-  const limit = param(query.limit + 1);
+export function callQueryOf(kind: EngineKind, query: ParsedCallQuery): Select {
+  const base = builderFor(kind)
+    .selectFrom('calls')
+    .where((eb) => eb.and(conditions(kind, eb, query)));
   if (!query.grouped) {
-    const order = query.order_by.map(({ field, direction }) => orderTerm(field, direction, isText(field), dialect));
-    order.push(`id${dialect.textOrder} ASC`);
-    const columns = ROW_COLUMNS.join(', ');
-    return {
-      sql: `SELECT ${columns} FROM ${dialect.table}${where} ORDER BY ${order.join(', ')} LIMIT ${limit}`,
-      params,
-    };
+    let rows = base.select([...ROW_COLUMNS]);
+    for (const { field, direction } of query.order_by)
+      rows = rows.orderBy(field, (item) => order(kind, item, direction, !NUMBERS.includes(field)));
+    return rows.orderBy('id', (item) => order(kind, item, 'asc', true)).limit(atMost(query.limit + 1));
   }
-  const groups = query.group_by.map((column, index) => ({ column, alias: `g${index}`, expr: groupExpr(column) }));
-  const partition = groups.length > 0 ? `PARTITION BY ${groups.map((group) => group.expr).join(', ')}` : '';
-  const ranked = dialect.name === 'sqlite' ? rankColumns(query.aggregates, partition) : [];
-  const inner = [...groups.map((group) => `${group.expr} AS ${group.alias}`), ...NUMBERS, ...ranked];
-  const outer = [
-    ...groups.map((group) => `${group.alias} AS "${group.column}"`),
-    ...query.aggregates.map((aggregate) => `${aggregateExpr(aggregate, dialect)} AS "${aggregate.name}"`),
-  ];
-  const order = query.order_by.map(({ field, direction }) => {
-    const group = groups.find((candidate) => candidate.column === field);
-    return group
-      ? orderTerm(group.alias, direction, true, dialect)
-      : orderTerm(`"${field}"`, direction, false, dialect);
-  });
-  order.push(...groups.map((group) => orderTerm(group.alias, 'asc', true, dialect)));
-  const sql =
-    `SELECT ${outer.join(', ')} FROM (SELECT ${inner.join(', ')} FROM ${dialect.table}${where}) AS base` +
-    (groups.length > 0 ? ` GROUP BY ${groups.map((group) => group.alias).join(', ')}` : '') +
-    (order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '') +
-    ` LIMIT ${limit}`;
-  return { sql, params };
+  let grouped = base.select((eb) => [
+    ...query.group_by.map((column) => groupExpr(eb, column).as(column)),
+    ...query.aggregates.map((aggregate) => aggregateExpr(kind, eb, aggregate).as(aggregate.name)),
+  ]);
+  for (const column of query.group_by) grouped = grouped.groupBy((eb: Eb) => groupExpr(eb, column));
+  // A group column is ordered by its expression (PostgreSQL orders by an output's name only when it is bare).
+  const orderOf = (field: string, direction: 'asc' | 'desc') =>
+    (query.group_by as string[]).includes(field)
+      ? (select: Select) =>
+          select.orderBy(
+            (eb: Eb) => groupExpr(eb, field as GroupColumn),
+            (item) => order(kind, item, direction, true),
+          )
+      : (select: Select) => select.orderBy(field, (item) => order(kind, item, direction, false));
+  for (const { field, direction } of query.order_by) grouped = orderOf(field, direction)(grouped);
+  for (const column of query.group_by) grouped = orderOf(column, 'asc')(grouped);
+  return grouped.limit(atMost(query.limit + 1));
 }
 
-function whereClause(query: ParsedCallQuery, dialect: SqlDialect, param: (value: unknown) => string): string {
+/** The query's SQL and parameters, for one engine kind: what a caller wrote is only ever a parameter. */
+export function compileCallQuery(query: ParsedCallQuery, kind: EngineKind): { sql: string; params: unknown[] } {
+  const { sql, values } = compile(callQueryOf(kind, query), kind);
+  return { sql, params: values };
+}
+
+function conditions(kind: EngineKind, eb: Eb, query: ParsedCallQuery): Expression<SqlBool>[] {
   const { filter, scope } = query;
-  const conditions: string[] = [];
-  const anyOf = (expr: string, values: readonly string[]) => {
-    if (values.length === 0) conditions.push('1 = 0');
-    else if (values.length === 1) conditions.push(`${expr} = ${param(values[0])}`);
-    else conditions.push(dialect.anyOf(expr, param(dialect.listValue(values))));
+  const out: Expression<SqlBool>[] = [];
+  const among = (column: string, values: readonly string[]) => {
+    if (values.length === 0) out.push(eb.lit(false));
+    else if (values.length === 1) out.push(eb(column, '=', values[0]));
+    else out.push(anyOf(kind, eb, column, [...values]));
   };
   for (const column of TEXT_FILTERS) {
     const value = filter[column];
-    if (value !== undefined) anyOf(column, typeof value === 'string' ? [value] : value);
+    if (value !== undefined) among(column, typeof value === 'string' ? [value] : value);
   }
-  if (filter.status !== undefined) conditions.push(`status = ${param(filter.status)}`);
-  if (filter.dialect !== undefined) conditions.push(`dialect = ${param(filter.dialect)}`);
-  if (filter.since !== undefined) conditions.push(`created_at >= ${param(isoInstant(filter.since))}`);
-  if (filter.until !== undefined) conditions.push(`created_at < ${param(isoInstant(filter.until))}`);
-  if (filter.min_cost_usd !== undefined) conditions.push(`cost_usd >= ${param(filter.min_cost_usd)}`);
-  if (filter.max_cost_usd !== undefined) conditions.push(`cost_usd <= ${param(filter.max_cost_usd)}`);
-  if (filter.min_latency_ms !== undefined) conditions.push(`latency_ms >= ${param(filter.min_latency_ms)}`);
-  if (filter.max_latency_ms !== undefined) conditions.push(`latency_ms <= ${param(filter.max_latency_ms)}`);
+  if (filter.status !== undefined) out.push(eb('status', '=', filter.status));
+  if (filter.dialect !== undefined) out.push(eb('dialect', '=', filter.dialect));
+  if (filter.since !== undefined) out.push(eb('created_at', '>=', isoInstant(filter.since)));
+  if (filter.until !== undefined) out.push(eb('created_at', '<', isoInstant(filter.until)));
+  if (filter.min_cost_usd !== undefined) out.push(eb('cost_usd', '>=', filter.min_cost_usd));
+  if (filter.max_cost_usd !== undefined) out.push(eb('cost_usd', '<=', filter.max_cost_usd));
+  if (filter.min_latency_ms !== undefined) out.push(eb('latency_ms', '>=', filter.min_latency_ms));
+  if (filter.max_latency_ms !== undefined) out.push(eb('latency_ms', '<=', filter.max_latency_ms));
   for (const [key, value] of Object.entries(filter.metadata ?? {}))
-    conditions.push(dialect.metadataEquals(param(key), param(value)));
+    out.push(metadataIs(kind, eb, 'record', key, value));
   // The caller's scope: ANDed after the filter, which can only narrow it.
-  if (scope.agent_ids !== undefined) anyOf('agent_id', scope.agent_ids);
-  if (scope.api_key_ids !== undefined) anyOf(dialect.apiKeyId, scope.api_key_ids);
-  return conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
+  if (scope.agent_ids !== undefined) among('agent_id', scope.agent_ids);
+  if (scope.api_key_ids !== undefined) among('api_key_id', scope.api_key_ids);
+  return out;
 }
 
-function groupExpr(column: GroupColumn): string {
-  return column === 'day' ? 'substr(created_at, 1, 10)' : column;
+function groupExpr(eb: Eb, column: GroupColumn) {
+  return column === 'day' ? eb.fn<string>('substr', [eb.ref('created_at'), eb.lit(1), eb.lit(10)]) : eb.ref(column);
 }
 
-function isText(column: string): boolean {
-  return !NUMBERS.includes(column);
-}
-
-/** NULLs sort as SQLite sorts them by default, first ascending and last descending, in both engines. */
-function orderTerm(expr: string, direction: 'asc' | 'desc', text: boolean, dialect: SqlDialect): string {
-  const collated = text ? `${expr}${dialect.textOrder}` : expr;
-  return direction === 'asc' ? `${collated} ASC NULLS FIRST` : `${collated} DESC NULLS LAST`;
-}
-
-/** SQLite's percentile inputs: each value's rank in its group (NULLs last) and the group's count of values. */
-function rankColumns(aggregates: Aggregate[], partition: string): string[] {
-  const fields = new Set(aggregates.filter((a) => a.fn in PERCENTILES && a.field).map((a) => a.field!));
-  return [...fields].flatMap((field) => [
-    `ROW_NUMBER() OVER (${partition} ORDER BY ${field} ASC NULLS LAST) - 1 AS r_${field}`,
-    `COUNT(${field}) OVER (${partition}) AS n_${field}`,
-  ]);
-}
-
-function aggregateExpr({ fn, field }: Aggregate, dialect: SqlDialect): string {
-  if (!field) return 'count(*)';
+function aggregateExpr(kind: EngineKind, eb: Eb, { fn, field }: Aggregate) {
+  if (!field) return eb.fn.countAll();
   const fraction = PERCENTILES[fn];
-  if (fraction === undefined) return `${fn}(${field})`;
-  if (dialect.name === 'postgres') return `percentile_cont(${fraction}) WITHIN GROUP (ORDER BY ${field}::float8)`;
-  // The value at rank floor(p·(n−1)), moved toward the next rank's by the fractional part.
-  const low = `CAST(${fraction} * (n_${field} - 1) AS INTEGER)`;
-  const at = (rank: string) => `max(CASE WHEN r_${field} = ${rank} THEN ${field} END)`;
-  const position = `${fraction} * (max(n_${field}) - 1)`;
-  return (
-    `(${at(low)} + coalesce(${at(`${low} + 1`)} - ${at(low)}, 0) * ` + `(${position} - CAST(${position} AS INTEGER)))`
-  );
+  if (fraction !== undefined) return percentileOf(kind, eb, field, fraction);
+  return eb.fn.agg(fn, [eb.ref(field)]);
+}
+
+/**
+ * NULLs sort as SQLite sorts them by default, first ascending and last descending, in every engine; text in byte
+ * order (PostgreSQL's own collation would not be).
+ */
+function order(kind: EngineKind, item: OrderByItemBuilder, direction: 'asc' | 'desc', text: boolean) {
+  const collated = text && kind === 'postgres' ? item.collate('C') : item;
+  return direction === 'asc' ? collated.asc().nullsFirst() : collated.desc().nullsLast();
 }

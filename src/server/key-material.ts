@@ -55,7 +55,7 @@ export type StoredKey = Omit<
   sensitive_data?: string | null;
 };
 
-/** A stored key with the rows of the keys that minted it, nearest first (`ancestorsSql`). */
+/** A stored key with the rows of the keys that minted it, nearest first (`ancestors` in keys-table.ts). */
 export function fromRow(stored: StoredKey, chain: readonly LineageRow[] = []): ApiKeyInfo {
   const ancestors = chain.map((ancestor) => ancestor.id);
   const { sensitive_data, ...row } = stored;
@@ -164,35 +164,11 @@ export interface LineageRow {
   scopes: string | null;
 }
 
-/** The columns of a `LineageRow`, as `ancestorsSql`'s `chain` and the key table both have them. */
-export const LINEAGE_COLUMNS = 'id, parent_id, revoked_at, expires_at, scopes';
-
 /**
  * Deepest lineage walked: no key is minted with more ancestors (its parent's chain would be cut short, and a cut
  * chain is refused), so every walk up or down is complete. Bounds the recursion should rows ever form a cycle.
  */
-const MAX_DEPTH = 1000;
-
-/**
- * The ancestors of the key `param` names (a placeholder, `?` or `$1`), itself first, then up the `parent_id` chain:
- * `LineageRow`s, nearest first.
- */
-export function ancestorsSql(table: string, param: string): string {
-  return (
-    'WITH RECURSIVE chain(id, parent_id, revoked_at, expires_at, scopes, depth) AS (' +
-    `SELECT id, parent_id, revoked_at, expires_at, scopes, 1 FROM ${table} WHERE id = ${param} UNION ALL ` +
-    `SELECT k.id, k.parent_id, k.revoked_at, k.expires_at, k.scopes, chain.depth + 1 FROM ${table} k ` +
-    `JOIN chain ON k.id = chain.parent_id WHERE chain.depth < ${MAX_DEPTH}) `
-  );
-}
-
-/** The ids of every key minted under the key `param` names, however deep, nearest first (not the key itself). */
-export function descendantsSql(table: string, param: string): string {
-  return (
-    `WITH RECURSIVE tree(id, depth) AS (SELECT id, 1 FROM ${table} WHERE parent_id = ${param} UNION ALL ` +
-    `SELECT k.id, tree.depth + 1 FROM ${table} k JOIN tree ON k.parent_id = tree.id WHERE tree.depth < ${MAX_DEPTH}) `
-  );
-}
+export const MAX_DEPTH = 1000;
 
 /**
  * Why a key cannot be used or mint, judged on its chain (the key first, then each key that minted it): any of them
@@ -258,7 +234,7 @@ export class ValidKeys {
   }
 
   /**
-   * The verdict on a stored row for the digest and the chain of keys that minted it (`ancestorsSql`): the hashes
+   * The verdict on a stored row for the digest and the chain of keys that minted it (`ancestors`): the hashes
    * compared in constant time, then revocation and expiry of the key and of every ancestor.
    */
   judge(

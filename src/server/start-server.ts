@@ -7,7 +7,7 @@ import { listen } from './compose/listen.ts';
 import { openEngines } from './compose/open-engines.ts';
 import { openGateway } from './compose/open-gateway.ts';
 import { openMcpGateway } from './compose/open-mcp-gateway.ts';
-import { openStores } from './compose/open-stores.ts';
+import { openServerStores } from './compose/open-stores.ts';
 import { closeFailed, openServerLog } from './compose/server-log.ts';
 import { Teardown } from './compose/teardown.ts';
 import type { OnStoreError } from './key-rate-limit.ts';
@@ -108,7 +108,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const teardown = new Teardown(closeFailed(log));
   teardown.add('log', log, (opened) => opened.end());
   try {
-    const stores = await openStores(options, log, teardown);
+    const stores = await openServerStores(options, log, teardown);
     const engines = await openEngines(options, stores, log, teardown);
     const { gateway, metrics } = await openGateway(options, stores, engines, log, teardown);
     const mcp = openMcpGateway(options, metrics, log, teardown);

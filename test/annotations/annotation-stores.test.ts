@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnnotationStore, NormalizedAnnotationQuery, StoredAnnotation } from '../../src/annotations/index.ts';
-import { MemorySink, PostgresSink, SqliteSink } from '../../src/records/index.ts';
+import { openStores, type Stores } from '../../src/stores/open-stores.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 
 /**
@@ -25,18 +25,18 @@ const rows: StoredAnnotation[] = Array.from({ length: 60 }, (_, index) => ({
   call_api_key_id: index % 4 === 1 ? 'key_a' : index % 4 === 2 ? 'key_b' : null,
 }));
 
-const memory = new MemorySink().annotationStore();
-const sqliteSink = new SqliteSink(':memory:');
-const sqlite = sqliteSink.annotationStore();
-let postgresSink: PostgresSink | undefined;
+const memory = openStores({ engine: 'memory' }).annotations;
+const sqliteStores = openStores({ engine: 'sqlite', path: ':memory:' });
+const sqlite = sqliteStores.annotations;
+let postgresStores: Stores | undefined;
 const stores: Array<[string, () => AnnotationStore]> = [
   ['memory', () => memory],
   ['SQLite', () => sqlite],
-  ...(server ? [['PostgreSQL', () => postgresSink!.annotationStore()] as [string, () => AnnotationStore]] : []),
+  ...(server ? [['PostgreSQL', () => postgresStores!.annotations] as [string, () => AnnotationStore]] : []),
 ];
 
 beforeAll(async () => {
-  if (server) postgresSink = new PostgresSink(server.url);
+  if (server) postgresStores = openStores({ engine: 'postgres', connection: server.url });
   // In two batches, in order: the second is newer.
   for (const [, store] of stores) {
     await store().insert(rows.slice(0, 30));
@@ -44,8 +44,8 @@ beforeAll(async () => {
   }
 }, 60_000);
 afterAll(async () => {
-  sqliteSink.close();
-  await postgresSink?.close();
+  await sqliteStores.close();
+  await postgresStores?.close();
   await (server as ThrowawayPostgres | undefined)?.stop();
 });
 

@@ -57,7 +57,7 @@ describe('SqliteCacheStore bounds', () => {
   it('a prune drops expired rows and those past maxEntries, keeping the longest-lived', async () => {
     const store = new SqliteCacheStore(':memory:', { maxEntries: 3 });
     for (let n = 1; n <= 5; n++) await store.set(`k${n}`, 'v', n * 60_000);
-    store.prune();
+    await store.prune();
     const kept = await Promise.all([1, 2, 3, 4, 5].map(async (n) => (await store.get(`k${n}`)) !== undefined));
     expect(kept).toEqual([false, false, true, true, true]);
     store.close();

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteSink } from '../../src/entries/stores.ts';
 import { emptyCell } from '../../src/experiments/experiment.ts';
 import { ExperimentBudget } from '../../src/experiments/experiment-budget.ts';
-import { MemoryExperimentStore } from '../../src/experiments/memory-experiment-store.ts';
+import { MemoryExperimentStore } from '../../src/experiments/experiment-stores.ts';
 import { createGateway, type Gateway } from '../../src/index.ts';
 import { MockProvider } from '../../src/testing/index.ts';
 import { gatedSimulator, inputs, PROMPT, releaseUntil } from './gated-simulator.ts';
@@ -127,6 +127,36 @@ describe('the budget of an experiment', () => {
     expect((await first.experiments.get(id)).spent_usd).toBeLessThanOrEqual(0.0026);
     await first.close();
     await second.close();
+  });
+
+  it('admits cells asked at once against one reading of the store, however slow the store answers', async () => {
+    // A store answering on a later turn, as PostgreSQL does (and every engine's store, through one interface).
+    const store = new MemoryExperimentStore();
+    const spending = store.spending.bind(store);
+    store.spending = async (id, staleBefore) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return spending(id, staleBefore);
+    };
+    const header = {
+      id: 'exp_slow',
+      agent_id: 'a',
+      title: 't',
+      description: null,
+      budget_usd: 0.0035,
+      author: null,
+      created_at: new Date().toISOString(),
+    };
+    await store.create(header);
+    // Another run's two calls in flight hold $0.002: room for one more cell of $0.001 here, not four.
+    for (const id of ['theirs-1', 'theirs-2'])
+      await store.putCell('exp_slow', {
+        ...emptyCell({ id, experiment_id: 'exp_slow', version_id: 'v', input_id: id, status: 'running', key: id }),
+        held_usd: 0.001,
+      });
+    const services = { store, complete: async () => Promise.reject(new Error('not called')), worstCost: () => 0.001 };
+    const budget = new ExperimentBudget(services, header, new Set(['a', 'b', 'c', 'd']));
+    const refusals = await Promise.all(['a', 'b', 'c', 'd'].map((id) => budget.refusal(id, 0.001)));
+    expect(refusals.filter((refusal) => refusal === undefined)).toHaveLength(1);
   });
 
   it('confirms a held cell against all holds in the store: the last of those held at once backs off', async () => {

@@ -9,9 +9,9 @@ import type {
   ExperimentVersion,
 } from '../../src/experiments/experiment.ts';
 import type { ExperimentStore } from '../../src/experiments/experiment-store.ts';
-import { MIGRATIONS as EXPERIMENT_MIGRATIONS } from '../../src/experiments/postgres-experiment-store.ts';
-import { migrate } from '../../src/internal/postgres-migrations.ts';
-import { MemorySink, PostgresSink, SqliteSink } from '../../src/records/index.ts';
+import type { SqliteEngine } from '../../src/storage/sqlite-engine.ts';
+import { openStores, type Stores } from '../../src/stores/open-stores.ts';
+import { makeFirstVersion } from '../helpers/old-schemas.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 
 /**
@@ -22,22 +22,22 @@ const server = await startPostgres();
 if (!server) console.warn('SKIPPED: experiment store on PostgreSQL (no PostgreSQL installed; CI installs it).');
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-experiments-'));
-const memorySink = new MemorySink();
-const sqliteSink = new SqliteSink(join(dir, 'records.db'));
-let postgresSink: PostgresSink | undefined;
+const memoryStores = openStores({ engine: 'memory' });
+const sqliteStores = openStores({ engine: 'sqlite', path: join(dir, 'records.db') });
+let postgresStores: Stores | undefined;
 const stores: Array<[string, () => ExperimentStore]> = [
-  ['memory', () => memorySink.experimentStore()],
-  ['SQLite', () => sqliteSink.experimentStore()],
-  ...(server ? [['PostgreSQL', () => postgresSink!.experimentStore()] as [string, () => ExperimentStore]] : []),
+  ['memory', () => memoryStores.experiments],
+  ['SQLite', () => sqliteStores.experiments],
+  ...(server ? [['PostgreSQL', () => postgresStores!.experiments] as [string, () => ExperimentStore]] : []),
 ];
 
 beforeAll(async () => {
-  if (server) postgresSink = new PostgresSink(server.url);
+  if (server) postgresStores = openStores({ engine: 'postgres', connection: server.url });
 }, 60_000);
 afterAll(async () => {
-  sqliteSink.close();
+  await sqliteStores.close();
   rmSync(dir, { recursive: true, force: true });
-  await postgresSink?.close();
+  await postgresStores?.close();
   await (server as ThrowawayPostgres | undefined)?.stop();
 });
 
@@ -296,11 +296,25 @@ describe.each(stores)('%s', (_, store) => {
   });
 });
 
-describe('each sink', () => {
-  it('keeps one experiment store', () => {
-    expect(memorySink.experimentStore()).toBe(memorySink.experimentStore());
-    expect(sqliteSink.experimentStore()).toBe(sqliteSink.experimentStore());
-    if (postgresSink) expect(postgresSink.experimentStore()).toBe(postgresSink.experimentStore());
+describe('each database', () => {
+  it('shows every caller the same experiments, whichever store opened on it', async () => {
+    const pairs: Array<[string, ExperimentStore, ExperimentStore]> = [
+      ['memory', memoryStores.experiments, openStores(memoryStores.engine).experiments],
+      ['SQLite', sqliteStores.experiments, openStores(sqliteStores.engine).experiments],
+      ...(postgresStores
+        ? [
+            ['PostgreSQL', postgresStores.experiments, openStores(postgresStores.engine).experiments] as [
+              string,
+              ExperimentStore,
+              ExperimentStore,
+            ],
+          ]
+        : []),
+    ];
+    for (const [name, one, other] of pairs) {
+      await one.create(header(`exp_shared_${name}`, 'agent-a', null));
+      expect(await other.get(`exp_shared_${name}`), name).toEqual(header(`exp_shared_${name}`, 'agent-a', null));
+    }
   });
 });
 
@@ -313,22 +327,23 @@ describe('cells stored before spent_usd and held_usd', () => {
 
   it('SQLite fills both columns from the bodies when it opens the database', async () => {
     const path = join(dir, 'before-money.db');
-    const first = new SqliteSink(path);
-    await first.experimentStore().create(header('exp_before', 'agent-a', null));
-    for (const each of cells) await first.experimentStore().putCell('exp_before', each);
+    const first = openStores({ engine: 'sqlite', path });
+    await first.experiments.create(header('exp_before', 'agent-a', null));
+    for (const each of cells) await first.experiments.putCell('exp_before', each);
     // As an earlier version left them: no columns, no index.
-    first.query('DROP INDEX experiment_cells_by_state');
-    first.query('ALTER TABLE experiment_cells DROP COLUMN spent_usd');
-    first.query('ALTER TABLE experiment_cells DROP COLUMN held_usd');
-    first.close();
-    const reopened = new SqliteSink(path);
-    const store = reopened.experimentStore();
+    const raw = (first.engine as SqliteEngine).connection;
+    raw.exec('DROP INDEX experiment_cells_by_state');
+    raw.exec('ALTER TABLE experiment_cells DROP COLUMN spent_usd');
+    raw.exec('ALTER TABLE experiment_cells DROP COLUMN held_usd');
+    await first.close();
+    const reopened = openStores({ engine: 'sqlite', path });
+    const store = reopened.experiments;
     expect(await store.spending('exp_before', at(10))).toEqual({
       spent_usd: 0.5,
       holds: [{ id: 'v3.i1', held_usd: 0.25 }],
     });
     expect(await store.cells('exp_before')).toEqual(cells);
-    reopened.close();
+    await reopened.close();
   });
 
   it.skipIf(!server)('PostgreSQL fills both columns in its migration, bodies its json refuses included', async () => {
@@ -339,7 +354,7 @@ describe('cells stored before spent_usd and held_usd', () => {
     await admin.end();
     const url = server!.url.replace(/\/postgres$/, '/before_money');
     const pool = new pg.Pool({ connectionString: url });
-    await migrate(pool, 'experiments', EXPERIMENT_MIGRATIONS.slice(0, 1));
+    await makeFirstVersion(pool, 'experiments');
     for (const each of cells)
       await pool.query(
         'INSERT INTO switchyard_experiment_cells (experiment_id, id, key, status, updated_at, body) ' +
@@ -347,12 +362,11 @@ describe('cells stored before spent_usd and held_usd', () => {
         ['exp_before', each.id, each.key, each.status, each.updated_at, JSON.stringify(each)],
       );
     await pool.end();
-    const sink = new PostgresSink(url);
-    const store = sink.experimentStore();
-    expect(await store.spending('exp_before', at(10))).toEqual({
+    const reopened = openStores({ engine: 'postgres', connection: url });
+    expect(await reopened.experiments.spending('exp_before', at(10))).toEqual({
       spent_usd: 0.5,
       holds: [{ id: 'v3.i1', held_usd: 0.25 }],
     });
-    await sink.close();
+    await reopened.close();
   });
 });

@@ -20,8 +20,8 @@ const records: CallRecord[] = makeRecords(1_200).map((record, index) => ({
 const memory = new MemorySink({ capacity: records.length });
 const sqlite = new SqliteSink(':memory:');
 let postgres: PostgresSink | undefined;
-memory.write(records);
-sqlite.write(records);
+await memory.write(records);
+await sqlite.write(records);
 
 beforeAll(async () => {
   if (!server) return;

@@ -2,9 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_PAGE_BYTES, newestFirst } from '../../src/records/call-store-queries.ts';
+import { MAX_PAGE_BYTES } from '../../src/records/call-store-queries.ts';
 import { type CallPage, type CallRecord, type CallStore, MemorySink, SqliteSink } from '../../src/records/index.ts';
 import { makeRecord, makeRecords } from './make-record.ts';
+
+/** Newest first; ties on `created_at` broken by id. */
+function newestFirst(a: CallRecord, b: CallRecord): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
+  return a.id === b.id ? 0 : a.id < b.id ? 1 : -1;
+}
 
 const directory = await mkdtemp(join(tmpdir(), 'switchyard-store-'));
 const sqlite = new SqliteSink(join(directory, 'db', 'calls.sqlite'));
@@ -16,7 +22,7 @@ afterAll(async () => {
 const ROWS = 5_000;
 const records = makeRecords(ROWS);
 const memory = new MemorySink({ capacity: ROWS });
-memory.write(records);
+await memory.write(records);
 
 /** Pages through a whole query, checking no row is skipped or repeated. */
 async function allPages(
@@ -36,9 +42,10 @@ async function allPages(
 }
 
 describe('SqliteSink', () => {
-  it(`inserts ${ROWS} records in batches quickly`, () => {
+  it(`inserts ${ROWS} records in batches quickly`, async () => {
     const started = performance.now();
-    for (let offset = 0; offset < records.length; offset += 200) sqlite.write(records.slice(offset, offset + 200));
+    for (let offset = 0; offset < records.length; offset += 200)
+      await sqlite.write(records.slice(offset, offset + 200));
     const elapsed = performance.now() - started;
     // One transaction per batch: thousands of rows a second even on a slow shared runner.
     expect(elapsed).toBeLessThan(5_000);
@@ -111,7 +118,7 @@ describe('SqliteSink', () => {
     const store = new SqliteSink(path);
     const record = makeRecord({ agent_id: 'kept' });
     const unpriced = makeRecord({ agent_id: 'unpriced', cost_usd: null, cost: null });
-    store.write([record, unpriced]);
+    await store.write([record, unpriced]);
     expect((await store.list({ agent_id: 'before' })).data).toEqual([before]);
     expect((await store.list({ agent_id: 'unpriced' })).data).toEqual([unpriced]);
     expect(store.query("SELECT cost_usd FROM calls WHERE agent_id = 'unpriced'")).toEqual([{ cost_usd: null }]);
@@ -142,7 +149,7 @@ describe('SqliteSink', () => {
     const odd = makeRecord({ agent_id: 'b', metadata: { api_key_id: 'key_odd' }, input: { text: 'nul \u0000' } });
     const theirs = makeRecord({ agent_id: 'c', metadata: { api_key_id: 'key_theirs' } });
     const none = makeRecord({ agent_id: 'd' });
-    first.write([mine, odd, theirs, none]);
+    await first.write([mine, odd, theirs, none]);
     // As an earlier version left it: no column, no index.
     first.query('DROP INDEX calls_with_api_key_id');
     first.query('ALTER TABLE calls DROP COLUMN api_key_id');
@@ -179,7 +186,7 @@ describe('SqliteSink', () => {
     old.close();
     const store = new SqliteSink(path);
     const record = makeRecord({ agent_id: 'via-messages', dialect: 'messages' });
-    store.write([record]);
+    await store.write([record]);
     expect((await store.list({ dialect: 'messages' })).data).toEqual([record]);
     store.close();
   });
@@ -190,16 +197,16 @@ describe('SqliteSink', () => {
       warnings: [{ code: 'unsupported_parameter', param: 'seed', message: 'dropped' }],
     });
     const store = new SqliteSink(':memory:');
-    store.write([record]);
-    store.write([record]); // A batch written twice does not duplicate rows.
+    await store.write([record]);
+    await store.write([record]); // A batch written twice does not duplicate rows.
     expect((await store.list()).data).toEqual([record]);
     store.close();
   });
 
-  it('stores the rows of a batch that SQLite accepts, and refuses the others by name', () => {
+  it('stores the rows of a batch that SQLite accepts, and refuses the others by name', async () => {
     const store = new SqliteSink(':memory:');
     const broken = { ...makeRecord(), requested_model: null } as unknown as CallRecord;
-    expect(() => store.write([makeRecord(), broken])).toThrow(
+    await expect(store.write([makeRecord(), broken])).rejects.toThrow(
       /1 of 2 call records could not be stored: NOT NULL constraint failed: calls.requested_model/,
     );
     expect(store.query('SELECT count(*) AS n FROM calls')).toEqual([{ n: 1 }]);
@@ -350,7 +357,7 @@ describe('pages of large records', () => {
       makeRecord({ createdAt: start + index, agent_id: 'large', output: output(size(index)) }),
     );
     for (const store of [new MemorySink(), new SqliteSink(':memory:')]) {
-      store.write(large);
+      await store.write(large);
       const pages: string[][] = [];
       let cursor: string | null = null;
       do {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../src/errors.ts';
 import { type CallQuery, parseCallQuery } from '../../src/records/call-query.ts';
-import { compileCallQuery, POSTGRES, SQLITE } from '../../src/records/compile-call-query.ts';
+import { compileCallQuery } from '../../src/records/compile-call-query.ts';
 import { SqliteSink } from '../../src/records/index.ts';
 import { makeRecord } from './make-record.ts';
 
@@ -21,7 +21,7 @@ const STRING_FIELDS = [
 ];
 
 const sink = new SqliteSink(':memory:');
-sink.write([
+await sink.write([
   makeRecord({ agent_id: 'a', metadata: { api_key_id: 'key_a', team: 'red' } }),
   makeRecord({ agent_id: 'b', metadata: { api_key_id: 'key_b', team: 'blue' }, createdAt: Date.UTC(2026, 0, 16) }),
 ]);
@@ -40,7 +40,7 @@ describe('injection attempts stay parameters', () => {
   it.each(PAYLOADS)('%s', async (payload) => {
     const plain = queriesWith('plain');
     for (const [index, query] of queriesWith(payload).entries()) {
-      for (const dialect of [SQLITE, POSTGRES]) {
+      for (const dialect of ['sqlite', 'postgres'] as const) {
         const { sql, params } = compileCallQuery(parseCallQuery(query), dialect);
         // The same statement as for a harmless value: the payload changed a parameter and nothing else.
         expect(sql, JSON.stringify(query)).toBe(compileCallQuery(parseCallQuery(plain[index]), dialect).sql);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/internal/postgres-migrations.ts';
 import { type CallRecord, type CallStore, MemorySink, PostgresSink } from '../../src/records/index.ts';
-import { MIGRATIONS } from '../../src/records/sinks/postgres-schema.ts';
+import { makeFirstVersion } from '../helpers/old-schemas.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 import { makeRecord, makeRecords } from './make-record.ts';
 
@@ -17,7 +16,7 @@ if (!server) console.warn('SKIPPED: PostgresSink tests (no PostgreSQL installed;
 const ROWS = 5_000;
 const records = makeRecords(ROWS);
 const memory = new MemorySink({ capacity: ROWS });
-memory.write(records);
+await memory.write(records);
 let postgres: PostgresSink;
 
 beforeAll(async () => {
@@ -70,9 +69,11 @@ describe.skipIf(!server)('PostgresSink', () => {
     const migrations = await client.query('SELECT name, version FROM switchyard_migrations');
     const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'switchyard_calls'");
     await client.end();
+    // Version 3 gave PostgreSQL the cost columns SQLite had (issue 37's one schema).
     expect(migrations.rows).toEqual([
       { name: 'calls', version: 1 },
       { name: 'calls', version: 2 },
+      { name: 'calls', version: 3 },
     ]);
     expect(indexes.rows.map((row) => row.indexname).sort()).toEqual([
       'switchyard_calls_by_created_at',
@@ -93,7 +94,7 @@ describe.skipIf(!server)('PostgresSink', () => {
     const url = server!.url.replace(/\/postgres$/, '/before_key_ids');
     // The first version's schema, and rows as it wrote them (no api_key_id column).
     const pool = new pg.Pool({ connectionString: url });
-    await migrate(pool, 'calls', MIGRATIONS.slice(0, 1));
+    await makeFirstVersion(pool, 'calls');
     const mine = makeRecord({ agent_id: 'a', metadata: { api_key_id: 'key_mine' }, input: { text: 'nul \u0000' } });
     const odd = makeRecord({ agent_id: 'b', metadata: { note: 'lone \ud800', api_key_id: 'key_odd' } });
     const theirs = makeRecord({ agent_id: 'c', metadata: { api_key_id: 'key_theirs' } });

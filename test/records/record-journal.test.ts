@@ -26,9 +26,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** A sink that fails as a whole (an outage) while `down`, and keeps what it stores. */
 class OutageSink extends MemorySink {
   down = true;
-  override write(records: CallRecord[]): void {
+  override async write(records: CallRecord[]): Promise<void> {
     if (this.down) throw new Error('connection refused');
-    super.write(records);
+    await super.write(records);
   }
 }
 

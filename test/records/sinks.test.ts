@@ -16,12 +16,12 @@ const directory = await mkdtemp(join(tmpdir(), 'switchyard-records-'));
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
 describe('MemorySink', () => {
-  it('keeps the newest records when past its capacity', () => {
+  it('keeps the newest records when past its capacity', async () => {
     const sink = new MemorySink({ capacity: 3 });
     const records = Array.from({ length: 7 }, () => makeRecord());
-    sink.write(records.slice(0, 2));
+    await sink.write(records.slice(0, 2));
     expect(sink.records()).toEqual(records.slice(0, 2));
-    sink.write(records.slice(2));
+    await sink.write(records.slice(2));
     expect(sink.records()).toEqual(records.slice(4));
     sink.clear();
     expect(sink.records()).toEqual([]);

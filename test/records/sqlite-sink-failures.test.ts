@@ -14,14 +14,14 @@ const newSink = () => new SqliteSink(join(dir, `calls-${++files}.sqlite`));
 const count = (sink: SqliteSink) => sink.query('SELECT count(*) AS n FROM calls')[0]!.n;
 
 describe('one bad record never drops others', () => {
-  it('SqliteSink stores the other rows of a batch and reports the refused one', () => {
+  it('SqliteSink stores the other rows of a batch and reports the refused one', async () => {
     const sink = newSink();
     const records = Array.from({ length: 33 }, (_, index) => makeRecord({ agent_id: `agent-${index}` }));
     // A record from code that skipped buildCallRecord: an object where a column wants text.
     records[7] = { ...records[7]!, trace_id: { nested: true } as unknown as string };
     let thrown: unknown;
     try {
-      sink.write(records);
+      await sink.write(records);
     } catch (error) {
       thrown = error;
     }
@@ -88,18 +88,18 @@ describe('one bad record never drops others', () => {
 });
 
 describe('a full database is loud', () => {
-  it('SqliteSink throws SQLite\'s "database or disk is full", not the failed ROLLBACK', () => {
+  it('SqliteSink throws SQLite\'s "database or disk is full", not the failed ROLLBACK', async () => {
     const sink = newSink();
-    sink.write([makeRecord()]);
+    await sink.write([makeRecord()]);
     // A real SQLite limit: the file may not grow past its current pages.
     const pages = sink.query('PRAGMA page_count')[0]!.page_count as number;
     sink.query(`PRAGMA max_page_count = ${pages}`);
     const big = Array.from({ length: 20 }, () => makeRecord({ input: { text: 'x'.repeat(20_000) } }));
-    expect(() => sink.write(big)).toThrow(/database or disk is full/);
+    await expect(sink.write(big)).rejects.toThrow(/database or disk is full/);
     // Still usable: nothing half-written, and a write that fits goes through once there is room.
     expect(count(sink)).toBe(1);
     sink.query(`PRAGMA max_page_count = ${pages * 1000}`);
-    sink.write(big);
+    await sink.write(big);
     expect(count(sink)).toBe(21);
     sink.close();
   });

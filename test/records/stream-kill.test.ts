@@ -49,7 +49,7 @@ beforeAll(async () => {
   providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
   dataDir = mkdtempSync(join(tmpdir(), 'switchyard-stream-kill-'));
   const keys = new ApiKeyStore(databasePath(dataDir));
-  key = keys.create('kill-test').key;
+  key = (await keys.create('kill-test')).key;
   keys.close();
 });
 afterAll(async () => {

@@ -33,7 +33,7 @@ if (mode === 'burst') {
       );
     }
     process.stdout.write(`begin ${written + size}\n`);
-    sink.write(records);
+    await sink.write(records);
     written += size;
     process.stdout.write(`committed ${written}\n`);
     if (batch % 20 === 0) await new Promise((resolve) => setImmediate(resolve));

@@ -103,7 +103,7 @@ describe('serve --mcp-server and --config', () => {
 });
 
 describe("a key's mcp_tools in the key stores", () => {
-  it('SQLite: added to a table from before it, where old keys keep the default (admin: all, others: none)', () => {
+  it('SQLite: added to a table from before it; old keys keep the default (admin: all, others: none)', async () => {
     const path = join(dir, 'old.sqlite');
     const old = new DatabaseSync(path);
     old.exec(
@@ -116,19 +116,19 @@ describe("a key's mcp_tools in the key stores", () => {
     insert.run('key_chat', Buffer.alloc(32, 2), 'sy-chat', '["chat"]');
     old.close();
     const store = new ApiKeyStore(path);
-    const made = store.create('team', {
+    const made = await store.create('team', {
       grant: { scopes: ['chat'], allowed_agents: null, allowed_models: null, expires_at: null, mcp_tools: ['a__*'] },
     });
     expect(made.info.mcp_tools).toEqual(['a__*']);
-    store.close();
+    await store.close();
     const reopened = new ApiKeyStore(path);
-    const byId = new Map(reopened.list().map((key) => [key.id, key]));
+    const byId = new Map((await reopened.list()).map((key) => [key.id, key]));
     expect(byId.get(made.info.id)!.mcp_tools).toEqual(['a__*']);
     expect(byId.get('key_admin')!.mcp_tools).toBeNull();
     expect(mcpToolAllowed(byId.get('key_admin')!, 'a__x')).toBe(true);
     expect(mcpToolAllowed(byId.get('key_chat')!, 'a__x')).toBe(false);
-    expect(reopened.check(made.key)).toMatchObject({ ok: true, key: { mcp_tools: ['a__*'] } });
-    reopened.close();
+    expect(await reopened.check(made.key)).toMatchObject({ ok: true, key: { mcp_tools: ['a__*'] } });
+    await reopened.close();
   });
 
   it('the CLI: keys create --mcp-tool, refusing a pattern that is not one', async () => {

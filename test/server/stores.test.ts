@@ -49,13 +49,13 @@ describe('SqliteDeploymentStore', () => {
 });
 
 describe('ApiKeyStore', () => {
-  it('makes sy- keys of 32 random bytes and stores only their hash and prefix', () => {
+  it('makes sy- keys of 32 random bytes and stores only their hash and prefix', async () => {
     const keys = new ApiKeyStore(databasePath(dir));
-    const { key, info } = keys.create('ci');
+    const { key, info } = await keys.create('ci');
     expect(key).toMatch(/^sy-[A-Za-z0-9_-]{43}$/);
     expect(info).toMatchObject({ name: 'ci', prefix: key.slice(0, 11), revoked_at: null });
-    expect(keys.check(key)).toEqual({ ok: true, key: info });
-    keys.close();
+    expect(await keys.check(key)).toEqual({ ok: true, key: info });
+    await keys.close();
     // Neither the database nor its write-ahead log holds the key.
     const files = ['switchyard.sqlite', 'switchyard.sqlite-wal'].map((name) => {
       try {
@@ -68,41 +68,41 @@ describe('ApiKeyStore', () => {
     expect(files.join('')).not.toContain(key);
   });
 
-  it('refuses missing, malformed, unknown and revoked keys; revokes by prefix or id', () => {
+  it('refuses missing, malformed, unknown and revoked keys; revokes by prefix or id', async () => {
     const keys = new ApiKeyStore(':memory:');
-    const one = keys.create();
-    const two = keys.create('two');
-    expect(keys.check(undefined)).toEqual({ ok: false, reason: 'missing' });
-    expect(keys.check('sk-openai-key')).toEqual({ ok: false, reason: 'invalid' });
-    expect(keys.check(`${one.key.slice(0, -1)}x`)).toEqual({ ok: false, reason: 'invalid' });
-    expect(keys.revoke(one.info.prefix.slice(3)).revoked_at).not.toBeNull();
-    expect(keys.check(one.key)).toEqual({ ok: false, reason: 'revoked' });
-    expect(keys.revoke(two.info.id).id).toBe(two.info.id);
-    expect(keys.activeCount()).toBe(0);
-    expect(() => keys.revoke('sy-nothing')).toThrow(/No API key/);
-    expect(keys.list().map((key) => key.name)).toEqual([null, 'two']);
-    keys.close();
+    const one = await keys.create();
+    const two = await keys.create('two');
+    expect(await keys.check(undefined)).toEqual({ ok: false, reason: 'missing' });
+    expect(await keys.check('sk-openai-key')).toEqual({ ok: false, reason: 'invalid' });
+    expect(await keys.check(`${one.key.slice(0, -1)}x`)).toEqual({ ok: false, reason: 'invalid' });
+    expect((await keys.revoke(one.info.prefix.slice(3))).revoked_at).not.toBeNull();
+    expect(await keys.check(one.key)).toEqual({ ok: false, reason: 'revoked' });
+    expect((await keys.revoke(two.info.id)).id).toBe(two.info.id);
+    expect(await keys.activeCount()).toBe(0);
+    await expect(keys.revoke('sy-nothing')).rejects.toThrow(/No API key/);
+    expect((await keys.list()).map((key) => key.name)).toEqual([null, 'two']);
+    await keys.close();
   });
 
-  it('trusts a valid key for 0.8 s: a revocation by another process takes effect within it, its own at once', () => {
+  it('trusts a valid key for 0.8 s: a revocation elsewhere takes effect within it, its own at once', async () => {
     vi.useFakeTimers({ toFake: ['performance'] });
     try {
       const server = new ApiKeyStore(databasePath(dir));
       const cli = new ApiKeyStore(databasePath(dir));
-      const { key, info } = cli.create('ci');
-      expect(server.check(key).ok).toBe(true);
-      cli.revoke(info.id);
+      const { key, info } = await cli.create('ci');
+      expect((await server.check(key)).ok).toBe(true);
+      await cli.revoke(info.id);
       vi.advanceTimersByTime(700);
-      expect(server.check(key).ok).toBe(true);
+      expect((await server.check(key)).ok).toBe(true);
       vi.advanceTimersByTime(150);
-      expect(server.check(key)).toEqual({ ok: false, reason: 'revoked' });
+      expect(await server.check(key)).toEqual({ ok: false, reason: 'revoked' });
 
-      const other = server.create('own');
-      expect(server.check(other.key).ok).toBe(true);
-      server.revoke(other.info.prefix);
-      expect(server.check(other.key)).toEqual({ ok: false, reason: 'revoked' });
-      server.close();
-      cli.close();
+      const other = await server.create('own');
+      expect((await server.check(other.key)).ok).toBe(true);
+      await server.revoke(other.info.prefix);
+      expect(await server.check(other.key)).toEqual({ ok: false, reason: 'revoked' });
+      await server.close();
+      await cli.close();
     } finally {
       vi.useRealTimers();
     }

@@ -23,11 +23,11 @@ afterEach(async () => {
 });
 
 /** A data directory whose SQLite file already holds `records` (as an earlier version or another process wrote them). */
-function dataDirWith(records: ReturnType<typeof makeRecord>[]): string {
+async function dataDirWith(records: ReturnType<typeof makeRecord>[]): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-page-'));
   dirs.push(dir);
   const sink = new SqliteSink(databasePath(dir));
-  sink.write(records);
+  await sink.write(records);
   sink.close();
   return dir;
 }
@@ -40,7 +40,9 @@ async function serve(dataDir: string): Promise<RunningServer> {
 
 describe('the workflow page cannot be broken or stalled by what records hold', () => {
   it('a lone-surrogate trace_id, stored by an older version or sent by a client, still gives a 200 page', async () => {
-    const server = await serve(dataDirWith([makeRecord({ trace_id: 'old-\ud800', createdAt: Date.now() - 1000 })]));
+    const server = await serve(
+      await dataDirWith([makeRecord({ trace_id: 'old-\ud800', createdAt: Date.now() - 1000 })]),
+    );
     const first = await fetch(`${server.url}/`);
     expect(first.status).toBe(200);
     const link = /href="\/\?trace_id=([^"]+)"/.exec(await first.text())![1]!;
@@ -75,7 +77,7 @@ describe('the workflow page cannot be broken or stalled by what records hold', (
         cost_usd: 0.001,
       }),
     );
-    const dir = dataDirWith(records);
+    const dir = await dataDirWith(records);
     const db = new DatabaseSync(databasePath(dir));
     db.exec("UPDATE calls SET record = 'not JSON: the page must not need it'");
     db.close();

@@ -59,7 +59,7 @@ describe('the workflow page', () => {
 
   it('shows the calls of one trace made through all three dialects, attributed by headers', async () => {
     const { handler, keys, get, gateway } = setup(true);
-    const { key } = keys.create('dialects');
+    const { key } = await keys.create('dialects');
     const headers = {
       host: '127.0.0.1:8787',
       authorization: `Bearer ${key}`,
@@ -84,7 +84,7 @@ describe('the workflow page', () => {
   it('needs a key when the server is not on loopback, and refuses foreign hosts', async () => {
     const { keys, get } = setup(false);
     expect((await get('/')).status).toBe(401);
-    const { key } = keys.create();
+    const { key } = await keys.create();
     expect((await get('/', { authorization: `Bearer ${key}` })).status).toBe(200);
     expect((await get('/', { authorization: `Bearer ${key}`, host: 'rebound.example:8787' })).status).toBe(403);
     expect((await get('/', { authorization: `Bearer ${key}`, origin: 'http://rebound.example' })).status).toBe(403);

@@ -46,6 +46,8 @@ export async function openGateway(
     ...(cache !== undefined ? { cache } : {}),
     mock: options.mock ?? false,
     deployments: stores.deployments,
+    // Annotations and experiments beside the records, in the same database.
+    stores: stores.database,
     records: recordOptions(stores, engines, log, metrics, () => gateway.recordStats),
     // Once per model: a deprecated model in use is said in the log, not in every request's line.
     onModelDeprecated: (deprecation) => {

@@ -1,0 +1,151 @@
+import { lazyRequire } from '../internal/lazy-require.ts';
+import { FAIL_FAST_POOL, postgresError } from '../internal/postgres-migrations.ts';
+import type { PostgresClient, PostgresPool, PostgresPoolConfig, PostgresResult } from '../internal/postgres-pool.ts';
+import {
+  type Args,
+  compile,
+  type Queries,
+  type Query,
+  type Result,
+  type RunOptions,
+  type StorageEngine,
+} from './engine.ts';
+import { builderFor } from './kysely.ts';
+import { migratePostgres } from './migrate.ts';
+import type { SchemaSpec } from './schema.ts';
+
+const pg = lazyRequire<typeof import('pg')>('pg');
+
+export interface PostgresEngineOptions {
+  /** Connections at most (default 10). */
+  max?: number | undefined;
+  /** How long a query may take by default (default 1 s: an outage is a 503 within a second, not a hang). */
+  queryTimeoutMs?: number | undefined;
+}
+
+/** pg answers bigint and numeric as text: counts and sums come back as numbers, as from the other engines. */
+const NUMBER_TYPES = new Set([20, 1700]);
+
+/**
+ * PostgreSQL through a `pg` pool, shared by every replica of `serve`. Every failure is re-raised without the
+ * connection's settings (`postgresError`): an outage as `StorageUnavailableError`, a 503 naming PostgreSQL.
+ */
+export class PostgresEngine implements StorageEngine {
+  readonly kind = 'postgres';
+  /** The builder, made on first use: Kysely loads only when a query is built. */
+  get db() {
+    return builderFor('postgres');
+  }
+  readonly #pool: PostgresPool & { end?(): Promise<void> };
+  readonly #owned: boolean;
+  readonly #timeoutMs: number;
+  readonly #ready = new Map<string, Promise<void>>();
+
+  /** A `postgres://…` URL or pool options (a pool is made, and ended with the engine), or a pool opened elsewhere. */
+  constructor(connection: string | PostgresPoolConfig | PostgresPool, options: PostgresEngineOptions = {}) {
+    this.#timeoutMs = options.queryTimeoutMs ?? FAIL_FAST_POOL.query_timeout;
+    this.#owned = typeof connection === 'string' || !('connect' in connection);
+    if (!this.#owned) {
+      this.#pool = connection as PostgresPool;
+      return;
+    }
+    const config = typeof connection === 'string' ? { connectionString: connection } : connection;
+    const types = pg().types;
+    const pool = new (pg().Pool)({
+      max: options.max ?? 10,
+      ...FAIL_FAST_POOL,
+      query_timeout: this.#timeoutMs,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          NUMBER_TYPES.has(oid) ? Number : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
+      },
+      ...(config as PostgresPoolConfig),
+    });
+    // An idle client's error (the server restarting) must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    this.#pool = pool as unknown as PostgresPool;
+  }
+
+  run<Row>(query: Query<Row>, args?: Args, options?: RunOptions): Promise<Result<Row>> {
+    return this.#on(this.#pool, query, args, options);
+  }
+
+  async transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T> {
+    let client: PostgresClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw postgresError(error);
+    }
+    const run: Queries['run'] = (query, args, options) => this.#on(client, query, args, options);
+    const tx: Queries = { kind: 'postgres', db: this.db, run };
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is dropped, not handed to the next caller.
+      await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+      // A query's failure is re-raised already; a refusal of the work itself (a 403) passes as it is.
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  ready(schema: SchemaSpec): Promise<void> {
+    let ready = this.#ready.get(schema.name);
+    if (!ready) {
+      ready = migratePostgres(this.#pool, schema).catch((error: unknown) => {
+        this.#ready.delete(schema.name);
+        throw postgresError(error);
+      });
+      this.#ready.set(schema.name, ready);
+    }
+    return ready;
+  }
+
+  async ping(timeoutMs = 1_000): Promise<void> {
+    try {
+      await this.#pool.query({ text: 'SELECT 1', query_timeout: timeoutMs });
+    } catch (error) {
+      throw postgresError(error);
+    }
+  }
+
+  /** Ends the pool once (each store of a database may close it: `pg` refuses a second end). */
+  close(): Promise<void> {
+    this.#closed ??= this.#owned ? Promise.resolve(this.#pool.end?.()) : Promise.resolve();
+    return this.#closed;
+  }
+  #closed: Promise<void> | undefined;
+
+  async #on<Row>(
+    on: Pick<PostgresPool, 'query'>,
+    query: Query<Row>,
+    args: Args | undefined,
+    options: RunOptions | undefined,
+  ): Promise<Result<Row>> {
+    const { sql, values } = compile(query, 'postgres', args);
+    try {
+      const result = (await on.query({
+        text: sql,
+        values: values.map(postgresValue),
+        query_timeout: options?.timeoutMs ?? this.#timeoutMs,
+      })) as PostgresResult<Row>;
+      return { rows: result.rows, changes: result.rowCount ?? result.rows.length };
+    } catch (error) {
+      throw postgresError(error);
+    }
+  }
+}
+
+/**
+ * PostgreSQL's text cannot hold U+0000, which a caller may put in an agent id or a model name: in a column it
+ * becomes U+FFFD (a record's JSON keeps it escaped, and exact).
+ */
+function postgresValue(value: unknown): unknown {
+  return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
+}
