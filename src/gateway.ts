@@ -31,6 +31,7 @@ import { createEmbedding } from './embeddings/create-embedding.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 import type { Experiments } from './experiments/experiments-api.ts';
 import { annotationsAndExperiments } from './experiments/gateway-experiments.ts';
+import { processEnv } from './internal/runtime.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
@@ -215,7 +216,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   refresher?.start();
   const currentCatalog = () => refresher?.catalog ?? baseCatalog;
   const simulator = options.mock === true ? new MockProvider() : options.mock || undefined;
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const timeoutMs = options.timeoutMs ?? 600_000;
   const getProvider = createProviderPool({
     registry,

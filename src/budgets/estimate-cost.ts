@@ -1,3 +1,4 @@
+import { utf8Length } from '../internal/bytes.ts';
 import { computeCost, type TokenPricing } from '../records/compute-cost.ts';
 import type { WorstCost } from './budget-ledger.ts';
 
@@ -15,7 +16,7 @@ const FILE_TOKENS = 1_600;
  * with another character is walked.
  */
 export function estimateTokens(text: string): number {
-  if (Buffer.byteLength(text, 'utf8') === text.length) return Math.ceil(text.length / 4);
+  if (utf8Length(text) === text.length) return Math.ceil(text.length / 4);
   let other = 0;
   for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) other += 1;
   return Math.ceil((text.length - other) / 4) + other;

@@ -3,6 +3,7 @@ import type { CallPlan, CallTrace } from '../completion/call-plan.ts';
 import { CompletionStream } from '../completion/completion-stream.ts';
 import { factsOf, recordCall, responseInfo } from '../completion/finalise.ts';
 import type { Services } from '../completion/services.ts';
+import { utf8Length } from '../internal/bytes.ts';
 import { StreamRecorder, type StreamSummary } from '../records/stream-recorder.ts';
 import type { CompletionChunk, CompletionRequest, CompletionResponse, SwitchyardResponseInfo } from '../types.ts';
 import { cacheKey, isDeterministic } from './cache-key.ts';
@@ -107,6 +108,6 @@ function store(services: Services, key: string, answer: CachedAnswer | undefined
   const cache = services.cache;
   if (!cache || !answer) return;
   const text = JSON.stringify(answer);
-  if (Buffer.byteLength(text) > cache.maxEntryBytes) return;
+  if (utf8Length(text) > cache.maxEntryBytes) return;
   cache.store.set(key, text, cache.ttlMs).catch(() => {});
 }

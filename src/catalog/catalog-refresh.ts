@@ -1,3 +1,4 @@
+import { unrefTimer } from '../internal/runtime.ts';
 import { OPENAI_STYLE_PROFILE } from '../providers/model-profile.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Catalog } from './catalog.ts';
@@ -59,7 +60,7 @@ export class CatalogRefresher {
   start(): void {
     void this.refresh();
     this.#timer = setInterval(() => void this.refresh(), this.#options.intervalMs ?? 6 * 3_600_000);
-    this.#timer.unref();
+    unrefTimer(this.#timer);
   }
 
   stop(): void {

@@ -11,6 +11,7 @@ import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { runAttempts } from '../completion/run-attempts.ts';
 import type { Services } from '../completion/services.ts';
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import { toBase64 } from '../internal/bytes.ts';
 import { invalidResponse } from '../providers/provider-errors.ts';
 import { type EmbeddingCandidate, embeddingCandidates } from './embedding-catalog.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embedding-types.ts';
@@ -156,7 +157,7 @@ function estimatedTokens(texts: string[], trace: CallTrace): number {
 /** OpenAI's base64 form: the vector as little-endian float32s. */
 function float32Base64(vector: number[]): string {
   const floats = Float32Array.from(vector);
-  return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString('base64');
+  return toBase64(new Uint8Array(floats.buffer, floats.byteOffset, floats.byteLength));
 }
 
 function record(

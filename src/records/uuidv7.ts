@@ -1,11 +1,9 @@
-import { randomFillSync } from 'node:crypto';
-
 /**
  * UUIDv7 (RFC 9562 §5.7): 48-bit Unix milliseconds, version 7, 12 bits `rand_a`, variant 10, 62 bits `rand_b`.
  * Ids sort by creation time as plain strings, which is what lets the call store page by `(created_at, id)`.
  */
 
-// Random bytes drawn 4 KiB at a time: one randomFillSync per id costs more than all the rest of making it.
+// Random bytes drawn 4 KiB at a time (web crypto: every runtime has it): one draw per id costs more than all the rest of making it.
 const POOL_SIZE = 4096;
 const pool = new Uint8Array(POOL_SIZE);
 let poolOffset = POOL_SIZE;
@@ -13,7 +11,7 @@ const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(
 
 function randomBytes16(): Uint8Array {
   if (poolOffset + 16 > POOL_SIZE) {
-    randomFillSync(pool);
+    globalThis.crypto.getRandomValues(pool);
     poolOffset = 0;
   }
   const bytes = pool.slice(poolOffset, poolOffset + 16);

@@ -1,5 +1,6 @@
 import { MemoryAnnotationStore } from '../../annotations/memory-annotation-store.ts';
 import { MemoryExperimentStore } from '../../experiments/memory-experiment-store.ts';
+import { utf8Length } from '../../internal/bytes.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from '../call-query.ts';
 import { queryRecords } from '../call-query-rows.ts';
 import type { CallRecord } from '../call-record.ts';
@@ -108,14 +109,14 @@ export class MemorySink implements RecordSink, CallStore {
     // Serialised here, not cached: the ring would keep every listed record's JSON beside it.
     const sized = matching.map((record) => {
       const json = JSON.stringify(record);
-      return { id: record.id, created_at: record.created_at, bytes: Buffer.byteLength(json), record, json };
+      return { id: record.id, created_at: record.created_at, bytes: utf8Length(json), record, json };
     });
     return sizedPage(sized, normalized.limit);
   }
 
   async getBounded(id: string, maxBytes: number): Promise<CallRecord | 'too_large' | null> {
     const record = await this.get(id);
-    return record && Buffer.byteLength(JSON.stringify(record)) > maxBytes ? 'too_large' : record;
+    return record && utf8Length(JSON.stringify(record)) > maxBytes ? 'too_large' : record;
   }
 
   async workflow(traceId: string): Promise<WorkflowSummary | null> {
