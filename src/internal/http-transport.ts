@@ -1,8 +1,8 @@
-import { pipeline, type Readable } from 'node:stream';
+import { pipeline, type Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { createPooledDispatcher, httpClientFailure } from './pooled-dispatcher.ts';
-import { byteLimit, DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from './response-limit.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from './response-limit.ts';
 
 export interface PooledFetchOptions {
   /**
@@ -268,4 +268,16 @@ function fetchError(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason;
   if (error instanceof Error && error.name === 'AbortError') return error;
   return new TypeError('fetch failed', { cause: error });
+}
+
+/** Counts a decoded body, failing it once it passes `maxBytes`. */
+function byteLimit(maxBytes: number): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      total += chunk.length;
+      if (total > maxBytes) callback(new ResponseTooLargeError(maxBytes));
+      else callback(null, chunk);
+    },
+  });
 }

@@ -1,6 +1,6 @@
-import { createPooledTransport, type PooledTransport } from '../internal/http-transport.ts';
 import { redactSecrets } from '../internal/redact.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, withResponseLimit } from '../internal/response-limit.ts';
+import { envVariable } from '../internal/runtime.ts';
 import { credentialsOf, hasCredentials, type MissingSetting, settingsWithKey } from './credentials.ts';
 import { KeyHealth, type KeySlot, keySlotsOf } from './key-slots.ts';
 import type { MockProvider } from './mock/simulator.ts';
@@ -13,7 +13,8 @@ import {
   secretsOf,
 } from './provider.ts';
 import type { ProviderRegistry } from './registry.ts';
-import { dispatcherSender, fetchSender, type HttpSender } from './wire/http-sender.ts';
+import { fetchSender } from './wire/fetch-sender.ts';
+import { runtimeTransport, type SharedTransport } from './wire/runtime-transport.ts';
 
 /**
  * A ready adapter, or the setting that is missing (or unusable: `problem` says why) for it; the attempt is then
@@ -49,15 +50,12 @@ export interface ProviderPoolOptions {
  */
 export function createProviderPool(options: ProviderPoolOptions): ProviderLookup {
   const adapters = new Map<string, Promise<Provider | MissingSetting>>();
-  // One keep-alive pool for every provider of this gateway, the wire transports' and the SDKs' (their default fetch
-  // costs ~0.5 ms of CPU per call, bench/).
-  let pooled: { transport: PooledTransport; send: HttpSender } | undefined;
+  // One transport for every provider of this gateway, the wire transports' and the SDKs': on Node.js a keep-alive
+  // pool (their default fetch costs ~0.5 ms of CPU per call, bench/), elsewhere the runtime's fetch.
+  let shared: SharedTransport | undefined;
   const sharedPool = () => {
-    if (!pooled) {
-      const created = createPooledTransport(transport);
-      pooled = { transport: created, send: dispatcherSender(created.dispatcher, maxResponseBytes) };
-    }
-    return pooled;
+    shared ??= runtimeTransport(transport);
+    return shared;
   };
   const defaultTransport = options.defaultTransport ?? transportFromEnvironment();
   const maxResponseBytes = options.transport?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -99,7 +97,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
     if ('missing' in found) return found;
     const resolved = { ...configured, ...found };
     const secrets = [...secretsOf(resolved), ...(definition.secrets?.(resolved) ?? [])];
-    const fetchImpl = configured.fetch ? ownFetch(configured.fetch) : sharedPool().transport.fetch;
+    const fetchImpl = configured.fetch ? ownFetch(configured.fetch) : sharedPool().fetch;
     const settings: ResolvedProviderSettings = {
       ...resolved,
       fetch: fetchImpl,
@@ -133,7 +131,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
 
 /** `SWITCHYARD_TRANSPORT=sdk` sends every provider through its SDK: an operator's switch, no code change. */
 function transportFromEnvironment(): ProviderTransport {
-  const chosen = process.env.SWITCHYARD_TRANSPORT;
+  const chosen = envVariable('SWITCHYARD_TRANSPORT');
   if (chosen === undefined || chosen === '' || chosen === 'wire') return 'wire';
   if (chosen === 'sdk') return 'sdk';
   throw new Error(`SWITCHYARD_TRANSPORT must be "wire" or "sdk", not ${JSON.stringify(chosen)}.`);
