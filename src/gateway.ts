@@ -62,7 +62,7 @@ export interface GatewayOptions {
    * is added here with its `definition` (see docs/providers.md, "Your own provider").
    */
   providers?: ProvidersSettings | undefined;
-  /** Where to read `<NAME>_API_KEY` / `<NAME>_BASE_URL` (default `process.env`). */
+  /** Where to read `<NAME>_API_KEY` / `<NAME>_BASE_URL` (default `process.env`; none that Deno may not read). */
   env?: Record<string, string | undefined>;
   /**
    * Told, once per model, the first time a call asks for a model its maker deprecated (every such call also carries
@@ -189,9 +189,7 @@ export interface Gateway {
   listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
   /** Queries over the call records (the first sink that answers queries: memory by default, or SQLite). */
   readonly calls: CallStore;
-  /**
-   * Record counters: waiting, written, dropped (queue full), failed in a sink, built only in part, and the last loss.
-   */
+  /** Record counters: waiting, written, dropped (queue full), failed in a sink, built in part, the last loss. */
   readonly recordStats: RecordQueueStats;
   /** Resolves once every record of the calls made so far has been written. */
   flush(): Promise<void>;

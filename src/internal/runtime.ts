@@ -86,7 +86,7 @@ export function workingDirectory(): string | undefined {
   return attempt(() => (globalThis as { process?: { cwd?: () => string } }).process?.cwd?.(), undefined);
 }
 
-/** A warning of the process (`process.emitWarning` where there is one, so `--no-warnings` applies), else the console. */
+/** A process warning (`process.emitWarning` where there is one: `--no-warnings` applies), else the console. */
 export function emitProcessWarning(message: string, code: string): void {
   type Emit = (text: string, options: { code: string }) => void;
   const emit = (globalThis as { process?: { emitWarning?: Emit } }).process?.emitWarning;

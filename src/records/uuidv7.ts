@@ -3,7 +3,8 @@
  * Ids sort by creation time as plain strings, which is what lets the call store page by `(created_at, id)`.
  */
 
-// Random bytes drawn 4 KiB at a time (web crypto: every runtime has it): one draw per id costs more than all the rest of making it.
+// Random bytes drawn 4 KiB at a time from web crypto (every runtime has it): one draw per id costs more than all
+// the rest of making it.
 const POOL_SIZE = 4096;
 const pool = new Uint8Array(POOL_SIZE);
 let poolOffset = POOL_SIZE;

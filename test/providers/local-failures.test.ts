@@ -185,7 +185,7 @@ describe('where a fetch fails decides whose fault it is (issue 38)', () => {
     },
   );
 
-  it("a fetch that rejects with a TypeError without cause (a browser's) is an unreachable provider, retried", async () => {
+  it("a fetch rejecting with a TypeError without cause (a browser's) is an unreachable provider, retried", async () => {
     let tries = 0;
     const offline = (async () => {
       tries += 1;
