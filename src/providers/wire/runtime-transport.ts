@@ -15,7 +15,8 @@ export interface SharedTransport {
 /**
  * The transport that fits the runtime. On Node.js, one pooled keep-alive undici dispatcher (what makes Node fast,
  * bench/), loaded with the first request. Elsewhere (Bun, whose undici has no working `Agent`; Deno; workers) the
- * runtime's own `fetch`, with the same converters, event parser, timeouts, size limit and error mapping.
+ * runtime's own `fetch`, with the same converters, event parser, size limit and error mapping; the timeout covers the
+ * response headers there, as with a caller's fetch (undici's per-chunk body timeout has no fetch counterpart).
  */
 export function runtimeTransport(options: PooledFetchOptions & { maxResponseBytes: number }): SharedTransport {
   if (isNode()) return pooledTransport(options);
