@@ -18,6 +18,7 @@ import type { DeploymentStore } from './deployments/store.ts';
 import { createEmbedding } from './embeddings/create-embedding.ts';
 import { annotationsAndExperiments } from './experiments/gateway-experiments.ts';
 import type { GuardrailOptions } from './guardrails/options.ts';
+import { processEnv } from './internal/runtime.ts';
 import { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
@@ -48,7 +49,7 @@ export interface GatewayOptions extends SchemaValidatorOptions, GuardrailOptions
    * is added here with its `definition` (see docs/providers.md, "Your own provider").
    */
   providers?: ProvidersSettings | undefined;
-  /** Where to read `<NAME>_API_KEY` / `<NAME>_BASE_URL` (default `process.env`). */
+  /** Where to read `<NAME>_API_KEY` / `<NAME>_BASE_URL` (default `process.env`; none that Deno may not read). */
   env?: Record<string, string | undefined>;
   /**
    * Told, once per model, the first time a call asks for a model its maker deprecated (every such call also carries
@@ -140,7 +141,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   refresher?.start();
   const currentCatalog = () => refresher?.catalog ?? baseCatalog;
   const simulator = options.mock === true ? new MockProvider() : options.mock || undefined;
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const timeoutMs = options.timeoutMs ?? 600_000;
   const getProvider = createProviderPool({
     registry,

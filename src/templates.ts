@@ -1,4 +1,5 @@
 import { InvalidRequestError } from './errors.ts';
+import { utf8Length } from './internal/bytes.ts';
 import type { ChatCompletionMessageParam } from './types.ts';
 
 const VARIABLE = /\{\{\s*([A-Za-z_][\w-]*(?:\.[\w-]+)*)\s*\}\}/g;
@@ -101,12 +102,12 @@ function renderText(text: string, input: unknown, where: string, budget: RenderB
   };
   const rendered = text.replace(VARIABLE, (match: string, path: string, offset: number) => {
     const value = valueText(lookUp(input, path, where), path, where);
-    charge(Buffer.byteLength(text.slice(written, offset)) + Buffer.byteLength(value), path);
+    charge(utf8Length(text.slice(written, offset)) + utf8Length(value), path);
     written = offset + match.length;
     last = path;
     return value;
   });
-  if (last) charge(Buffer.byteLength(text.slice(written)), last);
+  if (last) charge(utf8Length(text.slice(written)), last);
   return rendered;
 }
 

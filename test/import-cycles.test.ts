@@ -92,9 +92,9 @@ const FLOORS: ReadonlyArray<readonly string[]> = [
   ['src/reasoning.ts', 'src/error-brand.ts'],
   ['src/types.ts'],
   ['src/errors.ts'],
-  ['src/internal/', 'src/templates.ts', 'src/guardrails/'],
+  ['src/internal/', 'src/guardrails/'],
   // The storage engines (memory, SQLite, PostgreSQL) and the table declarations every store is written over.
-  ['src/storage/'],
+  ['src/storage/', 'src/templates.ts'],
   // JSON schemas; the catalog of model facts.
   ['src/structured-output/', 'src/catalog/'],
   // The parameter table and the request checks: read by providers, deployments, dialects and the pipeline.

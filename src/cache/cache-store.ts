@@ -1,3 +1,4 @@
+import { utf8Length } from '../internal/bytes.ts';
 /**
  * Where the response cache keeps its entries: opaque strings under opaque keys (a SHA-256 hex of the request and
  * the tenant), each with a time to live. A store may forget an entry early (memory bounds, eviction); it must never
@@ -60,7 +61,7 @@ export class MemoryCacheStore implements ResponseCacheStore {
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
-    const bytes = Buffer.byteLength(key) + Buffer.byteLength(value);
+    const bytes = utf8Length(key) + utf8Length(value);
     this.#remove(key);
     if (bytes > this.#maxBytes || ttlMs <= 0) return;
     this.#entries.set(key, { value, bytes, expiresAt: Date.now() + ttlMs });

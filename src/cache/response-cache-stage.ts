@@ -1,5 +1,6 @@
 import { tenantOf } from '../access/lineage.ts';
 import type { CacheLookup, CallPlan, CallTrace, ResponseCacheStage } from '../completion/stages.ts';
+import { utf8Length } from '../internal/bytes.ts';
 import { cacheKey, isDeterministic } from './cache-key.ts';
 import { answerOfResponse, answerOfStream, type CachedAnswer, parseAnswer } from './cached-answer.ts';
 import { type ResponseCache, type ResponseCacheOptions, responseCacheOf } from './response-cache.ts';
@@ -64,6 +65,6 @@ async function read(cache: ResponseCache, key: string, trace: CallTrace): Promis
 function store(cache: ResponseCache, key: string, answer: CachedAnswer | undefined): void {
   if (!answer) return;
   const text = JSON.stringify(answer);
-  if (Buffer.byteLength(text) > cache.maxEntryBytes) return;
+  if (utf8Length(text) > cache.maxEntryBytes) return;
   cache.store.set(key, text, cache.ttlMs).catch(() => {});
 }

@@ -1,3 +1,4 @@
+import { unrefTimer } from '../internal/runtime.ts';
 import type { Catalog } from './catalog.ts';
 import { type CatalogExtension, extendCatalog } from './extend-catalog.ts';
 import { type ModelProfile, OPENAI_STYLE_PROFILE } from './model-profile.ts';
@@ -67,7 +68,7 @@ export class CatalogRefresher {
   start(): void {
     void this.refresh();
     this.#timer = setInterval(() => void this.refresh(), this.#options.intervalMs ?? 6 * 3_600_000);
-    this.#timer.unref();
+    unrefTimer(this.#timer);
   }
 
   stop(): void {

@@ -1,4 +1,5 @@
 import type { ProviderError } from '../errors.ts';
+import { unrefTimer } from '../internal/runtime.ts';
 import { deadlineExceeded, firstTokenTimeout, streamIdle } from '../providers/provider-errors.ts';
 
 /**
@@ -65,7 +66,7 @@ export class AttemptScope {
       else this.#callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
       const remaining = Math.max(0, this.#deadlineAt - performance.now());
       this.#deadline = setTimeout(() => this.expire(new AttemptExpired('deadline', this.#totalMs)), remaining);
-      this.#deadline.unref();
+      unrefTimer(this.#deadline);
     }
     return this.#controller.signal;
   }

@@ -1,3 +1,4 @@
+import { unrefTimer } from '../internal/runtime.ts';
 import type { CompletionChunk } from '../types.ts';
 import { AttemptExpired, type AttemptScope } from './attempt-scope.ts';
 
@@ -119,7 +120,7 @@ export class IdleWatch {
   /** A read from the provider starts. */
   waiting(): void {
     this.#waitingSince = performance.now();
-    this.#timer ??= setTimeout(this.#check, this.#idleMs).unref();
+    this.#timer ??= unrefTimer(setTimeout(this.#check, this.#idleMs));
   }
 
   /** The read returned. */
@@ -137,6 +138,6 @@ export class IdleWatch {
     if (this.#waitingSince === undefined) return;
     const waited = performance.now() - this.#waitingSince;
     if (waited >= this.#idleMs) this.#scope.expire(new AttemptExpired('stream_idle', this.#idleMs));
-    else this.#timer = setTimeout(this.#check, this.#idleMs - waited).unref();
+    else this.#timer = unrefTimer(setTimeout(this.#check, this.#idleMs - waited));
   };
 }

@@ -1,6 +1,7 @@
 import { MissingCredentialsError } from '../errors.ts';
 import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
 import { redactUrlCredentials } from '../internal/redact.ts';
+import { processEnv } from '../internal/runtime.ts';
 import { DeploymentStoreError } from './errors.ts';
 import { FileDeploymentStore, USE_ANOTHER_STORE } from './file-store.ts';
 import { RemoteDeploymentStore } from './remote-store.ts';
@@ -29,7 +30,7 @@ export function createDeploymentStore(
 ): DeploymentStore {
   if (typeof source !== 'string') return source;
   if (/^https?:\/\//i.test(source)) {
-    const apiKey = options.apiKey ?? (options.env ?? process.env).SWITCHYARD_API_KEY;
+    const apiKey = options.apiKey ?? (options.env ?? processEnv()).SWITCHYARD_API_KEY;
     if (!apiKey) {
       throw new MissingCredentialsError(
         `The deployment store ${redactUrlCredentials(source)} needs an API key: set SWITCHYARD_API_KEY or pass apiKey.`,

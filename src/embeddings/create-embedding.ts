@@ -10,6 +10,7 @@ import { runAttempts } from '../completion/run-attempts.ts';
 import type { Services } from '../completion/services.ts';
 import type { BudgetSettlement } from '../completion/stages.ts';
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import { toBase64 } from '../internal/bytes.ts';
 import { estimateTokens } from '../internal/estimate-tokens.ts';
 import { invalidResponse } from '../providers/provider-errors.ts';
 import { type EmbeddingCandidate, embeddingCandidates } from './embedding-catalog.ts';
@@ -156,7 +157,7 @@ function estimatedTokens(texts: string[], trace: CallTrace): number {
 /** OpenAI's base64 form: the vector as little-endian float32s. */
 function float32Base64(vector: number[]): string {
   const floats = Float32Array.from(vector);
-  return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString('base64');
+  return toBase64(new Uint8Array(floats.buffer, floats.byteOffset, floats.byteLength));
 }
 
 function record(

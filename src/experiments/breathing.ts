@@ -1,3 +1,4 @@
+import { afterThisTurn } from '../internal/runtime.ts';
 /**
  * A long loop over a store gives the event loop a turn now and then: node:sqlite answers synchronously, and an
  * `await` of a settled promise lets no other request in, so an experiment of 10,000 cells, or a sample of 1,000
@@ -10,7 +11,7 @@ export function breather(sliceMs = 10): Breathe {
   let since = performance.now();
   return async () => {
     if (performance.now() - since < sliceMs) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => afterThisTurn(resolve));
     since = performance.now();
   };
 }

@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors.ts';
+import { utf8Length } from '../internal/bytes.ts';
 import { type CallQueryScope, MAX_QUERY_LIMIT } from '../records/call-query.ts';
 import type { CallRecord } from '../records/call-record.ts';
 import type { CallStore } from '../records/call-store.ts';
@@ -76,7 +77,7 @@ export async function sampledInputs(
 
 /** The size of a value as JSON, in bytes (UTF-8). */
 export function jsonBytes(value: unknown): number {
-  return value === null || value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
+  return value === null || value === undefined ? 0 : utf8Length(JSON.stringify(value));
 }
 
 /**

@@ -1,3 +1,5 @@
+import { utf8Length } from './bytes.ts';
+
 /**
  * What an inline file (an image, audio or file part, its content a URL, base64 or a `data:` URL) is counted as: a
  * large image's tokens. Only such a part: text is text, whatever it starts with (`data:` too).
@@ -12,7 +14,7 @@ const FILE_TOKENS = 1_600;
  * with another character is walked.
  */
 export function estimateTokens(text: string): number {
-  if (Buffer.byteLength(text, 'utf8') === text.length) return Math.ceil(text.length / 4);
+  if (utf8Length(text) === text.length) return Math.ceil(text.length / 4);
   let other = 0;
   for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) other += 1;
   return Math.ceil((text.length - other) / 4) + other;

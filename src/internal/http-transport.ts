@@ -1,8 +1,8 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { lazyNodeBuiltin } from './node-builtin.ts';
 import { createPooledDispatcher, httpClientFailure } from './pooled-dispatcher.ts';
-import { byteLimit, DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from './response-limit.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from './response-limit.ts';
 
 const nodeStream = lazyNodeBuiltin('node:stream', 'The pooled HTTP transport');
 const nodeZlib = lazyNodeBuiltin('node:zlib', 'The pooled HTTP transport');
@@ -275,4 +275,17 @@ function fetchError(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason;
   if (error instanceof Error && error.name === 'AbortError') return error;
   return new TypeError('fetch failed', { cause: error });
+}
+
+/** Counts a decoded body, failing it once it passes `maxBytes`. */
+function byteLimit(maxBytes: number): Transform {
+  let total = 0;
+  const { Transform } = nodeStream();
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      total += chunk.length;
+      if (total > maxBytes) callback(new ResponseTooLargeError(maxBytes));
+      else callback(null, chunk);
+    },
+  });
 }

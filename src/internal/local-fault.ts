@@ -1,4 +1,5 @@
 import { nodeFloorHint } from './node-floor.ts';
+import { isNode, runtimeLabel, workingDirectory } from './runtime.ts';
 
 /**
  * Telling a failure of this process apart from a provider's. A `ReferenceError` is always ours (a name this runtime
@@ -11,11 +12,15 @@ export function isLocalFault(error: unknown): error is Error {
   return error instanceof TypeError && error.cause === undefined && !thrownByDependency(error);
 }
 
-/** `TypeError: … (at undici/lib/interceptor/decompress.js:78)`, and the Node.js floor when this one is older. */
+/**
+ * `TypeError: … (at undici/lib/interceptor/decompress.js:78)`, the runtime when it is not Node.js (`, on Bun 1.4.4`),
+ * and the Node.js floor when this one is older. Only the message's first line: Bun quotes the failing source after it.
+ */
 export function describeLocalFault(error: unknown): string {
-  const failure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const failure = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).split('\n')[0]!;
   const where = error instanceof Error ? thrownAt(error) : undefined;
-  return `${failure}${where ? ` (at ${where})` : ''}.${nodeFloorHint()}`;
+  const place = [where && `at ${where}`, !isNode() && `on ${runtimeLabel()}`].filter(Boolean).join(', ');
+  return `${failure}${place ? ` (${place})` : ''}.${nodeFloorHint()}`;
 }
 
 /** The first frame of the stack that is a file: `path:line:column`, without `file://`. */
@@ -33,7 +38,7 @@ function thrownAt(error: Error): string | undefined {
   if (!frame) return undefined;
   const inPackage = /[\\/]node_modules[\\/](.+)$/.exec(frame)?.[1];
   if (inPackage) return inPackage.replaceAll('\\', '/');
-  const cwd = `${process.cwd()}/`;
+  const cwd = `${workingDirectory()}/`;
   return frame.startsWith(cwd) ? frame.slice(cwd.length) : frame.split(/[\\/]/).at(-1);
 }
 

@@ -3,6 +3,7 @@ import { InternalError } from '../errors.ts';
 import type { PooledFetchOptions } from './http-transport.ts';
 import { describeLocalFault } from './local-fault.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.ts';
+import { processEnv } from './runtime.ts';
 
 /**
  * The dispatcher behind `createPooledFetch`: an undici `Agent` (keep-alive, pipelining 1 = one request at a time per
@@ -22,7 +23,7 @@ export async function createPooledDispatcher(options: PooledFetchOptions = {}): 
     bodyTimeout: timeout,
     connect: { timeout: options.connectTimeoutMs ?? 10_000 },
   };
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
   const httpsProxy = env.https_proxy ?? env.HTTPS_PROXY;
   if (!httpProxy && !httpsProxy) return new Agent(agentOptions);

@@ -1,6 +1,6 @@
 /**
  * The web build's pooled dispatcher (tsup.web.ts swaps it for pooled-dispatcher.ts): undici is Node's HTTP client
- * and is not bundled for Workers or browsers, whose providers send through `fetch` (default-transport.web.ts).
+ * and is not bundled for Workers or browsers, whose providers send through `fetch` (wire/runtime-transport.ts).
  */
 import type { Dispatcher } from 'undici';
 import { InternalError } from '../errors.ts';

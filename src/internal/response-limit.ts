@@ -1,8 +1,3 @@
-import type { Transform } from 'node:stream';
-import { lazyNodeBuiltin } from './node-builtin.ts';
-
-const nodeStream = lazyNodeBuiltin('node:stream', 'The pooled HTTP transport');
-
 /**
  * The size limit on provider answers: a body past it fails with `ResponseTooLargeError` instead of filling memory.
  * The pooled transport enforces it on the wire (undici's `maxResponseSize`) and after decoding (`byteLimit`); a
@@ -21,43 +16,35 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-/** Counts a decoded body, failing it once it passes `maxBytes`. */
-export function byteLimit(maxBytes: number): Transform {
-  let total = 0;
-  const { Transform } = nodeStream();
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      total += chunk.length;
-      if (total > maxBytes) callback(new ResponseTooLargeError(maxBytes));
-      else callback(null, chunk);
-    },
-  });
-}
-
 /**
  * A fetch given by the caller, with its response bodies held to `maxBytes` like the pooled transport's: the body
  * errors with a `ResponseTooLargeError` once it passes the limit.
  */
 export function withResponseLimit(fetchImpl: typeof fetch, maxBytes: number): typeof fetch {
-  return (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    const response = await fetchImpl(input, init);
-    if (!response.body) return response;
-    const length = response.headers.get('content-length');
-    if (Number(length) > maxBytes) {
-      await response.body.cancel().catch(() => undefined);
-      throw new TypeError('fetch failed', { cause: new ResponseTooLargeError(maxBytes) });
-    }
-    // A body of a known length within the limit cannot pass it (fetch fails a body longer than its length); one
-    // that was compressed can, once decoded.
-    if (length !== null && !response.headers.has('content-encoding')) return response;
-    const limited = new Response(limitedBody(response.body, maxBytes), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-    Object.defineProperty(limited, 'url', { value: response.url });
-    return limited;
-  }) as typeof fetch;
+  // Not an async function: a fetch that throws before it returns a promise still throws here (a local fault, where a
+  // rejection is the network's; see fetch-sender.ts).
+  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+    limited(fetchImpl(input, init), maxBytes)) as typeof fetch;
+}
+
+async function limited(pending: Promise<Response>, maxBytes: number): Promise<Response> {
+  const response = await pending;
+  if (!response.body) return response;
+  const length = response.headers.get('content-length');
+  if (Number(length) > maxBytes) {
+    await response.body.cancel().catch(() => undefined);
+    throw new TypeError('fetch failed', { cause: new ResponseTooLargeError(maxBytes) });
+  }
+  // A body of a known length within the limit cannot pass it (fetch fails a body longer than its length); one
+  // that was compressed can, once decoded.
+  if (length !== null && !response.headers.has('content-encoding')) return response;
+  const bounded = new Response(limitedBody(response.body, maxBytes), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  Object.defineProperty(bounded, 'url', { value: response.url });
+  return bounded;
 }
 
 /** The body, read chunk by chunk as it is pulled, failing once more than `maxBytes` came (one stream, no pipe). */

@@ -1,5 +1,6 @@
 import { redactSecrets } from '../internal/redact.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, withResponseLimit } from '../internal/response-limit.ts';
+import { envVariable } from '../internal/runtime.ts';
 import { credentialsOf, hasCredentials, type MissingSetting, settingsWithKey } from './credentials.ts';
 import { KeyHealth, type KeySlot, keySlotsOf } from './key-slots.ts';
 import type { MockProvider } from './mock/simulator.ts';
@@ -12,8 +13,8 @@ import {
   secretsOf,
 } from './provider.ts';
 import type { ProviderRegistry } from './registry.ts';
-import { createDefaultTransport, type DefaultTransport } from './wire/default-transport.ts';
-import { fetchSender } from './wire/http-sender.ts';
+import { fetchSender } from './wire/fetch-sender.ts';
+import { runtimeTransport, type SharedTransport } from './wire/runtime-transport.ts';
 
 /**
  * A ready adapter, or the setting that is missing (or unusable: `problem` says why) for it; the attempt is then
@@ -49,10 +50,13 @@ export interface ProviderPoolOptions {
  */
 export function createProviderPool(options: ProviderPoolOptions): ProviderLookup {
   const adapters = new Map<string, Promise<Provider | MissingSetting>>();
-  // One keep-alive pool for every provider of this gateway, the wire transports' and the SDKs' (their default fetch
-  // costs ~0.5 ms of CPU per call, bench/).
-  let pooled: DefaultTransport | undefined;
-  const sharedPool = () => (pooled ??= createDefaultTransport(transport));
+  // One transport for every provider of this gateway, the wire transports' and the SDKs': on Node.js a keep-alive
+  // pool (their default fetch costs ~0.5 ms of CPU per call, bench/), elsewhere the runtime's fetch.
+  let shared: SharedTransport | undefined;
+  const sharedPool = () => {
+    shared ??= runtimeTransport(transport);
+    return shared;
+  };
   const defaultTransport = options.defaultTransport ?? transportFromEnvironment();
   const maxResponseBytes = options.transport?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const transport = {
@@ -127,7 +131,7 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
 
 /** `SWITCHYARD_TRANSPORT=sdk` sends every provider through its SDK: an operator's switch, no code change. */
 function transportFromEnvironment(): ProviderTransport {
-  const chosen = process.env.SWITCHYARD_TRANSPORT;
+  const chosen = envVariable('SWITCHYARD_TRANSPORT');
   if (chosen === undefined || chosen === '' || chosen === 'wire') return 'wire';
   if (chosen === 'sdk') return 'sdk';
   throw new Error(`SWITCHYARD_TRANSPORT must be "wire" or "sdk", not ${JSON.stringify(chosen)}.`);

@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { afterThisTurn } from '../internal/runtime.ts';
 import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
 import type { CallRecord, Dialect, SensitiveDataRecord } from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
@@ -80,7 +81,7 @@ export function createCallRecorder(
   const redact = recordOptions?.redact ?? false;
   const maxTextLength = recordOptions?.maxTextLength;
   // Records are built one event-loop turn after each call: wait for that turn, then for the queue.
-  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const nextTurn = () => new Promise<void>((resolve) => afterThisTurn(resolve));
 
   const calls = (recordOptions?.sinks?.find(isCallStore) as CallStore | undefined) ?? noCallStore;
   const flush = async () => {
@@ -110,7 +111,7 @@ export function createCallRecorder(
       // Journaled, the record is built and on disk before the answer leaves: an answered call outlives the process.
       // Otherwise it is built on the next turn, off the request path.
       if (queue.journaled) build();
-      else setImmediate(build);
+      else afterThisTurn(build);
     },
     opened(request, call, outcome) {
       const journal = recordOptions?.journal;

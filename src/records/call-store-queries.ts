@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors.ts';
+import { textFromBase64, toBase64 } from '../internal/bytes.ts';
 import type { CallRecord } from './call-record.ts';
 import type {
   AgentSummary,
@@ -67,12 +68,12 @@ function keyIds(ids: readonly string[]): string[] {
 }
 
 function encodeCursor(record: CursorPosition): string {
-  return Buffer.from(JSON.stringify([record.created_at, record.id])).toString('base64url');
+  return toBase64(JSON.stringify([record.created_at, record.id]), true);
 }
 
 function decodeCursor(cursor: string): CursorPosition {
   try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const value: unknown = JSON.parse(textFromBase64(cursor));
     if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
       return { created_at: value[0], id: value[1] };
     }

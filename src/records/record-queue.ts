@@ -1,3 +1,4 @@
+import { afterThisTurn, emitProcessWarning, unrefTimer } from '../internal/runtime.ts';
 import type { CallRecord } from './call-record.ts';
 import { replayJournal } from './journal-replay.ts';
 import type { RecordJournal } from './record-journal.ts';
@@ -105,7 +106,7 @@ export class RecordQueue {
     this.#journal?.append(record);
     this.#queue.push(record);
     if (this.#queue.length >= this.#batchSize) this.#scheduleFlushSoon();
-    else this.#timer ??= setTimeout(() => void this.flush(), this.#flushIntervalMs).unref();
+    else this.#timer ??= unrefTimer(setTimeout(() => void this.flush(), this.#flushIntervalMs));
     return true;
   }
 
@@ -161,10 +162,10 @@ export class RecordQueue {
   #scheduleFlushSoon(): void {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    setImmediate(() => {
+    afterThisTurn(() => {
       this.#flushScheduled = false;
       void this.flush();
-    }).unref();
+    }, true);
   }
 
   /** Writes what is queued now, batch by batch; records arriving meanwhile have armed the timer for the next flush. */
@@ -266,12 +267,13 @@ export class RecordQueue {
 
 function emitDropWarning(stats: RecordQueueStats): void {
   const message = `switchyard: call records dropped (${stats.dropped} so far): the record queue was full or closed`;
-  process.emitWarning(message, { code: 'SWITCHYARD_RECORDS_DROPPED' });
+  emitProcessWarning(message, 'SWITCHYARD_RECORDS_DROPPED');
 }
 
 function emitSinkWarning(error: unknown, sink: RecordSink): void {
   const reason = error instanceof Error ? error.message : String(error);
-  process.emitWarning(`switchyard: the ${sink.constructor.name} call-record sink failed: ${reason}`, {
-    code: 'SWITCHYARD_RECORD_SINK',
-  });
+  emitProcessWarning(
+    `switchyard: the ${sink.constructor.name} call-record sink failed: ${reason}`,
+    'SWITCHYARD_RECORD_SINK',
+  );
 }

@@ -1,3 +1,4 @@
+import { afterThisTurn } from '../internal/runtime.ts';
 /**
  * Reads of large records taken one at a time, each on a turn of the event loop of its own, in the order asked,
  * whoever asks. node:sqlite reads a megabyte-sized record synchronously: 16 pages read at once would each have a
@@ -26,7 +27,7 @@ export class Turns {
   #next(): void {
     if (this.#running || this.#waiting.length === 0) return;
     this.#running = true;
-    setImmediate(async () => {
+    afterThisTurn(async () => {
       await this.#waiting.shift()!();
       this.#running = false;
       this.#next();

@@ -3,7 +3,8 @@
  * Ids sort by creation time as plain strings, which is what lets the call store page by `(created_at, id)`.
  */
 
-// Random bytes drawn 4 KiB at a time: one getRandomValues per id costs more than all the rest of making it.
+// Random bytes drawn 4 KiB at a time from web crypto (every runtime has it): one draw per id costs more than all
+// the rest of making it.
 const POOL_SIZE = 4096;
 const pool = new Uint8Array(POOL_SIZE);
 let poolOffset = POOL_SIZE;
@@ -11,7 +12,7 @@ const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(
 
 function randomBytes16(): Uint8Array {
   if (poolOffset + 16 > POOL_SIZE) {
-    crypto.getRandomValues(pool);
+    globalThis.crypto.getRandomValues(pool);
     poolOffset = 0;
   }
   const bytes = pool.slice(poolOffset, poolOffset + 16);

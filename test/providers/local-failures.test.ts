@@ -138,3 +138,100 @@ describe('a bug of ours inside an adapter', () => {
     expect((error as InternalError).message).toContain('ReferenceError: structuredClone is not defined');
   });
 });
+
+describe('where a fetch fails decides whose fault it is (issue 38)', () => {
+  /**
+   * Bun's undici has an `Agent` whose `request` is missing: every call failed with "TypeError: pool.request is not a
+   * function" and was reported as "openai (…) sent an answer that is not valid". A fetch that throws before it returns
+   * a promise never sent anything: ours. A fetch whose promise rejects is the network, by fetch's contract, even as a
+   * TypeError without a cause (a browser's "Failed to fetch", Deno's "error sending request").
+   */
+  const gatewayWith = (fetchImpl: typeof fetch) =>
+    createGateway({
+      env: {},
+      providers: {
+        openai: { apiKey: 'sk-local', baseURL: openai.url, fetch: fetchImpl },
+        anthropic: { apiKey: 'sk-ant-local', baseURL: anthropic.url },
+      },
+      retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2 },
+    });
+  const request = {
+    model: 'openai/gpt-4o-2024-11-20',
+    messages: [{ role: 'user' as const, content: 'hi' }],
+    fallbacks: ['anthropic/claude-sonnet-4-5-20250929'],
+  };
+
+  it.each([false, true])(
+    'a fetch that throws a TypeError at once is an InternalError naming it, not retried nor failed over (stream: %s)',
+    async (stream) => {
+      let tries = 0;
+      const bunShaped = (() => {
+        tries += 1;
+        const pool = {} as { request?: () => Promise<Response> };
+        return pool.request!();
+      }) as unknown as typeof fetch;
+      anthropic.requests.length = 0;
+      const gateway = gatewayWith(bunShaped);
+      const error = await gateway.createCompletion({ ...request, stream }).catch((thrown: unknown) => thrown);
+      await gateway.close();
+      expect(error).toBeInstanceOf(InternalError);
+      expect(error).toMatchObject({ status: 500, code: 'internal_error' });
+      const { message } = error as InternalError;
+      expect(message).toContain("not the provider's: TypeError: pool.request is not a function");
+      expect(message).toContain('local-failures.test.ts');
+      expect(message).not.toMatch(/sent an answer|Could not reach/);
+      // A fault of this process would fail at every provider alike: neither retried nor tried at the fallback.
+      expect(tries).toBe(1);
+      expect(anthropic.requests).toHaveLength(0);
+    },
+  );
+
+  it("a fetch rejecting with a TypeError without cause (a browser's) is an unreachable provider, retried", async () => {
+    let tries = 0;
+    const offline = (async () => {
+      tries += 1;
+      throw new TypeError('Failed to fetch');
+    }) as unknown as typeof fetch;
+    const gateway = gatewayWith(offline);
+    anthropic.enqueue({ content: [{ type: 'text', text: 'From the fallback' }] });
+    const answer = await gateway.createCompletion(request);
+    await gateway.close();
+    expect(answer.choices[0]?.message.content).toBe('From the fallback');
+    expect(tries).toBe(3);
+    expect(answer.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual([
+      'connection_error',
+      'connection_error',
+      'connection_error',
+      'ok',
+    ]);
+  });
+
+  it('a body that fails mid-stream with a TypeError without cause is a broken connection, not ours', async () => {
+    const encoder = new TextEncoder();
+    const breaking = (async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            const chunk = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-2024-11-20' };
+            const delta = { ...chunk, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' } }] };
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(delta)}\n\n`));
+            controller.error(new TypeError('error reading a body from connection'));
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      )) as unknown as typeof fetch;
+    const gateway = createGateway({
+      env: {},
+      providers: { openai: { apiKey: 'sk-local', baseURL: openai.url, fetch: breaking } },
+      retry: { maxRetries: 0 },
+    });
+    // Met while the first chunks are read (the call fails as it opens) or while the caller reads: either way the same.
+    const error = await (async () => {
+      for await (const _chunk of await gateway.createCompletion({ ...request, fallbacks: [], stream: true }));
+    })().catch((thrown: unknown) => thrown);
+    await gateway.close();
+    expect(error).not.toBeInstanceOf(InternalError);
+    expect(error).toMatchObject({ code: 'connection_error' });
+    expect((error as Error).message).toContain('error reading a body from connection');
+  });
+});

@@ -7,9 +7,10 @@ import { type FakeReply, startFakeOpenAIServer } from '../fake-servers/openai-se
 
 /**
  * The wire transport and the official SDKs, side by side against the same fake servers: every scenario runs once on
- * each, and the two must agree on everything a caller or a record sees (the answer or its chunks, usage, warnings,
+ * each, and they must agree on everything a caller or a record sees (the answer or its chunks, usage, warnings,
  * the error and its attempts) and on the request body each provider received. Run-specific values (ids, times,
- * durations) are blanked first.
+ * durations) are blanked first. The wire transport runs twice: on the pooled undici dispatcher (Node's default) and
+ * over `fetch` (what Bun, Deno and workers use: the same sender as a caller's `fetch`, here Node's own).
  */
 const openai = await startFakeOpenAIServer();
 const anthropic = await startFakeAnthropicServer();
@@ -46,7 +47,19 @@ interface Scenario {
   provider: Provider;
   replies: Reply[];
   request: Omit<CompletionRequest, 'model' | 'messages'> & { model: string; messages?: CompletionRequest['messages'] };
+  /** The providers' `timeoutMs`, when the scenario is about it. */
+  timeoutMs?: number;
+  /** The gateway's `maxRetries` (default 1). */
+  retries?: number;
+  /**
+   * The fake's answer to every request instead of `replies`, nothing left queued either way. What it received is not
+   * compared: a request can time out before it leaves (an SDK starts its timer before it connects).
+   */
+  hold?: Reply;
 }
+
+/** How the call is sent: the provider's SDK, the wire transport on the pooled dispatcher, or on `fetch`. */
+type Sender = ProviderTransport | 'wire over fetch';
 
 const MODELS: Record<Provider, string> = {
   openai: 'openai/gpt-4o-2024-11-20',
@@ -97,6 +110,16 @@ function scenarios(provider: Provider): Scenario[] {
     google: { text: paris },
   };
   return [
+    {
+      // Every answer is held far longer than the timeout: the test waits only for the timeout (a bound, not a timing).
+      name: 'no answer within the timeout',
+      provider,
+      replies: [],
+      hold: { ...text[provider], delayMs: 5_000 },
+      request: { model, stream: true },
+      timeoutMs: 50,
+      retries: 0,
+    },
     { name: 'a text answer', provider, replies: [text[provider]], request: { model, temperature: 0.3 } },
     { name: 'a streamed text answer', provider, replies: [text[provider]], request: { model, stream: true } },
     { name: 'a tool call', provider, replies: [toolCall[provider]], request: { model, ...tools } },
@@ -124,20 +147,34 @@ function scenarios(provider: Provider): Scenario[] {
   ];
 }
 
-async function run(scenario: Scenario, transport: ProviderTransport) {
+function gatewayFor(sender: Sender, scenario: Pick<Scenario, 'timeoutMs' | 'retries'>) {
+  const own = {
+    ...(sender === 'wire over fetch'
+      ? { fetch: (input: string | URL | Request, init?: RequestInit) => fetch(input, init) }
+      : {}),
+    ...(scenario.timeoutMs ? { timeoutMs: scenario.timeoutMs } : {}),
+  };
+  return createGateway({
+    env: {},
+    transport: sender === 'sdk' ? 'sdk' : 'wire',
+    providers: {
+      openai: { apiKey: 'sk-test', baseURL: openai.url, ...own },
+      anthropic: { apiKey: 'sk-ant-test', baseURL: anthropic.url, ...own },
+      google: { apiKey: 'goog-test', baseURL: gemini.url, ...own },
+    },
+    retry: { maxRetries: scenario.retries ?? 1, initialDelayMs: 1, maxDelayMs: 5 },
+    // The same limit on every sender: a caller's fetch is held to it only when it is set.
+    maxResponseBytes: 8 * 1024 * 1024,
+  });
+}
+
+async function run(scenario: Scenario, sender: Sender) {
   const fake = scenario.provider === 'openai' ? openai : scenario.provider === 'anthropic' ? anthropic : gemini;
   fake.requests.length = 0;
   (fake.enqueue as (...replies: Reply[]) => void)(...scenario.replies);
-  const gateway = createGateway({
-    env: {},
-    transport,
-    providers: {
-      openai: { apiKey: 'sk-test', baseURL: openai.url },
-      anthropic: { apiKey: 'sk-ant-test', baseURL: anthropic.url },
-      google: { apiKey: 'goog-test', baseURL: gemini.url },
-    },
-    retry: { maxRetries: 1, initialDelayMs: 1, maxDelayMs: 5 },
-  });
+  const hold = scenario.hold;
+  if (hold) (fake as unknown as { respondWith?: () => Reply }).respondWith = () => hold;
+  const gateway = gatewayFor(sender, scenario);
   const outcome: Record<string, unknown> = {};
   try {
     const result = await gateway.createCompletion({ messages: hello, ...scenario.request } as CompletionRequest);
@@ -151,7 +188,8 @@ async function run(scenario: Scenario, transport: ProviderTransport) {
     outcome.error = { name, message, status, code, param, retryable, attempts };
   }
   await gateway.close();
-  outcome.sent = fake.requests.map((request) => request.body);
+  fake.respondWith = undefined;
+  if (!scenario.hold) outcome.sent = fake.requests.map((request) => request.body);
   return blanked(outcome);
 }
 
@@ -174,15 +212,17 @@ function blanked(value: unknown): unknown {
 }
 
 for (const provider of ['openai', 'anthropic', 'google'] as const) {
-  describe(`${provider}: the wire transport answers exactly as the SDK`, () => {
+  describe(`${provider}: the wire transport, pooled and over fetch, answers exactly as the SDK`, () => {
     for (const scenario of scenarios(provider)) {
       it(scenario.name, async () => {
         const sdk = await run(scenario, 'sdk');
         const wire = await run(scenario, 'wire');
         expect(wire).toEqual(sdk);
+        expect(await run(scenario, 'wire over fetch')).toEqual(sdk);
         // The scenario did what it says: an answer, chunks or an error, and the provider was called.
-        expect(Object.keys(sdk as object)).toHaveLength(2);
-        expect((sdk as { sent: unknown[] }).sent.length).toBeGreaterThan(0);
+        expect(Object.keys(sdk as object)).toHaveLength(scenario.hold ? 1 : 2);
+        if (scenario.hold) expect(sdk).toMatchObject({ error: { code: 'timeout', status: 408 } });
+        else expect((sdk as { sent: unknown[] }).sent.length).toBeGreaterThan(0);
       });
     }
   });

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { InvalidRequestError } from '../../errors.ts';
+import { toBase64 } from '../../internal/bytes.ts';
 import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../../providers/reasoning-format.ts';
 import type { CompletionMessageParam, CompletionRequest, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { copySameNamedFields } from '../switchyard-fields.ts';
@@ -131,7 +132,7 @@ function userPart(block: Anthropic.ContentBlockParam, at: string): Part {
         source.type === 'base64'
           ? `data:${source.media_type};base64,${source.data}`
           : source.type === 'text'
-            ? `data:text/plain;base64,${Buffer.from(source.data, 'utf8').toString('base64')}`
+            ? `data:text/plain;base64,${toBase64(source.data)}`
             : undefined;
       if (!data) {
         throw new InvalidRequestError(

@@ -3,6 +3,7 @@ import { CompletionStream } from '../../completion/completion-stream.ts';
 import { createCompletion } from '../../completion/create-completion.ts';
 import type { CompletionOptions } from '../../completion/resolve-request.ts';
 import type { Services } from '../../completion/services.ts';
+import { utf8Length } from '../../internal/bytes.ts';
 import { chatToResponse, type SwitchyardResponse } from './from-chat.ts';
 import { previousConversation } from './previous-response.ts';
 import { ResponseEventStream } from './stream-events.ts';
@@ -32,5 +33,5 @@ export async function createResponse(
 /** The bytes a call adds to the conversation it continues: its input and its instructions. */
 function addedBytes(params: ResponseCreateParams): number {
   const input = typeof params.input === 'string' ? params.input : JSON.stringify(params.input ?? '');
-  return Buffer.byteLength(input) + Buffer.byteLength(params.instructions ?? '');
+  return utf8Length(input) + utf8Length(params.instructions ?? '');
 }

@@ -1,6 +1,7 @@
 import { type CallAccess, mayReadCall } from '../../access/call-access.ts';
 import type { Services } from '../../completion/services.ts';
 import { InvalidRequestError, SwitchyardError } from '../../errors.ts';
+import { utf8Length } from '../../internal/bytes.ts';
 import { REDACTED } from '../../records/call-record.ts';
 import type { CompletionMessageParam } from '../../types.ts';
 import { callIdOf } from './from-chat.ts';
@@ -73,7 +74,7 @@ export async function previousConversation(
         ? { id, type, custom: { name: call.name, input: call.arguments } }
         : { id, type, function: call },
     );
-  const bytes = Buffer.byteLength(sent) + Buffer.byteLength(JSON.stringify(answer)) + addedBytes;
+  const bytes = utf8Length(sent) + utf8Length(JSON.stringify(answer)) + addedBytes;
   const limit = services.settings.maxRenderedBytes;
   if (bytes > limit) {
     throw new InvalidRequestError(

@@ -1,3 +1,4 @@
+import { textFromBase64, toBase64 } from '../../internal/bytes.ts';
 import type { ReasoningDetail } from '../../types.ts';
 
 /**
@@ -9,14 +10,14 @@ const PREFIX = 'switchyard.v1.';
 
 export function encodeReasoningState(details: readonly ReasoningDetail[] | undefined): string | null {
   if (!details?.length) return null;
-  return PREFIX + Buffer.from(JSON.stringify(details), 'utf8').toString('base64url');
+  return PREFIX + toBase64(JSON.stringify(details), true);
 }
 
 /** The details of a state this gateway made; anything else (another gateway's, tampered) holds none. */
 export function decodeReasoningState(state: string | null | undefined): ReasoningDetail[] {
   if (typeof state !== 'string' || !state.startsWith(PREFIX)) return [];
   try {
-    const value: unknown = JSON.parse(Buffer.from(state.slice(PREFIX.length), 'base64url').toString('utf8'));
+    const value: unknown = JSON.parse(textFromBase64(state.slice(PREFIX.length)));
     if (!Array.isArray(value)) return [];
     return value.filter(
       (detail): detail is ReasoningDetail =>

@@ -5,6 +5,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { InvalidRequestError } from '../../errors.ts';
+import { textFromBase64 } from '../../internal/bytes.ts';
 import type { CacheControl, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 
@@ -185,7 +186,7 @@ function documentBlock(file: ChatCompletionContentPart.File.File, at: string): A
   if (data?.[1] === 'text/plain') {
     return {
       type: 'document',
-      source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data[2]!, 'base64').toString('utf8') },
+      source: { type: 'text', media_type: 'text/plain', data: textFromBase64(data[2]!) },
       ...title,
     };
   }

@@ -5,6 +5,7 @@ import type {
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
 import { InvalidRequestError } from '../../errors.ts';
+import { toBase64 } from '../../internal/bytes.ts';
 import type { ReasoningDetail } from '../../types.ts';
 import type { ProviderCall } from '../provider.ts';
 
@@ -195,9 +196,7 @@ function mediaPart(url: string, fallbackMimeType: string, at: string): Part {
   const data = /^data:([^;,]*)((?:;[^,;]*)*),(.*)$/s.exec(url);
   if (data) {
     const [, mimeType, params, payload] = data as unknown as [string, string, string, string];
-    const base64 = params.split(';').includes('base64')
-      ? payload
-      : Buffer.from(decodeURIComponent(payload)).toString('base64');
+    const base64 = params.split(';').includes('base64') ? payload : toBase64(decodeURIComponent(payload));
     return { inlineData: { mimeType: mimeType || fallbackMimeType, data: base64 } };
   }
   if (/^(https?|gs):\/\//i.test(url))

@@ -2,6 +2,8 @@ import type { ChatCompletionMessageToolCall, ChatCompletionTokenLogprob } from '
 import type { RequestShape } from '../provider.ts';
 import type { MockMessage } from './simulator.ts';
 
+const UTF8 = new TextEncoder();
+
 /** One simulated choice, after the request's parameters shaped the answer. */
 export interface SimulatedChoice {
   index: number;
@@ -68,9 +70,9 @@ export function logprobsOf(text: string, top: number): ChatCompletionTokenLogpro
     const alternatives = Array.from({ length: top }, (_, rank) => ({
       token: rank === 0 ? token : `${token}${rank}`,
       logprob: rank === 0 ? logprob : logprob - rank,
-      bytes: [...Buffer.from(rank === 0 ? token : `${token}${rank}`)],
+      bytes: [...UTF8.encode(rank === 0 ? token : `${token}${rank}`)],
     }));
-    entries.push({ token, logprob, bytes: [...Buffer.from(token)], top_logprobs: alternatives });
+    entries.push({ token, logprob, bytes: [...UTF8.encode(token)], top_logprobs: alternatives });
   }
   return entries;
 }

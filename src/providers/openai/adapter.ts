@@ -1,6 +1,7 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import { importOptional } from '../../internal/optional-package.ts';
+import { processEnv } from '../../internal/runtime.ts';
 import { checkShape, isPlainObject } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
@@ -41,7 +42,7 @@ export async function createOpenAIProvider(
 /** The organization and project headers the SDK sends for OpenAI from OPENAI_ORG_ID and OPENAI_PROJECT_ID. */
 function accountHeaders(quirks: OpenAIFamilyQuirks): Record<string, string> {
   if (quirks.name !== 'openai') return {};
-  const { OPENAI_ORG_ID: organization, OPENAI_PROJECT_ID: project } = process.env;
+  const { OPENAI_ORG_ID: organization, OPENAI_PROJECT_ID: project } = processEnv();
   return {
     ...(organization ? { 'openai-organization': organization } : {}),
     ...(project ? { 'openai-project': project } : {}),
