@@ -39,7 +39,7 @@ export type {
   RunExperimentOptions,
   VersionSummary,
 } from '../experiments/index.ts';
-export type { Dialect } from '../records/call-record.ts';
+export type { Dialect, SensitiveDataRecord } from '../records/call-record.ts';
 export type { BilledUsage, UsageLike } from '../records/compute-cost.ts';
 export type {
   AgentSummary,
