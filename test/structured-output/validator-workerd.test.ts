@@ -5,10 +5,10 @@ import { expect, it } from 'vitest';
 /**
  * The interpreter where code generation is really forbidden: the validator bundled for the web (esbuild, browser
  * platform, `ajv-loader.ts` swapped for `ajv-loader.web.ts` as the web build does) and run by workerd (Miniflare)
- * without nodejs_compat. Needs esbuild and miniflare where the runtimes are installed (`SWITCHYARD_RUNTIMES`, by
- * default /tmp/rt/node_modules); skipped elsewhere.
+ * without nodejs_compat. Needs esbuild and miniflare where the runtimes are installed (`SWITCHYARD_RUNTIMES`, the
+ * directory holding their node_modules, as test/runtimes/run.ts reads it; by default /tmp/rt); skipped elsewhere.
  */
-const runtimes = process.env.SWITCHYARD_RUNTIMES ?? '/tmp/rt/node_modules';
+const runtimes = `${process.env.SWITCHYARD_RUNTIMES ?? '/tmp/rt'}/node_modules`;
 const present = existsSync(`${runtimes}/miniflare`) && existsSync(`${runtimes}/esbuild`);
 if (!present) console.warn(`SKIPPED: the validator in workerd (no miniflare/esbuild under ${runtimes}).`);
 
