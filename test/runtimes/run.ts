@@ -135,8 +135,11 @@ const runners: Record<string, (fakes: FakeProviders) => Promise<Row[]>> = {
     const browser = spawn(
       chromium,
       ['--headless=new', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`, '--no-first-run', page.origin],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      // Its own process group: Chromium's helpers (zygote, renderers) are killed with it, so none is still writing
+      // to the profile when the work directory is removed.
+      { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
     );
+    const exited = new Promise<void>((resolve) => browser.once('exit', () => resolve()));
     let log = '';
     browser.stderr.setEncoding('utf8').on('data', (chunk: string) => (log = (log + chunk).slice(-4000)));
     const timeout = new Promise<never>((_, reject) =>
@@ -148,7 +151,12 @@ const runners: Record<string, (fakes: FakeProviders) => Promise<Row[]>> = {
     try {
       return await Promise.race([delivered, timeout]);
     } finally {
-      browser.kill('SIGKILL');
+      try {
+        if (browser.pid !== undefined) process.kill(-browser.pid, 'SIGKILL');
+      } catch {
+        browser.kill('SIGKILL'); // the group is gone already
+      }
+      await exited;
       await page.close();
     }
   },
@@ -174,6 +182,11 @@ try {
   }
 } finally {
   await close();
-  rmSync(work, { recursive: true, force: true });
+  // A leftover file (a browser helper's late write) is not a failed scenario: retried, then reported.
+  try {
+    rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (error) {
+    console.warn(`could not remove ${work}: ${(error as Error).message}`);
+  }
 }
 process.exitCode = failed ? 1 : 0;
