@@ -1,6 +1,7 @@
 import { PermissionDeniedError } from '../errors.ts';
 import type { SensitiveDataMode } from '../guardrails/mode.ts';
 import type { CallRecord } from '../records/call-record.ts';
+import type { KeyLimits } from './key-limits.ts';
 
 /**
  * What the caller of one call may do: the limits of a `switchyard serve` API key (or any limits an embedding
@@ -17,6 +18,11 @@ export interface CallAccess {
    * and workflow budgets. `switchyard serve` sets the key's (`tenantOfKey`); absent, the root of the key's lineage.
    */
   tenant?: string;
+  /**
+   * The own limits (`KeyLimits`) of `keyId` and of its ancestors that set some, by key id: their token-a-minute and
+   * dollar budgets replace the gateway's `key` budgets for that key. Absent: the gateway's alone.
+   */
+  keyLimits?: Readonly<Record<string, KeyLimits>> | undefined;
   /**
    * Takes one more request from the caller's request rate, for a request the call sends beside its first (a hedge);
    * rejects when none is left, and the call goes on without it. Absent: no rate to count against.

@@ -1,5 +1,6 @@
 import { PermissionDeniedError } from '../errors.ts';
 import type { SensitiveDataMode } from '../guardrails/mode.ts';
+import type { KeyLimits } from './key-limits.ts';
 
 /**
  * What a key may do. `calls:read` reads every agent's records (its agents' for a key limited to agents);
@@ -45,6 +46,8 @@ export interface KeyGrant {
    * request's applies. A key it mints is at least as strict. Absent or `null`: the gateway's.
    */
   sensitive_data?: SensitiveDataMode | null | undefined;
+  /** Its own rate, in-flight and budget limits (`key-limits.ts`); absent or `null`: the server's defaults. */
+  limits?: KeyLimits | null | undefined;
 }
 
 export const ADMIN_GRANT: KeyGrant = {

@@ -3,11 +3,11 @@ import type { CompletionWarning } from '../types.ts';
 import {
   type BudgetRule,
   type BudgetSubject,
+  budgetsOf,
   poolOf,
   slotKey,
   ttlOf,
   untilNextWindow,
-  valuesOf,
 } from './budget-slots.ts';
 import { MemorySpendStore } from './memory-spend-store.ts';
 import { type SlotCharge, type SlotHold, type SpendStore, SpendStoreFullError } from './spend-store.ts';
@@ -96,15 +96,13 @@ export class BudgetLedger {
     const now = options.now ?? new Date();
     const id = crypto.randomUUID();
     const entries: Array<{ rule: BudgetRule; value: string; hold: SlotHold }> = [];
-    for (const rule of this.rules) {
+    for (const { rule, value } of budgetsOf(this.rules, subject)) {
       const amount = rule.tokens !== undefined ? worst.tokens : worst.usd;
-      for (const value of valuesOf(rule, subject)) {
-        const slot = slotKey(rule, value, now, subject.tenant);
-        // The same budget reached twice (a key named in metadata and in the lineage) is held once.
-        if (entries.some((entry) => entry.hold.slot === slot)) continue;
-        const limit = rule.tokens ?? rule.usd;
-        entries.push({ rule, value, hold: { slot, pool: poolOf(rule, subject), limit, amount: finite(amount) } });
-      }
+      const slot = slotKey(rule, value, now, subject.tenant);
+      // The same budget reached twice (a key named in metadata and in the lineage) is held once.
+      if (entries.some((entry) => entry.hold.slot === slot)) continue;
+      const limit = rule.tokens ?? rule.usd;
+      entries.push({ rule, value, hold: { slot, pool: poolOf(rule, subject), limit, amount: finite(amount) } });
     }
     if (entries.length === 0) return { id, subject, held: [] };
     let refusal: Awaited<ReturnType<SpendStore['reserve']>>;
@@ -136,14 +134,12 @@ export class BudgetLedger {
    */
   settle(hold: BudgetHold, usd: number | null, tokens: number, now = new Date()): Promise<void> {
     const charges: SlotCharge[] = [];
-    for (const rule of this.rules) {
+    for (const { rule, value } of budgetsOf(this.rules, hold.subject)) {
       const amount = finite(rule.tokens !== undefined ? tokens : (usd ?? 0));
       if (!amount) continue;
-      for (const value of valuesOf(rule, hold.subject)) {
-        const slot = slotKey(rule, value, now, hold.subject.tenant);
-        if (!charges.some((charge) => charge.slot === slot))
-          charges.push({ slot, pool: poolOf(rule, hold.subject), amount, ttlMs: ttlOf(rule.window) });
-      }
+      const slot = slotKey(rule, value, now, hold.subject.tenant);
+      if (!charges.some((charge) => charge.slot === slot))
+        charges.push({ slot, pool: poolOf(rule, hold.subject), amount, ttlMs: ttlOf(rule.window) });
     }
     if (hold.held.length === 0 && charges.length === 0) return Promise.resolve();
     // Called before any `await`: in memory the release and the charge are made before the caller's next call.

@@ -1,12 +1,21 @@
+import { type KeyLimits, keyBudgets } from '../access/key-limits.ts';
+
 /** What a budget counts spend by: one trace, one agent, one workflow name, or one API key of `serve`. */
 export type BudgetScope = 'trace' | 'agent' | 'workflow' | 'key';
 /** The window spend is summed over: a calendar day or month (UTC), or the whole life of the scope's value. */
 export type BudgetWindow = 'minute' | 'day' | 'month' | 'lifetime';
 
 /** Dollars, or tokens (a rate limit: `{ scope: 'key', tokens: 100_000, window: 'minute' }`), per window. */
-export type BudgetRule =
+export type BudgetRule = (
   | { scope: BudgetScope; usd: number; window: BudgetWindow; tokens?: undefined }
-  | { scope: BudgetScope; tokens: number; window: BudgetWindow; usd?: undefined };
+  | { scope: BudgetScope; tokens: number; window: BudgetWindow; usd?: undefined }
+) & {
+  /**
+   * A key's own limit (`KeyLimits`), not the gateway's: its counter does not name the amount, so raising or
+   * lowering the limit keeps what the key has spent in the window.
+   */
+  own?: true;
+};
 
 /**
  * Who a call is charged to: its metadata (trace, agent, workflow, `api_key_id`), the API keys whose `key` budgets it
@@ -17,6 +26,41 @@ export interface BudgetSubject {
   metadata?: Readonly<Record<string, string>> | undefined;
   keys?: readonly string[] | undefined;
   tenant?: string | undefined;
+  /** The own limits of keys in `keys` that set some: they replace the gateway's `key` rules of the same kind. */
+  keyLimits?: Readonly<Record<string, KeyLimits>> | undefined;
+}
+
+/**
+ * Every budget a call falls under, as rule and value: the gateway's rules for each value of their scope, except a
+ * `key` rule where that key sets its own limit of the kind (dollars in the window, tokens a minute); then each key's
+ * own limits.
+ */
+export function budgetsOf(
+  rules: readonly BudgetRule[],
+  subject: BudgetSubject,
+): Array<{ rule: BudgetRule; value: string }> {
+  const result: Array<{ rule: BudgetRule; value: string }> = [];
+  const own = new Map((subject.keys ?? []).map((key) => [key, ownKeyRules(subject.keyLimits?.[key])]));
+  for (const rule of rules)
+    for (const value of valuesOf(rule, subject)) {
+      const replaced = own.get(value)?.some((mine) => sameKind(mine, rule));
+      if (!(rule.scope === 'key' && replaced)) result.push({ rule, value });
+    }
+  for (const [key, mine] of own) for (const rule of mine) result.push({ rule, value: key });
+  return result;
+}
+
+/** A key's own limits as budget rules: tokens a minute, and dollars per window. */
+export function ownKeyRules(limits: KeyLimits | undefined): BudgetRule[] {
+  if (!limits) return [];
+  const rules: BudgetRule[] = keyBudgets(limits).map(({ usd, window }) => ({ scope: 'key', usd, window, own: true }));
+  if (limits.tokens_per_minute !== undefined)
+    rules.push({ scope: 'key', tokens: limits.tokens_per_minute, window: 'minute', own: true });
+  return rules;
+}
+
+function sameKind(a: BudgetRule, b: BudgetRule): boolean {
+  return a.window === b.window && (a.tokens === undefined) === (b.tokens === undefined);
 }
 
 /** Scopes whose values a caller names freely, so that each tenant has its own: a trace, a workflow. */
@@ -52,7 +96,8 @@ export function poolOf(rule: BudgetRule, subject: BudgetSubject): string | undef
 export function slotKey(rule: BudgetRule, value: string, now: Date, tenant?: string): string {
   const lengths = { minute: 16, day: 10, month: 7, lifetime: 0 } as const;
   const period = now.toISOString().slice(0, lengths[rule.window]);
-  const unit = rule.tokens !== undefined ? `${rule.tokens}tok` : `${rule.usd}usd`;
+  const amount = rule.own ? '' : String(rule.tokens ?? rule.usd);
+  const unit = `${amount}${rule.tokens !== undefined ? 'tok' : 'usd'}`;
   const owned = tenant !== undefined && PER_TENANT.has(rule.scope) ? `${tenant}\u0000` : '';
   return `${rule.scope}\u0000${rule.window}\u0000${unit}\u0000${period}\u0000${owned}${value}`;
 }

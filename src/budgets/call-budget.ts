@@ -17,7 +17,13 @@ const HOLD_MARGIN_MS = 60_000;
 /** Who a call is charged to: its metadata, its key and the keys that minted it within its tenant, and its tenant. */
 export function budgetSubject(plan: Pick<CallPlan, 'metadata' | 'access'>): BudgetSubject {
   const tenant = tenantOf(plan.access);
-  return { metadata: plan.metadata, keys: withinTenant(keyLineage(plan.access), tenant), tenant };
+  const keyLimits = plan.access?.keyLimits;
+  return {
+    metadata: plan.metadata,
+    keys: withinTenant(keyLineage(plan.access), tenant),
+    tenant,
+    ...(keyLimits ? { keyLimits } : {}),
+  };
 }
 
 /**

@@ -110,3 +110,19 @@ export async function takeRedisToken(
   const [taken, tokens] = (await redis.eval(TAKE, 1, `switchyard:rate:${id}`, capacity, perMs)) as [number, string];
   return { taken: taken === 1, tokens: Number(tokens) };
 }
+
+/** The tokens left in a key's bucket now, refilled as `TAKE` would, taking none (for `GET /v1/keys`). */
+const PEEK = `
+local capacity = tonumber(ARGV[1])
+local per_ms = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = clock[1] * 1000 + clock[2] / 1000
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1]) or capacity
+local at = tonumber(state[2]) or now
+return tostring(math.min(capacity, tokens + (now - at) * per_ms))
+`;
+
+export async function peekRedisTokens(redis: Redis, id: string, capacity: number, perMs: number): Promise<number> {
+  return Number(await redis.eval(PEEK, 1, `switchyard:rate:${id}`, capacity, perMs));
+}

@@ -1,3 +1,4 @@
+import { hasLimits, type KeyLimits, withoutEmpty } from '../access/key-limits.ts';
 import type { StorageEngine } from '../storage/engine.ts';
 import { locking } from '../storage/engine-sql.ts';
 import { SqliteEngine } from '../storage/sqlite-engine.ts';
@@ -28,6 +29,7 @@ import {
   keys,
   live,
   parentRow,
+  setLimits,
 } from './keys-table.ts';
 import { openDatabase } from './open-database.ts';
 
@@ -157,6 +159,22 @@ export class ApiKeyStore implements KeyStore {
     // Keys under this one cached here are refused at once; elsewhere, once their trust ends, by their lineage.
     this.#valid.clear();
     return { ...key, revoked_at: revokedAt };
+  }
+
+  /**
+   * Replaces the key's own limits (`null` or none set: the server's defaults again). Seen here at once, and by other
+   * replicas once their one-second trust in the key ends. Throws when no key has the id.
+   */
+  async updateLimits(id: string, limits: KeyLimits | null): Promise<ApiKeyInfo> {
+    await this.ready();
+    const stored = hasLimits(limits) ? JSON.stringify(withoutEmpty(limits)) : null;
+    await this.#engine.run(setLimits, { id, limits: stored });
+    const [row] = (await this.#engine.run<StoredKey>(keyOrPrefix, { id, prefix: id })).rows.filter(
+      (match) => match.id === id,
+    );
+    if (!row) throw new Error(`No API key has the id "${id}".`);
+    this.#valid.clear();
+    return fromRow(row, await this.#chainFrom(row.parent_id));
   }
 
   /** Looks a presented key up by its hash, then compares the hashes in constant time. */

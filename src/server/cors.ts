@@ -46,7 +46,7 @@ export class CorsPolicy {
       status: 204,
       headers: {
         'access-control-allow-origin': origin,
-        'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
+        'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
         'access-control-allow-headers': allowedHeaders(request.header('access-control-request-headers')),
         'access-control-max-age': '600',
         vary: 'origin, access-control-request-headers',

@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis';
-import { withinTenant } from '../access/lineage.ts';
+import type { KeyLimits } from '../access/key-limits.ts';
 import { requireScope } from '../access/scopes.ts';
+import type { BudgetRule } from '../budgets/budget-slots.ts';
+import { MemorySpendStore } from '../budgets/memory-spend-store.ts';
+import type { SpendStore } from '../budgets/spend-store.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { type StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
@@ -10,8 +13,9 @@ import { BackgroundRuns } from './background-runs.ts';
 import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy, isDirectLocalRequest } from './host-check.ts';
-import { KeyAccess, type KeyLimits } from './key-access.ts';
+import { KeyAccess, type KeyChecks } from './key-access.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
+import { KeyLimiter } from './key-limiter.ts';
 import { KeyRateLimit, type OnStoreError } from './key-rate-limit.ts';
 import type { KeyStore } from './key-store.ts';
 import type { McpGateway } from './mcp-gateway/mcp-gateway.ts';
@@ -65,6 +69,13 @@ export interface SwitchyardHandlerOptions {
   maxConcurrentPerKey?: number;
   /** Requests one API key may make per minute; more get 429 with `retry-after` (default: no limit). */
   requestsPerMinutePerKey?: number | undefined;
+  /**
+   * The gateway's `key` budget rules (dollars per window, tokens a minute): the defaults of keys without their own,
+   * shown with what each key used by `GET /v1/keys`.
+   */
+  keyBudgetRules?: readonly BudgetRule[] | undefined;
+  /** Where the gateway counts budgets: keys' own in-flight limits are held there, and their usage read from it. */
+  spendStore?: SpendStore | undefined;
   /** Where the rate limits are counted when replicas share them; default this process. */
   redis?: Redis | undefined;
   /** The rate limit while Redis fails: `open` (default) counts in this process meanwhile, `closed` answers 503. */
@@ -101,19 +112,24 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { gateway, keys } = options;
   const concurrency = new KeyConcurrency(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
-  const rateLimit =
-    options.requestsPerMinutePerKey === undefined
-      ? undefined
-      : new KeyRateLimit(options.requestsPerMinutePerKey, {
-          redis: options.redis,
-          onStoreError: options.rateLimitOnStoreError,
-          onStorageError: options.onStorageError,
-        });
+  const rate = new KeyRateLimit({
+    redis: options.redis,
+    onStoreError: options.rateLimitOnStoreError,
+    onStorageError: options.onStorageError,
+  });
+  const keyRules = options.keyBudgetRules ?? [];
+  const limiter = new KeyLimiter({
+    defaults: serverDefaults(options, keyRules, concurrency.limit),
+    keyRules,
+    rate,
+    concurrency,
+    spend: options.spendStore ?? new MemorySpendStore(),
+  });
   // For work the server goes on with after answering (experiment cells): the same checks, made again per call.
-  const keyLimits: KeyLimits = {
+  const keyLimits: KeyChecks = {
     authenticate: (presented) => authenticate(presented, keys),
-    takeRequest: (key) => takeRequest(rateLimit, key),
-    acquire: (key) => concurrency.acquire(key.id),
+    takeRequest: (key) => limiter.takeRequest(key),
+    acquire: (key) => limiter.acquire(key),
   };
   const cors = new CorsPolicy(options.corsOrigins ?? []);
   const runs = new BackgroundRuns((error, experimentId) =>
@@ -122,7 +138,14 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       error: error instanceof Error ? error.message : String(error),
     }),
   );
-  const services: OperationServices = { gateway, keys, deployments: options.deployments, runs, mcp: options.mcp };
+  const services: OperationServices = {
+    gateway,
+    keys,
+    deployments: options.deployments,
+    runs,
+    mcp: options.mcp,
+    limiter,
+  };
   const routes: Route[] = [
     ...completionRoutes(gateway, maxBodyBytes),
     ...messageRoutes(gateway, maxBodyBytes),
@@ -169,8 +192,8 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
         if (route.auth === 'key') {
           // A key minted under others counts against their limits too (up to its tenant): a child cannot widen its
           // parent's rate, and a tenant cannot spend the admin key's, shared with every other tenant.
-          await takeRequest(rateLimit, key);
-          release = concurrency.acquire(key.id);
+          await limiter.takeRequest(key);
+          release = await limiter.acquire(key);
         }
       }
       const access = key && new KeyAccess(key, keys, keyLimits, presented);
@@ -235,10 +258,22 @@ function withoutBody(reply: Reply): Reply {
   return { ...reply, body: null };
 }
 
-/** One request from the rate of the key and of each key it was minted under, within its tenant. */
-async function takeRequest(rateLimit: KeyRateLimit | undefined, key: ApiKeyInfo): Promise<void> {
-  if (!rateLimit) return;
-  for (const id of withinTenant([key.id, ...key.ancestors], key.tenant)) await rateLimit.take(id);
+/** The server's limits for keys without their own: its flags, and the gateway's `key` budget rules. */
+function serverDefaults(
+  options: SwitchyardHandlerOptions,
+  keyRules: readonly BudgetRule[],
+  maxInFlight: number,
+): KeyLimits {
+  const tokens = keyRules.find((rule) => rule.tokens !== undefined && rule.window === 'minute')?.tokens;
+  const budgets = keyRules.flatMap((rule) =>
+    rule.usd !== undefined && rule.window !== 'minute' ? [`${rule.usd}/${rule.window}`] : [],
+  );
+  return {
+    ...(options.requestsPerMinutePerKey !== undefined ? { requests_per_minute: options.requestsPerMinutePerKey } : {}),
+    ...(tokens !== undefined ? { tokens_per_minute: tokens } : {}),
+    max_in_flight: maxInFlight,
+    ...(budgets.length > 0 ? { budgets } : {}),
+  };
 }
 
 function bearer(key: string | undefined): string | undefined {

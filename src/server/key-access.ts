@@ -1,4 +1,5 @@
 import type { CallAccess } from '../access/call-access.ts';
+import type { KeyLimits } from '../access/key-limits.ts';
 import { madeBy, mayRead } from '../access/reads.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
 import type { KeyStore } from './key-store.ts';
@@ -13,12 +14,12 @@ import { HttpError } from './responses.ts';
 export class KeyAccess {
   readonly key: ApiKeyInfo;
   readonly #keys: KeyStore;
-  readonly #limits: KeyLimits | undefined;
+  readonly #limits: KeyChecks | undefined;
   /** The key as the request presented it, for checking it again later. */
   readonly #presented: string | undefined;
   #descendants: Promise<string[]> | undefined;
 
-  constructor(key: ApiKeyInfo, keys: KeyStore, limits?: KeyLimits, presented?: string) {
+  constructor(key: ApiKeyInfo, keys: KeyStore, limits?: KeyChecks, presented?: string) {
     this.key = key;
     this.#keys = keys;
     this.#limits = limits;
@@ -52,12 +53,19 @@ export class KeyAccess {
       keyId: this.key.id,
       ancestors: this.key.ancestors ?? [],
       tenant: this.key.tenant,
+      ...(this.#ownLimits() ? { keyLimits: this.#ownLimits() } : {}),
       takeRequest: () => this.countRequests(1),
       sensitiveData: this.key.sensitive_data ?? null,
       agents: this.key.allowed_agents,
       models: this.key.allowed_models,
       mayReadCall: (record) => mayRead(this.key, madeBy(record), this.descendants),
     };
+  }
+
+  /** The own limits of the key and of the keys that minted it, by id; `undefined` when none sets any. */
+  #ownLimits(): Record<string, KeyLimits> | undefined {
+    const mine = { ...this.key.ancestor_limits, ...(this.key.limits ? { [this.key.id]: this.key.limits } : {}) };
+    return Object.keys(mine).length > 0 ? mine : undefined;
   }
 
   /** The keys minted under this one, however deep: looked up once per request, for the read rules. */
@@ -68,13 +76,13 @@ export class KeyAccess {
 }
 
 /** The server's checks of a key beyond its grant (one object per server): its validity, its rate and its slots. */
-export interface KeyLimits {
+export interface KeyChecks {
   /** The key's check (a 401 once it, or a key that minted it, is revoked or expired). */
   authenticate(presented: string | undefined): Promise<unknown>;
   /** Takes one request from the rate of the key and its ancestors; a 429 with `retry-after` when none is left. */
   takeRequest(key: ApiKeyInfo): Promise<void>;
   /** One of the key's slots for calls in flight, or a 429; the function returned gives it back. */
-  acquire(key: ApiKeyInfo): () => void;
+  acquire(key: ApiKeyInfo): Promise<() => void>;
 }
 
 /** `attempt` again after each 429's `retry-after` (1 s when it has none), until it passes or `signal` fires. */

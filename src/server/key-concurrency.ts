@@ -4,8 +4,9 @@ import { HttpError } from './responses.ts';
 export const DEFAULT_MAX_CONCURRENT_PER_KEY = 64;
 
 /**
- * In-flight requests per API key, so one key cannot take every upstream connection. Keyed by the id of a key that
- * authenticated (never by what a client sent), so the map holds at most as many entries as there are keys.
+ * In-flight requests per API key in this process, so one key cannot take every upstream connection. Keyed by the id
+ * of a key that authenticated (never by what a client sent), so the map holds at most as many entries as there are
+ * keys. A key's own `max_in_flight` is counted where replicas share it instead (`KeyLimiter`).
  */
 export class KeyConcurrency {
   readonly limit: number;
@@ -15,21 +16,15 @@ export class KeyConcurrency {
     this.limit = Math.max(1, Math.floor(limit));
   }
 
+  /** Requests of the key in flight in this process now. */
+  active(keyId: string): number {
+    return this.#active.get(keyId) ?? 0;
+  }
+
   /** A slot for the key, or a 429 in the OpenAI shape; the returned function gives the slot back (once). */
   acquire(keyId: string): () => void {
     const active = this.#active.get(keyId) ?? 0;
-    if (active >= this.limit) {
-      throw new HttpError(
-        429,
-        `This API key already has ${this.limit} requests in flight, the most this server allows; ` +
-          'retry once one has finished.',
-        {
-          type: 'rate_limit_error',
-          code: 'concurrency_limit_exceeded',
-          headers: { 'retry-after': '1' },
-        },
-      );
-    }
+    if (active >= this.limit) throw inFlightRefusal('This API key', this.limit, ', the most this server allows');
     this.#active.set(keyId, active + 1);
     let released = false;
     return () => {
@@ -40,4 +35,13 @@ export class KeyConcurrency {
       else this.#active.set(keyId, left);
     };
   }
+}
+
+/** The 429 of a key (`whose`) with `limit` requests in flight already. */
+export function inFlightRefusal(whose: string, limit: number, why = ''): HttpError {
+  return new HttpError(429, `${whose} already has ${limit} requests in flight${why}; retry once one has finished.`, {
+    type: 'rate_limit_error',
+    code: 'concurrency_limit_exceeded',
+    headers: { 'retry-after': '1' },
+  });
 }

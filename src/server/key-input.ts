@@ -1,4 +1,5 @@
 import type * as Zod from 'zod';
+import { keyLimitsProblem } from '../access/key-limits.ts';
 import { isMcpToolPattern } from '../access/mcp-tools.ts';
 import { SCOPES } from '../access/scopes.ts';
 import { lazyRequire } from '../internal/lazy-require.ts';
@@ -12,6 +13,43 @@ const loadZod = lazyRequire<typeof Zod>('zod');
 export const createKeyInput = () => (schema ??= buildSchema(loadZod().z));
 let schema: ReturnType<typeof buildSchema> | undefined;
 export type CreateKeyInput = Zod.infer<ReturnType<typeof buildSchema>>;
+
+/** The input of `update_api_key` (`PATCH /v1/keys/{id}`): the key, and its new limits. */
+export const updateKeyInput = () => (updateSchema ??= buildUpdateSchema(loadZod().z));
+let updateSchema: ReturnType<typeof buildUpdateSchema> | undefined;
+export type UpdateKeyInput = Zod.infer<ReturnType<typeof buildUpdateSchema>>;
+
+function buildUpdateSchema(z: typeof Zod.z) {
+  return z
+    .object({
+      key: z.string().min(1).max(200).describe('The id (key_…) or prefix (sy-AbCdEfGh) of the key to change.'),
+      limits: limitsSchema(z)
+        .nullable()
+        .describe("The key's limits, replacing all of them; null or {} for the server's defaults."),
+    })
+    .strict();
+}
+
+/** A key's own limits (`src/access/key-limits.ts`), each within its parent's. */
+function limitsSchema(z: typeof Zod.z) {
+  const count = (max: number) => z.number().int().min(1).max(max).optional();
+  return z
+    .object({
+      requests_per_minute: count(10_000_000).describe('Requests a minute, counted on every route.'),
+      tokens_per_minute: count(1_000_000_000).describe('Tokens in and out a minute.'),
+      max_in_flight: count(100_000).describe('Requests in flight at once.'),
+      budgets: z
+        .array(z.string().max(40))
+        .max(3)
+        .optional()
+        .describe("Dollar budgets per window: 5/day, 100/month, 20 (the key's lifetime)."),
+    })
+    .strict()
+    .superRefine((limits, context) => {
+      const problem = keyLimitsProblem(limits);
+      if (problem) context.addIssue({ code: 'custom', path: ['budgets'], message: problem });
+    });
+}
 
 function buildSchema(z: typeof Zod.z) {
   return z
@@ -55,6 +93,9 @@ function buildSchema(z: typeof Zod.z) {
         .max(366 * 86_400)
         .optional()
         .describe("Seconds until the new key expires; never after the caller's own expiry."),
+      limits: limitsSchema(z)
+        .optional()
+        .describe("The new key's rate, in-flight and budget limits; each within the caller's. Omit for none."),
     })
     .strict();
 }

@@ -1,4 +1,5 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hasLimits, type KeyLimits, withoutEmpty } from '../access/key-limits.ts';
 import { tenantOfKey } from '../access/lineage.ts';
 import type { SwitchyardError } from '../errors.ts';
 import { isSensitiveDataMode } from '../guardrails/mode.ts';
@@ -35,6 +36,8 @@ export interface ApiKeyInfo extends KeyGrant {
    * else its parent's tenant. Its calls share a response cache and trace and workflow budgets with that tenant only.
    */
   tenant: string;
+  /** The limits of the keys in `ancestors` that set their own, by key id (its calls count against theirs too). */
+  ancestor_limits?: Record<string, KeyLimits>;
 }
 
 export type ApiKeyCheck =
@@ -44,7 +47,15 @@ export type ApiKeyCheck =
 /** A row as stored: the grant's lists as JSON text, `scopes` null for keys from before scopes (admin keys). */
 export type StoredKey = Omit<
   ApiKeyInfo,
-  'scopes' | 'allowed_agents' | 'allowed_models' | 'mcp_tools' | 'ancestors' | 'tenant' | 'sensitive_data'
+  | 'scopes'
+  | 'allowed_agents'
+  | 'allowed_models'
+  | 'mcp_tools'
+  | 'ancestors'
+  | 'tenant'
+  | 'sensitive_data'
+  | 'limits'
+  | 'ancestor_limits'
 > & {
   scopes: string | null;
   allowed_agents: string | null;
@@ -53,15 +64,22 @@ export type StoredKey = Omit<
   mcp_tools?: string | null | undefined;
   /** Absent from rows read before the column existed. */
   sensitive_data?: string | null;
+  /** JSON of `KeyLimits`; absent from rows read before the column existed. */
+  limits?: string | null;
 };
 
 /** A stored key with the rows of the keys that minted it, nearest first (`ancestors` in keys-table.ts). */
 export function fromRow(stored: StoredKey, chain: readonly LineageRow[] = []): ApiKeyInfo {
   const ancestors = chain.map((ancestor) => ancestor.id);
-  const { sensitive_data, ...row } = stored;
+  const { sensitive_data, limits, ...row } = stored;
+  const own = limitsOf(limits);
+  const above = limitsAbove(chain);
   return {
     ...row,
     ...(isSensitiveDataMode(sensitive_data) ? { sensitive_data } : {}),
+    // Only when set: a key without limits reads as it did before the column.
+    ...(own ? { limits: own } : {}),
+    ...(Object.keys(above).length > 0 ? { ancestor_limits: above } : {}),
     ancestors,
     tenant: tenantOf(row, chain),
     scopes: row.scopes === null ? [...ADMIN_GRANT.scopes] : scopesOf(JSON.parse(row.scopes), row.parent_id ?? null),
@@ -71,6 +89,23 @@ export function fromRow(stored: StoredKey, chain: readonly LineageRow[] = []): A
     expires_at: row.expires_at ?? null,
     parent_id: row.parent_id ?? null,
   };
+}
+
+/** A stored `limits` column: its limits, or `undefined` when none is set (or the text is not theirs). */
+function limitsOf(text: string | null | undefined): KeyLimits | undefined {
+  if (typeof text !== 'string') return undefined;
+  const parsed = JSON.parse(text) as KeyLimits | null;
+  return hasLimits(parsed) ? withoutEmpty(parsed) : undefined;
+}
+
+/** The own limits of the keys of `chain` that set some, by id. */
+function limitsAbove(chain: readonly LineageRow[]): Record<string, KeyLimits> {
+  const above: Record<string, KeyLimits> = {};
+  for (const ancestor of chain) {
+    const theirs = limitsOf(ancestor.limits);
+    if (theirs) above[ancestor.id] = theirs;
+  }
+  return above;
 }
 
 /** Every scope there was before `annotations:write`: a root key stored with them all is an admin key. */
@@ -97,7 +132,7 @@ function tenantOf(row: { id: string }, chain: readonly LineageRow[]): string {
 /** The columns of a stored key, in the order `insertValues` gives them. */
 export const INSERT_COLUMNS =
   'id, hash, prefix, name, created_at, scopes, allowed_agents, allowed_models, expires_at, parent_id, mcp_tools, ' +
-  'sensitive_data';
+  'sensitive_data, limits';
 
 /** A new key (`sy-` + base64url of 32 random bytes), what is stored of it, and the values to insert. */
 export function mintKey(
@@ -120,6 +155,10 @@ export function mintKey(
     ...grant,
     mcp_tools: grant.mcp_tools ?? null,
   };
+  if (hasLimits(grant.limits)) info.limits = withoutEmpty(grant.limits);
+  else delete info.limits;
+  const above = limitsAbove(chain);
+  if (Object.keys(above).length > 0) info.ancestor_limits = above;
   const values = [
     info.id,
     hash('sha256', key, 'buffer'),
@@ -133,6 +172,7 @@ export function mintKey(
     parentId,
     grant.mcp_tools ? JSON.stringify(grant.mcp_tools) : null,
     grant.sensitive_data ?? null,
+    hasLimits(grant.limits) ? JSON.stringify(withoutEmpty(grant.limits)) : null,
   ];
   return { key, info, values };
 }
@@ -162,6 +202,8 @@ export interface LineageRow {
   revoked_at: string | null;
   expires_at: string | null;
   scopes: string | null;
+  /** JSON of the key's own `KeyLimits` (absent or null: none). */
+  limits?: string | null | undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { takeRedisToken } from '../budgets/redis-counters.ts';
+import { peekRedisTokens, takeRedisToken } from '../budgets/redis-counters.ts';
 import type { StorageUnavailableError } from '../errors.ts';
 import { HttpError } from './responses.ts';
 import { redisUnavailable } from './shared-state.ts';
@@ -21,53 +21,77 @@ export interface KeyRateLimitOptions {
 }
 
 /**
- * Requests per minute per API key, as a token bucket: `perMinute` requests at once, refilled evenly over the minute.
- * Counted in this process (keyed by the ids of keys that authenticated: as many entries as there are keys), or in
- * Redis (`--redis`), where every replica takes from the one bucket.
+ * Requests per minute per API key, as a token bucket: `perMinute` requests at once, refilled evenly over the minute;
+ * each key's rate is given with each request (a key's own, or the server's). Counted in this process (keyed by the
+ * ids of keys that authenticated: as many entries as there are keys), or in Redis (`--redis`), where every replica
+ * takes from the one bucket.
  */
 export class KeyRateLimit {
-  readonly perMinute: number;
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
   readonly #redis: Redis | undefined;
   readonly #options: KeyRateLimitOptions;
 
-  constructor(perMinute: number, options: KeyRateLimitOptions = {}) {
-    this.perMinute = Math.max(1, Math.floor(perMinute));
+  constructor(options: KeyRateLimitOptions = {}) {
     this.#redis = options.redis;
     this.#options = options;
   }
 
-  /** Takes one request from the key's bucket, or throws a 429 in the OpenAI shape with `retry-after`. */
-  async take(keyId: string): Promise<void> {
-    const perMs = this.perMinute / 60_000;
+  /**
+   * Takes one request from the key's bucket of `perMinute`, or throws a 429 in the OpenAI shape with `retry-after`,
+   * saying whose rate it is (`whose`: this key's, or the key that minted it).
+   */
+  async take(keyId: string, perMinute: number, whose = 'This API key'): Promise<void> {
+    const capacity = Math.max(1, Math.floor(perMinute));
+    const perMs = capacity / 60_000;
     const { taken, tokens } = this.#redis
-      ? await this.#takeShared(this.#redis, keyId, perMs)
-      : this.#takeHere(keyId, perMs);
+      ? await this.#takeShared(this.#redis, keyId, capacity, perMs)
+      : this.#takeHere(keyId, capacity, perMs);
     if (taken) return;
     const waitSeconds = Math.max(1, Math.ceil((1 - tokens) / perMs / 1000));
-    throw new HttpError(429, `This API key may make ${this.perMinute} requests a minute; retry in ${waitSeconds} s.`, {
+    throw new HttpError(429, `${whose} may make ${capacity} requests a minute; retry in ${waitSeconds} s.`, {
       type: 'rate_limit_error',
       code: 'rate_limit_exceeded',
       headers: { 'retry-after': String(waitSeconds) },
     });
   }
 
+  /** The requests left in the key's bucket now (whole), taking none. */
+  async remaining(keyId: string, perMinute: number): Promise<number> {
+    const capacity = Math.max(1, Math.floor(perMinute));
+    const perMs = capacity / 60_000;
+    if (this.#redis) {
+      try {
+        return Math.floor(await peekRedisTokens(this.#redis, keyId, capacity, perMs));
+      } catch (error) {
+        if (this.#options.onStoreError === 'closed') throw redisUnavailable(error);
+      }
+    }
+    const bucket = this.#buckets.get(keyId);
+    if (!bucket) return capacity;
+    return Math.floor(Math.min(capacity, bucket.tokens + (performance.now() - bucket.at) * perMs));
+  }
+
   /** From the bucket in Redis; while Redis fails, from this process's (`open`) or a 503 (`closed`). */
-  async #takeShared(redis: Redis, keyId: string, perMs: number): Promise<{ taken: boolean; tokens: number }> {
+  async #takeShared(
+    redis: Redis,
+    keyId: string,
+    capacity: number,
+    perMs: number,
+  ): Promise<{ taken: boolean; tokens: number }> {
     try {
-      return await takeRedisToken(redis, keyId, this.perMinute, perMs);
+      return await takeRedisToken(redis, keyId, capacity, perMs);
     } catch (error) {
       const failure = redisUnavailable(error);
       if (this.#options.onStoreError === 'closed') throw failure;
       this.#options.onStorageError?.(failure);
-      return this.#takeHere(keyId, perMs);
+      return this.#takeHere(keyId, capacity, perMs);
     }
   }
 
-  #takeHere(keyId: string, perMs: number): { taken: boolean; tokens: number } {
+  #takeHere(keyId: string, capacity: number, perMs: number): { taken: boolean; tokens: number } {
     const now = performance.now();
-    const bucket = this.#buckets.get(keyId) ?? { tokens: this.perMinute, at: now };
-    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.at) * perMs);
+    const bucket = this.#buckets.get(keyId) ?? { tokens: capacity, at: now };
+    bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.at) * perMs);
     bucket.at = now;
     this.#buckets.set(keyId, bucket);
     if (bucket.tokens < 1) return { taken: false, tokens: bucket.tokens };

@@ -1,3 +1,4 @@
+import type { KeyLimits } from '../access/key-limits.ts';
 import type { ApiKeyCheck, ApiKeyInfo } from './key-material.ts';
 import type { KeyGrant } from './key-scopes.ts';
 
@@ -18,6 +19,8 @@ export interface KeyStore {
   activeCount(): MaybePromise<number>;
   /** The ids of every key minted under `id`, however deep, nearest first; not `id` itself. */
   descendants(id: string): MaybePromise<string[]>;
+  /** Replaces a key's own limits (`null`: the server's defaults); refused by no rule here (the callers check). */
+  updateLimits(id: string, limits: KeyLimits | null): MaybePromise<ApiKeyInfo>;
   /** Revokes by id or display prefix, and every key minted under it, in one transaction. */
   revoke(idOrPrefix: string): MaybePromise<ApiKeyInfo>;
   /**

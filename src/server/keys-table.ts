@@ -11,7 +11,8 @@ export const KEYS_SCHEMA = defineSchema({
   name: 'keys',
   // 2: mcp_tools, the MCP tools a key reaches (`src/access/mcp-tools.ts`); NULL for the keys before it: the default.
   // 3: sensitive_data, what a key's calls do with personal data and secrets (`src/guardrails/`); NULL: the gateway's.
-  version: 3,
+  // 4: limits, the key's own rate, in-flight and budget limits as JSON (`src/access/key-limits.ts`); NULL: the server's.
+  version: 4,
   tables: [
     {
       name: 'api_keys',
@@ -29,6 +30,7 @@ export const KEYS_SCHEMA = defineSchema({
         parent_id: column.text(),
         mcp_tools: column.text(),
         sensitive_data: column.text(),
+        limits: column.text(),
       },
       primaryKey: ['id'],
       unique: ['hash'],
@@ -50,8 +52,9 @@ const COLUMNS = [
   'parent_id',
   'mcp_tools',
   'sensitive_data',
+  'limits',
 ] as const;
-const LINEAGE = ['id', 'parent_id', 'revoked_at', 'expires_at', 'scopes'] as const;
+const LINEAGE = ['id', 'parent_id', 'revoked_at', 'expires_at', 'scopes', 'limits'] as const;
 
 /** Every key, in the order they were made (ties: SQLite's order of writing, PostgreSQL's ids, memory's writing). */
 export function keys(kind: EngineKind) {
@@ -76,6 +79,12 @@ export const keyOrPrefix = prepare((db, arg) =>
     .selectFrom('api_keys')
     .select([...COLUMNS])
     .where((eb) => eb.or([eb('id', '=', arg('id')), eb('prefix', '=', arg('prefix'))])),
+);
+export const setLimits = prepare((db, arg) =>
+  db
+    .updateTable('api_keys')
+    .set({ limits: arg('limits') })
+    .where('id', '=', arg('id')),
 );
 export const children = prepare((db, arg) =>
   db

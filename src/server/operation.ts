@@ -4,6 +4,7 @@ import type { DeploymentStore } from '../deployments/store.ts';
 import type { Gateway } from '../gateway.ts';
 import type { BackgroundRuns } from './background-runs.ts';
 import type { KeyAccess } from './key-access.ts';
+import type { KeyLimiter } from './key-limiter.ts';
 import type { KeyStore } from './key-store.ts';
 import type { McpGateway } from './mcp-gateway/mcp-gateway.ts';
 
@@ -15,6 +16,8 @@ export interface OperationServices {
   runs: BackgroundRuns;
   /** The upstream MCP servers `/mcp` offers the tools of, when `serve` declares some. */
   mcp?: McpGateway | undefined;
+  /** Keys' rate, in-flight and budget limits: the server's defaults, and what each key has used. */
+  limiter?: KeyLimiter | undefined;
 }
 
 /** One request's: the services and the caller's key (`KeyAccess`), whose rules the handler asks. */
@@ -59,7 +62,7 @@ export interface Operation<Input = unknown, Output = unknown, Flags = undefined>
 }
 
 export interface HttpBinding<Output, Flags> {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Matched against the whole path; capture groups become `params`. */
   path: RegExp;
   /** The body's bound in bytes, for a route that reads one; `true`: the server's. Absent: no body is read. */

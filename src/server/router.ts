@@ -15,7 +15,7 @@ interface RouteContext {
 }
 
 export interface Route {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Matched against the whole path; capture groups become `params`. */
   path: RegExp;
   /** `key`: Bearer key required; `page`: required unless public to local requests (`publicPage`); `none`: public. */

@@ -110,10 +110,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   try {
     const stores = await openServerStores(options, log, teardown);
     const engines = await openEngines(options, stores, log, teardown);
-    const { gateway, metrics } = await openGateway(options, stores, engines, log, teardown);
-    const mcp = openMcpGateway(options, metrics, log, teardown);
+    const opened = await openGateway(options, stores, engines, log, teardown);
+    const { gateway } = opened;
+    const mcp = openMcpGateway(options, opened.metrics, log, teardown);
     const http = await listen(options, log, teardown);
-    http.serve(buildRoutes(options, { stores, engines, gateway, metrics, mcp, log, address: http }));
+    http.serve(buildRoutes(options, { ...opened, stores, engines, mcp, log, address: http }));
     await announceStart(options, { stores, gateway, http, log });
     const close = () => teardown.close();
     const closeNow = () => {

@@ -42,6 +42,8 @@ export function buildRoutes(options: ServeOptions, parts: RouteParts): Switchyar
     providers: gateway.configuredProviders(),
     maxConcurrentPerKey: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
     requestsPerMinutePerKey: options.requestsPerMinutePerKey,
+    keyBudgetRules: parts.keyBudgetRules,
+    spendStore: parts.spend,
     redis: engines.redis,
     rateLimitOnStoreError: options.rateLimitOnStoreError,
     engineStates: options.database || options.redis ? () => engines.watch.states() : undefined,

@@ -1,3 +1,6 @@
+import type { BudgetRule } from '../../budgets/budget-slots.ts';
+import { MemorySpendStore } from '../../budgets/memory-spend-store.ts';
+import type { SpendStore } from '../../budgets/spend-store.ts';
 import { createGateway, type Gateway } from '../../gateway.ts';
 import { redactSecrets } from '../../internal/redact.ts';
 import type { RecordOptions } from '../../records/call-recorder.ts';
@@ -14,6 +17,9 @@ import type { Teardown } from './teardown.ts';
 export interface ServerGateway {
   gateway: Gateway;
   metrics: ServerMetrics | undefined;
+  /** Where budgets are counted (keys' own budgets and in-flight limits too), and the gateway's `key` rules. */
+  spend: SpendStore;
+  keyBudgetRules: readonly BudgetRule[];
 }
 
 /**
@@ -30,19 +36,20 @@ export async function openGateway(
   const catalogId = (name: string) => gateway.catalog.find(name)?.id;
   const metrics = options.metrics ? await createServerMetrics(() => gateway.recordStats, catalogId) : undefined;
   const { redis } = engines;
-  const budgets =
-    options.gateway?.budgets && redis
-      ? {
-          ...options.gateway.budgets,
-          store: new (await import('../../budgets/redis-counters.ts')).RedisSpendStore(redis),
-        }
-      : options.gateway?.budgets;
+  // Always a budget stage: a key may carry budgets of its own (`limits`) even when the server sets none.
+  const configured = options.gateway?.budgets ?? {};
+  const spend: SpendStore =
+    configured.store ??
+    (redis
+      ? new (await import('../../budgets/redis-counters.ts')).RedisSpendStore(redis)
+      : new MemorySpendStore(configured.maxTracked));
+  const budgets = { ...configured, store: spend };
   const cache = options.cache ? openResponseCache(options.cache, redis, stores.dataDir) : undefined;
   const cacheStore = cache ? cache.store : undefined;
   if (cacheStore) teardown.add('response cache', cacheStore, (store) => store.close?.());
   const gateway: Gateway = createGateway({
     ...options.gateway,
-    ...(budgets ? { budgets } : {}),
+    budgets,
     ...(cache !== undefined ? { cache } : {}),
     mock: options.mock ?? false,
     deployments: stores.deployments,
@@ -66,7 +73,8 @@ export async function openGateway(
     };
     (stats.dropped + stats.failed > 0 ? log.warn : log.info)('stopped', counts);
   });
-  return { gateway, metrics };
+  const keyBudgetRules = (configured.rules ?? []).filter((rule) => rule.scope === 'key');
+  return { gateway, metrics, spend, keyBudgetRules };
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   getExperimentOperation,
   listExperimentsOperation,
 } from './experiments.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from './keys.ts';
+import { createApiKey, listApiKeys, revokeApiKey, updateApiKey } from './keys.ts';
 import { listMcpCalls } from './mcp-calls.ts';
 
 /**
@@ -22,6 +22,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listDeployments,
   createApiKey,
   listApiKeys,
+  updateApiKey,
   revokeApiKey,
   queryCompletions,
   getCompletion,

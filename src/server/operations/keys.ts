@@ -1,16 +1,19 @@
 import type * as Zod from 'zod';
+import { childLimits, effectiveLimits, hasLimits, type KeyLimits } from '../../access/key-limits.ts';
 import { childGrant, isAdminKey } from '../../access/lineage.ts';
 import { childMcpTools } from '../../access/mcp-tools.ts';
 import type { KeyGrant } from '../../access/scopes.ts';
 import { lazyRequire } from '../../internal/lazy-require.ts';
 import type { ApiKeyInfo } from '../api-keys.ts';
-import { type CreateKeyInput, createKeyInput } from '../key-input.ts';
+import { type CreateKeyInput, createKeyInput, type UpdateKeyInput, updateKeyInput } from '../key-input.ts';
+import type { KeyLimiter } from '../key-limiter.ts';
 import type { KeyStore } from '../key-store.ts';
 import { defineOperation } from '../operation.ts';
 import { HttpError } from '../responses.ts';
 
 /**
- * Keys managed by a key (`/v1/keys`, the MCP tools `create_api_key`, `list_api_keys`, `revoke_api_key`), each
+ * Keys managed by a key (`/v1/keys`, the MCP tools `create_api_key`, `list_api_keys`, `update_api_key`,
+ * `revoke_api_key`), each
  * needing `keys:create`: a key sees, mints under and revokes only its own descendants, and an admin key (every scope,
  * minted by no other key) every key. Nothing returned holds a hash; a created key is in the one answer that creates
  * it.
@@ -25,15 +28,9 @@ export const createApiKey = defineOperation({
     'models, expiry), revoked with it. The key is shown once, in this answer.',
   scope: KEY_SCOPE,
   input: createKeyInput,
-  invalid(error) {
-    const issue = error.issues[0]!;
-    const param = issue.path.join('.') || null;
-    return new HttpError(400, `Invalid key request${param ? ` at "${param}"` : ''}: ${issue.message}.`, {
-      param,
-      code: 'invalid_parameter',
-    });
-  },
-  handle: (input: CreateKeyInput, { keys, access }) => createKey(keys, access.key, input),
+  invalid: (error) => invalidKeyRequest(error),
+  handle: (input: CreateKeyInput, { keys, access, limiter }) =>
+    createKey(keys, access.key, input, limiter?.defaults ?? {}),
   http: { method: 'POST', path: /^\/v1\/keys$/, body: true, input: ({ body }) => body ?? {}, status: 201 },
 });
 
@@ -45,7 +42,10 @@ export const listApiKeys = defineOperation({
   scope: KEY_SCOPE,
   input: () => loadZod().z.object({}).strict(),
   hints: { readOnlyHint: true },
-  handle: (_input, { keys, access }) => managedKeys(keys, access.key),
+  handle: async (_input, { keys, access, limiter }) => {
+    const managed = await managedKeys(keys, access.key);
+    return Promise.all(managed.map((key) => listed(key, limiter)));
+  },
   http: { method: 'GET', path: /^\/v1\/keys$/, input: () => ({}), reply: (data) => ({ object: 'list', data }) },
 });
 
@@ -79,8 +79,49 @@ export const revokeApiKey = defineOperation({
   http: { method: 'DELETE', path: /^\/v1\/keys\/([^/]+)$/, input: ({ params }) => ({ key: params[0] }) },
 });
 
+export const updateApiKey = defineOperation({
+  name: 'update_api_key',
+  description:
+    'Changes the limits of an API key the calling key manages (requests and tokens a minute, requests in flight, ' +
+    "dollar budgets per window), replacing them all; each within the limits of the key's parent.",
+  scope: KEY_SCOPE,
+  input: updateKeyInput,
+  invalid: (error) => invalidKeyRequest(error),
+  async handle({ key: idOrPrefix, limits }: UpdateKeyInput, { keys, access, limiter }) {
+    const all = await keys.list();
+    const managed = await managedKeys(keys, access.key, all);
+    const target = managed.find((key) => key.id === idOrPrefix || key.prefix === idOrPrefix);
+    if (!target)
+      throw new HttpError(404, `No key "${idOrPrefix}" among the keys this API key manages.`, {
+        code: 'key_not_found',
+      });
+    const parent = all.find((key) => key.id === target.parent_id);
+    const checked = limits && parent ? childLimits(ceilingOf(parent, limiter?.defaults ?? {}), limits) : limits;
+    return listed(await keys.updateLimits(target.id, hasLimits(checked) ? checked : null), limiter);
+  },
+  http: {
+    method: 'PATCH',
+    path: /^\/v1\/keys\/([^/]+)$/,
+    body: true,
+    input: ({ params, body }) => ({ ...(body as object), key: params[0] }),
+  },
+});
+
+/** A key as listed: its grant, its limits (its own, else the server's) and what it used in the current windows. */
+async function listed(key: ApiKeyInfo, limiter: KeyLimiter | undefined) {
+  const { ancestor_limits: _above, limits: own, ...info } = key;
+  if (!limiter) return { ...info, limits: own ?? null };
+  const { limits, usage } = await limiter.usage(key);
+  return { ...info, limits: own ?? null, effective_limits: limits, usage };
+}
+
+/** What a key's children may have at most: its own limits, else the server's; an admin key's are unbounded. */
+function ceilingOf(parent: ApiKeyInfo, defaults: KeyLimits): KeyLimits {
+  return isAdminKey(parent) ? {} : effectiveLimits(parent.limits, defaults);
+}
+
 /** A new key under `caller`, never wider than it; shown once, in this answer. */
-async function createKey(keys: KeyStore, caller: ApiKeyInfo, input: CreateKeyInput) {
+async function createKey(keys: KeyStore, caller: ApiKeyInfo, input: CreateKeyInput, defaults: KeyLimits) {
   const { name, scopes, allowed_agents, allowed_models, mcp_tools, sensitive_data, expires_in_seconds } = input;
   const grant: KeyGrant = childGrant(caller, {
     ...(scopes ? { scopes } : {}),
@@ -90,14 +131,36 @@ async function createKey(keys: KeyStore, caller: ApiKeyInfo, input: CreateKeyInp
     ...(expires_in_seconds ? { expires_at: new Date(Date.now() + expires_in_seconds * 1000).toISOString() } : {}),
   });
   grant.mcp_tools = childMcpTools(caller, mcp_tools);
+  const limits = input.limits && childLimits(ceilingOf(caller, defaults), input.limits);
+  if (hasLimits(limits)) grant.limits = limits;
   const { key, info } = await keys.create(name, { grant, parentId: caller.id });
   const { id, prefix, created_at, parent_id, ancestors, tenant } = info;
-  return { key, id, name: info.name, prefix, created_at, parent_id, ancestors, tenant, ...grant };
+  return {
+    key,
+    id,
+    name: info.name,
+    prefix,
+    created_at,
+    parent_id,
+    ancestors,
+    tenant,
+    ...grant,
+    limits: limits ?? null,
+  };
+}
+
+function invalidKeyRequest(error: Zod.ZodError): HttpError {
+  const issue = error.issues[0]!;
+  const param = issue.path.join('.') || null;
+  return new HttpError(400, `Invalid key request${param ? ` at "${param}"` : ''}: ${issue.message}.`, {
+    param,
+    code: 'invalid_parameter',
+  });
 }
 
 /** The keys `caller` manages: its descendants, or every key for an admin key. */
-async function managedKeys(keys: KeyStore, caller: ApiKeyInfo): Promise<ApiKeyInfo[]> {
-  const all = await keys.list();
+async function managedKeys(keys: KeyStore, caller: ApiKeyInfo, listed?: ApiKeyInfo[]): Promise<ApiKeyInfo[]> {
+  const all = listed ?? (await keys.list());
   if (isAdminKey(caller)) return all;
   const mine = new Set(await keys.descendants(caller.id));
   return all.filter((key) => mine.has(key.id));

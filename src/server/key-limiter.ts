@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { effectiveLimits, type KeyLimits } from '../access/key-limits.ts';
+import { withinTenant } from '../access/lineage.ts';
+import { type BudgetRule, budgetsOf, slotKey } from '../budgets/budget-slots.ts';
+import type { SlotHold, SpendStore } from '../budgets/spend-store.ts';
+import type { ApiKeyInfo } from './api-keys.ts';
+import { inFlightRefusal, type KeyConcurrency } from './key-concurrency.ts';
+import type { KeyRateLimit } from './key-rate-limit.ts';
+
+/**
+ * How long a request's in-flight slot in the shared store outlives a replica that died holding it. A request still
+ * running after this gives its slot back early (the limit loosens for a while, never wrongly refuses).
+ */
+const IN_FLIGHT_HOLD_MS = 15 * 60_000;
+
+export interface KeyLimiterOptions {
+  /** The server's limits for a key that sets none of its own (`serve --rate-limit`, `--budget key:…`…). */
+  defaults: KeyLimits;
+  /** The gateway's `key` budget rules, whose counters `usage` reads for a key without its own budget of a kind. */
+  keyRules: readonly BudgetRule[];
+  rate: KeyRateLimit;
+  /** The server's default in-flight limit, counted in this process. */
+  concurrency: KeyConcurrency;
+  /** Where the gateway counts budgets (Redis when replicas share it): own in-flight limits are held there too. */
+  spend: SpendStore | undefined;
+}
+
+/** What a key has used of its limits in the current windows (`GET /v1/keys`). */
+export interface KeyUsage {
+  requests_per_minute?: { limit: number; remaining: number };
+  tokens_per_minute?: { limit: number; used: number };
+  in_flight: { limit: number; current: number };
+  budgets?: Array<{ budget: string; window: string; spent_usd: number }>;
+}
+
+/**
+ * The request limits of keys (rate and in flight), each key's own or the server's: a call takes from its key's and
+ * from each ancestor's within its tenant (`withinTenant`), so a child never widens what its parent has. Tokens a
+ * minute and dollar budgets are the budget stage's (`CallAccess.keyLimits`); `usage` reads their counters here.
+ */
+export class KeyLimiter {
+  readonly defaults: KeyLimits;
+  readonly #options: KeyLimiterOptions;
+
+  constructor(options: KeyLimiterOptions) {
+    this.defaults = options.defaults;
+    this.#options = options;
+  }
+
+  /** One request from the rate of the key and of each key it was minted under (within its tenant). */
+  async takeRequest(key: ApiKeyInfo): Promise<void> {
+    for (const { id, own, whose } of lineageOf(key)) {
+      const perMinute = own?.requests_per_minute ?? this.defaults.requests_per_minute;
+      if (perMinute !== undefined) await this.#options.rate.take(id, perMinute, whose);
+    }
+  }
+
+  /**
+   * A slot in flight: the server's per-process one for a key without its own limit, and one of each own
+   * `max_in_flight` along the lineage, held in the shared store (every replica's count). The function returned gives
+   * them back, once.
+   */
+  async acquire(key: ApiKeyInfo): Promise<() => void> {
+    const lineage = lineageOf(key);
+    const shared = lineage.filter((entry) => entry.own?.max_in_flight !== undefined);
+    const local = key.limits?.max_in_flight === undefined ? this.#options.concurrency.acquire(key.id) : undefined;
+    if (shared.length === 0) return local ?? (() => undefined);
+    const holds: SlotHold[] = shared.map(({ id, own }) => ({
+      slot: inFlightSlot(id),
+      limit: own!.max_in_flight!,
+      amount: 1,
+    }));
+    const id = randomUUID();
+    const store = this.#store();
+    try {
+      const refusal = await store.reserve(id, holds, IN_FLIGHT_HOLD_MS);
+      if (refusal) {
+        const { whose } = shared[refusal.index]!;
+        throw inFlightRefusal(whose, holds[refusal.index]!.limit);
+      }
+    } catch (error) {
+      local?.();
+      throw error;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      local?.();
+      store.settle(id, holds, []).catch(() => {});
+    };
+  }
+
+  /** The key's limits (its own, else the server's) and what it has used of each in the current windows. */
+  async usage(key: ApiKeyInfo, now = new Date()): Promise<{ limits: KeyLimits; usage: KeyUsage }> {
+    const limits = effectiveLimits(key.limits, this.defaults);
+    const own = key.limits?.max_in_flight;
+    const usage: KeyUsage = {
+      in_flight: {
+        limit: limits.max_in_flight ?? this.#options.concurrency.limit,
+        current: own === undefined ? this.#options.concurrency.active(key.id) : await this.#held(inFlightSlot(key.id)),
+      },
+    };
+    if (limits.requests_per_minute !== undefined)
+      usage.requests_per_minute = {
+        limit: limits.requests_per_minute,
+        remaining: await this.#options.rate.remaining(key.id, limits.requests_per_minute),
+      };
+    const subject = { keys: [key.id], ...(key.limits ? { keyLimits: { [key.id]: key.limits } } : {}) };
+    const budgets: NonNullable<KeyUsage['budgets']> = [];
+    for (const { rule } of budgetsOf(this.#options.keyRules, subject)) {
+      const spent = this.#options.spend ? await this.#options.spend.spent(slotKey(rule, key.id, now)) : 0;
+      if (rule.tokens !== undefined) usage.tokens_per_minute = { limit: rule.tokens, used: spent };
+      else budgets.push({ budget: `${rule.usd}/${rule.window}`, window: rule.window, spent_usd: spent });
+    }
+    if (budgets.length > 0) usage.budgets = budgets;
+    return { limits, usage };
+  }
+
+  /** Spent and held of a slot: a check that holds nothing, with a limit of 0 so it answers both. */
+  async #held(slot: string): Promise<number> {
+    const refusal = await this.#store().reserve(randomUUID(), [{ slot, limit: 0, amount: 0 }], 1);
+    return Math.round((refusal?.spent ?? 0) + (refusal?.held ?? 0));
+  }
+
+  #store(): SpendStore {
+    const store = this.#options.spend;
+    if (!store) throw new Error('KeyLimiter: own in-flight limits need the spend store');
+    return store;
+  }
+}
+
+const inFlightSlot = (id: string) => `inflight\u0000${id}`;
+
+/** The key then each key that minted it within its tenant, with its own limits and how a refusal names it. */
+function lineageOf(key: ApiKeyInfo): Array<{ id: string; own: KeyLimits | undefined; whose: string }> {
+  return withinTenant([key.id, ...key.ancestors], key.tenant).map((id) =>
+    id === key.id
+      ? { id, own: key.limits ?? undefined, whose: 'This API key' }
+      : { id, own: key.ancestor_limits?.[id], whose: `The key ${id} that minted this one` },
+  );
+}
