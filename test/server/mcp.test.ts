@@ -47,6 +47,7 @@ describe('/mcp', () => {
       'list_models',
       'query_completions',
       'revoke_api_key',
+      'update_api_key',
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);

@@ -16,7 +16,7 @@ type Kind = 'admin' | 'agent' | 'model' | 'own' | 'other';
 type Outcome = 'ok' | 403 | 404;
 type Args = Record<string, unknown>;
 interface HttpCall {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
 }
@@ -96,6 +96,21 @@ const CASES: Case[] = [
     http: () => ({ method: 'GET', path: '/v1/keys' }),
     unwrap: (body) => body.data,
     expect: { ...all('ok'), own: 403 },
+  },
+  {
+    tool: 'update_api_key',
+    // A child of the agent-limited key each time: its own to change, the admin's too; nobody else's.
+    async args() {
+      const child = await test.server.keys.create('to limit', {
+        grant: grant(['chat'], null),
+        parentId: keys.agent.id,
+      });
+      return { key: child.info.id, limits: { requests_per_minute: 5, budgets: ['2/day'] } };
+    },
+    http: ({ key, ...body }) => ({ method: 'PATCH', path: `/v1/keys/${key}`, body }),
+    expect: { admin: 'ok', agent: 'ok', model: 404, own: 403, other: 404 },
+    check: (_kind, result) =>
+      expect((result as { limits: unknown }).limits).toEqual({ requests_per_minute: 5, budgets: ['2/day'] }),
   },
   {
     tool: 'revoke_api_key',
