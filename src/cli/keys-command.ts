@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { hasLimits } from '../access/key-limits.ts';
 import { isMcpToolPattern } from '../access/mcp-tools.ts';
 import { ADMIN_GRANT, isScope, type KeyGrant, SCOPES, type Scope } from '../access/scopes.ts';
 import { ApiKeyStore } from '../server/api-keys.ts';
@@ -12,13 +13,14 @@ import {
   warnOfPasswordsInArguments,
 } from './connection-urls.ts';
 import { parsePositiveInteger, printJson, printTable } from './format.ts';
+import { type LimitOptions, limitsCell, limitsOf, updateLimits, withLimitOptions } from './key-limit-options.ts';
 import { existingDataDir, requireSqlite } from './options.ts';
 
 interface StoreOptions extends ConnectionUrlOptions {
   data: string;
 }
 
-interface CreateOptions extends StoreOptions {
+interface CreateOptions extends StoreOptions, LimitOptions {
   name?: string;
   scope?: string[];
   agent?: string[];
@@ -31,11 +33,11 @@ interface CreateOptions extends StoreOptions {
 /** Scopes of a key limited to some agents or models when no --scope is given: it is for calling, not administering. */
 const LIMITED_SCOPES: readonly Scope[] = ['chat', 'models'];
 
-/** `switchyard keys create | list | revoke`: the keys of a data directory, made by whoever runs the server. */
+/** `switchyard keys create | list | update | revoke`: the keys of a data directory, made by whoever runs the server. */
 export function registerKeysCommand(program: Command, dataOption: () => Option): void {
   const keys = program
     .command('keys')
-    .description('Create, list and revoke API keys of a data directory, or of PostgreSQL with --database');
+    .description('Create, list, limit and revoke API keys of a data directory, or of PostgreSQL with --database');
   const collect = (value: string, previous: string[] = []) => [...previous, value];
   const collectScope = (value: string, previous: string[] = []) => {
     if (!isScope(value)) throw new InvalidArgumentError(`scopes: ${SCOPES.join(', ')}.`);
@@ -45,7 +47,7 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
     if (!isMcpToolPattern(value)) throw new InvalidArgumentError('expected <server>__<tool>, <server>__* or *.');
     return [...previous, value];
   };
-  keys
+  const create = keys
     .command('create')
     .description(
       'Create an API key and print it (once: only its hash is stored). Without --scope: an admin key, or, with ' +
@@ -74,19 +76,21 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
     )
     .addOption(dataOption())
     .addOption(databaseOption())
-    .addOption(databaseUrlFileOption())
-    .action(async (options: CreateOptions, command: Command) => {
-      const grant = grantOf(options);
-      await withKeys(options, command, false, async (store) => {
-        if (options.name !== undefined) await refuseTakenName(store, options.name);
-        const { key, info } = await store.create(options.name, { grant });
-        process.stdout.write(`${key}\n`);
-        process.stderr.write(
-          `Created ${info.id} (${info.prefix}…) with ${grant.scopes.join(', ')}. Store the key now: it cannot be ` +
-            'shown again.\n',
-        );
-      });
+    .addOption(databaseUrlFileOption());
+  withLimitOptions(create).action(async (options: CreateOptions, command: Command) => {
+    const grant = grantOf(options);
+    const limits = limitsOf(options);
+    if (hasLimits(limits)) grant.limits = limits;
+    await withKeys(options, command, false, async (store) => {
+      if (options.name !== undefined) await refuseTakenName(store, options.name);
+      const { key, info } = await store.create(options.name, { grant });
+      process.stdout.write(`${key}\n`);
+      process.stderr.write(
+        `Created ${info.id} (${info.prefix}…) with ${grant.scopes.join(', ')}. Store the key now: it cannot be ` +
+          'shown again.\n',
+      );
     });
+  });
   keys
     .command('list')
     .description('List the API keys (prefixes only), with their scopes and the key that minted each')
@@ -99,13 +103,14 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
         const list = await store.list();
         if (options.json) return printJson(list);
         printTable(
-          ['id', 'prefix', 'name', 'scopes', 'parent', 'created', 'expires', 'revoked'],
+          ['id', 'prefix', 'name', 'scopes', 'parent', 'limits', 'created', 'expires', 'revoked'],
           list.map((key) => [
             key.id,
             `${key.prefix}…`,
             key.name ?? '',
             key.scopes.length === SCOPES.length ? 'admin' : key.scopes.join(' '),
             key.parent_id ?? '',
+            limitsCell(key.limits),
             key.created_at,
             key.expires_at ?? '',
             key.revoked_at ?? '',
@@ -113,6 +118,24 @@ export function registerKeysCommand(program: Command, dataOption: () => Option):
         );
       });
     });
+  const update = keys
+    .command('update')
+    .description("Change an API key's limits, by id or prefix: the options given replace the key's own")
+    .argument('<id|prefix>', 'the key id (key_…) or its prefix (sy-AbCdEfGh)')
+    .option('--clear-limits', "drop the key's own limits first (the server's defaults again)")
+    .addOption(dataOption())
+    .addOption(databaseOption())
+    .addOption(databaseUrlFileOption());
+  withLimitOptions(update).action(
+    async (idOrPrefix: string, options: StoreOptions & LimitOptions & { clearLimits?: boolean }, command: Command) => {
+      await withKeys(options, command, true, async (store) => {
+        const key = await updateLimits(store, idOrPrefix, options);
+        process.stdout.write(
+          `Updated ${key.id} (${key.prefix}…): ${limitsCell(key.limits) || "the server's defaults"}\n`,
+        );
+      });
+    },
+  );
   keys
     .command('revoke')
     .description('Revoke an API key by id or prefix, and every key minted under it')

@@ -136,12 +136,8 @@ describe('a key made with its own limits', () => {
     const slow = new MockProvider({ respond: async () => (await gate, { content: 'done' }) });
     const server = await startTestServer({ mock: slow });
     try {
-      const { key } = await (
-        await api(server, '/v1/keys', {
-          method: 'POST',
-          body: { limits: { max_in_flight: 2 } },
-        })
-      ).json();
+      const created = await api(server, '/v1/keys', { method: 'POST', body: { limits: { max_in_flight: 2 } } });
+      const { key } = (await jsonOf(created)) as { key: string };
       const running = [0, 1].map(() => api(server, '/v1/chat/completions', { method: 'POST', key, body: hello }));
       const listed = async () =>
         (await jsonOf(await api(server, '/v1/keys'))).data.find((each: { limits: unknown }) => each.limits);
