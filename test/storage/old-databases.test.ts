@@ -99,6 +99,20 @@ async function readsAsBefore(stores: ServeStores, expected: Expected): Promise<v
   now.keys = withoutDefaultMcpTools(now.keys);
   for (const part of ['calls', 'annotations', 'experiments', 'deployments', 'keys'] as const)
     expect(now[part], part).toEqual(expected[part]);
+  // A key stored before limits (keys schema 4) takes them: read back by the listing and by its check, and by the
+  // check of the key it minted, as its ancestor's.
+  const plain = expected.keys.plain as Record<'child' | 'grandchild', string>;
+  const child = (await stores.keys.check(plain.child)) as { ok: true; key: { id: string } };
+  const limits = { requests_per_minute: 30, budgets: ['5/day'] };
+  expect((await stores.keys.updateLimits(child.key.id, limits)).limits).toEqual(limits);
+  expect((await stores.keys.list()).find((key) => key.id === child.key.id)!.limits).toEqual(limits);
+  expect(await stores.keys.check(plain.child)).toMatchObject({ ok: true, key: { limits } });
+  expect(await stores.keys.check(plain.grandchild)).toMatchObject({
+    ok: true,
+    key: { ancestor_limits: { [child.key.id]: limits } },
+  });
+  await stores.keys.updateLimits(child.key.id, null);
+  expect((await stores.keys.list()).find((key) => key.id === child.key.id)!.limits).toBeUndefined();
   // A migrated database is a working one: a new record in, and out.
   const record = makeRecord({ agent_id: 'after-migration', metadata: { api_key_id: 'key_new' } });
   await stores.calls.write([record]);
