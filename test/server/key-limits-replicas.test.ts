@@ -14,12 +14,17 @@ const postgres: ThrowawayPostgres | undefined = await startPostgres();
 const redis: ThrowawayRedis | undefined = postgres ? await startRedis() : undefined;
 if (!postgres || !redis) console.warn('SKIPPED: limits per key across replicas (no PostgreSQL or Redis installed).');
 let replicas: TestServer[] = [];
+/** What every replica's provider waits for before it answers: open, unless a test holds its calls in flight. */
+let gate: Promise<void> = Promise.resolve();
 beforeAll(async () => {
   if (!postgres || !redis) return;
   // 10,000 tokens in and out: $0.0075 a call on gpt-4o-mini.
   const costly = () =>
     new MockProvider({
-      respond: () => ({ content: 'Working.', usage: { prompt_tokens: 10_000, completion_tokens: 10_000 } }),
+      respond: async () => {
+        await gate;
+        return { content: 'Working.', usage: { prompt_tokens: 10_000, completion_tokens: 10_000 } };
+      },
     });
   replicas = await Promise.all(
     [0, 1].map(() => startTestServer({ mock: costly(), database: postgres.url, redis: redis.url })),
@@ -77,6 +82,34 @@ describe.skipIf(!postgres || !redis)('limits per key on two replicas (PostgreSQL
     // The other replica trusts what it read of the key for under a second.
     for (const replica of [a, b])
       await expect.poll(async () => (await ask(replica)).status, { timeout: 3_000 }).toBe(200);
+  });
+
+  it('max_in_flight 2: a third call is refused on either replica while two run on the other', async () => {
+    const [a, b] = replicas as [TestServer, TestServer];
+    const { key, id } = (await mint(a, { limits: { max_in_flight: 2 } })).json;
+    const inFlight = async (replica: TestServer) =>
+      (await jsonOf(await api(replica, '/v1/keys'))).data.find((each: { id: string }) => each.id === id).usage.in_flight
+        .current;
+    let open: () => void = () => undefined;
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    try {
+      const running = [0, 1].map(() => api(a, '/v1/chat/completions', { method: 'POST', key, body: hello }));
+      const third = () => api(b, '/v1/chat/completions', { method: 'POST', key, body: hello });
+      // Once both hold their slots in Redis (the other replica reads them there), it refuses a third.
+      await expect.poll(() => inFlight(b), { timeout: 5_000 }).toBe(2);
+      const refused = await third();
+      expect(refused.status).toBe(429);
+      expect((await jsonOf(refused)).error.code).toBe('concurrency_limit_exceeded');
+      open();
+      expect((await Promise.all(running)).map((response) => response.status)).toEqual([200, 200]);
+      await expect.poll(() => inFlight(b), { timeout: 5_000 }).toBe(0);
+      expect((await third()).status).toBe(200);
+    } finally {
+      open();
+      gate = Promise.resolve();
+    }
   });
 
   it('a parent at 10 a minute cannot mint a child at 100, on either replica', async () => {
