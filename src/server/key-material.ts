@@ -3,6 +3,7 @@ import { hasLimits, type KeyLimits, withoutEmpty } from '../access/key-limits.ts
 import { tenantOfKey } from '../access/lineage.ts';
 import type { SwitchyardError } from '../errors.ts';
 import { isSensitiveDataMode } from '../guardrails/mode.ts';
+import { limitsAbove, limitsOf } from './key-limit-rows.ts';
 import { ADMIN_GRANT, forbidden, type KeyGrant, type Scope } from './key-scopes.ts';
 
 /** What makes an API key, whatever stores it: its form, hash, stored row, and the short trust of a valid one. */
@@ -89,23 +90,6 @@ export function fromRow(stored: StoredKey, chain: readonly LineageRow[] = []): A
     expires_at: row.expires_at ?? null,
     parent_id: row.parent_id ?? null,
   };
-}
-
-/** A stored `limits` column: its limits, or `undefined` when none is set (or the text is not theirs). */
-function limitsOf(text: string | null | undefined): KeyLimits | undefined {
-  if (typeof text !== 'string') return undefined;
-  const parsed = JSON.parse(text) as KeyLimits | null;
-  return hasLimits(parsed) ? withoutEmpty(parsed) : undefined;
-}
-
-/** The own limits of the keys of `chain` that set some, by id. */
-function limitsAbove(chain: readonly LineageRow[]): Record<string, KeyLimits> {
-  const above: Record<string, KeyLimits> = {};
-  for (const ancestor of chain) {
-    const theirs = limitsOf(ancestor.limits);
-    if (theirs) above[ancestor.id] = theirs;
-  }
-  return above;
 }
 
 /** Every scope there was before `annotations:write`: a root key stored with them all is an admin key. */

@@ -11,7 +11,7 @@ export const KEYS_SCHEMA = defineSchema({
   name: 'keys',
   // 2: mcp_tools, the MCP tools a key reaches (`src/access/mcp-tools.ts`); NULL for the keys before it: the default.
   // 3: sensitive_data, what a key's calls do with personal data and secrets (`src/guardrails/`); NULL: the gateway's.
-  // 4: limits, the key's own rate, in-flight and budget limits as JSON (`src/access/key-limits.ts`); NULL: the server's.
+  // 4: limits, the key's own rate, in-flight and budget limits as JSON (`src/access/key-limits.ts`); NULL: none.
   version: 4,
   tables: [
     {

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/index.ts';
 
-/** `switchyard keys create --rpm … --budget …` and `keys update`: the limits stored, shown, and enforced by `serve`. */
+/** `switchyard keys create --rpm … --budget …` and `keys update`: the limits stored, shown, enforced by `serve`. */
 const root = resolve(import.meta.dirname, '../..');
 const node = join(root, 'node_modules/.bin/node');
 const cli = join(root, 'src/cli.ts');
@@ -58,7 +58,7 @@ describe('keys create and keys update with limits', () => {
     // A child minted by the team key cannot be raised above it by the CLI either.
     // The bucket refills at the new rate (a raise does not fill it at once).
     const mint = () =>
-      fetch(`${server.url}/v1/keys`, {
+      fetch(`${server!.url}/v1/keys`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}` },
         body: JSON.stringify({ limits: { requests_per_minute: 50 } }),

@@ -25,7 +25,7 @@ export const createApiKey = defineOperation({
   name: 'create_api_key',
   description:
     'Creates an API key for this server, a child of the calling key: never wider than it (scopes, agents, ' +
-    'models, expiry), revoked with it. The key is shown once, in this answer.',
+    'models, expiry, limits), revoked with it. The key is shown once, in this answer.',
   scope: KEY_SCOPE,
   input: createKeyInput,
   invalid: (error) => invalidKeyRequest(error),
