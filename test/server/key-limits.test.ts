@@ -167,7 +167,7 @@ describe('a key made with its own limits', () => {
   });
 });
 
-describe('every dialect refuses a key over its rate alike', () => {
+describe('every dialect refuses a key over its rate or its budget alike', () => {
   const dialects = [
     { path: '/v1/chat/completions', body: hello, shape: 'openai' },
     { path: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'hi' }, shape: 'openai' },
@@ -190,5 +190,18 @@ describe('every dialect refuses a key over its rate alike', () => {
       if (dialect.shape === 'anthropic')
         expect(body).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
       else expect(body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+    });
+  for (const dialect of dialects)
+    it(`${dialect.path}: a key past its budget is refused 402 in its own error shape`, async () => {
+      // A budget any first call spends: the next is refused before any provider is called.
+      const { key } = await mint({ limits: { budgets: ['0.00000001/day'] } });
+      expect((await api(test, dialect.path, { method: 'POST', key, body: dialect.body })).status).toBe(200);
+      const refused = await api(test, dialect.path, { method: 'POST', key, body: dialect.body });
+      expect(refused.status).toBe(402);
+      const body = await jsonOf(refused);
+      expect(JSON.stringify(body)).toContain('has spent its budget of $1e-8 per day');
+      if (dialect.shape === 'anthropic')
+        expect(body).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
+      else expect(body.error).toMatchObject({ code: 'insufficient_quota' });
     });
 });
