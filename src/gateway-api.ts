@@ -17,6 +17,15 @@ import type { SwitchyardResponse } from './dialects/responses/from-chat.ts';
 import type { ResponseEventStream } from './dialects/responses/stream-events.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 import type { Experiments } from './experiments/experiments-api.ts';
+import type {
+  ImageEditRequest,
+  ImageRequest,
+  ImageResponse,
+  SpeechRequest,
+  SpeechResponse,
+  TranscriptionRequest,
+  TranscriptionResponse,
+} from './media/media-types.ts';
 import type { CallStore } from './records/call-store.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
 import type {
@@ -71,6 +80,14 @@ export interface Gateway {
   ): Promise<SwitchyardResponse | ResponseEventStream>;
   /** Embeddings in OpenAI's shapes, for the catalog's embedding models or `<provider>/<id>`. See docs/embeddings.md. */
   createEmbedding(request: EmbeddingRequest, options?: CompletionOptions): Promise<EmbeddingResponse>;
+  /** OpenAI's `images.generate`: an `ImagesResponse` with the `switchyard` facts. See docs/media.md. */
+  createImage(request: ImageRequest, options?: CompletionOptions): Promise<ImageResponse>;
+  /** OpenAI's `images.edit`, the images (and mask) as bytes. See docs/media.md. */
+  editImage(request: ImageEditRequest, options?: CompletionOptions): Promise<ImageResponse>;
+  /** OpenAI's `audio.speech.create`: the audio's bytes and media type. See docs/media.md. */
+  createSpeech(request: SpeechRequest, options?: CompletionOptions): Promise<SpeechResponse>;
+  /** OpenAI's `audio.transcriptions.create`: `{ text, … }` in the requested format. See docs/media.md. */
+  createTranscription(request: TranscriptionRequest, options?: CompletionOptions): Promise<TranscriptionResponse>;
   /** The catalog in the OpenAI `/v1/models` shape. */
   listModels(options?: ListModelsOptions): ModelList;
   /** The stored deployments, optionally of one agent (empty without a deployment store). */

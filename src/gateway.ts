@@ -218,6 +218,15 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         callOptions,
       )) as Gateway['createResponse'],
     createEmbedding: (request, callOptions) => createEmbedding(services, request, callOptions),
+    // Loaded on the first media call, so the core's bundle does not carry them.
+    createImage: async (request, callOptions) =>
+      (await import('./media/create-image.ts')).createImage(services, request, callOptions),
+    editImage: async (request, callOptions) =>
+      (await import('./media/create-image.ts')).editImage(services, request, callOptions),
+    createSpeech: async (request, callOptions) =>
+      (await import('./media/create-speech.ts')).createSpeech(services, request, callOptions),
+    createTranscription: async (request, callOptions) =>
+      (await import('./media/create-transcription.ts')).createTranscription(services, request, callOptions),
     listModels: (listOptions) => currentCatalog().list(listOptions),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,

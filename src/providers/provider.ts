@@ -6,6 +6,7 @@ import type { ResolvedReasoning } from '../reasoning.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { StrictPlan } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk, CompletionResponse, CompletionWarning } from '../types.ts';
+import type { MediaApi } from './media-api.ts';
 import type { HttpSender } from './wire/http-sender.ts';
 
 /**
@@ -22,6 +23,8 @@ export interface Provider {
   stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>>;
   /** Embeddings, where the provider has an embeddings API (absent: the gateway says the provider has none). */
   embed?(call: EmbeddingCall): Promise<ProviderEmbedding>;
+  /** Images, speech and transcription, where the provider has those APIs (`src/providers/media-api.ts`). */
+  readonly media?: MediaApi | undefined;
 }
 
 /** What an adapter is handed for embeddings: the texts, validated, and the provider's model name. */
@@ -150,6 +153,8 @@ export interface ProviderCapabilities {
   continuesPrefill?: boolean;
   /** The provider has an embeddings API, which its adapter's `embed` calls. */
   embeddings?: boolean;
+  /** The media APIs its adapter's `media` has (`generateImage`, `editImage`, `createSpeech`, `transcribe`). */
+  media?: ReadonlyArray<keyof MediaApi>;
   /**
    * The provider takes OpenAI's custom (free-form) tools and their calls. Without, the pipeline sends each custom tool
    * as a function taking one string and turns the calls back into custom calls (`custom-tools.ts`).

@@ -46,6 +46,8 @@ export interface CallRecord {
   cache?: 'hit' | 'miss';
   /** The sensitive-data mode applied and the counts of what it found, by kind; never a value. Absent: `off`. */
   sensitive_data?: SensitiveDataRecord;
+  /** Media calls only: the modality and the units billed. */
+  media?: MediaRecord;
 }
 
 /** What the sensitive-data guard did to a call: `{ mode: 'mask', found: { email: 2, card: 1 } }`. */
@@ -56,7 +58,16 @@ export interface SensitiveDataRecord {
 
 export type CallStatus = 'ok' | 'error';
 
-export type Dialect = 'chat' | 'responses' | 'messages' | 'embeddings';
+export type Dialect = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcriptions';
+
+/** What a media call (images, speech, transcription) was billed in: its modality and the units counted. */
+export interface MediaRecord {
+  kind: 'image' | 'speech' | 'transcription';
+  /** What the call produced: `image`, `audio` (speech) or `text` (a transcription). */
+  modality: 'text' | 'image' | 'audio';
+  /** `images`, `input_text_tokens`, `output_tokens`, `characters`, `seconds`, … as the provider reported them. */
+  units: Record<string, number>;
+}
 
 /** The first choice's answer. */
 export interface RecordOutput {

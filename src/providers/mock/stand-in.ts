@@ -1,3 +1,4 @@
+import type { MediaApi } from '../media-api.ts';
 import type { EmbeddingCall, Provider, ProviderDefinition } from '../provider.ts';
 import type { MockProvider } from './simulator.ts';
 
@@ -17,5 +18,11 @@ export function standIn(simulator: MockProvider, definition: ProviderDefinition 
     },
     // Only where the provider itself has embeddings: the simulator stands in, it does not add an API.
     ...(definition?.capabilities.embeddings ? { embed: (call: EmbeddingCall) => simulator.embed(call) } : {}),
+    ...(definition?.capabilities.media ? { media: mediaOf(simulator.media, definition.capabilities.media) } : {}),
   };
+}
+
+/** The simulator's media APIs that the provider has, and only those. */
+function mediaOf(media: Required<MediaApi>, apis: ReadonlyArray<keyof MediaApi>): MediaApi {
+  return Object.fromEntries(apis.map((api) => [api, media[api]]));
 }

@@ -1,0 +1,90 @@
+import { inflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { createGateway, RateLimitError } from '../../src/index.ts';
+import { MockProvider } from '../../src/testing/index.ts';
+import { pngSize } from '../../src/internal/png.ts';
+import { wavSeconds } from '../../src/internal/wav.ts';
+
+/** The simulator's media: real PNGs, WAVs and transcripts, deterministic, scripted like chat. */
+const gateway = createGateway({ env: {}, mock: true });
+
+/** The PNG's pixels, decoded with zlib as any reader would (IDAT inflated, filter bytes checked). */
+function decodePng(bytes: Uint8Array): { width: number; height: number; pixels: Uint8Array } {
+  const size = pngSize(bytes)!;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const parts: Uint8Array[] = [];
+  for (let at = 8; at < bytes.length; ) {
+    const length = view.getUint32(at);
+    const type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+    if (type === 'IDAT') parts.push(bytes.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(parts));
+  expect(raw.length).toBe(size.height * (1 + size.width * 3));
+  return { ...size, pixels: new Uint8Array(raw) };
+}
+
+describe('simulated media', () => {
+  it('createImage: a decodable PNG of the size asked, the same pixels for the same prompt', async () => {
+    const first = await gateway.createImage({ model: 'gpt-image-1-mini', prompt: 'a red fox', size: '1024x1536' });
+    const again = await gateway.createImage({ model: 'gpt-image-1-mini', prompt: 'a red fox', size: '1024x1536' });
+    const other = await gateway.createImage({ model: 'gpt-image-1-mini', prompt: 'a blue bird', size: '1024x1536' });
+    const png = Buffer.from(first.data![0]!.b64_json!, 'base64');
+    const decoded = decodePng(png);
+    expect([decoded.width, decoded.height]).toEqual([1024, 1536]);
+    expect(again.data![0]!.b64_json).toBe(first.data![0]!.b64_json);
+    expect(other.data![0]!.b64_json).not.toBe(first.data![0]!.b64_json);
+    expect(first.switchyard).toMatchObject({ model: 'gpt-image-1-mini', provider: 'mock' });
+  });
+
+  it('n images, each its own picture', async () => {
+    const answer = await gateway.createImage({ model: 'dall-e-3', prompt: 'two cats', n: 2, size: '64x32' });
+    expect(answer.data).toHaveLength(2);
+    expect(answer.data![0]!.b64_json).not.toBe(answer.data![1]!.b64_json);
+    expect(pngSize(Buffer.from(answer.data![1]!.b64_json!, 'base64'))).toEqual({ width: 64, height: 32 });
+  });
+
+  it('createSpeech: WAV audio whose length fits the text; mp3 asked is WAV with a warning', async () => {
+    const short = await gateway.createSpeech({ model: 'tts-1', voice: 'alloy', input: 'Hello there.' });
+    const long = await gateway.createSpeech({
+      model: 'tts-1',
+      voice: 'alloy',
+      input: 'Hello there. '.repeat(20),
+      response_format: 'wav',
+    });
+    expect(short.content_type).toBe('audio/wav');
+    expect(short.switchyard.warnings.map((warning) => warning.code)).toContain('converted_parameter');
+    expect(long.switchyard.warnings).toEqual([]);
+    const seconds = wavSeconds(long.audio)!;
+    expect(seconds).toBeGreaterThan(wavSeconds(short.audio)! * 10);
+    expect(seconds).toBeCloseTo(260 / 15, 0);
+  });
+
+  it('createTranscription: a transcript derived from the audio, in each response_format', async () => {
+    const speech = await gateway.createSpeech({ model: 'tts-1', voice: 'alloy', input: 'One two three four.' });
+    const file = { data: speech.audio, name: 'speech.wav', type: 'audio/wav' };
+    const json = await gateway.createTranscription({ model: 'whisper-1', file });
+    const again = await gateway.createTranscription({ model: 'whisper-1', file });
+    expect(json.text).toBe(again.text);
+    expect(json.text).toContain('seconds of audio');
+    expect(JSON.parse(json.body).text).toBe(json.text);
+    const srt = await gateway.createTranscription({ model: 'whisper-1', file, response_format: 'srt' });
+    expect(srt.body).toMatch(/^1\n00:00:00,000 --> 00:00:01,/);
+    expect(srt.content_type).toMatch(/^text\/plain/);
+    const verbose = await gateway.createTranscription({ model: 'whisper-1', file, response_format: 'verbose_json' });
+    expect(verbose.duration).toBeCloseTo(wavSeconds(speech.audio)!, 2);
+  });
+
+  it('scripted: a queued string is the transcript, a queued failure fails the call with its attempt chain', async () => {
+    const simulator = new MockProvider({
+      replies: ['scripted words', { error: { status: 429, message: 'slow down' } }],
+    });
+    const scripted = createGateway({ env: {}, mock: simulator, retry: { maxRetries: 0 } });
+    const file = { data: new Uint8Array([1, 2, 3, 4]), name: 'a.mp3' };
+    const answer = await scripted.createTranscription({ model: 'whisper-1', file });
+    expect(answer.text).toBe('scripted words');
+    const error = await scripted.createImage({ model: 'gpt-image-1-mini', prompt: 'x' }).catch((thrown) => thrown);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.attempts).toHaveLength(1);
+  });
+});
