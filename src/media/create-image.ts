@@ -77,7 +77,12 @@ function imageBody(request: ImageRequest): ImageBody {
   if (typeof request?.prompt !== 'string' || request.prompt.length === 0) {
     throw new InvalidRequestError('"prompt" must be a non-empty string.', 'prompt');
   }
-  const { model: _model, metadata: _metadata, ...rest } = request as ImageRequest & { image?: unknown; mask?: unknown };
+  const {
+    model: _model,
+    metadata: _metadata,
+    fallbacks: _fallbacks,
+    ...rest
+  } = request as ImageRequest & { image?: unknown; mask?: unknown };
   delete (rest as { image?: unknown }).image;
   delete (rest as { mask?: unknown }).mask;
   const n = rest.n ?? 1;

@@ -8,6 +8,8 @@ export interface MediaCandidate {
   model: { id: string };
   entry: MediaModel | undefined;
   offering: MediaOffering;
+  /** Set when the candidate is not to be tried (a fallback outside the caller's models). */
+  skip?: { outcome: string; message: string } | undefined;
 }
 
 /**

@@ -9,9 +9,11 @@ import type { SwitchyardResponseInfo } from '../types.ts';
 /** What a media call was billed in: the units the provider reported (or that were counted), and their modality. */
 export type MediaUsage = MediaRecord;
 
-/** Attribution, as every call of the gateway takes it. */
+/** Switchyard's own fields, as on chat requests: attribution, and the models to fall back to. */
 interface Attributed {
   metadata?: Record<string, string> | null | undefined;
+  /** Models of the same kind tried, in order, after every provider of `model` failed. */
+  fallbacks?: string[] | undefined;
 }
 
 /** OpenAI's `images.generate` body (`stream` is not served), plus `metadata`. */

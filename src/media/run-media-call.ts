@@ -1,5 +1,5 @@
 import { actingAgent } from '../access/agents.ts';
-import { requireModel } from '../access/models.ts';
+import { modelAllowed, requireModel } from '../access/models.ts';
 import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
 import { CallTrace } from '../completion/call-plan.ts';
 import { recordCall, responseInfo } from '../completion/finalise.ts';
@@ -22,7 +22,13 @@ export interface MediaCallSpec<T> {
   dialect: Dialect;
   /** The media API the adapter must have (`generateImage`, `createSpeech`, …). */
   api: keyof MediaApi;
-  request: { model: string; metadata?: Record<string, string> | null | undefined; user?: string | undefined };
+  request: {
+    model: string;
+    /** Models tried, in order, after every provider of `model` failed (each of the same kind). */
+    fallbacks?: string[] | undefined;
+    metadata?: Record<string, string> | null | undefined;
+    user?: string | undefined;
+  };
   /** The texts the provider is sent (a prompt, the text to speak): guarded (masked or refused) and recorded. */
   texts: string[];
   /** The dearest this call can cost at one candidate, held against the budgets; `null`: not known. */
@@ -61,11 +67,12 @@ export async function runMediaCall<T>(
     if (spec.request.user !== undefined) metadata.user ??= spec.request.user;
     const agentId = actingAgent(options.access?.agents, metadata.agent_id);
     if (agentId !== undefined) metadata.agent_id = agentId;
-    requireModel(options.access?.models, undefined, model);
+    const first = servingCandidates(services, model, spec);
+    requireModel(options.access?.models, undefined, first[0]!.model.id, model);
     const guarded = guardTexts(services, texts, options.access, trace);
     texts = guarded.texts;
     if (guarded.refusal) throw guarded.refusal;
-    const candidates = servingCandidates(services, model, spec);
+    const candidates = [...first, ...fallbackCandidates(services, spec, options.access?.models)];
     const plan = attemptPolicy(services, options, trace.startedMonotonic);
     settle = services.budgets
       ? await services.budgets.admit(
@@ -116,13 +123,35 @@ function servingCandidates(services: Services, model: string, spec: MediaCallSpe
   );
 }
 
+/** Each fallback model's serving candidates, skipped (`not_allowed`, as for chat) outside the caller's models. */
+function fallbackCandidates(
+  services: Services,
+  spec: MediaCallSpec<unknown>,
+  models: readonly string[] | null | undefined,
+): MediaCandidate[] {
+  const fallbacks = spec.request.fallbacks ?? [];
+  if (!Array.isArray(fallbacks) || fallbacks.some((name) => typeof name !== 'string')) {
+    throw new InvalidRequestError('"fallbacks" must be a list of model names.', 'fallbacks');
+  }
+  return fallbacks.flatMap((name) =>
+    servingCandidates(services, name, spec).map((candidate) =>
+      modelAllowed(models, undefined, candidate.model.id, name)
+        ? candidate
+        : {
+            ...candidate,
+            skip: { outcome: 'not_allowed', message: `This API key may not use ${name}; the fallback was skipped.` },
+          },
+    ),
+  );
+}
+
 /** The dearest candidate's worst cost; one not known holds nothing, said in a warning (its cost will be `null`). */
 function worstOf(
   candidates: readonly MediaCandidate[],
   spec: MediaCallSpec<unknown>,
   warn: (warning: CompletionWarning) => void,
 ): number {
-  const costs = candidates.map((candidate) => spec.worst(candidate));
+  const costs = candidates.filter((candidate) => !candidate.skip).map((candidate) => spec.worst(candidate));
   if (costs.some((cost) => cost === null)) {
     warn({
       code: 'budget_estimate_unknown',

@@ -1,9 +1,9 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createGateway, RateLimitError } from '../../src/index.ts';
-import { MockProvider } from '../../src/testing/index.ts';
 import { pngSize } from '../../src/internal/png.ts';
 import { wavSeconds } from '../../src/internal/wav.ts';
+import { MockProvider } from '../../src/testing/index.ts';
 
 /** The simulator's media: real PNGs, WAVs and transcripts, deterministic, scripted like chat. */
 const gateway = createGateway({ env: {}, mock: true });

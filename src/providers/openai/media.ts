@@ -32,11 +32,14 @@ export function openAIMedia(settings: ResolvedProviderSettings, quirks: OpenAIFa
 
   async function post(call: MediaCall<unknown>, path: string, body: string | FormData): Promise<Response> {
     try {
-      const json = typeof body === 'string' ? { 'content-type': 'application/json' } : {};
+      // A form is encoded here, to bytes and its boundary: a FormData body would leave the pooled transport for the
+      // runtime's fetch, whose undici does not take the pool's dispatcher (UND_ERR_INVALID_ARG on Node 24).
+      const encoded = typeof body === 'string' ? undefined : new Response(body);
+      const type = encoded ? encoded.headers.get('content-type')! : 'application/json';
       const response = await send(`${base}${path}`, {
         method: 'POST',
-        headers: { ...headers, ...json },
-        body,
+        headers: { ...headers, 'content-type': type },
+        body: encoded ? new Uint8Array(await encoded.arrayBuffer()) : (body as string),
         signal: call.signal ?? null,
       });
       if (!response.ok) throw new HttpStatusError(response.status, response.headers, await response.text());
