@@ -8,6 +8,7 @@ import type {
 import type { Annotations } from './annotations/annotations.ts';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import type { CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
+import type { MediaModelInfo, Modality } from './catalog/media-schema.ts';
 import type { CompletionStream } from './completion/completion-stream.ts';
 import type { CompletionOptions } from './completion/resolve-request.ts';
 import type { Deployment } from './deployments/deployment.ts';
@@ -90,6 +91,11 @@ export interface Gateway {
   createTranscription(request: TranscriptionRequest, options?: CompletionOptions): Promise<TranscriptionResponse>;
   /** The catalog in the OpenAI `/v1/models` shape. */
   listModels(options?: ListModelsOptions): ModelList;
+  /**
+   * The image, speech and transcription models, with their modalities and price units (loaded on the first call, so
+   * the core's bundle does not carry them). See docs/media.md.
+   */
+  listMediaModels(filter?: { output_modality?: Modality | undefined }): Promise<MediaModelInfo[]>;
   /** The stored deployments, optionally of one agent (empty without a deployment store). */
   listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
   /** Queries over the call records (the first sink that answers queries: memory by default, or SQLite). */

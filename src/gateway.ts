@@ -228,6 +228,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     createTranscription: async (request, callOptions) =>
       (await import('./media/create-transcription.ts')).createTranscription(services, request, callOptions),
     listModels: (listOptions) => currentCatalog().list(listOptions),
+    listMediaModels: async (filter) =>
+      (await import('./catalog/media-catalog.ts')).mediaModelRows(filter?.output_modality),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,
     annotations,

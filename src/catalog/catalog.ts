@@ -7,8 +7,7 @@ import type {
   ProviderOffering,
   ReasoningFacts,
 } from './catalog-schema.ts';
-import { mediaModelRows } from './media-catalog.ts';
-import type { MediaModelInfo, Modality } from './media-schema.ts';
+import type { Modality } from './media-schema.ts';
 import { lifecycleOf, type ModelLifecycle, utcDay } from './model-lifecycle.ts';
 
 /** A reasoning model's facts, plus the thinking budgets each effort stands for on it. */
@@ -55,10 +54,8 @@ export interface ModelInfo {
 
 export interface ModelList {
   object: 'list';
-  /** The chat models. */
+  /** The chat models; the media models are `gateway.listMediaModels()` (loaded on demand), docs/media.md. */
   data: ModelInfo[];
-  /** The image, speech and transcription models (docs/media.md); none with `reasoning`. */
-  media: MediaModelInfo[];
 }
 
 export interface ListModelsOptions {
@@ -127,7 +124,7 @@ export class Catalog {
       (model) =>
         (!options.reasoning || model.supports.reasoning) && (!output || model.modalities.output.includes(output)),
     );
-    return { object: 'list', data, media: options.reasoning ? [] : mediaModelRows(output) };
+    return { object: 'list', data };
   }
 
   #buildList(today: string): ModelInfo[] {

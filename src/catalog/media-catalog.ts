@@ -1,8 +1,7 @@
-import data from './media-models.json' with { type: 'json' };
+import { MEDIA_MODELS as MODELS } from './media-models.ts';
 import type { MediaModel, MediaModelInfo, Modality } from './media-schema.ts';
 
-const MODELS = data.models as readonly MediaModel[];
-const BY_ID = new Map(MODELS.map((model) => [model.id, model]));
+let byId: Map<string, MediaModel> | undefined;
 
 /** The media models the catalog lists (image, speech, transcription), optionally those giving one modality. */
 export function listMediaModels(filter: { output_modality?: Modality | undefined } = {}): readonly MediaModel[] {
@@ -12,7 +11,8 @@ export function listMediaModels(filter: { output_modality?: Modality | undefined
 
 /** A media model of the catalog by its id. */
 export function mediaModel(id: string): MediaModel | undefined {
-  return BY_ID.get(id);
+  byId ??= new Map(MODELS.map((model) => [model.id, model]));
+  return byId.get(id);
 }
 
 /** The media rows of `listModels()`, in the `/v1/models` shape. */

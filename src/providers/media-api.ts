@@ -80,3 +80,18 @@ export interface ProviderTranscription {
   text?: string | undefined;
   seconds?: number | undefined;
 }
+
+/**
+ * Media APIs loaded on their first call (a dynamic import), so an adapter's media code stays out of the bundle that
+ * loads the gateway.
+ */
+export function lazyMedia(load: () => Promise<Required<MediaApi>>): Required<MediaApi> {
+  let loaded: Promise<Required<MediaApi>> | undefined;
+  const api = () => (loaded ??= load());
+  return {
+    generateImage: async (call) => (await api()).generateImage(call),
+    editImage: async (call) => (await api()).editImage(call),
+    createSpeech: async (call) => (await api()).createSpeech(call),
+    transcribe: async (call) => (await api()).transcribe(call),
+  };
+}

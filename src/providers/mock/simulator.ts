@@ -1,6 +1,6 @@
 import type { ProviderError } from '../../errors.ts';
 import type { CompletionChunk, CompletionChunkDelta, ReasoningDetail } from '../../types.ts';
-import type { MediaApi } from '../media-api.ts';
+import { lazyMedia, type MediaApi } from '../media-api.ts';
 import {
   type EmbeddingCall,
   type Provider,
@@ -14,7 +14,6 @@ import { fromStatus } from '../provider-errors.ts';
 import { logprobsOf, type SimulatedChoice, shapeChoices, tokensOf } from './shape-answer.ts';
 import { simulateAnswer } from './simulate-answer.ts';
 import { simulateEmbedding } from './simulate-embedding.ts';
-import { simulateMedia } from './simulate-media.ts';
 import { reasoningAsGiven } from './simulate-reasoning.ts';
 
 /** A scripted reply: text, a full message, an error, or a function of the request that returns one of those. */
@@ -97,15 +96,17 @@ export class MockProvider implements Provider {
    * Images, speech and transcription (`simulateMedia`): a queued failure fails the call, a queued string is the
    * transcript (or the images' revised prompt).
    */
-  readonly media: Required<MediaApi> = simulateMedia((call) => {
-    const next = this.#replies[0];
-    if (next && typeof next === 'object' && 'error' in next) {
-      this.#replies.shift();
-      throw failure(next, call.model);
-    }
-    if (typeof next === 'string') return this.#replies.shift() as string;
-    return undefined;
-  });
+  readonly media: Required<MediaApi> = lazyMedia(async () =>
+    (await import('./simulate-media.ts')).simulateMedia((call) => {
+      const next = this.#replies[0];
+      if (next && typeof next === 'object' && 'error' in next) {
+        this.#replies.shift();
+        throw failure(next, call.model);
+      }
+      if (typeof next === 'string') return this.#replies.shift() as string;
+      return undefined;
+    }),
+  );
 
   /** Deterministic vectors (`simulateEmbedding`); a queued failure reply fails the call as for chat. */
   async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {
