@@ -7,7 +7,7 @@ export const googleProvider: ProviderDefinition = {
   envPrefix: 'GEMINI',
   defaultBaseURL: 'https://generativelanguage.googleapis.com',
   requiresApiKey: true,
-  capabilities: { nativeOutput: nativeOutputWhere(true), embeddings: true },
+  capabilities: { nativeOutput: nativeOutputWhere(true), embeddings: true, media: ['generateImage', 'editImage'] },
   otelName: 'gcp.gemini',
   // An unlisted Gemini: a thinking budget (Gemini 3 still takes one beside its levels); responseJsonSchema native.
   uncatalogued: {
