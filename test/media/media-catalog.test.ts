@@ -35,9 +35,9 @@ describe('the media catalog', () => {
   });
 
   it('GET /v1/models lists the media models; ?output_modality=image only the image ones', async () => {
-    const all = await (await fetch(`${test.url}/v1/models`)).json();
+    const all = (await (await fetch(`${test.url}/v1/models`)).json()) as any;
     expect(all.media.map((model: { id: string }) => model.id)).toContain('whisper-1');
-    const images = await (await fetch(`${test.url}/v1/models?output_modality=image`)).json();
+    const images = (await (await fetch(`${test.url}/v1/models?output_modality=image`)).json()) as any;
     expect(images.data).toEqual([]);
     expect(new Set(images.media.map((model: { kind: string }) => model.kind))).toEqual(new Set(['image']));
     expect((await fetch(`${test.url}/v1/models?output_modality=smell`)).status).toBe(400);
