@@ -27,7 +27,8 @@ export function imageBill(
 ): MediaBill {
   const images = answer.data?.length ?? 0;
   const usage = answer.usage;
-  if (pricing?.tokens && usage) {
+  // Tokens where they were reported; an answer counting no output tokens for its images is billed per image instead.
+  if (pricing?.tokens && usage && (usage.output_tokens > 0 || images === 0)) {
     const text = usage.input_tokens_details?.text_tokens ?? usage.input_tokens;
     const image = usage.input_tokens_details?.image_tokens ?? 0;
     const units = { images, input_text_tokens: text, input_image_tokens: image, output_tokens: usage.output_tokens };

@@ -48,6 +48,13 @@ describe('images against the fake OpenAI server', () => {
     expect(answer.switchyard.cost_usd).toBeCloseTo(2 * 0.052, 9);
   });
 
+  it('an answer counting no output tokens for its images is billed per image, never $0', async () => {
+    const usage = { input_tokens: 0, input_tokens_details: { text_tokens: 0, image_tokens: 0 }, output_tokens: 0 };
+    server.enqueue({ media: { usage: { ...usage, total_tokens: 0 } } });
+    const answer = await gateway.createImage({ model: 'gpt-image-1-mini', prompt: 'x', quality: 'low' });
+    expect(answer.switchyard.cost_usd).toBeCloseTo(0.005, 9);
+  });
+
   it('a model without a known price: cost null and flagged; an uncatalogued one is called as written', async () => {
     const dalle = await gateway.createImage({ model: 'dall-e-3', prompt: 'x' });
     expect(dalle.switchyard.cost_usd).toBeNull();

@@ -88,3 +88,32 @@ describe('simulated media', () => {
     expect(error.attempts).toHaveLength(1);
   });
 });
+
+describe('simulated media: what a caller may not make it do', () => {
+  it('more pixels than it draws in a call is a 400, not a stalled process', async () => {
+    const error = await gateway
+      .createImage({ model: 'gpt-image-1-mini', prompt: 'x', n: 10, size: '2048x2048' })
+      .catch((thrown) => thrown);
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('megapixels');
+  });
+
+  it('malformed bodies are 400s naming the parameter', async () => {
+    const cases: Array<[Promise<unknown>, string]> = [
+      [gateway.createImage({ model: 'gpt-image-1-mini' } as never), 'prompt'],
+      [gateway.createImage({ model: 'gpt-image-1-mini', prompt: 'x', n: 0 }), 'n'],
+      [gateway.createImage({ model: 'tts-1', prompt: 'x' }), 'model'],
+      [gateway.createSpeech({ model: 'tts-1', input: 'x' } as never), 'voice'],
+      [
+        gateway.createSpeech({ model: 'tts-1', voice: 'alloy', input: 'x', response_format: 'ogg' as never }),
+        'response_format',
+      ],
+      [gateway.createTranscription({ model: 'whisper-1', file: { data: new Uint8Array() } }), 'file'],
+      [gateway.editImage({ model: 'gpt-image-1-mini', prompt: 'x', image: {} as never }), 'image[0]'],
+    ];
+    for (const [call, param] of cases) {
+      const error = (await call.catch((thrown) => thrown)) as { status: number; param: string };
+      expect([error.status, error.param]).toEqual([400, param]);
+    }
+  });
+});

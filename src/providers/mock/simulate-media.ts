@@ -1,4 +1,5 @@
 import type { ImagesResponse } from 'openai/resources/images';
+import { InvalidRequestError } from '../../errors.ts';
 import { toBase64 } from '../../internal/bytes.ts';
 import { encodePng } from '../../internal/png.ts';
 import { sha256, sha256Bytes } from '../../internal/sha256.ts';
@@ -7,6 +8,8 @@ import type { ImageBody, MediaApi, MediaCall, ProviderSpeech, ProviderTranscript
 
 /** Largest side the simulator draws (a 4K image of stored PNG data would be 25 MB). */
 const MAX_SIDE = 2048;
+/** Most pixels one call draws, all images together: more would hold the event loop for seconds. */
+const MAX_PIXELS = 8 * 1024 * 1024;
 const SAMPLE_RATE = 16_000;
 /** Speaking rate the simulated audio's length follows: about 15 characters a second. */
 const CHARACTERS_PER_SECOND = 15;
@@ -64,6 +67,13 @@ export function simulateMedia(next: (call: MediaCall<unknown>) => string | undef
 function images(call: MediaCall<ImageBody>, revised: string): ImagesResponse {
   const [width, height] = sizeOf(call.body.size);
   const count = call.body.n ?? 1;
+  if (width * height * count > MAX_PIXELS) {
+    throw new InvalidRequestError(
+      `The simulator draws at most ${MAX_PIXELS / 1024 / 1024} megapixels a call: ${count} images of ` +
+        `${width}x${height} are more; ask for fewer or smaller images.`,
+      'size',
+    );
+  }
   const data = Array.from({ length: count }, (_, index) => {
     const seed = sha256(`${call.body.prompt}#${index}`);
     const png = encodePng(width, height, (x, y) => {
