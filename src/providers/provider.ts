@@ -21,9 +21,8 @@ export interface Provider {
    * OpenAI chunks, the last one carrying `usage` with empty `choices`.
    */
   stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>>;
-  /** Embeddings, where the provider has an embeddings API (absent: the gateway says the provider has none). */
+  /** Embeddings and media (`media-api.ts`) where the provider has those APIs (absent: the gateway says so). */
   embed?(call: EmbeddingCall): Promise<ProviderEmbedding>;
-  /** Images, speech and transcription, where the provider has those APIs (`src/providers/media-api.ts`). */
   readonly media?: MediaApi | undefined;
 }
 
@@ -153,7 +152,7 @@ export interface ProviderCapabilities {
   continuesPrefill?: boolean;
   /** The provider has an embeddings API, which its adapter's `embed` calls. */
   embeddings?: boolean;
-  /** The media APIs its adapter's `media` has (`generateImage`, `editImage`, `createSpeech`, `transcribe`). */
+  /** The media APIs its adapter's `media` has. */
   media?: ReadonlyArray<keyof MediaApi>;
   /**
    * The provider takes OpenAI's custom (free-form) tools and their calls. Without, the pipeline sends each custom tool

@@ -3,7 +3,7 @@ import { encodePng } from '../../src/internal/png.ts';
 import type { RecordedRequest } from './http.ts';
 import type { FakeReply } from './openai-server.ts';
 
-/** What the fake's media answers can be scripted with (`FakeReply.media`), beside `error`, `reset` and `delayMs`. */
+/** What the fake's media answers can be scripted with (`FakeReply.media`), beside `error` and `reset`. */
 export interface FakeMediaReply {
   /** A transcription's text (default: "fake transcript of <bytes> bytes"). */
   text?: string;
@@ -28,7 +28,6 @@ export async function answerMedia(
 ): Promise<void> {
   if (request.headers['content-type']?.startsWith('multipart/')) recorded.body = await formFields(request, raw);
   const body = recorded.body;
-  if (reply?.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
   if (reply?.reset) return void request.socket.destroy();
   if (reply?.error) {
     const { status, message, type = 'invalid_request_error', param = null, code = null, headers = {} } = reply.error;

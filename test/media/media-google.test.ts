@@ -56,7 +56,7 @@ describe('images on Google', () => {
     expect(answer.usage).toMatchObject({ input_tokens: 9, output_tokens: 1290 });
   });
 
-  it('Gemini edits take the image as an inlineData part; an answer without an image is the provider’s fault', async () => {
+  it('Gemini edits send the image as an inlineData part; an answer without one is the provider’s fault', async () => {
     gemini.enqueue({ parts: [{ inlineData: { mimeType: 'image/png', data: PNG } }] }, { text: 'I cannot draw that.' });
     const image = { data: new Uint8Array([1, 2, 3]), name: 'a.png', type: 'image/png' };
     await gateway.editImage({ model: 'gemini-2.5-flash-image', prompt: 'brighter', image });

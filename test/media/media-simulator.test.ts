@@ -75,7 +75,7 @@ describe('simulated media', () => {
     expect(verbose.duration).toBeCloseTo(wavSeconds(speech.audio)!, 2);
   });
 
-  it('scripted: a queued string is the transcript, a queued failure fails the call with its attempt chain', async () => {
+  it('scripted: a queued string is the transcript, a queued failure fails the call, attempts kept', async () => {
     const simulator = new MockProvider({
       replies: ['scripted words', { error: { status: 429, message: 'slow down' } }],
     });

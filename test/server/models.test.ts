@@ -11,7 +11,7 @@ afterAll(async () => {
 });
 
 describe('GET /v1/models', () => {
-  it('lists the catalog without a key, as listModels() does, and the media models as listMediaModels() does', async () => {
+  it('lists the catalog without a key as listModels() does, the media models as listMediaModels()', async () => {
     const response = await api(test, '/v1/models', { key: null });
     expect(response.status).toBe(200);
     const gateway = createGateway({ mock: true });

@@ -121,5 +121,6 @@ function timestamp(seconds: number, separator: string): string {
   const whole = Math.floor(seconds);
   const pad = (value: number, width = 2) => String(value).padStart(width, '0');
   const millis = Math.round((seconds - whole) * 1000);
-  return `${pad(Math.floor(whole / 3600))}:${pad(Math.floor(whole / 60) % 60)}:${pad(whole % 60)}${separator}${pad(millis, 3)}`;
+  const clock = `${pad(Math.floor(whole / 3600))}:${pad(Math.floor(whole / 60) % 60)}:${pad(whole % 60)}`;
+  return `${clock}${separator}${pad(millis, 3)}`;
 }

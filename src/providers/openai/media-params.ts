@@ -19,7 +19,9 @@ export function imageBodyFor(quirks: OpenAIFamilyQuirks, call: MediaCall<ImageBo
         call.warn({
           code: 'converted_parameter',
           param: 'size',
-          message: `${quirks.name} takes width and height: size ${value} was sent as width ${match[1]}, height ${match[2]}.`,
+          message:
+            `${quirks.name} takes width and height: size ${value} was sent as ` +
+            `width ${match[1]}, height ${match[2]}.`,
         });
         continue;
       }
