@@ -98,6 +98,7 @@ export async function runMediaCall<T>(
     media = bill.usage;
     trace.billed.push({ usage: undefined, pricing: undefined, fixed: bill.usd });
     const info = responseInfo({ agentId: metadata.agent_id }, trace, result, result.candidate.entry !== undefined);
+    info.media = media;
     record(services, trace, { model, texts, metadata, media, resolved: info.model }, { info }, settle);
     return { value: result.value, info };
   } catch (thrown) {

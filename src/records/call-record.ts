@@ -1,4 +1,4 @@
-import type { Attempt, ChatCompletionMessageParam, CompletionWarning, CostBreakdown } from '../types.ts';
+import type { Attempt, ChatCompletionMessageParam, CompletionWarning, CostBreakdown, MediaUnits } from '../types.ts';
 
 /**
  * One record per `createCompletion` call, success or failure. Every field is always present (`null` when unknown)
@@ -61,13 +61,7 @@ export type CallStatus = 'ok' | 'error';
 export type Dialect = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcriptions';
 
 /** What a media call (images, speech, transcription) was billed in: its modality and the units counted. */
-export interface MediaRecord {
-  kind: 'image' | 'speech' | 'transcription';
-  /** What the call produced: `image`, `audio` (speech) or `text` (a transcription). */
-  modality: 'text' | 'image' | 'audio';
-  /** `images`, `input_text_tokens`, `output_tokens`, `characters`, `seconds`, … as the provider reported them. */
-  units: Record<string, number>;
-}
+export type MediaRecord = MediaUnits;
 
 /** The first choice's answer. */
 export interface RecordOutput {

@@ -108,6 +108,13 @@ describe('images against the fake OpenAI server', () => {
     ]);
   });
 
+  it('a retryable failure is retried on the same provider; the attempts say so', async () => {
+    const retrying = createGateway({ env: {}, providers, retry: { maxRetries: 1, initialDelayMs: 1, maxDelayMs: 1 } });
+    server.enqueue({ error: { status: 429, message: 'slow down', type: 'rate_limit_error' } });
+    const answer = await retrying.createSpeech({ model: 'tts-1', voice: 'alloy', input: 'again' });
+    expect(answer.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual(['rate_limited', 'ok']);
+  });
+
   it('a caller whose models exclude the image model gets a 403', async () => {
     const error = await gateway
       .createImage({ model: 'gpt-image-1-mini', prompt: 'x' }, { access: { models: ['gpt-4o-mini'] } })
@@ -129,6 +136,7 @@ describe('speech and transcription against the fake OpenAI server', () => {
     expect(answer.switchyard.cost_usd).toBeCloseTo((20 * 15) / 1e6, 12);
     const record = await recordOf(answer.switchyard.call_id);
     expect(record.media).toEqual({ kind: 'speech', modality: 'audio', units: { characters: 20 } });
+    expect(answer.switchyard.media).toEqual(record.media);
   });
 
   it('whisper-1: multipart upload, cost by the seconds reported; text format answered as text', async () => {
