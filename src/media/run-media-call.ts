@@ -63,6 +63,10 @@ export async function runMediaCall<T>(
   const model = typeof spec.request?.model === 'string' ? spec.request.model : undefined;
   try {
     if (!model) throw new InvalidRequestError('"model" is required.', 'model');
+    const asked = spec.request.metadata;
+    if (asked != null && (typeof asked !== 'object' || Array.isArray(asked))) {
+      throw new InvalidRequestError('"metadata" must be an object of strings.', 'metadata');
+    }
     metadata = { ...options.metadata, ...spec.request.metadata };
     if (spec.request.user !== undefined) metadata.user ??= spec.request.user;
     const agentId = actingAgent(options.access?.agents, metadata.agent_id);

@@ -110,6 +110,7 @@ describe('simulated media: what a caller may not make it do', () => {
       ],
       [gateway.createTranscription({ model: 'whisper-1', file: { data: new Uint8Array() } }), 'file'],
       [gateway.editImage({ model: 'gpt-image-1-mini', prompt: 'x', image: {} as never }), 'image[0]'],
+      [gateway.createImage({ model: 'gpt-image-1-mini', prompt: 'x', metadata: 'agent' as never }), 'metadata'],
     ];
     for (const [call, param] of cases) {
       const error = (await call.catch((thrown) => thrown)) as { status: number; param: string };

@@ -74,6 +74,13 @@ function images(call: MediaCall<ImageBody>, revised: string): ImagesResponse {
       'size',
     );
   }
+  if (call.body.response_format === 'url') {
+    call.warn({
+      code: 'converted_parameter',
+      param: 'response_format',
+      message: 'The simulator has nowhere to host images: they are answered as b64_json.',
+    });
+  }
   const data = Array.from({ length: count }, (_, index) => {
     const seed = sha256(`${call.body.prompt}#${index}`);
     const png = encodePng(width, height, (x, y) => {
