@@ -91,6 +91,14 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
     ],
   },
   {
+    id: 'gpt-image-2',
+    name: 'GPT Image 2',
+    maker: 'openai',
+    kind: 'image',
+    modalities: { input: ['text', 'image'], output: ['image'] },
+    providers: [{ provider: 'openai', model: 'gpt-image-2', pricing: null, source: null }],
+  },
+  {
     id: 'dall-e-3',
     name: 'DALL·E 3',
     maker: 'openai',
