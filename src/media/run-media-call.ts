@@ -1,14 +1,14 @@
 import { actingAgent } from '../access/agents.ts';
 import { modelAllowed, requireModel } from '../access/models.ts';
 import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
-import { CallTrace } from '../completion/call-plan.ts';
+import { CallTrace, WarningList } from '../completion/call-plan.ts';
 import { recordCall, responseInfo } from '../completion/finalise.ts';
 import { guardTexts } from '../completion/guard-request.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { runAttempts } from '../completion/run-attempts.ts';
 import type { Services } from '../completion/services.ts';
 import type { BudgetSettlement } from '../completion/stages.ts';
-import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import { InternalError, InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { MediaApi } from '../providers/media-api.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { CompletionWarning, SwitchyardResponseInfo } from '../types.ts';
@@ -91,20 +91,29 @@ export async function runMediaCall<T>(
       plan,
       candidates,
       trace.attempts,
-      (provider, candidate, scope) => {
+      async (provider, candidate, scope) => {
+        const api = provider.media;
+        if (!api?.[spec.api]) {
+          throw new InternalError(`${provider.name} declares the ${spec.api} media API but its adapter has none.`);
+        }
         const timeout = attemptTimeoutMs(services, candidate.offering.provider);
         const signal = scope.signalFor({ attemptTimeoutMs: timeout, streamLimits: false });
-        return spec.attempt(provider.media!, { model: candidate.offering.model, texts, signal, warn: trace.warn });
+        // Each attempt's own warnings (what its provider dropped); the answering attempt's become the call's.
+        const warnings = new WarningList(services.settings.strict);
+        const model = candidate.offering.model;
+        const value = await spec.attempt(api, { model, texts, signal, warn: warnings.warn });
+        return { value, warnings: warnings.warnings };
       },
     );
     result.scope.dispose();
-    const bill = spec.bill(result.value, result.candidate, trace.warn);
+    trace.adopt(result.value.warnings);
+    const bill = spec.bill(result.value.value, result.candidate, trace.warn);
     media = bill.usage;
     trace.billed.push({ usage: undefined, pricing: undefined, fixed: bill.usd });
     const info = responseInfo({ agentId: metadata.agent_id }, trace, result, result.candidate.entry !== undefined);
     info.media = media;
     record(services, trace, { model, texts, metadata, media, resolved: info.model }, { info }, settle);
-    return { value: result.value, info };
+    return { value: result.value.value, info };
   } catch (thrown) {
     if (thrown instanceof SwitchyardError) thrown.callId = trace.id;
     record(services, trace, { model, texts, metadata, media }, { error: thrown }, settle);

@@ -108,6 +108,18 @@ describe('images against the fake OpenAI server', () => {
     ]);
   });
 
+  it('the answer carries the answering attempt’s warnings, not those of a provider that failed', async () => {
+    server.enqueue({ error: { status: 500, message: 'upstream broke', type: 'server_error' } });
+    const answer = await gateway.createImage({
+      model: 'xai/grok-2-image',
+      prompt: 'x',
+      size: '1024x1024',
+      fallbacks: ['gpt-image-1-mini'],
+    });
+    expect(answer.switchyard.provider).toBe('openai');
+    expect(answer.switchyard.warnings.filter((warning) => warning.code === 'unsupported_parameter')).toEqual([]);
+  });
+
   it('a retryable failure is retried on the same provider; the attempts say so', async () => {
     const retrying = createGateway({ env: {}, providers, retry: { maxRetries: 1, initialDelayMs: 1, maxDelayMs: 1 } });
     server.enqueue({ error: { status: 429, message: 'slow down', type: 'rate_limit_error' } });
