@@ -107,6 +107,8 @@ export async function runMediaCall<T>(
     );
     result.scope.dispose();
     trace.adopt(result.value.warnings);
+    const answered = trace.attempts.at(-1);
+    if (answered && result.value.warnings.length > 0) answered.warnings = result.value.warnings;
     const bill = spec.bill(result.value.value, result.candidate, trace.warn);
     media = bill.usage;
     trace.billed.push({ usage: undefined, pricing: undefined, fixed: bill.usd });

@@ -81,6 +81,7 @@ describe('images against the fake OpenAI server', () => {
   it('xAI: parameters its images API does not take are dropped with a warning; strict makes it an error', async () => {
     const answer = await gateway.createImage({ model: 'xai/grok-2-image', prompt: 'x', size: '1024x1024' });
     expect(server.requests.at(-1)!.body).toEqual({ model: 'grok-2-image', prompt: 'x' });
+    expect(answer.switchyard.attempts[0]!.warnings).toEqual([expect.objectContaining({ param: 'size' })]);
     expect(answer.switchyard.warnings).toContainEqual(
       expect.objectContaining({ code: 'unsupported_parameter', param: 'size' }),
     );
