@@ -16,9 +16,13 @@ export function predict(
   reply: GeminiReply | undefined,
   sendError: (response: ServerResponse, error: NonNullable<GeminiReply['error']>) => void,
 ): void {
-  if (reply?.error) return sendError(response, reply.error);
+  if (reply?.error) {
+    sendError(response, reply.error);
+    return;
+  }
   if (typeof body.instances?.[0]?.prompt !== 'string') {
-    return sendError(response, { status: 400, googleStatus: 'INVALID_ARGUMENT', message: 'instances[0].prompt' });
+    sendError(response, { status: 400, googleStatus: 'INVALID_ARGUMENT', message: 'instances[0].prompt' });
+    return;
   }
   const count = Number(body.parameters?.sampleCount ?? 1);
   const predictions = Array.from({ length: count }, () => ({ bytesBase64Encoded: PNG, mimeType: 'image/png' }));
