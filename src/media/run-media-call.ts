@@ -128,7 +128,7 @@ function servingCandidates(services: Services, model: string, spec: MediaCallSpe
   const all = mediaCandidates(model, spec.kind, services.registry, services.configuredProviders);
   const serving = all.filter((candidate) => {
     const definition = services.registry.get(candidate.offering.provider);
-    return definition?.capabilities.media?.includes(spec.api) ?? false;
+    return definition?.capabilities.media?.apis.includes(spec.api) ?? false;
   });
   if (serving.length > 0) return serving;
   const providers = [...new Set(all.map((candidate) => candidate.offering.provider))].join(', ');

@@ -12,6 +12,16 @@ export interface MediaApi {
   transcribe?(call: MediaCall<TranscriptionBody>): Promise<ProviderTranscription>;
 }
 
+/** A provider's media APIs as its definition declares them (`capabilities.media`). */
+export interface MediaCapabilities {
+  readonly apis: ReadonlyArray<keyof MediaApi>;
+  /**
+   * The provider's conversion of an images body alone, for its warnings, sending nothing: the simulator runs it to
+   * stand in faithfully (a parameter the provider drops is dropped with the same warning in mock mode).
+   */
+  convertImage?(call: MediaCall<ImageBody>): Promise<unknown>;
+}
+
 export interface MediaCall<Body> {
   /** The provider's model name. */
   model: string;
@@ -87,11 +97,8 @@ export interface ProviderTranscription {
  */
 export function lazyMedia(load: () => Promise<Required<MediaApi>>): Required<MediaApi> {
   let loaded: Promise<Required<MediaApi>> | undefined;
-  const api = () => (loaded ??= load());
-  return {
-    generateImage: async (call) => (await api()).generateImage(call),
-    editImage: async (call) => (await api()).editImage(call),
-    createSpeech: async (call) => (await api()).createSpeech(call),
-    transcribe: async (call) => (await api()).transcribe(call),
-  };
+  const names = ['generateImage', 'editImage', 'createSpeech', 'transcribe'] as const;
+  // biome-ignore lint/suspicious/noExplicitAny: each name forwards its own call to the same name.
+  const forward = (name: (typeof names)[number]) => async (call: any) => (await (loaded ??= load()))[name](call);
+  return Object.fromEntries(names.map((name) => [name, forward(name)])) as Required<MediaApi>;
 }

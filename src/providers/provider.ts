@@ -6,7 +6,7 @@ import type { ResolvedReasoning } from '../reasoning.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { StrictPlan } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk, CompletionResponse, CompletionWarning } from '../types.ts';
-import type { MediaApi } from './media-api.ts';
+import type { MediaApi, MediaCapabilities } from './media-api.ts';
 import type { HttpSender } from './wire/http-sender.ts';
 
 /**
@@ -153,7 +153,7 @@ export interface ProviderCapabilities {
   /** The provider has an embeddings API, which its adapter's `embed` calls. */
   embeddings?: boolean;
   /** The media APIs its adapter's `media` has. */
-  media?: ReadonlyArray<keyof MediaApi>;
+  media?: MediaCapabilities;
   /**
    * The provider takes OpenAI's custom (free-form) tools and their calls. Without, the pipeline sends each custom tool
    * as a function taking one string and turns the calls back into custom calls (`custom-tools.ts`).

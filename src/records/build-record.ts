@@ -185,7 +185,7 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     ...(input.sensitiveData
       ? { sensitive_data: { mode: input.sensitiveData.mode, found: { ...input.sensitiveData.found } } }
       : {}),
-    ...(input.media ? { media: { ...input.media, units: { ...input.media.units } } } : {}),
+    ...(input.media ? { media: input.media } : {}),
   };
   if (dropped.length > 0) {
     const message = `Not stored: metadata values that are not strings (${listed(dropped)}).`;

@@ -118,3 +118,24 @@ describe('simulated media: what a caller may not make it do', () => {
     }
   });
 });
+
+describe('the simulator stands in for each provider', () => {
+  it('runs the provider’s images conversion first: its warnings as the provider would give them', async () => {
+    const xai = await gateway.createImage({ model: 'xai/grok-2-image', prompt: 'x', size: '64x64' });
+    expect(xai.switchyard.warnings).toContainEqual(
+      expect.objectContaining({ code: 'unsupported_parameter', param: 'size' }),
+    );
+    const imagen = await gateway.createImage({ model: 'imagen-4.0-generate-001', prompt: 'x', size: '100x50' });
+    expect(imagen.switchyard.warnings).toContainEqual(
+      expect.objectContaining({ code: 'converted_parameter', param: 'size' }),
+    );
+    const openai = await gateway.createImage({ model: 'gpt-image-1-mini', prompt: 'x', size: '64x64', quality: 'low' });
+    expect(openai.switchyard.warnings.filter((warning) => warning.param === 'size')).toEqual([]);
+  });
+
+  it('a provider without the API is a 400 in mock mode too', async () => {
+    const error = await gateway.createSpeech({ model: 'anthropic/voice', voice: 'alloy', input: 'x' }).catch((e) => e);
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('anthropic has no speech API');
+  });
+});

@@ -9,7 +9,7 @@ import { invalidResponse } from '../provider-errors.ts';
 import { endpointOf } from '../wire/http-sender.ts';
 import { wireHeaders } from '../wire/wire-headers.ts';
 import { postJson } from '../wire/wire-post.ts';
-import { imagenParameters } from './imagen-parameters.ts';
+import { geminiImageParameters, imagenParameters } from './image-parameters.ts';
 import { inlineImagesOf } from './inline-images.ts';
 
 /**
@@ -44,14 +44,7 @@ export function googleMedia(settings: ResolvedProviderSettings, root: string, er
 
   async function gemini(call: MediaCall<ImageBody | ImageEditBody>): Promise<ImagesResponse> {
     const { prompt, n, image } = call.body as ImageEditBody;
-    for (const name of Object.keys(call.body)) {
-      if (['prompt', 'n', 'image', 'response_format'].includes(name) || call.body[name] == null) continue;
-      call.warn({
-        code: 'unsupported_parameter',
-        param: name,
-        message: `Gemini's image models take no "${name}" in generateContent: it was dropped.`,
-      });
-    }
+    geminiImageParameters(call);
     const inline = (image ?? []).map((file) => ({ inlineData: { mimeType: file.type, data: toBase64(file.data) } }));
     const body = {
       contents: [{ role: 'user', parts: [...inline, { text: prompt }] }],

@@ -5,6 +5,7 @@ import { encodePng } from '../../internal/png.ts';
 import { sha256, sha256Bytes } from '../../internal/sha256.ts';
 import { encodeWav, wavSeconds } from '../../internal/wav.ts';
 import type { ImageBody, MediaApi, MediaCall, ProviderSpeech, ProviderTranscription } from '../media-api.ts';
+import type { MockFailure, MockReply } from './simulator.ts';
 
 /** Largest side the simulator draws (a 4K image of stored PNG data would be 25 MB). */
 const MAX_SIDE = 2048;
@@ -20,7 +21,19 @@ const CHARACTERS_PER_SECOND = 15;
  * from the audio's bytes and length. `next` hands out a scripted reply: a string is the transcript (or the image's
  * revised prompt), a failure fails the call.
  */
-export function simulateMedia(next: (call: MediaCall<unknown>) => string | undefined): Required<MediaApi> {
+export function simulateMedia(
+  replies: MockReply[],
+  failure: (reply: MockFailure, model: string) => Error,
+): Required<MediaApi> {
+  // The next queued reply a media call can take: a failure fails it, a string is its text.
+  const next = (call: MediaCall<unknown>): string | undefined => {
+    const reply = replies[0];
+    if (reply && typeof reply === 'object' && 'error' in reply) {
+      replies.shift();
+      throw failure(reply, call.model);
+    }
+    return typeof reply === 'string' ? (replies.shift() as string) : undefined;
+  };
   return {
     async generateImage(call) {
       return images(call, next(call) ?? call.body.prompt);

@@ -97,15 +97,7 @@ export class MockProvider implements Provider {
    * transcript (or the images' revised prompt).
    */
   readonly media: Required<MediaApi> = lazyMedia(async () =>
-    (await import('./simulate-media.ts')).simulateMedia((call) => {
-      const next = this.#replies[0];
-      if (next && typeof next === 'object' && 'error' in next) {
-        this.#replies.shift();
-        throw failure(next, call.model);
-      }
-      if (typeof next === 'string') return this.#replies.shift() as string;
-      return undefined;
-    }),
+    (await import('./simulate-media.ts')).simulateMedia(this.#replies, failure),
   );
 
   /** Deterministic vectors (`simulateEmbedding`); a queued failure reply fails the call as for chat. */

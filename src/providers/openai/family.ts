@@ -1,5 +1,5 @@
 import { parametersOfOtherApis, parametersOnlyIn } from '../../request/request-parameters.ts';
-import type { MediaApi } from '../media-api.ts';
+import type { MediaApi, MediaCapabilities } from '../media-api.ts';
 import { nativeOutputWhere, type ProviderDefinition, shapeOfOpenAIBody } from '../provider.ts';
 
 /**
@@ -208,7 +208,7 @@ export function openAIFamilyProvider(
       strictForm: quirks.nativeStructuredOutputs,
       embeddings: quirks.embeddings ?? false,
       customTools: quirks.newToolKinds ?? false,
-      ...(quirks.media ? { media: quirks.media.apis } : {}),
+      ...(quirks.media ? { media: { apis: quirks.media.apis, convertImage: convertImageOf(quirks) } } : {}),
     },
     create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
     // Reasoning text only where the provider gives it (OpenAI's own chat API never does).
@@ -217,6 +217,11 @@ export function openAIFamilyProvider(
       reasoning: { kind: quirks.reasoningField ? 'text' : 'hidden' },
     }),
   };
+}
+
+/** The family's images body conversion, loaded when first asked (the simulator's stand-in). */
+function convertImageOf(quirks: OpenAIFamilyQuirks): NonNullable<MediaCapabilities['convertImage']> {
+  return async (call) => (await import('./media-params.ts')).imageBodyFor(quirks, call);
 }
 
 /** OpenAI and the providers that speak its API (Azure has a folder of its own, for its client). */

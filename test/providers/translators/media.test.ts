@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { imagenParameters } from '../../../src/providers/google/imagen-parameters.ts';
+import { imagenParameters } from '../../../src/providers/google/image-parameters.ts';
 import { inlineImagesOf } from '../../../src/providers/google/inline-images.ts';
 import type { ImageBody } from '../../../src/providers/media-api.ts';
 import { openAIFamily } from '../../../src/providers/openai/family.ts';

@@ -42,3 +42,25 @@ export function imagenParameters(call: MediaCall<ImageBody>): Record<string, unk
   }
   return parameters;
 }
+
+/**
+ * What Gemini's image models take of an OpenAI images body in `generateContent`: the prompt and `n` (as that many
+ * requests); the rest dropped with a warning.
+ */
+export function geminiImageParameters(call: MediaCall<ImageBody>): void {
+  for (const name of Object.keys(call.body)) {
+    if (['prompt', 'n', 'image', 'mask', 'response_format'].includes(name) || call.body[name] == null) continue;
+    call.warn({
+      code: 'unsupported_parameter',
+      param: name,
+      message: `Gemini's image models take no "${name}" in generateContent: it was dropped.`,
+    });
+  }
+}
+
+/** The conversion of an images body for the model: Imagen's parameters, or Gemini's warnings. */
+export function imageParametersFor(call: MediaCall<ImageBody>): Record<string, unknown> | undefined {
+  if (call.model.startsWith('imagen')) return imagenParameters(call);
+  geminiImageParameters(call);
+  return undefined;
+}
