@@ -8,6 +8,7 @@ import type {
 import type { Annotations } from './annotations/annotations.ts';
 import type { Catalog, ListModelsOptions, ModelList } from './catalog/catalog.ts';
 import type { CatalogRefreshStatus } from './catalog/catalog-refresh.ts';
+import type { MediaModelInfo, Modality } from './catalog/media-schema.ts';
 import type { CompletionStream } from './completion/completion-stream.ts';
 import type { CompletionOptions } from './completion/resolve-request.ts';
 import type { Deployment } from './deployments/deployment.ts';
@@ -17,6 +18,15 @@ import type { SwitchyardResponse } from './dialects/responses/from-chat.ts';
 import type { ResponseEventStream } from './dialects/responses/stream-events.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 import type { Experiments } from './experiments/experiments-api.ts';
+import type {
+  ImageEditRequest,
+  ImageRequest,
+  ImageResponse,
+  SpeechRequest,
+  SpeechResponse,
+  TranscriptionRequest,
+  TranscriptionResponse,
+} from './media/media-types.ts';
 import type { CallStore } from './records/call-store.ts';
 import type { RecordQueueStats } from './records/record-queue.ts';
 import type {
@@ -71,8 +81,21 @@ export interface Gateway {
   ): Promise<SwitchyardResponse | ResponseEventStream>;
   /** Embeddings in OpenAI's shapes, for the catalog's embedding models or `<provider>/<id>`. See docs/embeddings.md. */
   createEmbedding(request: EmbeddingRequest, options?: CompletionOptions): Promise<EmbeddingResponse>;
+  /** OpenAI's `images.generate`: an `ImagesResponse` with the `switchyard` facts. See docs/media.md. */
+  createImage(request: ImageRequest, options?: CompletionOptions): Promise<ImageResponse>;
+  /** OpenAI's `images.edit`, the images (and mask) as bytes. See docs/media.md. */
+  editImage(request: ImageEditRequest, options?: CompletionOptions): Promise<ImageResponse>;
+  /** OpenAI's `audio.speech.create`: the audio's bytes and media type. See docs/media.md. */
+  createSpeech(request: SpeechRequest, options?: CompletionOptions): Promise<SpeechResponse>;
+  /** OpenAI's `audio.transcriptions.create`: `{ text, … }` in the requested format. See docs/media.md. */
+  createTranscription(request: TranscriptionRequest, options?: CompletionOptions): Promise<TranscriptionResponse>;
   /** The catalog in the OpenAI `/v1/models` shape. */
   listModels(options?: ListModelsOptions): ModelList;
+  /**
+   * The image, speech and transcription models, with their modalities and price units (loaded on the first call, so
+   * the core's bundle does not carry them). See docs/media.md.
+   */
+  listMediaModels(filter?: { output_modality?: Modality | undefined }): Promise<MediaModelInfo[]>;
   /** The stored deployments, optionally of one agent (empty without a deployment store). */
   listDeployments(filter?: { agent_id?: string }): Promise<Deployment[]>;
   /** Queries over the call records (the first sink that answers queries: memory by default, or SQLite). */

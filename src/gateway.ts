@@ -134,6 +134,9 @@ export interface GatewayOptions extends SchemaValidatorOptions, GuardrailOptions
  * A gateway: the catalog, the providers (built on first use), the deployment store and the call recorder that
  * every call of it shares. The work of one call is `createCompletion` in `src/completion/`.
  */
+/** The media calls, imported on the first one. */
+const media = () => import('./media/media-calls.ts');
+
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const registry = new ProviderRegistry(everyProvider(options.providers));
   const baseCatalog = options.catalog ?? defaultCatalog();
@@ -218,7 +221,14 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         callOptions,
       )) as Gateway['createResponse'],
     createEmbedding: (request, callOptions) => createEmbedding(services, request, callOptions),
+    // Loaded on the first media call, so the core's bundle does not carry them.
+    createImage: async (request, callOptions) => (await media()).createImage(services, request, callOptions),
+    editImage: async (request, callOptions) => (await media()).editImage(services, request, callOptions),
+    createSpeech: async (request, callOptions) => (await media()).createSpeech(services, request, callOptions),
+    createTranscription: async (request, callOptions) =>
+      (await media()).createTranscription(services, request, callOptions),
     listModels: (listOptions) => currentCatalog().list(listOptions),
+    listMediaModels: async (filter) => (await media()).mediaModelRows(filter?.output_modality),
     listDeployments: async (filter) => (deployments ? deployments.list(filter) : []),
     calls: recorder.calls,
     annotations,

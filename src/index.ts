@@ -22,6 +22,7 @@ export {
   type ExtendCatalogOptions,
   extendCatalog,
 } from './catalog/extend-catalog.ts';
+export type { MediaModelInfo } from './catalog/media-schema.ts';
 export type { ModelDeprecation, ModelLifecycle } from './catalog/model-lifecycle.ts';
 export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
@@ -84,6 +85,8 @@ export {
   type SensitiveDataMode,
   type SensitiveKind,
 } from './guardrails/index.ts';
+// The media requests are the gateway's parameters (`Parameters<Gateway['createImage']>[0]`): the entry's names are few.
+export type { ImageResponse, MediaFile, SpeechResponse, TranscriptionResponse } from './media/media-types.ts';
 export type { AzureSettings } from './providers/azure/definition.ts';
 export type { BedrockSettings } from './providers/bedrock/definition.ts';
 export type { ProvidersSettings } from './providers/registry.ts';

@@ -207,6 +207,17 @@ export interface SwitchyardResponseInfo {
   cache?: 'hit' | 'miss';
   /** The sensitive-data mode applied and the counts of what was found, by kind (never a value). Absent: `off`. */
   sensitive_data?: { mode: 'off' | 'mask' | 'block'; found: Partial<Record<string, number>> };
+  /** Media calls only (docs/media.md): the modality produced and the units billed. */
+  media?: MediaUnits;
+}
+
+/** What a media call (images, speech, transcription) produced and was billed in. */
+export interface MediaUnits {
+  kind: 'image' | 'speech' | 'transcription';
+  /** `image`, `audio` (speech) or `text` (a transcription). */
+  modality: 'text' | 'image' | 'audio';
+  /** `images`, `input_text_tokens`, `output_tokens`, `characters`, `seconds`, … as the provider reported them. */
+  units: Record<string, number>;
 }
 
 /**

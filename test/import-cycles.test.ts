@@ -104,7 +104,7 @@ const FLOORS: ReadonlyArray<readonly string[]> = [
   ['src/access/', 'src/annotations/'],
   // The pipeline. It declares the stages that features implement (`src/completion/stages.ts`) and imports none.
   ['src/completion/'],
-  ['src/cache/', 'src/budgets/', 'src/dialects/', 'src/embeddings/'],
+  ['src/cache/', 'src/budgets/', 'src/dialects/', 'src/embeddings/', 'src/media/'],
   ['src/experiments/'],
   // The one factory of the stores of a database: records, annotations, experiments, deployments, cache.
   ['src/stores/'],

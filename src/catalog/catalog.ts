@@ -7,6 +7,7 @@ import type {
   ProviderOffering,
   ReasoningFacts,
 } from './catalog-schema.ts';
+import type { Modality } from './media-schema.ts';
 import { lifecycleOf, type ModelLifecycle, utcDay } from './model-lifecycle.ts';
 
 /** A reasoning model's facts, plus the thinking budgets each effort stands for on it. */
@@ -32,6 +33,8 @@ export interface ModelInfo {
   /** USD per 1M tokens at the default provider; `null` when not known. */
   pricing: Pricing | null;
   supports: ModelSupports;
+  /** What the model takes in and gives out (chat models answer text). */
+  modalities: { input: Modality[]; output: Modality[] };
   reasoning?: ModelReasoningInfo;
   /** Providers that serve the model, the default first. */
   providers: ProviderOffering[];
@@ -51,12 +54,15 @@ export interface ModelInfo {
 
 export interface ModelList {
   object: 'list';
+  /** The chat models; the media models are `gateway.listMediaModels()` (loaded on demand), docs/media.md. */
   data: ModelInfo[];
 }
 
 export interface ListModelsOptions {
   /** Only models that support reasoning. */
   reasoning?: boolean;
+  /** Only models that give this modality: `text` (chat, transcription), `image`, `audio` (speech). */
+  output_modality?: Modality | undefined;
 }
 
 /** The model catalog: data from `models.json`, indexed once. */
@@ -113,7 +119,11 @@ export class Catalog {
     const today = utcDay();
     if (this.#list?.day !== today) this.#list = { day: today, rows: this.#buildList(today) };
     const rows = this.#list.rows;
-    const data = options.reasoning ? rows.filter((model) => model.supports.reasoning) : rows;
+    const output = options.output_modality;
+    const data = rows.filter(
+      (model) =>
+        (!options.reasoning || model.supports.reasoning) && (!output || model.modalities.output.includes(output)),
+    );
     return { object: 'list', data };
   }
 
@@ -140,6 +150,7 @@ function toModelInfo(id: string, entry: ModelEntry, bundledDate: string, today: 
     max_output_tokens: entry.max_output_tokens,
     pricing: entry.providers[0]!.pricing ?? null,
     supports: entry.supports,
+    modalities: { input: entry.supports.images ? ['text', 'image'] : ['text'], output: ['text'] },
     providers: entry.providers,
     lifecycle: lifecycleOf(entry, today),
     source: entry.source ?? 'switchyard',

@@ -3,6 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { ModelInfo } from '../catalog/catalog.ts';
 import type { CatalogRow } from '../catalog/extend-catalog.ts';
+import { mediaModelRows } from '../catalog/media-catalog.ts';
+import type { MediaPricing, Modality } from '../catalog/media-schema.ts';
 import type { CatalogChange, CatalogUpdate } from '../catalog/update-catalog.ts';
 import { formatTokens, parsePositiveInteger, printJson, printTable } from './format.ts';
 
@@ -47,16 +49,23 @@ export function registerModelsCommand(program: Command): void {
     .command('models')
     .description('List the model catalog')
     .option('--reasoning', 'only models that support reasoning')
+    .option('--output <modality>', 'only models that give text, image or audio (media models included)')
     .option('--json', 'print the OpenAI /v1/models JSON instead of a table')
     .option('--catalog <file>', 'with the rows of this catalog file')
-    .action(async (options: { reasoning?: boolean; json?: boolean; catalog?: string }) => {
+    .action(async (options: { reasoning?: boolean; json?: boolean; catalog?: string; output?: string }) => {
+      const output = options.output as Modality | undefined;
+      if (output !== undefined && !['text', 'image', 'audio'].includes(output)) {
+        throw new Error(`--output must be text, image or audio, not ${output}`);
+      }
       const { createGateway } = await import('../gateway.ts');
       const { extendCatalog } = await import('../catalog/extend-catalog.ts');
       const catalog = options.catalog === undefined ? undefined : extendCatalog(options.catalog);
       const list = createGateway({ env: {}, ...(catalog ? { catalog } : {}) }).listModels({
         reasoning: options.reasoning ?? false,
+        ...(output ? { output_modality: output } : {}),
       });
-      if (options.json) return printJson(list);
+      const media = options.reasoning ? [] : mediaModelRows(output);
+      if (options.json) return printJson({ ...list, media });
       const rows = list.data.map((model) => [
         model.id,
         model.owned_by,
@@ -67,8 +76,31 @@ export function registerModelsCommand(program: Command): void {
         model.supports.reasoning ? 'yes' : '',
         deprecatedCell(model),
       ]);
-      printTable(['id', 'maker', 'in/1M', 'out/1M', 'context', 'released', 'reasoning', 'deprecated'], rows);
+      if (rows.length > 0 || media.length === 0)
+        printTable(['id', 'maker', 'in/1M', 'out/1M', 'context', 'released', 'reasoning', 'deprecated'], rows);
+      if (media.length > 0) {
+        if (rows.length > 0) process.stdout.write('\n');
+        printTable(
+          ['media model', 'maker', 'kind', 'in → out', 'price'],
+          media.map((model) => [
+            model.id,
+            model.maker,
+            model.kind,
+            `${model.modalities.input.join('+')} → ${model.modalities.output.join('+')}`,
+            priceCell(model.providers[0]!.pricing),
+          ]),
+        );
+      }
     });
+}
+
+/** A media model's price in its unit, `?` when not known. */
+function priceCell(pricing: MediaPricing | null): string {
+  if (!pricing) return '? (not known)';
+  if (pricing.tokens) return `$${pricing.tokens.output}/1M out tokens`;
+  if (pricing.per_image) return `from $${Math.min(...Object.values(pricing.per_image).flatMap(Object.values))}/image`;
+  if (pricing.characters !== undefined) return `$${pricing.characters}/1M chars`;
+  return pricing.minute === undefined ? '?' : `$${pricing.minute}/min`;
 }
 
 /** What the model's lifecycle means for a caller: blank while active, else when it retires (or did). */

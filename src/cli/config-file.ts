@@ -57,6 +57,7 @@ export const configFileSchema = z.strictObject({
   redis: secret.optional(),
   metrics: z.boolean().optional(),
   max_body_bytes: positiveInteger.optional(),
+  max_upload_bytes: positiveInteger.optional(),
   max_rendered_bytes: positiveInteger.optional(),
   max_concurrent_per_key: positiveInteger.optional(),
   rate_limit: positiveInteger.optional(),
@@ -92,6 +93,7 @@ export interface ServeFileSettings {
   redis?: string;
   metrics?: boolean;
   maxBodyBytes?: number;
+  maxUploadBytes?: number;
   maxRenderedBytes?: number;
   maxConcurrentPerKey?: number;
   rateLimit?: number;
@@ -202,6 +204,7 @@ function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv, liter
     redis: file.redis === undefined ? undefined : read(file.redis, 'redis'),
     metrics: file.metrics,
     maxBodyBytes: file.max_body_bytes,
+    maxUploadBytes: file.max_upload_bytes,
     maxRenderedBytes: file.max_rendered_bytes,
     maxConcurrentPerKey: file.max_concurrent_per_key,
     rateLimit: file.rate_limit,

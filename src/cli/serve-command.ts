@@ -42,6 +42,12 @@ export function registerServeCommand(program: Command): void {
     .addOption(databaseUrlFileOption())
     .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
     .option(
+      '--max-upload-bytes <bytes>',
+      'largest upload accepted (an image to edit, audio to transcribe)',
+      parsePositiveInteger,
+      25 * 1024 * 1024,
+    )
+    .option(
       '--max-rendered-bytes <bytes>',
       'largest text templating may write into one request (input × {{variables}}); more is a 400',
       parsePositiveInteger,
@@ -142,6 +148,7 @@ export function registerServeCommand(program: Command): void {
         redis,
         ...(options.redisWait !== undefined ? { redisWaitMs: options.redisWait * 1000 } : {}),
         maxBodyBytes: options.maxBodyBytes,
+        maxUploadBytes: options.maxUploadBytes,
         maxConcurrentPerKey: options.maxConcurrentPerKey,
         ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
         rateLimitOnStoreError: options.rateLimitOnStoreError,
@@ -235,6 +242,7 @@ interface ServeCommandOptions extends ConnectionUrlOptions {
   mock: boolean;
   catalog?: string;
   maxBodyBytes: number;
+  maxUploadBytes: number;
   maxConcurrentPerKey: number;
   maxRenderedBytes: number;
   allowedHost?: string[];

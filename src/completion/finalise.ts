@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ProviderCompletion } from '../providers/provider.ts';
 import type { CallRecordInput } from '../records/build-record.ts';
+import type { MediaRecord } from '../records/call-record.ts';
 import type { CallContext, RecordedRequest } from '../records/call-recorder.ts';
 import { sumOf, totalCostBreakdown } from '../records/compute-cost.ts';
 import type { CompletionRequest, CompletionResponse, SwitchyardResponseInfo } from '../types.ts';
@@ -87,6 +88,8 @@ export interface RecordFacts {
   readonly metadata?: Record<string, string> | undefined;
   /** What was sent: the rendered messages (a deployment's expanded prompt), or the texts embedded. */
   readonly messages?: ChatCompletionMessageParam[] | undefined;
+  /** A media call's modality and billed units. */
+  readonly media?: MediaRecord | undefined;
 }
 
 /** The record facts of a completion: the request, and its plan once resolved. */

@@ -6,6 +6,7 @@ import type { ResolvedReasoning } from '../reasoning.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { StrictPlan } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk, CompletionResponse, CompletionWarning } from '../types.ts';
+import type { MediaApi, MediaCapabilities } from './media-api.ts';
 import type { HttpSender } from './wire/http-sender.ts';
 
 /**
@@ -20,8 +21,9 @@ export interface Provider {
    * OpenAI chunks, the last one carrying `usage` with empty `choices`.
    */
   stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>>;
-  /** Embeddings, where the provider has an embeddings API (absent: the gateway says the provider has none). */
+  /** Embeddings and media (`media-api.ts`) where the provider has those APIs (absent: the gateway says so). */
   embed?(call: EmbeddingCall): Promise<ProviderEmbedding>;
+  readonly media?: MediaApi | undefined;
 }
 
 /** What an adapter is handed for embeddings: the texts, validated, and the provider's model name. */
@@ -150,6 +152,8 @@ export interface ProviderCapabilities {
   continuesPrefill?: boolean;
   /** The provider has an embeddings API, which its adapter's `embed` calls. */
   embeddings?: boolean;
+  /** The media APIs its adapter's `media` has. */
+  media?: MediaCapabilities;
   /**
    * The provider takes OpenAI's custom (free-form) tools and their calls. Without, the pipeline sends each custom tool
    * as a function taking one string and turns the calls back into custom calls (`custom-tools.ts`).

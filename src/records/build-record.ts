@@ -10,6 +10,7 @@ import type {
 import {
   type CallRecord,
   type Dialect,
+  type MediaRecord,
   type RecordError,
   redactRecord,
   type SensitiveDataRecord,
@@ -71,6 +72,8 @@ export interface CallRecordInput {
   error?: unknown;
   /** The sensitive-data guard's mode and counts (never values). */
   sensitiveData?: SensitiveDataRecord | undefined;
+  /** A media call's modality and billed units. */
+  media?: MediaRecord | undefined;
   /** Replace message contents, input and answer text by `"[redacted]"`. */
   redact?: boolean;
   /** Longest text kept per field (characters); longer text is cut, with a marker saying how much (default 1e6). */
@@ -182,6 +185,7 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     ...(input.sensitiveData
       ? { sensitive_data: { mode: input.sensitiveData.mode, found: { ...input.sensitiveData.found } } }
       : {}),
+    ...(input.media ? { media: input.media } : {}),
   };
   if (dropped.length > 0) {
     const message = `Not stored: metadata values that are not strings (${listed(dropped)}).`;

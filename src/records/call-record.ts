@@ -1,4 +1,4 @@
-import type { Attempt, ChatCompletionMessageParam, CompletionWarning, CostBreakdown } from '../types.ts';
+import type { Attempt, ChatCompletionMessageParam, CompletionWarning, CostBreakdown, MediaUnits } from '../types.ts';
 
 /**
  * One record per `createCompletion` call, success or failure. Every field is always present (`null` when unknown)
@@ -46,6 +46,8 @@ export interface CallRecord {
   cache?: 'hit' | 'miss';
   /** The sensitive-data mode applied and the counts of what it found, by kind; never a value. Absent: `off`. */
   sensitive_data?: SensitiveDataRecord;
+  /** Media calls only: the modality and the units billed. */
+  media?: MediaRecord;
 }
 
 /** What the sensitive-data guard did to a call: `{ mode: 'mask', found: { email: 2, card: 1 } }`. */
@@ -56,7 +58,10 @@ export interface SensitiveDataRecord {
 
 export type CallStatus = 'ok' | 'error';
 
-export type Dialect = 'chat' | 'responses' | 'messages' | 'embeddings';
+export type Dialect = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcriptions';
+
+/** What a media call (images, speech, transcription) was billed in: its modality and the units counted. */
+export type MediaRecord = MediaUnits;
 
 /** The first choice's answer. */
 export interface RecordOutput {

@@ -1,7 +1,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterThisTurn } from '../internal/runtime.ts';
 import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
-import type { CallRecord, Dialect, SensitiveDataRecord } from './call-record.ts';
+import type { CallRecord, Dialect, MediaRecord, SensitiveDataRecord } from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
 import { type BilledUsage, ZERO_USAGE } from './compute-cost.ts';
 import type { JournalSegment } from './record-journal.ts';
@@ -34,6 +34,8 @@ export interface CallContext {
   messages?: ChatCompletionMessageParam[] | undefined;
   /** The sensitive-data mode applied and the counts found (never a value). */
   sensitiveData?: SensitiveDataRecord | undefined;
+  /** A media call's modality and billed units. */
+  media?: MediaRecord | undefined;
 }
 
 /**
@@ -167,6 +169,7 @@ function inputOf(
     ...(call.agentId ? { agentId: call.agentId } : {}),
     ...(call.deploymentId ? { deploymentId: call.deploymentId } : {}),
     ...(call.sensitiveData ? { sensitiveData: call.sensitiveData } : {}),
+    ...(call.media ? { media: call.media } : {}),
     ...outcome,
   };
 }

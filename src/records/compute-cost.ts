@@ -34,6 +34,11 @@ export interface LongContextPricing {
 export interface BilledUsage {
   usage: UsageLike | null | undefined;
   pricing: TokenPricing | null | undefined;
+  /**
+   * A cost already worked out in units other than tokens at one price (a media call's images, characters or
+   * seconds): used as it is instead of `usage` × `pricing`; `null` when its price is not known.
+   */
+  fixed?: CostBreakdown | null | undefined;
 }
 
 /** The OpenAI usage object as the adapters normalise it, or a record's usage. Every field may be missing. */
@@ -148,8 +153,8 @@ const last: { billed: readonly BilledUsage[] | undefined; count: number; cost: C
 
 function addUp(billed: readonly BilledUsage[]): CostBreakdown | null {
   const total = zeroCost();
-  for (const { usage, pricing } of billed) {
-    const part = costBreakdown(usage, pricing);
+  for (const entry of billed) {
+    const part = entry.fixed !== undefined ? entry.fixed : costBreakdown(entry.usage, entry.pricing);
     if (!part) return null;
     total.input += part.input;
     total.cache_read += part.cache_read;

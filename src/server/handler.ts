@@ -35,6 +35,7 @@ import { experimentPageRoutes } from './routes/experiment-page.ts';
 import { experimentRoutes } from './routes/experiments.ts';
 import { type HealthOptions, healthRoutes } from './routes/health.ts';
 import { mcpRoutes } from './routes/mcp.ts';
+import { DEFAULT_MAX_UPLOAD_BYTES, mediaRoutes } from './routes/media.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { modelRoutes } from './routes/models.ts';
 import { responseRoutes } from './routes/responses.ts';
@@ -52,6 +53,8 @@ export interface SwitchyardHandlerOptions {
   mock?: boolean;
   /** Largest request body accepted (default 4 MB); larger ones get 413. */
   maxBodyBytes?: number;
+  /** Largest upload (an image to edit, audio to transcribe) accepted (default 25 MB); larger ones get 413. */
+  maxUploadBytes?: number | undefined;
   /**
    * Serve the pages (`/`, `/experiments`) without a key to requests straight from this machine (loopback peer, no
    * proxy's forwarding header): only safe when the server listens on loopback and is not reached through a proxy.
@@ -150,6 +153,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     ...completionRoutes(gateway, maxBodyBytes),
     ...messageRoutes(gateway, maxBodyBytes),
     ...embeddingRoutes(gateway, maxBodyBytes),
+    ...mediaRoutes(gateway, { maxBodyBytes, maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES }),
     ...responseRoutes(gateway, maxBodyBytes),
     ...modelRoutes(gateway),
     ...codexModelRoutes(gateway),

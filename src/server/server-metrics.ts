@@ -237,5 +237,8 @@ function dialectOf(label: string): string {
   if (label.includes('/v1/messages')) return 'messages';
   if (label.includes('/v1/responses')) return 'responses';
   if (label.includes('/v1/embeddings')) return 'embeddings';
+  if (label.includes('/v1/images/')) return 'images';
+  if (label.includes('/v1/audio/speech')) return 'speech';
+  if (label.includes('/v1/audio/transcriptions')) return 'transcriptions';
   return 'none';
 }

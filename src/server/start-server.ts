@@ -34,6 +34,8 @@ export interface ServeOptions {
   /** Provider keys, fallbacks, retry… for the gateway (deployments, records and mock are set by the server). */
   gateway?: Omit<GatewayOptions, 'mock' | 'deployments' | 'records'>;
   maxBodyBytes?: number;
+  /** Largest upload (an image to edit, audio to transcribe); default 25 MB. */
+  maxUploadBytes?: number | undefined;
   /**
    * Each call record is appended to `<dataDir>/record-journal/` before the answer leaves and replayed by the next
    * start if the process dies before its batch is stored (default `true`; `false` trades that for throughput).

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJSON as sendJSONWith, startFakeHttpServer, withinLimits } from './http.ts';
+import { predict } from './imagen.ts';
 
 /**
  * A fake Gemini API server speaking the generateContent wire format: `POST
@@ -64,7 +65,7 @@ export interface FakeGeminiServer {
 // The Gemini API's path, or Vertex AI's: /v1/projects/{project}/locations/{location}/publishers/google/models/{model}.
 const ROUTE = new RegExp(
   '^/(v1(?:alpha|beta)?)/(?:projects/[^/]+/locations/[^/]+/publishers/google/)?models/([^/:]+):' +
-    '(generateContent|streamGenerateContent|batchEmbedContents)$',
+    '(generateContent|streamGenerateContent|batchEmbedContents|predict)$',
 );
 
 export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
@@ -101,6 +102,7 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
       });
     }
     if (route[3] === 'batchEmbedContents') return embeddings(response, body, queue.shift());
+    if (route[3] === 'predict') return predict(response, body, queue.shift(), sendError);
     const asked = queue.shift() ?? fake.respondWith?.(body) ?? { text: `Hello from fake ${route[2]}` };
     const reply = limitedReply(asked, body.generationConfig ?? {});
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));

@@ -13,16 +13,19 @@ export interface RecordedRequest {
 
 /**
  * The plumbing every fake provider shares: a loopback `node:http` server whose handler gets the request body
- * already parsed as JSON (`{}` when empty), and a `close` that cuts keep-alive connections too.
+ * already parsed as JSON (`{}` when empty; a multipart body is not parsed: its bytes are `raw`), and a `close` that
+ * cuts keep-alive connections too.
  */
 export async function startFakeHttpServer(
-  handle: (request: IncomingMessage, response: ServerResponse, body: Record<string, any>) => unknown,
+  handle: (request: IncomingMessage, response: ServerResponse, body: Record<string, any>, raw: Buffer) => unknown,
 ): Promise<{ origin: string; close: () => Promise<void> }> {
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, any>) : {};
-    await handle(request, response, body);
+    const raw = Buffer.concat(chunks);
+    const multipart = request.headers['content-type']?.startsWith('multipart/') ?? false;
+    const body = chunks.length && !multipart ? (JSON.parse(raw.toString('utf8')) as Record<string, any>) : {};
+    await handle(request, response, body, raw);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

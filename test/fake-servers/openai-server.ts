@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { pieces, type RecordedRequest, sendJSON as sendJSONWith, startFakeHttpServer, withinLimits } from './http.ts';
+import { answerMedia, type FakeMediaReply } from './openai-media.ts';
 
 /**
  * A fake OpenAI-compatible server speaking the Chat Completions wire format: JSON completions,
@@ -36,6 +37,8 @@ export interface FakeReply {
   reset?: boolean;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Media answers only (`openai-media.ts`): the transcript, the usage sent. */
+  media?: FakeMediaReply;
 }
 
 export interface FakeOpenAIServer {
@@ -53,7 +56,7 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
   const queue: FakeReply[] = [];
   let counter = 0;
 
-  const { origin, close } = await startFakeHttpServer(async (request, response, body) => {
+  const { origin, close } = await startFakeHttpServer(async (request, response, body, raw) => {
     const recorded: RecordedRequest = {
       method: request.method ?? '',
       path: request.url ?? '',
@@ -64,6 +67,8 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
     response.once('close', () => (recorded.closedEarly = !response.writableFinished));
 
     if (request.url?.endsWith('/embeddings')) return embeddings(response, body, queue.shift());
+    if (/\/(images|audio)\//.test(request.url ?? ''))
+      return answerMedia(request, response, recorded, raw, queue.shift());
     if (!request.url?.endsWith('/chat/completions')) {
       return sendJSON(response, 404, {
         error: { message: `Unknown path ${request.url}`, type: 'invalid_request_error', param: null, code: null },

@@ -11,10 +11,12 @@ afterAll(async () => {
 });
 
 describe('GET /v1/models', () => {
-  it('lists the catalog without a key, as listModels() does', async () => {
+  it('lists the catalog without a key as listModels() does, the media models as listMediaModels()', async () => {
     const response = await api(test, '/v1/models', { key: null });
     expect(response.status).toBe(200);
-    expect(await jsonOf(response)).toEqual(JSON.parse(JSON.stringify(createGateway({ mock: true }).listModels())));
+    const gateway = createGateway({ mock: true });
+    const expected = { ...gateway.listModels(), media: await gateway.listMediaModels() };
+    expect(await jsonOf(response)).toEqual(JSON.parse(JSON.stringify(expected)));
   });
 
   it('filters reasoning models with ?reasoning=true, through the openai SDK too', async () => {

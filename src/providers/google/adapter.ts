@@ -3,6 +3,7 @@ import { importOptional } from '../../internal/optional-package.ts';
 import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
+import type { MediaApi } from '../media-api.ts';
 import type {
   EmbeddingCall,
   Provider,
@@ -17,6 +18,7 @@ import { toGeminiRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
 import { type GoogleTransport, sdkTransport, wireTransport } from './google-transport.ts';
 import { mapGoogleError } from './map-google-error.ts';
+import { googleMedia } from './media.ts';
 import { StreamConverter } from './stream-converter.ts';
 
 /**
@@ -30,8 +32,9 @@ export async function createGoogleProvider(settings: ResolvedProviderSettings): 
   // v1beta carries the features the conversions use (thinking config, JSON-Schema output); @google/genai 3
   // defaults to v1 when the base URL names no version.
   const version = apiVersion ?? 'v1beta';
+  const media = (errors: ErrorMapper) => googleMedia(settings, `${baseUrl}/${version}`, errors);
   if (settings.transport === 'wire')
-    return new GoogleProvider(wireTransport(settings, baseUrl, version), settings, 'google');
+    return new GoogleProvider(wireTransport(settings, baseUrl, version), settings, 'google', media);
   const { GoogleGenAI: Client } = await importOptional(
     '@google/genai',
     "Gemini's SDK transport",
@@ -52,7 +55,7 @@ export async function createGoogleProvider(settings: ResolvedProviderSettings): 
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
     },
   });
-  return new GoogleProvider(sdkTransport(client), settings, 'google');
+  return new GoogleProvider(sdkTransport(client), settings, 'google', media);
 }
 
 /** The Gemini adapter on a client made elsewhere (Vertex AI's), answering as the provider `name`. */
@@ -73,11 +76,18 @@ class GoogleProvider implements Provider {
   readonly name: string;
   readonly #transport: GoogleTransport;
   readonly #errors: ErrorMapper;
+  readonly media: MediaApi | undefined;
 
-  constructor(transport: GoogleTransport, settings: ResolvedProviderSettings, name: string) {
+  constructor(
+    transport: GoogleTransport,
+    settings: ResolvedProviderSettings,
+    name: string,
+    media?: (errors: ErrorMapper) => MediaApi,
+  ) {
     this.name = name;
     this.#transport = transport;
     this.#errors = errorMapper(name, settings, mapGoogleError);
+    this.media = media?.(this.#errors);
   }
 
   async complete(call: ProviderCall): Promise<ProviderCompletion> {

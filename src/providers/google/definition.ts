@@ -7,7 +7,14 @@ export const googleProvider: ProviderDefinition = {
   envPrefix: 'GEMINI',
   defaultBaseURL: 'https://generativelanguage.googleapis.com',
   requiresApiKey: true,
-  capabilities: { nativeOutput: nativeOutputWhere(true), embeddings: true },
+  capabilities: {
+    nativeOutput: nativeOutputWhere(true),
+    embeddings: true,
+    media: {
+      apis: ['generateImage', 'editImage'],
+      convertImage: async (call) => (await import('./image-parameters.ts')).imageParametersFor(call),
+    },
+  },
   otelName: 'gcp.gemini',
   // An unlisted Gemini: a thinking budget (Gemini 3 still takes one beside its levels); responseJsonSchema native.
   uncatalogued: {

@@ -1,5 +1,6 @@
 import type { ProviderError } from '../../errors.ts';
 import type { CompletionChunk, CompletionChunkDelta, ReasoningDetail } from '../../types.ts';
+import { lazyMedia, type MediaApi } from '../media-api.ts';
 import {
   type EmbeddingCall,
   type Provider,
@@ -90,6 +91,14 @@ export class MockProvider implements Provider {
     this.#replies.push(...replies);
     return this;
   }
+
+  /**
+   * Images, speech and transcription (`simulateMedia`): a queued failure fails the call, a queued string is the
+   * transcript (or the images' revised prompt).
+   */
+  readonly media: Required<MediaApi> = lazyMedia(async () =>
+    (await import('./simulate-media.ts')).simulateMedia(this.#replies, failure),
+  );
 
   /** Deterministic vectors (`simulateEmbedding`); a queued failure reply fails the call as for chat. */
   async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {

@@ -1,3 +1,4 @@
+import { lazyMedia } from '../media-api.ts';
 import type { EmbeddingCall, Provider, ProviderDefinition } from '../provider.ts';
 import type { MockProvider } from './simulator.ts';
 
@@ -7,6 +8,8 @@ import type { MockProvider } from './simulator.ts';
  * decides before (native or prompted structured output, gated parameters) it decides as for that provider.
  */
 export function standIn(simulator: MockProvider, definition: ProviderDefinition | undefined): Provider {
+  // Only the media APIs the provider has; the conversion that gives its warnings loads with the first media call.
+  const media = definition?.capabilities.media;
   return {
     name: simulator.name,
     async complete(call) {
@@ -17,5 +20,8 @@ export function standIn(simulator: MockProvider, definition: ProviderDefinition 
     },
     // Only where the provider itself has embeddings: the simulator stands in, it does not add an API.
     ...(definition?.capabilities.embeddings ? { embed: (call: EmbeddingCall) => simulator.embed(call) } : {}),
+    ...(media
+      ? { media: lazyMedia(async () => (await import('./media-stand-in.ts')).mediaOf(simulator.media, media)) }
+      : {}),
   };
 }

@@ -5,6 +5,7 @@ import { processEnv } from '../../internal/runtime.ts';
 import { checkShape, isPlainObject } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
+import type { MediaApi } from '../media-api.ts';
 import {
   type EmbeddingCall,
   type Provider,
@@ -19,6 +20,7 @@ import { checkChunk, checkCompletion, checkEmbeddings } from './answer-shape.ts'
 import { toOpenAIRequest } from './convert-request.ts';
 import type { OpenAIFamilyQuirks } from './family.ts';
 import { mapOpenAIError } from './map-openai-error.ts';
+import { openAIMedia } from './media.ts';
 import { arrayOrEmpty, normalizeChoice, normalizeUsage } from './normalize-answer.ts';
 import { type OpenAITransport, STREAM_DONE, sdkTransport, wireTransport } from './openai-transport.ts';
 
@@ -56,6 +58,7 @@ export class OpenAIProvider implements Provider {
   readonly #quirks: OpenAIFamilyQuirks;
   readonly #deployments: Record<string, string> | undefined;
   readonly #errors: ErrorMapper;
+  readonly media: MediaApi | undefined;
 
   /** `deployments`: the name each model is sent as (Azure's deployment names), where it is not its own. */
   constructor(
@@ -69,6 +72,7 @@ export class OpenAIProvider implements Provider {
     this.#quirks = quirks;
     this.#deployments = deployments;
     this.#errors = errorMapper(quirks.name, settings, mapOpenAIError);
+    this.media = quirks.media ? openAIMedia(settings, quirks, this.#errors) : undefined;
   }
 
   async complete(call: ProviderCall): Promise<ProviderCompletion> {

@@ -1,4 +1,5 @@
 import { parametersOfOtherApis, parametersOnlyIn } from '../../request/request-parameters.ts';
+import type { MediaApi, MediaCapabilities } from '../media-api.ts';
 import { nativeOutputWhere, type ProviderDefinition, shapeOfOpenAIBody } from '../provider.ts';
 
 /**
@@ -48,6 +49,13 @@ export interface OpenAIFamilyQuirks {
   passesCacheControl?: boolean;
   /** The models whose chat API searches the web (`web_search_options`); the others get it dropped with a warning. */
   webSearchModels?: RegExp;
+  /** The media APIs it serves in OpenAI's shapes, and what its images API takes (every parameter when unsaid). */
+  media?: {
+    apis: ReadonlyArray<keyof MediaApi>;
+    imageParams?: readonly string[];
+    /** Takes `width` and `height` where OpenAI takes `size` (Together). */
+    sizeAsWidthHeight?: boolean;
+  };
 }
 
 /** OpenAI's chat API searches the web with its search models only (`gpt-4o-search-preview`, `gpt-5-search-api`). */
@@ -73,6 +81,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     newToolKinds: true,
     unsupportedParams: NOT_OPENAI,
     webSearchModels: OPENAI_SEARCH_MODELS,
+    media: { apis: ['generateImage', 'editImage', 'createSpeech', 'transcribe'] },
   },
   groq: {
     name: 'groq',
@@ -84,6 +93,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     reasoningField: 'reasoning',
     streamUsage: true,
     unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI, 'logprobs', 'top_logprobs', 'logit_bias'],
+    media: { apis: ['transcribe'] },
   },
   xai: {
     name: 'xai',
@@ -96,6 +106,7 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     reasoningField: 'reasoning_content',
     streamUsage: true,
     unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
+    media: { apis: ['generateImage'], imageParams: ['prompt', 'n', 'response_format', 'user'] },
   },
   deepseek: {
     name: 'deepseek',
@@ -137,6 +148,11 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     reasoningField: 'reasoning',
     streamUsage: true,
     unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
+    media: {
+      apis: ['generateImage'],
+      imageParams: ['prompt', 'n', 'response_format', 'width', 'height'],
+      sizeAsWidthHeight: true,
+    },
   },
   fireworks: {
     name: 'fireworks',
@@ -192,6 +208,7 @@ export function openAIFamilyProvider(
       strictForm: quirks.nativeStructuredOutputs,
       embeddings: quirks.embeddings ?? false,
       customTools: quirks.newToolKinds ?? false,
+      ...(quirks.media ? { media: { apis: quirks.media.apis, convertImage: convertImageOf(quirks) } } : {}),
     },
     create: create ?? (async (settings) => (await import('./adapter.ts')).createOpenAIProvider(settings, quirks)),
     // Reasoning text only where the provider gives it (OpenAI's own chat API never does).
@@ -200,6 +217,11 @@ export function openAIFamilyProvider(
       reasoning: { kind: quirks.reasoningField ? 'text' : 'hidden' },
     }),
   };
+}
+
+/** The family's images body conversion, loaded when first asked (the simulator's stand-in). */
+function convertImageOf(quirks: OpenAIFamilyQuirks): NonNullable<MediaCapabilities['convertImage']> {
+  return async (call) => (await import('./media-params.ts')).imageBodyFor(quirks, call);
 }
 
 /** OpenAI and the providers that speak its API (Azure has a folder of its own, for its client). */

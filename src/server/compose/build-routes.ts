@@ -31,6 +31,7 @@ export function buildRoutes(options: ServeOptions, parts: RouteParts): Switchyar
     deployments: stores.deployments,
     mock: (options.mock ?? false) !== false,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxUploadBytes: options.maxUploadBytes,
     publicPage: pageAccess(address.host, options.allowedHosts ?? []).isPublic,
     hostPolicy: defaultHostPolicy(address.host, address.port, {
       hosts: options.allowedHosts ?? [],

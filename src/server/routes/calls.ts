@@ -10,7 +10,15 @@ import type { Route } from '../router.ts';
  * The call-record queries of `gateway.calls`. Each first flushes the record queue, so a client that has just had
  * an answer finds its call (records are otherwise written in batches, up to a second later).
  */
-const DIALECTS: readonly Dialect[] = ['chat', 'responses', 'messages', 'embeddings'];
+const DIALECTS: readonly Dialect[] = [
+  'chat',
+  'responses',
+  'messages',
+  'embeddings',
+  'images',
+  'speech',
+  'transcriptions',
+];
 
 export function callRoutes(gateway: Gateway): Route[] {
   return [

@@ -1,3 +1,5 @@
+import { mediaModelRows } from '../../catalog/media-catalog.ts';
+import type { Modality } from '../../catalog/media-schema.ts';
 import { parseModelReference } from '../../completion/parse-model.ts';
 import { ModelNotFoundError } from '../../errors.ts';
 import type { Gateway } from '../../gateway.ts';
@@ -7,7 +9,8 @@ import type { Route } from '../router.ts';
 import { answeredAsAnthropic, anthropicModel, anthropicModelPage, wantsAnthropicShape } from './anthropic-models.ts';
 
 /**
- * `GET /v1/models[?reasoning=true]` and `GET /v1/models/{id}`: the catalog as `gateway.listModels()` gives it. No key.
+ * `GET /v1/models[?reasoning=true][&output_modality=image]` and `GET /v1/models/{id}`: the catalog as
+ * `gateway.listModels()` gives it, the media models (`listMediaModels()`) under `media`. No key.
  * A request with `anthropic-version` (Anthropic's SDKs) gets Anthropic's shapes: `ModelInfo`, pages of them.
  */
 export function modelRoutes(gateway: Gateway): Route[] {
@@ -19,7 +22,11 @@ export function modelRoutes(gateway: Gateway): Route[] {
       async handle({ request }) {
         if (wantsAnthropicShape(request))
           return answeredAsAnthropic(async () => json(anthropicModelPage(gateway.listModels().data, request.query)));
-        return json(gateway.listModels({ reasoning: booleanParam(request.query, 'reasoning') ?? false }));
+        const output = modalityParam(request.query);
+        const list = gateway.listModels({ reasoning: booleanParam(request.query, 'reasoning') ?? false, ...output });
+        // The media models beside the chat models (none when only reasoning models are asked for).
+        const media = booleanParam(request.query, 'reasoning') ? [] : mediaModelRows(output.output_modality);
+        return json({ ...list, media });
       },
     },
     {
@@ -61,6 +68,17 @@ function referencedModel(gateway: Gateway, reference: string): string | undefine
   if (parsed.kind !== 'model') return undefined;
   if (gateway.catalog.find(parsed.model)) return parsed.model;
   return parsed.provider === undefined ? undefined : gateway.catalog.findOffering(parsed.provider, parsed.model)?.id;
+}
+
+/** `?output_modality=text|image|audio`: only the models that give it. */
+function modalityParam(query: URLSearchParams): { output_modality?: Modality } {
+  const value = query.get('output_modality');
+  if (value === null || value === '') return {};
+  if (value === 'text' || value === 'image' || value === 'audio') return { output_modality: value };
+  throw new HttpError(400, '"output_modality" must be text, image or audio.', {
+    param: 'output_modality',
+    code: 'invalid_parameter',
+  });
 }
 
 /** `true`/`1`, `false`/`0`, or absent. */

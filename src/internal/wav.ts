@@ -1,0 +1,45 @@
+/** A WAV file (RIFF, 16-bit PCM, mono) of the given samples, for every runtime. */
+export function encodeWav(samples: Int16Array, sampleRate: number): Uint8Array {
+  const out = new Uint8Array(44 + samples.length * 2);
+  const view = new DataView(out.buffer);
+  const text = (at: number, value: string) => {
+    for (let i = 0; i < value.length; i++) out[at + i] = value.charCodeAt(i);
+  };
+  text(0, 'RIFF');
+  view.setUint32(4, 36 + samples.length * 2, true);
+  text(8, 'WAVE');
+  text(12, 'fmt ');
+  view.setUint32(16, 16, true);
+  view.setUint16(20, 1, true); // PCM
+  view.setUint16(22, 1, true); // mono
+  view.setUint32(24, sampleRate, true);
+  view.setUint32(28, sampleRate * 2, true);
+  view.setUint16(32, 2, true);
+  view.setUint16(34, 16, true);
+  text(36, 'data');
+  view.setUint32(40, samples.length * 2, true);
+  for (let i = 0; i < samples.length; i++) view.setInt16(44 + i * 2, samples[i]!, true);
+  return out;
+}
+
+/** A WAV file's duration in seconds, from its `fmt ` and `data` chunks; `undefined` for anything else. */
+export function wavSeconds(bytes: Uint8Array): number | undefined {
+  if (bytes.length < 12 || ascii(bytes, 0) !== 'RIFF' || ascii(bytes, 8) !== 'WAVE') return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let byteRate: number | undefined;
+  for (let at = 12; at + 8 <= bytes.length; ) {
+    const id = ascii(bytes, at);
+    const size = view.getUint32(at + 4, true);
+    if (id === 'fmt ' && at + 16 <= bytes.length) byteRate = view.getUint32(at + 16, true);
+    if (id === 'data') {
+      const length = Math.min(size, bytes.length - at - 8);
+      return byteRate ? length / byteRate : undefined;
+    }
+    at += 8 + size + (size % 2);
+  }
+  return undefined;
+}
+
+function ascii(bytes: Uint8Array, at: number): string {
+  return String.fromCharCode(bytes[at]!, bytes[at + 1]!, bytes[at + 2]!, bytes[at + 3]!);
+}

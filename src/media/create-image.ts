@@ -1,0 +1,106 @@
+import type { ImagesResponse } from 'openai/resources/images';
+import type { CompletionOptions } from '../completion/resolve-request.ts';
+import type { Services } from '../completion/services.ts';
+import { InvalidRequestError } from '../errors.ts';
+import type { FileBody, ImageBody } from '../providers/media-api.ts';
+import type { MediaCandidate } from './media-catalog.ts';
+import { dearestImage, imageBill } from './media-cost.ts';
+import type { ImageEditRequest, ImageRequest, ImageResponse, MediaFile } from './media-types.ts';
+import { runMediaCall } from './run-media-call.ts';
+
+/** `images.generate`: OpenAI's body in, its `ImagesResponse` out, with the `switchyard` facts. */
+export async function createImage(
+  services: Services,
+  request: ImageRequest,
+  options?: CompletionOptions,
+): Promise<ImageResponse> {
+  const body = imageBody(request);
+  const { value, info } = await runMediaCall<ImagesResponse>(
+    services,
+    {
+      kind: 'image',
+      dialect: 'images',
+      api: 'generateImage',
+      request,
+      texts: [body.prompt],
+      worst: (candidate) => worstImages(candidate, body),
+      attempt: (api, call) =>
+        api.generateImage!({
+          model: call.model,
+          body: { ...body, prompt: call.texts[0]! },
+          signal: call.signal,
+          warn: call.warn,
+        }),
+      bill: (answer, candidate, warn) => imageBill(candidate.offering.pricing, answer, body, warn),
+    },
+    options,
+  );
+  return { ...value, model: info.model, switchyard: info };
+}
+
+/** `images.edit`: the images (and mask) as bytes, the rest as for `createImage`. */
+export async function editImage(
+  services: Services,
+  request: ImageEditRequest,
+  options?: CompletionOptions,
+): Promise<ImageResponse> {
+  const body = imageBody(request as unknown as ImageRequest);
+  const images = (Array.isArray(request?.image) ? request.image : [request?.image]).map((file, index) =>
+    fileBody(file, `image[${index}]`, 'image.png', 'image/png'),
+  );
+  const mask = request.mask ? fileBody(request.mask, 'mask', 'mask.png', 'image/png') : undefined;
+  const { value, info } = await runMediaCall<ImagesResponse>(
+    services,
+    {
+      kind: 'image',
+      dialect: 'images',
+      api: 'editImage',
+      request,
+      texts: [body.prompt],
+      worst: (candidate) => worstImages(candidate, body),
+      attempt: (api, call) =>
+        api.editImage!({
+          model: call.model,
+          body: { ...body, prompt: call.texts[0]!, image: images, ...(mask ? { mask } : {}) },
+          signal: call.signal,
+          warn: call.warn,
+        }),
+      bill: (answer, candidate, warn) => imageBill(candidate.offering.pricing, answer, body, warn),
+    },
+    options,
+  );
+  return { ...value, model: info.model, switchyard: info };
+}
+
+/** The body every provider starts from: the caller's parameters without `model` and `metadata`, checked. */
+function imageBody(request: ImageRequest): ImageBody {
+  if (typeof request?.prompt !== 'string' || request.prompt.length === 0) {
+    throw new InvalidRequestError('"prompt" must be a non-empty string.', 'prompt');
+  }
+  const {
+    model: _model,
+    metadata: _metadata,
+    fallbacks: _fallbacks,
+    ...rest
+  } = request as ImageRequest & { image?: unknown; mask?: unknown };
+  delete (rest as { image?: unknown }).image;
+  delete (rest as { mask?: unknown }).mask;
+  const n = rest.n ?? 1;
+  if (!Number.isInteger(n) || n < 1 || n > 10) throw new InvalidRequestError('"n" must be 1 to 10.', 'n');
+  return rest as ImageBody;
+}
+
+/** `n` images at the dearest row that fits the size and quality asked (the dearest of all when they are unsaid). */
+function worstImages(candidate: MediaCandidate, body: ImageBody): number | null {
+  const pricing = candidate.offering.pricing;
+  if (!pricing?.per_image) return null;
+  const row = body.quality && body.size ? pricing.per_image[body.quality]?.[body.size] : undefined;
+  return (body.n ?? 1) * (row ?? dearestImage(pricing));
+}
+
+function fileBody(file: MediaFile | undefined, param: string, name: string, type: string): FileBody {
+  if (!(file?.data instanceof Uint8Array) || file.data.byteLength === 0) {
+    throw new InvalidRequestError(`"${param}" must be a non-empty file.`, param);
+  }
+  return { data: file.data, name: file.name ?? name, type: file.type ?? type };
+}

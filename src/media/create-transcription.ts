@@ -1,0 +1,90 @@
+import type { CompletionOptions } from '../completion/resolve-request.ts';
+import type { Services } from '../completion/services.ts';
+import { InvalidRequestError } from '../errors.ts';
+import { wavSeconds } from '../internal/wav.ts';
+import type { ProviderTranscription, TranscriptionBody } from '../providers/media-api.ts';
+import { transcriptionBill } from './media-cost.ts';
+import type { TranscriptionRequest, TranscriptionResponse } from './media-types.ts';
+import { runMediaCall } from './run-media-call.ts';
+
+/**
+ * The budgets hold a transcription at this many bytes a second of audio (16 kbit/s, below any common speech
+ * encoding), so a file's worst length is over- rather than under-estimated; a WAV file's header says its own.
+ */
+const LOWEST_BYTES_PER_SECOND = 2000;
+
+/** `audio.transcriptions.create`: `{ text, … }` in the requested `response_format`, with the `switchyard` facts. */
+export async function createTranscription(
+  services: Services,
+  request: TranscriptionRequest,
+  options?: CompletionOptions,
+): Promise<TranscriptionResponse> {
+  const body = transcriptionBody(request);
+  const fileSeconds = wavSeconds(body.file.data);
+  const { value, info } = await runMediaCall<ProviderTranscription>(
+    services,
+    {
+      kind: 'transcription',
+      dialect: 'transcriptions',
+      api: 'transcribe',
+      request,
+      texts: body.prompt === undefined ? [] : [body.prompt],
+      worst: (candidate) => {
+        const minute = candidate.offering.pricing?.minute;
+        if (minute === undefined) return null;
+        const seconds = fileSeconds ?? body.file.data.byteLength / LOWEST_BYTES_PER_SECOND;
+        return (Math.ceil(seconds) / 60) * minute;
+      },
+      attempt: (api, call) =>
+        api.transcribe!({
+          model: call.model,
+          body: { ...body, ...(body.prompt === undefined ? {} : { prompt: call.texts[0]! }) },
+          signal: call.signal,
+          warn: call.warn,
+        }),
+      bill: (answer, candidate) =>
+        transcriptionBill(candidate.offering.pricing, {
+          usage: answer.json?.usage as Record<string, unknown> | undefined,
+          seconds: answer.seconds ?? numberOr(answer.json?.duration) ?? fileSeconds,
+        }),
+    },
+    options,
+  );
+  const text = value.json?.text ?? value.text ?? '';
+  const json = value.json !== undefined;
+  return {
+    ...(value.json ?? {}),
+    text,
+    body: json ? JSON.stringify(value.json) : (value.text ?? ''),
+    content_type: json ? 'application/json' : 'text/plain; charset=utf-8',
+    model: info.model,
+    switchyard: info,
+  };
+}
+
+function numberOr(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+const FORMATS = new Set(['json', 'text', 'srt', 'verbose_json', 'vtt']);
+
+function transcriptionBody(request: TranscriptionRequest): TranscriptionBody {
+  const file = request?.file;
+  if (!(file?.data instanceof Uint8Array) || file.data.byteLength === 0) {
+    throw new InvalidRequestError('"file" must be a non-empty audio file.', 'file');
+  }
+  const format = request.response_format ?? 'json';
+  if (!FORMATS.has(format)) {
+    throw new InvalidRequestError(`"response_format" must be one of ${[...FORMATS].join(', ')}.`, 'response_format');
+  }
+  return {
+    file: { data: file.data, name: file.name ?? 'audio.wav', type: file.type ?? 'application/octet-stream' },
+    response_format: format,
+    ...(request.language !== undefined ? { language: request.language } : {}),
+    ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.timestamp_granularities !== undefined
+      ? { timestamp_granularities: request.timestamp_granularities }
+      : {}),
+  };
+}

@@ -1,0 +1,97 @@
+import type { ImagesResponse } from 'openai/resources/images';
+import { roundUsd } from '../records/compute-cost.ts';
+import type { CompletionWarning, CostBreakdown } from '../types.ts';
+import type { MediaPricing, MediaUsage } from './media-types.ts';
+
+/** What a media call cost, by part, and the units it was billed in; `usd` is `null` when its price is not known. */
+export interface MediaBill {
+  usd: CostBreakdown | null;
+  usage: MediaUsage;
+}
+
+const perMillion = (count: number, price: number | undefined) => (count * (price ?? 0)) / 1e6;
+
+function breakdown(input: number, output: number): CostBreakdown {
+  return { input: roundUsd(input), cache_read: 0, cache_write: 0, output: roundUsd(output), reasoning: 0 };
+}
+
+/**
+ * Images: by the tokens the provider reported where it bills tokens (gpt-image-*), else per image by quality and
+ * size. A size or quality the table has no row for (`auto`) is billed at its dearest row, said in a warning.
+ */
+export function imageBill(
+  pricing: MediaPricing | null,
+  answer: ImagesResponse,
+  asked: { size?: string | null | undefined; quality?: string | null | undefined },
+  warn: (warning: CompletionWarning) => void,
+): MediaBill {
+  const images = answer.data?.length ?? 0;
+  const usage = answer.usage;
+  // Tokens where they were reported; an answer counting no output tokens for its images is billed per image instead.
+  if (pricing?.tokens && usage && (usage.output_tokens > 0 || images === 0)) {
+    const text = usage.input_tokens_details?.text_tokens ?? usage.input_tokens;
+    const image = usage.input_tokens_details?.image_tokens ?? 0;
+    const units = { images, input_text_tokens: text, input_image_tokens: image, output_tokens: usage.output_tokens };
+    const input = perMillion(text, pricing.tokens.text_input) + perMillion(image, pricing.tokens.image_input);
+    const usd = breakdown(input, perMillion(usage.output_tokens, pricing.tokens.output));
+    return { usd, usage: { kind: 'image', modality: 'image', units } };
+  }
+  const bill: MediaBill = { usd: null, usage: { kind: 'image', modality: 'image', units: { images } } };
+  if (!pricing?.per_image) return bill;
+  const quality = answer.quality ?? asked.quality ?? undefined;
+  const size = answer.size ?? asked.size ?? undefined;
+  const row = quality && size ? pricing.per_image[quality]?.[size] : undefined;
+  if (row === undefined) {
+    warn({
+      code: 'cost_estimated',
+      message:
+        `No price per image for quality ${quality ?? '(unsaid)'} and size ${size ?? '(unsaid)'}: each image is ` +
+        'billed at the dearest listed.',
+    });
+  }
+  return { ...bill, usd: breakdown(0, images * (row ?? dearestImage(pricing))) };
+}
+
+/** The dearest price of one image the table lists (0 when it has none). */
+export function dearestImage(pricing: MediaPricing | null): number {
+  const rows = Object.values(pricing?.per_image ?? {}).flatMap((sizes) => Object.values(sizes));
+  return Math.max(0, ...rows);
+}
+
+/** Speech: per 1M input characters. */
+export function speechBill(pricing: MediaPricing | null, characters: number): MediaBill {
+  const usage: MediaUsage = { kind: 'speech', modality: 'audio', units: { characters } };
+  if (pricing?.characters === undefined) return { usd: null, usage };
+  return { usd: breakdown(perMillion(characters, pricing.characters), 0), usage };
+}
+
+/**
+ * Transcription: by the tokens the provider reported where it bills tokens (gpt-4o-transcribe), else per minute of
+ * audio billed by the second (the duration the provider reported, or the file's own).
+ */
+export function transcriptionBill(
+  pricing: MediaPricing | null,
+  reported: { usage?: Record<string, unknown> | undefined; seconds?: number | undefined },
+): MediaBill {
+  const usage = reported.usage;
+  if (usage?.type === 'tokens') {
+    const details = usage.input_token_details as { audio_tokens?: number; text_tokens?: number } | undefined;
+    const input = Number(usage.input_tokens) || 0;
+    const audio = details?.audio_tokens ?? input;
+    const text = details?.text_tokens ?? input - audio;
+    const output = Number(usage.output_tokens) || 0;
+    const units = { input_audio_tokens: audio, input_text_tokens: text, output_tokens: output };
+    const media: MediaUsage = { kind: 'transcription', modality: 'text', units };
+    if (!pricing?.tokens) return { usd: null, usage: media };
+    const tokens = pricing.tokens;
+    const cost = perMillion(audio, tokens.audio_input) + perMillion(text, tokens.text_input ?? tokens.audio_input);
+    return { usd: breakdown(cost, perMillion(output, tokens.output)), usage: media };
+  }
+  const seconds = usage?.type === 'duration' ? Number(usage.seconds) : reported.seconds;
+  const units: Record<string, number> = seconds === undefined ? {} : { seconds };
+  const media: MediaUsage = { kind: 'transcription', modality: 'text', units };
+  if (pricing?.minute === undefined || seconds === undefined || !Number.isFinite(seconds)) {
+    return { usd: null, usage: media };
+  }
+  return { usd: breakdown((Math.ceil(seconds) / 60) * pricing.minute, 0), usage: media };
+}

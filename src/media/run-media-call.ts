@@ -1,0 +1,205 @@
+import { actingAgent } from '../access/agents.ts';
+import { modelAllowed, requireModel } from '../access/models.ts';
+import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
+import { CallTrace, WarningList } from '../completion/call-plan.ts';
+import { recordCall, responseInfo } from '../completion/finalise.ts';
+import { guardTexts } from '../completion/guard-request.ts';
+import type { CompletionOptions } from '../completion/resolve-request.ts';
+import { runAttempts } from '../completion/run-attempts.ts';
+import type { Services } from '../completion/services.ts';
+import type { BudgetSettlement } from '../completion/stages.ts';
+import { InternalError, InvalidRequestError, SwitchyardError } from '../errors.ts';
+import type { MediaApi } from '../providers/media-api.ts';
+import type { Dialect } from '../records/call-record.ts';
+import type { CompletionWarning, SwitchyardResponseInfo } from '../types.ts';
+import { type MediaCandidate, mediaCandidates } from './media-catalog.ts';
+import type { MediaBill } from './media-cost.ts';
+import type { MediaKind } from './media-types.ts';
+
+/** What one media API adds to the shared run: its kind, its texts, its worst cost, the attempt and the bill. */
+export interface MediaCallSpec<T> {
+  kind: MediaKind;
+  dialect: Dialect;
+  /** The media API the adapter must have (`generateImage`, `createSpeech`, …). */
+  api: keyof MediaApi;
+  request: {
+    model: string;
+    /** Models tried, in order, after every provider of `model` failed (each of the same kind). */
+    fallbacks?: string[] | undefined;
+    metadata?: Record<string, string> | null | undefined;
+    user?: string | undefined;
+  };
+  /** The texts the provider is sent (a prompt, the text to speak): guarded (masked or refused) and recorded. */
+  texts: string[];
+  /** The dearest this call can cost at one candidate, held against the budgets; `null`: not known. */
+  worst(candidate: MediaCandidate): number | null;
+  /** One try, with the texts as guarded. */
+  attempt(api: MediaApi, call: MediaAttempt): Promise<T>;
+  bill(value: T, candidate: MediaCandidate, warn: (warning: CompletionWarning) => void): MediaBill;
+}
+
+export interface MediaAttempt {
+  model: string;
+  texts: string[];
+  signal: AbortSignal | undefined;
+  warn(warning: CompletionWarning): void;
+}
+
+/**
+ * One media call through the same stages as a completion's: the caller's agent and models, the sensitive-data guard,
+ * the budgets' hold, the attempts (retries, the model's other providers, the deadline, the attempt chain on failure),
+ * the `switchyard` facts and the record with its modality and units.
+ */
+export async function runMediaCall<T>(
+  services: Services,
+  spec: MediaCallSpec<T>,
+  options: CompletionOptions = {},
+): Promise<{ value: T; info: SwitchyardResponseInfo }> {
+  const trace = new CallTrace(services.settings.strict, spec.dialect);
+  let texts = spec.texts;
+  let metadata: Record<string, string> = { ...options.metadata };
+  let settle: BudgetSettlement | undefined;
+  let media: MediaBill['usage'] | undefined;
+  const model = typeof spec.request?.model === 'string' ? spec.request.model : undefined;
+  try {
+    if (!model) throw new InvalidRequestError('"model" is required.', 'model');
+    const asked = spec.request.metadata;
+    if (asked != null && (typeof asked !== 'object' || Array.isArray(asked))) {
+      throw new InvalidRequestError('"metadata" must be an object of strings.', 'metadata');
+    }
+    metadata = { ...options.metadata, ...spec.request.metadata };
+    if (spec.request.user !== undefined) metadata.user ??= spec.request.user;
+    const agentId = actingAgent(options.access?.agents, metadata.agent_id);
+    if (agentId !== undefined) metadata.agent_id = agentId;
+    const first = servingCandidates(services, model, spec);
+    requireModel(options.access?.models, undefined, first[0]!.model.id, model);
+    const guarded = guardTexts(services, texts, options.access, trace);
+    texts = guarded.texts;
+    if (guarded.refusal) throw guarded.refusal;
+    const candidates = [...first, ...fallbackCandidates(services, spec, options.access?.models)];
+    const plan = attemptPolicy(services, options, trace.startedMonotonic);
+    settle = services.budgets
+      ? await services.budgets.admit(
+          { metadata, access: options.access },
+          { usd: worstOf(candidates, spec, trace.warn), tokens: 0 },
+          plan.deadlineAt,
+          trace.warn,
+        )
+      : undefined;
+    const result = await runAttempts(
+      services.getProvider,
+      plan,
+      candidates,
+      trace.attempts,
+      async (provider, candidate, scope) => {
+        const api = provider.media;
+        if (!api?.[spec.api]) {
+          throw new InternalError(`${provider.name} declares the ${spec.api} media API but its adapter has none.`);
+        }
+        const timeout = attemptTimeoutMs(services, candidate.offering.provider);
+        const signal = scope.signalFor({ attemptTimeoutMs: timeout, streamLimits: false });
+        // Each attempt's own warnings (what its provider dropped); the answering attempt's become the call's.
+        const warnings = new WarningList(services.settings.strict);
+        const model = candidate.offering.model;
+        const value = await spec.attempt(api, { model, texts, signal, warn: warnings.warn });
+        return { value, warnings: warnings.warnings };
+      },
+    );
+    result.scope.dispose();
+    trace.adopt(result.value.warnings);
+    const answered = trace.attempts.at(-1);
+    if (answered && result.value.warnings.length > 0) answered.warnings = result.value.warnings;
+    const bill = spec.bill(result.value.value, result.candidate, trace.warn);
+    media = bill.usage;
+    trace.billed.push({ usage: undefined, pricing: undefined, fixed: bill.usd });
+    const info = responseInfo({ agentId: metadata.agent_id }, trace, result, result.candidate.entry !== undefined);
+    info.media = media;
+    record(services, trace, { model, texts, metadata, media, resolved: info.model }, { info }, settle);
+    return { value: result.value.value, info };
+  } catch (thrown) {
+    if (thrown instanceof SwitchyardError) thrown.callId = trace.id;
+    record(services, trace, { model, texts, metadata, media }, { error: thrown }, settle);
+    throw thrown;
+  }
+}
+
+/** The model's offerings whose provider has this media API; a 400 when none has. */
+function servingCandidates(services: Services, model: string, spec: MediaCallSpec<unknown>): MediaCandidate[] {
+  const all = mediaCandidates(model, spec.kind, services.registry, services.configuredProviders);
+  const serving = all.filter((candidate) => {
+    const definition = services.registry.get(candidate.offering.provider);
+    return definition?.capabilities.media?.apis.includes(spec.api) ?? false;
+  });
+  if (serving.length > 0) return serving;
+  const providers = [...new Set(all.map((candidate) => candidate.offering.provider))].join(', ');
+  throw new InvalidRequestError(
+    `${providers} has no ${spec.kind} API that Switchyard reaches (${spec.api}); media models: listMediaModels().`,
+    'model',
+    'model_not_supported',
+  );
+}
+
+/** Each fallback model's serving candidates, skipped (`not_allowed`, as for chat) outside the caller's models. */
+function fallbackCandidates(
+  services: Services,
+  spec: MediaCallSpec<unknown>,
+  models: readonly string[] | null | undefined,
+): MediaCandidate[] {
+  const fallbacks = spec.request.fallbacks ?? [];
+  if (!Array.isArray(fallbacks) || fallbacks.some((name) => typeof name !== 'string')) {
+    throw new InvalidRequestError('"fallbacks" must be a list of model names.', 'fallbacks');
+  }
+  return fallbacks.flatMap((name) =>
+    servingCandidates(services, name, spec).map((candidate) =>
+      modelAllowed(models, undefined, candidate.model.id, name)
+        ? candidate
+        : {
+            ...candidate,
+            skip: { outcome: 'not_allowed', message: `This API key may not use ${name}; the fallback was skipped.` },
+          },
+    ),
+  );
+}
+
+/** The dearest candidate's worst cost; one not known holds nothing, said in a warning (its cost will be `null`). */
+function worstOf(
+  candidates: readonly MediaCandidate[],
+  spec: MediaCallSpec<unknown>,
+  warn: (warning: CompletionWarning) => void,
+): number {
+  const costs = candidates.filter((candidate) => !candidate.skip).map((candidate) => spec.worst(candidate));
+  if (costs.some((cost) => cost === null)) {
+    warn({
+      code: 'budget_estimate_unknown',
+      message: 'A candidate of this call has no known price: the budgets hold nothing for it.',
+    });
+  }
+  return Math.max(0, ...costs.map((cost) => cost ?? 0));
+}
+
+function record(
+  services: Services,
+  trace: CallTrace,
+  call: {
+    model: string | undefined;
+    texts: string[];
+    metadata: Record<string, string>;
+    media: MediaBill['usage'] | undefined;
+    resolved?: string;
+  },
+  outcome: { info?: SwitchyardResponseInfo; error?: unknown },
+  settle: BudgetSettlement | undefined,
+): void {
+  // The texts sent (a prompt, the text spoken) stand as the record's input messages.
+  const messages = call.texts.map((text) => ({ role: 'user' as const, content: text }));
+  const { metadata } = call;
+  const facts = {
+    request: { model: call.model, metadata },
+    model: call.resolved ?? call.model,
+    agentId: metadata.agent_id,
+    metadata,
+    messages,
+    media: call.media,
+  };
+  recordCall(services, facts, trace, outcome, settle);
+}
