@@ -2,6 +2,7 @@
  * `switchyard serve` under load: one command, one table.
  *
  *   node bench/server.ts [--duration 10] [--long-seconds 240] [--long-requests 1000000] [--portkey /tmp/portkey]
+ *       [--before <tree>]
  *
  * - bench/mock-server.ts is the provider. This process (autocannon, the undici clients) and the mock are pinned to
  *   core 1; the server under test to core 0 (`taskset`).
@@ -12,6 +13,8 @@
  * - Two yardsticks on the same core: bench/undici-proxy.ts passes bodies through node:http → undici (the ceiling of
  *   any Node gateway that calls upstream), bench/sdk-proxy.ts puts the official openai SDK behind a bare node:http
  *   server (no auth, records, validation; serve's transport): what serve costs over it is what Switchyard adds.
+ * - The "before" column: `--before <tree>`, another checkout built with `npm run build` (its dist/cli.js, on the wire
+ *   transport: an A/B of two commits in one run); without it, this build on the SDK transport (issue 27's before).
  * - Measured in one run: RPS at 32 connections (autocannon), latency at 1 connection (undici, rounds alternated
  *   between targets), time to the first body byte of a stream (sequential, alternated), the server's RSS idle, under
  *   load and over a long run (sampled every 10 s). Ratios are within this run.
@@ -20,7 +23,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -35,6 +38,7 @@ const { values: args } = parseArgs({
     'long-requests': { type: 'string', default: '1000000' },
     'stream-requests': { type: 'string', default: '200' },
     portkey: { type: 'string', default: '/tmp/portkey' },
+    before: { type: 'string' },
   },
 });
 const duration = Number(args.duration);
@@ -230,15 +234,19 @@ const direct: Target = {
  * `switchyard serve` on its own data directory and key. `transport` is the provider transport: `wire` (the default
  * since issue 27: the "after") or `sdk` (the official SDK, as before it: the "before" column, same machine, same run).
  */
-async function startServe(name: string, transport: 'wire' | 'sdk'): Promise<Target & { idleColdMb: number }> {
-  const data = join(dataDir, transport);
-  const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', data], {
+async function startServe(
+  name: string,
+  transport: 'wire' | 'sdk',
+  cli = join(root, 'dist/cli.js'),
+): Promise<Target & { idleColdMb: number }> {
+  const data = join(dataDir, `${transport}-${children.length}`);
+  const key = execFileSync(node, [cli, 'keys', 'create', '--data', data], {
     cwd: root,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
   }).trim();
   const port = await freePort();
-  const [command, argv] = pinned(0, [node, 'dist/cli.js', 'serve', '--port', String(port), '--data', data]);
+  const [command, argv] = pinned(0, [node, cli, 'serve', '--port', String(port), '--data', data]);
   const child = spawn(command, argv, {
     cwd: root,
     stdio: 'ignore',
@@ -264,7 +272,9 @@ async function startServe(name: string, transport: 'wire' | 'sdk'): Promise<Targ
 }
 const serve = await startServe('switchyard serve', 'wire');
 const serveIdleColdMb = serve.idleColdMb;
-const serveBefore = await startServe('switchyard serve, SDK transport (before)', 'sdk');
+const serveBefore = args.before
+  ? await startServe('switchyard serve, before', 'wire', resolve(args.before, 'dist/cli.js'))
+  : await startServe('switchyard serve, SDK transport (before)', 'sdk');
 
 // Yardsticks on the same core: a pass-through undici proxy (the ceiling of any Node gateway that calls upstream) and
 // the official SDK behind a bare node:http server (the ceiling of one built on the SDK, on serve's transport).
@@ -329,9 +339,25 @@ log('warm-up…');
 for (const target of targets) await rps(target, 32, 2);
 const serveIdleMb = rssMb(serve.pid!);
 
-log(`RPS at 32 connections, ${duration} s each…`);
+// Rounds alternate the targets' order: on a shared machine a neighbour's load then falls on every target alike,
+// and the ratios within this run hold where the absolute figures do not.
+const rounds = 4;
+log(`RPS at 32 connections, ${duration} s each, in ${rounds} alternated rounds…`);
 const load = new Map<string, Awaited<ReturnType<typeof rps>>>();
-for (const target of targets) load.set(target.name, await rps(target, 32, duration));
+for (let round = 0; round < rounds; round++) {
+  for (const target of round % 2 ? [...targets].reverse() : targets) {
+    const run = await rps(target, 32, duration / rounds);
+    const sum = load.get(target.name);
+    if (!sum) load.set(target.name, { ...run, rps: run.rps / rounds });
+    else {
+      sum.rps += run.rps / rounds;
+      sum.p50 = Math.max(sum.p50, run.p50);
+      sum.p99 = Math.max(sum.p99, run.p99);
+      sum.errors += run.errors;
+      sum.rssMaxMb = Math.max(sum.rssMaxMb, run.rssMaxMb);
+    }
+  }
+}
 
 log(`latency at 1 connection, ${duration} s each (5 alternated rounds)…`);
 const lat = await latency(targets, duration);
@@ -466,7 +492,8 @@ const sb = stat(serveBefore.name);
 const undiciRps = load.get(undiciProxy.name)!.rps;
 const added = (x: ReturnType<typeof stat>) => `${signed(x.p50 - base.p50, 3)} / ${signed(x.p99 - base.p99, 3)}`;
 console.log('');
-console.log('| measure (this run) | before: serve, SDK transport | after: serve, wire transport | target |');
+const beforeName = args.before ? `serve at ${args.before}` : 'serve, SDK transport';
+console.log(`| measure (this run) | before: ${beforeName} | after: serve, this build | target |`);
 console.log('|---|---:|---:|---|');
 const ratioRow = (name: string) => `${f(load.get(name)!.rps / undiciRps)}×`;
 console.log(

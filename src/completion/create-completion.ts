@@ -5,7 +5,7 @@ import { answerFromCache } from './answer-from-cache.ts';
 import { type CallPlan, CallTrace } from './call-plan.ts';
 import { CompletionStream } from './completion-stream.ts';
 import { enforceOutput } from './enforce-output.ts';
-import { factsOf, finalise, recordCall } from './finalise.ts';
+import { factsOf, finalise, recordCall, whenRecorded } from './finalise.ts';
 import { guardAnswer, guardRequest, recordedOnFailure } from './guard-request.ts';
 import { hedgeMayRun } from './hedge.ts';
 import { type Candidate, planCandidates } from './plan-candidates.ts';
@@ -46,7 +46,9 @@ export async function createCompletion(
     const cached = lookup && (await lookup);
     if (cached?.answer) {
       const answer = answerFromCache(services, request, plan, trace, cached.answer);
-      return answer instanceof CompletionStream ? answer : guardAnswer(services, trace, answer);
+      return answer instanceof CompletionStream
+        ? answer
+        : whenRecorded(services, await guardAnswer(services, trace, answer));
     }
     settle = services.budgets ? await admitToBudgets(services.budgets, plan, candidates, trace) : undefined;
     if (plan.stream) {
@@ -63,12 +65,13 @@ export async function createCompletion(
     );
     cached?.rememberResponse(response);
     recordCall(services, factsOf(request, plan), trace, { info: response.switchyard, response }, settle);
-    return response;
+    return await whenRecorded(services, response);
   } catch (thrown) {
     const error = asCallError(thrown);
     if (error instanceof SwitchyardError) error.callId = trace.id;
     const facts = factsOf(recordedOnFailure(services, request, trace, options.access), plan);
     recordCall(services, { ...facts, messages: trace.recorded?.messages ?? facts.messages }, trace, { error }, settle);
+    await services.recorder.durable();
     throw error;
   }
 }

@@ -78,6 +78,15 @@ export function costOf(trace: CallTrace): Pick<SwitchyardResponseInfo, 'cost_usd
   return { cost_usd: cost && sumOf(cost), cost };
 }
 
+/**
+ * The answer once the call's record is on disk: a journaled gateway commits the records of an event-loop turn in one
+ * write at its end, and no answer of the batch leaves before it. At once without a journal.
+ */
+export function whenRecorded<T>(services: Services, answer: T): T | Promise<T> {
+  const durable = services.recorder.durable();
+  return durable ? durable.then(() => answer) : answer;
+}
+
 /** What a call's record is built from besides its outcome: the request as written, and what was resolved of it. */
 export interface RecordFacts {
   readonly request: RecordedRequest;

@@ -3,7 +3,7 @@ import type { CallAccess } from '../access/call-access.ts';
 import { requireModel } from '../access/models.ts';
 import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
 import { CallTrace } from '../completion/call-plan.ts';
-import { recordCall, responseInfo } from '../completion/finalise.ts';
+import { recordCall, responseInfo, whenRecorded } from '../completion/finalise.ts';
 import { guardTexts } from '../completion/guard-request.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { runAttempts } from '../completion/run-attempts.ts';
@@ -96,10 +96,11 @@ export async function createEmbedding(
       switchyard: info,
     };
     record(services, request, trace, texts, metadata, { info }, settle);
-    return response;
+    return await whenRecorded(services, response);
   } catch (thrown) {
     if (thrown instanceof SwitchyardError) thrown.callId = trace.id;
     record(services, request, trace, texts, metadata, { error: thrown }, settle);
+    await services.recorder.durable();
     throw thrown;
   }
 }

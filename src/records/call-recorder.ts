@@ -61,6 +61,11 @@ export interface CallRecorder {
    */
   record(request: RecordedRequest, call: CallContext, outcome: Outcome): void;
   /**
+   * With a journal: settles once every record queued so far is on disk (group commit: one write for the records of
+   * an event-loop turn, at its end). An answer waits for it before it leaves. `undefined` when nothing waits.
+   */
+  durable(): Promise<void> | undefined;
+  /**
    * A call that will take a while (a stream): its record as it stands now (`outcome`: what the record should say
    * if the process dies before the call ends), kept on disk by the journal until the returned function is called,
    * after `record`. Nothing without a journal.
@@ -110,11 +115,13 @@ export function createCallRecorder(
           queue.enqueue(bareRecord(call, sent.model, endedAt, outcome.error, error), true);
         }
       };
-      // Journaled, the record is built and on disk before the answer leaves: an answered call outlives the process.
+      // Journaled, the record is built at once and the answer waits for its batch to be on disk (`durable`): an
+      // answered call outlives the process.
       // Otherwise it is built on the next turn, off the request path.
       if (queue.journaled) build();
       else afterThisTurn(build);
     },
+    durable: () => queue?.durable(),
     opened(request, call, outcome) {
       const journal = recordOptions?.journal;
       if (!journal) return () => undefined;

@@ -1,11 +1,14 @@
 import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
+import { afterThisTurn } from '../internal/runtime.ts';
 import type { CallRecord } from './call-record.ts';
+import { type JournalSegment, leftoverSegments, liveTokens, ownHost, removeFile } from './journal-files.ts';
 import { recordJson } from './record-json.ts';
 import type { RecordSink } from './sink.ts';
 
+export type { JournalSegment } from './journal-files.ts';
+
 const nodeCrypto = lazyNodeBuiltin('node:crypto', 'The record journal (records.journal)');
 const nodeFs = lazyNodeBuiltin('node:fs', 'The record journal (records.journal)');
-const nodeOs = lazyNodeBuiltin('node:os', 'The record journal (records.journal)');
 const nodePath = lazyNodeBuiltin('node:path', 'The record journal (records.journal)');
 
 export interface RecordJournalOptions {
@@ -22,27 +25,16 @@ export interface RecordJournalOptions {
   onError?: (error: unknown) => void;
 }
 
-/** One file of the journal: the records appended between two flushes of the record queue. */
-export interface JournalSegment {
-  path: string;
-  records: number;
-  bytes: number;
-}
-
 /**
- * `<pid>-<token>-<n>@<host>.jsonl`: whose file it is, so a replica never replays a live one's. A call still in
- * flight has a file of its own, `<pid>-<token>-<n>-open@<host>.jsonl`, deleted when its real record is appended.
- */
-const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)(-open)?@(.+)\.jsonl$/;
-
-/**
- * A write-ahead log of call records: each record is appended as one JSON line, with a synchronous write, before the
- * call's answer leaves, so a process killed before its batch was flushed leaves the records behind on disk. The
- * record queue closes the file being appended to when a flush starts (`rotate`), deletes it once every journaled sink
- * has stored its records, or keeps it to replay (`settle`). A process that starts replays what a dead one left in the
- * same directory: a file named after a process on this machine that no longer runs.
+ * A write-ahead log of call records, committed in groups: `append` adds the record's JSON line to the batch of this
+ * event-loop turn, and the batch goes to the file in one synchronous write at the turn's end (`commit`), or sooner
+ * when a flush rotates the file. `durable()` is the batch's promise: an answer waits for it before it leaves, so a
+ * process killed after it answered leaves the record on disk, and one killed before the write answered nobody. The
+ * record queue closes the file being appended to when a flush starts (`rotate`), deletes it once every journaled
+ * sink has stored its records, or keeps it to replay (`settle`). A process that starts replays what a dead one left
+ * in the same directory: a file named after a process on this machine that no longer runs.
  *
- * A write is in the kernel's page cache once `append` returns, not fsynced: it survives the process (kill -9, an
+ * A write is in the kernel's page cache once committed, not fsynced: it survives the process (kill -9, an
  * out-of-memory kill, a crash), not a power loss or a kernel crash before the kernel writes it out.
  */
 export class RecordJournal {
@@ -58,6 +50,14 @@ export class RecordJournal {
   /** Files whose records the sinks have not stored yet, oldest first: kept after a failed flush, or left behind. */
   #pending: JournalSegment[] = [];
   #appendFailed = false;
+  /** This turn's lines, not yet written, and how many records they are. */
+  #batch = '';
+  #batchRecords = 0;
+  /** Settled once the batch is written (or its write failed): what the batch's answers wait for. */
+  #committed: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Open-call files whose real record is in the batch: deleted once it is written, not before. */
+  #closeAfterCommit: JournalSegment[] = [];
+  #writes = 0;
 
   constructor(options: RecordJournalOptions) {
     this.sinks = [...options.sinks];
@@ -66,7 +66,8 @@ export class RecordJournal {
     this.#onError = options.onError ?? emitJournalWarning;
     // Records hold prompts and answers: the files are the process user's alone.
     nodeFs().mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    this.#adoptLeftovers();
+    this.#pending = leftoverSegments(this.#dir);
+    this.#trim();
     liveTokens.add(this.#token);
   }
 
@@ -80,19 +81,59 @@ export class RecordJournal {
     return this.#pending[0];
   }
 
-  /** Appends the record; never throws (a failure is reported once, and the record is only queued). */
+  /** Adds the record to this turn's batch; never throws. `durable()` tells when it is on disk. */
   append(record: CallRecord): void {
-    const line = Buffer.from(`${recordJson(record)}\n`);
+    this.#batch += `${recordJson(record)}\n`;
+    this.#batchRecords += 1;
+    if (this.#committed) return;
+    let resolve!: () => void;
+    const promise = new Promise<void>((done) => (resolve = done));
+    this.#committed = { promise, resolve };
+    afterThisTurn(() => this.commit());
+  }
+
+  /**
+   * Settles once every record appended so far is written (or its write failed: reported once, and the records are
+   * only queued, as without a journal); `undefined` when none waits. Never rejects.
+   */
+  durable(): Promise<void> | undefined {
+    return this.#committed?.promise;
+  }
+
+  /** Write system calls made for appended records: one a batch, however many records it holds. */
+  get writes(): number {
+    return this.#writes;
+  }
+
+  /** Writes the batch in one system call, then lets its answers leave. Run at the turn's end; a no-op when empty. */
+  commit(): void {
+    const committed = this.#committed;
+    if (!committed) return;
+    const batch = this.#batch;
+    const records = this.#batchRecords;
+    this.#committed = undefined;
+    this.#batch = '';
+    this.#batchRecords = 0;
+    this.#write(batch, records);
+    const closing = this.#closeAfterCommit;
+    this.#closeAfterCommit = [];
+    for (const segment of closing) removeFile(segment.path);
+    committed.resolve();
+  }
+
+  #write(batch: string, records: number): void {
+    const bytes = Buffer.from(batch);
     try {
       if (this.#fd === undefined || !this.#current) {
         const path = nodePath().join(this.#dir, `${process.pid}-${this.#token}-${this.#sequence++}@${ownHost()}.jsonl`);
         this.#fd = nodeFs().openSync(path, 'a', 0o600);
         this.#current = { path, records: 0, bytes: 0 };
       }
-      const written = nodeFs().writeSync(this.#fd, line);
+      this.#writes += 1;
+      const written = nodeFs().writeSync(this.#fd, bytes);
       // A regular file takes a whole write or fails; a short one (a full disk) leaves a torn line a replay skips.
-      if (written < line.length) throw new Error(`short write to the record journal (${written} of ${line.length})`);
-      this.#current.records += 1;
+      if (written < bytes.length) throw new Error(`short write to the record journal (${written} of ${bytes.length})`);
+      this.#current.records += records;
       this.#current.bytes += written;
       this.#appendFailed = false;
     } catch (error) {
@@ -132,13 +173,16 @@ export class RecordJournal {
     }
   }
 
-  /** The call's real record was appended: its file from `openCall` goes. */
+  /** The call's real record was appended: its file from `openCall` goes, once that record is written. */
   closeCall(segment: JournalSegment): void {
-    removeFile(segment.path);
+    if (this.#committed) this.#closeAfterCommit.push(segment);
+    else removeFile(segment.path);
   }
 
   /** Closes the file being appended to and returns it: the records of the flush about to start. */
   rotate(): JournalSegment | undefined {
+    // The batch of this turn belongs to the records the flush is about to write.
+    this.commit();
     const segment = this.#current;
     this.#closeFile();
     return segment;
@@ -186,6 +230,7 @@ export class RecordJournal {
 
   /** Closes the file being appended to; what it holds stays for the next process unless a flush settled it. */
   close(): void {
+    this.commit();
     this.#closeFile();
     liveTokens.delete(this.#token);
   }
@@ -212,54 +257,6 @@ export class RecordJournal {
       dropped += oldest.records;
     }
     return dropped;
-  }
-
-  /** Files of processes on this machine that no longer run, oldest first, within `maxBytes` (newest kept). */
-  #adoptLeftovers(): void {
-    const found: Array<JournalSegment & { modified: number; open: boolean }> = [];
-    for (const name of nodeFs().readdirSync(this.#dir)) {
-      const owner = SEGMENT_NAME.exec(name);
-      if (!owner || decodeURIComponent(owner[5]!) !== nodeOs().hostname() || isRunning(Number(owner[1]), owner[2]!))
-        continue;
-      const path = nodePath().join(this.#dir, name);
-      try {
-        const { size, mtimeMs } = nodeFs().statSync(path);
-        const records = nodeFs().readFileSync(path, 'utf8').split('\n').length - 1;
-        found.push({ path, records, bytes: size, modified: mtimeMs, open: owner[4] !== undefined });
-      } catch {
-        // Taken by another replica starting at the same time.
-      }
-    }
-    // Oldest first; at the same time, a call's open record before the file that may hold its real one.
-    const order = (a: (typeof found)[number], b: (typeof found)[number]) =>
-      a.modified - b.modified || Number(b.open) - Number(a.open);
-    this.#pending = found.sort(order).map(({ modified: _, open: __, ...segment }) => segment);
-    this.#trim();
-  }
-}
-
-const ownHost = () => encodeURIComponent(nodeOs().hostname());
-
-/** The tokens of this process's journals: another journal on the same directory in this process is alive. */
-const liveTokens = new Set<string>();
-
-/** Whether the file's writer runs here; our pid with a token of ours not is an earlier process's (a container's 1). */
-function isRunning(pid: number, token: string): boolean {
-  if (pid === process.pid) return liveTokens.has(token);
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function removeFile(path: string): void {
-  try {
-    nodeFs().unlinkSync(path);
-  } catch {
-    // Gone already (another replica replayed it): the records are stored either way.
   }
 }
 

@@ -110,6 +110,14 @@ export class RecordQueue {
     return true;
   }
 
+  /**
+   * Settles once every record accepted so far is in the journal's file (its batch is written at the end of the
+   * event-loop turn); `undefined` without a journal, or when nothing waits. Never rejects.
+   */
+  durable(): Promise<void> | undefined {
+    return this.#journal?.durable();
+  }
+
   /** Resolves once every record queued before the call has been handed to every sink (or failed). Never rejects. */
   flush(): Promise<void> {
     if (this.#timer) {

@@ -2,8 +2,9 @@
  * The child process of record-journal.test.ts, run by Node 24 directly (type stripping, no build):
  *
  *   node journal-child.ts <dir> <count>   queues <count> records through a journaled RecordQueue whose flush never
- *                                         comes (a batch and an interval larger than the run), prints their ids
- *                                         as one JSON line, then kills itself with SIGKILL.
+ *                                         comes (a batch and an interval larger than the run), waits until they
+ *                                         are durable (the journal's group commit, as an answer does), prints
+ *                                         their ids as one JSON line, then kills itself with SIGKILL.
  */
 import { MemorySink, RecordJournal, RecordQueue } from '../../src/records/index.ts';
 import { makeRecord } from './make-record.ts';
@@ -22,4 +23,5 @@ for (let index = 0; index < Number(count); index++) {
   queue.enqueue(record);
   ids.push(record.id);
 }
+await queue.durable();
 process.stdout.write(`${JSON.stringify(ids)}\n`, () => process.kill(process.pid, 'SIGKILL'));

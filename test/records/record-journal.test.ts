@@ -186,3 +186,55 @@ describe('a gateway with a journal', () => {
     expect(files()).toEqual([]);
   });
 });
+
+describe('group commit', () => {
+  const lines = () => files().flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean));
+
+  it('writes the records of one event-loop turn in one write, at its end, and only then settles durable()', async () => {
+    const sink = new MemorySink();
+    const { journal, queue } = journaledQueue(sink);
+    const records = Array.from({ length: 50 }, () => makeRecord());
+    for (const record of records) queue.enqueue(record);
+    // Nothing written yet: the batch waits for the end of the turn, and so does every answer in it.
+    expect(lines()).toEqual([]);
+    expect(journal.writes).toBe(0);
+    const durable = queue.durable()!;
+    expect(durable).toBeInstanceOf(Promise);
+    let onDiskWhenSettled: string[] = [];
+    await durable.then(() => (onDiskWhenSettled = lines()));
+    expect(journal.writes).toBe(1);
+    expect(onDiskWhenSettled.map((line) => (JSON.parse(line) as CallRecord).id).sort()).toEqual(ids(records));
+    expect(queue.durable()).toBeUndefined();
+    await queue.close();
+  });
+
+  it('answers concurrent calls only once their records are on disk, many answers sharing one write', async () => {
+    const sink = new MemorySink();
+    const journal = new RecordJournal({ dir, sinks: [sink] });
+    const gateway = createGateway({ mock: true, records: { sinks: [sink], journal, flushIntervalMs: 600_000 } });
+    const calls = 40;
+    const onDiskAtAnswer = await Promise.all(
+      Array.from({ length: calls }, (_, index) =>
+        gateway
+          .createCompletion({ model: 'gpt-4o-latest', messages: [{ role: 'user', content: `call ${index}` }] })
+          .then((answer) => lines().some((line) => line.includes(`"id":"${answer.switchyard.call_id}"`))),
+      ),
+    );
+    expect(onDiskAtAnswer).toEqual(Array(calls).fill(true));
+    expect(journal.writes).toBeGreaterThan(0);
+    expect(journal.writes).toBeLessThan(calls / 4);
+    await gateway.close();
+    expect(sink.records()).toHaveLength(calls);
+  });
+
+  it('keeps a stream call’s open record until the batch holding its real record is written', () => {
+    const journal = new RecordJournal({ dir, sinks: [new MemorySink()] });
+    const open = journal.openCall(makeRecord())!;
+    journal.append(makeRecord());
+    journal.closeCall(open);
+    expect(files()).toContain(open.path.split('/').pop());
+    journal.commit();
+    expect(files()).not.toContain(open.path.split('/').pop());
+    journal.close();
+  });
+});

@@ -1,0 +1,65 @@
+import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
+
+const nodeFs = lazyNodeBuiltin('node:fs', 'The record journal (records.journal)');
+const nodeOs = lazyNodeBuiltin('node:os', 'The record journal (records.journal)');
+const nodePath = lazyNodeBuiltin('node:path', 'The record journal (records.journal)');
+
+/** One file of the journal: the records appended between two flushes of the record queue. */
+export interface JournalSegment {
+  path: string;
+  records: number;
+  bytes: number;
+}
+
+/**
+ * `<pid>-<token>-<n>@<host>.jsonl`: whose file it is, so a replica never replays a live one's. A call still in
+ * flight has a file of its own, `<pid>-<token>-<n>-open@<host>.jsonl`, deleted when its real record is written.
+ */
+const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)(-open)?@(.+)\.jsonl$/;
+
+export const ownHost = () => encodeURIComponent(nodeOs().hostname());
+
+/** The tokens of this process's journals: another journal on the same directory in this process is alive. */
+export const liveTokens = new Set<string>();
+
+/** Files in `dir` of processes on this machine that no longer run, oldest first. */
+export function leftoverSegments(dir: string): JournalSegment[] {
+  const found: Array<JournalSegment & { modified: number; open: boolean }> = [];
+  for (const name of nodeFs().readdirSync(dir)) {
+    const owner = SEGMENT_NAME.exec(name);
+    if (!owner || decodeURIComponent(owner[5]!) !== nodeOs().hostname() || isRunning(Number(owner[1]), owner[2]!))
+      continue;
+    const path = nodePath().join(dir, name);
+    try {
+      const { size, mtimeMs } = nodeFs().statSync(path);
+      const records = nodeFs().readFileSync(path, 'utf8').split('\n').length - 1;
+      found.push({ path, records, bytes: size, modified: mtimeMs, open: owner[4] !== undefined });
+    } catch {
+      // Taken by another replica starting at the same time.
+    }
+  }
+  // Oldest first; at the same time, a call's open record before the file that may hold its real one.
+  const order = (a: (typeof found)[number], b: (typeof found)[number]) =>
+    a.modified - b.modified || Number(b.open) - Number(a.open);
+  return found.sort(order).map(({ modified: _, open: __, ...segment }) => segment);
+}
+
+/** Whether the file's writer runs here; our pid with a token of ours not is an earlier process's (a container's 1). */
+function isRunning(pid: number, token: string): boolean {
+  if (pid === process.pid) return liveTokens.has(token);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function removeFile(path: string): void {
+  try {
+    nodeFs().unlinkSync(path);
+  } catch {
+    // Gone already (another replica replayed it): the records are stored either way.
+  }
+}
