@@ -20,7 +20,7 @@ export interface GeminiReply {
   finishReason?: string | null;
   /** Further candidates (for `candidateCount`), each with its own parts and finish reason. */
   extraCandidates?: Array<{ parts: WirePart[]; finishReason?: string }>;
-  /** Raw `usageMetadata` of the reply (the last chunk of a stream), per-modality details (`candidatesTokensDetails`) too. */
+  /** Raw `usageMetadata` of the reply (the last chunk of a stream), `candidatesTokensDetails` too. */
   usage?: Record<string, unknown>;
   /** No candidates; the prompt was blocked for this reason. */
   blockReason?: string;

@@ -35,7 +35,7 @@ const EXPECTED_COST = (12 * 0.3 + 6 * 2.5 + 1290 * 30) / 1e6;
 describe('images in chat through serve', () => {
   it('answers message.images to the openai SDK, priced at the image rate, the record without the bytes', async () => {
     const completion = await serve.openai().chat.completions.create(body);
-    const message = completion.choices[0]!.message as typeof completion.choices[0]['message'] & { images?: unknown };
+    const message = completion.choices[0]!.message as (typeof completion.choices)[0]['message'] & { images?: unknown };
     expect(message.content).toBe('A picture from fake gemini-2.5-flash-image');
     expect(message.images).toEqual([image]);
     const facts = (completion as unknown as { switchyard: { cost_usd: number; call_id: string } }).switchyard;

@@ -49,7 +49,7 @@ function pngOf(url: string) {
 }
 
 describe('images in chat from Gemini', () => {
-  it('asks for responseModalities TEXT and IMAGE and answers message.images, image tokens at their own price', async () => {
+  it('asks for responseModalities TEXT and IMAGE, answers message.images, bills image tokens apart', async () => {
     const sink = new MemorySink();
     const client = gateway(sink);
     const response = (await client.createCompletion(request)) as CompletionResponse;

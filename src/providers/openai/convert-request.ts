@@ -87,8 +87,8 @@ function applyReasoning(call: ProviderCall, body: Record<string, unknown>, quirk
 
 /**
  * Assistant messages sent back as they were returned carry our extension fields (`reasoning_details`, `parsed`,
- * `images` and `reasoning_content`), a tool result from the Messages API its `is_error`, and the Responses API's instructions
- * their mark; strip what this provider would reject. Messages without them pass as they are, uncopied.
+ * `images` and `reasoning_content`), a tool result from the Messages API its `is_error`, and the Responses API's
+ * instructions their mark; strip what this provider would reject. Messages without them pass as they are, uncopied.
  */
 function withoutReasoningState(
   messages: ChatCompletionCreateParamsBase['messages'],
