@@ -7,6 +7,7 @@ import {
   type GatewayOptions,
   UnsupportedParameterError,
 } from '../../src/index.ts';
+import { worstCost } from '../../src/budgets/estimate-cost.ts';
 import { computeCost } from '../../src/records/compute-cost.ts';
 import { FAKE_PNG_BASE64, type FakeGeminiServer, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { collect } from '../helpers/chunks.ts';
@@ -171,5 +172,26 @@ describe('the price of image tokens', () => {
   });
   it('is unknown (null), never the text rate, when the offering has no image price', () => {
     expect(computeCost(usage, { input: 0.3, output: 2.5, cached_input: 0.3 })).toBeNull();
+  });
+});
+
+describe('the most an image call may cost (budgets)', () => {
+  const imageModel = {
+    model: { max_output_tokens: 32768 },
+    offering: { pricing: { input: 0.3, output: 2.5, output_image: 30, cached_input: 0.3 } },
+  };
+  it('holds every output token at the image price when the call asks for images', () => {
+    const body = { messages: [{ role: 'user', content: 'Draw' }], max_tokens: 2000 };
+    const text = worstCost(body, [imageModel]).usd;
+    const images = worstCost({ ...body, modalities: ['text', 'image'] }, [imageModel]).usd;
+    expect(images).toBeGreaterThanOrEqual((2000 * 30) / 1e6);
+    expect(text).toBeLessThan((2000 * 30) / 1e6);
+  });
+  it('keeps a text model priced as before when "image" is asked of it (it is dropped there)', () => {
+    const textModel = { model: imageModel.model, offering: { pricing: { input: 1, output: 4, cached_input: 1 } } };
+    const body = { messages: [{ role: 'user', content: 'Draw' }], max_tokens: 2000 };
+    expect(worstCost({ ...body, modalities: ['text', 'image'] }, [textModel]).usd).toBe(
+      worstCost(body, [textModel]).usd,
+    );
   });
 });
