@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { worstCost } from '../../src/budgets/estimate-cost.ts';
 import { MemorySink } from '../../src/entries/stores.ts';
 import {
   type CompletionChunk,
@@ -7,7 +8,6 @@ import {
   type GatewayOptions,
   UnsupportedParameterError,
 } from '../../src/index.ts';
-import { worstCost } from '../../src/budgets/estimate-cost.ts';
 import { computeCost } from '../../src/records/compute-cost.ts';
 import { FAKE_PNG_BASE64, type FakeGeminiServer, startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { collect } from '../helpers/chunks.ts';
