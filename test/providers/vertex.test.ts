@@ -66,7 +66,7 @@ describe('Vertex AI', () => {
     expect(oauth.requests.at(-1)!.grant).toBe('urn:ietf:params:oauth:grant-type:jwt-bearer');
   });
 
-  it("Gemini's image model on Vertex: responseModalities sent, message.images answered, image tokens priced", async () => {
+  it("Gemini's image model on Vertex: responseModalities sent, images answered, image tokens priced", async () => {
     const response = await gatewayOn(gemini.url).createCompletion({
       model: 'gemini-2.5-flash-image',
       messages: hello,
