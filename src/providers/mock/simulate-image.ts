@@ -5,20 +5,10 @@ import type { CompletionImage } from '../../types.ts';
 import { readTurn } from './conversation.ts';
 import type { MockRequest } from './simulator.ts';
 
+/** Loaded on the first image asked for (`await import`): the PNG encoder stays out of the bundle until then. */
+
 /** The simulator's pictures are this many pixels a side: small enough for a test, big enough to be seen. */
 const SIDE = 64;
-
-/**
- * Gemini counts a picture of up to 1024×1024 as 1290 output tokens: the simulator reports the same, so the image
- * token price is exercised as a real answer would exercise it.
- */
-export const SIMULATED_IMAGE_TOKENS = 1290;
-
-/** Whether the request asks for images and reached a model that answers with them (the gate drops "image" else). */
-export function asksForImage(request: MockRequest, imageOutput: boolean | undefined): boolean {
-  const modalities = (request.body as { modalities?: unknown }).modalities;
-  return imageOutput === true && Array.isArray(modalities) && modalities.includes('image');
-}
 
 /**
  * A real, decodable PNG for the request, the same for the same prompt: a gradient between two colours taken from the

@@ -13,7 +13,6 @@ import { fromStatus } from '../provider-errors.ts';
 import { logprobsOf, type SimulatedChoice, shapeChoices, tokensOf } from './shape-answer.ts';
 import { simulateAnswer } from './simulate-answer.ts';
 import { simulateEmbedding } from './simulate-embedding.ts';
-import { asksForImage, SIMULATED_IMAGE_TOKENS, simulateImage } from './simulate-image.ts';
 import { reasoningAsGiven } from './simulate-reasoning.ts';
 
 /** A scripted reply: text, a full message, an error, or a function of the request that returns one of those. */
@@ -230,11 +229,23 @@ export class MockProvider implements Provider {
     if (generated)
       message.reasoning_content = `Simulated reasoning for ${call.model.id} at ${call.reasoning!.effort} effort.`;
     if (message.images === undefined && asksForImage(request, call.model.supports.image_output))
-      message.images = [simulateImage(request)];
+      message.images = [(await import('./simulate-image.ts')).simulateImage(request)];
     this.#counter += 1;
     const given = reasoningAsGiven(message, shape.reasoning, generated, shape.choices);
     return { id: `chatcmpl-mock-${this.#counter}`, message: given, request };
   }
+}
+
+/**
+ * Gemini counts a picture of up to 1024×1024 as 1290 output tokens: the simulator reports the same for each image, so
+ * the image token price is exercised as a real answer would exercise it.
+ */
+const SIMULATED_IMAGE_TOKENS = 1290;
+
+/** Whether the request asks for images and reached a model that answers with them (the gate drops "image" else). */
+function asksForImage(request: MockRequest, imageOutput: boolean | undefined): boolean {
+  const modalities = (request.body as { modalities?: unknown }).modalities;
+  return imageOutput === true && Array.isArray(modalities) && modalities.includes('image');
 }
 
 /** Usage as a provider counts it: the prompt once, every choice's output. */
