@@ -77,6 +77,11 @@ export type WebSearchOptions = ChatCompletionCreateParams.WebSearchOptions & {
 
 interface SwitchyardRequestFields {
   web_search_options?: WebSearchOptions;
+  /**
+   * What the answer may hold: OpenAI's `text` and `audio`, and `image` for models that answer with images in chat
+   * (Gemini's image models), returned in `message.images`. See docs/media.md.
+   */
+  modalities?: Array<'text' | 'audio' | 'image'> | null;
   /** Optional only for deployment calls; a direct model call needs messages. */
   messages?: CompletionMessageParam[];
   tools?: CompletionTool[];
@@ -127,7 +132,7 @@ interface SwitchyardRequestFields {
 
 type OpenAIRequest = Omit<
   ChatCompletionCreateParamsBase,
-  'messages' | 'metadata' | 'stream' | 'tools' | 'web_search_options'
+  'messages' | 'metadata' | 'modalities' | 'stream' | 'tools' | 'web_search_options'
 >;
 
 export type CompletionRequestBase = OpenAIRequest & SwitchyardRequestFields;
@@ -237,7 +242,17 @@ export interface ReasoningDetail {
   tool_call_id?: string;
 }
 
+/**
+ * An image in an answer, as OpenRouter, LiteLLM and Vercel's gateway give them: a `data:` URL (`image/png;base64,…`).
+ */
+export interface CompletionImage {
+  type: 'image_url';
+  image_url: { url: string };
+}
+
 export type CompletionMessage = ChatCompletionMessage & {
+  /** Images the model answered with, under `modalities: ["text", "image"]`. */
+  images?: CompletionImage[];
   /** Reasoning text, when the provider exposes it (never for OpenAI models, whose API hides it). */
   reasoning_content?: string | null;
   reasoning_details?: ReasoningDetail[];
@@ -271,6 +286,8 @@ export type ToolCallDelta = Omit<ChatCompletionChunk.Choice.Delta.ToolCall, 'typ
 export type CompletionChunkDelta = Omit<ChatCompletionChunk.Choice.Delta, 'tool_calls'> & {
   tool_calls?: ToolCallDelta[];
   reasoning_content?: string | null;
+  /** Whole images, each in the one chunk that carries it (OpenRouter's streaming form). */
+  images?: CompletionImage[];
   /** Complete entries, sent once each is known (Anthropic: when a thinking block's signature arrives). */
   reasoning_details?: ReasoningDetail[];
 };

@@ -12,8 +12,8 @@ export interface PricedModel {
  * The most a call may cost, held against its budgets until it ends: the prompt's estimated tokens plus every output
  * token it may produce (`max_completion_tokens`, `max_tokens`, else the model's most), times `n`, at the dearest
  * candidate; twice over when a structured answer may need a correction. Token limits hold the prompt and the
- * `max_tokens` asked for (without one, the prompt only). A candidate whose price is not known costs nothing here,
- * as it is charged nothing after.
+ * `max_tokens` asked for (without one, the prompt only). A call asking for images holds its output at the image
+ * price. A candidate whose price is not known costs nothing here, as it is charged nothing after.
  */
 export function worstCost(
   body: Readonly<Record<string, unknown>>,
@@ -24,10 +24,17 @@ export function worstCost(
   const choices = positive(body.n) ?? 1;
   const asked = positive(body.max_completion_tokens) ?? positive(body.max_tokens);
   const completions = 1 + (options.corrections ?? 0);
+  const drawing = Array.isArray(body.modalities) && body.modalities.includes('image');
   let usd = 0;
   for (const { model, offering } of candidates) {
     const output = (asked ?? model.max_output_tokens) * choices;
-    const cost = computeCost({ prompt_tokens: prompt, completion_tokens: output }, offering.pricing);
+    // A call asking for images may spend every output token on them, at their price where it is the dearer.
+    const images = drawing && (offering.pricing?.output_image ?? 0) > (offering.pricing?.output ?? 0) ? output : 0;
+    const usage = { prompt_tokens: prompt, completion_tokens: output };
+    const cost = computeCost(
+      images ? { ...usage, completion_tokens_details: { image_tokens: images } } : usage,
+      offering.pricing,
+    );
     usd = Math.max(usd, cost ?? 0);
   }
   return { usd: usd * completions, tokens: (prompt + (asked ?? 0) * choices) * completions };

@@ -52,6 +52,11 @@ function buildSchemas(z: typeof Zod.z) {
     input: usdPerMillion,
     output: usdPerMillion,
     ...cachePrices,
+    /**
+     * Image tokens in an answer, where the provider prices them apart from text (Gemini's image models). A model
+     * that answers with images and has no such price costs `null` when it does, never the text rate.
+     */
+    output_image: usdPerMillion.optional(),
     /** The prices of a request whose prompt is longer than `threshold` tokens: the whole request is billed at them. */
     long_context: z
       .strictObject({
@@ -105,6 +110,8 @@ function buildSchemas(z: typeof Zod.z) {
     tools: z.boolean(),
     parallel_tool_calls: z.boolean(),
     images: z.boolean(),
+    /** Answers with images in chat under `modalities: ["text", "image"]` (`message.images`). */
+    image_output: z.boolean().optional(),
     /** Sampling knobs; reasoning models often reject them. */
     temperature: z.boolean(),
     top_p: z.boolean(),

@@ -76,6 +76,7 @@ function deltaOf({ message }: CompletionChoice): CompletionChunkDelta {
   if (message.reasoning_content) delta.reasoning_content = message.reasoning_content;
   if (message.reasoning_details) delta.reasoning_details = message.reasoning_details;
   if (message.refusal) delta.refusal = message.refusal;
+  if (message.images?.length) delta.images = message.images;
   if (message.tool_calls?.length) {
     delta.tool_calls = message.tool_calls.flatMap((call, index) =>
       call.type === 'function' ? [{ index, id: call.id, type: 'function' as const, function: call.function }] : [],

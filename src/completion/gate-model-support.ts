@@ -22,6 +22,7 @@ export function gateModelSupport(
     });
     delete body[param];
   }
+  if (!model.supports.image_output) dropImageOutput(body, model, warn);
   if (!model.supports.images) body.messages = withoutImages(body.messages as ChatCompletionMessageParam[], model, warn);
 }
 
@@ -43,4 +44,23 @@ function withoutImages(
     const parts = (message.content as Array<{ type: string }>).filter((part) => part.type !== 'image_url');
     return { ...message, content: parts } as ChatCompletionMessageParam;
   });
+}
+
+/** `modalities` asking for images from a model that answers only in text (or audio): "image" is dropped. */
+function dropImageOutput(
+  body: Record<string, unknown>,
+  model: ModelEntry,
+  warn: (warning: CompletionWarning) => void,
+): void {
+  const modalities = body.modalities;
+  if (!Array.isArray(modalities) || !modalities.includes('image')) return;
+  warn({
+    code: 'unsupported_parameter',
+    param: 'modalities',
+    message: `${model.id} does not answer with images in chat; "image" was dropped from "modalities".`,
+  });
+  const rest = modalities.filter((modality) => modality !== 'image');
+  // Text alone is every model's default: nothing left to ask for, nothing sent (and no second warning).
+  if (rest.length === 0 || (rest.length === 1 && rest[0] === 'text')) delete body.modalities;
+  else body.modalities = rest;
 }

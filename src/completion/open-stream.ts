@@ -97,6 +97,7 @@ function carriesContent(chunk: CompletionChunk): boolean {
       !!delta.reasoning_content ||
       !!delta.refusal ||
       !!delta.tool_calls?.length ||
+      !!delta.images?.length ||
       !!delta.reasoning_details?.length,
   );
 }

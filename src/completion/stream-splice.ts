@@ -49,6 +49,7 @@ export class StreamSplice {
       choice?.finish_reason == null &&
       !chunk.usage &&
       !choice?.delta.tool_calls?.length &&
+      !choice?.delta.images?.length &&
       !choice?.delta.reasoning_content;
     if (onlyText && choice) {
       this.#heldText += choice.delta.content ?? '';
@@ -93,6 +94,7 @@ function isEmpty(chunk: CompletionChunk): boolean {
       !delta.reasoning_content &&
       !delta.refusal &&
       !delta.tool_calls?.length &&
+      !delta.images?.length &&
       !delta.reasoning_details?.length,
   );
 }

@@ -89,6 +89,7 @@ function isBlank({ delta, finish_reason }: CompletionChunk['choices'][number]): 
     !delta.content &&
     !delta.reasoning_content &&
     !delta.refusal &&
+    !delta.images?.length &&
     !delta.reasoning_details?.length
   );
 }

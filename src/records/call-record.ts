@@ -70,6 +70,17 @@ export interface RecordOutput {
   tool_calls: RecordToolCall[];
   refusal: string | null;
   finish_reason: string | null;
+  /**
+   * The images the model answered with (`message.images`), each as its type and size: never the bytes, which would
+   * make one record megabytes. Absent when there were none.
+   */
+  images?: RecordImage[];
+}
+
+/** An answered image as the record keeps it: `image/png` and its decoded size (`null` for a URL that is not data). */
+export interface RecordImage {
+  media_type: string | null;
+  bytes: number | null;
 }
 
 export interface RecordToolCall {

@@ -14,6 +14,11 @@ export interface TokenPricing {
   /** Cache writes kept for an hour (Anthropic: 2 × input). Default: `cache_write`. */
   cache_write_1h?: number | undefined;
   /**
+   * Image tokens in the answer (Gemini's image models), where the provider prices them apart from text (Gemini 2.5
+   * Flash Image: $30 against $2.50). Left out, an answer that reports image tokens costs `null`: never the text rate.
+   */
+  output_image?: number | undefined;
+  /**
    * Prices for a request whose prompt is longer than `threshold` tokens: the whole request is billed at them (Gemini
    * 2.5 Pro and Claude Sonnet above 200k tokens). Fields left out keep the base price.
    */
@@ -54,7 +59,7 @@ export interface UsageLike {
     cache_write_tokens?: number | null;
     cache_write_1h_tokens?: number | null;
   } | null;
-  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null; image_tokens?: number | null } | null;
 }
 
 export const ZERO_USAGE: Readonly<RecordUsage> = Object.freeze({
@@ -112,11 +117,15 @@ export function costBreakdown(
   const output = price(tier?.output ?? pricing.output);
   const uncached = counts.prompt_tokens - counts.cached_tokens - counts.cache_write_tokens;
   const shortWrites = counts.cache_write_tokens - counts.cache_write_1h_tokens;
+  const text = counts.completion_tokens - counts.reasoning_tokens;
+  const images = Math.min(count(usage?.completion_tokens_details?.image_tokens), text);
+  // Image tokens at the text rate would be a bill off by twelve times (LiteLLM's bug): without their price, unknown.
+  if (images > 0 && pricing.output_image === undefined) return null;
   return bounded({
     input: perMillion(uncached * input),
     cache_read: perMillion(counts.cached_tokens * cacheRead),
     cache_write: perMillion(shortWrites * cacheWrite + counts.cache_write_1h_tokens * cacheWrite1h),
-    output: perMillion((counts.completion_tokens - counts.reasoning_tokens) * output),
+    output: perMillion((text - images) * output + images * price(pricing.output_image)),
     reasoning: perMillion(counts.reasoning_tokens * output),
   });
 }
@@ -234,7 +243,8 @@ function usageOverflows(usage: UsageLike | null | undefined): boolean {
     huge(usage.cache_write_1h_tokens) ||
     (!!prompt &&
       (huge(prompt.cached_tokens) || huge(prompt.cache_write_tokens) || huge(prompt.cache_write_1h_tokens))) ||
-    huge(usage.completion_tokens_details?.reasoning_tokens)
+    huge(usage.completion_tokens_details?.reasoning_tokens) ||
+    huge(usage.completion_tokens_details?.image_tokens)
   );
 }
 
@@ -248,6 +258,7 @@ function pricingOverflows(pricing: TokenPricing | null | undefined): boolean {
     huge(pricing.cached_input) ||
     huge(pricing.cache_write) ||
     huge(pricing.cache_write_1h) ||
+    huge(pricing.output_image) ||
     (!!tier &&
       (huge(tier.threshold) ||
         huge(tier.input) ||

@@ -1,4 +1,4 @@
-import type { RecordOutput, RecordToolCall } from './call-record.ts';
+import type { RecordImage, RecordOutput, RecordToolCall } from './call-record.ts';
 
 /** A completion's first choice as the record keeps it. */
 
@@ -28,6 +28,7 @@ export function outputFromChoices(choices: unknown): RecordOutput | null {
     tool_calls: toolCalls,
     refusal: optionalText(message.refusal, 'choices[0].message.refusal'),
     finish_reason: optionalText(choice.finish_reason, 'choices[0].finish_reason'),
+    ...imagesField(message.images),
   };
 }
 
@@ -48,7 +49,25 @@ export function capOutput(
     })),
     refusal: textOrNull(output.refusal, 'output.refusal'),
     finish_reason: output.finish_reason,
+    ...(output.images ? { images: output.images } : {}),
   };
+}
+
+/** `images` for the record, when the answer has any: each image's type and size, never its bytes. */
+export function imagesField(images: unknown): { images?: RecordImage[] } {
+  if (!Array.isArray(images) || images.length === 0) return {};
+  return { images: images.map(recordImage) };
+}
+
+/** `data:image/png;base64,…` as `{ media_type: "image/png", bytes }`, the size worked out from the text's length. */
+export function recordImage(image: unknown): RecordImage {
+  const url = isObject(image) && isObject(image.image_url) ? image.image_url.url : undefined;
+  const match = typeof url === 'string' ? /^data:([^;,]+)(;base64)?,/.exec(url) : null;
+  if (!match || typeof url !== 'string') return { media_type: null, bytes: null };
+  const data = url.length - match[0].length;
+  if (!match[2]) return { media_type: match[1]!, bytes: data };
+  const padding = url.endsWith('==') ? 2 : url.endsWith('=') ? 1 : 0;
+  return { media_type: match[1]!, bytes: Math.max(0, Math.floor((data * 3) / 4) - padding) };
 }
 
 function optionalText(value: unknown, field: string): string | null {

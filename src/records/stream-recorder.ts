@@ -1,7 +1,8 @@
 import { estimateTokens } from '../internal/estimate-tokens.ts';
 import type { CompletionChunk } from '../types.ts';
-import type { RecordOutput, RecordToolCall } from './call-record.ts';
+import type { RecordImage, RecordOutput, RecordToolCall } from './call-record.ts';
 import type { UsageLike } from './compute-cost.ts';
+import { recordImage } from './record-output.ts';
 
 /**
  * What a stream produced, as far as it got: the first choice's answer, the usage chunk, and when the first token came.
@@ -30,6 +31,8 @@ export class StreamRecorder {
   readonly #reasoning: string[] = [];
   readonly #refusal: string[] = [];
   readonly #toolCalls = new Map<number, ToolCallParts>();
+  /** The images streamed, as their type and size: the record never holds their bytes. */
+  readonly #images: RecordImage[] = [];
   #finishReason: string | null = null;
   #usage: UsageLike | null = null;
   #firstTokenAt: number | null = null;
@@ -62,6 +65,10 @@ export class StreamRecorder {
         token = true;
       }
       if (Array.isArray(calls)) for (const call of calls as unknown[]) token = this.#observeCall(call) || token;
+      if (Array.isArray(delta.images) && delta.images.length > 0) {
+        for (const image of delta.images as unknown[]) this.#images.push(recordImage(image));
+        token = true;
+      }
       if (token && this.#firstTokenAt === null) this.#firstTokenAt = Date.now();
     }
   }
@@ -126,6 +133,7 @@ export class StreamRecorder {
           tool_calls: this.toolCalls(),
           refusal: joined(this.#refusal),
           finish_reason: this.#finishReason,
+          ...(this.#images.length > 0 ? { images: [...this.#images] } : {}),
         }
       : null;
     return { output, usage: this.#usage, firstTokenAt: this.#firstTokenAt };

@@ -117,7 +117,13 @@ export const REQUEST_PARAMETERS = {
     deployable: true,
     check: (value, _request, notes) => validateResponseFormat(value, notes),
   },
-  modalities: { kind: 'sent', deployable: true, onlyIn: 'openai' },
+  // "image" reaches only models flagged `image_output` (Gemini's image models); the rest drop it with a warning.
+  modalities: {
+    kind: 'sent',
+    deployable: true,
+    check: someOf('modalities', ['text', 'audio', 'image']),
+    onlyIn: 'openai',
+  },
   audio: { kind: 'sent', deployable: true, onlyIn: 'openai' },
   prediction: { kind: 'sent', deployable: true, onlyIn: 'openai' },
   verbosity: { kind: 'sent', deployable: true, check: oneOf('verbosity', ['low', 'medium', 'high']), onlyIn: 'openai' },

@@ -27,6 +27,7 @@ export function isMessageField(key: string): boolean {
     case 'cache_control':
     case 'reasoning_content':
     case 'reasoning_details':
+    case 'images':
     case 'parsed':
     case 'is_error':
     case 'from_instructions':

@@ -21,8 +21,8 @@ export interface GeminiReply {
   finishReason?: string | null;
   /** Further candidates (for `candidateCount`), each with its own parts and finish reason. */
   extraCandidates?: Array<{ parts: WirePart[]; finishReason?: string }>;
-  /** Raw `usageMetadata` of the reply (the last chunk of a stream). */
-  usage?: Record<string, number>;
+  /** Raw `usageMetadata` of the reply (the last chunk of a stream), `candidatesTokensDetails` too. */
+  usage?: Record<string, unknown>;
   /** No candidates; the prompt was blocked for this reason. */
   blockReason?: string;
   /** `null` leaves `responseId` out. */
@@ -103,7 +103,7 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
     }
     if (route[3] === 'batchEmbedContents') return embeddings(response, body, queue.shift());
     if (route[3] === 'predict') return predict(response, body, queue.shift(), sendError);
-    const asked = queue.shift() ?? fake.respondWith?.(body) ?? { text: `Hello from fake ${route[2]}` };
+    const asked = queue.shift() ?? fake.respondWith?.(body) ?? defaultReply(route[2]!, body.generationConfig ?? {});
     const reply = limitedReply(asked, body.generationConfig ?? {});
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();
@@ -144,14 +144,38 @@ function limitedReply(reply: GeminiReply, config: Record<string, any>): GeminiRe
   };
 }
 
+/** A 2×2 PNG, as an image model's `inlineData` carries one (base64, no data: prefix). */
+export const FAKE_PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAGUlEQVR4AQEOAPH/AAAAgP8AgAAA/4D//4Af+gX9X7B3OQAAAABJRU5ErkJggg==';
+
+/**
+ * The hello, or under `responseModalities` with IMAGE what an image model answers: the text (when TEXT is asked too)
+ * and one `inlineData` PNG, its 1290 tokens counted under modality IMAGE as Gemini counts a 1024px picture.
+ */
+function defaultReply(model: string, config: Record<string, any>): GeminiReply {
+  const modalities: unknown[] = Array.isArray(config.responseModalities) ? config.responseModalities : [];
+  if (!modalities.includes('IMAGE')) return { text: `Hello from fake ${model}` };
+  const text = modalities.includes('TEXT') ? [{ text: `A picture from fake ${model}` }] : [];
+  return {
+    parts: [...text, { inlineData: { mimeType: 'image/png', data: FAKE_PNG_BASE64 } }],
+    usage: {
+      candidatesTokenCount: 1290 + text.length * 6,
+      candidatesTokensDetails: [
+        ...(text.length ? [{ modality: 'TEXT', tokenCount: 6 }] : []),
+        { modality: 'IMAGE', tokenCount: 1290 },
+      ],
+    },
+  };
+}
+
 function partsOf(reply: GeminiReply): WirePart[] {
   return reply.parts ?? (reply.text !== undefined ? [{ text: reply.text }] : []);
 }
 
-function usageOf(reply: GeminiReply): Record<string, number> {
-  const usage: Record<string, number> = { promptTokenCount: 12, candidatesTokenCount: 7, ...reply.usage };
+function usageOf(reply: GeminiReply): Record<string, unknown> {
+  const usage: Record<string, unknown> = { promptTokenCount: 12, candidatesTokenCount: 7, ...reply.usage };
   const total = ['promptTokenCount', 'candidatesTokenCount', 'thoughtsTokenCount', 'toolUsePromptTokenCount'].reduce(
-    (sum, key) => sum + (usage[key] ?? 0),
+    (sum, key) => sum + (typeof usage[key] === 'number' ? usage[key] : 0),
     0,
   );
   return { ...usage, totalTokenCount: total };

@@ -66,6 +66,18 @@ describe('Vertex AI', () => {
     expect(oauth.requests.at(-1)!.grant).toBe('urn:ietf:params:oauth:grant-type:jwt-bearer');
   });
 
+  it("Gemini's image model on Vertex: responseModalities sent, images answered, image tokens priced", async () => {
+    const response = await gatewayOn(gemini.url).createCompletion({
+      model: 'gemini-2.5-flash-image',
+      messages: hello,
+      modalities: ['text', 'image'],
+    });
+    expect(response.switchyard.provider).toBe('vertex');
+    expect(gemini.requests.at(-1)!.body.generationConfig.responseModalities).toEqual(['TEXT', 'IMAGE']);
+    expect(response.choices[0]!.message.images?.[0]?.image_url.url).toMatch(/^data:image\/png;base64,iVBOR/);
+    expect(response.switchyard.cost_usd).toBeCloseTo((12 * 0.3 + 6 * 2.5 + 1290 * 30) / 1e6, 9);
+  });
+
   it('streams Gemini on Vertex', async () => {
     const stream = await gatewayOn(gemini.url).createCompletion({
       model: 'gemini-2.5-flash',

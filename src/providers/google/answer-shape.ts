@@ -20,7 +20,11 @@ const part: Shape = object({
   thought: nullish(boolean),
   thoughtSignature: nullish(string),
   functionCall: nullish(object({ id: nullish(string), name: string, args: nullish(plainObject) })),
+  inlineData: nullish(object({ mimeType: nullish(string), data: nullish(string) })),
 });
+
+/** Per-modality token counts (`candidatesTokensDetails`): image output is priced apart from text. */
+const modalityCounts: Shape = nullish(array(object({ modality: nullish(string), tokenCount: nullish(tokenCount) })));
 
 const candidate: Shape = object({
   index: nullish(number),
@@ -38,6 +42,7 @@ export const checkResponse: Shape = object({
       candidatesTokenCount: nullish(tokenCount),
       thoughtsTokenCount: nullish(tokenCount),
       cachedContentTokenCount: nullish(tokenCount),
+      candidatesTokensDetails: modalityCounts,
     }),
   ),
   promptFeedback: nullish(object({ blockReason: nullish(string), blockReasonMessage: nullish(string) })),

@@ -16,6 +16,8 @@ const DUMMY_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
 type AssistantMessage = Extract<ChatCompletionMessageParam, { role: 'assistant' }> & {
   reasoning_details?: ReasoningDetail[];
+  /** The model's own pictures, sent back for an image model to edit them (`message.images` as returned). */
+  images?: Array<{ image_url?: { url?: unknown } }>;
 };
 
 export function toContents(
@@ -91,6 +93,16 @@ function toModelParts(
   const parts: Part[] = [];
   const text = textOf(message.content);
   if (text) parts.push({ text });
+  for (const image of message.images ?? []) {
+    const match = /^data:([^;,]+);base64,(.*)$/s.exec(String(image?.image_url?.url ?? ''));
+    if (match) parts.push({ inlineData: { mimeType: match[1]!, data: match[2]! } });
+    else
+      call.warn({
+        code: 'unsupported_content',
+        param: `${at}.images`,
+        message: `${at}: an answered image that is not a base64 data URL was not sent back to Gemini.`,
+      });
+  }
   const calls: Array<{ id?: string; name: string; arguments: string }> = [];
   for (const toolCall of (message.tool_calls ?? []) as ChatCompletionMessageToolCall[]) {
     if (toolCall.type !== 'function') {

@@ -35,6 +35,7 @@ const HANDLED = new Set([
   'response_format',
   'cached_content',
   'web_search_options',
+  'modalities',
 ]);
 
 export interface GeminiRequest {
@@ -78,6 +79,7 @@ export function toGeminiRequest(call: ProviderCall): GeminiRequest {
   applyTools(body, config, call);
   applyWebSearch(call, config);
   applyResponseFormat(body, config, call);
+  applyModalities(body.modalities as unknown, config, call);
   const thinking = toThinkingConfig(call);
   if (thinking) config.thinkingConfig = thinking;
   // Thinking tokens count within maxOutputTokens: a cap at or below the budget would leave no room for the answer.
@@ -102,6 +104,23 @@ export function toGeminiRequest(call: ProviderCall): GeminiRequest {
     });
   }
   return { model: body.model, contents, config };
+}
+
+/**
+ * `modalities` as `responseModalities`. "image" arrives only for models flagged `image_output` (the gate drops it
+ * for the rest); Gemini's chat models speak no audio through generateContent, so "audio" is dropped with a warning.
+ */
+function applyModalities(modalities: unknown, config: GenerateContentConfig, call: ProviderCall): void {
+  if (!Array.isArray(modalities)) return;
+  if (modalities.includes('audio')) {
+    call.warn({
+      code: 'unsupported_parameter',
+      param: 'modalities',
+      message: 'Gemini answers no audio in chat; "audio" was dropped from "modalities".',
+    });
+  }
+  if (!modalities.includes('image')) return;
+  config.responseModalities = modalities.includes('text') ? ['TEXT', 'IMAGE'] : ['IMAGE'];
 }
 
 function applyResponseFormat(

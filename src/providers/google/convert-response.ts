@@ -1,8 +1,9 @@
 import type { GenerateContentResponse, Part } from '@google/genai';
 import type { ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
-import type { CompletionMessage, ReasoningDetail } from '../../types.ts';
+import type { CompletionImage, CompletionMessage, ReasoningDetail } from '../../types.ts';
 import type { ProviderCompletion } from '../provider.ts';
 
+import { inlineImagesOf } from './inline-images.ts';
 import { toFinishReason } from './map-finish-reason.ts';
 import { toUsage } from './map-usage.ts';
 
@@ -28,6 +29,7 @@ type PartEvent =
   | { kind: 'content'; text: string; detail?: ReasoningDetail }
   | { kind: 'tool_call'; call: { id: string; name: string; arguments: string }; detail?: ReasoningDetail }
   | { kind: 'signature'; detail: ReasoningDetail }
+  | { kind: 'image'; image: CompletionImage; detail?: ReasoningDetail }
   | { kind: 'unsupported'; what: string };
 
 export function toPartEvent(part: Part): PartEvent {
@@ -54,6 +56,12 @@ export function toPartEvent(part: Part): PartEvent {
   if (typeof part.text === 'string' && (part.text !== '' || !signature)) {
     return { kind: part.thought ? 'reasoning' : 'content', text: part.text, ...detail() };
   }
+  // An image model's picture (responseModalities IMAGE): a data URL, as OpenRouter and LiteLLM answer them.
+  const [image] = inlineImagesOf([part]);
+  if (image) {
+    const url = `data:${image.mimeType};base64,${image.data}`;
+    return { kind: 'image', image: { type: 'image_url', image_url: { url } }, ...detail() };
+  }
   if (signature) return { kind: 'signature', detail: detail().detail! };
   const what = Object.keys(part).find((key) => (part as Record<string, unknown>)[key] != null) ?? 'empty';
   return { kind: 'unsupported', what };
@@ -71,6 +79,7 @@ export function toCompletion(
     let content: string | undefined;
     let reasoning: string | undefined;
     const toolCalls: ChatCompletionMessageToolCall[] = [];
+    const images: CompletionImage[] = [];
     const details: ReasoningDetail[] = [];
     for (const part of candidate.content?.parts ?? []) {
       const event = toPartEvent(part);
@@ -81,6 +90,7 @@ export function toCompletion(
       if (event.detail) details.push(event.detail);
       if (event.kind === 'reasoning') reasoning = (reasoning ?? '') + event.text;
       else if (event.kind === 'content') content = (content ?? '') + event.text;
+      else if (event.kind === 'image') images.push(event.image);
       else if (event.kind === 'tool_call')
         toolCalls.push({
           id: event.call.id,
@@ -91,6 +101,7 @@ export function toCompletion(
     if (content !== undefined) message.content = content;
     if (reasoning !== undefined) message.reasoning_content = reasoning;
     if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    if (images.length > 0) message.images = images;
     if (details.length > 0) message.reasoning_details = details;
     return {
       index: candidate.index ?? position,

@@ -13,6 +13,12 @@ export function toUsage(usage: GenerateContentResponseUsageMetadata | undefined)
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: usage.cachedContentTokenCount ?? 0 },
-    completion_tokens_details: { reasoning_tokens: reasoning },
+    completion_tokens_details: { reasoning_tokens: reasoning, ...imageTokens(usage) },
   };
+}
+
+/** The answer's image tokens (`candidatesTokensDetails`, modality IMAGE), which the catalog prices apart from text. */
+function imageTokens(usage: GenerateContentResponseUsageMetadata): { image_tokens?: number } {
+  const image = usage.candidatesTokensDetails?.find((detail) => detail.modality === 'IMAGE')?.tokenCount;
+  return image ? { image_tokens: image } : {};
 }

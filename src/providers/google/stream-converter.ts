@@ -61,6 +61,7 @@ export class StreamConverter {
         chunks.push(this.#chunk(index, { reasoning_content: event.text, ...details }));
       else if (event.kind === 'content') chunks.push(this.#chunk(index, { content: event.text, ...details }));
       else if (event.kind === 'signature') chunks.push(this.#chunk(index, details));
+      else if (event.kind === 'image') chunks.push(this.#chunk(index, { images: [event.image], ...details }));
       else {
         const toolCall = {
           index: state.toolCalls++,

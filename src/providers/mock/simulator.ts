@@ -1,5 +1,5 @@
 import type { ProviderError } from '../../errors.ts';
-import type { CompletionChunk, CompletionChunkDelta, ReasoningDetail } from '../../types.ts';
+import type { CompletionChunk, CompletionChunkDelta, CompletionImage, ReasoningDetail } from '../../types.ts';
 import { lazyMedia, type MediaApi } from '../media-api.ts';
 import {
   type EmbeddingCall,
@@ -27,6 +27,8 @@ export interface MockMessage {
   refusal?: string;
   /** Function tool calls (`arguments`), and custom tool calls (`input`: the free-form text). */
   tool_calls?: Array<MockToolCall>;
+  /** Images in the answer (`message.images`); by default a PNG when the request asks an image model for one. */
+  images?: CompletionImage[];
   finish_reason?: 'stop' | 'length' | 'tool_calls' | 'content_filter';
   usage?: { prompt_tokens?: number; completion_tokens?: number; reasoning_tokens?: number; cached_tokens?: number };
   /** Streams only: fail with this error after the content chunks went out. */
@@ -128,6 +130,7 @@ export class MockProvider implements Provider {
           ...(choice.reasoning !== undefined ? { reasoning_content: choice.reasoning } : {}),
           ...(message.reasoning_details ? { reasoning_details: message.reasoning_details } : {}),
           ...(choice.toolCalls ? { tool_calls: choice.toolCalls } : {}),
+          ...(message.images ? { images: message.images } : {}),
         },
         finish_reason: choice.finishReason,
         logprobs: choice.logprobs,
@@ -170,6 +173,8 @@ export class MockProvider implements Provider {
         yield chunk({ content: piece }, null, choice.logprobs && { content: logprobsOf(piece, top), refusal: null });
       }
       if (choice.refusal) yield chunk({ refusal: choice.refusal });
+      // Like OpenRouter: each image whole, in a delta of its own.
+      for (const image of message.images ?? []) yield chunk({ images: [image] });
       // Like OpenAI: the first fragment of a call names it, later fragments carry pieces of its arguments (or input).
       for (const [index, toolCall] of (choice.toolCalls ?? []).entries()) {
         if (toolCall.type === 'custom') {
@@ -232,10 +237,24 @@ export class MockProvider implements Provider {
       call.reasoning.effort !== 'disabled';
     if (generated)
       message.reasoning_content = `Simulated reasoning for ${call.model.id} at ${call.reasoning!.effort} effort.`;
+    if (message.images === undefined && asksForImage(request, call.model.supports.image_output))
+      message.images = [(await import('./simulate-image.ts')).simulateImage(request)];
     this.#counter += 1;
     const given = reasoningAsGiven(message, shape.reasoning, generated, shape.choices);
     return { id: `chatcmpl-mock-${this.#counter}`, message: given, request };
   }
+}
+
+/**
+ * Gemini counts a picture of up to 1024×1024 as 1290 output tokens: the simulator reports the same for each image, so
+ * the image token price is exercised as a real answer would exercise it.
+ */
+const SIMULATED_IMAGE_TOKENS = 1290;
+
+/** Whether the request asks for images and reached a model that answers with them (the gate drops "image" else). */
+function asksForImage(request: MockRequest, imageOutput: boolean | undefined): boolean {
+  const modalities = (request.body as { modalities?: unknown }).modalities;
+  return imageOutput === true && Array.isArray(modalities) && modalities.includes('image');
 }
 
 /** Usage as a provider counts it: the prompt once, every choice's output. */
@@ -248,13 +267,14 @@ function usageOf(message: MockMessage, request: MockRequest, choices: SimulatedC
     visible += tokensOf(choice.content) + tokensOf(choice.refusal) + tokensOf(JSON.stringify(choice.toolCalls ?? ''));
   }
   if (message.usage?.reasoning_tokens !== undefined) reasoning = message.usage.reasoning_tokens;
-  const completion = message.usage?.completion_tokens ?? visible + reasoning;
+  const images = (message.images?.length ?? 0) * choices.length * SIMULATED_IMAGE_TOKENS;
+  const completion = message.usage?.completion_tokens ?? visible + reasoning + images;
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: message.usage?.cached_tokens ?? 0 },
-    completion_tokens_details: { reasoning_tokens: reasoning },
+    completion_tokens_details: { reasoning_tokens: reasoning, ...(images > 0 ? { image_tokens: images } : {}) },
   };
 }
 

@@ -86,9 +86,9 @@ function applyReasoning(call: ProviderCall, body: Record<string, unknown>, quirk
 }
 
 /**
- * Assistant messages sent back as they were returned carry our extension fields (`reasoning_details`, `parsed`, and
- * `reasoning_content`), a tool result from the Messages API its `is_error`, and the Responses API's instructions
- * their mark; strip what this provider would reject. Messages without them pass as they are, uncopied.
+ * Assistant messages sent back as they were returned carry our extension fields (`reasoning_details`, `parsed`,
+ * `images` and `reasoning_content`), a tool result from the Messages API its `is_error`, and the Responses API's
+ * instructions their mark; strip what this provider would reject. Messages without them pass as they are, uncopied.
  */
 function withoutReasoningState(
   messages: ChatCompletionCreateParamsBase['messages'],
@@ -97,6 +97,7 @@ function withoutReasoningState(
   const carries = (message: object) =>
     'reasoning_details' in message ||
     'parsed' in message ||
+    'images' in message ||
     'is_error' in message ||
     'from_instructions' in message ||
     (!keepContent && 'reasoning_content' in message);
@@ -117,11 +118,13 @@ function withoutReasoningState(
     const {
       reasoning_details: _details,
       parsed: _parsed,
+      images: _images,
       reasoning_content: content,
       ...rest
     } = message as typeof message & {
       reasoning_details?: unknown;
       parsed?: unknown;
+      images?: unknown;
       reasoning_content?: unknown;
     };
     return (keepContent && content !== undefined ? { ...rest, reasoning_content: content } : rest) as typeof message;
