@@ -1,6 +1,7 @@
 import { lazyRequire } from '../internal/lazy-require.ts';
 import { FAIL_FAST_POOL, postgresError } from '../internal/postgres-migrations.ts';
 import type { PostgresClient, PostgresPool, PostgresPoolConfig, PostgresResult } from '../internal/postgres-pool.ts';
+import { ConnectionGate } from './connection-gate.ts';
 import {
   type Args,
   compile,
@@ -23,6 +24,9 @@ export interface PostgresEngineOptions {
   queryTimeoutMs?: number | undefined;
 }
 
+/** How long a request may queue for a connection when all are busy (a burst, not an outage: that fails in 1 s). */
+const QUEUE_WAIT_MS = 15_000;
+
 /** pg answers bigint and numeric as text: counts and sums come back as numbers, as from the other engines. */
 const NUMBER_TYPES = new Set([20, 1700]);
 
@@ -40,6 +44,7 @@ export class PostgresEngine implements StorageEngine {
   readonly #owned: boolean;
   readonly #timeoutMs: number;
   readonly #ready = new Map<string, Promise<void>>();
+  readonly #gate: ConnectionGate;
 
   /** A `postgres://…` URL or pool options (a pool is made, and ended with the engine), or a pool opened elsewhere. */
   constructor(connection: string | PostgresPoolConfig | PostgresPool, options: PostgresEngineOptions = {}) {
@@ -47,6 +52,8 @@ export class PostgresEngine implements StorageEngine {
     this.#owned = typeof connection === 'string' || !('connect' in connection);
     if (!this.#owned) {
       this.#pool = connection as PostgresPool;
+      const size = (connection as { options?: { max?: number } }).options?.max;
+      this.#gate = new ConnectionGate(size ?? options.max ?? 10, QUEUE_WAIT_MS);
       return;
     }
     const config = typeof connection === 'string' ? { connectionString: connection } : connection;
@@ -61,16 +68,21 @@ export class PostgresEngine implements StorageEngine {
       },
       ...(config as PostgresPoolConfig),
     });
+    this.#gate = new ConnectionGate(pool.options.max ?? 10, QUEUE_WAIT_MS);
     // An idle client's error (the server restarting) must not crash the process; the next query reconnects.
     pool.on('error', () => {});
     this.#pool = pool as unknown as PostgresPool;
   }
 
   run<Row>(query: Query<Row>, args?: Args, options?: RunOptions): Promise<Result<Row>> {
-    return this.#on(this.#pool, query, args, options);
+    return this.#gate.hold(() => this.#on(this.#pool, query, args, options));
   }
 
-  async transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T> {
+    return this.#gate.hold(() => this.#transaction(work));
+  }
+
+  async #transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T> {
     let client: PostgresClient;
     try {
       client = await this.#pool.connect();
@@ -98,10 +110,12 @@ export class PostgresEngine implements StorageEngine {
   ready(schema: SchemaSpec): Promise<void> {
     let ready = this.#ready.get(schema.name);
     if (!ready) {
-      ready = migratePostgres(this.#pool, schema).catch((error: unknown) => {
-        this.#ready.delete(schema.name);
-        throw postgresError(error);
-      });
+      ready = this.#gate
+        .hold(() => migratePostgres(this.#pool, schema))
+        .catch((error: unknown) => {
+          this.#ready.delete(schema.name);
+          throw postgresError(error);
+        });
       this.#ready.set(schema.name, ready);
     }
     return ready;
@@ -109,7 +123,7 @@ export class PostgresEngine implements StorageEngine {
 
   async ping(timeoutMs = 1_000): Promise<void> {
     try {
-      await this.#pool.query({ text: 'SELECT 1', query_timeout: timeoutMs });
+      await this.#gate.hold(() => this.#pool.query({ text: 'SELECT 1', query_timeout: timeoutMs }), timeoutMs);
     } catch (error) {
       throw postgresError(error);
     }

@@ -190,7 +190,7 @@ describe('a gateway with a journal', () => {
 describe('group commit', () => {
   const lines = () => files().flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean));
 
-  it('writes the records of one event-loop turn in one write, at its end, and only then settles durable()', async () => {
+  it('writes the records of one event-loop turn in one write, at its end, then settles durable()', async () => {
     const sink = new MemorySink();
     const { journal, queue } = journaledQueue(sink);
     const records = Array.from({ length: 50 }, () => makeRecord());

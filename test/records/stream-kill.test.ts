@@ -68,8 +68,11 @@ async function startServe(): Promise<{ child: ChildProcessWithoutNullStreams; ur
   return { child, url: (JSON.parse(listening) as { url: string }).url };
 }
 
-/** A streamed call; resolves with its call id once `until` is in what was read (or the stream ended). */
-async function stream(url: string, content: string, until: string): Promise<string> {
+/**
+ * A streamed call; resolves with its call id once `until` is in what was read (or the stream ended). The connection
+ * stays open (`release` closes it): a reader cancelled before the kill would be recorded as the caller's abort.
+ */
+async function stream(url: string, content: string, until: string): Promise<{ id: string; release: () => void }> {
   const response = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -88,21 +91,26 @@ async function stream(url: string, content: string, until: string): Promise<stri
     if (done) break;
     text += new TextDecoder().decode(value);
   }
-  void reader.cancel().catch(() => undefined);
-  return response.headers.get('x-switchyard-call-id')!;
+  return {
+    id: response.headers.get('x-switchyard-call-id')!,
+    release: () => void reader.cancel().catch(() => undefined),
+  };
 }
 
 describe('a stream in flight when the server is SIGKILLed', () => {
   it('leaves a record, stored by the next start; a stream that ended keeps its real one', async () => {
     const { child, url } = await startServe();
-    const finished = await stream(url, 'answer in full', 'data: [DONE]');
+    const { id: finished, release } = await stream(url, 'answer in full', 'data: [DONE]');
+    release();
     // Stored, and its journal file gone (the route flushes first): only its open record could undo it now.
     const stored = await fetch(`${url}/v1/calls/${finished}`, { headers: { authorization: `Bearer ${key}` } });
     expect(stored.status).toBe(200);
-    const cut = await stream(url, 'hold the stream open', 'Partial answer');
+    const held = await stream(url, 'hold the stream open', 'Partial answer');
+    const cut = held.id;
     const exited = new Promise((done) => child.on('exit', (_code, signal) => done(signal)));
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
+    held.release();
 
     const logs: Array<Record<string, unknown>> = [];
     const next = await startServer({ mock: true, port: 0, dataDir, log: (line) => logs.push(line) });

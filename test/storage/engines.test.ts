@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepare, type Query, type StorageEngine } from '../../src/storage/engine.ts';
 import { anyOf, epochMs, locking, percentileOf } from '../../src/storage/engine-sql.ts';
@@ -319,4 +319,21 @@ describe('the memory engine', () => {
     visit(join(root, 'memory-engine.ts'));
     expect(seen.size).toBeGreaterThan(8);
   });
+});
+
+describe.skipIf(!server)('the PostgreSQL engine under a burst', () => {
+  // Before: pg's `connectionTimeoutMillis` (1 s, to fail fast on an outage) also timed the wait for a busy pool's
+  // free connection, so a burst of sound requests got 503 "PostgreSQL is unavailable" while the database was fine.
+  it('queues work beyond its connections instead of calling the wait an outage', async () => {
+    const engine = new PostgresEngine(server!.url, { max: 1 });
+    try {
+      await engine.ping();
+      const sleep = engine.db.selectNoFrom(sql`pg_sleep(0.6)`.as('slept'));
+      const held = Array.from({ length: 3 }, () => engine.transaction((tx) => tx.run(sleep)));
+      const results = await Promise.allSettled([...held, engine.run(engine.db.selectNoFrom(sql`1`.as('one')))]);
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    } finally {
+      await engine.close();
+    }
+  }, 20_000);
 });
