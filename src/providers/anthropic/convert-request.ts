@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import type { ProviderCall } from '../provider.ts';
+import type { ProviderCall, RequestShape } from '../provider.ts';
+import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 import { applyReasoning } from './apply-reasoning.ts';
 import { placeBreakpoints } from './cache-breakpoints.ts';
 import { convertMessages, mergedSystemMessage } from './convert-messages.ts';
@@ -155,3 +156,15 @@ function applyResponseFormat(call: ProviderCall, params: Params): void {
 }
 
 const JSON_OBJECT_INSTRUCTION = 'Answer with one JSON object only: no prose, no code fences.';
+
+/** What a Claude request asks, in the pipeline's terms: one answer, no token logprobs, thinking in signed blocks. */
+export function shapeOfAnthropicRequest(call: ProviderCall, streaming: boolean, provider = 'anthropic'): RequestShape {
+  const params = toAnthropicRequest(call, streaming, provider);
+  return {
+    choices: 1,
+    maxTokens: params.max_tokens,
+    stop: params.stop_sequences ?? [],
+    logprobs: false,
+    reasoning: { kind: 'signed-text', format: CLAUDE_REASONING_FORMAT },
+  };
+}
