@@ -28,26 +28,7 @@ export { CompletionStream } from './completion/completion-stream.ts';
 export { convertLegacyDeploymentReference } from './completion/parse-model.ts';
 export type { RetryOptions } from './completion/run-attempts.ts';
 export { createCompletion, listModels } from './default-gateway.ts';
-export { type CreateDeploymentStoreOptions, createDeploymentStore } from './deployments/create-store.ts';
-export type { JsonSchemaObject } from './deployments/deployment.ts';
-export {
-  DEPLOYMENT_ENVIRONMENTS,
-  type Deployment,
-  type DeploymentEnvironment,
-  type DeploymentVersion,
-  formatDeploymentId,
-  parseDeploymentId,
-} from './deployments/deployment.ts';
-export {
-  DeploymentConflictError,
-  type DeploymentIssue,
-  DeploymentNotFoundError,
-  DeploymentStoreError,
-  DeploymentValidationError,
-} from './deployments/errors.ts';
-export { type ResolvedDeployment, resolveDeployment } from './deployments/resolve-deployment.ts';
-export type { DeploymentStore, LookupOptions } from './deployments/store.ts';
-export { validateDeployment } from './deployments/validate-deployment.ts';
+export * from './deployments/caller-api.ts';
 export { listEmbeddingModels } from './embeddings/embedding-catalog.ts';
 export type { EmbeddingModel, EmbeddingRequest, EmbeddingResponse } from './embeddings/embedding-types.ts';
 export {

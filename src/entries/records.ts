@@ -11,34 +11,8 @@
  * @module
  */
 
-export type {
-  AddAnnotationsOptions,
-  Annotation,
-  AnnotationInput,
-  AnnotationMetric,
-  AnnotationPage,
-  AnnotationQuery,
-  AnnotationTarget,
-  ListAnnotationsOptions,
-} from '../annotations/index.ts';
-export type {
-  CallSample,
-  CellStatus,
-  CreateExperimentInput,
-  Experiment,
-  ExperimentCaller,
-  ExperimentCell,
-  ExperimentHeader,
-  ExperimentInput,
-  ExperimentInputInput,
-  ExperimentList,
-  ExperimentVersion,
-  ExperimentVersionInput,
-  FieldComparison,
-  GetExperimentOptions,
-  RunExperimentOptions,
-  VersionSummary,
-} from '../experiments/index.ts';
+export * from '../annotations/caller-types.ts';
+export * from '../experiments/caller-types.ts';
 export type { Dialect, SensitiveDataRecord } from '../records/call-record.ts';
 export type { BilledUsage, UsageLike } from '../records/compute-cost.ts';
 export type {

@@ -7,36 +7,9 @@
  * every page.
  */
 import * as jsonrepair from 'jsonrepair';
-import {
-  DummyDriver,
-  Kysely,
-  OperationNodeTransformer,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  sql,
-  TableNode,
-} from 'kysely';
+import * as kysely from './kysely-web-members.ts';
 import { RuntimeUnsupportedError, runtimeName } from './node-builtin.ts';
 import { zodForWeb } from './zod-web.ts';
-
-/** Of Kysely, what the stores' queries use (src/storage/kysely.ts): the builder, its compilers, `sql`. */
-const kysely = {
-  DummyDriver,
-  Kysely,
-  OperationNodeTransformer,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  sql,
-  TableNode,
-};
 
 const BUNDLED: Record<string, unknown> = { zod: zodForWeb, jsonrepair, kysely };
 

@@ -1,6 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import type { ProviderCall } from '../provider.ts';
+import type { ProviderCall, RequestShape } from '../provider.ts';
+import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
+import { convertedFields, warnUnconverted } from '../unconverted-fields.ts';
 import { applyReasoning } from './apply-reasoning.ts';
 import { placeBreakpoints } from './cache-breakpoints.ts';
 import { convertMessages, mergedSystemMessage } from './convert-messages.ts';
@@ -28,23 +30,13 @@ type Body = ChatCompletionCreateParamsBase & Record<string, unknown>;
 export type Params = Omit<Anthropic.MessageCreateParamsNonStreaming, 'stream'> & Sampling;
 
 /** OpenAI fields converted below; every other field present is dropped with a warning unless it is a no-op value. */
-const HANDLED = new Set([
-  'model',
-  'messages',
-  'max_tokens',
-  'max_completion_tokens',
-  'temperature',
-  'top_p',
-  'stop',
-  'tools',
-  'tool_choice',
+const CONVERTED = convertedFields(
   'parallel_tool_calls',
   'user',
   'safety_identifier',
-  'response_format',
   'service_tier',
   'web_search_options',
-]);
+);
 
 const NO_OP_VALUES: Record<string, unknown> = {
   n: 1,
@@ -93,14 +85,13 @@ export function toAnthropicRequest(call: ProviderCall, streaming: boolean, provi
       message: `Anthropic has no "${body.service_tier}" service tier; it was not sent.`,
     });
   }
-  for (const [param, value] of Object.entries(body)) {
-    if (HANDLED.has(param) || value == null || NO_OP_VALUES[param] === value) continue;
-    call.warn({
-      code: 'unsupported_parameter',
-      param,
-      message: `Anthropic has no equivalent of "${param}"; it was not sent.`,
-    });
-  }
+  warnUnconverted(
+    call,
+    body,
+    CONVERTED,
+    (param, value) => NO_OP_VALUES[param] === value,
+    (param) => `Anthropic has no equivalent of "${param}"; it was not sent.`,
+  );
   if (call.reasoning) applyReasoning(call, params);
   placeBreakpoints(call, params);
   return params;
@@ -155,3 +146,15 @@ function applyResponseFormat(call: ProviderCall, params: Params): void {
 }
 
 const JSON_OBJECT_INSTRUCTION = 'Answer with one JSON object only: no prose, no code fences.';
+
+/** What a Claude request asks, in the pipeline's terms: one answer, no token logprobs, thinking in signed blocks. */
+export function shapeOfAnthropicRequest(call: ProviderCall, streaming: boolean, provider = 'anthropic'): RequestShape {
+  const params = toAnthropicRequest(call, streaming, provider);
+  return {
+    choices: 1,
+    maxTokens: params.max_tokens,
+    stop: params.stop_sequences ?? [],
+    logprobs: false,
+    reasoning: { kind: 'signed-text', format: CLAUDE_REASONING_FORMAT },
+  };
+}

@@ -1,6 +1,5 @@
 import { SUPPORTS_EVERYTHING } from '../../catalog/model-profile.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
-import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 
 /** Anthropic's Messages API, through `@anthropic-ai/sdk`; conversions in this folder. */
 export const anthropicProvider: ProviderDefinition = {
@@ -18,15 +17,6 @@ export const anthropicProvider: ProviderDefinition = {
     reasoning: { control: 'budget', can_disable: true, min_budget: 1_024 },
   },
   create: async (settings) => (await import('./adapter.ts')).createAnthropicProvider(settings),
-  convertRequest: async (call, streaming) => {
-    const params = (await import('./convert-request.ts')).toAnthropicRequest(call, streaming);
-    // One answer per request; no token logprobs; thinking in signed blocks.
-    return {
-      choices: 1,
-      maxTokens: params.max_tokens,
-      stop: params.stop_sequences ?? [],
-      logprobs: false,
-      reasoning: { kind: 'signed-text', format: CLAUDE_REASONING_FORMAT },
-    };
-  },
+  convertRequest: async (call, streaming) =>
+    (await import('./convert-request.ts')).shapeOfAnthropicRequest(call, streaming),
 };

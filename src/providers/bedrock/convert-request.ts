@@ -4,6 +4,7 @@ import { claudeSampling } from '../anthropic/sampling.ts';
 import { withoutCacheControl } from '../prompt-cache.ts';
 import type { ProviderCall } from '../provider.ts';
 import { chooseReasoning } from '../reasoning-choice.ts';
+import { convertedFields, warnUnconverted } from '../unconverted-fields.ts';
 import { convertMessages } from './convert-messages.ts';
 
 /** The Converse request (`ConverseStream` takes the same fields). */
@@ -11,20 +12,11 @@ export type ConverseInput = ConverseStreamCommandInput;
 
 type Body = ChatCompletionCreateParamsBase & Record<string, unknown>;
 
-/** OpenAI fields converted below; any other field present is dropped with a warning unless it is a no-op value. */
-const HANDLED = new Set([
-  'model',
-  'messages',
-  'max_tokens',
-  'max_completion_tokens',
-  'temperature',
-  'top_p',
-  'stop',
-  'tools',
-  'tool_choice',
-  // Structured output goes in the prompt for Bedrock (JSON mode has no Converse equivalent): the schema is there.
-  'response_format',
-]);
+/**
+ * OpenAI fields converted below; any other field present is dropped with a warning unless it is a no-op value.
+ * Structured output goes in the prompt for Bedrock (JSON mode has no Converse equivalent): the schema is there.
+ */
+const CONVERTED = convertedFields();
 const NO_OP_VALUES: Record<string, unknown> = { n: 1, logprobs: false, store: false, parallel_tool_calls: true };
 
 /** Claude on Bedrock (`anthropic.claude-…`, or a cross-region profile `us.anthropic.claude-…`). */
@@ -49,14 +41,13 @@ export function toConverseRequest(call: ProviderCall): ConverseInput {
     ...(stops.length > 0 ? { stopSequences: stops } : {}),
   };
   applyTools(call, body, input);
-  for (const [param, value] of Object.entries(body)) {
-    if (HANDLED.has(param) || value == null || NO_OP_VALUES[param] === value) continue;
-    call.warn({
-      code: 'unsupported_parameter',
-      param,
-      message: `Bedrock's Converse API has no "${param}"; it was not sent.`,
-    });
-  }
+  warnUnconverted(
+    call,
+    body,
+    CONVERTED,
+    (param, value) => NO_OP_VALUES[param] === value,
+    (param) => `Bedrock's Converse API has no "${param}"; it was not sent.`,
+  );
   if (call.reasoning && isClaude(body.model)) applyClaudeThinking(call, input);
   return input;
 }

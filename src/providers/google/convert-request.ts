@@ -2,6 +2,7 @@ import type { Content, GenerateContentConfig } from '@google/genai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { withoutCacheControl } from '../prompt-cache.ts';
 import type { ProviderCall } from '../provider.ts';
+import { convertedFields, warnUnconverted } from '../unconverted-fields.ts';
 
 import { toContents } from './convert-contents.ts';
 import { applyTools } from './convert-tools.ts';
@@ -17,26 +18,16 @@ import { applyWebSearch } from './web-search.ts';
 const MAX_STOP_SEQUENCES = 5;
 
 /** Body fields this adapter translates (or that have no effect worth a warning when left at their default). */
-const HANDLED = new Set([
-  'model',
-  'messages',
-  'max_tokens',
-  'max_completion_tokens',
-  'temperature',
-  'top_p',
-  'stop',
+const CONVERTED = convertedFields(
   'seed',
   'presence_penalty',
   'frequency_penalty',
   'n',
-  'tools',
-  'tool_choice',
   'parallel_tool_calls',
-  'response_format',
   'cached_content',
   'web_search_options',
   'modalities',
-]);
+);
 
 export interface GeminiRequest {
   model: string;
@@ -95,14 +86,13 @@ export function toGeminiRequest(call: ProviderCall): GeminiRequest {
     });
   }
 
-  for (const [param, value] of Object.entries(body)) {
-    if (HANDLED.has(param) || value == null || value === false) continue;
-    call.warn({
-      code: 'unsupported_parameter',
-      param,
-      message: `Gemini has no equivalent of "${param}"; it was not sent.`,
-    });
-  }
+  warnUnconverted(
+    call,
+    body,
+    CONVERTED,
+    (_param, value) => value === false,
+    (param) => `Gemini has no equivalent of "${param}"; it was not sent.`,
+  );
   return { model: body.model, contents, config };
 }
 

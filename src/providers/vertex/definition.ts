@@ -1,8 +1,7 @@
 import { SUPPORTS_EVERYTHING } from '../../catalog/model-profile.ts';
 import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
-import { toAnthropicRequest } from '../anthropic/convert-request.ts';
+import { shapeOfAnthropicRequest } from '../anthropic/convert-request.ts';
 import { nativeOutputWhere, type ProviderDefinition } from '../provider.ts';
-import { CLAUDE_REASONING_FORMAT } from '../reasoning-format.ts';
 import { serviceAccountSecret } from './auth.ts';
 
 const nodeFs = lazyNodeBuiltin('node:fs', 'Vertex AI credentials');
@@ -69,14 +68,7 @@ export const vertexProvider: ProviderDefinition<VertexSettings> = {
   create: async (settings) => (await import('./adapter.ts')).createVertexProvider(settings),
   convertRequest: async (call, streaming) => {
     if (/^claude-/.test(call.body.model)) {
-      const params = toAnthropicRequest(call, streaming, 'vertex');
-      return {
-        choices: 1,
-        maxTokens: params.max_tokens,
-        stop: params.stop_sequences ?? [],
-        logprobs: false,
-        reasoning: { kind: 'signed-text', format: CLAUDE_REASONING_FORMAT },
-      };
+      return shapeOfAnthropicRequest(call, streaming, 'vertex');
     }
     const { googleProvider } = await import('../google/definition.ts');
     return googleProvider.convertRequest!(call, streaming);

@@ -1,0 +1,20 @@
+/** The members of zod the core names, listed once: zod-web.ts gives this module's namespace for the web build. */
+export {
+  array,
+  boolean,
+  discriminatedUnion,
+  enum,
+  int,
+  iso,
+  json,
+  literal,
+  looseObject,
+  number,
+  object,
+  record,
+  strictObject,
+  string,
+  toJSONSchema,
+  union,
+  unknown,
+} from 'zod';
