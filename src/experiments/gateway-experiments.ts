@@ -7,7 +7,7 @@ import type { DeploymentStore } from '../deployments/store.ts';
 import type { CallRecorder } from '../records/call-recorder.ts';
 import type { CompletionRequest } from '../types.ts';
 import type { ExperimentStore } from './experiment-store.ts';
-import { createExperiments, type ExperimentDependencies } from './experiments.ts';
+import type { createExperiments, ExperimentDependencies } from './experiments.ts';
 import type { Experiments } from './experiments-api.ts';
 
 /**
@@ -24,23 +24,37 @@ export function annotationsAndExperiments(options: {
   gateway: GatewayFallbacks;
 }): { annotations: Annotations; experiments: Experiments } {
   const { recorder } = options;
-  let experiments: ReturnType<typeof createExperiments> | undefined;
+  // The experiments' code loads on their first use: a page that never runs one never fetches it (the web bundle).
+  let loaded: Promise<ReturnType<typeof createExperiments>> | undefined;
+  const load = () =>
+    (loaded ??= import('./experiments.ts').then(({ createExperiments }) =>
+      createExperiments({
+        store: options.stores.experiments,
+        calls: recorder.calls,
+        annotations,
+        deployments: options.deployments,
+        flush: recorder.flush,
+        catalog: options.catalog,
+        complete: options.complete,
+        worstCost: (request) => requestWorstCost(options.catalog(), request, options.gateway),
+      }),
+    ));
   const annotations = createAnnotations(
     options.stores.annotations,
     recorder.calls,
     recorder.flush,
-    (experimentId, cellId) => experiments!.cellOwner(experimentId, cellId),
+    async (experimentId, cellId) => (await load()).cellOwner(experimentId, cellId),
   );
-  experiments = createExperiments({
-    store: options.stores.experiments,
-    calls: recorder.calls,
-    annotations,
-    deployments: options.deployments,
-    flush: recorder.flush,
-    catalog: options.catalog,
-    complete: options.complete,
-    worstCost: (request) => requestWorstCost(options.catalog(), request, options.gateway),
-  });
+  const forward = <K extends keyof Experiments>(name: K): Experiments[K] =>
+    (async (...args: unknown[]) => ((await load())[name] as (...args: unknown[]) => unknown)(...args)) as never;
+  const experiments: Experiments = {
+    create: forward('create'),
+    addVersions: forward('addVersions'),
+    addInputs: forward('addInputs'),
+    run: forward('run'),
+    get: forward('get'),
+    list: forward('list'),
+  };
   return { annotations, experiments };
 }
 
