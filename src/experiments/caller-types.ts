@@ -1,4 +1,4 @@
-/** The experiment shapes a caller names (switchyard-llm/records re-exports them as they are, this folder's index too). */
+/** The experiment shapes a caller names (switchyard-llm/records and this folder's index re-export them as they are). */
 export type {
   CallSample,
   CellStatus,
