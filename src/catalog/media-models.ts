@@ -147,8 +147,11 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       {
         provider: 'google',
         model: 'gemini-2.5-flash-image',
-        pricing: null,
-        source: null,
+        // The chat catalog's row (models.json) holds the same facts: one price for the model however it is called.
+        pricing: {
+          tokens: { text_input: 0.3, image_input: 0.3, output: 30, text_output: 2.5 },
+        },
+        source: 'https://ai.google.dev/gemini-api/docs/pricing',
       },
     ],
   },

@@ -10,7 +10,16 @@ export type MediaKind = 'image' | 'speech' | 'transcription';
  */
 export interface MediaPricing {
   /** Per 1M tokens, where the provider bills (and reports) tokens: gpt-image-*, gpt-4o-transcribe. */
-  tokens?: { text_input?: number; image_input?: number; audio_input?: number; output: number } | undefined;
+  tokens?:
+    | {
+        text_input?: number;
+        image_input?: number;
+        audio_input?: number;
+        output: number;
+        /** Text tokens of an answer that reports them apart from its image tokens (Gemini), when billed otherwise. */
+        text_output?: number;
+      }
+    | undefined;
   /** Per image, by quality (`low`, `medium`, `high`, `standard`, `hd`) then size (`1024x1024`). */
   per_image?: Record<string, Record<string, number>> | undefined;
   /** Per 1M input characters (text-to-speech). */

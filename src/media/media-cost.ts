@@ -33,7 +33,13 @@ export function imageBill(
     const image = usage.input_tokens_details?.image_tokens ?? 0;
     const units = { images, input_text_tokens: text, input_image_tokens: image, output_tokens: usage.output_tokens };
     const input = perMillion(text, pricing.tokens.text_input) + perMillion(image, pricing.tokens.image_input);
-    const usd = breakdown(input, perMillion(usage.output_tokens, pricing.tokens.output));
+    // Text tokens beside the images are billed at the text rate where the model has one (never text at the image
+    // rate's inverse: an answer's image tokens always at `output`).
+    const textOut = pricing.tokens.text_output !== undefined ? (usage.output_tokens_details?.text_tokens ?? 0) : 0;
+    const output =
+      perMillion(usage.output_tokens - textOut, pricing.tokens.output) +
+      perMillion(textOut, pricing.tokens.text_output);
+    const usd = breakdown(input, output);
     return { usd, usage: { kind: 'image', modality: 'image', units } };
   }
   const bill: MediaBill = { usd: null, usage: { kind: 'image', modality: 'image', units: { images } } };

@@ -25,6 +25,28 @@ describe('the media catalog', () => {
     }
   });
 
+  it('a model in both catalogs has one price: the media row bills as the chat row does', () => {
+    const chat = createGateway({ env: {}, mock: true }).listModels().data;
+    let shared = 0;
+    for (const model of listMediaModels()) {
+      const row = chat.find((entry) => entry.id === model.id);
+      if (!row) continue;
+      shared++;
+      for (const offering of model.providers) {
+        const prices = row.providers.find((entry) => entry.provider === offering.provider)?.pricing as
+          | Record<string, number>
+          | undefined;
+        const tokens = offering.pricing?.tokens;
+        expect({ input: tokens?.text_input, image: tokens?.output, text: tokens?.text_output }, model.id).toEqual({
+          input: prices?.input,
+          image: prices?.output_image,
+          text: prices?.output,
+        });
+      }
+    }
+    expect(shared).toBeGreaterThan(0);
+  });
+
   it('gateway.listMediaModels filters by output modality; listModels by output modality too', async () => {
     const gateway = createGateway({ env: {}, mock: true });
     const audio = await gateway.listMediaModels({ output_modality: 'audio' });

@@ -43,7 +43,15 @@ describe('images on Google', () => {
   it('Gemini image model: generateContent with responseModalities, the inlineData part as b64_json', async () => {
     gemini.enqueue({
       parts: [{ text: 'Here it is.' }, { inlineData: { mimeType: 'image/png', data: PNG } }],
-      usage: { promptTokenCount: 9, candidatesTokenCount: 1290, totalTokenCount: 1299 },
+      usage: {
+        promptTokenCount: 9,
+        candidatesTokenCount: 1296,
+        totalTokenCount: 1305,
+        candidatesTokensDetails: [
+          { modality: 'TEXT', tokenCount: 6 },
+          { modality: 'IMAGE', tokenCount: 1290 },
+        ],
+      },
     });
     const answer = await gateway.createImage({ model: 'gemini-2.5-flash-image', prompt: 'a fjord' });
     const sent = gemini.requests.at(-1)!;
@@ -53,7 +61,13 @@ describe('images on Google', () => {
       generationConfig: { responseModalities: ['TEXT', 'IMAGE'] },
     });
     expect(answer.data).toEqual([{ b64_json: PNG }]);
-    expect(answer.usage).toMatchObject({ input_tokens: 9, output_tokens: 1290 });
+    expect(answer.usage).toMatchObject({
+      input_tokens: 9,
+      output_tokens: 1296,
+      output_tokens_details: { image_tokens: 1290, text_tokens: 6 },
+    });
+    // Google's rates, as the chat catalog bills the same model: $0.30 in, image tokens $30 and text $2.50 out per 1M.
+    expect(answer.switchyard.cost_usd).toBeCloseTo((9 * 0.3 + 1290 * 30 + 6 * 2.5) / 1e6, 9);
   });
 
   it('Gemini edits send the image as an inlineData part; an answer without one is the provider’s fault', async () => {

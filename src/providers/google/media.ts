@@ -52,17 +52,26 @@ export function googleMedia(settings: ResolvedProviderSettings, root: string, er
     };
     const data: NonNullable<ImagesResponse['data']> = [];
     const usage = { input_tokens: 0, output_tokens: 0 };
+    let imageTokens = 0;
     // One candidate per request for these models: `n` images are `n` requests.
     for (let index = 0; index < (n ?? 1); index++) {
       const answer = (await post(call, 'generateContent', body)) as {
         candidates?: Array<{ content?: { parts?: unknown } }>;
-        usageMetadata?: { promptTokenCount?: number; candidatesTokenCount?: number };
+        usageMetadata?: {
+          promptTokenCount?: number;
+          candidatesTokenCount?: number;
+          candidatesTokensDetails?: Array<{ modality?: string; tokenCount?: number }>;
+        };
       };
       const images = inlineImagesOf(answer?.candidates?.[0]?.content?.parts);
       if (images.length === 0) throw invalidResponse(errors.scope(call.model), 'an answer without an image part');
       data.push(...images.map((found) => ({ b64_json: found.data })));
       usage.input_tokens += answer.usageMetadata?.promptTokenCount ?? 0;
       usage.output_tokens += answer.usageMetadata?.candidatesTokenCount ?? 0;
+      // Gemini bills image tokens and text tokens at different rates: told apart by the modality it reports.
+      const details = answer.usageMetadata?.candidatesTokensDetails ?? [];
+      const counted = details.find((detail) => detail.modality === 'IMAGE')?.tokenCount;
+      imageTokens += counted ?? answer.usageMetadata?.candidatesTokenCount ?? 0;
     }
     const total = usage.input_tokens + usage.output_tokens;
     return {
@@ -72,6 +81,7 @@ export function googleMedia(settings: ResolvedProviderSettings, root: string, er
         ...usage,
         total_tokens: total,
         input_tokens_details: { text_tokens: usage.input_tokens, image_tokens: 0 },
+        output_tokens_details: { image_tokens: imageTokens, text_tokens: usage.output_tokens - imageTokens },
       },
     };
   }
