@@ -147,10 +147,8 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       {
         provider: 'google',
         model: 'gemini-2.5-flash-image',
-        // The chat catalog's row (models.json) holds the same facts: one price for the model however it is called.
-        pricing: {
-          tokens: { text_input: 0.3, image_input: 0.3, output: 30, text_output: 2.5 },
-        },
+        // The same facts as its chat row (models.json): one price however the model is called.
+        pricing: { tokens: { text_input: 0.3, image_input: 0.3, output: 30, text_output: 2.5 } },
         source: 'https://ai.google.dev/gemini-api/docs/pricing',
       },
     ],
