@@ -87,6 +87,42 @@ describe('serve: the media APIs through the openai SDK', () => {
     expect(error.status).toBe(413);
   });
 
+  it('two keys limited to one agent and one model each: neither may paint as the other, nor read its calls', async () => {
+    const keyOf = async (agent: string) =>
+      (
+        await test.server.keys.create(agent, {
+          grant: {
+            scopes: ['chat', 'calls:read'],
+            allowed_agents: [agent],
+            allowed_models: ['gpt-image-1-mini'],
+            expires_at: null,
+          },
+        })
+      ).key;
+    const [blue, red] = [await keyOf('blue-painter'), await keyOf('red-painter')];
+    const paint = (key: string, agent: string) =>
+      test.openai(key).images.generate({
+        model: 'gpt-image-1-mini',
+        prompt: 'x',
+        size: '16x16',
+        metadata: { agent_id: agent },
+      } as never);
+    const mine = await paint(blue, 'blue-painter');
+    const callId = (mine as unknown as { switchyard: { call_id: string } }).switchyard.call_id;
+    const crossed = await paint(blue, 'red-painter').catch((e) => e);
+    expect(crossed).toMatchObject({ status: 403, message: expect.stringContaining('red-painter') });
+    const other = await test
+      .openai(red)
+      .images.generate({ model: 'gpt-image-1', prompt: 'x', metadata: { agent_id: 'red-painter' } } as never)
+      .catch((e) => e);
+    expect(other.status).toBe(403);
+    await test.server.gateway.flush();
+    const read = (key: string) =>
+      fetch(`${test.url}/v1/calls/${callId}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    expect(await read(blue)).toBe(200);
+    expect(await read(red)).toBe(404);
+  });
+
   it('a key whose models exclude the image model gets 403', async () => {
     const { key } = await test.server.keys.create('chat only', { grant: grant(['gpt-4o-mini']) });
     const error = await test
