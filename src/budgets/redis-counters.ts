@@ -77,12 +77,8 @@ const spendKey = (slot: string) => `switchyard:spend:${slot}`;
 const heldKey = (slot: string) => `switchyard:held:${slot}`;
 const member = (id: string, hold: SlotHold) => `${id}|${hold.amount}`;
 
-/**
- * A token bucket per key in Redis, taken atomically (a Lua script on Redis's own clock, so replicas agree):
- * `capacity` requests at once, refilled at `perMs` a millisecond. Returns whether a token was taken, and the tokens
- * left (negative time to wait is derived by the caller).
- */
-const TAKE = `
+/** A key's bucket as it stands now (Redis's own clock), refilled since it was last touched: `tokens`, `now`. */
+const REFILL = `
 local capacity = tonumber(ARGV[1])
 local per_ms = tonumber(ARGV[2])
 local clock = redis.call('TIME')
@@ -91,7 +87,14 @@ local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1]) or capacity
 local at = tonumber(state[2]) or now
 tokens = math.min(capacity, tokens + (now - at) * per_ms)
-local taken = 0
+`;
+
+/**
+ * A token bucket per key in Redis, taken atomically (a Lua script on Redis's own clock, so replicas agree):
+ * `capacity` requests at once, refilled at `perMs` a millisecond. Returns whether a token was taken, and the tokens
+ * left (negative time to wait is derived by the caller).
+ */
+const TAKE = `${REFILL}local taken = 0
 if tokens >= 1 then
   tokens = tokens - 1
   taken = 1
@@ -112,15 +115,7 @@ export async function takeRedisToken(
 }
 
 /** The tokens left in a key's bucket now, refilled as `TAKE` would, taking none (for `GET /v1/keys`). */
-const PEEK = `
-local capacity = tonumber(ARGV[1])
-local per_ms = tonumber(ARGV[2])
-local clock = redis.call('TIME')
-local now = clock[1] * 1000 + clock[2] / 1000
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1]) or capacity
-local at = tonumber(state[2]) or now
-return tostring(math.min(capacity, tokens + (now - at) * per_ms))
+const PEEK = `${REFILL}return tostring(tokens)
 `;
 
 export async function peekRedisTokens(redis: Redis, id: string, capacity: number, perMs: number): Promise<number> {
