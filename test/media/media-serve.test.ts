@@ -87,7 +87,7 @@ describe('serve: the media APIs through the openai SDK', () => {
     expect(error.status).toBe(413);
   });
 
-  it('two keys limited to one agent and one model each: neither may paint as the other, nor read its calls', async () => {
+  it('two keys, each limited to one agent and one model: neither paints as the other nor reads its calls', async () => {
     const keyOf = async (agent: string) =>
       (
         await test.server.keys.create(agent, {
