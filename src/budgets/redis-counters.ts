@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SlotCharge, SlotHold, SlotRefusal, SpendStore } from './spend-store.ts';
+import type { TokenBuckets, TokenTake } from './token-buckets.ts';
 
 /**
  * Checks every slot and, when each has room, holds the call's amounts: one script, so replicas admitting at the same
@@ -109,4 +110,18 @@ export async function takeRedisToken(
 ): Promise<{ taken: boolean; tokens: number }> {
   const [taken, tokens] = (await redis.eval(TAKE, 1, `switchyard:rate:${id}`, capacity, perMs)) as [number, string];
   return { taken: taken === 1, tokens: Number(tokens) };
+}
+
+/** Request rates in Redis, shared by every replica: each bucket taken atomically on Redis's clock (`TAKE`). */
+export class RedisTokenBuckets implements TokenBuckets {
+  readonly component = 'redis';
+  readonly #redis: Redis;
+
+  constructor(redis: Redis) {
+    this.#redis = redis;
+  }
+
+  take(bucket: string, capacity: number, perMs: number): Promise<TokenTake> {
+    return takeRedisToken(this.#redis, bucket, capacity, perMs);
+  }
 }

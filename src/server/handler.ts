@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis';
 import { withinTenant } from '../access/lineage.ts';
 import { requireScope } from '../access/scopes.ts';
+import { RedisTokenBuckets } from '../budgets/redis-counters.ts';
+import type { SpendStore } from '../budgets/spend-store.ts';
+import type { TokenBuckets } from '../budgets/token-buckets.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { type StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
@@ -67,6 +70,15 @@ export interface SwitchyardHandlerOptions {
   requestsPerMinutePerKey?: number | undefined;
   /** Where the rate limits are counted when replicas share them; default this process. */
   redis?: Redis | undefined;
+  /**
+   * Where the rate limits are counted when processes share them, in place of `redis`: the primary of
+   * `serve --workers` for its workers.
+   */
+  rateBuckets?: TokenBuckets | undefined;
+  /** Where each key's requests in flight are counted when processes share them (`serve --workers`); default here. */
+  inFlightStore?: SpendStore | undefined;
+  /** The worker of `serve --workers` this process is (its number and process id), said by `GET /v1/health`. */
+  worker?: { id: number; pid: number } | undefined;
   /** The rate limit while Redis fails: `open` (default) counts in this process meanwhile, `closed` answers 503. */
   rateLimitOnStoreError?: OnStoreError | undefined;
   /** Each engine's state for `GET /v1/health` (`{ postgres: 'down', redis: 'ok' }`); absent: no shared engine. */
@@ -100,12 +112,15 @@ export type SwitchyardHandler = ((request: Request) => Promise<Response>) & {
 export function createSwitchyardHandler(options: SwitchyardHandlerOptions): SwitchyardHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { gateway, keys } = options;
-  const concurrency = new KeyConcurrency(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
+  const concurrency = new KeyConcurrency(
+    options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY,
+    options.inFlightStore,
+  );
   const rateLimit =
     options.requestsPerMinutePerKey === undefined
       ? undefined
       : new KeyRateLimit(options.requestsPerMinutePerKey, {
-          redis: options.redis,
+          shared: options.rateBuckets ?? (options.redis ? new RedisTokenBuckets(options.redis) : undefined),
           onStoreError: options.rateLimitOnStoreError,
           onStorageError: options.onStorageError,
         });
@@ -143,6 +158,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       providers: options.providers ?? [],
       engines: options.engineStates,
       readiness: options.engineReadiness,
+      worker: options.worker,
     }),
     ...(options.metrics?.routes ?? []),
   ];
@@ -170,7 +186,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
           // A key minted under others counts against their limits too (up to its tenant): a child cannot widen its
           // parent's rate, and a tenant cannot spend the admin key's, shared with every other tenant.
           await takeRequest(rateLimit, key);
-          release = concurrency.acquire(key.id);
+          release = await concurrency.acquire(key.id);
         }
       }
       const access = key && new KeyAccess(key, keys, keyLimits, presented);

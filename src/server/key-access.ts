@@ -74,7 +74,7 @@ export interface KeyLimits {
   /** Takes one request from the rate of the key and its ancestors; a 429 with `retry-after` when none is left. */
   takeRequest(key: ApiKeyInfo): Promise<void>;
   /** One of the key's slots for calls in flight, or a 429; the function returned gives it back. */
-  acquire(key: ApiKeyInfo): () => void;
+  acquire(key: ApiKeyInfo): Promise<() => void>;
 }
 
 /** `attempt` again after each 429's `retry-after` (1 s when it has none), until it passes or `signal` fires. */

@@ -1,9 +1,11 @@
 import type { Server } from 'node:http';
 import type { DeploymentStore } from '../deployments/store.ts';
 import type { Gateway, GatewayOptions } from '../gateway.ts';
+import type { ClusterWorker } from './cluster/worker-role.ts';
 import { announceStart } from './compose/announce-start.ts';
 import { buildRoutes } from './compose/build-routes.ts';
 import { listen } from './compose/listen.ts';
+import { openCounters } from './compose/open-counters.ts';
 import { openEngines } from './compose/open-engines.ts';
 import { openGateway } from './compose/open-gateway.ts';
 import { openMcpGateway } from './compose/open-mcp-gateway.ts';
@@ -100,21 +102,24 @@ export interface RunningServer {
 
 /**
  * `switchyard serve`, composed of named parts, each added to one teardown as it opens: the stores, the engines
- * replicas share, the gateway, the HTTP server and its routes. A start that fails half-way closes what it opened, in
- * reverse order, as `close()` does.
+ * replicas share, the counters, the gateway, the HTTP server and its routes. A start that fails half-way closes what
+ * it opened, in reverse order, as `close()` does. `worker`: this process is a worker of `serve --workers`, counting
+ * with its primary and leaving the start's summary to it.
  */
-export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
-  const log = openServerLog(options.log);
+export async function startServer(options: ServeOptions = {}, worker?: ClusterWorker): Promise<RunningServer> {
+  const log = openServerLog(options.log, worker ? { worker: worker.id } : {});
   const teardown = new Teardown(closeFailed(log));
   teardown.add('log', log, (opened) => opened.end());
   try {
     const stores = await openServerStores(options, log, teardown);
     const engines = await openEngines(options, stores, log, teardown);
-    const { gateway, metrics } = await openGateway(options, stores, engines, log, teardown);
+    const counters = await openCounters(engines, worker);
+    const { gateway, metrics } = await openGateway(options, { stores, engines, counters }, log, teardown);
     const mcp = openMcpGateway(options, metrics, log, teardown);
     const http = await listen(options, log, teardown);
-    http.serve(buildRoutes(options, { stores, engines, gateway, metrics, mcp, log, address: http }));
-    await announceStart(options, { stores, gateway, http, log });
+    const parts = { stores, engines, counters, gateway, metrics, mcp, log, address: http, worker };
+    http.serve(buildRoutes(options, parts));
+    await announceStart(options, { stores, gateway, http, log }, worker);
     const close = () => teardown.close();
     const closeNow = () => {
       http.cutShort();

@@ -1,0 +1,121 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { ServerLog } from '../compose/server-log.ts';
+import { type CounterAsk, isMessage, type StopOrder, WORKER_ID_VARIABLE, type WorkerReady } from './messages.ts';
+import { PrimaryCounters } from './primary-counters.ts';
+
+/** A worker that dies sooner than this after it was started counts as crashing in a loop (its replacement waits). */
+const STEADY_MS = 10_000;
+/** The longest a crashing worker's replacement waits. */
+const MAX_BACKOFF_MS = 30_000;
+
+interface Slot {
+  worker: Worker | undefined;
+  /** Crashes in a row, each sooner than `STEADY_MS` after its start. */
+  streak: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * The primary of `serve --workers`: forks the workers (the first alone, so it migrates the data file and replays
+ * what a dead process left before the others open it), answers their counters (`PrimaryCounters`), writes the
+ * start's summary once, replaces a worker that died (at once, then waiting longer each time it dies again within
+ * seconds of its start), and stops them all when asked: each drains its requests (streams finish) and exits.
+ */
+export class WorkerPool {
+  readonly size: number;
+  readonly #log: ServerLog;
+  readonly #counters = new PrimaryCounters();
+  readonly #slots = new Map<number, Slot>();
+  #started = false;
+  #stopping = false;
+  #allExited: (() => void) | undefined;
+
+  constructor(size: number, log: ServerLog) {
+    this.size = size;
+    this.#log = log;
+  }
+
+  /** Starts every worker; `false` when one could not start (it said why): the others are stopped then. */
+  async start(): Promise<boolean> {
+    const first = await this.#startOne(1);
+    const others = first ? await Promise.all(range(2, this.size).map((n) => this.#startOne(n))) : [];
+    if (!first || others.includes(undefined)) {
+      this.#log.error('serve could not start its workers', { workers: this.size });
+      await this.stop(false);
+      return false;
+    }
+    this.#started = true;
+    for (const { level, msg, fields } of first.notices)
+      this.#log[level](msg, msg === 'listening' ? { ...fields, workers: this.size } : fields);
+    return true;
+  }
+
+  /** Orders every worker to stop (`now`: abort what is in flight); resolves once all have exited. */
+  stop(now: boolean): Promise<void> {
+    this.#stopping = true;
+    const exited = new Promise<void>((resolve) => (this.#allExited = resolve));
+    for (const slot of this.#slots.values()) {
+      clearTimeout(slot.timer);
+      const order: StopOrder = { switchyard: 'stop', now };
+      if (slot.worker?.isConnected()) slot.worker.send(order, () => undefined);
+      else slot.worker?.process.kill();
+    }
+    this.#checkAllExited();
+    return exited;
+  }
+
+  /** Ends every worker at once (a third signal). */
+  kill(): void {
+    for (const slot of this.#slots.values()) slot.worker?.process.kill('SIGKILL');
+  }
+
+  /** Forks worker `n`; resolves with its ready message, or `undefined` if it exited first. */
+  #startOne(n: number): Promise<WorkerReady | undefined> {
+    const slot = this.#slots.get(n) ?? { worker: undefined, streak: 0, timer: undefined };
+    this.#slots.set(n, slot);
+    const worker = cluster.fork({ [WORKER_ID_VARIABLE]: String(n) });
+    slot.worker = worker;
+    const startedAt = performance.now();
+    return new Promise((resolve) => {
+      worker.on('message', (message: unknown) => {
+        if (isMessage<CounterAsk>(message, 'counters'))
+          void this.#counters.answer(worker.id, message).then((answer) => {
+            if (worker.isConnected()) worker.send(answer, () => undefined);
+          });
+        else if (isMessage<WorkerReady>(message, 'ready')) resolve(message);
+      });
+      worker.on('exit', (code, signal) => {
+        resolve(undefined);
+        void this.#counters.forgetWorker(worker.id);
+        if (slot.worker === worker) slot.worker = undefined;
+        this.#exited(n, slot, { pid: worker.process.pid, code, signal }, performance.now() - startedAt);
+      });
+    });
+  }
+
+  /** A worker ended: while serving, it is replaced (after a wait that grows while it keeps crashing at start). */
+  #exited(n: number, slot: Slot, how: Record<string, unknown>, ranMs: number): void {
+    if (this.#stopping || !this.#started) {
+      this.#checkAllExited();
+      return;
+    }
+    slot.streak = ranMs < STEADY_MS ? slot.streak + 1 : 0;
+    const waitMs = slot.streak <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** (slot.streak - 1));
+    this.#log.warn('worker exited; replacing it', { worker: n, ...how, replace_in_ms: waitMs });
+    slot.timer = setTimeout(async () => {
+      slot.timer = undefined;
+      if (this.#stopping) return;
+      const ready = await this.#startOne(n);
+      if (ready) this.#log.info('worker replaced', { worker: n, pid: slot.worker?.process.pid });
+    }, waitMs);
+  }
+
+  #checkAllExited(): void {
+    if (!this.#stopping || [...this.#slots.values()].some((slot) => slot.worker)) return;
+    this.#allExited?.();
+  }
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
+}

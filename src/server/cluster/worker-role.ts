@@ -1,0 +1,37 @@
+import { isMessage, type StartNotice, type StopOrder, WORKER_ID_VARIABLE, type WorkerReady } from './messages.ts';
+import { type PrimaryChannel, WorkerCounters } from './worker-counters.ts';
+
+/**
+ * This process as a worker of `serve --workers`: its number, the primary's counters, and how it tells the primary
+ * it listens (the primary writes the start's summary once for all of them).
+ */
+export interface ClusterWorker {
+  /** 1…n: the primary's number for this worker (a replacement takes the number of the worker it replaces). */
+  id: number;
+  counters: WorkerCounters;
+  /** Said once the server listens: where, and the start's log lines, written by the primary. */
+  ready(url: string, notices: StartNotice[]): void;
+  /** Called with each order of the primary to stop (`now`: abort what is in flight), and once it is gone. */
+  onStop(stop: (now: boolean) => void): void;
+}
+
+/** The worker side of the cluster, over the IPC channel of a process the primary forked. */
+export function joinCluster(channel: PrimaryChannel = process as unknown as PrimaryChannel): ClusterWorker {
+  const id = Number(process.env[WORKER_ID_VARIABLE] ?? 1);
+  return {
+    id,
+    counters: new WorkerCounters(channel),
+    ready(url, notices) {
+      const ready: WorkerReady = { switchyard: 'ready', url, notices };
+      if (channel.connected) channel.send(ready);
+    },
+    onStop(stop) {
+      channel.on('message', (message) => {
+        if (isMessage<StopOrder>(message, 'stop')) stop(message.now);
+      });
+      // The primary gone (killed): nothing counts for this worker any more; it drains and goes too.
+      channel.on('disconnect', () => stop(false));
+      if (!channel.connected) queueMicrotask(() => stop(false));
+    },
+  };
+}
