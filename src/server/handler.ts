@@ -77,7 +77,10 @@ export interface SwitchyardHandlerOptions {
   rateBuckets?: TokenBuckets | undefined;
   /** Where each key's requests in flight are counted when processes share them (`serve --workers`); default here. */
   inFlightStore?: SpendStore | undefined;
-  /** The worker of `serve --workers` this process is (its number and process id), said by `GET /v1/health`. */
+  /**
+   * The worker of `serve --workers` this process is (its number and process id): said by `GET /v1/health`, and by
+   * each answer's `x-switchyard-worker` header (its number).
+   */
   worker?: { id: number; pid: number } | undefined;
   /** The rate limit while Redis fails: `open` (default) counts in this process meanwhile, `closed` answers 503. */
   rateLimitOnStoreError?: OnStoreError | undefined;
@@ -203,6 +206,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     if (release) reply = releasedWhenSent(reply, release, request.signal);
     if (request.method === 'HEAD') reply = withoutBody(reply);
     if (options.mock) reply.headers['x-switchyard-mock'] = 'true';
+    if (options.worker) reply.headers['x-switchyard-worker'] = String(options.worker.id);
     return cors.apply(request, reply);
   };
   return Object.assign(

@@ -1,0 +1,102 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeyStore } from '../../src/server/api-keys.ts';
+import { databasePath } from '../../src/server/index.ts';
+import { cli, freshClient, healthOf, node, type ServedCluster, serveCluster } from '../helpers/serve-workers.ts';
+
+/**
+ * Issue 41, item 3: `serve --workers 2` behaves as one server. The real CLI, two workers on one port, driven over
+ * HTTP by the official SDK, each call on a new connection so that node:cluster spreads them over both workers
+ * (`x-switchyard-worker` says which answered): the rate limit counted once for both (a worker counting alone would
+ * let all 80 calls through, 40 each under its own 60), and a key revoked by another process refused by both.
+ */
+let dataDir: string;
+let server: ServedCluster;
+const keys: Record<'rate' | 'revoked', { key: string; id: string }> = {} as never;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'switchyard-workers-limits-'));
+  const store = new ApiKeyStore(databasePath(dataDir));
+  for (const name of ['rate', 'revoked'] as const) {
+    const { key, info } = await store.create(name);
+    keys[name] = { key, id: info.id };
+  }
+  store.close();
+  server = await serveCluster(['--workers', '2', '--mock', '--data', dataDir, '--rate-limit', '60']);
+});
+afterAll(async () => {
+  server?.child.kill('SIGKILL');
+  await server?.exited;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** One chat call on a new connection: its status and the worker that answered. */
+async function call(apiKey: string): Promise<{ status: number; worker: string | null }> {
+  try {
+    const { response } = await freshClient(server.url, apiKey)
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    return { status: response.status, worker: response.headers.get('x-switchyard-worker') };
+  } catch (error) {
+    if (!(error instanceof OpenAI.APIError)) throw error;
+    return { status: error.status ?? 0, worker: error.headers?.get('x-switchyard-worker') ?? null };
+  }
+}
+
+describe('serve --workers 2', () => {
+  it('writes one start summary, and GET /v1/health names the worker that answered', async () => {
+    const answered = new Set<number>();
+    for (let index = 0; index < 6; index++) answered.add((await healthOf(server.url)).worker.id);
+    expect([...answered].sort()).toEqual([1, 2]);
+    const starts = server.lines().filter((line) => line.msg === 'listening' || line.msg === 'configuration');
+    expect(starts.map((line) => line.msg)).toEqual(['listening', 'configuration']);
+    expect(starts[0]).toMatchObject({ workers: 2 });
+    expect(starts[1]).toMatchObject({ stores: { counters: 'primary' } });
+  });
+
+  it('counts a 60-a-minute key once for both workers: 59 to 61 of 80 fast calls pass', async () => {
+    const results: Array<{ status: number; worker: string | null }> = [];
+    // Eight at a time: fast, on as many connections as calls.
+    for (let batch = 0; batch < 10; batch++)
+      results.push(...(await Promise.all(Array.from({ length: 8 }, () => call(keys.rate.key)))));
+    const passed = results.filter((result) => result.status === 200);
+    const refused = results.filter((result) => result.status === 429);
+    console.log(`rate limit across two workers: ${passed.length} of 80 calls passed (limit 60 a minute)`);
+    expect(passed.length + refused.length).toBe(80);
+    expect(passed.length).toBeGreaterThanOrEqual(59);
+    expect(passed.length).toBeLessThanOrEqual(61);
+    // Both workers answered and refused: the count was shared, not split.
+    expect(new Set(passed.map((result) => result.worker))).toEqual(new Set(['1', '2']));
+    expect(new Set(refused.map((result) => result.worker))).toEqual(new Set(['1', '2']));
+  });
+
+  it('a key revoked by another process is refused by every worker within 1.5 s', async () => {
+    // Both workers have checked (and trust for a moment) the key before it is revoked.
+    const trusted = new Set<string | null>();
+    for (let index = 0; index < 10 && trusted.size < 2; index++) {
+      const { status, worker } = await call(keys.revoked.key);
+      expect(status).toBe(200);
+      trusted.add(worker);
+    }
+    expect(trusted).toEqual(new Set(['1', '2']));
+    await promisify(execFile)(node, [cli, 'keys', 'revoke', keys.revoked.id, '--data', dataDir]);
+    const refusedBy = new Set<string | null>();
+    await expect
+      .poll(
+        async () => {
+          const { status, worker } = await call(keys.revoked.key);
+          if (status === 401) refusedBy.add(worker);
+          return [...refusedBy].sort();
+        },
+        { timeout: 1_500, interval: 20 },
+      )
+      .toEqual(['1', '2']);
+    // Refused from then on, by either.
+    for (let index = 0; index < 4; index++) expect((await call(keys.revoked.key)).status).toBe(401);
+  });
+});
