@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from 'commander';
 import type { ClusterWorker } from '../server/cluster/worker-role.ts';
 import type { RunningServer } from '../server/start-server.ts';
+import { explainListenError } from './serve-checks.ts';
 
 /**
  * `serve --workers <n>`: a primary that forks `n` workers (node:cluster) on one port, and the workers themselves,
@@ -18,11 +19,11 @@ export function parseWorkers(value: string): number {
 }
 
 /** The primary: starts the workers, writes the start's summary once, and stops them all on SIGINT or SIGTERM. */
-export async function servePrimary(workers: number): Promise<void> {
+export async function servePrimary(workers: number, address: { host: string; port: number }): Promise<void> {
   const { openServerLog } = await import('../server/compose/server-log.ts');
   const { WorkerPool } = await import('../server/cluster/primary.ts');
   const log = openServerLog(undefined);
-  const pool = new WorkerPool(workers, log);
+  const pool = new WorkerPool(workers, address, log);
   let signals = 0;
   const stop = (signal: NodeJS.Signals) => {
     signals += 1;
@@ -41,7 +42,11 @@ export async function servePrimary(workers: number): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  if (await pool.start()) return;
+  const started = await pool.start().catch((error: unknown) => {
+    log.end();
+    explainListenError(error, address.host, address.port);
+  });
+  if (started) return;
   log.end();
   process.exit(1);
 }

@@ -116,7 +116,7 @@ export async function startServer(options: ServeOptions = {}, worker?: ClusterWo
     const counters = await openCounters(engines, worker);
     const { gateway, metrics } = await openGateway(options, { stores, engines, counters }, log, teardown);
     const mcp = openMcpGateway(options, metrics, log, teardown);
-    const http = await listen(options, log, teardown);
+    const http = await listen(options, log, teardown, worker);
     const parts = { stores, engines, counters, gateway, metrics, mcp, log, address: http, worker };
     http.serve(buildRoutes(options, parts));
     await announceStart(options, { stores, gateway, http, log }, worker);

@@ -44,8 +44,8 @@ export async function serveCluster(args: string[], env: NodeJS.ProcessEnv = proc
 }
 
 /**
- * The official SDK on a new connection for every request (`connection: close`): node:cluster hands each connection
- * to the next worker, so successive calls reach every worker instead of the one a kept-alive connection went to.
+ * The official SDK on a new connection for every request (`connection: close`): the kernel spreads connections over
+ * the workers' sockets, so successive calls reach every worker instead of the one a kept-alive connection went to.
  */
 export function freshClient(url: string, apiKey: string): OpenAI {
   return new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { connection: 'close' } });

@@ -58,3 +58,5 @@ export function isMessage<T extends { switchyard: string }>(message: unknown, ki
 
 /** The worker's number (1…n) the primary gives each worker it forks, in its environment. */
 export const WORKER_ID_VARIABLE = 'SWITCHYARD_WORKER_ID';
+/** The port every worker binds with SO_REUSEPORT (`--port 0` resolved once, by the primary), in its environment. */
+export const WORKER_PORT_VARIABLE = 'SWITCHYARD_WORKER_PORT';

@@ -1,12 +1,22 @@
 import cluster, { type Worker } from 'node:cluster';
+import { createServer } from 'node:net';
 import type { ServerLog } from '../compose/server-log.ts';
-import { type CounterAsk, isMessage, type StopOrder, WORKER_ID_VARIABLE, type WorkerReady } from './messages.ts';
+import {
+  type CounterAsk,
+  isMessage,
+  type StopOrder,
+  WORKER_ID_VARIABLE,
+  WORKER_PORT_VARIABLE,
+  type WorkerReady,
+} from './messages.ts';
 import { PrimaryCounters } from './primary-counters.ts';
 
 /** A worker that dies sooner than this after it was started counts as crashing in a loop (its replacement waits). */
 const STEADY_MS = 10_000;
 /** The longest a crashing worker's replacement waits. */
 const MAX_BACKOFF_MS = 30_000;
+/** Where Node can bind several sockets to one port (`reusePort`), the kernel spreading connections over them. */
+const REUSE_PORT_PLATFORMS: readonly string[] = ['linux', 'freebsd', 'sunos', 'aix'];
 
 interface Slot {
   worker: Worker | undefined;
@@ -23,20 +33,28 @@ interface Slot {
  */
 export class WorkerPool {
   readonly size: number;
+  readonly #address: { host: string; port: number };
   readonly #log: ServerLog;
+  /** The port each worker binds its own socket on, once the primary checked it is free (SO_REUSEPORT). */
+  #ownSocketPort: number | undefined;
   readonly #counters = new PrimaryCounters();
   readonly #slots = new Map<number, Slot>();
   #started = false;
   #stopping = false;
   #allExited: (() => void) | undefined;
 
-  constructor(size: number, log: ServerLog) {
+  constructor(size: number, address: { host: string; port: number }, log: ServerLog) {
     this.size = size;
+    this.#address = address;
     this.#log = log;
   }
 
-  /** Starts every worker; `false` when one could not start (it said why): the others are stopped then. */
+  /**
+   * Starts every worker; `false` when one could not start (it said why): the others are stopped then. Throws the
+   * `listen` error of a port that is taken (the workers' sockets would otherwise join another server's).
+   */
   async start(): Promise<boolean> {
+    if (REUSE_PORT_PLATFORMS.includes(process.platform)) this.#ownSocketPort = await freePort(this.#address);
     const first = await this.#startOne(1);
     const others = first ? await Promise.all(range(2, this.size).map((n) => this.#startOne(n))) : [];
     if (!first || others.includes(undefined)) {
@@ -73,7 +91,10 @@ export class WorkerPool {
   #startOne(n: number): Promise<WorkerReady | undefined> {
     const slot = this.#slots.get(n) ?? { worker: undefined, streak: 0, timer: undefined };
     this.#slots.set(n, slot);
-    const worker = cluster.fork({ [WORKER_ID_VARIABLE]: String(n) });
+    const worker = cluster.fork({
+      [WORKER_ID_VARIABLE]: String(n),
+      ...(this.#ownSocketPort === undefined ? {} : { [WORKER_PORT_VARIABLE]: String(this.#ownSocketPort) }),
+    });
     slot.worker = worker;
     const startedAt = performance.now();
     return new Promise((resolve) => {
@@ -114,6 +135,21 @@ export class WorkerPool {
     if (!this.#stopping || [...this.#slots.values()].some((slot) => slot.worker)) return;
     this.#allExited?.();
   }
+}
+
+/**
+ * The port, checked free by binding it without SO_REUSEPORT (`0`: one the system picks), then let go for the
+ * workers: a server already there (even another `serve --workers`) is refused as a single `serve` would be.
+ */
+function freePort(address: { host: string; port: number }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host: address.host, port: address.port }, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 function range(from: number, to: number): number[] {

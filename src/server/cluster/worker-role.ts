@@ -1,4 +1,11 @@
-import { isMessage, type StartNotice, type StopOrder, WORKER_ID_VARIABLE, type WorkerReady } from './messages.ts';
+import {
+  isMessage,
+  type StartNotice,
+  type StopOrder,
+  WORKER_ID_VARIABLE,
+  WORKER_PORT_VARIABLE,
+  type WorkerReady,
+} from './messages.ts';
 import { type PrimaryChannel, WorkerCounters } from './worker-counters.ts';
 
 /**
@@ -8,6 +15,11 @@ import { type PrimaryChannel, WorkerCounters } from './worker-counters.ts';
 export interface ClusterWorker {
   /** 1…n: the primary's number for this worker (a replacement takes the number of the worker it replaces). */
   id: number;
+  /**
+   * The port this worker binds a socket of its own on, with SO_REUSEPORT (the kernel spreads connections over the
+   * workers' sockets); absent where the system has no SO_REUSEPORT: the workers share the primary's socket.
+   */
+  ownSocketPort: number | undefined;
   counters: WorkerCounters;
   /** Said once the server listens: where, and the start's log lines, written by the primary. */
   ready(url: string, notices: StartNotice[]): void;
@@ -18,8 +30,10 @@ export interface ClusterWorker {
 /** The worker side of the cluster, over the IPC channel of a process the primary forked. */
 export function joinCluster(channel: PrimaryChannel = process as unknown as PrimaryChannel): ClusterWorker {
   const id = Number(process.env[WORKER_ID_VARIABLE] ?? 1);
+  const port = process.env[WORKER_PORT_VARIABLE];
   return {
     id,
+    ownSocketPort: port === undefined ? undefined : Number(port),
     counters: new WorkerCounters(channel),
     ready(url, notices) {
       const ready: WorkerReady = { switchyard: 'ready', url, notices };
