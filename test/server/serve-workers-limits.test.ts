@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,17 +18,18 @@ import { cli, freshClient, healthOf, node, type ServedCluster, serveCluster } fr
  */
 let dataDir: string;
 let server: ServedCluster;
-const keys: Record<'rate' | 'revoked', { key: string; id: string }> = {} as never;
+const keys: Record<'rate' | 'revoked' | 'budget' | 'inflight', { key: string; id: string }> = {} as never;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'switchyard-workers-limits-'));
   const store = new ApiKeyStore(databasePath(dataDir));
-  for (const name of ['rate', 'revoked'] as const) {
+  for (const name of ['rate', 'revoked', 'budget', 'inflight'] as const) {
     const { key, info } = await store.create(name);
     keys[name] = { key, id: info.id };
   }
   store.close();
-  server = await serveCluster(['--workers', '2', '--mock', '--data', dataDir, '--rate-limit', '60']);
+  const limits = ['--rate-limit', '60', '--max-concurrent-per-key', '6', '--budget', 'trace:0.0001'];
+  server = await serveCluster(['--workers', '2', '--mock', '--data', dataDir, ...limits]);
 });
 afterAll(async () => {
   server?.child.kill('SIGKILL');
@@ -35,16 +37,21 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** One chat call on a new connection: its status and the worker that answered. */
-async function call(apiKey: string): Promise<{ status: number; worker: string | null }> {
+/** One chat call on a new connection: its status, the worker that answered, and what it cost. */
+async function call(
+  apiKey: string,
+  metadata: Record<string, string> = {},
+): Promise<{ status: number; worker: string | null; cost: number; code?: string | undefined }> {
   try {
-    const { response } = await freshClient(server.url, apiKey)
-      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+    const { data, response } = await freshClient(server.url, apiKey)
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], metadata })
       .withResponse();
-    return { status: response.status, worker: response.headers.get('x-switchyard-worker') };
+    const cost = (data as unknown as { switchyard: { cost_usd: number } }).switchyard.cost_usd;
+    return { status: response.status, worker: response.headers.get('x-switchyard-worker'), cost };
   } catch (error) {
     if (!(error instanceof OpenAI.APIError)) throw error;
-    return { status: error.status ?? 0, worker: error.headers?.get('x-switchyard-worker') ?? null };
+    const worker = error.headers?.get('x-switchyard-worker') ?? null;
+    return { status: error.status ?? 0, worker, cost: 0, code: error.code ?? undefined };
   }
 }
 
@@ -62,9 +69,9 @@ describe('serve --workers 2', () => {
 
   it('counts a 60-a-minute key once for both workers: 59 to 61 of 80 fast calls pass', async () => {
     const results: Array<{ status: number; worker: string | null }> = [];
-    // Eight at a time: fast, on as many connections as calls.
-    for (let batch = 0; batch < 10; batch++)
-      results.push(...(await Promise.all(Array.from({ length: 8 }, () => call(keys.rate.key)))));
+    // Four at a time (under the key's 6 in flight): fast, on as many connections as calls.
+    for (let batch = 0; batch < 20; batch++)
+      results.push(...(await Promise.all(Array.from({ length: 4 }, () => call(keys.rate.key)))));
     const passed = results.filter((result) => result.status === 200);
     const refused = results.filter((result) => result.status === 429);
     console.log(`rate limit across two workers: ${passed.length} of 80 calls passed (limit 60 a minute)`);
@@ -100,4 +107,61 @@ describe('serve --workers 2', () => {
     // Refused from then on, by either.
     for (let index = 0; index < 4; index++) expect((await call(keys.revoked.key)).status).toBe(401);
   });
+
+  it("counts a trace's budget once for both workers: calls pass only while what it spent is under it", async () => {
+    const results: Array<{ status: number; worker: string | null; cost: number }> = [];
+    for (let index = 0; index < 24; index++) results.push(await call(keys.budget.key, { trace_id: 'one-budget' }));
+    const passed = results.filter((result) => result.status === 200);
+    const refused = results.filter((result) => result.status === 402);
+    expect(passed.length + refused.length).toBe(24);
+    // One after another: each admitted while the trace had spent less than $0.0001, none after.
+    const spentBeforeLast = passed.slice(0, -1).reduce((total, result) => total + result.cost, 0);
+    expect(spentBeforeLast).toBeLessThan(0.0001);
+    expect(spentBeforeLast + passed.at(-1)!.cost).toBeGreaterThanOrEqual(0.0001);
+    expect(results.findIndex((result) => result.status === 402)).toBe(passed.length);
+    expect(new Set(passed.map((result) => result.worker))).toEqual(new Set(['1', '2']));
+    expect(new Set(refused.map((result) => result.worker))).toEqual(new Set(['1', '2']));
+  });
+
+  it("counts a key's requests in flight once for both workers", async () => {
+    // Six requests whose bodies never end hold the key's six slots, wherever the kernel sent them.
+    const hanging = Array.from({ length: 6 }, () => hangingRequest(keys.inflight.key));
+    try {
+      await Promise.all(hanging.map((request) => request.started));
+      const refusedBy = new Set<string | null>();
+      await expect
+        .poll(
+          async () => {
+            const { status, worker, code } = await call(keys.inflight.key);
+            if (status === 429 && code === 'concurrency_limit_exceeded') refusedBy.add(worker);
+            return [...refusedBy].sort();
+          },
+          { timeout: 10_000, interval: 10 },
+        )
+        .toEqual(['1', '2']);
+    } finally {
+      for (const request of hanging) request.destroy();
+    }
+    // The slots come back when those requests go, on whichever worker held them.
+    await expect.poll(async () => (await call(keys.inflight.key)).status, { timeout: 10_000 }).toBe(200);
+  });
 });
+
+/** A request on a connection of its own whose body never ends: the server took it in hand (100 Continue). */
+function hangingRequest(apiKey: string): { started: Promise<unknown>; destroy(): void } {
+  const hanging = request(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'content-type': 'application/json',
+      'content-length': '1000',
+      connection: 'close',
+      expect: '100-continue',
+    },
+  });
+  hanging.on('error', () => undefined);
+  const started = new Promise((resolve) => hanging.once('continue', resolve));
+  hanging.flushHeaders();
+  void started.then(() => hanging.write('{"model":'));
+  return { started, destroy: () => hanging.destroy() };
+}
