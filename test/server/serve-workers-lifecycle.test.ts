@@ -132,6 +132,22 @@ describe('serve --workers 2, living and stopping', () => {
     await expect.poll(() => recordsOf('two-hundred'), { timeout: 10_000 }).toBe(200);
   });
 
+  it('a worker that keeps dying soon after its start is replaced after longer and longer waits', async () => {
+    const replacedLines = () => server.lines().filter((line) => line.msg === 'worker replaced' && line.worker === 2);
+    for (let kill = 1; kill <= 3; kill++) {
+      const before = replacedLines().length;
+      process.kill((await workerNamed(2)).pid, 'SIGKILL');
+      await expect.poll(() => replacedLines().length, { timeout: 15_000 }).toBe(before + 1);
+    }
+    const waits = server
+      .lines()
+      .filter((line) => line.msg === 'worker exited; replacing it' && line.worker === 2)
+      .map((line) => line.replace_in_ms as number);
+    expect(waits).toHaveLength(3);
+    expect([...waits].sort((a, b) => a - b)).toEqual(waits);
+    expect(waits[2]).toBeGreaterThanOrEqual(1_000);
+  });
+
   it('SIGTERM to the primary lets a stream in flight finish, then every process exits', async () => {
     const arrived = new Promise<void>((resolve) => (heldArrived = resolve));
     const stream = await new OpenAI({
