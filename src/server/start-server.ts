@@ -47,7 +47,10 @@ export interface ServeOptions {
   drainTimeoutMs?: number;
   /** Requests one API key may have in flight at once; more get 429 with `retry-after` (default 64). */
   maxConcurrentPerKey?: number;
-  /** Requests one API key may make per minute, per process; more get 429 with `retry-after` (default: no limit). */
+  /**
+   * Requests one API key may make per minute; more get 429 with `retry-after` (default: no limit). Counted in this
+   * process, in Redis with `redis`, in the primary for the workers of `serve --workers`.
+   */
   requestsPerMinutePerKey?: number;
   /**
    * The request rate limit while Redis cannot be reached: `open` (default) counts in each process meanwhile,

@@ -14,11 +14,12 @@ import { type PrimaryChannel, WorkerCounters } from '../../src/server/cluster/wo
  */
 class Channel extends EventEmitter implements PrimaryChannel {
   connected = true;
-  constructor(
-    readonly worker: number,
-    readonly primary: PrimaryCounters,
-  ) {
+  readonly worker: number;
+  readonly primary: PrimaryCounters;
+  constructor(worker: number, primary: PrimaryCounters) {
     super();
+    this.worker = worker;
+    this.primary = primary;
   }
   send(message: unknown): boolean {
     const sent = JSON.parse(JSON.stringify(message)) as unknown;

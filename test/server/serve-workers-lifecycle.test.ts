@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -195,3 +196,30 @@ async function workerNamed(id: number): Promise<{ id: number; pid: number }> {
   }
   throw new Error(`worker ${id} never answered GET /v1/health`);
 }
+
+describe('serve --workers 2, stopped while it replaces a worker', () => {
+  it('SIGTERM while a replacement starts: the replacement stops too, and the primary exits', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'switchyard-workers-stop-'));
+    const served = await serveCluster(['--workers', '2', '--mock', '--data', own]);
+    try {
+      const { worker } = await healthOf(served.url);
+      process.kill(worker.pid, 'SIGKILL');
+      // The replacement is forked at once; the order to stop reaches it before it listens.
+      await expect.poll(() => served.stderr()).toContain('"msg":"worker exited; replacing it"');
+      served.child.kill('SIGTERM');
+      expect(await served.exited).toBe(0);
+      const shutdown = served.lines().findIndex((line) => line.msg === 'shutting down');
+      expect(
+        served
+          .lines()
+          .slice(shutdown)
+          .map((line) => line.msg),
+      ).not.toContain('worker replaced');
+      // No worker outlived its primary.
+      expect(() => execFileSync('pgrep', ['-f', own])).toThrow();
+    } finally {
+      served.child.kill('SIGKILL');
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});

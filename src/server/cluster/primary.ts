@@ -41,6 +41,8 @@ export class WorkerPool {
   readonly #slots = new Map<number, Slot>();
   #started = false;
   #stopping = false;
+  /** The last order to stop given (`now`: abort what is in flight). */
+  #stopNow = false;
   #allExited: (() => void) | undefined;
 
   constructor(size: number, address: { host: string; port: number }, log: ServerLog) {
@@ -57,6 +59,7 @@ export class WorkerPool {
     if (REUSE_PORT_PLATFORMS.includes(process.platform)) this.#ownSocketPort = await freePort(this.#address);
     const first = await this.#startOne(1);
     const others = first ? await Promise.all(range(2, this.size).map((n) => this.#startOne(n))) : [];
+    if (this.#stopping) return true;
     if (!first || others.includes(undefined)) {
       this.#log.error('serve could not start its workers', { workers: this.size });
       await this.stop(false);
@@ -71,12 +74,11 @@ export class WorkerPool {
   /** Orders every worker to stop (`now`: abort what is in flight); resolves once all have exited. */
   stop(now: boolean): Promise<void> {
     this.#stopping = true;
+    this.#stopNow = now;
     const exited = new Promise<void>((resolve) => (this.#allExited = resolve));
     for (const slot of this.#slots.values()) {
       clearTimeout(slot.timer);
-      const order: StopOrder = { switchyard: 'stop', now };
-      if (slot.worker?.isConnected()) slot.worker.send(order, () => undefined);
-      else slot.worker?.process.kill();
+      if (slot.worker) this.#orderToStop(slot.worker);
     }
     this.#checkAllExited();
     return exited;
@@ -103,7 +105,11 @@ export class WorkerPool {
           void this.#counters.answer(worker.id, message).then((answer) => {
             if (worker.isConnected()) worker.send(answer, () => undefined);
           });
-        else if (isMessage<WorkerReady>(message, 'ready')) resolve(message);
+        else if (isMessage<WorkerReady>(message, 'ready')) {
+          // Told again once it listens: an order sent while it was starting may have come before it heard.
+          if (this.#stopping) this.#orderToStop(worker);
+          resolve(message);
+        }
       });
       worker.on('exit', (code, signal) => {
         resolve(undefined);
@@ -127,8 +133,14 @@ export class WorkerPool {
       slot.timer = undefined;
       if (this.#stopping) return;
       const ready = await this.#startOne(n);
-      if (ready) this.#log.info('worker replaced', { worker: n, pid: slot.worker?.process.pid });
+      if (ready && !this.#stopping) this.#log.info('worker replaced', { worker: n, pid: slot.worker?.process.pid });
     }, waitMs);
+  }
+
+  #orderToStop(worker: Worker): void {
+    const order: StopOrder = { switchyard: 'stop', now: this.#stopNow };
+    if (worker.isConnected()) worker.send(order, () => undefined);
+    else worker.process.kill();
   }
 
   #checkAllExited(): void {

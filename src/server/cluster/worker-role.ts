@@ -31,6 +31,18 @@ export interface ClusterWorker {
 export function joinCluster(channel: PrimaryChannel = process as unknown as PrimaryChannel): ClusterWorker {
   const id = Number(process.env[WORKER_ID_VARIABLE] ?? 1);
   const port = process.env[WORKER_PORT_VARIABLE];
+  // Heard from the start: an order that comes while the server is still starting is obeyed once it has started.
+  let ordered: boolean | undefined;
+  let obey: ((now: boolean) => void) | undefined;
+  const order = (now: boolean) => {
+    ordered = (ordered ?? false) || now;
+    obey?.(now);
+  };
+  channel.on('message', (message) => {
+    if (isMessage<StopOrder>(message, 'stop')) order(message.now);
+  });
+  // The primary gone (killed): nothing counts for this worker any more; it drains and goes too.
+  channel.on('disconnect', () => order(false));
   return {
     id,
     ownSocketPort: port === undefined ? undefined : Number(port),
@@ -40,12 +52,8 @@ export function joinCluster(channel: PrimaryChannel = process as unknown as Prim
       if (channel.connected) channel.send(ready);
     },
     onStop(stop) {
-      channel.on('message', (message) => {
-        if (isMessage<StopOrder>(message, 'stop')) stop(message.now);
-      });
-      // The primary gone (killed): nothing counts for this worker any more; it drains and goes too.
-      channel.on('disconnect', () => stop(false));
-      if (!channel.connected) queueMicrotask(() => stop(false));
+      obey = stop;
+      if (ordered !== undefined || !channel.connected) stop(ordered ?? false);
     },
   };
 }
