@@ -145,9 +145,11 @@ export function registerServeCommand(program: Command): void {
       const settings: ServeOptions = serveOptionsOf(options, { database, redis, catalog });
       // The primary of `--workers` serves nothing itself: it checked the options, and its workers start the server.
       if (cluster.isPrimary && options.workers > 1) return servePrimary(options.workers, options);
-      const { startServer } = await import('../server/start-server.ts');
+      const { startServerAs } = await import('../server/start-server.ts');
       const start = (worker?: ClusterWorker) =>
-        startServer(settings, worker).catch((error: unknown) => explainListenError(error, options.host, options.port));
+        startServerAs(settings, worker).catch((error: unknown) =>
+          explainListenError(error, options.host, options.port),
+        );
       if (cluster.isWorker) return serveWorker(start);
       stopOnSignals(await start());
     });

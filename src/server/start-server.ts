@@ -106,10 +106,17 @@ export interface RunningServer {
 /**
  * `switchyard serve`, composed of named parts, each added to one teardown as it opens: the stores, the engines
  * replicas share, the counters, the gateway, the HTTP server and its routes. A start that fails half-way closes what
- * it opened, in reverse order, as `close()` does. `worker`: this process is a worker of `serve --workers`, counting
- * with its primary and leaving the start's summary to it.
+ * it opened, in reverse order, as `close()` does.
  */
-export async function startServer(options: ServeOptions = {}, worker?: ClusterWorker): Promise<RunningServer> {
+export function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  return startServerAs(options, undefined);
+}
+
+/**
+ * `startServer`, in a worker of `serve --workers` (`worker`): counting with its primary, binding its own socket on
+ * the port, and leaving the start's summary to the primary.
+ */
+export async function startServerAs(options: ServeOptions, worker: ClusterWorker | undefined): Promise<RunningServer> {
   const log = openServerLog(options.log, worker ? { worker: worker.id } : {});
   const teardown = new Teardown(closeFailed(log));
   teardown.add('log', log, (opened) => opened.end());

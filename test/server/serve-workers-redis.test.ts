@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!redis)('serve --workers 2 --redis', () => {
-  it('counts in Redis with the replicas: 59 to 61 of 80 calls over two workers and a replica pass 60 a minute', async () => {
+  it('counts in Redis with replicas: 59 to 61 of 80 calls over two workers and a replica pass 60/min', async () => {
     const configuration = workers.lines().find((line) => line.msg === 'configuration') as { stores: object };
     expect(configuration.stores).toMatchObject({ counters: redis!.url });
     const answered: string[] = [];
