@@ -145,6 +145,17 @@ describe('serve --workers 2', () => {
     // The slots come back when those requests go, on whichever worker held them.
     await expect.poll(async () => (await call(keys.inflight.key)).status, { timeout: 10_000 }).toBe(200);
   });
+
+  it('a second SIGTERM stops waiting for what is in flight in every worker, and the primary exits with 130', async () => {
+    const hanging = hangingRequest(keys.budget.key);
+    await hanging.started;
+    server.child.kill('SIGTERM');
+    await expect.poll(() => server.stderr()).toContain('"msg":"shutting down"');
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(130);
+    expect(server.lines().map((line) => line.msg)).toContain('shutting down now');
+    hanging.destroy();
+  });
 });
 
 /** A request on a connection of its own whose body never ends: the server took it in hand (100 Continue). */

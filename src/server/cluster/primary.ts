@@ -44,6 +44,7 @@ export class WorkerPool {
   /** The last order to stop given (`now`: abort what is in flight). */
   #stopNow = false;
   #allExited: (() => void) | undefined;
+  #allStopped: Promise<void> | undefined;
 
   constructor(size: number, address: { host: string; port: number }, log: ServerLog) {
     this.size = size;
@@ -71,11 +72,15 @@ export class WorkerPool {
     return true;
   }
 
-  /** Orders every worker to stop (`now`: abort what is in flight); resolves once all have exited. */
+  /**
+   * Orders every worker to stop (`now`: abort what is in flight); resolves once all have exited. Called again (a
+   * second signal), the same promise.
+   */
   stop(now: boolean): Promise<void> {
     this.#stopping = true;
     this.#stopNow = now;
-    const exited = new Promise<void>((resolve) => (this.#allExited = resolve));
+    this.#allStopped ??= new Promise<void>((resolve) => (this.#allExited = resolve));
+    const exited = this.#allStopped;
     for (const slot of this.#slots.values()) {
       clearTimeout(slot.timer);
       if (slot.worker) this.#orderToStop(slot.worker);
