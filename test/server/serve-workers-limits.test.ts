@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/server/api-keys.ts';
 import { databasePath } from '../../src/server/index.ts';
+import { makeDeployment } from '../deployments/fixtures.ts';
 import { cli, freshClient, healthOf, node, type ServedCluster, serveCluster } from '../helpers/serve-workers.ts';
 
 /**
@@ -18,12 +19,13 @@ import { cli, freshClient, healthOf, node, type ServedCluster, serveCluster } fr
  */
 let dataDir: string;
 let server: ServedCluster;
-const keys: Record<'rate' | 'revoked' | 'budget' | 'inflight', { key: string; id: string }> = {} as never;
+type KeyName = 'rate' | 'revoked' | 'budget' | 'inflight' | 'deploy';
+const keys: Record<KeyName, { key: string; id: string }> = {} as never;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'switchyard-workers-limits-'));
   const store = new ApiKeyStore(databasePath(dataDir));
-  for (const name of ['rate', 'revoked', 'budget', 'inflight'] as const) {
+  for (const name of ['rate', 'revoked', 'budget', 'inflight', 'deploy'] as const) {
     const { key, info } = await store.create(name);
     keys[name] = { key, id: info.id };
   }
@@ -144,6 +146,28 @@ describe('serve --workers 2', () => {
     }
     // The slots come back when those requests go, on whichever worker held them.
     await expect.poll(async () => (await call(keys.inflight.key)).status, { timeout: 10_000 }).toBe(200);
+  });
+
+  it('a deployment pushed through one worker is served by every worker', async () => {
+    const deployment = makeDeployment({ agent_id: 'workers', number: 1 });
+    const path = `${server.url}/v1/deployments/${encodeURIComponent(deployment.id)}`;
+    const headers = { authorization: `Bearer ${keys.deploy.key}`, 'content-type': 'application/json' };
+    const put = await fetch(path, { method: 'PUT', headers, body: JSON.stringify(deployment) });
+    expect(put.status).toBe(201);
+    const servedBy = new Set<string | null>();
+    for (let index = 0; index < 40 && servedBy.size < 2; index++) {
+      const response = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...headers, connection: 'close' },
+        body: JSON.stringify({
+          model: `switchyard/deployment/${deployment.id}`,
+          input: { product: 'Acme', ticket: 'It broke.' },
+        }),
+      });
+      expect(response.status).toBe(200);
+      servedBy.add(response.headers.get('x-switchyard-worker'));
+    }
+    expect(servedBy).toEqual(new Set(['1', '2']));
   });
 
   it('a second SIGTERM stops waiting for what is in flight in every worker, and the primary exits with 130', async () => {
