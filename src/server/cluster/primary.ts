@@ -26,10 +26,10 @@ interface Slot {
 }
 
 /**
- * The primary of `serve --workers`: forks the workers (the first alone, so it migrates the data file and replays
- * what a dead process left before the others open it), answers their counters (`PrimaryCounters`), writes the
- * start's summary once, replaces a worker that died (at once, then waiting longer each time it dies again within
- * seconds of its start), and stops them all when asked: each drains its requests (streams finish) and exits.
+ * The primary of `serve --workers`: forks the workers (the first alone, so it creates and migrates the data file
+ * before the others open it, and a start that fails says so once), answers their counters (`PrimaryCounters`),
+ * writes the start's summary once, replaces a worker that died (at once, then waiting longer each time it dies again
+ * within seconds of its start), and stops them all when asked: each drains its requests (streams finish) and exits.
  */
 export class WorkerPool {
   readonly size: number;
