@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SlotCharge, SlotHold, SlotRefusal, SpendStore } from './spend-store.ts';
+import type { TokenBuckets, TokenTake } from './token-buckets.ts';
 
 /**
  * Checks every slot and, when each has room, holds the call's amounts: one script, so replicas admitting at the same
@@ -104,20 +105,27 @@ redis.call('PEXPIRE', KEYS[1], 120000)
 return {taken, tostring(tokens)}
 `;
 
-export async function takeRedisToken(
-  redis: Redis,
-  id: string,
-  capacity: number,
-  perMs: number,
-): Promise<{ taken: boolean; tokens: number }> {
-  const [taken, tokens] = (await redis.eval(TAKE, 1, `switchyard:rate:${id}`, capacity, perMs)) as [number, string];
-  return { taken: taken === 1, tokens: Number(tokens) };
-}
-
 /** The tokens left in a key's bucket now, refilled as `TAKE` would, taking none (for `GET /v1/keys`). */
 const PEEK = `${REFILL}return tostring(tokens)
 `;
 
-export async function peekRedisTokens(redis: Redis, id: string, capacity: number, perMs: number): Promise<number> {
-  return Number(await redis.eval(PEEK, 1, `switchyard:rate:${id}`, capacity, perMs));
+/** Request rates in Redis, shared by every replica: each bucket taken atomically on Redis's clock (`TAKE`). */
+export class RedisTokenBuckets implements TokenBuckets {
+  readonly component = 'redis';
+  readonly #redis: Redis;
+
+  constructor(redis: Redis) {
+    this.#redis = redis;
+  }
+
+  async take(bucket: string, capacity: number, perMs: number): Promise<TokenTake> {
+    const [taken, tokens] = (await this.#redis.eval(TAKE, 1, rateKey(bucket), capacity, perMs)) as [number, string];
+    return { taken: taken === 1, tokens: Number(tokens) };
+  }
+
+  async peek(bucket: string, capacity: number, perMs: number): Promise<number> {
+    return Number(await this.#redis.eval(PEEK, 1, rateKey(bucket), capacity, perMs));
+  }
 }
+
+const rateKey = (bucket: string) => `switchyard:rate:${bucket}`;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -53,6 +54,7 @@ export const configFileSchema = z.strictObject({
   data: z.string().min(1).optional(),
   deployments: z.string().min(1).optional(),
   mock: z.boolean().optional(),
+  workers: z.union([positiveInteger, z.literal('auto')]).optional(),
   database: secret.optional(),
   redis: secret.optional(),
   metrics: z.boolean().optional(),
@@ -89,6 +91,8 @@ export interface ServeFileSettings {
   data?: string;
   deployments?: string;
   mock?: boolean;
+  /** Processes serving on one port (`auto` read as the cores available). */
+  workers?: number;
   database?: string;
   redis?: string;
   metrics?: boolean;
@@ -200,6 +204,7 @@ function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv, liter
     data: file.data,
     deployments: file.deployments,
     mock: file.mock,
+    workers: file.workers === 'auto' ? availableParallelism() : file.workers,
     database: file.database === undefined ? undefined : read(file.database, 'database'),
     redis: file.redis === undefined ? undefined : read(file.redis, 'redis'),
     metrics: file.metrics,

@@ -1,10 +1,14 @@
+import cluster from 'node:cluster';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { BudgetRule } from '../budgets/budget-ledger.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { CatalogExtension } from '../catalog/extend-catalog.ts';
+import type { ClusterWorker } from '../server/cluster/worker-role.ts';
 import type { McpUpstreamSettings } from '../server/mcp-gateway/upstream-settings.ts';
 import type { ServeCacheStore } from '../server/open-response-cache.ts';
+import type { ServeOptions } from '../server/start-server.ts';
 import type { ServeFileSettings } from './config-file.ts';
 import {
   type ConnectionUrlOptions,
@@ -19,7 +23,8 @@ import {
 import { parsePort, parsePositiveInteger, parseSeconds } from './format.ts';
 import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
 import { explainListenError } from './serve-checks.ts';
-import { boundServeMemory, logWarningsAsJsonLines } from './serve-process.ts';
+import { parseWorkers, servePrimary, serveWorker } from './serve-cluster.ts';
+import { boundServeMemory, logWarningsAsJsonLines, stopOnSignals } from './serve-process.ts';
 
 /** `switchyard serve`: the gateway over HTTP, with its stores, limits and budgets from the options. */
 export function registerServeCommand(program: Command): void {
@@ -111,6 +116,12 @@ export function registerServeCommand(program: Command): void {
         'personal data and secrets in requests: mask, block or off (docs/teams.md)',
       ).choices(['off', 'mask', 'block']),
     )
+    .addOption(
+      new Option('--workers <n>', 'processes serving on one port, counting as one server (auto: one per core)')
+        .env('SWITCHYARD_WORKERS')
+        .argParser(parseWorkers)
+        .default(1),
+    )
     .option('--metrics', 'serve GET /metrics (Prometheus text) to keys with the metrics:read scope', false)
     .option(
       '--mcp-server <name=url>',
@@ -129,7 +140,6 @@ export function registerServeCommand(program: Command): void {
       if (options.cacheTtl !== undefined && options.cache === undefined) command.error('--cache-ttl needs --cache.');
       boundServeMemory();
       logWarningsAsJsonLines();
-      const { startServer } = await import('../server/start-server.ts');
       const { extendCatalog } = await import('../catalog/extend-catalog.ts');
       // Checked before anything listens: a broken file stops the start with the file, row and field named.
       const catalog =
@@ -138,73 +148,16 @@ export function registerServeCommand(program: Command): void {
           : typeof options.catalog === 'string'
             ? extendCatalog(options.catalog)
             : extendCatalog(options.catalog as CatalogExtension, { source: options.config ?? 'config' });
-      const server = await startServer({
-        host: options.host,
-        port: options.port,
-        dataDir: options.data,
-        ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
-        mock: options.mock,
-        database,
-        redis,
-        ...(options.redisWait !== undefined ? { redisWaitMs: options.redisWait * 1000 } : {}),
-        maxBodyBytes: options.maxBodyBytes,
-        maxUploadBytes: options.maxUploadBytes,
-        maxConcurrentPerKey: options.maxConcurrentPerKey,
-        ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
-        rateLimitOnStoreError: options.rateLimitOnStoreError,
-        corsOrigins: options.corsOrigin ?? [],
-        metrics: options.metrics,
-        ...(options.mcpServer ? { mcpServers: options.mcpServer } : {}),
-        ...(options.cache ? { cache: { store: options.cache, ttlSeconds: options.cacheTtl } } : {}),
-        // One object: --catalog and --budget used to be dropped by the later maxRenderedBytes.
-        gateway: {
-          maxRenderedBytes: options.maxRenderedBytes,
-          ...(catalog ? { catalog } : {}),
-          ...(options.providers ? { providers: options.providers } : {}),
-          ...(options.fallbacks ? { fallbacks: options.fallbacks } : {}),
-          ...(options.sensitiveData ? { sensitiveData: options.sensitiveData } : {}),
-          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-          ...(options.budget || options.tokensPerMinute
-            ? {
-                budgets: {
-                  onStoreError: options.budgetsOnStoreError,
-                  rules: [
-                    ...(options.budget ?? []),
-                    ...(options.tokensPerMinute
-                      ? [{ scope: 'key' as const, tokens: options.tokensPerMinute, window: 'minute' as const }]
-                      : []),
-                  ],
-                },
-              }
-            : {}),
-        },
-        allowedHosts: options.allowedHost ?? [],
-        allowedOrigins: options.allowedOrigin ?? [],
-        version: packageJson.version,
-      }).catch((error: unknown) => explainListenError(error, options.host, options.port));
-      let signals = 0;
-      const stop = (signal: NodeJS.Signals) => {
-        signals += 1;
-        // A third signal exits at once, whatever is left.
-        if (signals > 2) process.exit(130);
-        const now = signals === 2;
-        const msg = now ? 'shutting down now' : 'shutting down';
-        process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg, signal })}\n`);
-        // Once a second signal came, the shutdown it cut short ends with 130 too.
-        if (!now)
-          return void server.close().then(
-            () => process.exit(signals > 1 ? 130 : 0),
-            () => process.exit(1),
-          );
-        // A second one stops waiting for in-flight requests (they are aborted), but still writes every call's record.
-        setTimeout(() => process.exit(130), 10_000).unref();
-        server.closeNow().then(
-          () => process.exit(130),
-          () => process.exit(130),
+      const settings: ServeOptions = serveOptionsOf(options, { database, redis, catalog });
+      // The primary of `--workers` serves nothing itself: it checked the options, and its workers start the server.
+      if (cluster.isPrimary && options.workers > 1) return servePrimary(options.workers, options);
+      const { startServerAs } = await import('../server/start-server.ts');
+      const start = (worker?: ClusterWorker) =>
+        startServerAs(settings, worker).catch((error: unknown) =>
+          explainListenError(error, options.host, options.port),
         );
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      if (cluster.isWorker) return serveWorker(start);
+      stopOnSignals(await start());
     });
 }
 
@@ -213,6 +166,58 @@ async function withConfigFile(options: ServeCommandOptions, command: Command): P
   if (options.config === undefined) return options;
   const { loadConfigFile, mergeServeSettings } = await import('./config-file.ts');
   return mergeServeSettings(options, loadConfigFile(options.config), (key) => command.getOptionValueSource(key));
+}
+
+/** What `startServer` is given: the options, the URLs checked, the catalog read. */
+function serveOptionsOf(
+  options: ServeSettings,
+  checked: { database: string | undefined; redis: string | undefined; catalog: Catalog | undefined },
+): ServeOptions {
+  const { database, redis, catalog } = checked;
+  return {
+    host: options.host,
+    port: options.port,
+    dataDir: options.data,
+    ...(options.deployments !== undefined ? { deployments: options.deployments } : {}),
+    mock: options.mock,
+    database,
+    redis,
+    ...(options.redisWait !== undefined ? { redisWaitMs: options.redisWait * 1000 } : {}),
+    maxBodyBytes: options.maxBodyBytes,
+    maxUploadBytes: options.maxUploadBytes,
+    maxConcurrentPerKey: options.maxConcurrentPerKey,
+    ...(options.rateLimit !== undefined ? { requestsPerMinutePerKey: options.rateLimit } : {}),
+    rateLimitOnStoreError: options.rateLimitOnStoreError,
+    corsOrigins: options.corsOrigin ?? [],
+    metrics: options.metrics,
+    ...(options.mcpServer ? { mcpServers: options.mcpServer } : {}),
+    ...(options.cache ? { cache: { store: options.cache, ttlSeconds: options.cacheTtl } } : {}),
+    // One object: --catalog and --budget used to be dropped by the later maxRenderedBytes.
+    gateway: {
+      maxRenderedBytes: options.maxRenderedBytes,
+      ...(catalog ? { catalog } : {}),
+      ...(options.providers ? { providers: options.providers } : {}),
+      ...(options.fallbacks ? { fallbacks: options.fallbacks } : {}),
+      ...(options.sensitiveData ? { sensitiveData: options.sensitiveData } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.budget || options.tokensPerMinute
+        ? {
+            budgets: {
+              onStoreError: options.budgetsOnStoreError,
+              rules: [
+                ...(options.budget ?? []),
+                ...(options.tokensPerMinute
+                  ? [{ scope: 'key' as const, tokens: options.tokensPerMinute, window: 'minute' as const }]
+                  : []),
+              ],
+            },
+          }
+        : {}),
+    },
+    allowedHosts: options.allowedHost ?? [],
+    allowedOrigins: options.allowedOrigin ?? [],
+    version: packageJson.version,
+  };
 }
 
 /** `--budget`: a value that is not a budget is one line naming the option and the form it takes. */
@@ -240,6 +245,7 @@ interface ServeCommandOptions extends ConnectionUrlOptions {
   data: string;
   deployments?: string;
   mock: boolean;
+  workers: number;
   catalog?: string;
   maxBodyBytes: number;
   maxUploadBytes: number;

@@ -1,4 +1,5 @@
 import v8 from 'node:v8';
+import type { RunningServer } from '../server/start-server.ts';
 
 /** What `switchyard serve` does to its own process: bounded heap growth, and warnings as JSON log lines. */
 
@@ -50,4 +51,34 @@ export function boundServeMemory(): void {
   } catch {
     // Not permitted here (a sandbox, a worker): serve with V8's default young generation.
   }
+}
+
+/**
+ * SIGINT and SIGTERM close the server: the first lets requests in flight finish, a second aborts them (every call
+ * is still recorded), a third exits at once.
+ */
+export function stopOnSignals(server: RunningServer): void {
+  let signals = 0;
+  const stop = (signal: NodeJS.Signals) => {
+    signals += 1;
+    // A third signal exits at once, whatever is left.
+    if (signals > 2) process.exit(130);
+    const now = signals === 2;
+    const msg = now ? 'shutting down now' : 'shutting down';
+    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg, signal })}\n`);
+    // Once a second signal came, the shutdown it cut short ends with 130 too.
+    if (!now)
+      return void server.close().then(
+        () => process.exit(signals > 1 ? 130 : 0),
+        () => process.exit(1),
+      );
+    // A second one stops waiting for in-flight requests (they are aborted), but still writes every call's record.
+    setTimeout(() => process.exit(130), 10_000).unref();
+    server.closeNow().then(
+      () => process.exit(130),
+      () => process.exit(130),
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }

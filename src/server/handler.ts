@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { KeyLimits } from '../access/key-limits.ts';
 import { requireScope } from '../access/scopes.ts';
 import type { BudgetRule } from '../budgets/budget-slots.ts';
-import { MemorySpendStore } from '../budgets/memory-spend-store.ts';
 import type { SpendStore } from '../budgets/spend-store.ts';
+import type { TokenBuckets } from '../budgets/token-buckets.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { type StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
@@ -14,12 +13,11 @@ import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { assertAllowedHost, type HostPolicy, isDirectLocalRequest } from './host-check.ts';
 import { KeyAccess, type KeyChecks } from './key-access.ts';
-import { DEFAULT_MAX_CONCURRENT_PER_KEY, KeyConcurrency } from './key-concurrency.ts';
-import { KeyLimiter } from './key-limiter.ts';
-import { KeyRateLimit, type OnStoreError } from './key-rate-limit.ts';
+import type { OnStoreError } from './key-rate-limit.ts';
 import type { KeyStore } from './key-store.ts';
 import type { McpGateway } from './mcp-gateway/mcp-gateway.ts';
 import { REPLY_SENT, type SentReply } from './node-adapter.ts';
+import { openKeyLimiter } from './open-key-limiter.ts';
 import type { OperationServices } from './operation.ts';
 import { operationRoutes } from './operation-routes.ts';
 import { OPERATIONS } from './operations/index.ts';
@@ -81,6 +79,18 @@ export interface SwitchyardHandlerOptions {
   spendStore?: SpendStore | undefined;
   /** Where the rate limits are counted when replicas share them; default this process. */
   redis?: Redis | undefined;
+  /**
+   * Where the rate limits are counted when processes share them, in place of `redis`: the primary of
+   * `serve --workers` for its workers.
+   */
+  rateBuckets?: TokenBuckets | undefined;
+  /** Where each key's requests in flight are counted when processes share them (`serve --workers`); default here. */
+  inFlightStore?: SpendStore | undefined;
+  /**
+   * The worker of `serve --workers` this process is (its number and process id): said by `GET /v1/health`, and by
+   * each answer's `x-switchyard-worker` header (its number).
+   */
+  worker?: { id: number; pid: number } | undefined;
   /** The rate limit while Redis fails: `open` (default) counts in this process meanwhile, `closed` answers 503. */
   rateLimitOnStoreError?: OnStoreError | undefined;
   /** Each engine's state for `GET /v1/health` (`{ postgres: 'down', redis: 'ok' }`); absent: no shared engine. */
@@ -114,20 +124,7 @@ export type SwitchyardHandler = ((request: Request) => Promise<Response>) & {
 export function createSwitchyardHandler(options: SwitchyardHandlerOptions): SwitchyardHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { gateway, keys } = options;
-  const concurrency = new KeyConcurrency(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
-  const rate = new KeyRateLimit({
-    redis: options.redis,
-    onStoreError: options.rateLimitOnStoreError,
-    onStorageError: options.onStorageError,
-  });
-  const keyRules = options.keyBudgetRules ?? [];
-  const limiter = new KeyLimiter({
-    defaults: serverDefaults(options, keyRules, concurrency.limit),
-    keyRules,
-    rate,
-    concurrency,
-    spend: options.spendStore ?? new MemorySpendStore(),
-  });
+  const limiter = openKeyLimiter(options);
   // For work the server goes on with after answering (experiment cells): the same checks, made again per call.
   const keyLimits: KeyChecks = {
     authenticate: (presented) => authenticate(presented, keys),
@@ -170,6 +167,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       providers: options.providers ?? [],
       engines: options.engineStates,
       readiness: options.engineReadiness,
+      worker: options.worker,
     }),
     ...(options.metrics?.routes ?? []),
   ];
@@ -214,6 +212,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
     if (release) reply = releasedWhenSent(reply, release, request.signal);
     if (request.method === 'HEAD') reply = withoutBody(reply);
     if (options.mock) reply.headers['x-switchyard-mock'] = 'true';
+    if (options.worker) reply.headers['x-switchyard-worker'] = String(options.worker.id);
     return cors.apply(request, reply);
   };
   return Object.assign(
@@ -260,24 +259,6 @@ function withoutBody(reply: Reply): Reply {
   else if (body instanceof Uint8Array) reply.headers['content-length'] = String(body.byteLength);
   else if (body !== null) void body[Symbol.asyncIterator]().return?.();
   return { ...reply, body: null };
-}
-
-/** The server's limits for keys without their own: its flags, and the gateway's `key` budget rules. */
-function serverDefaults(
-  options: SwitchyardHandlerOptions,
-  keyRules: readonly BudgetRule[],
-  maxInFlight: number,
-): KeyLimits {
-  const tokens = keyRules.find((rule) => rule.tokens !== undefined && rule.window === 'minute')?.tokens;
-  const budgets = keyRules.flatMap((rule) =>
-    rule.usd !== undefined && rule.window !== 'minute' ? [`${rule.usd}/${rule.window}`] : [],
-  );
-  return {
-    ...(options.requestsPerMinutePerKey !== undefined ? { requests_per_minute: options.requestsPerMinutePerKey } : {}),
-    ...(tokens !== undefined ? { tokens_per_minute: tokens } : {}),
-    max_in_flight: maxInFlight,
-    ...(budgets.length > 0 ? { budgets } : {}),
-  };
 }
 
 function bearer(key: string | undefined): string | undefined {

@@ -1,40 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { SlotHold, SpendStore } from '../budgets/spend-store.ts';
 import { HttpError } from './responses.ts';
 
 /** Requests one API key may have in flight at once in `switchyard serve`, unless configured. */
 export const DEFAULT_MAX_CONCURRENT_PER_KEY = 64;
 
 /**
- * In-flight requests per API key in this process, so one key cannot take every upstream connection. Keyed by the id
- * of a key that authenticated (never by what a client sent), so the map holds at most as many entries as there are
- * keys. A key's own `max_in_flight` is counted where replicas share it instead (`KeyLimiter`).
+ * How long a request's in-flight slot in a shared store outlives a process that died holding it (the primary of
+ * `serve --workers` gives a dead worker's slots back at once; Redis lets them lapse). A request running longer gives
+ * its slot back early: the limit loosens for a while, it never refuses wrongly.
+ */
+export const IN_FLIGHT_HOLD_MS = 15 * 60_000;
+
+/** The slot in a shared store counting a key's requests in flight. */
+export const inFlightSlot = (keyId: string) => `inflight\u0000${keyId}`;
+
+/**
+ * In-flight requests per API key, so one key cannot take every upstream connection: the server's limit for keys
+ * without their own (`KeyLimiter` holds a key's own). Keyed by the id of a key that authenticated (never by what a
+ * client sent), so the map holds at most as many entries as there are keys. Counted in this process, or as holds in
+ * a store several processes share (`shared`: the primary of `serve --workers`).
  */
 export class KeyConcurrency {
   readonly limit: number;
   readonly #active = new Map<string, number>();
+  readonly #shared: SpendStore | undefined;
 
-  constructor(limit: number) {
+  constructor(limit: number, shared?: SpendStore) {
     this.limit = Math.max(1, Math.floor(limit));
+    this.#shared = shared;
   }
 
-  /** Requests of the key in flight in this process now. */
-  active(keyId: string): number {
+  /** Requests of the key in flight now (in every process sharing the store). */
+  async current(keyId: string): Promise<number> {
+    if (this.#shared) return heldIn(this.#shared, inFlightSlot(keyId));
     return this.#active.get(keyId) ?? 0;
   }
 
   /** A slot for the key, or a 429 in the OpenAI shape; the returned function gives the slot back (once). */
-  acquire(keyId: string): () => void {
+  async acquire(keyId: string): Promise<() => void> {
+    if (this.#shared) return this.#acquireShared(this.#shared, keyId);
     const active = this.#active.get(keyId) ?? 0;
-    if (active >= this.limit) throw inFlightRefusal('This API key', this.limit, ', the most this server allows');
+    if (active >= this.limit) throw this.#refusal();
     this.#active.set(keyId, active + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
+    return once(() => {
       const left = (this.#active.get(keyId) ?? 1) - 1;
       if (left === 0) this.#active.delete(keyId);
       else this.#active.set(keyId, left);
-    };
+    });
   }
+
+  /** One hold of 1 on the key's in-flight slot, taken only while every process's holds are under the limit. */
+  async #acquireShared(shared: SpendStore, keyId: string): Promise<() => void> {
+    const id = randomUUID();
+    const holds = [{ slot: inFlightSlot(keyId), limit: this.limit, amount: 1 }];
+    if (await shared.reserve(id, holds, IN_FLIGHT_HOLD_MS)) throw this.#refusal();
+    // Given back off the request's path; a store that failed meanwhile lets the hold lapse by itself.
+    return once(() => void shared.settle(id, holds, []).catch(() => undefined));
+  }
+
+  #refusal(): HttpError {
+    return inFlightRefusal('This API key', this.limit, ', the most this server allows');
+  }
+}
+
+/** Spent and held of a slot: a check that holds nothing, with a limit of 0 so it answers both. */
+export async function heldIn(store: SpendStore, slot: string): Promise<number> {
+  const check: SlotHold = { slot, limit: 0, amount: 0 };
+  const refusal = await store.reserve(randomUUID(), [check], 1);
+  return Math.round((refusal?.spent ?? 0) + (refusal?.held ?? 0));
 }
 
 /** The 429 of a key (`whose`) with `limit` requests in flight already. */
@@ -44,4 +78,14 @@ export function inFlightRefusal(whose: string, limit: number, why = ''): HttpErr
     code: 'concurrency_limit_exceeded',
     headers: { 'retry-after': '1' },
   });
+}
+
+/** `release`, run the first time the returned function is called only. */
+export function once(release: () => void): () => void {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
+  };
 }

@@ -4,14 +4,15 @@ import { withinTenant } from '../access/lineage.ts';
 import { type BudgetRule, budgetsOf, slotKey } from '../budgets/budget-slots.ts';
 import type { SlotHold, SpendStore } from '../budgets/spend-store.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
-import { inFlightRefusal, type KeyConcurrency } from './key-concurrency.ts';
+import {
+  heldIn,
+  IN_FLIGHT_HOLD_MS,
+  inFlightRefusal,
+  inFlightSlot,
+  type KeyConcurrency,
+  once,
+} from './key-concurrency.ts';
 import type { KeyRateLimit } from './key-rate-limit.ts';
-
-/**
- * How long a request's in-flight slot in the shared store outlives a replica that died holding it. A request still
- * running after this gives its slot back early (the limit loosens for a while, never wrongly refuses).
- */
-const IN_FLIGHT_HOLD_MS = 15 * 60_000;
 
 export interface KeyLimiterOptions {
   /** The server's limits for a key that sets none of its own (`serve --rate-limit`, `--budget key:…`…). */
@@ -19,7 +20,7 @@ export interface KeyLimiterOptions {
   /** The gateway's `key` budget rules, whose counters `usage` reads for a key without its own budget of a kind. */
   keyRules: readonly BudgetRule[];
   rate: KeyRateLimit;
-  /** The server's default in-flight limit, counted in this process. */
+  /** The server's default in-flight limit, for keys without their own. */
   concurrency: KeyConcurrency;
   /** Where the gateway counts budgets (Redis when replicas share it): own in-flight limits are held there too. */
   spend: SpendStore | undefined;
@@ -63,7 +64,7 @@ export class KeyLimiter {
   async acquire(key: ApiKeyInfo): Promise<() => void> {
     const lineage = lineageOf(key);
     const shared = lineage.filter((entry) => entry.own?.max_in_flight !== undefined);
-    const local = key.limits?.max_in_flight === undefined ? this.#options.concurrency.acquire(key.id) : undefined;
+    const local = key.limits?.max_in_flight === undefined ? await this.#options.concurrency.acquire(key.id) : undefined;
     if (shared.length === 0) return local ?? (() => undefined);
     const holds: SlotHold[] = shared.map(({ id, own }) => ({
       slot: inFlightSlot(id),
@@ -82,13 +83,10 @@ export class KeyLimiter {
       local?.();
       throw error;
     }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
+    return once(() => {
       local?.();
       store.settle(id, holds, []).catch(() => {});
-    };
+    });
   }
 
   /** The key's limits (its own, else the server's) and what it has used of each in the current windows. */
@@ -98,7 +96,10 @@ export class KeyLimiter {
     const usage: KeyUsage = {
       in_flight: {
         limit: limits.max_in_flight ?? this.#options.concurrency.limit,
-        current: own === undefined ? this.#options.concurrency.active(key.id) : await this.#held(inFlightSlot(key.id)),
+        current:
+          own === undefined
+            ? await this.#options.concurrency.current(key.id)
+            : await heldIn(this.#store(), inFlightSlot(key.id)),
       },
     };
     if (limits.requests_per_minute !== undefined)
@@ -117,20 +118,12 @@ export class KeyLimiter {
     return { limits, usage };
   }
 
-  /** Spent and held of a slot: a check that holds nothing, with a limit of 0 so it answers both. */
-  async #held(slot: string): Promise<number> {
-    const refusal = await this.#store().reserve(randomUUID(), [{ slot, limit: 0, amount: 0 }], 1);
-    return Math.round((refusal?.spent ?? 0) + (refusal?.held ?? 0));
-  }
-
   #store(): SpendStore {
     const store = this.#options.spend;
     if (!store) throw new Error('KeyLimiter: own in-flight limits need the spend store');
     return store;
   }
 }
-
-const inFlightSlot = (id: string) => `inflight\u0000${id}`;
 
 /** The key then each key that minted it within its tenant, with its own limits and how a refusal names it. */
 function lineageOf(key: ApiKeyInfo): Array<{ id: string; own: KeyLimits | undefined; whose: string }> {

@@ -1,38 +1,38 @@
-import type { Redis } from 'ioredis';
-import { peekRedisTokens, takeRedisToken } from '../budgets/redis-counters.ts';
-import type { StorageUnavailableError } from '../errors.ts';
+import { MemoryTokenBuckets, type TokenBuckets, type TokenTake } from '../budgets/token-buckets.ts';
+import { StorageUnavailableError } from '../errors.ts';
 import { HttpError } from './responses.ts';
-import { redisUnavailable } from './shared-state.ts';
+import { storageErrorOf } from './shared-state.ts';
 
 /**
- * What the request rate limit does when Redis cannot be reached: `open` counts in this process meanwhile (each
- * replica allows the whole rate: a key may make up to replicas × the limit), `closed` answers 503
+ * What the request rate limit does when its shared store (Redis) cannot be reached: `open` counts in each process
+ * meanwhile (each replica allows the whole rate: a key may make up to replicas × the limit), `closed` answers 503
  * `storage_unavailable`.
  */
 export type OnStoreError = 'open' | 'closed';
 
 export interface KeyRateLimitOptions {
-  /** Where the buckets are shared by replicas; default this process. */
-  redis?: Redis | undefined;
-  /** Default `open`: the limit guards against floods, and the per-process count still does while Redis is down. */
+  /**
+   * Where the buckets are shared: Redis by replicas (`RedisTokenBuckets`), the primary by the workers of
+   * `serve --workers`. Default this process.
+   */
+  shared?: TokenBuckets | undefined;
+  /** Default `open`: the limit guards against floods, and the per-process count still does while the store is down. */
   onStoreError?: OnStoreError | undefined;
-  /** Hears each Redis failure `open` lets through (counted, logged once per interval); `closed` throws it. */
+  /** Hears each store failure `open` lets through (counted, logged once per interval); `closed` throws it. */
   onStorageError?: ((error: StorageUnavailableError) => void) | undefined;
 }
 
 /**
  * Requests per minute per API key, as a token bucket: `perMinute` requests at once, refilled evenly over the minute;
  * each key's rate is given with each request (a key's own, or the server's). Counted in this process (keyed by the
- * ids of keys that authenticated: as many entries as there are keys), or in Redis (`--redis`), where every replica
- * takes from the one bucket.
+ * ids of keys that authenticated: as many entries as there are keys), or in a shared store (Redis, the primary of
+ * `serve --workers`), where every process takes from the one bucket.
  */
 export class KeyRateLimit {
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
-  readonly #redis: Redis | undefined;
+  readonly #here = new MemoryTokenBuckets();
   readonly #options: KeyRateLimitOptions;
 
   constructor(options: KeyRateLimitOptions = {}) {
-    this.#redis = options.redis;
     this.#options = options;
   }
 
@@ -43,9 +43,10 @@ export class KeyRateLimit {
   async take(keyId: string, perMinute: number, whose = 'This API key'): Promise<void> {
     const capacity = Math.max(1, Math.floor(perMinute));
     const perMs = capacity / 60_000;
-    const { taken, tokens } = this.#redis
-      ? await this.#takeShared(this.#redis, keyId, capacity, perMs)
-      : this.#takeHere(keyId, capacity, perMs);
+    const { shared } = this.#options;
+    const { taken, tokens } = shared
+      ? await this.#takeShared(shared, keyId, capacity, perMs)
+      : this.#here.takeNow(keyId, capacity, perMs);
     if (taken) return;
     const waitSeconds = Math.max(1, Math.ceil((1 - tokens) / perMs / 1000));
     throw new HttpError(429, `${whose} may make ${capacity} requests a minute; retry in ${waitSeconds} s.`, {
@@ -59,43 +60,37 @@ export class KeyRateLimit {
   async remaining(keyId: string, perMinute: number): Promise<number> {
     const capacity = Math.max(1, Math.floor(perMinute));
     const perMs = capacity / 60_000;
-    if (this.#redis) {
+    const { shared } = this.#options;
+    if (shared) {
       try {
-        return Math.floor(await peekRedisTokens(this.#redis, keyId, capacity, perMs));
+        return Math.floor(await shared.peek(keyId, capacity, perMs));
       } catch (error) {
-        if (this.#options.onStoreError === 'closed') throw redisUnavailable(error);
+        if (this.#options.onStoreError === 'closed') throw this.#failure(shared, error);
       }
     }
-    const bucket = this.#buckets.get(keyId);
-    if (!bucket) return capacity;
-    return Math.floor(Math.min(capacity, bucket.tokens + (performance.now() - bucket.at) * perMs));
+    return Math.floor(this.#here.peekNow(keyId, capacity, perMs));
   }
 
-  /** From the bucket in Redis; while Redis fails, from this process's (`open`) or a 503 (`closed`). */
-  async #takeShared(
-    redis: Redis,
-    keyId: string,
-    capacity: number,
-    perMs: number,
-  ): Promise<{ taken: boolean; tokens: number }> {
+  /** From the shared bucket; while its store fails, from this process's (`open`) or a 503 (`closed`). */
+  async #takeShared(shared: TokenBuckets, keyId: string, capacity: number, perMs: number): Promise<TokenTake> {
     try {
-      return await takeRedisToken(redis, keyId, capacity, perMs);
+      return await shared.take(keyId, capacity, perMs);
     } catch (error) {
-      const failure = redisUnavailable(error);
+      const failure = this.#failure(shared, error);
       if (this.#options.onStoreError === 'closed') throw failure;
       this.#options.onStorageError?.(failure);
-      return this.#takeHere(keyId, capacity, perMs);
+      return this.#here.takeNow(keyId, capacity, perMs);
     }
   }
 
-  #takeHere(keyId: string, capacity: number, perMs: number): { taken: boolean; tokens: number } {
-    const now = performance.now();
-    const bucket = this.#buckets.get(keyId) ?? { tokens: capacity, at: now };
-    bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.at) * perMs);
-    bucket.at = now;
-    this.#buckets.set(keyId, bucket);
-    if (bucket.tokens < 1) return { taken: false, tokens: bucket.tokens };
-    bucket.tokens -= 1;
-    return { taken: true, tokens: bucket.tokens };
+  #failure(shared: TokenBuckets, error: unknown): StorageUnavailableError {
+    return (
+      storageErrorOf(error) ??
+      new StorageUnavailableError(
+        shared.component,
+        `The counter store (${shared.component}) is unavailable; retry shortly.`,
+        error,
+      )
+    );
   }
 }

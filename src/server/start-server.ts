@@ -1,9 +1,11 @@
 import type { Server } from 'node:http';
 import type { DeploymentStore } from '../deployments/store.ts';
 import type { Gateway, GatewayOptions } from '../gateway.ts';
+import type { ClusterWorker } from './cluster/worker-role.ts';
 import { announceStart } from './compose/announce-start.ts';
 import { buildRoutes } from './compose/build-routes.ts';
 import { listen } from './compose/listen.ts';
+import { openCounters } from './compose/open-counters.ts';
 import { openEngines } from './compose/open-engines.ts';
 import { openGateway } from './compose/open-gateway.ts';
 import { openMcpGateway } from './compose/open-mcp-gateway.ts';
@@ -47,7 +49,10 @@ export interface ServeOptions {
   drainTimeoutMs?: number;
   /** Requests one API key may have in flight at once; more get 429 with `retry-after` (default 64). */
   maxConcurrentPerKey?: number;
-  /** Requests one API key may make per minute, per process; more get 429 with `retry-after` (default: no limit). */
+  /**
+   * Requests one API key may make per minute; more get 429 with `retry-after` (default: no limit). Counted in this
+   * process, in Redis with `redis`, in the primary for the workers of `serve --workers`.
+   */
   requestsPerMinutePerKey?: number;
   /**
    * The request rate limit while Redis cannot be reached: `open` (default) counts in each process meanwhile,
@@ -102,22 +107,31 @@ export interface RunningServer {
 
 /**
  * `switchyard serve`, composed of named parts, each added to one teardown as it opens: the stores, the engines
- * replicas share, the gateway, the HTTP server and its routes. A start that fails half-way closes what it opened, in
- * reverse order, as `close()` does.
+ * replicas share, the counters, the gateway, the HTTP server and its routes. A start that fails half-way closes what
+ * it opened, in reverse order, as `close()` does.
  */
-export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
-  const log = openServerLog(options.log);
+export function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  return startServerAs(options, undefined);
+}
+
+/**
+ * `startServer`, in a worker of `serve --workers` (`worker`): counting with its primary, binding its own socket on
+ * the port, and leaving the start's summary to the primary.
+ */
+export async function startServerAs(options: ServeOptions, worker: ClusterWorker | undefined): Promise<RunningServer> {
+  const log = openServerLog(options.log, worker ? { worker: worker.id } : {});
   const teardown = new Teardown(closeFailed(log));
   teardown.add('log', log, (opened) => opened.end());
   try {
     const stores = await openServerStores(options, log, teardown);
     const engines = await openEngines(options, stores, log, teardown);
-    const opened = await openGateway(options, stores, engines, log, teardown);
+    const counters = await openCounters(engines, worker);
+    const opened = await openGateway(options, { stores, engines, counters }, log, teardown);
     const { gateway } = opened;
     const mcp = openMcpGateway(options, opened.metrics, log, teardown);
-    const http = await listen(options, log, teardown);
-    http.serve(buildRoutes(options, { ...opened, stores, engines, mcp, log, address: http }));
-    await announceStart(options, { stores, gateway, http, log });
+    const http = await listen(options, log, teardown, worker);
+    http.serve(buildRoutes(options, { ...opened, stores, engines, counters, mcp, log, address: http, worker }));
+    await announceStart(options, { stores, gateway, http, log }, worker);
     const close = () => teardown.close();
     const closeNow = () => {
       http.cutShort();

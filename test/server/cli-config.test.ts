@@ -1,6 +1,6 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,8 @@ describe('switchyard serve --config', () => {
     };
     const loaded = loadConfigFile(file, env);
     expect(loaded.providers?.openai?.keys?.map((key) => key.apiKey)).toEqual(['a', 'b']);
+    // `workers: auto`, read as the cores this process may use.
+    expect(loaded.workers).toBe(availableParallelism());
     expect(loaded.budget).toEqual([
       { scope: 'agent', usd: 10, window: 'day' },
       { scope: 'workflow', usd: 100, window: 'month' },

@@ -45,6 +45,7 @@ describe('a bad option value is one line naming the option and what it takes', (
     [['serve', '--rate-limit-on-store-error', 'maybe'], '--rate-limit-on-store-error', 'open, closed'],
     [['serve', '--port', 'abc'], '--port', '0 to 65535'],
     [['serve', '--budget', 'lots'], '--budget', 'trace:2.5'],
+    [['serve', '--workers', '0'], '--workers', 'or auto'],
     [['keys', 'create', '--scope', 'everything'], '--scope', 'chat, models'],
     [['keys', 'create', '--expires-in-days', '0'], '--expires-in-days', 'at least 1'],
   ])('%j', async (args, option, accepted) => {
@@ -72,6 +73,13 @@ describe('switchyard serve', () => {
     expect(stderr).toContain('in use');
     expect(stderr).toContain('--port');
     expect(stderr).not.toContain('EADDRINUSE');
+  });
+
+  it('with --workers too: the primary finds the port in use before any worker starts', async () => {
+    const stderr = await failing(['serve', '--mock', '--workers', '2', '--port', String(port), '--data', dataDir]);
+    expect(lines(stderr)).toHaveLength(1);
+    expect(stderr).toContain(`port ${port}`);
+    expect(stderr).toContain('in use');
   });
 
   it('refuses a --database that is not a PostgreSQL URL by name, without its password', async () => {

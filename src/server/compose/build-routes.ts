@@ -1,10 +1,12 @@
 import { redactSecrets } from '../../internal/redact.ts';
+import type { ClusterWorker } from '../cluster/worker-role.ts';
 import { createSwitchyardHandler, type SwitchyardHandler } from '../handler.ts';
 import { defaultHostPolicy, pageAccess } from '../host-check.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY } from '../key-concurrency.ts';
 import type { McpGateway } from '../mcp-gateway/mcp-gateway.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '../read-json-body.ts';
 import type { ServeOptions } from '../start-server.ts';
+import type { ServerCounters } from './open-counters.ts';
 import type { ServerEngines } from './open-engines.ts';
 import type { ServerGateway } from './open-gateway.ts';
 import type { ServerStores } from './open-stores.ts';
@@ -14,9 +16,11 @@ import type { ServerLog } from './server-log.ts';
 export interface RouteParts extends ServerGateway {
   stores: ServerStores;
   engines: ServerEngines;
+  counters: ServerCounters;
   log: ServerLog;
   address: { host: string; port: number };
   mcp: McpGateway | undefined;
+  worker: ClusterWorker | undefined;
 }
 
 /**
@@ -24,7 +28,7 @@ export interface RouteParts extends ServerGateway {
  * pages and `/mcp` accept, CORS, the health routes' engines, and where unexpected errors are logged.
  */
 export function buildRoutes(options: ServeOptions, parts: RouteParts): SwitchyardHandler {
-  const { stores, engines, gateway, log, address } = parts;
+  const { stores, engines, counters, gateway, log, address } = parts;
   return createSwitchyardHandler({
     gateway,
     keys: stores.keys,
@@ -46,6 +50,9 @@ export function buildRoutes(options: ServeOptions, parts: RouteParts): Switchyar
     keyBudgetRules: parts.keyBudgetRules,
     spendStore: parts.spend,
     redis: engines.redis,
+    rateBuckets: counters.buckets,
+    inFlightStore: counters.inFlight,
+    worker: parts.worker ? { id: parts.worker.id, pid: process.pid } : undefined,
     rateLimitOnStoreError: options.rateLimitOnStoreError,
     engineStates: options.database || options.redis ? () => engines.watch.states() : undefined,
     engineReadiness: () => engines.watch.readiness(),

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ClusterWorker } from '../cluster/worker-role.ts';
 import type { SwitchyardHandler } from '../handler.ts';
 import { createNodeListener } from '../node-adapter.ts';
 import type { ServeOptions } from '../start-server.ts';
@@ -24,7 +25,12 @@ export interface Listening {
  * teardown: stop accepting, let in-flight requests finish (up to `drainTimeoutMs`, or until cut short), abort what
  * still runs so each call ends and is recorded as an error its client sees, then cut the connections.
  */
-export async function listen(options: ServeOptions, log: ServerLog, teardown: Teardown): Promise<Listening> {
+export async function listen(
+  options: ServeOptions,
+  log: ServerLog,
+  teardown: Teardown,
+  worker?: ClusterWorker,
+): Promise<Listening> {
   const host = options.host ?? '127.0.0.1';
   const server = createServer({
     requestTimeout: options.requestTimeoutMs ?? 60_000,
@@ -32,7 +38,12 @@ export async function listen(options: ServeOptions, log: ServerLog, teardown: Te
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 8787, host, () => {
+    // A worker of `serve --workers` binds its own socket beside its siblings' (SO_REUSEPORT) where it can: a
+    // connection the kernel queued for a worker that dies is reset, where the primary's round robin would hold it
+    // forever. Elsewhere it shares the primary's socket (node:cluster).
+    const own = worker?.ownSocketPort;
+    const where = own === undefined ? { port: options.port ?? 8787 } : { port: own, exclusive: true, reusePort: true };
+    server.listen({ ...where, host }, () => {
       server.off('error', reject);
       resolve();
     });

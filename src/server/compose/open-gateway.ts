@@ -8,6 +8,7 @@ import { openResponseCache } from '../open-response-cache.ts';
 import { createServerMetrics, type ServerMetrics } from '../server-metrics.ts';
 import { storageErrorOf } from '../shared-state.ts';
 import type { ServeOptions } from '../start-server.ts';
+import type { ServerCounters } from './open-counters.ts';
 import type { ServerEngines } from './open-engines.ts';
 import type { ServerStores } from './open-stores.ts';
 import { messageOf, type ServerLog } from './server-log.ts';
@@ -23,26 +24,23 @@ export interface ServerGateway {
 }
 
 /**
- * The gateway over the stores and engines: records to the store (journaled), budgets and the response cache in Redis
- * when there is one. From here on the gateway closes the record sinks and the cache store itself (flushing first).
+ * The gateway over the stores and engines: records to the store (journaled), budgets where the counters are (Redis,
+ * the primary of `serve --workers`) and the response cache in Redis when there is one. From here on the gateway
+ * closes the record sinks and the cache store itself (flushing first).
  */
 export async function openGateway(
   options: ServeOptions,
-  stores: ServerStores,
-  engines: ServerEngines,
+  opened: { stores: ServerStores; engines: ServerEngines; counters: ServerCounters },
   log: ServerLog,
   teardown: Teardown,
 ): Promise<ServerGateway> {
+  const { stores, engines, counters } = opened;
   const catalogId = (name: string) => gateway.catalog.find(name)?.id;
   const metrics = options.metrics ? await createServerMetrics(() => gateway.recordStats, catalogId) : undefined;
   const { redis } = engines;
   // Always a budget stage: a key may carry budgets of its own (`limits`) even when the server sets none.
   const configured = options.gateway?.budgets ?? {};
-  const spend: SpendStore =
-    configured.store ??
-    (redis
-      ? new (await import('../../budgets/redis-counters.ts')).RedisSpendStore(redis)
-      : new MemorySpendStore(configured.maxTracked));
+  const spend: SpendStore = configured.store ?? counters.spend ?? new MemorySpendStore(configured.maxTracked);
   const budgets = { ...configured, store: spend };
   const cache = options.cache ? openResponseCache(options.cache, redis, stores.dataDir) : undefined;
   const cacheStore = cache ? cache.store : undefined;

@@ -16,16 +16,17 @@ export interface ServerLog {
 
 /**
  * The caller's `log` when given, else JSON lines on stderr gathered over one event-loop turn; those still gathered
- * when the process exits without `close()` (a second Ctrl-C, `process.exit`) are written then.
+ * when the process exits without `close()` (a second Ctrl-C, `process.exit`) are written then. `every` goes in each
+ * line (a worker's number).
  */
-export function openServerLog(write: ((line: Fields) => void) | undefined): ServerLog {
+export function openServerLog(write: ((line: Fields) => void) | undefined, every: Fields = {}): ServerLog {
   const stderr = write ? undefined : bufferedLines(process.stderr);
   const line = write ?? stderr!.write;
   if (stderr) process.on('exit', stderr.flush);
   const at =
     (level: string) =>
     (msg: string, fields: object = {}) =>
-      line({ time: new Date().toISOString(), level, msg, ...fields });
+      line({ time: new Date().toISOString(), level, msg, ...every, ...fields });
   let last: (() => void) | undefined;
   return {
     info: at('info'),

@@ -13,6 +13,8 @@ export interface HealthOptions {
   engines?: (() => Promise<Record<string, 'ok' | 'down'>>) | undefined;
   /** Each shared engine's state and probe time, for `GET /v1/health/ready`. */
   readiness?: (() => Promise<Record<string, ComponentReadiness>>) | undefined;
+  /** The worker of `serve --workers` answering (its number and process id), said by `GET /v1/health`. */
+  worker?: { id: number; pid: number } | undefined;
 }
 
 export interface ComponentReadiness {
@@ -47,6 +49,7 @@ export function healthRoutes(gateway: Gateway, options: HealthOptions): Route[] 
             status: degraded ? 'degraded' : 'ok',
             version: options.version,
             uptime_s: Math.round((performance.now() - started) / 1000),
+            ...(options.worker !== undefined ? { worker: options.worker } : {}),
             providers: options.providers,
             ...(components ? { components } : {}),
             records,

@@ -1,0 +1,70 @@
+import { MemorySpendStore } from '../../budgets/memory-spend-store.ts';
+import type { SlotHold } from '../../budgets/spend-store.ts';
+import { MemoryTokenBuckets } from '../../budgets/token-buckets.ts';
+import type { CounterAnswer, CounterAsk, CounterCall } from './messages.ts';
+
+/**
+ * The counters of `serve --workers`, held by the primary: the same in-memory buckets and spend store a single process
+ * uses, answering every worker, so a key's rate, tokens, calls in flight and budgets are counted once for the whole
+ * server. Each operation runs to its end before the next message is read (the memory stores change their maps before
+ * any `await`), so two workers asking at the same moment see each other's takes and holds. The holds a worker made are
+ * remembered until it settles them: a worker that dies gives them back at once (`forgetWorker`), instead of after
+ * their hold time.
+ */
+export class PrimaryCounters {
+  readonly #buckets = new MemoryTokenBuckets();
+  readonly #spend: MemorySpendStore;
+  /** Per worker, the holds it made and has not settled, by reservation id. */
+  readonly #held = new Map<number, Map<string, SlotHold[]>>();
+
+  constructor(maxTracked?: number) {
+    this.#spend = new MemorySpendStore(maxTracked);
+  }
+
+  /** The answer to a worker's question: the operation's value, or its error (by name and message). */
+  async answer(worker: number, ask: CounterAsk): Promise<CounterAnswer> {
+    try {
+      return { switchyard: 'counters', seq: ask.seq, value: await this.#run(worker, ask.call) };
+    } catch (error) {
+      const { name, message } = error instanceof Error ? error : new Error(String(error));
+      return { switchyard: 'counters', seq: ask.seq, error: { name, message } };
+    }
+  }
+
+  /** Gives back every hold of a worker that is gone: its calls in flight ended with it. */
+  async forgetWorker(worker: number): Promise<void> {
+    const held = this.#held.get(worker);
+    this.#held.delete(worker);
+    for (const [id, holds] of held ?? []) await this.#spend.settle(id, holds, []);
+  }
+
+  /** Holds still counted for `worker` (for tests and the log). */
+  heldBy(worker: number): number {
+    return this.#held.get(worker)?.size ?? 0;
+  }
+
+  async #run(worker: number, call: CounterCall): Promise<unknown> {
+    switch (call.op) {
+      case 'take':
+        return this.#buckets.take(call.bucket, call.capacity, call.perMs);
+      case 'peek':
+        return this.#buckets.peek(call.bucket, call.capacity, call.perMs);
+      case 'spent':
+        return this.#spend.spent(call.slot);
+      case 'reserve': {
+        const refusal = await this.#spend.reserve(call.id, call.holds, call.holdMs);
+        if (!refusal && call.holds.some((hold) => hold.amount > 0)) this.#heldOf(worker).set(call.id, call.holds);
+        return refusal ?? null;
+      }
+      case 'settle':
+        this.#held.get(worker)?.delete(call.id);
+        return this.#spend.settle(call.id, call.released, call.charges).then(() => null);
+    }
+  }
+
+  #heldOf(worker: number): Map<string, SlotHold[]> {
+    let held = this.#held.get(worker);
+    if (!held) this.#held.set(worker, (held = new Map()));
+    return held;
+  }
+}

@@ -1,0 +1,93 @@
+import type { SlotCharge, SlotHold, SlotRefusal, SpendStore } from '../../budgets/spend-store.ts';
+import { SpendStoreFullError } from '../../budgets/spend-store.ts';
+import type { TokenBuckets, TokenTake } from '../../budgets/token-buckets.ts';
+import { StorageUnavailableError } from '../../errors.ts';
+import { type CounterAnswer, type CounterCall, isMessage } from './messages.ts';
+
+/** How a worker talks to its primary: Node's IPC channel of a forked process (`process`), or a test's pair. */
+export interface PrimaryChannel {
+  send(message: unknown): boolean;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+  on(event: 'disconnect', listener: () => void): unknown;
+  readonly connected: boolean;
+}
+
+/**
+ * A worker's counters, asked of the primary of `serve --workers` (`PrimaryCounters`) over the IPC channel: the rate
+ * buckets and the spend store (budgets, tokens a minute, calls in flight) of the whole server. The same operations
+ * as Redis's, so the limits and the budget stage use it as they use Redis. Once the primary is gone every question
+ * fails as the store being unavailable (the worker is closing by then).
+ */
+export class WorkerCounters implements TokenBuckets, SpendStore {
+  readonly component = 'primary';
+  readonly #channel: PrimaryChannel;
+  readonly #waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  #seq = 0;
+
+  constructor(channel: PrimaryChannel) {
+    this.#channel = channel;
+    channel.on('message', (message) => {
+      if (isMessage<CounterAnswer>(message, 'counters')) this.#answered(message);
+    });
+    channel.on('disconnect', () => {
+      for (const { reject } of this.#waiting.values()) reject(this.#gone());
+      this.#waiting.clear();
+    });
+  }
+
+  take(bucket: string, capacity: number, perMs: number): Promise<TokenTake> {
+    return this.#ask({ op: 'take', bucket, capacity, perMs }) as Promise<TokenTake>;
+  }
+
+  peek(bucket: string, capacity: number, perMs: number): Promise<number> {
+    return this.#ask({ op: 'peek', bucket, capacity, perMs }) as Promise<number>;
+  }
+
+  async spent(slot: string): Promise<number> {
+    return (await this.#ask({ op: 'spent', slot })) as number;
+  }
+
+  async reserve(id: string, holds: readonly SlotHold[], holdMs: number): Promise<SlotRefusal | undefined> {
+    const refusal = await this.#ask({ op: 'reserve', id, holds: [...holds], holdMs });
+    return (refusal ?? undefined) as SlotRefusal | undefined;
+  }
+
+  async settle(id: string, released: readonly SlotHold[], charges: readonly SlotCharge[]): Promise<void> {
+    await this.#ask({ op: 'settle', id, released: [...released], charges: [...charges] });
+  }
+
+  #ask(call: CounterCall): Promise<unknown> {
+    if (!this.#channel.connected) return Promise.reject(this.#gone());
+    const seq = ++this.#seq;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(seq, { resolve, reject });
+      try {
+        this.#channel.send({ switchyard: 'counters', seq, call });
+      } catch (error) {
+        this.#waiting.delete(seq);
+        reject(this.#gone(error));
+      }
+    });
+  }
+
+  #answered(answer: CounterAnswer): void {
+    const waiting = this.#waiting.get(answer.seq);
+    if (!waiting) return;
+    this.#waiting.delete(answer.seq);
+    if (!answer.error) {
+      waiting.resolve(answer.value);
+      return;
+    }
+    // The memory store's refusal to forget a budget inside its window keeps its meaning (a 503 saying so).
+    const { name, message } = answer.error;
+    waiting.reject(name === 'SpendStoreFullError' ? new SpendStoreFullError(message) : new Error(message));
+  }
+
+  #gone(cause?: unknown): StorageUnavailableError {
+    return new StorageUnavailableError(
+      'primary',
+      'The counters of this server (its primary process) cannot be reached; it is shutting down. Retry shortly.',
+      cause,
+    );
+  }
+}

@@ -1,0 +1,102 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { SpendStoreFullError } from '../../src/budgets/spend-store.ts';
+import { StorageUnavailableError } from '../../src/errors.ts';
+import { type CounterAsk, isMessage } from '../../src/server/cluster/messages.ts';
+import { PrimaryCounters } from '../../src/server/cluster/primary-counters.ts';
+import { type PrimaryChannel, WorkerCounters } from '../../src/server/cluster/worker-counters.ts';
+
+/**
+ * The counters of `serve --workers` between processes: each worker's `WorkerCounters` asks the one
+ * `PrimaryCounters`, here over a channel that delivers each message on a later turn, serialised as Node's IPC
+ * serialises it (JSON), so two workers interleave as real ones do. The real processes are in
+ * serve-workers-*.test.ts.
+ */
+class Channel extends EventEmitter implements PrimaryChannel {
+  connected = true;
+  readonly worker: number;
+  readonly primary: PrimaryCounters;
+  constructor(worker: number, primary: PrimaryCounters) {
+    super();
+    this.worker = worker;
+    this.primary = primary;
+  }
+  send(message: unknown): boolean {
+    const sent = JSON.parse(JSON.stringify(message)) as unknown;
+    setImmediate(async () => {
+      if (!isMessage<CounterAsk>(sent, 'counters')) return;
+      const answer = await this.primary.answer(this.worker, sent);
+      if (this.connected) this.emit('message', JSON.parse(JSON.stringify(answer)));
+    });
+    return true;
+  }
+  disconnect(): void {
+    this.connected = false;
+    this.emit('disconnect');
+  }
+}
+
+function cluster(maxTracked?: number) {
+  const primary = new PrimaryCounters(maxTracked);
+  const channels = [new Channel(1, primary), new Channel(2, primary)];
+  const [one, two] = channels.map((channel) => new WorkerCounters(channel)) as [WorkerCounters, WorkerCounters];
+  return { primary, channels, one, two };
+}
+
+describe('the counters of serve --workers', () => {
+  it('one token bucket for every worker: what one takes the other cannot', async () => {
+    const { one, two } = cluster();
+    const perMs = 3 / 60_000;
+    const taken = await Promise.all([one.take('key', 3, perMs), two.take('key', 3, perMs), one.take('key', 3, perMs)]);
+    expect(taken.map((take) => take.taken)).toEqual([true, true, true]);
+    const refused = await two.take('key', 3, perMs);
+    expect(refused.taken).toBe(false);
+    expect(refused.tokens).toBeLessThan(1);
+    // Another bucket, another capacity, given by the caller.
+    expect((await two.take('other', 1, perMs)).taken).toBe(true);
+  });
+
+  it("a hold by one worker refuses the other until it is settled; a charge is everyone's spend", async () => {
+    const { one, two } = cluster();
+    const slot = [{ slot: 'inflight\u0000key', limit: 1, amount: 1 }];
+    expect(await one.reserve('call-1', slot, 60_000)).toBeUndefined();
+    expect(await two.reserve('call-2', slot, 60_000)).toEqual({ index: 0, spent: 0, held: 1 });
+    await one.settle('call-1', slot, []);
+    expect(await two.reserve('call-2', slot, 60_000)).toBeUndefined();
+
+    const budget = [{ slot: 'trace:t1', limit: 0.5, amount: 0.2 }];
+    expect(await one.reserve('call-3', budget, 60_000)).toBeUndefined();
+    await one.settle('call-3', budget, [{ slot: 'trace:t1', amount: 0.5, ttlMs: 60_000 }]);
+    expect(await two.spent('trace:t1')).toBe(0.5);
+    expect(await two.reserve('call-4', budget, 60_000)).toEqual({ index: 0, spent: 0.5, held: 0 });
+  });
+
+  it("a worker that died gives its holds back at once, not after their hold time; the others' stay", async () => {
+    const { primary, one, two } = cluster();
+    const slot = [{ slot: 'inflight\u0000key', limit: 2, amount: 1 }];
+    expect(await one.reserve('dying', slot, 15 * 60_000)).toBeUndefined();
+    expect(await two.reserve('living', slot, 15 * 60_000)).toBeUndefined();
+    expect(await two.reserve('third', slot, 15 * 60_000)).toEqual({ index: 0, spent: 0, held: 2 });
+    expect(primary.heldBy(1)).toBe(1);
+    await primary.forgetWorker(1);
+    expect(primary.heldBy(1)).toBe(0);
+    expect(await two.reserve('third', slot, 15 * 60_000)).toBeUndefined();
+    expect(await two.reserve('fourth', slot, 15 * 60_000)).toEqual({ index: 0, spent: 0, held: 2 });
+  });
+
+  it("keeps the memory store's refusal to forget a budget inside its window (SpendStoreFullError)", async () => {
+    const { one, two } = cluster(1);
+    expect(await one.reserve('a', [{ slot: 'key:a', limit: 1, amount: 0.1 }], 60_000)).toBeUndefined();
+    const full = two.reserve('b', [{ slot: 'key:b', limit: 1, amount: 0.1 }], 60_000);
+    await expect(full).rejects.toBeInstanceOf(SpendStoreFullError);
+  });
+
+  it('once the primary is gone, every question fails as the store being unavailable (503), none hangs', async () => {
+    const { channels, one } = cluster();
+    const asked = one.take('key', 1, 1);
+    channels[0]!.disconnect();
+    await expect(asked).rejects.toBeInstanceOf(StorageUnavailableError);
+    const later = one.spent('slot');
+    await expect(later).rejects.toMatchObject({ component: 'primary', status: 503 });
+  });
+});
