@@ -128,7 +128,7 @@ export async function startServerAs(options: ServeOptions, worker: ClusterWorker
     const counters = await openCounters(engines, worker);
     const opened = await openGateway(options, { stores, engines, counters }, log, teardown);
     const { gateway } = opened;
-    const mcp = openMcpGateway(options, opened.metrics, log, teardown);
+    const mcp = openMcpGateway(options, stores, opened.metrics, log, teardown);
     const http = await listen(options, log, teardown, worker);
     http.serve(buildRoutes(options, { ...opened, stores, engines, counters, mcp, log, address: http, worker }));
     await announceStart(options, { stores, gateway, http, log }, worker);

@@ -1,3 +1,7 @@
+import type { StorageEngine } from '../../storage/engine.ts';
+import { anyOf, atMost } from '../../storage/engine-sql.ts';
+import { column, defineSchema, type TableSpec, withColumn } from '../../storage/schema.ts';
+import { writeRows } from '../../storage/write-rows.ts';
 import type { McpCallOutcome } from './upstream.ts';
 
 /**
@@ -29,37 +33,77 @@ export interface McpCallQuery {
   limit: number;
 }
 
+/** Times and ids are ordered text: newest first is one byte order in every engine. */
+const MCP_CALLS: TableSpec = {
+  name: 'mcp_calls',
+  columns: {
+    id: column.key({ notNull: true }),
+    started_at: column.key({ notNull: true }),
+    key_id: column.key({ notNull: true }),
+    tenant: column.text({ notNull: true }),
+    server: column.key({ notNull: true }),
+    tool: column.text({ notNull: true }),
+    duration_ms: column.integer({ notNull: true }),
+    outcome: column.text({ notNull: true }),
+    error: column.text(),
+    request_bytes: column.integer({ notNull: true }),
+    response_bytes: column.integer({ notNull: true }),
+  },
+  primaryKey: ['id'],
+  indexes: [withColumn('by_time', ['started_at', 'id']), withColumn('by_server', ['server', 'started_at', 'id'])],
+};
+
+export const MCP_CALLS_SCHEMA = defineSchema({ name: 'mcp_calls', version: 1, tables: [MCP_CALLS] });
+
 /**
- * Where tool-call records are kept. Today in memory (the newest `capacity`) beside the server log's line for each;
- * an interface of its own so that it can move onto the storage layer without its callers changing.
+ * The MCP gateway's tool-call records, in the server's database beside the call records (SQLite, or PostgreSQL shared
+ * by replicas), so every worker and replica lists every call. A record is written after its call has answered, off
+ * the caller's path; `flush` waits for those still being written (the gateway's close).
  */
-export interface McpCallLog {
-  add(record: McpCallRecord): void;
-  list(query: McpCallQuery): McpCallRecord[];
-}
+export class McpCallLog {
+  readonly #engine: StorageEngine;
+  readonly #writing = new Set<Promise<void>>();
+  readonly #onError: (error: unknown) => void;
 
-/** The newest records in memory: a ring of `capacity`, the oldest forgotten first. */
-export class MemoryMcpCallLog implements McpCallLog {
-  readonly #records: McpCallRecord[] = [];
-  readonly #capacity: number;
-
-  constructor(capacity = 10_000) {
-    this.#capacity = capacity;
+  constructor(engine: StorageEngine, onError: (error: unknown) => void) {
+    this.#engine = engine;
+    this.#onError = onError;
+    engine.migrateNow?.(MCP_CALLS_SCHEMA);
   }
 
+  /** Stores the record; a store that fails is reported (`onError`), never thrown at the call it records. */
   add(record: McpCallRecord): void {
-    this.#records.push(record);
-    if (this.#records.length > this.#capacity) this.#records.splice(0, this.#records.length - this.#capacity);
+    const writing = this.#write(record).catch(this.#onError);
+    this.#writing.add(writing);
+    void writing.finally(() => this.#writing.delete(writing));
   }
 
-  list(query: McpCallQuery): McpCallRecord[] {
-    const found: McpCallRecord[] = [];
-    for (let index = this.#records.length - 1; index >= 0 && found.length < query.limit; index--) {
-      const record = this.#records[index]!;
-      if (query.keyIds && !query.keyIds.has(record.key_id)) continue;
-      if (query.server !== undefined && record.server !== query.server) continue;
-      found.push(record);
-    }
-    return found;
+  /** Newest first; this process's records still being written are waited for (another's may not be in yet). */
+  async list(query: McpCallQuery): Promise<McpCallRecord[]> {
+    await this.flush();
+    await this.#engine.ready(MCP_CALLS_SCHEMA);
+    const { kind, db } = this.#engine;
+    let select = db.selectFrom('mcp_calls').selectAll();
+    if (query.keyIds) select = select.where((eb) => anyOf(kind, eb, 'key_id', [...query.keyIds!]));
+    if (query.server !== undefined) select = select.where('server', '=', query.server);
+    const ordered = select.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(atMost(query.limit));
+    const { rows } = await this.#engine.run<McpCallRecord>(ordered);
+    // PostgreSQL's integers may come back as text (pg reads int8 so): numbers, as they were recorded.
+    return rows.map((row) => ({
+      ...row,
+      duration_ms: Number(row.duration_ms),
+      request_bytes: Number(row.request_bytes),
+      response_bytes: Number(row.response_bytes),
+    }));
+  }
+
+  /** Resolves once every record added so far is stored (or reported as failed). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#writing]);
+  }
+
+  async #write(record: McpCallRecord): Promise<void> {
+    await this.#engine.ready(MCP_CALLS_SCHEMA);
+    await writeRows(this.#engine, MCP_CALLS, [{ ...record }], 'ignore');
   }
 }

@@ -123,6 +123,7 @@ export class McpGateway {
 
   async close(): Promise<void> {
     await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.close()));
+    await this.#options.callLog.flush();
   }
 
   #offerable(server: string, tool: string): boolean {

@@ -33,7 +33,7 @@ export const listMcpCalls = defineOperation({
   hints: { readOnlyHint: true },
   async handle({ server, limit }, { access, mcp }): Promise<McpCallRecord[]> {
     if (!isAdminKey(access.key)) throw forbidden('only an admin key reads the MCP gateway’s calls');
-    return mcp?.callLog.list({ server, limit: limit ?? 100 }) ?? [];
+    return (await mcp?.callLog.list({ server, limit: limit ?? 100 })) ?? [];
   },
   http: {
     method: 'GET',
