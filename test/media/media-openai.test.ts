@@ -78,7 +78,7 @@ describe('images against the fake OpenAI server', () => {
     expect(answer.switchyard.cost_usd).toBeCloseTo((50 * 2 + 300 * 2.5 + 1056 * 8) / 1e6, 9);
   });
 
-  it('xAI: size sent as aspect_ratio and resolution; a quality it lacks dropped with a warning, an error if strict', async () => {
+  it('xAI: size as aspect_ratio and resolution; a quality it lacks dropped with a warning, strict: a 400', async () => {
     const answer = await gateway.createImage({
       model: 'grok-imagine-image',
       prompt: 'x',

@@ -132,6 +132,15 @@ describe('the simulator stands in for each provider', () => {
     expect(imagen.switchyard.warnings).toContainEqual(
       expect.objectContaining({ code: 'converted_parameter', param: 'size' }),
     );
+    const titan = await gateway.createImage({ model: 'amazon.titan-image-generator-v2:0', prompt: 'x', size: '64x64' });
+    expect(titan.switchyard.cost_usd).toBeNull();
+    expect(titan.switchyard.warnings).toContainEqual(
+      expect.objectContaining({
+        code: 'converted_parameter',
+        param: 'size',
+        message: expect.stringContaining('512x512'),
+      }),
+    );
     const openai = await gateway.createImage({ model: 'gpt-image-1-mini', prompt: 'x', size: '64x64', quality: 'low' });
     expect(openai.switchyard.warnings.filter((warning) => warning.param === 'size')).toEqual([]);
   });
