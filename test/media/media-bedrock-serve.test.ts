@@ -41,7 +41,7 @@ describe('serve → the fake Bedrock runtime', () => {
     expect(facts.warnings.map((warning) => warning.param)).toContain('response_format');
   });
 
-  it('a prompt Bedrock refuses reaches the SDK as Bedrock's 400, with its message', async () => {
+  it('a prompt Bedrock refuses reaches the SDK as Bedrock’s 400, with its message', async () => {
     bedrock.enqueue({ error: { status: 400, type: 'ValidationException', message: 'blocked by content filters' } });
     const error = await test
       .openai()
