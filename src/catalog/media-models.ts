@@ -1,3 +1,4 @@
+import { PARTNER_IMAGE_MODELS } from './media-models-partners.ts';
 import type { MediaModel } from './media-schema.ts';
 
 /**
@@ -103,18 +104,8 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
     name: 'DALL·E 3',
     maker: 'openai',
     kind: 'image',
-    modalities: {
-      input: ['text'],
-      output: ['image'],
-    },
-    providers: [
-      {
-        provider: 'openai',
-        model: 'dall-e-3',
-        pricing: null,
-        source: null,
-      },
-    ],
+    modalities: { input: ['text'], output: ['image'] },
+    providers: [{ provider: 'openai', model: 'dall-e-3', pricing: null, source: null }],
   },
   {
     id: 'imagen-4.0-generate-001',
@@ -153,6 +144,7 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       },
     ],
   },
+  ...PARTNER_IMAGE_MODELS,
   {
     id: 'tts-1',
     name: 'TTS-1',

@@ -24,9 +24,11 @@ export function mediaCandidates(
   configured: () => readonly string[],
 ): MediaCandidate[] {
   const slash = model.indexOf('/');
-  const provider = slash > 0 ? model.slice(0, slash) : undefined;
-  const rest = slash > 0 ? model.slice(slash + 1) : '';
-  const entry = mediaModel(model) ?? (provider && registry.get(provider) ? mediaModel(rest) : undefined);
+  // A prefix names a provider only when one has that id: a catalog id may hold a slash of its own
+  // (`black-forest-labs/FLUX.1-schnell`).
+  const provider = slash > 0 && registry.get(model.slice(0, slash)) ? model.slice(0, slash) : undefined;
+  const rest = provider ? model.slice(slash + 1) : '';
+  const entry = mediaModel(model) ?? (provider ? mediaModel(rest) : undefined);
   if (entry && entry.kind !== kind) {
     throw new InvalidRequestError(
       `${entry.id} is a ${entry.kind} model; this is the ${kind} API.`,
@@ -35,7 +37,7 @@ export function mediaCandidates(
     );
   }
   if (entry && !provider) return entry.providers.map((offering) => ({ model: { id: entry.id }, entry, offering }));
-  if (provider && rest && registry.get(provider)) {
+  if (provider && rest) {
     const offering = entry?.providers.find((candidate) => candidate.provider === provider);
     if (entry && offering) return [{ model: { id: entry.id }, entry, offering }];
     const unlisted: MediaOffering = { provider, model: rest, pricing: null, source: null };

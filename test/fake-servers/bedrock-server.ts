@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
+import { invokeImages } from './bedrock-images.ts';
 import { pieces, withinLimits } from './http.ts';
 
 /**
- * A fake Bedrock runtime speaking Converse (`POST /model/{id}/converse`, JSON) and ConverseStream
- * (`/converse-stream`, AWS event-stream binary frames encoded with @smithy/eventstream-codec), over HTTP/1.1 as
+ * A fake Bedrock runtime speaking Converse (`POST /model/{id}/converse`, JSON), ConverseStream
+ * (`/converse-stream`, AWS event-stream binary frames encoded with @smithy/eventstream-codec) and InvokeModel for
+ * Amazon's image models (`/invoke`, `bedrock-images.ts`), over HTTP/1.1 as
  * the adapter's fetch handler speaks it. Requests must carry a SigV4 `Authorization` of the right shape (or a
  * Bedrock API key as a Bearer token); errors come as Bedrock's, named in `x-amzn-errortype`.
  */
@@ -19,12 +21,14 @@ export interface BedrockReply {
   error?: { status: number; type: string; message: string };
   /** Stream only: after the text, an exception event of this type instead of messageStop. */
   streamException?: string;
+  /** InvokeModel images only: the `images` answered (default one 2×2 PNG per image asked). */
+  images?: string[];
 }
 
 export interface RecordedBedrockRequest {
   path: string;
   modelId: string;
-  operation: 'converse' | 'converse-stream';
+  operation: 'converse' | 'converse-stream' | 'invoke';
   headers: Record<string, string | string[] | undefined>;
   body: Record<string, any>;
 }
@@ -40,7 +44,7 @@ const SIGV4 = new RegExp(
   '^AWS4-HMAC-SHA256 Credential=[A-Z0-9]+/\\d{8}/[a-z0-9-]+/bedrock/aws4_request, ' +
     'SignedHeaders=[a-z0-9;:-]+, Signature=[0-9a-f]{64}$',
 );
-const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const codec = new EventStreamCodec(
@@ -64,6 +68,14 @@ export async function startFakeBedrockServer(): Promise<FakeBedrockServer> {
     const authorization = String(request.headers.authorization ?? '');
     if (!SIGV4.test(authorization) && !/^Bearer \S+$/.test(authorization))
       return sendError(response, { status: 403, type: 'UnrecognizedClientException', message: 'Bad signature' });
+    if (operation === 'invoke') {
+      const reply = queue.shift();
+      if (reply?.error) return sendError(response, reply.error);
+      const result = invokeImages(modelId, body, reply?.images);
+      if ('invalid' in result)
+        return sendError(response, { status: 400, type: 'ValidationException', message: result.invalid });
+      return sendJson(response, 200, result.answer);
+    }
     const invalid = invalidSampling(modelId, body.inferenceConfig ?? {});
     if (invalid) return sendError(response, { status: 400, type: 'ValidationException', message: invalid });
     const reply = limited(queue.shift() ?? { text: `Hello from fake Bedrock ${modelId}` }, body.inferenceConfig ?? {});

@@ -38,6 +38,7 @@ export async function answerMedia(
     const n = Number(body.n ?? 1);
     const gptImage = String(body.model).startsWith('gpt-image');
     const data = Array.from({ length: n }, () =>
+      // Together asks for base64 as `base64`; the answer's field is `b64_json` all the same.
       body.response_format === 'url' ? { url: 'https://images.example/fake.png' } : { b64_json: PNG },
     );
     const edits = path.endsWith('/edits');

@@ -78,18 +78,50 @@ describe('images against the fake OpenAI server', () => {
     expect(answer.switchyard.cost_usd).toBeCloseTo((50 * 2 + 300 * 2.5 + 1056 * 8) / 1e6, 9);
   });
 
-  it('xAI: parameters its images API does not take are dropped with a warning; strict makes it an error', async () => {
-    const answer = await gateway.createImage({ model: 'xai/grok-2-image', prompt: 'x', size: '1024x1024' });
-    expect(server.requests.at(-1)!.body).toEqual({ model: 'grok-2-image', prompt: 'x' });
-    expect(answer.switchyard.attempts[0]!.warnings).toEqual([expect.objectContaining({ param: 'size' })]);
-    expect(answer.switchyard.warnings).toContainEqual(
-      expect.objectContaining({ code: 'unsupported_parameter', param: 'size' }),
+  it('xAI: size as aspect_ratio and resolution; a quality it lacks dropped with a warning, strict: a 400', async () => {
+    const answer = await gateway.createImage({
+      model: 'grok-imagine-image',
+      prompt: 'x',
+      size: '1024x1536',
+      quality: 'hd',
+      response_format: 'b64_json',
+    });
+    expect(server.requests.at(-1)!.body).toEqual({
+      model: 'grok-imagine-image',
+      prompt: 'x',
+      aspect_ratio: '2:3',
+      resolution: '2k',
+      response_format: 'b64_json',
+    });
+    expect(answer.data![0]!.b64_json).toBeTruthy();
+    expect(answer.switchyard).toMatchObject({ provider: 'xai', model: 'grok-imagine-image', cost_usd: null });
+    expect(answer.switchyard.warnings.map((warning) => [warning.code, warning.param])).toEqual(
+      expect.arrayContaining([
+        ['converted_parameter', 'size'],
+        ['unsupported_parameter', 'quality'],
+        ['price_unknown', undefined],
+      ]),
     );
     const strict = createGateway({ env: {}, providers, strict: true, retry: { maxRetries: 0 } });
     const error = await strict
-      .createImage({ model: 'xai/grok-2-image', prompt: 'x', size: '1024x1024' })
+      .createImage({ model: 'xai/grok-imagine-image', prompt: 'x', quality: 'hd' })
       .catch((e) => e);
     expect(error.status).toBe(400);
+  });
+
+  it('Together’s FLUX.1 [schnell] by its catalog id (a name with a slash): b64_json asked as base64', async () => {
+    const answer = await gateway.createImage({
+      model: 'black-forest-labs/FLUX.1-schnell',
+      prompt: 'x',
+      size: '768x512',
+      response_format: 'b64_json',
+    });
+    expect(server.requests.at(-1)).toMatchObject({
+      path: '/v1/images/generations',
+      body: { model: 'black-forest-labs/FLUX.1-schnell', width: 768, height: 512, response_format: 'base64' },
+    });
+    expect(pngSize(Buffer.from(answer.data![0]!.b64_json!, 'base64'))).toEqual({ width: 2, height: 2 });
+    expect(answer.switchyard).toMatchObject({ provider: 'together', model_known: true, cost_usd: null });
   });
 
   it('a failing image provider falls back to the next model; the record shows both attempts', async () => {

@@ -121,13 +121,25 @@ describe('simulated media: what a caller may not make it do', () => {
 
 describe('the simulator stands in for each provider', () => {
   it('runs the provider’s images conversion first: its warnings as the provider would give them', async () => {
-    const xai = await gateway.createImage({ model: 'xai/grok-2-image', prompt: 'x', size: '64x64' });
+    const xai = await gateway.createImage({ model: 'grok-imagine-image', prompt: 'x', size: '64x64', style: 'vivid' });
     expect(xai.switchyard.warnings).toContainEqual(
-      expect.objectContaining({ code: 'unsupported_parameter', param: 'size' }),
+      expect.objectContaining({ code: 'converted_parameter', param: 'size' }),
+    );
+    expect(xai.switchyard.warnings).toContainEqual(
+      expect.objectContaining({ code: 'unsupported_parameter', param: 'style' }),
     );
     const imagen = await gateway.createImage({ model: 'imagen-4.0-generate-001', prompt: 'x', size: '100x50' });
     expect(imagen.switchyard.warnings).toContainEqual(
       expect.objectContaining({ code: 'converted_parameter', param: 'size' }),
+    );
+    const titan = await gateway.createImage({ model: 'amazon.titan-image-generator-v2:0', prompt: 'x', size: '64x64' });
+    expect(titan.switchyard.cost_usd).toBeNull();
+    expect(titan.switchyard.warnings).toContainEqual(
+      expect.objectContaining({
+        code: 'converted_parameter',
+        param: 'size',
+        message: expect.stringContaining('512x512'),
+      }),
     );
     const openai = await gateway.createImage({ model: 'gpt-image-1-mini', prompt: 'x', size: '64x64', quality: 'low' });
     expect(openai.switchyard.warnings.filter((warning) => warning.param === 'size')).toEqual([]);

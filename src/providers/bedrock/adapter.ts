@@ -2,6 +2,7 @@ import type { BedrockRuntimeClient, ConverseResponse, ConverseStreamOutput } fro
 import { importOptional } from '../../internal/optional-package.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
+import type { MediaApi } from '../media-api.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
 import { abortedByCaller, incompleteStream, invalidResponse } from '../provider-errors.ts';
 import { toConverseRequest } from './convert-request.ts';
@@ -9,6 +10,7 @@ import { toCompletion } from './convert-response.ts';
 import type { BedrockSettings } from './definition.ts';
 import { fetchRequestHandler } from './fetch-handler.ts';
 import { mapBedrockError } from './map-bedrock-error.ts';
+import { bedrockMedia } from './media.ts';
 import { StreamConverter } from './stream-converter.ts';
 
 /**
@@ -40,12 +42,15 @@ class BedrockProvider implements Provider {
   readonly #client: BedrockRuntimeClient;
   readonly #sdk: Sdk;
   readonly #errors: ErrorMapper;
+  /** Nova Canvas and Titan Image Generator through InvokeModel, on the same client. */
+  readonly media: MediaApi;
   #counter = 0;
 
   constructor(client: BedrockRuntimeClient, sdk: Sdk, settings: ResolvedProviderSettings) {
     this.#client = client;
     this.#sdk = sdk;
     this.#errors = errorMapper(this.name, settings, mapBedrockError);
+    this.media = bedrockMedia(client, sdk, this.#errors);
   }
 
   async complete(call: ProviderCall): Promise<ProviderCompletion> {

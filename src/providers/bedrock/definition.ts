@@ -35,7 +35,14 @@ export const bedrockProvider: ProviderDefinition<BedrockSettings> = {
   envPrefix: 'BEDROCK',
   defaultBaseURL: '',
   requiresApiKey: false,
-  capabilities: { nativeOutput: nativeOutputWhere(false) },
+  capabilities: {
+    nativeOutput: nativeOutputWhere(false),
+    // Amazon Nova Canvas and Titan Image Generator through InvokeModel (`media.ts`).
+    media: {
+      apis: ['generateImage'],
+      convertImage: async (call) => (await import('./image-request.ts')).toBedrockImageRequest(call),
+    },
+  },
   otelName: 'aws.bedrock',
   uncatalogued: {
     context_window: 128_000,

@@ -53,8 +53,14 @@ export interface OpenAIFamilyQuirks {
   media?: {
     apis: ReadonlyArray<keyof MediaApi>;
     imageParams?: readonly string[];
-    /** Takes `width` and `height` where OpenAI takes `size` (Together). */
-    sizeAsWidthHeight?: boolean;
+    /** What it takes where OpenAI takes `size`: `width` and `height` (Together), or `aspect_ratio` and `resolution`. */
+    sizeAs?: 'width_height' | 'aspect_ratio';
+    /** The aspect ratios it makes (`W:H`), for `sizeAs: 'aspect_ratio'`: a size is sent as the nearest. */
+    aspectRatios?: readonly string[];
+    /** The values a parameter takes: another value is dropped with a warning. */
+    imageValues?: Record<string, readonly string[]>;
+    /** Values it names otherwise, meaning the same (Together's `base64` for `b64_json`). */
+    renamedValues?: Record<string, Record<string, string>>;
   };
 }
 
@@ -106,7 +112,28 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     reasoningField: 'reasoning_content',
     streamUsage: true,
     unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
-    media: { apis: ['generateImage'], imageParams: ['prompt', 'n', 'response_format', 'user'] },
+    // docs.x.ai's images API: no `size`, `style`; `aspect_ratio`, `resolution` (1k, 2k), `quality` low to high.
+    media: {
+      apis: ['generateImage'],
+      imageParams: ['prompt', 'n', 'response_format', 'quality', 'user'],
+      sizeAs: 'aspect_ratio',
+      aspectRatios: [
+        '1:1',
+        '3:4',
+        '4:3',
+        '9:16',
+        '16:9',
+        '2:3',
+        '3:2',
+        '9:19.5',
+        '19.5:9',
+        '9:20',
+        '20:9',
+        '1:2',
+        '2:1',
+      ],
+      imageValues: { quality: ['low', 'medium', 'high'], response_format: ['url', 'b64_json'] },
+    },
   },
   deepseek: {
     name: 'deepseek',
@@ -148,10 +175,13 @@ export const openAIFamily: Record<string, OpenAIFamilyQuirks> = {
     reasoningField: 'reasoning',
     streamUsage: true,
     unsupportedParams: [...OPENAI_ONLY, ...NOT_OPENAI],
+    // Together's images API: `width`/`height`, `response_format` `base64` or `url`, `output_format` jpeg or png.
     media: {
       apis: ['generateImage'],
-      imageParams: ['prompt', 'n', 'response_format', 'width', 'height'],
-      sizeAsWidthHeight: true,
+      imageParams: ['prompt', 'n', 'response_format', 'output_format', 'width', 'height', 'seed', 'steps'],
+      sizeAs: 'width_height',
+      imageValues: { response_format: ['url'], output_format: ['jpeg', 'png'] },
+      renamedValues: { response_format: { b64_json: 'base64' } },
     },
   },
   fireworks: {

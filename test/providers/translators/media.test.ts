@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toBedrockImageRequest } from '../../../src/providers/bedrock/image-request.ts';
 import { imagenParameters } from '../../../src/providers/google/image-parameters.ts';
 import { inlineImagesOf } from '../../../src/providers/google/inline-images.ts';
 import type { ImageBody } from '../../../src/providers/media-api.ts';
@@ -10,7 +11,8 @@ import type { CompletionWarning } from '../../../src/types.ts';
 
 /**
  * The media converters on hand-written wire fixtures (test/fixtures/wire/<provider>/media/): an OpenAI images body
- * in, the provider's body out with the exact warnings; Gemini's answer parts in, the images out.
+ * in, the provider's body out with the exact warnings (Bedrock's: the InvokeModel body of Amazon's image models);
+ * Gemini's answer parts in, the images out.
  */
 const root = join(import.meta.dirname, '../../fixtures/wire');
 function fixtures(provider: string): Array<{ name: string } & Record<string, any>> {
@@ -20,9 +22,9 @@ function fixtures(provider: string): Array<{ name: string } & Record<string, any
     .map((file) => ({ name: file.replace(/\.json$/, ''), ...JSON.parse(readFileSync(join(dir, file), 'utf8')) }));
 }
 
-function callOf(body: ImageBody) {
+function callOf(body: ImageBody, model = 'm') {
   const warnings: CompletionWarning[] = [];
-  return { call: { model: 'm', body, signal: undefined, warn: (w: CompletionWarning) => warnings.push(w) }, warnings };
+  return { call: { model, body, signal: undefined, warn: (w: CompletionWarning) => warnings.push(w) }, warnings };
 }
 
 describe('OpenAI family: an OpenAI images body in, the provider’s body out', () => {
@@ -42,5 +44,13 @@ describe('Google: an OpenAI images body in, Imagen’s parameters out; Gemini’
 
   it.each(fixtures('google').filter((fixture) => fixture.parts))('$name', (fixture) => {
     expect(inlineImagesOf(fixture.parts)).toEqual(fixture.expected);
+  });
+});
+
+describe('Bedrock: an OpenAI images body in, the InvokeModel TEXT_IMAGE body of Nova Canvas or Titan out', () => {
+  it.each(fixtures('bedrock'))('$name', (fixture) => {
+    const { call, warnings } = callOf(fixture.body, fixture.model);
+    expect(toBedrockImageRequest(call)).toEqual(fixture.expected);
+    expect(warnings).toEqual(fixture.warnings);
   });
 });
