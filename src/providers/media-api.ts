@@ -79,6 +79,8 @@ export interface ProviderSpeech {
   /** The format the bytes are in (`mp3`, `wav`, …) and its media type. */
   format: string;
   contentType: string;
+  /** The tokens the provider reported, where it bills speech by tokens (Gemini): the text read and the audio made. */
+  tokens?: { input_text: number; output_audio: number } | undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ export const googleProvider: ProviderDefinition = {
     nativeOutput: nativeOutputWhere(true),
     embeddings: true,
     media: {
-      apis: ['generateImage', 'editImage'],
+      apis: ['generateImage', 'editImage', 'createSpeech'],
       convertImage: async (call) => (await import('./image-parameters.ts')).imageParametersFor(call),
     },
   },
