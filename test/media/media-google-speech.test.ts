@@ -51,7 +51,7 @@ describe('speech on Google (Gemini TTS)', () => {
     expect(speech.switchyard.warnings.map((warning) => warning.code)).toContain('price_unknown');
   });
 
-  it('an OpenAI voice, format and speed: converted or dropped, each said in a warning; an error under strict', async () => {
+  it('OpenAI’s voice, format and speed: converted or dropped, each warned; an error under strict', async () => {
     const speech = await gateway.createSpeech({
       model: 'gemini-2.5-pro-preview-tts',
       voice: 'onyx',
@@ -152,7 +152,7 @@ describe('speech on Google through serve', () => {
 });
 
 describe('speech billed in tokens', () => {
-  it('text tokens at text_input and audio tokens at output, per 1M; characters where the price is per character', () => {
+  it('text tokens at text_input, audio tokens at output, per 1M; characters where priced per character', () => {
     const tokens = { input_text: 6, output_audio: 50 };
     const bill = speechBill({ tokens: { text_input: 0.5, output: 10 } }, 23, tokens);
     expect(bill.usd?.input).toBeCloseTo((6 * 0.5) / 1e6, 12);
