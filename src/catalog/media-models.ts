@@ -86,7 +86,10 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       input: ['text'],
       output: ['image'],
     },
-    providers: [{ provider: 'google', model: 'imagen-4.0-generate-001', pricing: null, source: null }],
+    providers: [
+      { provider: 'google', model: 'imagen-4.0-generate-001', pricing: null, source: null },
+      { provider: 'vertex', model: 'imagen-4.0-generate-001', pricing: null, source: null },
+    ],
   },
   {
     id: 'gemini-2.5-flash-image',

@@ -121,7 +121,7 @@ export function googleMedia(
     editImage: async (call) => {
       if (call.model.startsWith('imagen')) {
         throw new InvalidRequestError(
-          `${call.model} does not edit images through the Gemini API; Gemini's image models do.`,
+          `${call.model} cannot edit images here: edits go to Gemini's image models (generateContent), not Imagen.`,
           'model',
           'model_not_supported',
         );
