@@ -13,6 +13,7 @@ export const googleProvider: ProviderDefinition = {
     media: {
       apis: ['generateImage', 'editImage', 'createSpeech'],
       convertImage: async (call) => (await import('./image-parameters.ts')).imageParametersFor(call),
+      convertSpeech: async (call) => (await import('./speech.ts')).geminiSpeechRequest(call),
     },
   },
   otelName: 'gcp.gemini',
