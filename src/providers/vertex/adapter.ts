@@ -1,4 +1,4 @@
-import { ProviderError } from '../../errors.ts';
+import { InternalError, ProviderError } from '../../errors.ts';
 import { importOptional, MissingPackageError } from '../../internal/optional-package.ts';
 import type { CompletionChunk } from '../../types.ts';
 import { errorMapper } from '../error-mapper.ts';
@@ -74,7 +74,7 @@ export async function createVertexProvider(settings: ResolvedProviderSettings<Ve
       root: `${root}/publishers/google`,
       headers: async () => {
         const { token } = await authClient.getAccessToken();
-        if (!token) throw new TypeError('The Google auth client gave no access token for Vertex AI.');
+        if (!token) throw new InternalError('The Google auth client gave no access token for Vertex AI.');
         return wireHeaders({ authorization: `Bearer ${token}` }, settings.headers, 'application/json');
       },
     },
