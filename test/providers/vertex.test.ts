@@ -4,6 +4,7 @@ import { createGateway } from '../../src/index.ts';
 import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { startFakeGoogleOAuthServer } from '../fake-servers/google-oauth-server.ts';
+import { startTestServer } from '../server/start-test-server.ts';
 
 /**
  * Google Vertex AI: Gemini through @google/genai (vertexai) and Claude through @anthropic-ai/vertex-sdk, against the
@@ -153,6 +154,23 @@ describe('Vertex AI', () => {
       inlineData: { mimeType: 'image/png', data: 'AQID' },
     });
     expect(gemini.requests.at(-1)!.headers.authorization).toBe('Bearer ya29.fake-for-cloud-platform');
+  });
+
+  it('Imagen on Vertex through serve: the openai SDK’s images.generate, an access token given', async () => {
+    const vertex = { project: 'acme-prod', region: 'europe-west4', apiKey: 'ya29.caller-token', baseURL: gemini.url };
+    const test = await startTestServer({ mock: false, gateway: { env: {}, providers: { vertex } } });
+    try {
+      const image = await test.openai().images.generate({ model: 'vertex/imagen-4.0-generate-001', prompt: 'a kite' });
+      expect(image.data?.[0]?.b64_json).toMatch(/^iVBOR/);
+      const sent = gemini.requests.at(-1)!;
+      expect(sent.path).toBe(
+        '/v1/projects/acme-prod/locations/europe-west4/publishers/google/models/imagen-4.0-generate-001:predict',
+      );
+      expect(sent.headers.authorization).toBe('Bearer ya29.caller-token');
+      expect((image as unknown as { switchyard: { provider: string } }).switchyard.provider).toBe('vertex');
+    } finally {
+      await test.stop();
+    }
   });
 
   it('without a project or credentials, Vertex is skipped as missing credentials', async () => {
