@@ -23,27 +23,11 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
         provider: 'openai',
         model: 'gpt-image-1-mini',
         pricing: {
-          tokens: {
-            text_input: 2,
-            image_input: 2.5,
-            output: 8,
-          },
+          tokens: { text_input: 2, image_input: 2.5, output: 8 },
           per_image: {
-            low: {
-              '1024x1024': 0.005,
-              '1024x1536': 0.006,
-              '1536x1024': 0.006,
-            },
-            medium: {
-              '1024x1024': 0.011,
-              '1024x1536': 0.015,
-              '1536x1024': 0.015,
-            },
-            high: {
-              '1024x1024': 0.036,
-              '1024x1536': 0.052,
-              '1536x1024': 0.052,
-            },
+            low: { '1024x1024': 0.005, '1024x1536': 0.006, '1536x1024': 0.006 },
+            medium: { '1024x1024': 0.011, '1024x1536': 0.015, '1536x1024': 0.015 },
+            high: { '1024x1024': 0.036, '1024x1536': 0.052, '1536x1024': 0.052 },
           },
         },
         source: 'https://developers.openai.com/api/docs/models/gpt-image-1-mini',
@@ -64,27 +48,11 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
         provider: 'openai',
         model: 'gpt-image-1',
         pricing: {
-          tokens: {
-            text_input: 5,
-            image_input: 10,
-            output: 40,
-          },
+          tokens: { text_input: 5, image_input: 10, output: 40 },
           per_image: {
-            low: {
-              '1024x1024': 0.011,
-              '1024x1536': 0.016,
-              '1536x1024': 0.016,
-            },
-            medium: {
-              '1024x1024': 0.042,
-              '1024x1536': 0.063,
-              '1536x1024': 0.063,
-            },
-            high: {
-              '1024x1024': 0.167,
-              '1024x1536': 0.25,
-              '1536x1024': 0.25,
-            },
+            low: { '1024x1024': 0.011, '1024x1536': 0.016, '1536x1024': 0.016 },
+            medium: { '1024x1024': 0.042, '1024x1536': 0.063, '1536x1024': 0.063 },
+            high: { '1024x1024': 0.167, '1024x1536': 0.25, '1536x1024': 0.25 },
           },
         },
         source: 'https://developers.openai.com/api/docs/models/gpt-image-1',
@@ -117,12 +85,8 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       output: ['image'],
     },
     providers: [
-      {
-        provider: 'google',
-        model: 'imagen-4.0-generate-001',
-        pricing: null,
-        source: null,
-      },
+      { provider: 'google', model: 'imagen-4.0-generate-001', pricing: null, source: null },
+      { provider: 'vertex', model: 'imagen-4.0-generate-001', pricing: null, source: null },
     ],
   },
   {
@@ -158,9 +122,7 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       {
         provider: 'openai',
         model: 'tts-1',
-        pricing: {
-          characters: 15,
-        },
+        pricing: { characters: 15 },
         source: 'https://developers.openai.com/api/docs/models/tts-1',
       },
     ],
@@ -178,9 +140,7 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       {
         provider: 'openai',
         model: 'tts-1-hd',
-        pricing: {
-          characters: 30,
-        },
+        pricing: { characters: 30 },
         source: 'https://developers.openai.com/api/docs/models/tts-1-hd',
       },
     ],
@@ -194,14 +154,24 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       input: ['text'],
       output: ['audio'],
     },
-    providers: [
-      {
-        provider: 'openai',
-        model: 'gpt-4o-mini-tts',
-        pricing: null,
-        source: null,
-      },
-    ],
+    providers: [{ provider: 'openai', model: 'gpt-4o-mini-tts', pricing: null, source: null }],
+  },
+  // Gemini TTS bills text tokens in and audio tokens out (usageMetadata): `tokens` once read from Google's page.
+  {
+    id: 'gemini-2.5-flash-preview-tts',
+    name: 'Gemini 2.5 Flash Preview TTS',
+    maker: 'google',
+    kind: 'speech',
+    modalities: { input: ['text'], output: ['audio'] },
+    providers: [{ provider: 'google', model: 'gemini-2.5-flash-preview-tts', pricing: null, source: null }],
+  },
+  {
+    id: 'gemini-2.5-pro-preview-tts',
+    name: 'Gemini 2.5 Pro Preview TTS',
+    maker: 'google',
+    kind: 'speech',
+    modalities: { input: ['text'], output: ['audio'] },
+    providers: [{ provider: 'google', model: 'gemini-2.5-pro-preview-tts', pricing: null, source: null }],
   },
   {
     id: 'whisper-1',
@@ -216,9 +186,7 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       {
         provider: 'openai',
         model: 'whisper-1',
-        pricing: {
-          minute: 0.006,
-        },
+        pricing: { minute: 0.006 },
         source: 'https://developers.openai.com/api/docs/models/whisper-1',
       },
     ],
@@ -237,10 +205,7 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
         provider: 'openai',
         model: 'gpt-4o-transcribe',
         pricing: {
-          tokens: {
-            audio_input: 2.5,
-            output: 10,
-          },
+          tokens: { audio_input: 2.5, output: 10 },
         },
         source: 'https://developers.openai.com/api/docs/models/gpt-4o-transcribe',
       },
@@ -260,10 +225,7 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
         provider: 'openai',
         model: 'gpt-4o-mini-transcribe',
         pricing: {
-          tokens: {
-            audio_input: 1.25,
-            output: 5,
-          },
+          tokens: { audio_input: 1.25, output: 5 },
         },
         source: 'https://developers.openai.com/api/docs/models/compare?model=gpt-4o-mini-transcribe',
       },
@@ -278,13 +240,6 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       input: ['audio'],
       output: ['text'],
     },
-    providers: [
-      {
-        provider: 'groq',
-        model: 'whisper-large-v3',
-        pricing: null,
-        source: null,
-      },
-    ],
+    providers: [{ provider: 'groq', model: 'whisper-large-v3', pricing: null, source: null }],
   },
 ];

@@ -34,8 +34,13 @@ export function toBase64(bytes: Uint8Array | string, url = false): string {
 
 /** The UTF-8 text that base64 (either alphabet, padded or not) encodes; throws on characters outside it. */
 export function textFromBase64(base64: string): string {
-  if (NodeBuffer) return NodeBuffer.from(base64, 'base64url').toString('utf8');
+  return decoder.decode(bytesFromBase64(base64));
+}
+
+/** The bytes that base64 (either alphabet, padded or not) encodes; throws on characters outside it. */
+export function bytesFromBase64(base64: string): Uint8Array {
+  if (NodeBuffer) return new Uint8Array(NodeBuffer.from(base64, 'base64url'));
   const plain = base64.replace(/-/g, '+').replace(/_/g, '/');
   const binary = atob(plain + '='.repeat((4 - (plain.length % 4)) % 4));
-  return decoder.decode(Uint8Array.from(binary, (character) => character.charCodeAt(0)));
+  return Uint8Array.from(binary, (character) => character.charCodeAt(0));
 }

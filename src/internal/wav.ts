@@ -1,12 +1,21 @@
 /** A WAV file (RIFF, 16-bit PCM, mono) of the given samples, for every runtime. */
 export function encodeWav(samples: Int16Array, sampleRate: number): Uint8Array {
-  const out = new Uint8Array(44 + samples.length * 2);
+  const pcm = new Uint8Array(samples.length * 2);
+  const view = new DataView(pcm.buffer);
+  for (let i = 0; i < samples.length; i++) view.setInt16(i * 2, samples[i]!, true);
+  return pcmToWav(pcm, sampleRate);
+}
+
+/** A WAV file around 16-bit little-endian mono PCM bytes (an odd trailing byte is left out: half a sample). */
+export function pcmToWav(pcm: Uint8Array, sampleRate: number): Uint8Array {
+  const length = pcm.length - (pcm.length % 2);
+  const out = new Uint8Array(44 + length);
   const view = new DataView(out.buffer);
   const text = (at: number, value: string) => {
     for (let i = 0; i < value.length; i++) out[at + i] = value.charCodeAt(i);
   };
   text(0, 'RIFF');
-  view.setUint32(4, 36 + samples.length * 2, true);
+  view.setUint32(4, 36 + length, true);
   text(8, 'WAVE');
   text(12, 'fmt ');
   view.setUint32(16, 16, true);
@@ -17,8 +26,8 @@ export function encodeWav(samples: Int16Array, sampleRate: number): Uint8Array {
   view.setUint16(32, 2, true);
   view.setUint16(34, 16, true);
   text(36, 'data');
-  view.setUint32(40, samples.length * 2, true);
-  for (let i = 0; i < samples.length; i++) view.setInt16(44 + i * 2, samples[i]!, true);
+  view.setUint32(40, length, true);
+  out.set(pcm.subarray(0, length), 44);
   return out;
 }
 

@@ -30,7 +30,7 @@ export async function createSpeech(
           signal: call.signal,
           warn: call.warn,
         }),
-      bill: (_speech, candidate) => speechBill(candidate.offering.pricing, characters),
+      bill: (speech, candidate) => speechBill(candidate.offering.pricing, characters, speech.tokens),
     },
     options,
   );

@@ -64,9 +64,21 @@ export function dearestImage(pricing: MediaPricing | null): number {
   return Math.max(0, ...rows);
 }
 
-/** Speech: per 1M input characters. */
-export function speechBill(pricing: MediaPricing | null, characters: number): MediaBill {
-  const usage: MediaUsage = { kind: 'speech', modality: 'audio', units: { characters } };
+/**
+ * Speech: by the tokens the provider reported where it bills tokens (Gemini TTS: the text read at `text_input`, the
+ * audio made at `output`), else per 1M input characters.
+ */
+export function speechBill(
+  pricing: MediaPricing | null,
+  characters: number,
+  tokens?: { input_text: number; output_audio: number } | undefined,
+): MediaBill {
+  const counted = tokens ? { input_text_tokens: tokens.input_text, output_audio_tokens: tokens.output_audio } : {};
+  const usage: MediaUsage = { kind: 'speech', modality: 'audio', units: { characters, ...counted } };
+  if (pricing?.tokens && tokens) {
+    const input = perMillion(tokens.input_text, pricing.tokens.text_input);
+    return { usd: breakdown(input, perMillion(tokens.output_audio, pricing.tokens.output)), usage };
+  }
   if (pricing?.characters === undefined) return { usd: null, usage };
   return { usd: breakdown(perMillion(characters, pricing.characters), 0), usage };
 }

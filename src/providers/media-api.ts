@@ -20,6 +20,8 @@ export interface MediaCapabilities {
    * stand in faithfully (a parameter the provider drops is dropped with the same warning in mock mode).
    */
   convertImage?(call: MediaCall<ImageBody>): Promise<unknown>;
+  /** The same for a speech body: its warnings (and refusals) in mock mode as the provider would give them. */
+  convertSpeech?(call: MediaCall<SpeechBody>): Promise<unknown>;
 }
 
 export interface MediaCall<Body> {
@@ -79,6 +81,8 @@ export interface ProviderSpeech {
   /** The format the bytes are in (`mp3`, `wav`, …) and its media type. */
   format: string;
   contentType: string;
+  /** The tokens the provider reported, where it bills speech by tokens (Gemini): the text read and the audio made. */
+  tokens?: { input_text: number; output_audio: number } | undefined;
 }
 
 /**

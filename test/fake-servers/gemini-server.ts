@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { speechReply } from './gemini-speech.ts';
 import { sendJSON as sendJSONWith, startFakeHttpServer, withinLimits } from './http.ts';
 import { predict } from './imagen.ts';
 
@@ -103,7 +104,11 @@ export async function startFakeGeminiServer(): Promise<FakeGeminiServer> {
     }
     if (route[3] === 'batchEmbedContents') return embeddings(response, body, queue.shift());
     if (route[3] === 'predict') return predict(response, body, queue.shift(), sendError);
-    const asked = queue.shift() ?? fake.respondWith?.(body) ?? defaultReply(route[2]!, body.generationConfig ?? {});
+    const asked =
+      queue.shift() ??
+      fake.respondWith?.(body) ??
+      speechReply(route[2]!, body) ??
+      defaultReply(route[2]!, body.generationConfig ?? {});
     const reply = limitedReply(asked, body.generationConfig ?? {});
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();

@@ -50,7 +50,13 @@ describe('the media catalog', () => {
   it('gateway.listMediaModels filters by output modality; listModels by output modality too', async () => {
     const gateway = createGateway({ env: {}, mock: true });
     const audio = await gateway.listMediaModels({ output_modality: 'audio' });
-    expect(audio.map((model) => model.id)).toEqual(['tts-1', 'tts-1-hd', 'gpt-4o-mini-tts']);
+    expect(audio.map((model) => model.id)).toEqual([
+      'tts-1',
+      'tts-1-hd',
+      'gpt-4o-mini-tts',
+      'gemini-2.5-flash-preview-tts',
+      'gemini-2.5-pro-preview-tts',
+    ]);
     expect(audio[0]).toMatchObject({ object: 'model', owned_by: 'openai', kind: 'speech' });
     expect(gateway.listModels({ output_modality: 'image' }).data).toEqual([]);
     expect(gateway.listModels({ output_modality: 'text' }).data.length).toBeGreaterThan(10);

@@ -145,6 +145,29 @@ describe('the simulator stands in for each provider', () => {
     expect(openai.switchyard.warnings.filter((warning) => warning.param === 'size')).toEqual([]);
   });
 
+  it('runs the provider’s speech conversion first: Gemini TTS’s warnings, its format said once', async () => {
+    const speech = await gateway.createSpeech({
+      model: 'gemini-2.5-flash-preview-tts',
+      voice: 'alloy',
+      input: 'Hello there.',
+      response_format: 'mp3',
+      speed: 2,
+    });
+    expect(speech).toMatchObject({ format: 'wav', content_type: 'audio/wav' });
+    const said = speech.switchyard.warnings.map((warning) => [warning.code, warning.param]);
+    expect(said).toEqual(
+      expect.arrayContaining([
+        ['unsupported_parameter', 'speed'],
+        ['converted_parameter', 'voice'],
+      ]),
+    );
+    expect(said.filter(([, param]) => param === 'response_format')).toHaveLength(1);
+    const custom = await gateway
+      .createSpeech({ model: 'gemini-2.5-flash-preview-tts', voice: { id: 'voice_1' }, input: 'x' })
+      .catch((e) => e);
+    expect(custom).toMatchObject({ status: 400, param: 'voice' });
+  });
+
   it('a provider without the API is a 400 in mock mode too', async () => {
     const error = await gateway.createSpeech({ model: 'anthropic/voice', voice: 'alloy', input: 'x' }).catch((e) => e);
     expect(error.status).toBe(400);

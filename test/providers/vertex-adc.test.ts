@@ -143,5 +143,11 @@ describe('Vertex AI on Application Default Credentials', () => {
     expect(`${error.message} ${JSON.stringify(error.attempts)}`).not.toContain('PRIVATE KEY');
     expect(transport.urls).toEqual([oauth.tokenURL]);
     expect(aroundTheProvider).toEqual([]);
+    const image = (await gatewayWith(file, gemini.url, transport.fetch)
+      .createImage({ model: 'vertex/imagen-4.0-generate-001', prompt: 'x' })
+      .catch((thrown: unknown) => thrown)) as ProviderError;
+    // The images API asks the same auth client: the same failure, and the key kept out of it too.
+    expect(JSON.stringify(image.attempts)).toContain('answered 400 invalid_grant: Invalid JWT Signature.');
+    expect(`${image.message} ${JSON.stringify(image.attempts)}`).not.toContain('PRIVATE KEY');
   });
 });

@@ -4,6 +4,7 @@ import { createGateway } from '../../src/index.ts';
 import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { startFakeGoogleOAuthServer } from '../fake-servers/google-oauth-server.ts';
+import { startTestServer } from '../server/start-test-server.ts';
 
 /**
  * Google Vertex AI: Gemini through @google/genai (vertexai) and Claude through @anthropic-ai/vertex-sdk, against the
@@ -105,6 +106,71 @@ describe('Vertex AI', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text.length).toBeGreaterThan(0);
     expect(anthropic.requests.at(-1)!.path).toMatch(/:streamRawPredict$/);
+  });
+
+  it('Imagen on Vertex: the same :predict body on Vertex’s URL, with the service account’s token', async () => {
+    const image = await gatewayOn(gemini.url).createImage({
+      model: 'imagen-4.0-generate-001',
+      prompt: 'a fjord',
+      n: 2,
+      size: '1024x1792',
+      style: 'vivid',
+    });
+    expect(image.switchyard.provider).toBe('vertex');
+    expect(image.switchyard.attempts.map((attempt) => `${attempt.provider}:${attempt.outcome}`)).toEqual([
+      'google:missing_credentials',
+      'vertex:ok',
+    ]);
+    const sent = gemini.requests.at(-1)!;
+    expect(sent.path).toBe(
+      '/v1/projects/acme-prod/locations/us-east5/publishers/google/models/imagen-4.0-generate-001:predict',
+    );
+    expect(sent.headers.authorization).toBe('Bearer ya29.fake-for-cloud-platform');
+    expect(sent.headers['x-goog-api-key']).toBeUndefined();
+    expect(sent.body).toEqual({
+      instances: [{ prompt: 'a fjord' }],
+      parameters: { sampleCount: 2, aspectRatio: '9:16' },
+    });
+    expect(image.data).toHaveLength(2);
+    expect(image.switchyard.warnings.map((warning) => [warning.code, warning.param])).toEqual(
+      expect.arrayContaining([
+        ['converted_parameter', 'size'],
+        ['unsupported_parameter', 'style'],
+      ]),
+    );
+  });
+
+  it('Gemini’s image model pinned to Vertex: generateContent there; an edit sends the image inline', async () => {
+    const gateway = gatewayOn(gemini.url);
+    const image = await gateway.createImage({ model: 'vertex/gemini-2.5-flash-image', prompt: 'a kite' });
+    expect(image.switchyard.provider).toBe('vertex');
+    expect(gemini.requests.at(-1)!.path).toBe(
+      '/v1/projects/acme-prod/locations/us-east5/publishers/google/models/gemini-2.5-flash-image:generateContent',
+    );
+    expect(image.data?.[0]?.b64_json).toMatch(/^iVBOR/);
+    const file = { data: new Uint8Array([1, 2, 3]), name: 'a.png', type: 'image/png' };
+    await gateway.editImage({ model: 'vertex/gemini-2.5-flash-image', prompt: 'bluer', image: file });
+    expect(gemini.requests.at(-1)!.body.contents[0].parts[0]).toEqual({
+      inlineData: { mimeType: 'image/png', data: 'AQID' },
+    });
+    expect(gemini.requests.at(-1)!.headers.authorization).toBe('Bearer ya29.fake-for-cloud-platform');
+  });
+
+  it('Imagen on Vertex through serve: the openai SDK’s images.generate, an access token given', async () => {
+    const vertex = { project: 'acme-prod', region: 'europe-west4', apiKey: 'ya29.caller-token', baseURL: gemini.url };
+    const test = await startTestServer({ mock: false, gateway: { env: {}, providers: { vertex } } });
+    try {
+      const image = await test.openai().images.generate({ model: 'vertex/imagen-4.0-generate-001', prompt: 'a kite' });
+      expect(image.data?.[0]?.b64_json).toMatch(/^iVBOR/);
+      const sent = gemini.requests.at(-1)!;
+      expect(sent.path).toBe(
+        '/v1/projects/acme-prod/locations/europe-west4/publishers/google/models/imagen-4.0-generate-001:predict',
+      );
+      expect(sent.headers.authorization).toBe('Bearer ya29.caller-token');
+      expect((image as unknown as { switchyard: { provider: string } }).switchyard.provider).toBe('vertex');
+    } finally {
+      await test.stop();
+    }
   });
 
   it('without a project or credentials, Vertex is skipped as missing credentials', async () => {

@@ -18,7 +18,7 @@ import { toGeminiRequest } from './convert-request.ts';
 import { toCompletion } from './convert-response.ts';
 import { type GoogleTransport, sdkTransport, wireTransport } from './google-transport.ts';
 import { mapGoogleError } from './map-google-error.ts';
-import { googleMedia } from './media.ts';
+import { geminiApiEndpoint, googleMedia } from './media.ts';
 import { StreamConverter } from './stream-converter.ts';
 
 /**
@@ -32,7 +32,8 @@ export async function createGoogleProvider(settings: ResolvedProviderSettings): 
   // v1beta carries the features the conversions use (thinking config, JSON-Schema output); @google/genai 3
   // defaults to v1 when the base URL names no version.
   const version = apiVersion ?? 'v1beta';
-  const media = (errors: ErrorMapper) => googleMedia(settings, `${baseUrl}/${version}`, errors);
+  const media = (errors: ErrorMapper) =>
+    googleMedia(settings, geminiApiEndpoint(settings, `${baseUrl}/${version}`), errors);
   if (settings.transport === 'wire')
     return new GoogleProvider(wireTransport(settings, baseUrl, version), settings, 'google', media);
   const { GoogleGenAI: Client } = await importOptional(

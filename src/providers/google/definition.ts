@@ -11,8 +11,9 @@ export const googleProvider: ProviderDefinition = {
     nativeOutput: nativeOutputWhere(true),
     embeddings: true,
     media: {
-      apis: ['generateImage', 'editImage'],
+      apis: ['generateImage', 'editImage', 'createSpeech'],
       convertImage: async (call) => (await import('./image-parameters.ts')).imageParametersFor(call),
+      convertSpeech: async (call) => (await import('./speech.ts')).geminiSpeechRequest(call),
     },
   },
   otelName: 'gcp.gemini',

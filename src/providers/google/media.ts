@@ -3,7 +3,7 @@ import { InvalidRequestError } from '../../errors.ts';
 import { toBase64 } from '../../internal/bytes.ts';
 import { isPlainObject } from '../../internal/shape.ts';
 import type { ErrorMapper } from '../error-mapper.ts';
-import type { ImageBody, ImageEditBody, MediaApi, MediaCall } from '../media-api.ts';
+import type { ImageBody, ImageEditBody, MediaApi, MediaCall, ProviderSpeech, SpeechBody } from '../media-api.ts';
 import type { ResolvedProviderSettings } from '../provider.ts';
 import { invalidResponse } from '../provider-errors.ts';
 import { endpointOf } from '../wire/http-sender.ts';
@@ -11,18 +11,40 @@ import { wireHeaders } from '../wire/wire-headers.ts';
 import { postJson } from '../wire/wire-post.ts';
 import { geminiImageParameters, imagenParameters } from './image-parameters.ts';
 import { inlineImagesOf } from './inline-images.ts';
+import { geminiSpeechOf, geminiSpeechRequest } from './speech.ts';
+
+/**
+ * Where Google's media models are called and how: the Gemini API's `…/v1beta` with its key, or Vertex AI's
+ * `…/projects/<p>/locations/<l>/publishers/google` with an OAuth token (`headers` asked once a call).
+ */
+export interface GoogleMediaEndpoint {
+  root: string;
+  headers(): Promise<Record<string, string>>;
+}
+
+/** The Gemini API's endpoint: the key in `x-goog-api-key`, never in the URL. */
+export function geminiApiEndpoint(settings: ResolvedProviderSettings, root: string): GoogleMediaEndpoint {
+  const headers = wireHeaders({ 'x-goog-api-key': settings.apiKey }, settings.headers, 'application/json');
+  return { root, headers: async () => headers };
+}
 
 /**
  * Google's image generation in OpenAI's shapes: Imagen models through `:predict` (`instances[].prompt`,
  * `parameters.sampleCount`), Gemini image models through `:generateContent` with `responseModalities: ["IMAGE"]`,
  * their `inlineData` parts as `b64_json` images (one request per image asked for). Edits are the Gemini models':
- * the images go in as `inlineData` parts beside the prompt. On the REST API, whichever the chat transport.
+ * the images go in as `inlineData` parts beside the prompt. Speech is the Gemini TTS models' `generateContent` with
+ * `responseModalities: ["AUDIO"]` (`speech.ts`). On the REST API, whichever the chat transport; the same for the
+ * Gemini API and Vertex AI, but for the endpoint.
  */
-export function googleMedia(settings: ResolvedProviderSettings, root: string, errors: ErrorMapper): MediaApi {
-  const headers = wireHeaders({ 'x-goog-api-key': settings.apiKey }, settings.headers, 'application/json');
+export function googleMedia(
+  settings: ResolvedProviderSettings,
+  target: GoogleMediaEndpoint,
+  errors: ErrorMapper,
+): MediaApi {
   const post = async (call: MediaCall<unknown>, action: string, body: unknown) => {
-    const endpoint = endpointOf(root, `/models/${call.model}:${action}`);
+    const endpoint = endpointOf(target.root, `/models/${call.model}:${action}`);
     try {
+      const headers = await target.headers();
       const request = { endpoint, headers, body: JSON.stringify(body), signal: call.signal };
       return await postJson(settings.send, { ...request, timeoutMs: settings.timeoutMs });
     } catch (error) {
@@ -86,12 +108,20 @@ export function googleMedia(settings: ResolvedProviderSettings, root: string, er
     };
   }
 
+  async function createSpeech(call: MediaCall<SpeechBody>): Promise<ProviderSpeech> {
+    const answer = await post(call, 'generateContent', geminiSpeechRequest(call));
+    const speech = geminiSpeechOf(answer, call.body.response_format, call.warn);
+    if (typeof speech === 'string') throw invalidResponse(errors.scope(call.model), speech);
+    return speech;
+  }
+
   return {
+    createSpeech,
     generateImage: (call) => (call.model.startsWith('imagen') ? imagen(call) : gemini(call)),
     editImage: async (call) => {
       if (call.model.startsWith('imagen')) {
         throw new InvalidRequestError(
-          `${call.model} does not edit images through the Gemini API; Gemini's image models do.`,
+          `${call.model} cannot edit images here: edits go to Gemini's image models (generateContent), not Imagen.`,
           'model',
           'model_not_supported',
         );

@@ -1,7 +1,11 @@
-import { ProviderError } from '../../errors.ts';
+import { InternalError, ProviderError } from '../../errors.ts';
 import { importOptional, MissingPackageError } from '../../internal/optional-package.ts';
 import type { CompletionChunk } from '../../types.ts';
+import { errorMapper } from '../error-mapper.ts';
+import { mapGoogleError } from '../google/map-google-error.ts';
+import { googleMedia } from '../google/media.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
+import { wireHeaders } from '../wire/wire-headers.ts';
 import { vertexAuthClient } from './auth.ts';
 import type { VertexSettings } from './definition.ts';
 
@@ -11,7 +15,8 @@ const CLAUDE = /^claude-/;
 /**
  * Google Vertex AI: Gemini through `@google/genai` (`vertexai: true`), Claude through `@anthropic-ai/vertex-sdk`
  * (`:rawPredict` / `:streamRawPredict`), each on the same adapter and conversions as Google's and Anthropic's own
- * APIs, with one Google auth client. The publisher is chosen by the model id.
+ * APIs, with one Google auth client. The publisher is chosen by the model id. Images are Google's media adapter on
+ * Vertex's endpoint.
  */
 export async function createVertexProvider(settings: ResolvedProviderSettings<VertexSettings>): Promise<Provider> {
   const authClient = await vertexAuthClient(settings);
@@ -61,8 +66,23 @@ export async function createVertexProvider(settings: ResolvedProviderSettings<Ve
         throw notInstalled(error, call.body.model);
       },
     );
+  // Google's media models (Imagen's :predict, Gemini's images) on Vertex's URL with the same auth client's token.
+  const root = `${settings.baseURL.replace(/\/+$/, '')}/v1/projects/${settings.project}/locations/${location}`;
+  const media = googleMedia(
+    settings,
+    {
+      root: `${root}/publishers/google`,
+      headers: async () => {
+        const { token } = await authClient.getAccessToken();
+        if (!token) throw new InternalError('The Google auth client gave no access token for Vertex AI.');
+        return wireHeaders({ authorization: `Bearer ${token}` }, settings.headers, 'application/json');
+      },
+    },
+    errorMapper('vertex', settings, mapGoogleError),
+  );
   return {
     name: 'vertex',
+    media,
     complete: async (call): Promise<ProviderCompletion> => (await providerFor(call)).complete(call),
     stream: async (call): Promise<AsyncIterable<CompletionChunk>> => (await providerFor(call)).stream(call),
   };

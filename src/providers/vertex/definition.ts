@@ -36,7 +36,14 @@ export const vertexProvider: ProviderDefinition<VertexSettings> = {
   envPrefix: 'VERTEX',
   defaultBaseURL: '',
   requiresApiKey: false,
-  capabilities: { nativeOutput: nativeOutputWhere(true) },
+  capabilities: {
+    nativeOutput: nativeOutputWhere(true),
+    // Imagen and Gemini's image models, converted as on the Gemini API (google/media.ts).
+    media: {
+      apis: ['generateImage', 'editImage'],
+      convertImage: async (call) => (await import('../google/image-parameters.ts')).imageParametersFor(call),
+    },
+  },
   otelName: 'gcp.vertex_ai',
   uncatalogued: {
     context_window: 1_000_000,

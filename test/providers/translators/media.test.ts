@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { toBedrockImageRequest } from '../../../src/providers/bedrock/image-request.ts';
 import { imagenParameters } from '../../../src/providers/google/image-parameters.ts';
 import { inlineImagesOf } from '../../../src/providers/google/inline-images.ts';
-import type { ImageBody } from '../../../src/providers/media-api.ts';
+import { geminiSpeechOf, geminiSpeechRequest } from '../../../src/providers/google/speech.ts';
+import type { ImageBody, SpeechBody } from '../../../src/providers/media-api.ts';
 import { openAIFamily } from '../../../src/providers/openai/family.ts';
 import { imageBodyFor } from '../../../src/providers/openai/media-params.ts';
 import type { CompletionWarning } from '../../../src/types.ts';
@@ -22,7 +23,7 @@ function fixtures(provider: string): Array<{ name: string } & Record<string, any
     .map((file) => ({ name: file.replace(/\.json$/, ''), ...JSON.parse(readFileSync(join(dir, file), 'utf8')) }));
 }
 
-function callOf(body: ImageBody, model = 'm') {
+function callOf<Body = ImageBody>(body: Body, model = 'm') {
   const warnings: CompletionWarning[] = [];
   return { call: { model, body, signal: undefined, warn: (w: CompletionWarning) => warnings.push(w) }, warnings };
 }
@@ -52,5 +53,39 @@ describe('Bedrock: an OpenAI images body in, the InvokeModel TEXT_IMAGE body of 
     const { call, warnings } = callOf(fixture.body, fixture.model);
     expect(toBedrockImageRequest(call)).toEqual(fixture.expected);
     expect(warnings).toEqual(fixture.warnings);
+  });
+});
+
+/** A WAV file's header fields and samples, read here by hand (not by the code under test). */
+function readWav(bytes: Uint8Array) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const tag = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
+  expect([tag(0), tag(8), tag(12), tag(36)]).toEqual(['RIFF', 'WAVE', 'fmt ', 'data']);
+  expect(view.getUint32(4, true)).toBe(bytes.length - 8);
+  expect(view.getUint32(40, true)).toBe(bytes.length - 44);
+  return {
+    sampleRate: view.getUint32(24, true),
+    channels: view.getUint16(22, true),
+    bits: view.getUint16(34, true),
+    data: Buffer.from(bytes.subarray(44)).toString('base64'),
+  };
+}
+
+describe('Google: an OpenAI speech body in, Gemini TTS’s request out; its PCM answer in, the audio out', () => {
+  it.each(fixtures('google').filter((fixture) => fixture.speech))('$name', (fixture) => {
+    const { call, warnings } = callOf<SpeechBody>(fixture.speech);
+    expect(geminiSpeechRequest(call)).toEqual(fixture.expected);
+    expect(warnings).toEqual(fixture.warnings);
+  });
+
+  it.each(fixtures('google').filter((fixture) => fixture.speechAnswer))('$name', (fixture) => {
+    const warnings: CompletionWarning[] = [];
+    const speech = geminiSpeechOf(fixture.speechAnswer, fixture.responseFormat, (w) => warnings.push(w));
+    expect(warnings).toEqual(fixture.warnings);
+    if (fixture.problem) return expect(speech).toBe(fixture.problem);
+    if (typeof speech === 'string') throw new Error(speech);
+    const { audio, ...rest } = speech;
+    const bytes = fixture.expected.wav ? { wav: readWav(audio) } : { audio: Buffer.from(audio).toString('base64') };
+    expect({ ...rest, ...bytes }).toEqual(fixture.expected);
   });
 });
