@@ -36,7 +36,7 @@ beforeAll(async () => {
       return serveCluster([...(name === 'workers' ? ['--workers', '2'] : []), '--data', dataDir, ...shared]);
     }),
   )) as [ServedCluster, ServedCluster];
-});
+}, 60_000);
 afterAll(async () => {
   for (const served of [workers, replica]) {
     served?.child.kill('SIGKILL');

@@ -65,7 +65,7 @@ beforeAll(async () => {
   const providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
   const env = { ...process.env, OPENAI_API_KEY: 'sk-test-workers', OPENAI_BASE_URL: providerUrl };
   server = await serveCluster(['--workers', '2', '--data', dataDir], env);
-});
+}, 60_000);
 afterAll(async () => {
   server?.child.kill('SIGKILL');
   await server?.exited;

@@ -34,7 +34,7 @@ beforeAll(async () => {
   store.close();
   const limits = ['--rate-limit', '60', '--max-concurrent-per-key', '6', '--budget', 'trace:0.0001'];
   server = await serveCluster(['--workers', '2', '--mock', '--data', dataDir, ...limits]);
-});
+}, 60_000);
 afterAll(async () => {
   server?.child.kill('SIGKILL');
   await server?.exited;
