@@ -1,4 +1,5 @@
 import { type OutputUnit, type Schema, type SchemaDraft, Validator } from '@cfworker/json-schema';
+import { fileAnchorsByResource } from './interpreter-anchors.ts';
 import { describeUnits } from './interpreter-errors.ts';
 import { invalidSchemaError, missingRefError } from './schema-compile-errors.ts';
 import type { Draft } from './schema-draft.ts';
@@ -36,6 +37,7 @@ export const interpreterEngine: SchemaEngine = {
       throw invalidSchemaError((error as Error).message.replace(/\.$/, ''), param);
     }
     const lookup = (interpreter as unknown as { lookup: Lookup }).lookup;
+    fileAnchorsByResource(copy, lookup);
     checkCompilable(schema, lookup, param);
     let errors: readonly OutputUnit[] = [];
     return {
