@@ -1,6 +1,7 @@
 import { type OutputUnit, type Schema, type SchemaDraft, Validator } from '@cfworker/json-schema';
 import { fileAnchorsByResource } from './interpreter-anchors.ts';
 import { describeUnits } from './interpreter-errors.ts';
+import { loadedMetaSchemas, refersToMetaSchema } from './meta-schemas.ts';
 import { invalidSchemaError, missingRefError } from './schema-compile-errors.ts';
 import type { Draft } from './schema-draft.ts';
 import type { SchemaEngine } from './schema-engine.ts';
@@ -38,6 +39,7 @@ export const interpreterEngine: SchemaEngine = {
     }
     const lookup = (interpreter as unknown as { lookup: Lookup }).lookup;
     fileAnchorsByResource(copy, lookup);
+    if (refersToMetaSchema(copy)) addMetaSchemas(interpreter, lookup, draft);
     checkCompilable(schema, lookup, param);
     let errors: readonly OutputUnit[] = [];
     return {
@@ -53,6 +55,21 @@ export const interpreterEngine: SchemaEngine = {
     };
   },
 };
+
+/**
+ * The draft's meta-schemas, where the schema refers to one and they are loaded (`prepareSchemas`, before compiling):
+ * ajv has them built in. Each is a fresh copy, since the interpreter marks what it reads; one the schema itself
+ * declares (an `$id` of the same URI) is left as the schema has it.
+ */
+function addMetaSchemas(interpreter: Validator, lookup: Lookup, draft: Draft): void {
+  for (const meta of loadedMetaSchemas(draft)) {
+    const id = (meta as { $id?: string; id?: string }).$id ?? (meta as { id?: string }).id ?? '';
+    if (lookup[id.replace(/#$/, '')] !== undefined) continue;
+    const copy = JSON.parse(JSON.stringify(meta)) as Schema;
+    if (draft === '2020-12') asRecursiveReferences(copy);
+    interpreter.addSchema(copy);
+  }
+}
 
 /** Every reference resolves inside the schema and every pattern compiles, as ajv insists when it compiles. */
 function checkCompilable(schema: Schema, lookup: Lookup, param: string): void {
@@ -103,4 +120,24 @@ function resolveDynamicStatically(node: unknown): void {
   const schema = node as Schema;
   if (typeof schema.$dynamicAnchor === 'string' && schema.$anchor === undefined) schema.$anchor = schema.$dynamicAnchor;
   if (typeof schema.$dynamicRef === 'string' && schema.$ref === undefined) schema.$ref = schema.$dynamicRef;
+}
+
+/**
+ * 2020-12's meta-schemas extend one another through one dynamic anchor, `meta`, at each one's root, and refer back
+ * with `$dynamicRef: "#meta"`: exactly 2019-09's `$recursiveAnchor`/`$recursiveRef: "#"`, which the interpreter
+ * resolves in the dynamic scope (read statically, a vocabulary's subschemas would be checked by that vocabulary only).
+ */
+function asRecursiveReferences(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  for (const child of Object.values(node)) asRecursiveReferences(child);
+  if (Array.isArray(node)) return;
+  const schema = node as Schema & { $dynamicAnchor?: unknown; $dynamicRef?: unknown };
+  if (typeof schema.$dynamicAnchor === 'string') {
+    delete schema.$dynamicAnchor;
+    schema.$recursiveAnchor = true;
+  }
+  if (typeof schema.$dynamicRef === 'string') {
+    delete schema.$dynamicRef;
+    schema.$recursiveRef = '#';
+  }
 }
