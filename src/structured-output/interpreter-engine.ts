@@ -1,6 +1,7 @@
 import { type OutputUnit, type Schema, type SchemaDraft, Validator } from '@cfworker/json-schema';
 import { fileAnchorsByResource } from './interpreter-anchors.ts';
 import { describeUnits } from './interpreter-errors.ts';
+import { addStringFormats, withNumberFormats } from './interpreter-formats.ts';
 import { loadedMetaSchemas, refersToMetaSchema } from './meta-schemas.ts';
 import { invalidSchemaError, missingRefError } from './schema-compile-errors.ts';
 import type { Draft } from './schema-draft.ts';
@@ -31,6 +32,8 @@ export const interpreterEngine: SchemaEngine = {
     if (wrong !== undefined) throw invalidSchemaError(wrong, param);
     const copy = JSON.parse(JSON.stringify(schema)) as Schema;
     if (draft === '2020-12') resolveDynamicStatically(copy);
+    addStringFormats();
+    withNumberFormats(copy);
     let interpreter: Validator;
     try {
       interpreter = new Validator(copy, DRAFTS[draft], false);

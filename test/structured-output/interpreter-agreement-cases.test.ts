@@ -65,3 +65,48 @@ it.each([
     });
   }
 });
+
+// The formats ajv-formats adds for OpenAPI (and its ISO variants of time) that the interpreter does not know: each
+// value judged as ajv judges it, and a failure worded as ajv words it.
+it.each([
+  ['int32', [1, -(2 ** 31), 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 1.5, 'text', null]],
+  ['int64', [1, 2 ** 53, -7, 1.5, 0.1, 'text']],
+  ['float', [1.5, 1, 'text']],
+  ['double', [1e308, -0.5, true]],
+  ['byte', ['', 'aGk=', 'aGVsbG8=', 'aGVsbG8', 'a===', 'not base64!', 'ab==\n!!', '!!\n\n', 3]],
+  [
+    'iso-time',
+    ['12:00:00', '12:00:00Z', '12:00:00+0100', '12:00:00+01', '12:00:00.5-05:30', '24:00:00', '12:60:00', '23:59:60Z'],
+  ],
+  ['iso-time', ['12:00:00+24:00', '12:00', 'noon', '23:59:60+01:00', '00:59:60+01:00', '12:00:00+01:60']],
+  [
+    'iso-date-time',
+    ['2024-02-29T12:00:00', '2024-02-29 12:00:00Z', '2023-02-29T12:00:00', '2024-13-01T00:00:00', '2024-01-01'],
+  ],
+  ['iso-date-time', ['2024-01-01T12:00:00T', '2024-01-01t23:59:60z', '2024-01-01T25:00:00', 'x2024-01-01T00:00:00']],
+])('format %s: the interpreter judges %j as ajv does', (format, values) => {
+  const schema = { type: 'object', properties: { value: { format } } };
+  for (const value of values) {
+    const [ajv, interpreter] = (['ajv', 'interpreter'] as const).map((engine) => {
+      const validator = compileSchema(schema, 's', engine);
+      return { valid: validator.validate({ value }), errors: validator.errors() };
+    });
+    expect(interpreter, `${format} ${JSON.stringify(value)}`).toEqual(ajv);
+  }
+});
+
+it('a number format is checked where it is a keyword, not where it is data or a property name', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      fixed: { const: { format: 'int32' } },
+      const: { format: 'int32' },
+    },
+  };
+  for (const engine of ['ajv', 'interpreter'] as const) {
+    const validator = compileSchema(schema, 's', engine);
+    expect(validator.validate({ fixed: { format: 'int32' }, const: 1 }), engine).toBe(true);
+    expect(validator.validate({ const: 1.5 }), engine).toBe(false);
+    expect(validator.errors(), engine).toEqual(['/const must match format "int32"']);
+  }
+});
