@@ -28,26 +28,47 @@ function isAnchorURI(uri: string): boolean {
   return hash >= 0 && hash < uri.length - 1 && uri[hash + 1] !== '/';
 }
 
-function collectAnchors(node: unknown, base: URL, anchors: Map<string, Schema>): void {
+function collectAnchors(root: Schema, base: URL, anchors: Map<string, Schema>): void {
+  walkSchemas(root, base, (schema, _resource, schemaBase) => {
+    const id = schema.$id ?? (schema as { id?: unknown }).id;
+    if (typeof id === 'string' && id !== '') {
+      const resolved = new URL(id, schemaBase);
+      if (resolved.hash.length > 1) anchors.set(resolved.href, schema);
+    }
+    if (typeof schema.$anchor === 'string' && schema.$anchor !== '')
+      anchors.set(new URL(`#${schema.$anchor}`, schemaBase).href, schema);
+  });
+}
+
+/**
+ * Visits every subschema where the interpreter finds them, with the schema resource it belongs to (the nearest
+ * schema at or above it with an `$id` that is not a fragment, else the root) and that resource's base URI.
+ */
+export function walkSchemas(
+  node: unknown,
+  base: URL,
+  visit: (schema: Schema, resource: Schema, base: URL) => void,
+  resource?: Schema,
+): void {
   if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
   const schema = node as Schema;
   const id = schema.$id ?? (schema as { id?: unknown }).id;
   if (typeof id === 'string' && id !== '') {
     const resolved = new URL(id, base);
-    if (resolved.hash.length > 1) anchors.set(resolved.href, schema);
-    else {
+    if (resolved.hash.length <= 1) {
       resolved.hash = '';
       base = resolved;
+      resource = schema;
     }
   }
-  if (typeof schema.$anchor === 'string' && schema.$anchor !== '')
-    anchors.set(new URL(`#${schema.$anchor}`, base).href, schema);
+  resource ??= schema;
+  visit(schema, resource, base);
   for (const [key, value] of Object.entries(schema)) {
     if (ignoredKeyword[key]) continue;
     if (Array.isArray(value)) {
-      if (schemaArrayKeyword[key]) for (const item of value) collectAnchors(item, base, anchors);
+      if (schemaArrayKeyword[key]) for (const item of value) walkSchemas(item, base, visit, resource);
     } else if (schemaMapKeyword[key] && typeof value === 'object' && value !== null) {
-      for (const child of Object.values(value)) collectAnchors(child, base, anchors);
-    } else collectAnchors(value, base, anchors);
+      for (const child of Object.values(value)) walkSchemas(child, base, visit, resource);
+    } else walkSchemas(value, base, visit, resource);
   }
 }

@@ -1,5 +1,6 @@
 import { type OutputUnit, type Schema, type SchemaDraft, Validator } from '@cfworker/json-schema';
 import { fileAnchorsByResource } from './interpreter-anchors.ts';
+import { withDynamicScope } from './interpreter-dynamic-scope.ts';
 import { describeUnits } from './interpreter-errors.ts';
 import { addStringFormats, withNumberFormats } from './interpreter-formats.ts';
 import { loadedMetaSchemas, refersToMetaSchema } from './meta-schemas.ts';
@@ -31,7 +32,7 @@ export const interpreterEngine: SchemaEngine = {
     const wrong = wrongKeywordValue(schema, draft);
     if (wrong !== undefined) throw invalidSchemaError(wrong, param);
     const copy = JSON.parse(JSON.stringify(schema)) as Schema;
-    if (draft === '2020-12') resolveDynamicStatically(copy);
+    const dynamic = draft === '2020-12' && resolveDynamicStatically(copy);
     addStringFormats();
     withNumberFormats(copy);
     let interpreter: Validator;
@@ -44,6 +45,8 @@ export const interpreterEngine: SchemaEngine = {
     fileAnchorsByResource(copy, lookup);
     if (refersToMetaSchema(copy)) addMetaSchemas(interpreter, lookup, draft);
     checkCompilable(schema, lookup, param);
+    const root = (dynamic && withDynamicScope(copy, lookup)) || copy;
+    (interpreter as unknown as { schema: Schema }).schema = root;
     let errors: readonly OutputUnit[] = [];
     return {
       validator: {
@@ -52,7 +55,7 @@ export const interpreterEngine: SchemaEngine = {
           errors = result.errors;
           return result.valid;
         },
-        errors: () => describeUnits(errors, (location) => valueAt(copy, lookup, location)),
+        errors: () => describeUnits(errors, (location) => valueAt(root, lookup, location)),
       },
       dispose: () => {},
     };
@@ -113,16 +116,21 @@ function valueAt(root: Schema, lookup: Lookup, location: string): unknown {
 
 /**
  * The interpreter knows 2019-09's `$recursiveRef` but not 2020-12's `$dynamicRef`, which it would skip: each is read
- * as the `$ref` it is written as (and each `$dynamicAnchor` as an `$anchor`), as ajv reads them, so both engines
- * resolve a dynamic reference to where it statically points rather than one ignoring it.
+ * as the `$ref` it is written as (and each `$dynamicAnchor` as an `$anchor`), and those whose target bears the anchor
+ * they name are then resolved in the dynamic scope (interpreter-dynamic-scope.ts). Whether there is any.
  */
-function resolveDynamicStatically(node: unknown): void {
-  if (typeof node !== 'object' || node === null) return;
-  for (const child of Object.values(node)) resolveDynamicStatically(child);
-  if (Array.isArray(node)) return;
+function resolveDynamicStatically(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  let found = false;
+  for (const child of Object.values(node)) found = resolveDynamicStatically(child) || found;
+  if (Array.isArray(node)) return found;
   const schema = node as Schema;
   if (typeof schema.$dynamicAnchor === 'string' && schema.$anchor === undefined) schema.$anchor = schema.$dynamicAnchor;
-  if (typeof schema.$dynamicRef === 'string' && schema.$ref === undefined) schema.$ref = schema.$dynamicRef;
+  if (typeof schema.$dynamicRef === 'string' && schema.$ref === undefined) {
+    schema.$ref = schema.$dynamicRef;
+    found = true;
+  }
+  return found;
 }
 
 /**

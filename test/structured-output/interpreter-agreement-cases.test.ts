@@ -110,3 +110,36 @@ it('a number format is checked where it is a keyword, not where it is data or a 
     expect(validator.errors(), engine).toEqual(['/const must match format "int32"']);
   }
 });
+
+// 2020-12: a $dynamicRef whose target has the $dynamicAnchor it names goes to that anchor of the outermost resource
+// evaluation passed through (here the root's "items", a string), not to the one beside it (any value). The suite's
+// verdicts (dynamicRef.json), which ajv gives only for the invalid arrays: it sends every item to the list itself.
+it('a $dynamicRef resolves in the dynamic scope, through intermediate resources', () => {
+  const list = {
+    $id: 'list',
+    type: 'array',
+    items: { $dynamicRef: '#items' },
+    $defs: { items: { $dynamicAnchor: 'items' } },
+  };
+  const direct = {
+    $id: 'https://example.com/dynamic/root',
+    $ref: 'list',
+    $defs: { foo: { $dynamicAnchor: 'items', type: 'string' }, list },
+  };
+  const intermediate = {
+    ...direct,
+    $id: 'https://example.com/dynamic/intermediate/root',
+    $ref: 'middle',
+    $defs: { ...direct.$defs, middle: { $id: 'middle', $ref: 'list' } },
+  };
+  for (const schema of [direct, intermediate]) {
+    const validator = compileSchema(schema, 's', 'interpreter');
+    expect(validator.validate(['a', 'b'])).toBe(true);
+    expect(validator.validate(['a', 1])).toBe(false);
+    expect(validator.errors()).toEqual(['/1 must be string']);
+    expect(compileSchema(schema, 's', 'ajv').validate(['a', 1])).toBe(false);
+  }
+  // Without the root's anchor, the list's own (any value) is the outermost.
+  const alone = { ...direct, $id: 'https://example.com/dynamic/alone/root', $defs: { list } };
+  expect(compileSchema(alone, 's', 'interpreter').validate(['a', 1])).toBe(true);
+});
