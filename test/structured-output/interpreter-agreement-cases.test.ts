@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { createGateway } from '../../src/index.ts';
+import { createGateway, InvalidRequestError } from '../../src/index.ts';
 import { compileSchema, type JsonSchema } from '../../src/structured-output/json-schema-validator.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
 
@@ -142,4 +142,25 @@ it('a $dynamicRef resolves in the dynamic scope, through intermediate resources'
   // Without the root's anchor, the list's own (any value) is the outermost.
   const alone = { ...direct, $id: 'https://example.com/dynamic/alone/root', $defs: { list } };
   expect(compileSchema(alone, 's', 'interpreter').validate(['a', 1])).toBe(true);
+});
+
+// Resources that each bind a dynamic anchor of their own and refer to every other one can be entered in 2^n orders
+// of scope: written out per scope, such a schema is refused (a 400) rather than grown without bound.
+it('a schema whose dynamic scopes would not end is refused, not written out', () => {
+  const count = 24;
+  const names = Array.from({ length: count }, (_, i) => `r${i}`);
+  const $defs = Object.fromEntries(
+    names.map((name) => [
+      name,
+      {
+        $id: name,
+        $dynamicAnchor: name,
+        anyOf: names.filter((other) => other !== name).map((other) => ({ $ref: other })),
+        items: { $dynamicRef: `#${name}` },
+      },
+    ]),
+  );
+  const schema = { $id: 'https://example.com/scopes/root', $ref: 'r0', $defs };
+  expect(() => compileSchema(schema, 's', 'interpreter')).toThrow(InvalidRequestError);
+  expect(() => compileSchema(schema, 's', 'interpreter')).toThrow(/dynamic scope/);
 });
