@@ -2,8 +2,23 @@ import { initialBaseURI, type Schema } from '@cfworker/json-schema';
 import { walkSchemas } from './interpreter-anchors.ts';
 
 type Lookup = Record<string, Schema | boolean>;
-/** The dynamic anchors in scope: each name bound to the outermost resource's schema of that `$dynamicAnchor`. */
-type Scope = ReadonlyMap<string, Schema>;
+
+/**
+ * The most objects written out for the scopes (four times the largest schema compiled, schema-limits.ts): resources
+ * that refer to one another can be entered in as many orders of scope as they have subsets.
+ */
+const MAX_COPIED = 20_000;
+
+/** A schema whose dynamic scopes would be written out past `MAX_COPIED` objects. */
+export class TooManyScopesError extends Error {}
+/**
+ * The dynamic anchors in scope: each name bound to the outermost resource's schema of that `$dynamicAnchor`, and a
+ * key naming the bindings (one scope object per key).
+ */
+interface Scope {
+  readonly key: string;
+  readonly anchors: ReadonlyMap<string, Schema>;
+}
 
 /**
  * 2020-12's `$dynamicRef` in the dynamic scope, which the interpreter does not keep: where the `$ref` it is also
@@ -27,14 +42,28 @@ export function withDynamicScope(root: Schema, lookup: Lookup): Schema | undefin
 
   const numbers = new Map<Schema, number>();
   const numberOf = (schema: Schema) => numbers.get(schema) ?? numbers.set(schema, numbers.size).get(schema)!;
+  const scopes = new Map<string, Scope>();
+  const entered = new Map<Scope, Map<Schema, Scope>>();
   const enter = (scope: Scope, resource: Schema | undefined): Scope => {
-    const added = [...(anchorsOf.get(resource!) ?? [])].filter(([name]) => !scope.has(name));
-    return added.length === 0 ? scope : new Map([...scope, ...added]);
+    const anchorsHere = resource && anchorsOf.get(resource);
+    if (!anchorsHere) return scope;
+    if (!entered.has(scope)) entered.set(scope, new Map());
+    const known = entered.get(scope)!.get(resource);
+    if (known) return known;
+    const added = [...anchorsHere].filter(([name]) => !scope.anchors.has(name));
+    let next = scope;
+    if (added.length > 0) {
+      const anchors = new Map([...scope.anchors, ...added]);
+      const bound = [...anchors].map(([name, anchor]) => `${encodeURIComponent(name)}=${numberOf(anchor)}`).sort();
+      const key = bound.join(',');
+      next = scopes.get(key) ?? scopes.set(key, { key, anchors }).get(key)!;
+    }
+    entered.get(scope)!.set(resource, next);
+    return next;
   };
   const pending: Array<[Schema, Scope, Schema]> = [];
   const copyIn = (schema: Schema, scope: Scope): string => {
-    const bound = [...scope].map(([name, anchor]) => `${encodeURIComponent(name)}=${numberOf(anchor)}`).sort();
-    const key = `urn:switchyard:dynamic-scope:${bound.join(',')}:${numberOf(schema)}`;
+    const key = `urn:switchyard:dynamic-scope:${scope.key}:${numberOf(schema)}`;
     if (lookup[key] === undefined) {
       const copy = {} as Schema;
       lookup[key] = copy;
@@ -44,8 +73,13 @@ export function withDynamicScope(root: Schema, lookup: Lookup): Schema | undefin
   };
 
   /** A value of the schema copied for a scope: a subschema with an `$id` opens its resource's scope. */
+  let copied = 0;
   const copyValue = (value: unknown, scope: Scope): unknown => {
     if (typeof value !== 'object' || value === null) return value;
+    if (++copied > MAX_COPIED)
+      throw new TooManyScopesError(
+        `its $dynamicRefs reach more than ${MAX_COPIED.toLocaleString('en')} subschemas across their dynamic scopes`,
+      );
     if (Array.isArray(value)) return value.map((item) => copyValue(item, scope));
     const copy = {} as Schema;
     fill(value as Schema, scope, copy);
@@ -64,12 +98,12 @@ export function withDynamicScope(root: Schema, lookup: Lookup): Schema | undefin
       return;
     }
     const name = dynamicName(schema, lookup);
-    if (name !== undefined && scope.has(name)) target = scope.get(name)!;
+    if (name !== undefined && scope.anchors.has(name)) target = scope.anchors.get(name)!;
     const key = copyIn(target, enter(scope, resourceOf.get(target)));
     Object.defineProperty(copy, '__absolute_ref__', { enumerable: false, value: key });
   };
 
-  const start = copyIn(root, enter(new Map(), root));
+  const start = copyIn(root, enter({ key: '', anchors: new Map() }, root));
   for (let next = pending.pop(); next; next = pending.pop()) fill(...next);
   return lookup[start] as Schema;
 }

@@ -1,6 +1,6 @@
 import { type OutputUnit, type Schema, type SchemaDraft, Validator } from '@cfworker/json-schema';
 import { fileAnchorsByResource } from './interpreter-anchors.ts';
-import { withDynamicScope } from './interpreter-dynamic-scope.ts';
+import { TooManyScopesError, withDynamicScope } from './interpreter-dynamic-scope.ts';
 import { describeUnits } from './interpreter-errors.ts';
 import { addStringFormats, withNumberFormats } from './interpreter-formats.ts';
 import { loadedMetaSchemas, refersToMetaSchema } from './meta-schemas.ts';
@@ -45,7 +45,7 @@ export const interpreterEngine: SchemaEngine = {
     fileAnchorsByResource(copy, lookup);
     if (refersToMetaSchema(copy)) addMetaSchemas(interpreter, lookup, draft);
     checkCompilable(schema, lookup, param);
-    const root = (dynamic && withDynamicScope(copy, lookup)) || copy;
+    const root = (dynamic && scoped(copy, lookup, param)) || copy;
     (interpreter as unknown as { schema: Schema }).schema = root;
     let errors: readonly OutputUnit[] = [];
     return {
@@ -74,6 +74,16 @@ function addMetaSchemas(interpreter: Validator, lookup: Lookup, draft: Draft): v
     const copy = JSON.parse(JSON.stringify(meta)) as Schema;
     if (draft === '2020-12') asRecursiveReferences(copy);
     interpreter.addSchema(copy);
+  }
+}
+
+/** `withDynamicScope`, its limit a 400 naming the schema. */
+function scoped(copy: Schema, lookup: Lookup, param: string): Schema | undefined {
+  try {
+    return withDynamicScope(copy, lookup);
+  } catch (error) {
+    if (error instanceof TooManyScopesError) throw invalidSchemaError(error.message, param);
+    throw error;
   }
 }
 
