@@ -1,5 +1,5 @@
 import { defineConfig, type Options } from 'tsup';
-import { jsonAsString, webBuild } from './tsup.web.ts';
+import { jsonAsString, META_SCHEMA_FILES, webBuild } from './tsup.web.ts';
 
 /** Characters after which esbuild breaks a line of the minified build (at the next place it may). */
 const LINE_LIMIT = 160;
@@ -41,6 +41,7 @@ const nodeBuild: Options = {
   },
   // Provider SDKs stay external and are imported lazily by their adapters. tsup leaves out only `dependencies` and
   // `peerDependencies` by itself: the optional cloud SDKs must be named, or they would be bundled.
+  noExternal: [META_SCHEMA_FILES],
   external: [
     'openai',
     '@anthropic-ai/sdk',

@@ -54,6 +54,13 @@ export const NODE_ONLY_PACKAGES = [
   'yaml',
 ];
 
+/**
+ * The drafts' meta-schemas (JSON data in ajv's package) that the interpreter loads with `import()` when a schema
+ * refers to one (src/structured-output/meta-schema-data.ts): bundled, in a chunk of their own, so neither build
+ * imports ajv for them (the web build has no ajv at all).
+ */
+export const META_SCHEMA_FILES = /^ajv(-draft-04)?\/dist\/refs\/.*\.json$/;
+
 export const nodeOnlyPackages: Plugin = {
   name: 'node-only-packages',
   setup(build) {
@@ -89,6 +96,6 @@ export function webBuild(entry: Record<string, string>): Options {
     minifySyntax: true,
     esbuildPlugins: [webSeams, nodeOnlyPackages, jsonAsString],
     // tsup leaves `dependencies` to the application's bundler; those the web build leaves out are its own stubs.
-    noExternal: NODE_ONLY_PACKAGES,
+    noExternal: [...NODE_ONLY_PACKAGES, META_SCHEMA_FILES],
   };
 }

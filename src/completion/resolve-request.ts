@@ -10,6 +10,7 @@ import { SENT_PARAMETERS } from '../request/request-parameters.ts';
 import { resolveReasoning } from '../request/resolve-reasoning.ts';
 import { type FieldNotes, type FieldPath, unknownFieldWarning, withoutFields } from '../request/unknown-fields.ts';
 import { validateRequest } from '../request/validate-request.ts';
+import { prepareSchemas } from '../structured-output/json-schema-validator.ts';
 import { resolveOutputSpec } from '../structured-output/output-spec.ts';
 import { renderMessages } from '../templates.ts';
 import type { CompletionRequest } from '../types.ts';
@@ -93,6 +94,9 @@ export async function resolveRequest(
     asked.input === undefined
       ? asked.messages
       : renderMessages(asked.messages, asked.input, { maxRenderedBytes: services.settings.maxRenderedBytes });
+  // Checked synchronously from here on: what the schemas need loaded (the interpreter's meta-schemas) is loaded first.
+  const loading = prepareSchemas([asked.response_format, asked.tools], services.settings.schemaValidator);
+  if (loading) await loading;
 
   return {
     request: asked,

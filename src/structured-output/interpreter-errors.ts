@@ -1,4 +1,5 @@
 import type { OutputUnit } from '@cfworker/json-schema';
+import { FORMAT_CHECK } from './interpreter-formats.ts';
 
 /**
  * The interpreter's errors in the words ajv uses (`/items/0/price must be number`), so a model's correction reads the
@@ -9,7 +10,9 @@ export function describeUnits(units: readonly OutputUnit[], valueAt: (location: 
   const described: string[] = [];
   for (const unit of units) {
     const text =
-      unit.keyword === 'pattern' ? `must match pattern "${valueAt(unit.keywordLocation)}"` : describeUnit(unit);
+      unit.keyword === 'pattern'
+        ? `must match pattern "${valueAt(unit.keywordLocation)}"`
+        : (formatChecked(unit, valueAt) ?? describeUnit(unit));
     if (text !== undefined) described.push(`${pathOf(unit.instanceLocation)} ${text}`);
   }
   return described;
@@ -65,6 +68,14 @@ const WORDING: Record<string, (error: string) => string | undefined> = {
   dependencies: dependency,
   false: () => 'boolean schema is false',
 };
+
+/** A number format's check failing (interpreter-formats.ts) is the format not matched, as ajv says it. */
+function formatChecked(unit: OutputUnit, valueAt: (location: string) => unknown): string | undefined {
+  if (unit.keyword !== 'not') return undefined;
+  const check = valueAt(unit.keywordLocation.replace(/\/not$/, '')) as Record<string, unknown> | undefined;
+  const format = check?.[FORMAT_CHECK];
+  return typeof format === 'string' ? `must match format "${format}"` : undefined;
+}
 
 function describeUnit(unit: OutputUnit): string | undefined {
   if (LEADS_ONLY.has(unit.keyword)) return undefined;

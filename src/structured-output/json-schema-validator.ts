@@ -1,3 +1,4 @@
+import { loadMetaSchemas, refersToMetaSchema } from './meta-schemas.ts';
 import { draftOf } from './schema-draft.ts';
 import type { JsonSchema, SchemaValidator, SchemaValidatorSetting } from './schema-engine.ts';
 import { schemaEngine } from './schema-engines.ts';
@@ -27,4 +28,14 @@ export function compileSchema(
     facts.compiled[engine.name] = compiled;
   }
   return compiled.validator;
+}
+
+/**
+ * What compiling the schemas in `value` (a schema, or the parts of a request holding schemas) needs first, where that
+ * is something to wait for: the interpreter has no meta-schema built in, and compiles synchronously, so the drafts'
+ * meta-schemas are loaded before a schema that refers to one is compiled (`undefined`: nothing to wait for).
+ */
+export function prepareSchemas(value: unknown, setting?: SchemaValidatorSetting): Promise<void> | undefined {
+  if (schemaEngine(setting).name !== 'interpreter' || !refersToMetaSchema(value)) return undefined;
+  return loadMetaSchemas();
 }

@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway, InvalidRequestError, StructuredOutputError } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
+import { SUITE_TESTS } from '../helpers/json-schema-suite.ts';
 import { gatewayAgainst, useFakeOpenAIServer } from '../helpers/openai-env.ts';
 import { strictFormOf } from '../helpers/strict-form.ts';
 
@@ -16,10 +16,11 @@ const independent = new Ajv2020({ strict: false, ownProperties: true });
  * the simulator standing in for Claude (validated as sent) and a fake OpenAI server (the strict path, where a null
  * may mean "left out"). Valid instances must come back unchanged; invalid ones must never come back as valid.
  */
-const suite = fileURLToPath(new URL('../../../shared/data/json-schema-test-suite/tests/', import.meta.url));
-const present = existsSync(suite);
-if (!present && process.env.CI) throw new Error(`The JSON-Schema-Test-Suite must be present in CI at ${suite}`);
-if (!present) console.warn(`SKIPPED: the JSON-Schema-Test-Suite corpus test (no suite at ${suite}).`);
+// Found as the agreement test finds it: beside the checkout or one of its parents (a worktree sits a level deeper).
+const suite = SUITE_TESTS ?? '';
+const present = SUITE_TESTS !== undefined;
+if (!present && process.env.CI) throw new Error('The JSON-Schema-Test-Suite must be present in CI');
+if (!present) console.warn('SKIPPED: the JSON-Schema-Test-Suite corpus test (no suite found).');
 
 const DRAFTS = {
   draft4: 'http://json-schema.org/draft-04/schema#',

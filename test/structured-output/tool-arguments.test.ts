@@ -59,6 +59,31 @@ describe.each(SCHEMA_VALIDATORS)('with the %s validator', (schemaValidator) => {
       expect((error as ToolArgumentsError).status).toBe(502);
     });
 
+    // The draft's meta-schema is known to both engines (the interpreter's loaded before the call's schemas compile).
+    it('a parameter that must be a JSON Schema: a $ref to the meta-schema checks it', async () => {
+      const define = {
+        type: 'function' as const,
+        function: {
+          name: 'define',
+          parameters: {
+            type: 'object',
+            properties: { schema: { $ref: 'https://json-schema.org/draft/2020-12/schema' } },
+            required: ['schema'],
+          },
+        },
+      };
+      const defineCall = (args: string) => ({ tool_calls: [{ id: 'call_1', name: 'define', arguments: args }] });
+      const ask = { model: 'gpt-4o-latest', messages, tools: [define], tool_call_validation: 'error' as const };
+      server.enqueue(defineCall('{"schema":{"type":"string"}}'));
+      expect(argumentsOf(await gateway.createCompletion(ask))).toBe('{"schema":{"type":"string"}}');
+      server.enqueue(defineCall('{"schema":{"type":7}}'), defineCall('{"schema":{"$defs":{"a":{"minimum":"x"}}}}'));
+      const error = await gateway.createCompletion(ask).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(ToolArgumentsError);
+      expect((error as ToolArgumentsError).validationErrors).toContainEqual(
+        expect.stringContaining('define: /schema/$defs/a/minimum must be number'),
+      );
+    });
+
     it('arguments that are almost JSON are repaired, and say so', async () => {
       server.enqueue(call("{'city': 'Paris',}"));
       const response = await gateway.createCompletion({ model: 'gpt-4o-latest', messages, tools: [weather] });
