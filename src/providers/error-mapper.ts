@@ -7,6 +7,8 @@ import {
   type ErrorScope,
   internalErrorWithin,
   localFailure,
+  TokenRequestError,
+  tokenRequestFailed,
 } from './provider-errors.ts';
 
 /** Where a failure happened: sending the request (and reading its headers), or reading a stream already open. */
@@ -41,8 +43,9 @@ export interface ErrorMapper {
 /**
  * The skeleton every provider's error mapping shares: a `ProviderError` passes unchanged, an answer larger than
  * `maxResponseBytes` and the caller's abort are told apart the same way everywhere, so is a failure of this process
- * (an `InternalError` from below, a bug, a missing runtime API: never blamed on the provider), and the rest is the
- * provider's `classify`. Every message and cause is redacted of `settings.secrets`.
+ * (an `InternalError` from below, a bug, a missing runtime API: never blamed on the provider), so is a token service
+ * refusing our credentials (an authentication failure, not an invalid answer), and the rest is the provider's
+ * `classify`. Every message and cause is redacted of `settings.secrets`.
  */
 export function errorMapper(
   provider: string,
@@ -67,6 +70,7 @@ export function errorMapper(
       const internal = internalErrorWithin(error);
       if (internal) return internal;
       if (isLocalFault(error)) return localFailure(within, error);
+      if (error instanceof TokenRequestError) return tokenRequestFailed(within, error);
       return classify(error, within, { signal: context.signal, phase: context.phase ?? 'request' });
     },
   };

@@ -240,3 +240,32 @@ function describeCause(error: unknown): string {
   if (typeof cause?.message === 'string') return cause.message;
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * A provider's token service (OAuth for Vertex AI's service accounts) did not grant a token: thrown by a provider's
+ * auth, which knows no model; the mapping skeleton words it as that provider's (`tokenRequestFailed`).
+ */
+export class TokenRequestError extends Error {
+  override readonly name = 'TokenRequestError';
+  /** What the token service answered. */
+  readonly status: number;
+
+  constructor(message: string, status: number) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * Our credentials refused by the provider's token service: a 401 that no retry mends, never "an invalid answer".
+ * Its own outage (5xx) or throttling (429) stays what it is, retryable.
+ */
+export function tokenRequestFailed(scope: ErrorScope, error: TokenRequestError): ProviderError {
+  const outage = error.status >= 500 || error.status === 429;
+  return fromStatus(scope, outage ? error.status : 401, error.message, {
+    answered: error.status,
+    detail: 'to its token request',
+    code: outage ? null : 'invalid_credentials',
+    cause: error,
+  });
+}

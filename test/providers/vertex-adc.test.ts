@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createGateway, ProviderError } from '../../src/index.ts';
+import { AuthenticationError, createGateway, type ProviderError } from '../../src/index.ts';
 import { startFakeAnthropicServer } from '../fake-servers/anthropic-server.ts';
 import { startFakeGeminiServer } from '../fake-servers/gemini-server.ts';
 import { startFakeGoogleOAuthServer } from '../fake-servers/google-oauth-server.ts';
@@ -138,7 +138,11 @@ describe('Vertex AI on Application Default Credentials', () => {
     const error = (await gatewayWith(file, gemini.url, transport.fetch)
       .createCompletion({ model: 'vertex/gemini-2.5-flash', messages: hello })
       .catch((thrown: unknown) => thrown)) as ProviderError;
-    expect(error).toBeInstanceOf(ProviderError);
+    // Our credentials were refused: an authentication failure (401, not retried), never "an invalid answer".
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.status).toBe(401);
+    expect(error.retryable).toBe(false);
+    expect(error.message).not.toMatch(/not valid/);
     expect(JSON.stringify(error.attempts)).toContain('answered 400 invalid_grant: Invalid JWT Signature.');
     expect(`${error.message} ${JSON.stringify(error.attempts)}`).not.toContain('PRIVATE KEY');
     expect(transport.urls).toEqual([oauth.tokenURL]);

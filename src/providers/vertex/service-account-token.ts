@@ -1,4 +1,5 @@
 import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
+import { TokenRequestError } from '../provider-errors.ts';
 
 const nodeCrypto = lazyNodeBuiltin('node:crypto', 'Vertex AI service-account signing');
 
@@ -46,7 +47,8 @@ export function serviceAccountTokens(
     if (!response.ok || typeof answer?.access_token !== 'string') {
       // OAuth's error fields only: the body of a failed token request never holds the token.
       const reason = [answer?.error, answer?.error_description].filter((part) => typeof part === 'string').join(': ');
-      throw new Error(`the service account's token request to ${tokenURI} answered ${response.status} ${reason}`);
+      const message = `the service account's token request to ${tokenURI} answered ${response.status} ${reason}`;
+      throw new TokenRequestError(message, response.status);
     }
     const lifetime = typeof answer.expires_in === 'number' ? answer.expires_in : LIFETIME_S;
     return { access_token: answer.access_token, expiry_date: Date.now() + lifetime * 1000 };
