@@ -106,6 +106,13 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
         pricing: { tokens: { text_input: 0.3, image_input: 0.3, output: 30, text_output: 2.5 } },
         source: 'https://ai.google.dev/gemini-api/docs/pricing',
       },
+      {
+        provider: 'vertex',
+        model: 'gemini-2.5-flash-image',
+        // Vertex AI's offering as its chat row prices it (models.json, from models.dev's google-vertex): one price.
+        pricing: { tokens: { text_input: 0.3, image_input: 0.3, output: 30, text_output: 2.5 } },
+        source: 'https://models.dev/api.json',
+      },
     ],
   },
   ...PARTNER_IMAGE_MODELS,

@@ -32,6 +32,10 @@ describe('the media catalog', () => {
       const row = chat.find((entry) => entry.id === model.id);
       if (!row) continue;
       shared++;
+      // Offered by the same providers: a provider the chat row prices is not unpriced when called for images.
+      expect(model.providers.map((offering) => offering.provider).sort(), model.id).toEqual(
+        row.providers.map((entry) => entry.provider).sort(),
+      );
       for (const offering of model.providers) {
         const prices = row.providers.find((entry) => entry.provider === offering.provider)?.pricing as
           | Record<string, number>
