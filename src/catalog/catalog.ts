@@ -150,7 +150,10 @@ function toModelInfo(id: string, entry: ModelEntry, bundledDate: string, today: 
     max_output_tokens: entry.max_output_tokens,
     pricing: entry.providers[0]!.pricing ?? null,
     supports: entry.supports,
-    modalities: { input: entry.supports.images ? ['text', 'image'] : ['text'], output: ['text'] },
+    modalities: {
+      input: entry.supports.images ? ['text', 'image'] : ['text'],
+      output: entry.supports.image_output ? ['text', 'image'] : ['text'],
+    },
     providers: entry.providers,
     lifecycle: lifecycleOf(entry, today),
     source: entry.source ?? 'switchyard',
