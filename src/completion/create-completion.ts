@@ -6,6 +6,7 @@ import { type CallPlan, CallTrace } from './call-plan.ts';
 import { CompletionStream } from './completion-stream.ts';
 import { enforceOutput } from './enforce-output.ts';
 import { factsOf, finalise, recordCall, whenRecorded } from './finalise.ts';
+import { dropImageModality } from './gate-model-support.ts';
 import { guardAnswer, guardRequest, recordedOnFailure } from './guard-request.ts';
 import { hedgeMayRun } from './hedge.ts';
 import { type Candidate, planCandidates } from './plan-candidates.ts';
@@ -37,6 +38,7 @@ export async function createCompletion(
   try {
     for (const warning of edge.warnings ?? []) trace.warn(warning);
     plan = await resolveRequest(services, request, options, trace);
+    if (edge.answersImages === false) plan = withoutImageOutput(plan, edge.dialect, trace.warn);
     // Before the cache and any provider: both see the masked messages, and so does the record.
     ({ plan, recorded: request } = await guardRequest(services, plan, request, trace));
     const candidates = planCandidates(services, plan, trace.warn);
@@ -98,6 +100,16 @@ function admitToBudgets(
 export interface EdgeTranslation {
   dialect: Dialect;
   warnings?: CompletionWarning[];
+  /** `false`: the dialect's answer has no place for images (a deployment's `modalities` asking for some). */
+  answersImages?: boolean;
+}
+
+/** Images a dialect's answer cannot carry are not asked for: none drawn, none paid for, the loss warned about. */
+function withoutImageOutput(plan: CallPlan, dialect: Dialect, warn: CallTrace['warn']): CallPlan {
+  if (!Array.isArray(plan.body.modalities) || !plan.body.modalities.includes('image')) return plan;
+  const body = { ...plan.body };
+  dropImageModality(body, `the ${dialect} API's answer has no place for images`, warn);
+  return { ...plan, body };
 }
 
 /** Recursion over a caller's value nested tens of thousands deep overflows the stack: the request's fault, not ours. */

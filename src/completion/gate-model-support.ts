@@ -52,12 +52,24 @@ function dropImageOutput(
   model: ModelEntry,
   warn: (warning: CompletionWarning) => void,
 ): void {
+  dropImageModality(body, `${model.id} does not answer with images in chat`, warn);
+}
+
+/**
+ * "image" taken out of `body.modalities`, saying `why` (an error under strict, raised by `warn`); nothing when it
+ * does not ask for images.
+ */
+export function dropImageModality(
+  body: Record<string, unknown>,
+  why: string,
+  warn: (warning: CompletionWarning) => void,
+): void {
   const modalities = body.modalities;
   if (!Array.isArray(modalities) || !modalities.includes('image')) return;
   warn({
     code: 'unsupported_parameter',
     param: 'modalities',
-    message: `${model.id} does not answer with images in chat; "image" was dropped from "modalities".`,
+    message: `${why}; "image" was dropped from "modalities".`,
   });
   const rest = modalities.filter((modality) => modality !== 'image');
   // Text alone is every model's default: nothing left to ask for, nothing sent (and no second warning).

@@ -24,7 +24,11 @@ export async function createMessage(
   const { request, warnings } = messagesToChat(params);
   clampToModelLimit(services, request, warnings);
   if (params.thinking?.type === 'adaptive') adaptiveThinking(services, request, warnings);
-  const result = await createCompletion(services, request, options, { dialect: 'messages', warnings });
+  const result = await createCompletion(services, request, options, {
+    dialect: 'messages',
+    warnings,
+    answersImages: false,
+  });
   // `display: "omitted"`: thinking blocks keep their signatures, not their text (what Claude Code asks for).
   const thinkingText = (params.thinking as { display?: string } | undefined)?.display !== 'omitted';
   return result instanceof CompletionStream

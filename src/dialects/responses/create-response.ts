@@ -26,7 +26,11 @@ export async function createResponse(
   const previous = params.previous_response_id;
   const history = previous ? await previousConversation(services, previous, options.access, addedBytes(params)) : [];
   const { request, warnings } = translateResponses(params, history);
-  const result = await createCompletion(services, request, options, { dialect: 'responses', warnings });
+  const result = await createCompletion(services, request, options, {
+    dialect: 'responses',
+    warnings,
+    answersImages: false,
+  });
   return result instanceof CompletionStream ? new ResponseEventStream(result, params) : chatToResponse(result, params);
 }
 
