@@ -7,11 +7,10 @@
  * every page.
  */
 import * as jsonrepair from 'jsonrepair';
-import * as kysely from './kysely-web-members.ts';
 import { RuntimeUnsupportedError, runtimeName } from './node-builtin.ts';
 import { zodForWeb } from './zod-web.ts';
 
-const BUNDLED: Record<string, unknown> = { zod: zodForWeb, jsonrepair, kysely };
+const BUNDLED: Record<string, unknown> = { zod: zodForWeb, jsonrepair };
 
 export function lazyRequire<T>(id: string): () => T {
   return () => {

@@ -1,6 +1,6 @@
 import type { RootOperationNode } from 'kysely';
 import { type Args, type Queries, type Query, type Result, type StorageEngine, treeOf } from './engine.ts';
-import { builderFor } from './kysely.ts';
+import { loadKysely } from './kysely.ts';
 import type { Context } from './memory-expression.ts';
 import { compileSelect, type MemorySchema } from './memory-select.ts';
 import { MemoryTable, type Row, type Undo } from './memory-table.ts';
@@ -29,10 +29,6 @@ export interface MemoryQueries extends Queries {
  */
 export class MemoryEngine implements StorageEngine, MemoryQueries, MemorySchema {
   readonly kind = 'memory';
-  /** The builder, made on first use: Kysely loads only when a query is built. */
-  get db() {
-    return builderFor('memory');
-  }
   readonly #tables = new Map<string, MemoryTable>();
   readonly #capacity: Readonly<Record<string, number>>;
   readonly #statements = new WeakMap<RootOperationNode, Statement>();
@@ -47,11 +43,12 @@ export class MemoryEngine implements StorageEngine, MemoryQueries, MemorySchema 
   }
 
   async run<Row>(query: Query<Row>, args?: Args): Promise<Result<Row>> {
+    await loadKysely();
     if (this.#lock.held) await this.#lock.idle();
     return this.runNow(query, args);
   }
 
-  /** Runs a query at once, synchronously (the memory sink's `records()`). */
+  /** Runs a query at once, synchronously, once the query builder is loaded (`run` waits for it). */
   runNow<Row>(query: Query<Row>, args: Args = {}, undo: Undo[] = []): Result<Row> {
     const statement = this.#statement(treeOf(query, 'memory'));
     const done = undo.length;
@@ -91,10 +88,10 @@ export class MemoryEngine implements StorageEngine, MemoryQueries, MemorySchema 
       const undo: Undo[] = [];
       const tx: MemoryQueries = {
         kind: 'memory',
-        get db() {
-          return builderFor('memory');
+        run: async (query, args) => {
+          await loadKysely();
+          return this.runNow(query, args, undo);
         },
-        run: async (query, args) => this.runNow(query, args, undo),
         write: async (table, rows, conflict) => this.writeNow(table, rows, conflict, undo),
       };
       try {
