@@ -1,5 +1,6 @@
 import type * as Zod from 'zod';
 import { CatalogError } from '../errors.ts';
+import { zodAtHand } from '../internal/load-zod.ts';
 import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
 import { Catalog } from './catalog.ts';
 import { catalogSchemas, isPrototypeMember, type ModelEntry, type ProviderOffering } from './catalog-schema.ts';
@@ -24,6 +25,12 @@ export interface ExtendCatalogOptions {
  * model id and the field. See docs/catalog.md.
  */
 export function extendCatalog(extension: CatalogExtension | string, options: ExtendCatalogOptions = {}): Catalog {
+  zodAtHand();
+  return applyExtension(extension, options);
+}
+
+/** `extendCatalog` once zod is loaded: the catalog refresh's, which waits for zod (`loadZod`) in the background. */
+export function applyExtension(extension: CatalogExtension | string, options: ExtendCatalogOptions = {}): Catalog {
   const source = typeof extension === 'string' ? extension : options.source;
   const raw = typeof extension === 'string' ? readJson(extension) : extension;
   refusePrototypeNames(raw, source);

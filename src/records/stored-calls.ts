@@ -1,3 +1,4 @@
+import { loadZod } from '../internal/load-zod.ts';
 import type { RunOptions, StorageEngine } from '../storage/engine.ts';
 import { prepare } from '../storage/engine.ts';
 import { anyOf, asBytes, atMost } from '../storage/engine-sql.ts';
@@ -236,6 +237,7 @@ export class StoredCalls implements RecordSink, CallStore {
   }
 
   async queryCalls(query: CallQuery, options?: CallQueryOptions): Promise<CallQueryResult> {
+    await loadZod();
     const parsed = parseCallQuery(query, options);
     await this.ready();
     return resultOf(await this.#rows((db) => callQueryOf(db, this.engine.kind, parsed)), parsed);
