@@ -1,6 +1,6 @@
+import { applyExtension, type CatalogRow } from './apply-extension.ts';
 import type { Catalog } from './catalog.ts';
 import { catalogSchemas, type ModelEntry, type Pricing, type ProviderOffering } from './catalog-schema.ts';
-import { applyExtension, type CatalogRow } from './extend-catalog.ts';
 import type { ModelProfile } from './model-profile.ts';
 import type { SourceModel, SourceModels } from './sources/source-model.ts';
 

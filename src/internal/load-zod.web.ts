@@ -1,11 +1,12 @@
 import type * as Zod from 'zod';
-import { zodForWeb } from './zod-web.ts';
+import * as wholeZod from 'zod';
 
 /**
- * The web build's zod (tsup.web.ts swaps it for load-zod.ts), the part the core names (zod-web.ts). The features
- * a gateway runs wait for `loadZod()`, an import a page's bundler puts in a chunk of its own; a synchronous function
- * a caller calls itself (`extendCatalog`, `zodResponseFormat`) takes it with `zodAtHand()`, so zod is in a page's
- * bundle only when the page uses one of those.
+ * The web build's zod (tsup.web.ts swaps it for load-zod.ts). The features a gateway runs wait for `loadZod()`:
+ * the part of zod the core names (zod-web.ts), imported then, a chunk of its own that a page loads when a feature
+ * first checks input. A synchronous function a caller calls itself (`extendCatalog`, `zodResponseFormat`) takes
+ * the whole of zod, as a page using one imports it (`import { z } from 'zod'`), with `zodAtHand()`: a page that uses
+ * neither never carries it.
  */
 let loaded: typeof Zod | undefined;
 
@@ -15,12 +16,9 @@ export function zod(): typeof Zod {
 }
 
 export async function loadZod(): Promise<void> {
-  // The members themselves, not zod-web.ts: a module both imported (by `zodAtHand`) and import()ed stays in the
-  // page's first chunk, even when nothing the page uses imports it.
-  const z = await import('./zod-web-members.ts');
-  loaded ??= { ...z, z } as unknown as typeof Zod;
+  loaded ??= (await import('./zod-web.ts')).zodForWeb as unknown as typeof Zod;
 }
 
 export function zodAtHand(): void {
-  loaded ??= zodForWeb as unknown as typeof Zod;
+  loaded ??= wholeZod;
 }
