@@ -1,7 +1,7 @@
 import { loadZod } from '../internal/load-zod.ts';
 import { unrefTimer } from '../internal/runtime.ts';
+import { applyExtension, type CatalogExtension } from './apply-extension.ts';
 import type { Catalog } from './catalog.ts';
-import { applyExtension, type CatalogExtension } from './extend-catalog.ts';
 import { type ModelProfile, OPENAI_STYLE_PROFILE } from './model-profile.ts';
 import { readSource } from './sources/read-source.ts';
 import { updateCatalog } from './update-catalog.ts';
