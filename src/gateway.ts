@@ -5,8 +5,9 @@ import { budgetStage } from './budgets/call-budget.ts';
 import type { ResponseCacheOptions } from './cache/response-cache.ts';
 import { responseCacheStage } from './cache/response-cache-stage.ts';
 import type { Catalog } from './catalog/catalog.ts';
-import { CatalogRefresher, type CatalogRefreshOptions } from './catalog/catalog-refresh.ts';
+import type { CatalogRefreshOptions } from './catalog/catalog-refresh.ts';
 import { defaultCatalog } from './catalog/default-catalog.ts';
+import { DeferredRefresher } from './catalog/deferred-refresher.ts';
 import { type ModelDeprecation, oncePerModel } from './catalog/model-lifecycle.ts';
 import { createCompletion } from './completion/create-completion.ts';
 import type { CompletionOptions } from './completion/resolve-request.ts';
@@ -15,11 +16,10 @@ import { DEFAULT_RETRY, type RetryOptions, retryPolicy } from './completion/run-
 import type { Services } from './completion/services.ts';
 import { createDeploymentStore } from './deployments/create-store.ts';
 import type { DeploymentStore } from './deployments/store.ts';
-import { createEmbedding } from './embeddings/create-embedding.ts';
 import { annotationsAndExperiments } from './experiments/gateway-experiments.ts';
 import type { GuardrailOptions } from './guardrails/options.ts';
 import { processEnv } from './internal/runtime.ts';
-import { MockProvider } from './providers/mock/simulator.ts';
+import type { MockProvider } from './providers/mock/simulator.ts';
 import type { ProviderTransport } from './providers/provider.ts';
 import { createProviderPool, providersWithCredentials } from './providers/provider-pool.ts';
 import { everyProvider, ProviderRegistry, type ProvidersSettings } from './providers/registry.ts';
@@ -140,10 +140,14 @@ const media = () => import('./media/media-calls.ts');
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const registry = new ProviderRegistry(everyProvider(options.providers));
   const baseCatalog = options.catalog ?? defaultCatalog();
-  const refresher = options.catalogRefresh && new CatalogRefresher(baseCatalog, options.catalogRefresh, registry);
-  refresher?.start();
+  const refresher = options.catalogRefresh && new DeferredRefresher(baseCatalog, options.catalogRefresh, registry);
   const currentCatalog = () => refresher?.catalog ?? baseCatalog;
-  const simulator = options.mock === true ? new MockProvider() : options.mock || undefined;
+  // `mock: true`'s simulator is imported on the first call, so a page's bundle does not carry it otherwise.
+  let simulated: Promise<MockProvider> | undefined;
+  const simulator =
+    options.mock === true
+      ? () => (simulated ??= import('./providers/mock/simulator.ts').then(({ MockProvider }) => new MockProvider()))
+      : options.mock || undefined;
   const env = options.env ?? processEnv();
   const timeoutMs = options.timeoutMs ?? 600_000;
   const getProvider = createProviderPool({
@@ -220,7 +224,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         params,
         callOptions,
       )) as Gateway['createResponse'],
-    createEmbedding: (request, callOptions) => createEmbedding(services, request, callOptions),
+    // Embeddings, as the dialects, load on their first call.
+    createEmbedding: async (request, callOptions) =>
+      (await import('./embeddings/create-embedding.ts')).createEmbedding(services, request, callOptions),
     // Loaded on the first media call, so the core's bundle does not carry them.
     createImage: async (request, callOptions) => (await media()).createImage(services, request, callOptions),
     editImage: async (request, callOptions) => (await media()).editImage(services, request, callOptions),
@@ -246,7 +252,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       return currentCatalog();
     },
     refreshCatalog: async () => refresher?.refresh(),
-    configuredProviders: () => (simulator ? [simulator.name] : configuredProviders()),
+    configuredProviders: () => (simulator ? ['mock' satisfies MockProvider['name']] : configuredProviders()),
   };
 }
 

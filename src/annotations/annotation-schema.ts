@@ -1,5 +1,5 @@
 import type * as Zod from 'zod';
-import { lazyRequire } from '../internal/lazy-require.ts';
+import { zod } from '../internal/load-zod.ts';
 import {
   DEFAULT_ANNOTATION_LIMIT,
   MAX_ANNOTATION_LIMIT,
@@ -7,13 +7,11 @@ import {
   MAX_ANNOTATIONS_PER_ADD,
 } from './annotation.ts';
 
-const loadZod = lazyRequire<typeof Zod>('zod');
-
 /**
  * The zod schemas of annotations (the MCP tools' input schemas too), built on first use: importing the package must
  * not load zod (~100 ms).
  */
-export const annotationSchemas = (): AnnotationSchemas => (schemas ??= buildSchemas(loadZod().z));
+export const annotationSchemas = (): AnnotationSchemas => (schemas ??= buildSchemas(zod().z));
 let schemas: AnnotationSchemas | undefined;
 type AnnotationSchemas = ReturnType<typeof buildSchemas>;
 

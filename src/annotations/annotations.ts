@@ -1,5 +1,6 @@
 import { SwitchyardError } from '../errors.ts';
 import { firstIssueError } from '../internal/first-issue.ts';
+import { loadZod } from '../internal/load-zod.ts';
 import { type CallQueryScope, isoInstant } from '../records/call-query.ts';
 import type { CallRecord } from '../records/call-record.ts';
 import type { CallStore } from '../records/call-store.ts';
@@ -60,6 +61,7 @@ export function createAnnotations(
 
   return {
     async add(input, options = {}) {
+      await loadZod();
       const list = checked('add', { annotations: Array.isArray(input) ? input : [input] }).annotations;
       // Records are written in batches: flushed, a call just answered can be annotated.
       await flush();
@@ -84,6 +86,7 @@ export function createAnnotations(
     },
 
     async list(query = {}, options = {}) {
+      await loadZod();
       const parsed = checked('query', query);
       return storeOf().list({
         ...parsed,

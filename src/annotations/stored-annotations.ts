@@ -1,5 +1,6 @@
 import type { Queries, StorageEngine } from '../storage/engine.ts';
 import { anyOf, atMost } from '../storage/engine-sql.ts';
+import type { Builder } from '../storage/kysely.ts';
 import { column, defineSchema, type TableSpec, withColumn } from '../storage/schema.ts';
 import { writeRows } from '../storage/write-rows.ts';
 import type { AnnotationTarget, NormalizedAnnotationQuery, StoredAnnotation } from './annotation.ts';
@@ -73,18 +74,21 @@ export class StoredAnnotations implements AnnotationStore {
   /** Newest first, `limit + 1` rows so the page knows whether there is another; every value a parameter. */
   async list(query: NormalizedAnnotationQuery) {
     await this.ready();
-    const { kind, db } = this.#engine;
+    const { kind } = this.#engine;
     const { agent_ids, api_key_ids } = query.scope;
-    let select = db.selectFrom('annotations').selectAll();
-    if (agent_ids) select = select.where((eb) => anyOf(kind, eb, 'agent_id', [...agent_ids]));
-    if (api_key_ids) select = select.where((eb) => anyOf(kind, eb, 'call_api_key_id', [...api_key_ids]));
-    const equal = { agent_id: query.agent_id, call_id: query.call_id, experiment_id: query.experiment_id };
-    for (const [name, value] of Object.entries({ ...equal, metric_name: query.metric }))
-      if (value !== undefined) select = select.where(name, '=', value);
-    if (query.since !== undefined) select = select.where('created_at', '>=', query.since);
-    if (query.until !== undefined) select = select.where('created_at', '<', query.until);
-    if (query.cursor !== undefined) select = select.where('id', '<', query.cursor);
-    const { rows } = await this.#engine.run<Row>(select.orderBy('id', 'desc').limit(atMost(query.limit + 1)));
+    const page = (db: Builder) => {
+      let select = db.selectFrom('annotations').selectAll();
+      if (agent_ids) select = select.where((eb) => anyOf(kind, eb, 'agent_id', [...agent_ids]));
+      if (api_key_ids) select = select.where((eb) => anyOf(kind, eb, 'call_api_key_id', [...api_key_ids]));
+      const equal = { agent_id: query.agent_id, call_id: query.call_id, experiment_id: query.experiment_id };
+      for (const [name, value] of Object.entries({ ...equal, metric_name: query.metric }))
+        if (value !== undefined) select = select.where(name, '=', value);
+      if (query.since !== undefined) select = select.where('created_at', '>=', query.since);
+      if (query.until !== undefined) select = select.where('created_at', '<', query.until);
+      if (query.cursor !== undefined) select = select.where('id', '<', query.cursor);
+      return select.orderBy('id', 'desc').limit(atMost(query.limit + 1));
+    };
+    const { rows } = await this.#engine.run<Row>(page);
     return pageOf(rows.map(annotationOf), query.limit);
   }
 }

@@ -1,6 +1,7 @@
+import { loadZod } from '../internal/load-zod.ts';
 import { unrefTimer } from '../internal/runtime.ts';
+import { applyExtension, type CatalogExtension } from './apply-extension.ts';
 import type { Catalog } from './catalog.ts';
-import { type CatalogExtension, extendCatalog } from './extend-catalog.ts';
 import { type ModelProfile, OPENAI_STYLE_PROFILE } from './model-profile.ts';
 import { readSource } from './sources/read-source.ts';
 import { updateCatalog } from './update-catalog.ts';
@@ -85,13 +86,17 @@ export class CatalogRefresher {
 
   async #refresh(): Promise<CatalogRefreshStatus> {
     try {
+      await loadZod();
       const providers = new Set([...this.#registry.definitions].map((definition) => definition.id));
       const source = await readSource(this.#options.url, {
         providers,
         ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}),
       });
       if (source.kind === 'rows') {
-        this.#current = extendCatalog(source.extension as CatalogExtension, { base: this.#base, source: source.label });
+        this.#current = applyExtension(source.extension as CatalogExtension, {
+          base: this.#base,
+          source: source.label,
+        });
         this.#status = { refreshed_at: new Date().toISOString(), added: 0, changed: 0, error: null };
       } else {
         const update = updateCatalog({
@@ -100,7 +105,7 @@ export class CatalogRefresher {
           profileOf: (provider) => this.#registry.get(provider)?.uncatalogued ?? OPENAI_STYLE_PROFILE,
           today: new Date().toISOString().slice(0, 10),
         });
-        this.#current = extendCatalog(update.rows, { base: this.#base });
+        this.#current = applyExtension(update.rows, { base: this.#base });
         const { added, changed } = update.counts;
         this.#status = { refreshed_at: new Date().toISOString(), added, changed, error: null };
       }

@@ -1,5 +1,5 @@
 import type * as Zod from 'zod';
-import { lazyRequire } from '../internal/lazy-require.ts';
+import { zod } from '../internal/load-zod.ts';
 
 /** Whether `YYYY-MM-DD` names a day that exists: `2025-02-29` and `9999-99-99` do not. */
 export function isRealDate(text: string): boolean {
@@ -18,14 +18,12 @@ export function isPrototypeMember(name: string): boolean {
   return name === '__proto__' || name in Object.prototype;
 }
 
-const loadZod = lazyRequire<typeof Zod>('zod');
-
 /**
  * The shape of `models.json`, the catalog's data file, as zod schemas: what the test suite checks the file against,
  * and what a contributor reads to add a model. Built on first use: the gateway trusts its bundled data at run time,
  * so only a catalog extension, `catalog update` and the tests need them, and importing the package loads no zod.
  */
-export const catalogSchemas = (): CatalogSchemas => (schemas ??= buildSchemas(loadZod().z));
+export const catalogSchemas = (): CatalogSchemas => (schemas ??= buildSchemas(zod().z));
 let schemas: CatalogSchemas | undefined;
 export type CatalogSchemas = ReturnType<typeof buildSchemas>;
 

@@ -1,6 +1,6 @@
+import { applyExtension, type CatalogRow } from './apply-extension.ts';
 import type { Catalog } from './catalog.ts';
 import { catalogSchemas, type ModelEntry, type Pricing, type ProviderOffering } from './catalog-schema.ts';
-import { type CatalogRow, extendCatalog } from './extend-catalog.ts';
 import type { ModelProfile } from './model-profile.ts';
 import type { SourceModel, SourceModels } from './sources/source-model.ts';
 
@@ -41,7 +41,7 @@ export interface UpdateCatalogOptions {
  * catalog has no date of its own (the maker's page is the better source).
  */
 export function updateCatalog(options: UpdateCatalogOptions): CatalogUpdate {
-  const current = extendCatalog(options.previous ?? [], { base: options.base });
+  const current = applyExtension(options.previous ?? [], { base: options.base });
   const rows = new Map((options.previous ?? []).map((row) => [row.id, structuredClone(row)]));
   const added = new Map<string, ModelEntry>();
   const changed = new Map<string, CatalogChange>();

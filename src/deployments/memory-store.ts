@@ -1,3 +1,4 @@
+import { zodAtHand } from '../internal/load-zod.ts';
 import { MemoryEngine } from '../storage/memory-engine.ts';
 import type { Deployment } from './deployment.ts';
 import { indexById, type SourcedDeployment } from './store.ts';
@@ -10,6 +11,8 @@ import { validateDeployment } from './validate-deployment.ts';
  */
 export class MemoryDeploymentStore extends StoredDeployments {
   constructor(deployments: ReadonlyArray<Deployment> = []) {
+    // The array is checked now, synchronously: zod at hand (the web build's whole zod, in a page that uses this).
+    zodAtHand();
     const engine = new MemoryEngine();
     super(engine, { location: 'memory', conflict: 'in the memory deployment store' });
     const entries: SourcedDeployment[] = deployments.map((deployment, index) => ({

@@ -1,4 +1,5 @@
 import { isRetryableStatus } from '../errors.ts';
+import { loadZod } from '../internal/load-zod.ts';
 import { redactUrlCredentials, urlCredentials } from '../internal/redact.ts';
 import { withResponseLimit } from '../internal/response-limit.ts';
 import type { Deployment } from './deployment.ts';
@@ -87,6 +88,7 @@ export class RemoteDeploymentStore implements DeploymentStore {
   }
 
   async get(id: string, options: LookupOptions = {}): Promise<Deployment | undefined> {
+    await loadZod();
     const parse: Parse = (body, url) => {
       const deployment = validateDeployment(body, url, 502);
       if (deployment.id !== id)
@@ -102,6 +104,7 @@ export class RemoteDeploymentStore implements DeploymentStore {
   }
 
   async list(filter: { agent_id?: string } = {}, options: LookupOptions = {}): Promise<Deployment[]> {
+    await loadZod();
     const query = filter.agent_id === undefined ? '' : `?agent_id=${encodeURIComponent(filter.agent_id)}`;
     const key = `list:${filter.agent_id ?? ''}`;
     const deployments = (await this.#read(
@@ -115,6 +118,7 @@ export class RemoteDeploymentStore implements DeploymentStore {
   }
 
   async put(deployment: Deployment): Promise<void> {
+    await loadZod();
     const checked = validateDeployment(deployment, 'put', 400);
     const path = `/v1/deployments/${encodeURIComponent(checked.id)}`;
     const url = `${this.url}${path}`;

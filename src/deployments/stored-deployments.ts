@@ -1,3 +1,4 @@
+import { loadZod } from '../internal/load-zod.ts';
 import { prepare, type StorageEngine } from '../storage/engine.ts';
 import { column, defineSchema } from '../storage/schema.ts';
 import { writeRows } from '../storage/write-rows.ts';
@@ -70,11 +71,13 @@ export class StoredDeployments implements DeploymentStore {
   }
 
   async get(id: string): Promise<Deployment | undefined> {
+    await loadZod();
     const [row] = await this.#rows(byId, { id });
     return row ? this.#parse(row) : undefined;
   }
 
   async list(filter: { agent_id?: string } = {}): Promise<Deployment[]> {
+    await loadZod();
     const rows =
       filter.agent_id === undefined ? await this.#rows(all, {}) : await this.#rows(ofAgent, { agent: filter.agent_id });
     return filterAndSort(
@@ -84,6 +87,7 @@ export class StoredDeployments implements DeploymentStore {
   }
 
   async put(deployment: Deployment): Promise<void> {
+    await loadZod();
     const checked = validateDeployment(deployment, 'put', 400);
     await this.ready();
     const row = {

@@ -1,6 +1,6 @@
 import type * as Zod from 'zod';
 import { InvalidRequestError } from '../errors.ts';
-import { lazyRequire } from '../internal/lazy-require.ts';
+import { zod } from '../internal/load-zod.ts';
 import { type ParameterTable, REQUEST_PARAMETERS, type RequestParameter } from '../request/request-parameters.ts';
 import { assertSchemaLimits } from '../structured-output/schema-limits.ts';
 import { DEPLOYMENT_ENVIRONMENTS, type Deployment, idCharacterProblem, parseDeploymentId } from './deployment.ts';
@@ -12,14 +12,12 @@ import { type DeploymentIssue, DeploymentValidationError } from './errors.ts';
  * the parameter table marks `deployable`, each checked by its row's own check, as a request's would be.
  */
 
-const loadZod = lazyRequire<typeof Zod>('zod');
-
 /**
  * The record's zod schema with `settings` as fields of the version (checked by `settingIssues`), built on the first
  * validation: zod takes ~90 ms to load, and most programs never need it.
  */
 function buildDeploymentSchema(settings: readonly string[]) {
-  const z = loadZod();
+  const z = zod();
   const text = z.strictObject({ type: z.literal('text'), text: z.string() });
   const refusal = z.strictObject({ type: z.literal('refusal'), refusal: z.string() });
   const imageUrl = z.strictObject({

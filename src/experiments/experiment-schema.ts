@@ -1,11 +1,9 @@
 import type * as Zod from 'zod';
 import { firstIssueError } from '../internal/first-issue.ts';
-import { lazyRequire } from '../internal/lazy-require.ts';
+import { zod } from '../internal/load-zod.ts';
 import { callQuerySchemas } from '../records/call-query-schema.ts';
 import { MAX_CONCURRENCY, MAX_INPUTS, MAX_SAMPLE, MAX_VERSIONS } from './experiment.ts';
 import { MAX_EXPERIMENT_LIMIT } from './experiment-store.ts';
-
-const loadZod = lazyRequire<typeof Zod>('zod');
 
 /** Longest wait `get` takes. */
 export const MAX_WAIT_MS = 60_000;
@@ -14,7 +12,7 @@ export const MAX_WAIT_MS = 60_000;
  * The zod schemas of experiments (the MCP tools' input schemas too), built on first use. They check the shape; a
  * version's content is then checked as a deployment's version is (`validateDeployment`), with its parameter rows.
  */
-export const experimentSchemas = (): ExperimentSchemas => (schemas ??= buildSchemas(loadZod().z));
+export const experimentSchemas = (): ExperimentSchemas => (schemas ??= buildSchemas(zod().z));
 let schemas: ExperimentSchemas | undefined;
 type ExperimentSchemas = ReturnType<typeof buildSchemas>;
 

@@ -3,6 +3,7 @@ import { type ModelNames, requireModelNamed } from '../access/models.ts';
 import type { Annotations, FindCellOwner } from '../annotations/annotations.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import { loadZod } from '../internal/load-zod.ts';
 import type { CallStore } from '../records/call-store.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
 import {
@@ -136,6 +137,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     },
 
     async create(input, caller) {
+      await loadZod();
       const checked = checkedExperimentPart('create', input);
       requireAgent(caller?.mayUseAgent, checked.agent_id, 'act');
       const header: ExperimentHeader = {
@@ -163,6 +165,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     // The caps hold per experiment, whatever the number of requests: checked before anything is resolved, and
     // again by the store in the transaction that adds (two requests adding at once cannot pass them together).
     async addVersions(id, versions, caller) {
+      await loadZod();
       const checked = checkedExperimentPart('addVersions', { experiment_id: id, versions });
       const header = await writable(id, caller);
       const held = (await storeOf().counts(id)).versions;
@@ -177,6 +180,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     },
 
     async addInputs(id, inputs, caller) {
+      await loadZod();
       const checked = checkedExperimentPart('addInputs', { experiment_id: id, inputs });
       const header = await writable(id, caller);
       const held = (await storeOf().counts(id)).inputs;
@@ -190,6 +194,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
 
     async run(id, options = {}, caller) {
       const { signal: _signal, onClaimed: _onClaimed, ...rest } = options;
+      await loadZod();
       checkedExperimentPart('run', rest);
       const header = await writable(id, caller);
       // A run already under way here is waited for, then this one runs what is left (cells added since).
@@ -206,6 +211,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     },
 
     async get(id, options = {}, caller) {
+      await loadZod();
       const { wait_ms: waitMs = 0 } = checkedExperimentPart('get', options);
       const header = await readable(id, caller);
       const until = performance.now() + waitMs;
@@ -216,6 +222,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
     },
 
     async list(query = {}, caller) {
+      await loadZod();
       const checked = checkedExperimentPart('list', query);
       const scope = caller?.experimentScope ? await caller.experimentScope() : {};
       return storeOf().list({ ...checked, limit: checked.limit ?? DEFAULT_EXPERIMENT_LIMIT, scope });

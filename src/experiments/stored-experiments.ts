@@ -1,5 +1,6 @@
-import { prepare, type Queries, type StorageEngine } from '../storage/engine.ts';
+import { prepare, type StorageEngine } from '../storage/engine.ts';
 import { anyOf, atMost, literal, locking } from '../storage/engine-sql.ts';
+import type { Builder } from '../storage/kysely.ts';
 import { writeRows } from '../storage/write-rows.ts';
 import type { ExperimentCell, ExperimentHeader, ExperimentInput, ExperimentVersion } from './experiment.ts';
 import {
@@ -74,7 +75,7 @@ const spent = prepare<{ spent: number }>((db, arg) =>
     .select((eb) => eb.fn.coalesce(eb.fn.sum('spent_usd'), eb.lit(0)).as('spent'))
     .where('experiment_id', '=', arg('experiment')),
 );
-const inFlight = (db: Queries['db'], arg: <T>(name: string) => T) =>
+const inFlight = (db: Builder, arg: <T>(name: string) => T) =>
   db
     .selectFrom('experiment_cells')
     .where('experiment_id', '=', arg('experiment'))
@@ -130,15 +131,18 @@ export class StoredExperiments implements ExperimentStore {
 
   async list(query: ExperimentListQuery) {
     await this.ready();
-    const { kind, db } = this.#engine;
+    const { kind } = this.#engine;
     const { agent_ids, api_key_ids } = query.scope;
-    let select = db.selectFrom('experiments').select('body');
-    if (agent_ids) select = select.where((eb) => anyOf(kind, eb, 'agent_id', [...agent_ids]));
-    if (api_key_ids)
-      select = select.where('author', 'is not', null).where((eb) => anyOf(kind, eb, 'author', [...api_key_ids]));
-    if (query.agent_id !== undefined) select = select.where('agent_id', '=', query.agent_id);
-    if (query.cursor !== undefined) select = select.where('id', '<', query.cursor);
-    const { rows } = await this.#engine.run<Body>(select.orderBy('id', 'desc').limit(atMost(query.limit + 1)));
+    const page = (db: Builder) => {
+      let select = db.selectFrom('experiments').select('body');
+      if (agent_ids) select = select.where((eb) => anyOf(kind, eb, 'agent_id', [...agent_ids]));
+      if (api_key_ids)
+        select = select.where('author', 'is not', null).where((eb) => anyOf(kind, eb, 'author', [...api_key_ids]));
+      if (query.agent_id !== undefined) select = select.where('agent_id', '=', query.agent_id);
+      if (query.cursor !== undefined) select = select.where('id', '<', query.cursor);
+      return select.orderBy('id', 'desc').limit(atMost(query.limit + 1));
+    };
+    const { rows } = await this.#engine.run<Body>(page);
     return experimentPage(rows.map(bodyOf<ExperimentHeader>), query.limit);
   }
 
@@ -224,7 +228,7 @@ export class StoredExperiments implements ExperimentStore {
   ): Promise<Appended> {
     await this.ready();
     return this.#engine.transaction(async (tx) => {
-      await tx.run(locking(tx.kind, tx.db.selectFrom('experiments').select('id').where('id', '=', experimentId)));
+      await tx.run((db) => locking(tx.kind, db.selectFrom('experiments').select('id').where('id', '=', experimentId)));
       const held = Number((await tx.run(COUNTS[table], { experiment: experimentId })).rows[0]?.held ?? 0);
       if (held + parts.length > max) return { added: false, held };
       const spec = EXPERIMENTS_SCHEMA.tables.find((each) => each.name === table)!;

@@ -1,4 +1,7 @@
-/** Of Kysely, what the stores' queries use (src/storage/kysely.ts), listed once: the builder, its compilers, `sql`. */
+/**
+ * Of Kysely, what the stores' queries use (src/storage/kysely.ts), listed once: the builder, its compilers, `sql`. The
+ * web build imports it when a query first runs (src/storage/load-kysely.web.ts).
+ */
 export {
   DummyDriver,
   Kysely,

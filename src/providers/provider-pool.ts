@@ -34,8 +34,11 @@ export interface ProviderPoolOptions {
   providers: Record<string, ProviderSettings | undefined> | undefined;
   env: Record<string, string | undefined>;
   timeoutMs: number;
-  /** Mock mode: this simulator answers for every provider, after that provider's own request conversion. */
-  simulator: MockProvider | undefined;
+  /**
+   * Mock mode: this simulator answers for every provider, after that provider's own request conversion; or the
+   * function that loads it on the first call (`mock: true`: a page's bundle carries it only once it is used).
+   */
+  simulator: MockProvider | (() => Promise<MockProvider>) | undefined;
   /** The HTTP transport's limits: answer size and connections per provider. */
   transport?: { maxResponseBytes?: number | undefined; connections?: number | undefined };
   /** The gateway's `transport`, for providers that set none. */
@@ -87,7 +90,8 @@ export function createProviderPool(options: ProviderPoolOptions): ProviderLookup
 
   async function load(name: string, index: number, id: string): Promise<Provider | MissingSetting> {
     const definition = options.registry.get(name);
-    if (options.simulator) return standIn(options.simulator, definition);
+    const { simulator } = options;
+    if (simulator) return standIn(typeof simulator === 'function' ? await simulator() : simulator, definition);
     if (!definition)
       return { missing: `the ${name} adapter (not available in this version of switchyard; pin another provider)` };
     const key = keysOf(name)[index]?.key;

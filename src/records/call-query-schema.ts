@@ -1,5 +1,5 @@
 import type * as Zod from 'zod';
-import { lazyRequire } from '../internal/lazy-require.ts';
+import { zod } from '../internal/load-zod.ts';
 
 /** Text columns a query filters on by value (one or a list). */
 export const TEXT_FILTERS = [
@@ -26,13 +26,11 @@ export const AGGREGATE_FUNCTIONS = ['count', 'sum', 'avg', 'min', 'max', 'p50', 
 export const MAX_QUERY_LIMIT = 1000;
 export const DEFAULT_QUERY_LIMIT = 100;
 
-const loadZod = lazyRequire<typeof Zod>('zod');
-
 /**
  * The call query's zod schema (the MCP tool's input schema too), built on first use: the records module is loaded
  * with every gateway, and zod alone takes ~100 ms to import.
  */
-export const callQuerySchemas = (): CallQuerySchemas => (schemas ??= buildSchemas(loadZod().z));
+export const callQuerySchemas = (): CallQuerySchemas => (schemas ??= buildSchemas(zod().z));
 let schemas: CallQuerySchemas | undefined;
 type CallQuerySchemas = ReturnType<typeof buildSchemas>;
 

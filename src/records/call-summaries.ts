@@ -1,5 +1,6 @@
 import type { Queries, RunOptions } from '../storage/engine.ts';
 import { atMost, epochMs } from '../storage/engine-sql.ts';
+import type { Builder } from '../storage/kysely.ts';
 import type { AgentSummary, CallTiming, DailyCostQuery, DailyCostRow, WorkflowTimeline } from './call-store.ts';
 import {
   compareAgentSummaries,
@@ -23,19 +24,23 @@ type Totals = Record<string, any>;
 export async function dailyCostRows(on: Queries, query: DailyCostQuery, options: RunOptions): Promise<DailyCostRow[]> {
   const { since, until } = dailyCostWindow(query);
   const day = (eb: Totals) => eb.fn('substr', [eb.ref('created_at'), eb.lit(1), eb.lit(10)]);
-  let select = on.db
-    .selectFrom('calls')
-    .select((eb) => [
-      day(eb).as('day'),
-      WORKFLOW_COLUMN,
-      eb.fn.countAll().as('calls'),
-      eb.fn.coalesce(eb.fn.sum('cost_usd'), eb.lit(0)).as('cost_usd'),
-      eb.fn.countAll().filterWhere('cost_usd', 'is', null).as('unpriced_calls'),
-    ])
-    .where('created_at', '>=', since)
-    .where('created_at', '<', until);
-  if (query.workflow_name !== undefined) select = select.where(WORKFLOW_COLUMN, '=', query.workflow_name);
-  const { rows } = await on.run<Totals>(select.groupBy([day as never, WORKFLOW_COLUMN]), {}, options);
+  const select = (db: Builder) => {
+    const inWindow = db
+      .selectFrom('calls')
+      .select((eb) => [
+        day(eb).as('day'),
+        WORKFLOW_COLUMN,
+        eb.fn.countAll().as('calls'),
+        eb.fn.coalesce(eb.fn.sum('cost_usd'), eb.lit(0)).as('cost_usd'),
+        eb.fn.countAll().filterWhere('cost_usd', 'is', null).as('unpriced_calls'),
+      ])
+      .where('created_at', '>=', since)
+      .where('created_at', '<', until);
+    const chosen =
+      query.workflow_name === undefined ? inWindow : inWindow.where(WORKFLOW_COLUMN, '=', query.workflow_name);
+    return chosen.groupBy([day as never, WORKFLOW_COLUMN]);
+  };
+  const { rows } = await on.run<Totals>(select, {}, options);
   return rows
     .map((row) => ({
       day: String(row.day),
@@ -49,20 +54,21 @@ export async function dailyCostRows(on: Queries, query: DailyCostQuery, options:
 
 /** Totals per agent, highest cost first. */
 export async function agentSummaries(on: Queries, options: RunOptions): Promise<AgentSummary[]> {
-  const select = on.db
-    .selectFrom('calls')
-    .select((eb) => [
-      'agent_id',
-      eb.fn.countAll().as('calls'),
-      eb.fn.countAll().filterWhere('status', '=', 'error').as('errors'),
-      eb.fn.sum('prompt_tokens').as('prompt_tokens'),
-      eb.fn.sum('completion_tokens').as('completion_tokens'),
-      eb.fn.sum('reasoning_tokens').as('reasoning_tokens'),
-      eb.fn.coalesce(eb.fn.sum('cost_usd'), eb.lit(0)).as('cost_usd'),
-      eb.fn.countAll().filterWhere('cost_usd', 'is', null).as('unpriced_calls'),
-      eb.fn.max('created_at').as('last_call_at'),
-    ])
-    .groupBy('agent_id');
+  const select = (db: Builder) =>
+    db
+      .selectFrom('calls')
+      .select((eb) => [
+        'agent_id',
+        eb.fn.countAll().as('calls'),
+        eb.fn.countAll().filterWhere('status', '=', 'error').as('errors'),
+        eb.fn.sum('prompt_tokens').as('prompt_tokens'),
+        eb.fn.sum('completion_tokens').as('completion_tokens'),
+        eb.fn.sum('reasoning_tokens').as('reasoning_tokens'),
+        eb.fn.coalesce(eb.fn.sum('cost_usd'), eb.lit(0)).as('cost_usd'),
+        eb.fn.countAll().filterWhere('cost_usd', 'is', null).as('unpriced_calls'),
+        eb.fn.max('created_at').as('last_call_at'),
+      ])
+      .groupBy('agent_id');
   const { rows } = await on.run<Totals>(select, {}, options);
   return rows
     .map((row) => ({
@@ -93,43 +99,46 @@ export async function timelineTotals(
   const first = calls[0];
   if (!first) return null;
   if (calls.length < limit) return timelineOf(summarizeWorkflow(traceId, calls)!, limit);
-  const ofTrace = on.db.selectFrom('calls').where('trace_id', '=', traceId);
+  const ofTrace = (db: Builder) => db.selectFrom('calls').where('trace_id', '=', traceId);
   const cost = (eb: Totals) => eb.fn.coalesce(eb.fn.sum('cost_usd'), eb.lit(0));
   const unpriced = (eb: Totals) => eb.fn.countAll().filterWhere('cost_usd', 'is', null);
   const [agents, totals, named] = await Promise.all([
     on.run<Totals>(
-      ofTrace
-        .select((eb) => [
-          'agent_id',
-          eb.fn.countAll().as('calls'),
+      (db) =>
+        ofTrace(db)
+          .select((eb) => [
+            'agent_id',
+            eb.fn.countAll().as('calls'),
+            cost(eb).as('cost_usd'),
+            unpriced(eb).as('unpriced_calls'),
+            eb.fn.sum('prompt_tokens').as('prompt_tokens'),
+            eb.fn.sum('completion_tokens').as('completion_tokens'),
+          ])
+          .groupBy('agent_id')
+          .orderBy((eb: Totals) => eb.fn.min('created_at'))
+          .orderBy((eb: Totals) => eb.fn.min('id')),
+      {},
+      options,
+    ),
+    on.run<Totals>(
+      (db) =>
+        ofTrace(db).select((eb) => [
+          eb.fn.countAll().as('call_count'),
           cost(eb).as('cost_usd'),
           unpriced(eb).as('unpriced_calls'),
-          eb.fn.sum('prompt_tokens').as('prompt_tokens'),
-          eb.fn.sum('completion_tokens').as('completion_tokens'),
-        ])
-        .groupBy('agent_id')
-        .orderBy((eb: Totals) => eb.fn.min('created_at'))
-        .orderBy((eb: Totals) => eb.fn.min('id')),
+          eb.fn.max(eb(epochMs(on.kind, eb, 'created_at'), '+', eb.ref('latency_ms'))).as('end_ms'),
+        ]),
       {},
       options,
     ),
     on.run<Totals>(
-      ofTrace.select((eb) => [
-        eb.fn.countAll().as('call_count'),
-        cost(eb).as('cost_usd'),
-        unpriced(eb).as('unpriced_calls'),
-        eb.fn.max(eb(epochMs(on.kind, eb, 'created_at'), '+', eb.ref('latency_ms'))).as('end_ms'),
-      ]),
-      {},
-      options,
-    ),
-    on.run<Totals>(
-      ofTrace
-        .select(WORKFLOW_COLUMN)
-        .where(WORKFLOW_COLUMN, 'is not', null)
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(atMost(1)),
+      (db) =>
+        ofTrace(db)
+          .select(WORKFLOW_COLUMN)
+          .where(WORKFLOW_COLUMN, 'is not', null)
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(atMost(1)),
       {},
       options,
     ),

@@ -1,7 +1,7 @@
 import type { Expression, ExpressionBuilder, OrderByItemBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import { compile } from '../storage/engine.ts';
 import { anyOf, atMost, metadataIs, percentileOf } from '../storage/engine-sql.ts';
-import { builderFor } from '../storage/kysely.ts';
+import type { Builder } from '../storage/kysely.ts';
 import type { EngineKind } from '../storage/schema.ts';
 import { type Aggregate, type GroupColumn, isoInstant, type ParsedCallQuery, ROW_COLUMNS } from './call-query.ts';
 import { NUMBER_FIELDS, TEXT_FILTERS } from './call-query-schema.ts';
@@ -20,10 +20,8 @@ type Select = SelectQueryBuilder<any, any, any>;
 const PERCENTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p99: 0.99 };
 const NUMBERS: readonly string[] = NUMBER_FIELDS;
 
-export function callQueryOf(kind: EngineKind, query: ParsedCallQuery): Select {
-  const base = builderFor(kind)
-    .selectFrom('calls')
-    .where((eb) => eb.and(conditions(kind, eb, query)));
+export function callQueryOf(db: Builder, kind: EngineKind, query: ParsedCallQuery): Select {
+  const base = db.selectFrom('calls').where((eb) => eb.and(conditions(kind, eb, query)));
   if (!query.grouped) {
     let rows = base.select([...ROW_COLUMNS]);
     for (const { field, direction } of query.order_by)
@@ -51,7 +49,7 @@ export function callQueryOf(kind: EngineKind, query: ParsedCallQuery): Select {
 
 /** The query's SQL and parameters, for one engine kind: what a caller wrote is only ever a parameter. */
 export function compileCallQuery(query: ParsedCallQuery, kind: EngineKind): { sql: string; params: unknown[] } {
-  const { sql, values } = compile(callQueryOf(kind, query), kind);
+  const { sql, values } = compile((db) => callQueryOf(db, kind, query), kind);
   return { sql, params: values };
 }
 

@@ -1,6 +1,8 @@
+import { loadZod } from '../internal/load-zod.ts';
 import type { RunOptions, StorageEngine } from '../storage/engine.ts';
 import { prepare } from '../storage/engine.ts';
 import { anyOf, asBytes, atMost } from '../storage/engine-sql.ts';
+import type { Builder } from '../storage/kysely.ts';
 import { isStorageFailure } from '../storage/storage-failure.ts';
 import { writeRows } from '../storage/write-rows.ts';
 import { type CallQuery, type CallQueryOptions, type CallQueryResult, parseCallQuery } from './call-query.ts';
@@ -148,35 +150,37 @@ export class StoredCalls implements RecordSink, CallStore {
   async listJson(query?: ListCallsQuery): Promise<CallTextPage> {
     const normalized = normalizeListQuery(query);
     await this.ready();
-    const { kind, db } = this.engine;
-    let select = db
-      .selectFrom('calls')
-      .select((eb) => ['id', 'created_at', eb.fn<number>('octet_length', [eb.ref('record')]).as('bytes')]);
-    for (const column of LIST_EQUALITIES) {
-      const value = normalized[column];
-      if (value !== undefined) select = select.where(column, '=', value);
-    }
-    const keys = normalized.api_key_ids;
-    if (keys !== undefined) select = select.where((eb) => anyOf(kind, eb, 'api_key_id', keys));
-    if (normalized.since !== undefined) select = select.where('created_at', '>=', normalized.since);
-    if (normalized.until !== undefined) select = select.where('created_at', '<', normalized.until);
-    const after = normalized.after;
-    if (after !== undefined)
-      select = select.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.created_at),
-          eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
-        ]),
-      );
-    const query_ = select
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(atMost(normalized.limit + 1));
-    const sized = await this.#rows<SizedRow>(query_);
+    const { kind } = this.engine;
+    const page = (db: Builder) => {
+      let select = db
+        .selectFrom('calls')
+        .select((eb) => ['id', 'created_at', eb.fn<number>('octet_length', [eb.ref('record')]).as('bytes')]);
+      for (const column of LIST_EQUALITIES) {
+        const value = normalized[column];
+        if (value !== undefined) select = select.where(column, '=', value);
+      }
+      const keys = normalized.api_key_ids;
+      if (keys !== undefined) select = select.where((eb) => anyOf(kind, eb, 'api_key_id', keys));
+      if (normalized.since !== undefined) select = select.where('created_at', '>=', normalized.since);
+      if (normalized.until !== undefined) select = select.where('created_at', '<', normalized.until);
+      const after = normalized.after;
+      if (after !== undefined)
+        select = select.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after.created_at),
+            eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+          ]),
+        );
+      return select
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(atMost(normalized.limit + 1));
+    };
+    const sized = await this.#rows<SizedRow>(page);
     const { rows, next_cursor } = sizedPage(sized, normalized.limit);
     const read = (ids: string[]) =>
       this.#turns.run(async () => {
-        const found = await this.#rows<{ id: string; record: unknown }>(
+        const found = await this.#rows<{ id: string; record: unknown }>((db) =>
           db
             .selectFrom('calls')
             .select((eb) => ['id', asBytes(kind, eb, 'record').as('record')])
@@ -209,13 +213,14 @@ export class StoredCalls implements RecordSink, CallStore {
 
   /** The first `limit` calls from their columns, and the totals over all of them from aggregates. */
   async workflowTimeline(traceId: string, limit: number): Promise<WorkflowTimeline | null> {
-    const timings = this.engine.db
-      .selectFrom('calls')
-      .select([...TIMING_COLUMNS])
-      .where('trace_id', '=', traceId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(atMost(limit));
+    const timings = (db: Builder) =>
+      db
+        .selectFrom('calls')
+        .select([...TIMING_COLUMNS])
+        .where('trace_id', '=', traceId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(atMost(limit));
     const calls = (await this.#rows<TimingRow>(timings)).map(timingOfRow);
     await this.ready();
     return timelineTotals(this.engine, traceId, calls, limit, SUMMARY);
@@ -232,9 +237,10 @@ export class StoredCalls implements RecordSink, CallStore {
   }
 
   async queryCalls(query: CallQuery, options?: CallQueryOptions): Promise<CallQueryResult> {
+    await loadZod();
     const parsed = parseCallQuery(query, options);
     await this.ready();
-    return resultOf(await this.#rows(callQueryOf(this.engine.kind, parsed)), parsed);
+    return resultOf(await this.#rows((db) => callQueryOf(db, this.engine.kind, parsed)), parsed);
   }
 
   async #rows<Row>(query: Parameters<StorageEngine['run']>[0], args?: Record<string, unknown>): Promise<Row[]> {

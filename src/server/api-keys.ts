@@ -81,8 +81,8 @@ export class ApiKeyStore implements KeyStore {
     // write lock from the start), so a revocation of any of them commits before the read, and is seen, or after the
     // insert, and revokes the new key too; mints under one parent queue, so the count sees every child before.
     return this.#engine.transaction(async (tx) => {
-      const above = (await tx.run<LineageRow>(locking(tx.kind, ancestors(tx.db, parentId, 2), 'share', 'k'))).rows;
-      const parent = (await tx.run<LineageRow>(locking(tx.kind, parentRow(tx.db, parentId)))).rows;
+      const above = (await tx.run<LineageRow>((db) => locking(tx.kind, ancestors(db, parentId, 2), 'share', 'k'))).rows;
+      const parent = (await tx.run<LineageRow>((db) => locking(tx.kind, parentRow(db, parentId)))).rows;
       const chain = [...parent, ...above.reverse()];
       const count = Number((await tx.run<{ count: number }>(children, { parent: parentId })).rows[0]?.count ?? 0);
       const refusal = mintRefusal(chain, count);
@@ -103,7 +103,7 @@ export class ApiKeyStore implements KeyStore {
   /** Every key minted under `id`, however deep (not `id` itself), nearest first. */
   async descendants(id: string): Promise<string[]> {
     await this.ready();
-    return (await this.#engine.run<{ id: string }>(descendants(this.#engine.db, id))).rows.map((row) => row.id);
+    return (await this.#engine.run<{ id: string }>((db) => descendants(db, id))).rows.map((row) => row.id);
   }
 
   /** Keys that can be used (not revoked). */
@@ -130,8 +130,8 @@ export class ApiKeyStore implements KeyStore {
     const revokedAt = await this.#engine.transaction(async (tx) => {
       // The key first: a mint under it (or under any key below it) holds this row, so this waits for it to commit.
       const [row] = (
-        await tx.run<{ revoked_at: string }>(
-          tx.db
+        await tx.run<{ revoked_at: string }>((db) =>
+          db
             .updateTable('api_keys')
             .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(now)) }))
             .where('id', '=', key.id)
@@ -140,11 +140,12 @@ export class ApiKeyStore implements KeyStore {
       ).rows;
       // Then every key minted under it until now, locked top down (the order every mint locks in, so none deadlock);
       // swept again when already revoked, for keys left behind by a race before this was atomic.
-      const below = (await tx.run<{ id: string }>(locking(tx.kind, descendants(tx.db, key.id, 'k'), 'update', 'k')))
-        .rows;
+      const below = (
+        await tx.run<{ id: string }>((db) => locking(tx.kind, descendants(db, key.id, 'k'), 'update', 'k'))
+      ).rows;
       if (below.length > 0)
-        await tx.run(
-          tx.db
+        await tx.run((db) =>
+          db
             .updateTable('api_keys')
             .set({ revoked_at: now })
             .where(
@@ -197,7 +198,7 @@ export class ApiKeyStore implements KeyStore {
   /** The lineage rows from `parentId` up, nearest first. */
   async #chainFrom(parentId: string | null): Promise<LineageRow[]> {
     if (!parentId) return [];
-    return (await this.#engine.run<LineageRow>(ancestors(this.#engine.db, parentId, 1))).rows;
+    return (await this.#engine.run<LineageRow>((db) => ancestors(db, parentId, 1))).rows;
   }
 }
 

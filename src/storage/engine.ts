@@ -3,15 +3,14 @@ import { type Builder, builderFor } from './kysely.ts';
 import type { EngineKind, SchemaSpec } from './schema.ts';
 
 /**
- * What the stores run their queries on: SQLite (`node:sqlite`), PostgreSQL (a `pg` pool) or memory. A store builds
- * each query once with the engine's builder (`db`), and every engine runs the same query: the stored thing's queries
- * are written once, whatever keeps them.
+ * What the stores run their queries on: SQLite (`node:sqlite`), PostgreSQL (a `pg` pool) or memory. A store writes
+ * each query once as a function of the engine's builder, and every engine runs the same query: the stored thing's
+ * queries are written once, whatever keeps them. The engine calls the function when it runs the query, so the query
+ * builder loads only when a query first runs (a gateway that only records its calls never loads it).
  */
 export interface Queries {
   readonly kind: EngineKind;
-  /** The query builder of this engine's kind. */
-  readonly db: Builder;
-  /** Runs a query built with `db`, or a prepared one with its arguments. */
+  /** Runs a query built by a function of the builder, or a prepared one with its arguments. */
   run<Row = Record<string, unknown>>(query: Query<Row>, args?: Args, options?: RunOptions): Promise<Result<Row>>;
 }
 
@@ -43,7 +42,9 @@ export interface RunOptions {
 
 export type Args = Readonly<Record<string, unknown>>;
 type Built<Row> = Compilable<Row> & OperationNodeSource;
-export type Query<Row> = Built<Row> | Prepared<Row>;
+/** A query built when it runs, with the builder of the engine that runs it. */
+export type Building<Row> = (db: Builder) => Built<Row>;
+export type Query<Row> = Building<Row> | Prepared<Row>;
 
 const PARAMETER = Symbol('parameter');
 
@@ -96,7 +97,7 @@ export function compile<Row>(
   args: Args = {},
 ): { sql: string; values: unknown[]; node: RootOperationNode } {
   if (!(query instanceof Prepared)) {
-    const compiled = query.compile();
+    const compiled = query(builderFor(kind)).compile();
     return { sql: compiled.sql, values: [...compiled.parameters], node: compiled.query };
   }
   const compiled = query.compiled(kind);
@@ -106,7 +107,9 @@ export function compile<Row>(
 
 /** A prepared query's tree, for the memory engine (which never needs the SQL). */
 export function treeOf<Row>(query: Query<Row>, kind: EngineKind): RootOperationNode {
-  return query instanceof Prepared ? query.compiled(kind).query : (query.toOperationNode() as RootOperationNode);
+  return query instanceof Prepared
+    ? query.compiled(kind).query
+    : (query(builderFor(kind)).toOperationNode() as RootOperationNode);
 }
 
 export function argument(args: Args, parameter: Parameter): unknown {

@@ -1,16 +1,16 @@
 import type * as KyselyModule from 'kysely';
 import type { Kysely, KyselyPlugin, RootOperationNode, TableNode } from 'kysely';
-import { lazyRequire } from '../internal/lazy-require.ts';
+import { kysely } from './load-kysely.ts';
 import { declaredTables, type EngineKind, tableName } from './schema.ts';
+
+export { kysely, loadKysely } from './load-kysely.ts';
 
 /**
  * Kysely builds every query of the stores once, as an operation tree: the SQL engines compile it to their SQL, the
  * memory engine runs the tree itself (`memory-query.ts`). Kysely is only the builder and the compilers here; each
  * engine runs what it compiled (`node:sqlite` synchronously, a `pg` pool, or memory), so nothing of Kysely's driver
- * layer is used. Loaded on first use: the package's import must not pay for it (the web build bundles what it
- * uses, lazy-require.web.ts).
+ * layer is used. Loaded on first use (load-kysely.ts): the package's import must not pay for it.
  */
-export const kysely = lazyRequire<typeof KyselyModule>('kysely');
 
 // biome-ignore lint/suspicious/noExplicitAny: tables are checked by their declarations, not by Kysely's types.
 export type Builder = Kysely<any>;

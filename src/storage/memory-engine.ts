@@ -1,10 +1,9 @@
 import type { RootOperationNode } from 'kysely';
 import { type Args, type Queries, type Query, type Result, type StorageEngine, treeOf } from './engine.ts';
-import { builderFor } from './kysely.ts';
+import { loadKysely } from './kysely.ts';
 import type { Context } from './memory-expression.ts';
-import { compileSelect, type MemorySchema } from './memory-select.ts';
+import type { MemorySchema } from './memory-select.ts';
 import { MemoryTable, type Row, type Undo } from './memory-table.ts';
-import { compileWrite } from './memory-write.ts';
 import type { SchemaSpec } from './schema.ts';
 import { TransactionLock } from './transaction-lock.ts';
 import type { OnConflict } from './write-rows.ts';
@@ -15,6 +14,14 @@ export interface MemoryEngineOptions {
 }
 
 type Statement = (context: Context, undo: Undo[]) => Result<Row>;
+
+let interpreter: typeof import('./memory-query.ts') | undefined;
+
+/** What running a query needs, loaded when one first runs: Kysely, and the interpreter of its trees. */
+async function loadQueryLayer(): Promise<void> {
+  await loadKysely();
+  interpreter ??= await import('./memory-query.ts');
+}
 
 /** The memory engine's queries, and its writes without a query (`write`). */
 export interface MemoryQueries extends Queries {
@@ -29,10 +36,6 @@ export interface MemoryQueries extends Queries {
  */
 export class MemoryEngine implements StorageEngine, MemoryQueries, MemorySchema {
   readonly kind = 'memory';
-  /** The builder, made on first use: Kysely loads only when a query is built. */
-  get db() {
-    return builderFor('memory');
-  }
   readonly #tables = new Map<string, MemoryTable>();
   readonly #capacity: Readonly<Record<string, number>>;
   readonly #statements = new WeakMap<RootOperationNode, Statement>();
@@ -47,11 +50,12 @@ export class MemoryEngine implements StorageEngine, MemoryQueries, MemorySchema 
   }
 
   async run<Row>(query: Query<Row>, args?: Args): Promise<Result<Row>> {
+    await loadQueryLayer();
     if (this.#lock.held) await this.#lock.idle();
     return this.runNow(query, args);
   }
 
-  /** Runs a query at once, synchronously (the memory sink's `records()`). */
+  /** Runs a query at once, synchronously, once the query layer is loaded (`run` waits for it). */
   runNow<Row>(query: Query<Row>, args: Args = {}, undo: Undo[] = []): Result<Row> {
     const statement = this.#statement(treeOf(query, 'memory'));
     const done = undo.length;
@@ -91,10 +95,10 @@ export class MemoryEngine implements StorageEngine, MemoryQueries, MemorySchema 
       const undo: Undo[] = [];
       const tx: MemoryQueries = {
         kind: 'memory',
-        get db() {
-          return builderFor('memory');
+        run: async (query, args) => {
+          await loadQueryLayer();
+          return this.runNow(query, args, undo);
         },
-        run: async (query, args) => this.runNow(query, args, undo),
         write: async (table, rows, conflict) => this.writeNow(table, rows, conflict, undo),
       };
       try {
@@ -122,6 +126,8 @@ export class MemoryEngine implements StorageEngine, MemoryQueries, MemorySchema 
   #statement(node: RootOperationNode): Statement {
     let statement = this.#statements.get(node);
     if (!statement) {
+      if (!interpreter) throw new Error('The memory engine ran a query before it loaded its query layer (run waits).');
+      const { compileSelect, compileWrite } = interpreter;
       if (node.kind === 'SelectQueryNode') {
         const select = compileSelect(node, this);
         statement = (context) => {

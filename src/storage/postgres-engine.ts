@@ -11,7 +11,6 @@ import {
   type RunOptions,
   type StorageEngine,
 } from './engine.ts';
-import { builderFor } from './kysely.ts';
 import { migratePostgres } from './migrate.ts';
 import type { SchemaSpec } from './schema.ts';
 
@@ -36,10 +35,6 @@ const NUMBER_TYPES = new Set([20, 1700]);
  */
 export class PostgresEngine implements StorageEngine {
   readonly kind = 'postgres';
-  /** The builder, made on first use: Kysely loads only when a query is built. */
-  get db() {
-    return builderFor('postgres');
-  }
   readonly #pool: PostgresPool & { end?(): Promise<void> };
   readonly #owned: boolean;
   readonly #timeoutMs: number;
@@ -90,7 +85,7 @@ export class PostgresEngine implements StorageEngine {
       throw postgresError(error);
     }
     const run: Queries['run'] = (query, args, options) => this.#on(client, query, args, options);
-    const tx: Queries = { kind: 'postgres', db: this.db, run };
+    const tx: Queries = { kind: 'postgres', run };
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');

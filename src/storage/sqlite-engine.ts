@@ -9,7 +9,6 @@ import {
   returnsRows,
   type StorageEngine,
 } from './engine.ts';
-import { builderFor } from './kysely.ts';
 import { migrateSqlite } from './migrate.ts';
 import { PERCENTILE_FUNCTION, type PercentileState, percentile, percentileStep } from './percentile.ts';
 import type { SchemaSpec } from './schema.ts';
@@ -25,10 +24,6 @@ const STATEMENTS_KEPT = 256;
  */
 export class SqliteEngine implements StorageEngine {
   readonly kind = 'sqlite';
-  /** The builder, made on first use: Kysely loads only when a query is built. */
-  get db() {
-    return builderFor('sqlite');
-  }
   /** The file, or `:memory:`. */
   readonly path: string;
   /** The connection itself, for SQL the stores do not write (`SqliteSink.query`). */
@@ -79,7 +74,7 @@ export class SqliteEngine implements StorageEngine {
   }
 
   transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T> {
-    const tx: Queries = { kind: 'sqlite', db: this.db, run: async (query, args) => this.runNow(query, args) };
+    const tx: Queries = { kind: 'sqlite', run: async (query, args) => this.runNow(query, args) };
     return this.#lock.hold(async () => {
       // The write lock from the start: another process's write commits before this reads, or waits for it.
       this.connection.exec('BEGIN IMMEDIATE');

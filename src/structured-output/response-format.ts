@@ -2,6 +2,7 @@ import type { AutoParseableResponseFormat } from 'openai/lib/parser';
 import type * as Zod from 'zod';
 import { InvalidRequestError } from '../errors.ts';
 import { lazyRequire } from '../internal/lazy-require.ts';
+import { zod, zodAtHand } from '../internal/load-zod.ts';
 import type { JsonSchema } from './json-schema-validator.ts';
 
 /**
@@ -24,6 +25,7 @@ export function zodResponseFormat<T>(
   name: string,
   options: { description?: string; strict?: boolean } = {},
 ): AutoParseableResponseFormat<T> {
+  zodAtHand();
   const jsonSchema = toJsonSchema(schema);
   const format = {
     type: 'json_schema' as const,
@@ -44,7 +46,6 @@ export function zodResponseFormat<T>(
   }) as unknown as AutoParseableResponseFormat<T>;
 }
 
-const zod = lazyRequire<typeof Zod>('zod');
 const zodToJsonSchema = lazyRequire<typeof import('zod-to-json-schema')>('zod-to-json-schema');
 
 function toJsonSchema(schema: ZodSchemaLike): JsonSchema {

@@ -7,14 +7,14 @@ import { zodForWeb } from '../../src/internal/zod-web.ts';
  * The web build bundles only the members of zod the core names (src/internal/zod-web.ts): every `z.<member>` of a
  * core file that loads zod must be there, or that feature would fail in Workers and browsers alone.
  */
-// The core as the web build has it: lazyRequire gives the bundled modules, zod's named part among them.
-vi.mock('../../src/internal/lazy-require.ts', () => import('../../src/internal/lazy-require.web.ts'));
+// The core as the web build has it: zod's named part, imported when a feature first waits for it (loadZod).
+vi.mock('../../src/internal/load-zod.ts', () => import('../../src/internal/load-zod.web.ts'));
 
 const src = resolve(import.meta.dirname, '../../src');
 const files = (readdirSync(src, { recursive: true }) as string[])
   .filter((file) => file.endsWith('.ts') && !file.startsWith('server/') && !file.startsWith('cli'))
   .map((file) => readFileSync(join(src, file), 'utf8'))
-  .filter((text) => text.includes("lazyRequire<typeof Zod>('zod')"));
+  .filter((text) => /import \{[^}]*\bzod\b[^}]*\} from '[./]+internal\/load-zod\.ts'/.test(text));
 
 describe('zod in the web build', () => {
   it('has every member the core uses', () => {
@@ -24,7 +24,10 @@ describe('zod in the web build', () => {
     expect(typeof zodForWeb.toJSONSchema).toBe('function');
   });
 
-  it('checks deployments, catalog rows and call queries with it, as on Node', async () => {
+  it('checks deployments, catalog rows and call queries with it, as on Node, once loaded', async () => {
+    const { loadZod, zod } = await import('../../src/internal/load-zod.ts');
+    expect(() => zod()).toThrow(/before it loaded/);
+    await loadZod();
     const { validateDeployment } = await import('../../src/deployments/validate-deployment.ts');
     const { catalogSchemas } = await import('../../src/catalog/catalog-schema.ts');
     const { callQuerySchemas } = await import('../../src/records/call-query-schema.ts');

@@ -210,6 +210,24 @@ export async function runScenario(library: Library, fakes: FakeProviders): Promi
     expect(typeof record?.cost_usd === 'number' && record.cost_usd > 0, 'a priced record');
     return `${record?.provider}, $${record?.cost_usd}`;
   });
+
+  // The query builder and zod load when the records are first queried (chunks of their own in a page's bundle).
+  await check('call records queried in memory', async () => {
+    const gateway = createGateway({ env });
+    const ask = () =>
+      gateway.createCompletion({ model: 'gemini-flash-latest', messages: user('hi'), metadata: { agent_id: 'a2' } });
+    await ask();
+    await ask();
+    await gateway.flush();
+    const grouped = await gateway.calls.queryCalls!({ filter: { agent_id: 'a2' }, group_by: ['provider'] });
+    const [agent] = await gateway.calls.agents();
+    expect(
+      grouped.data.length === 1 && grouped.data[0]?.count === 2,
+      `one group of two calls, got ${JSON.stringify(grouped.data)}`,
+    );
+    expect(agent?.agent_id === 'a2' && agent.calls === 2, 'the agent summed');
+    return `${grouped.data[0]?.provider}: ${grouped.data[0]?.count} calls`;
+  });
   return rows;
 }
 

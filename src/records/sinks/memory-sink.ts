@@ -1,16 +1,13 @@
-import { prepare } from '../../storage/engine.ts';
 import { MemoryEngine } from '../../storage/memory-engine.ts';
+import type { MemoryTable } from '../../storage/memory-table.ts';
 import type { CallRecord } from '../call-record.ts';
-import { recordOf } from '../calls-schema.ts';
+import { CALLS_TABLE, recordOf } from '../calls-schema.ts';
 import { StoredCalls } from '../stored-calls.ts';
 
 export interface MemorySinkOptions {
   /** Records kept; past it the oldest written are forgotten (default 10_000). */
   capacity?: number | undefined;
 }
-
-const everyRecord = prepare<{ record: unknown }>((db) => db.selectFrom('calls').select('record'));
-const forgetAll = prepare((db) => db.deleteFrom('calls'));
 
 /**
  * The latest records in this process's memory (the memory engine, the oldest written forgotten past `capacity`),
@@ -26,12 +23,20 @@ export class MemorySink extends StoredCalls {
     this.capacity = capacity;
   }
 
-  /** The kept records, oldest written first. */
+  /**
+   * The kept records, oldest written first: the table's rows as they are, read at once (no query, so no query
+   * builder to load: a page that only reads its records back never loads one).
+   */
   records(): CallRecord[] {
-    return (this.engine as MemoryEngine).runNow(everyRecord).rows.map((row) => recordOf(row.record));
+    return [...this.#calls().rows()].map((row) => recordOf(row.record));
   }
 
   clear(): void {
-    (this.engine as MemoryEngine).runNow(forgetAll);
+    const calls = this.#calls();
+    for (const row of [...calls.rows()]) calls.delete(row, []);
+  }
+
+  #calls(): MemoryTable {
+    return (this.engine as MemoryEngine).table(CALLS_TABLE.name)!;
   }
 }

@@ -1,5 +1,6 @@
 import type { StorageEngine } from '../../storage/engine.ts';
 import { anyOf, atMost } from '../../storage/engine-sql.ts';
+import type { Builder } from '../../storage/kysely.ts';
 import { column, defineSchema, type TableSpec, withColumn } from '../../storage/schema.ts';
 import { writeRows } from '../../storage/write-rows.ts';
 import type { McpCallOutcome } from './upstream.ts';
@@ -82,12 +83,14 @@ export class McpCallLog {
   async list(query: McpCallQuery): Promise<McpCallRecord[]> {
     await this.flush();
     await this.#engine.ready(MCP_CALLS_SCHEMA);
-    const { kind, db } = this.#engine;
-    let select = db.selectFrom('mcp_calls').selectAll();
-    if (query.keyIds) select = select.where((eb) => anyOf(kind, eb, 'key_id', [...query.keyIds!]));
-    if (query.server !== undefined) select = select.where('server', '=', query.server);
-    const ordered = select.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(atMost(query.limit));
-    const { rows } = await this.#engine.run<McpCallRecord>(ordered);
+    const { kind } = this.#engine;
+    const newest = (db: Builder) => {
+      let select = db.selectFrom('mcp_calls').selectAll();
+      if (query.keyIds) select = select.where((eb) => anyOf(kind, eb, 'key_id', [...query.keyIds!]));
+      if (query.server !== undefined) select = select.where('server', '=', query.server);
+      return select.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(atMost(query.limit));
+    };
+    const { rows } = await this.#engine.run<McpCallRecord>(newest);
     // PostgreSQL's integers may come back as text (pg reads int8 so): numbers, as they were recorded.
     return rows.map((row) => ({
       ...row,
