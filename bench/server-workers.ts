@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { pinned } from './pinning.ts';
@@ -125,7 +125,8 @@ async function measure(bench: WorkersBench, workers: number): Promise<WorkersRow
 
 /** Measures each count of `counts` that this machine can show, and prints the rows and what was not measured. */
 export async function benchWorkers(bench: WorkersBench, counts: number[]): Promise<string[]> {
-  const cores = availableParallelism();
+  // The machine's cores, not this process's: the load generator is pinned to one (availableParallelism would say 1).
+  const cores = cpus().length;
   const rows: WorkersRow[] = [];
   const skipped = counts.filter((count) => count > cores || (count >= 4 && cores < 4));
   for (const count of counts.filter((count) => !skipped.includes(count))) {
