@@ -82,9 +82,8 @@ console.log(
   `${run['2xx']} ok in ${run.duration} s (${rps} RPS), errors ${run.errors}, serve's CPU ` +
     `${cpuPerRequestUs.toFixed(0)} µs per request`,
 );
-console.log(
-  `| phase | RSS | heap used / total | ${spaceNames.map((name) => `${name} used / size`).join(' | ')} | external | arrayBuffers |`,
-);
+const spaceColumns = spaceNames.map((name) => `${name} used / size`).join(' | ');
+console.log(`| phase | RSS | heap used / total | ${spaceColumns} | external | arrayBuffers |`);
 for (const line of lines as Array<Record<string, any>>) {
   const spaces = spaceNames.map((name) => `${line.spaces[name]?.used} / ${line.spaces[name]?.size}`);
   console.log(

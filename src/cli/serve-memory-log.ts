@@ -4,7 +4,8 @@ import v8 from 'node:v8';
 /**
  * `SWITCHYARD_DEBUG_MEMORY=<seconds>`: `serve` logs where its memory is every that many seconds, as a JSON line on
  * stderr (level `debug`, msg `memory`): RSS, V8's heap used and committed per space, external and ArrayBuffer
- * memory, and the garbage collections since the start (count and pause time by kind). It is how docs/performance.md's memory table was measured; off unless the variable is set.
+ * memory, and the garbage collections since the start (count and pause time by kind). It is how
+ * docs/performance.md's memory table was measured; off unless the variable is set.
  */
 export function logMemoryWhenAsked(env: NodeJS.ProcessEnv = process.env): void {
   const seconds = Number(env.SWITCHYARD_DEBUG_MEMORY);

@@ -132,4 +132,23 @@ describe('the switchyard CLI', () => {
       }
     },
   );
+
+  it('serve logs where its memory is when SWITCHYARD_DEBUG_MEMORY asks', async () => {
+    const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, SWITCHYARD_DEBUG_MEMORY: '0.2' },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    try {
+      await expect.poll(() => stderr, { timeout: 10_000 }).toContain('"msg":"memory"');
+      const line = JSON.parse(stderr.split('\n').find((text) => text.includes('"msg":"memory"'))!);
+      expect(line).toMatchObject({ level: 'debug', pid: child.pid, gc: { scavenges: expect.any(Number) } });
+      expect(line.rssMb).toBeGreaterThan(line.heapUsedMb);
+      expect(line.spaces.new_space.size).toBeGreaterThan(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
 });
