@@ -22,11 +22,11 @@ export function logWarningsAsJsonLines(): void {
 }
 
 /**
- * The young generation's semi-spaces, in MB: 2 where V8 would grow them to 64 under load. A request allocates
- * ~80 kB, so a scavenge comes every ~25 requests instead of ~100 at 8 MB; each is cheaper (only survivors are
- * copied), and RSS under 32 connections is 12–16 MB lower (docs/performance.md, "Serve in 120 MB").
+ * The young generation's semi-spaces, in MB: 4 where V8 would grow them to 64 under load. A request allocates
+ * ~80 kB, so a scavenge comes every ~50 requests instead of ~100 at 8 MB. 2 MB saved ~5 MB more but cost 12–45 %
+ * more CPU per request on a quiet machine; 4 MB cost 2–9 % (docs/performance.md, "Serve in 120 MB").
  */
-const SEMI_SPACE_MB = 2;
+const SEMI_SPACE_MB = 4;
 /** glibc's malloc arenas: 2, where every thread touching malloc (V8's GC and compiler helpers) may get its own. */
 const MALLOC_ARENAS = '2';
 /** The old generation may grow 50 % past what is live after a collection, where V8 would allow up to 4×. */
@@ -36,7 +36,7 @@ const HEAP_GROWING_PERCENT = 50;
  * Under load V8 grows its young generation to 64 MB semi-spaces and lets the old generation grow to several times
  * what is live: a server whose live data is ~30 MB held ~190 MB (RSS) under 32 connections. So `serve` bounds both:
  * the semi-spaces can only be set when the process starts, so it replaces its own process (same pid, no parent left
- * behind) with one started with `--max-semi-space-size=2`; the old generation's growth is read at each collection,
+ * behind) with one started with `--max-semi-space-size=4`; the old generation's growth is read at each collection,
  * so it is set in place. The restarted process also gets `MALLOC_ARENA_MAX=2` (read by glibc only when a process
  * starts), unless the environment sets it. `serve --workers` forks its workers from the restarted primary: they
  * inherit its flags (`process.execArgv`) and environment, so each worker is bounded the same way.

@@ -89,7 +89,7 @@ describe('serve --workers 2, living and stopping', () => {
     "each worker runs with the primary's memory bounds (its young generation, malloc arenas)",
     async () => {
       const { pid } = await workerNamed(1);
-      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=2');
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=4');
       const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       expect(environ).toContain(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`);
     },
