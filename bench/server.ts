@@ -2,7 +2,7 @@
  * `switchyard serve` under load: one command, one table.
  *
  *   node bench/server.ts [--duration 10] [--long-seconds 240] [--long-requests 1000000] [--portkey /tmp/portkey]
- *       [--before <tree>]
+ *       [--before <tree>] [--workers 1,2]
  *
  * - bench/mock-server.ts is the provider. This process (autocannon, the undici clients) and the mock are pinned to
  *   core 1; the server under test to core 0 (`taskset`).
@@ -18,6 +18,8 @@
  * - Measured in one run: RPS at 32 connections (autocannon), latency at 1 connection (undici, rounds alternated
  *   between targets), time to the first body byte of a stream (sequential, alternated), the server's RSS idle, under
  *   load and over a long run (sampled every 10 s). Ratios are within this run.
+ * - `--workers <list>`: `serve --workers n` for each n, a row each (RPS at c32, each worker's RSS):
+ *   bench/server-workers.ts says how they are pinned and which n this machine cannot measure.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -29,6 +31,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Client } from 'undici';
 import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
+import { benchWorkers, parseWorkerList } from './server-workers.ts';
 import { startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
@@ -39,12 +42,14 @@ const { values: args } = parseArgs({
     'stream-requests': { type: 'string', default: '200' },
     portkey: { type: 'string', default: '/tmp/portkey' },
     before: { type: 'string' },
+    workers: { type: 'string', default: '1,2' },
   },
 });
 const duration = Number(args.duration);
 const longSeconds = Number(args['long-seconds']);
 const longRequests = Number(args['long-requests']);
 const streamRequests = Number(args['stream-requests']);
+const workerCounts = parseWorkerList(args.workers);
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
@@ -387,6 +392,20 @@ clearInterval(sampler);
 rssSeries.push(rssMb(serve.pid!));
 await sleep(2000);
 const rssAfterLong = rssMb(serve.pid!);
+for (const target of targets) if (target.pid) process.kill(target.pid, 'SIGKILL');
+const workersRows = await benchWorkers(
+  {
+    cli: join(root, 'dist/cli.js'),
+    dataDir,
+    mockPort: mock.port,
+    port: freePort,
+    body,
+    seconds: duration,
+    log,
+    children,
+  },
+  workerCounts,
+);
 mock.stop();
 stopAll();
 
@@ -507,6 +526,8 @@ console.log(
 console.log(
   `| RSS max under c32, MB | ${f(load.get(serveBefore.name)!.rssMaxMb, 0)} | ${f(rssUnderLoad, 0)} | ≤ 120, flat |`,
 );
+console.log('');
+for (const line of workersRows) console.log(line);
 process.exit(0);
 
 /** How a target's RPS compares with the direct mock, Portkey and (for serve) the bare SDK proxy. */

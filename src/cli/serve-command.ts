@@ -24,6 +24,7 @@ import { parsePort, parsePositiveInteger, parseSeconds } from './format.ts';
 import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
 import { explainListenError } from './serve-checks.ts';
 import { parseWorkers, servePrimary, serveWorker } from './serve-cluster.ts';
+import { logMemoryWhenAsked } from './serve-memory-log.ts';
 import { boundServeMemory, logWarningsAsJsonLines, stopOnSignals } from './serve-process.ts';
 
 /** `switchyard serve`: the gateway over HTTP, with its stores, limits and budgets from the options. */
@@ -140,6 +141,7 @@ export function registerServeCommand(program: Command): void {
       if (options.cacheTtl !== undefined && options.cache === undefined) command.error('--cache-ttl needs --cache.');
       boundServeMemory();
       logWarningsAsJsonLines();
+      logMemoryWhenAsked();
       const { extendCatalog } = await import('../catalog/extend-catalog.ts');
       // Checked before anything listens: a broken file stops the start with the file, row and field named.
       const catalog =

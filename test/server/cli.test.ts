@@ -84,7 +84,10 @@ describe('the switchyard CLI', () => {
       const url = (JSON.parse(stderr.split('\n').find((line) => line.includes('"listening"'))!) as { url: string }).url;
       // The server re-executed itself in the same process with a bounded young generation (docs/serve.md#memory).
       if (existsSync(`/proc/${child.pid}/cmdline`) && process.execve) {
-        expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=8');
+        expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=4');
+        // …and glibc's malloc arenas bounded, unless the environment chose (docs/performance.md, 120 MB).
+        const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
+        expect(environ).toContain(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`);
       }
       const response = await fetch(`${url}/v1/chat/completions`, {
         method: 'POST',
@@ -129,4 +132,23 @@ describe('the switchyard CLI', () => {
       }
     },
   );
+
+  it('serve logs where its memory is when SWITCHYARD_DEBUG_MEMORY asks', async () => {
+    const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, SWITCHYARD_DEBUG_MEMORY: '0.2' },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    try {
+      await expect.poll(() => stderr, { timeout: 10_000 }).toContain('"msg":"memory"');
+      const line = JSON.parse(stderr.split('\n').find((text) => text.includes('"msg":"memory"'))!);
+      expect(line).toMatchObject({ level: 'debug', pid: child.pid, gc: { scavenges: expect.any(Number) } });
+      expect(line.rssMb).toBeGreaterThan(line.heapUsedMb);
+      expect(line.spaces.new_space.size).toBeGreaterThan(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
 });

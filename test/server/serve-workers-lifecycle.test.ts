@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -85,6 +85,16 @@ function recordsOf(agent: string): number {
 }
 
 describe('serve --workers 2, living and stopping', () => {
+  it.runIf(existsSync('/proc/self/environ') && process.execve)(
+    "each worker runs with the primary's memory bounds (its young generation, malloc arenas)",
+    async () => {
+      const { pid } = await workerNamed(1);
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=4');
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(environ).toContain(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`);
+    },
+  );
+
   it('200 answered calls are 200 records, even with a worker killed (-9) before it stored its share', async () => {
     const workers = new Set<string | null>();
     for (let batch = 0; batch < 20; batch++)
