@@ -7,7 +7,8 @@ import type {
   ProviderOffering,
   ReasoningFacts,
 } from './catalog-schema.ts';
-import type { Modality } from './media-schema.ts';
+import { mediaListing } from './media-listing.ts';
+import type { MediaModelInfo, Modality } from './media-schema.ts';
 import { lifecycleOf, type ModelLifecycle, utcDay } from './model-lifecycle.ts';
 
 /** A reasoning model's facts, plus the thinking budgets each effort stands for on it. */
@@ -54,8 +55,13 @@ export interface ModelInfo {
 
 export interface ModelList {
   object: 'list';
-  /** The chat models; the media models are `gateway.listMediaModels()` (loaded on demand), docs/media.md. */
+  /** The chat models. */
   data: ModelInfo[];
+  /**
+   * The image, speech and transcription models, as `GET /v1/models` lists them (docs/media.md). Absent in the web
+   * build (browsers, Workers), where `gateway.listMediaModels()` loads them on first use.
+   */
+  media?: MediaModelInfo[];
 }
 
 export interface ListModelsOptions {
@@ -124,7 +130,9 @@ export class Catalog {
       (model) =>
         (!options.reasoning || model.supports.reasoning) && (!output || model.modalities.output.includes(output)),
     );
-    return { object: 'list', data };
+    // No media model reasons: asked for reasoning models, none.
+    const media = options.reasoning ? [] : mediaListing(output);
+    return media ? { object: 'list', data, media } : { object: 'list', data };
   }
 
   #buildList(today: string): ModelInfo[] {

@@ -3,7 +3,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { ModelInfo } from '../catalog/catalog.ts';
 import type { CatalogRow } from '../catalog/extend-catalog.ts';
-import { mediaModelRows } from '../catalog/media-catalog.ts';
 import type { MediaPricing, Modality } from '../catalog/media-schema.ts';
 import type { CatalogChange, CatalogUpdate } from '../catalog/update-catalog.ts';
 import { formatTokens, parsePositiveInteger, printJson, printTable } from './format.ts';
@@ -64,7 +63,7 @@ export function registerModelsCommand(program: Command): void {
         reasoning: options.reasoning ?? false,
         ...(output ? { output_modality: output } : {}),
       });
-      const media = options.reasoning ? [] : mediaModelRows(output);
+      const media = list.media ?? [];
       if (options.json) return printJson({ ...list, media });
       const rows = list.data.map((model) => [
         model.id,

@@ -62,6 +62,11 @@ describe('the media catalog', () => {
       'gemini-2.5-pro-preview-tts',
     ]);
     expect(audio[0]).toMatchObject({ object: 'model', owned_by: 'openai', kind: 'speech' });
+    // listModels() carries the media rows beside the chat models, filtered alike (the Node build; docs/media.md).
+    const speech = gateway.listModels({ output_modality: 'audio' });
+    expect(speech.media?.map((model) => model.id)).toEqual(audio.map((model) => model.id));
+    expect(gateway.listModels().media?.map((model) => model.id)).toContain('whisper-1');
+    expect(gateway.listModels({ reasoning: true }).media).toEqual([]);
     // Chat models that answer with images (`modalities: ["text", "image"]`) give images too.
     const drawing = gateway.listModels({ output_modality: 'image' }).data;
     expect(drawing.map((model) => model.id)).toEqual(['gemini-2.5-flash-image']);

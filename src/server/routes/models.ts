@@ -1,4 +1,3 @@
-import { mediaModelRows } from '../../catalog/media-catalog.ts';
 import type { Modality } from '../../catalog/media-schema.ts';
 import { parseModelReference } from '../../completion/parse-model.ts';
 import { ModelNotFoundError } from '../../errors.ts';
@@ -10,7 +9,7 @@ import { answeredAsAnthropic, anthropicModel, anthropicModelPage, wantsAnthropic
 
 /**
  * `GET /v1/models[?reasoning=true][&output_modality=image]` and `GET /v1/models/{id}`: the catalog as
- * `gateway.listModels()` gives it, the media models (`listMediaModels()`) under `media`. No key.
+ * `gateway.listModels()` gives it, the chat models under `data` and the media models under `media`. No key.
  * A request with `anthropic-version` (Anthropic's SDKs) gets Anthropic's shapes: `ModelInfo`, pages of them.
  */
 export function modelRoutes(gateway: Gateway): Route[] {
@@ -23,10 +22,9 @@ export function modelRoutes(gateway: Gateway): Route[] {
         if (wantsAnthropicShape(request))
           return answeredAsAnthropic(async () => json(anthropicModelPage(gateway.listModels().data, request.query)));
         const output = modalityParam(request.query);
-        const list = gateway.listModels({ reasoning: booleanParam(request.query, 'reasoning') ?? false, ...output });
         // The media models beside the chat models (none when only reasoning models are asked for).
-        const media = booleanParam(request.query, 'reasoning') ? [] : mediaModelRows(output.output_modality);
-        return json({ ...list, media });
+        const list = gateway.listModels({ reasoning: booleanParam(request.query, 'reasoning') ?? false, ...output });
+        return json({ ...list, media: list.media ?? [] });
       },
     },
     {
