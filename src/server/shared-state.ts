@@ -24,7 +24,7 @@ function isRedisOutage(error: unknown): boolean {
 }
 
 /** A Redis failure as the 503 a client sees; the detail (never the URL) stays in its cause, for the log. */
-export function redisUnavailable(error: unknown): StorageUnavailableError {
+function redisUnavailable(error: unknown): StorageUnavailableError {
   if (error instanceof StorageUnavailableError) return error;
   return new StorageUnavailableError('redis', 'The counter store (Redis) is unavailable; retry shortly.', error);
 }
