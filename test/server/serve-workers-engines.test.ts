@@ -53,6 +53,7 @@ describe.skipIf(!postgres || !redis)('serve --workers 2 --database â€¦ --redis â
     expect(configuration.stores).toMatchObject({ counters: redis!.url });
     const answered: string[] = [];
     let passed = 0;
+    const started = performance.now();
     for (let batch = 0; batch < 20; batch++)
       await Promise.all(
         Array.from({ length: 4 }, async (_, index) => {
@@ -68,9 +69,12 @@ describe.skipIf(!postgres || !redis)('serve --workers 2 --database â€¦ --redis â
           }
         }),
       );
-    console.log(`rate limit across two workers and a replica on Redis: ${passed} of 80 calls passed`);
+    // The bucket refills one request a second while the 80 calls run: 60, plus what came back meanwhile (one more
+    // for rounding). Counted per process, all 80 would pass.
+    const refilled = Math.floor((performance.now() - started) / 1000);
+    console.log(`rate limit across two workers and a replica on Redis: ${passed} of 80 calls passed (${refilled} s)`);
     expect(passed).toBeGreaterThanOrEqual(59);
-    expect(passed).toBeLessThanOrEqual(61);
+    expect(passed).toBeLessThanOrEqual(61 + refilled);
     expect(new Set(answered)).toEqual(new Set(['1', '2', 'replica']));
     // Every answered call once in PostgreSQL, listed alike by a worker and by the replica.
     for (const url of [workers.url, replica.url]) {
