@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/start-server.ts';
 import { type McpUpstreamFake, startMcpUpstream } from '../fake-servers/mcp-upstream.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
@@ -90,8 +90,12 @@ describe('MCP tool-call records in the database', () => {
       await callTool(b, key, 'second');
       await callTool(a, key, 'third');
       for (const replica of [a, b]) {
-        const calls = await listed(replica, key);
-        expect(calls).toHaveLength(3);
+        // Each replica writes its record after answering: the other's may still be on its way (call-log.ts).
+        const calls = await vi.waitFor(async () => {
+          const rows = await listed(replica, key);
+          expect(rows).toHaveLength(3);
+          return rows;
+        });
         const times = calls.map((call) => String(call.started_at));
         expect(times).toEqual([...times].sort().reverse());
       }
