@@ -1,4 +1,5 @@
 import { type KeyLimits, keyBudgets } from '../access/key-limits.ts';
+import { ATTRIBUTION } from '../records/call-record.ts';
 
 /** What a budget counts spend by: one trace, one agent, one workflow name, or one API key of `serve`. */
 export type BudgetScope = 'trace' | 'agent' | 'workflow' | 'key';
@@ -66,13 +67,8 @@ function sameKind(a: BudgetRule, b: BudgetRule): boolean {
 /** Scopes whose values a caller names freely, so that each tenant has its own: a trace, a workflow. */
 const PER_TENANT: ReadonlySet<BudgetScope> = new Set(['trace', 'workflow']);
 
-/** The metadata key a scope's value is read from. */
-const METADATA_KEY: Record<BudgetScope, string> = {
-  trace: 'trace_id',
-  agent: 'agent_id',
-  workflow: 'workflow_name',
-  key: 'api_key_id',
-};
+/** The metadata key a scope's value is read from: the attribution field of that name, or the key's id. */
+const METADATA_KEY: Record<BudgetScope, string> = { ...ATTRIBUTION, key: 'api_key_id' };
 
 /** The values of a rule's scope a call falls under: one (or none), or for `key` every key of its lineage. */
 export function valuesOf(rule: BudgetRule, subject: BudgetSubject): string[] {

@@ -34,9 +34,9 @@ export interface CompletionOptions {
   /** Overrides `streamIdleTimeoutMs` (of the gateway and of the provider) for this call. */
   streamIdleTimeoutMs?: number | undefined;
   /**
-   * Metadata given beside the request (`agent_id`, `trace_id`, `workflow_name`, …): the request's own `metadata`
-   * wins key by key. `switchyard serve` fills it from `x-switchyard-*` headers, for clients whose API has no such
-   * field (the Messages API).
+   * Metadata given beside the request (the attribution keys `CompletionRequest.metadata` recognises, or any other):
+   * the request's own `metadata` wins key by key. `switchyard serve` fills it from `x-switchyard-*` headers, for
+   * clients whose API has no such field (the Messages API).
    */
   metadata?: Record<string, string> | undefined;
   /**

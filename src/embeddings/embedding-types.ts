@@ -1,6 +1,6 @@
 import type { SwitchyardResponseInfo } from '../types.ts';
 
-/** OpenAI's embeddings request, plus `metadata` for attribution (`agent_id`, `trace_id`, `workflow_name`). */
+/** OpenAI's embeddings request, plus `metadata` for attribution (the keys `CompletionRequest.metadata` recognises). */
 export interface EmbeddingRequest {
   /** A catalog embedding model (`text-embedding-3-small`), or `<provider>/<any id>`. */
   model: string;

@@ -8,6 +8,8 @@ import type {
   SwitchyardResponseInfo,
 } from '../types.ts';
 import {
+  ATTRIBUTION_FIELDS,
+  byAttribution,
   type CallRecord,
   type Dialect,
   type MediaRecord,
@@ -30,8 +32,8 @@ import { capStrings, capText, DEFAULT_MAX_TEXT_LENGTH, MAX_RECORD_DEPTH, wellFor
 import type { StreamSummary } from './stream-recorder.ts';
 import { uuidv7 } from './uuidv7.ts';
 
-/** Metadata keys that get their own record field; the others stay in `metadata`. */
-const PROMOTED_METADATA = new Set(['agent_id', 'trace_id', 'workflow_name']);
+/** Metadata keys that get their own record field: the attribution; the others stay in `metadata`. */
+const PROMOTED_METADATA: ReadonlySet<string> = new Set(ATTRIBUTION_FIELDS);
 /** Outcomes of an attempt whose candidate was never sent the request (see run-attempts.ts). */
 const NOT_SENT = new Set(['not_allowed', 'context_too_long', 'missing_credentials']);
 
@@ -136,13 +138,16 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
     (info?.warnings ?? []).map((warning) => ({ ...warning })),
   );
 
+  // The agent is the one the gateway attributed the call to (a deployment's, or the model prefix) when it did.
+  const attributedBy: Record<string, string | undefined> = {
+    ...metadata,
+    agent_id: input.agentId ?? info?.agent_id ?? metadata.agent_id,
+  };
   const record: CallRecord = {
     id: input.id ?? uuidv7(input.startedAt),
     dialect: input.dialect ?? 'chat',
     created_at: new Date(input.startedAt).toISOString(),
-    agent_id: textOrNull(input.agentId ?? info?.agent_id ?? metadata.agent_id, 'agent_id'),
-    trace_id: textOrNull(metadata.trace_id, 'trace_id'),
-    workflow_name: textOrNull(metadata.workflow_name, 'workflow_name'),
+    ...byAttribution((field) => textOrNull(attributedBy[field], field)),
     metadata: otherMetadata,
     deployment_id: input.deploymentId ?? null,
     requested_model: text(request.model, 'requested_model'),

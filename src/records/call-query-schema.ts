@@ -1,16 +1,9 @@
 import type * as Zod from 'zod';
 import { zod } from '../internal/load-zod.ts';
+import { ATTRIBUTION, ATTRIBUTION_FIELDS, type ByAttribution, byAttribution } from './call-record.ts';
 
 /** Text columns a query filters on by value (one or a list). */
-export const TEXT_FILTERS = [
-  'agent_id',
-  'workflow_name',
-  'trace_id',
-  'deployment_id',
-  'requested_model',
-  'model',
-  'provider',
-] as const;
+export const TEXT_FILTERS = [...ATTRIBUTION_FIELDS, 'deployment_id', 'requested_model', 'model', 'provider'] as const;
 /** Columns a query groups on; `day` is the UTC day of `created_at` (`YYYY-MM-DD`). */
 export const GROUP_COLUMNS = [...TEXT_FILTERS, 'status', 'dialect', 'day'] as const;
 /** Numbers a query aggregates, filters and orders on. */
@@ -34,6 +27,11 @@ export const callQuerySchemas = (): CallQuerySchemas => (schemas ??= buildSchema
 let schemas: CallQuerySchemas | undefined;
 type CallQuerySchemas = ReturnType<typeof buildSchemas>;
 
+/** What each attribution field names (an agent, a trace, a workflow), for the filters' descriptions. */
+const NAMED_BY = Object.fromEntries(
+  Object.entries(ATTRIBUTION).map(([named, field]) => [field, named]),
+) as ByAttribution<string>;
+
 function buildSchemas(z: typeof Zod.z) {
   // No NUL: PostgreSQL's text cannot hold it, and both stores must answer alike.
   const text = z
@@ -54,9 +52,7 @@ function buildSchemas(z: typeof Zod.z) {
 
   const filterSchema = z
     .object({
-      agent_id: oneOrMore('Calls of these agents'),
-      workflow_name: oneOrMore('Calls of these workflows'),
-      trace_id: oneOrMore('Calls of these traces'),
+      ...byAttribution((field) => oneOrMore(`Calls of these ${NAMED_BY[field]}s`)),
       deployment_id: oneOrMore('Calls of these deployments'),
       requested_model: oneOrMore('Calls that asked for these models, as written'),
       model: oneOrMore('Calls served by these catalog models'),

@@ -1,19 +1,38 @@
 import type { Attempt, ChatCompletionMessageParam, CompletionWarning, CostBreakdown, MediaUnits } from '../types.ts';
 
 /**
+ * The metadata keys that attribute a call, by what each names (`agent` → `agent_id`). This is their one definition:
+ * each is a field of the call record and a column of the calls table, and the record's builder, the store's filters,
+ * the call query, `serve`'s `x-switchyard-*` headers, the OpenTelemetry attributes and the budget scopes read them
+ * from here. A request's other metadata keys stay in the record's `metadata`.
+ */
+export const ATTRIBUTION = { agent: 'agent_id', trace: 'trace_id', workflow: 'workflow_name' } as const;
+export type AttributionField = (typeof ATTRIBUTION)[keyof typeof ATTRIBUTION];
+/** The attribution fields, in the record's order. */
+export const ATTRIBUTION_FIELDS: readonly AttributionField[] = Object.values(ATTRIBUTION);
+
+/** Something per attribution field: the record's values, a query's filters, a schema's parts. */
+export type ByAttribution<T> = { [Field in AttributionField]: T };
+/** A call's attribution as its record holds it: `null` for a field its metadata did not give. */
+export type CallAttribution = ByAttribution<string | null>;
+
+/** An object with each attribution field (in the record's order) made by `make`. */
+export function byAttribution<T>(make: (field: AttributionField) => T): ByAttribution<T> {
+  return Object.fromEntries(ATTRIBUTION_FIELDS.map((field) => [field, make(field)])) as ByAttribution<T>;
+}
+
+/**
  * One record per `createCompletion` call, success or failure. Every field is always present (`null` when unknown)
  * so that the JSONL lines, the SQLite rows and the memory store all have one stable shape.
  */
-export interface CallRecord {
+export interface CallRecord extends CallAttribution {
   /** UUIDv7 made from `created_at`: sorting ids sorts calls by start time. */
   id: string;
   /** The API the call came through: chat completions, the Responses API, the Messages API or embeddings. */
   dialect: Dialect;
   /** When the call started (ISO 8601, UTC, millisecond precision). */
   created_at: string;
-  agent_id: string | null;
-  trace_id: string | null;
-  workflow_name: string | null;
+  // Here in the record's JSON: the attribution fields (`CallAttribution`).
   /** The request's other `metadata` keys. */
   metadata: Record<string, string>;
   deployment_id: string | null;

@@ -1,7 +1,13 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterThisTurn } from '../internal/runtime.ts';
 import { buildRecord, type CallRecordInput, recordErrorFrom } from './build-record.ts';
-import type { CallRecord, Dialect, MediaRecord, SensitiveDataRecord } from './call-record.ts';
+import {
+  byAttribution,
+  type CallRecord,
+  type Dialect,
+  type MediaRecord,
+  type SensitiveDataRecord,
+} from './call-record.ts';
 import { type CallStore, isCallStore } from './call-store.ts';
 import { type BilledUsage, ZERO_USAGE } from './compute-cost.ts';
 import type { JournalSegment } from './record-journal.ts';
@@ -194,9 +200,7 @@ function bareRecord(
     id: call.id,
     dialect: call.dialect ?? 'chat',
     created_at: new Date(call.startedAt).toISOString(),
-    agent_id: null,
-    trace_id: null,
-    workflow_name: null,
+    ...byAttribution(() => null),
     metadata: {},
     deployment_id: null,
     requested_model: model.slice(0, 1000),

@@ -1,6 +1,6 @@
 import { InvalidRequestError } from '../errors.ts';
 import { textFromBase64, toBase64 } from '../internal/bytes.ts';
-import type { CallRecord } from './call-record.ts';
+import { ATTRIBUTION_FIELDS, type ByAttribution, byAttribution, type CallRecord } from './call-record.ts';
 import type {
   AgentSummary,
   AgentTotals,
@@ -21,12 +21,9 @@ const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;
 
 /** What both stores run a list query with: the filters made comparable to the `created_at` strings. */
-export interface NormalizedListQuery {
-  agent_id: string | undefined;
+export interface NormalizedListQuery extends ByAttribution<string | undefined> {
   api_key_ids: string[] | undefined;
   dialect: string | undefined;
-  trace_id: string | undefined;
-  workflow_name: string | undefined;
   since: string | undefined;
   until: string | undefined;
   limit: number;
@@ -34,7 +31,7 @@ export interface NormalizedListQuery {
 }
 
 /** The list filters that are one column equal to the value given. */
-export const LIST_EQUALITIES = ['agent_id', 'dialect', 'trace_id', 'workflow_name'] as const;
+export const LIST_EQUALITIES = [...ATTRIBUTION_FIELDS, 'dialect'] as const;
 
 /** The last row of a page: the next page holds the rows strictly older than it in `(created_at, id)` order. */
 export interface CursorPosition {
@@ -47,11 +44,9 @@ export function normalizeListQuery(query: ListCallsQuery = {}): NormalizedListQu
   if (!Number.isFinite(limit) || limit < 1)
     throw new InvalidRequestError(`"limit" must be between 1 and ${MAX_PAGE_SIZE}.`, 'limit');
   return {
-    agent_id: query.agent_id,
+    ...byAttribution((field) => query[field]),
     api_key_ids: query.api_key_ids === undefined ? undefined : keyIds(query.api_key_ids),
     dialect: query.dialect,
-    trace_id: query.trace_id,
-    workflow_name: query.workflow_name,
     since: query.since === undefined ? undefined : toIso(query.since, 'since'),
     until: query.until === undefined ? undefined : toIso(query.until, 'until'),
     limit: Math.min(limit, MAX_PAGE_SIZE),

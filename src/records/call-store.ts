@@ -1,5 +1,5 @@
 import type { CallQuery, CallQueryOptions, CallQueryResult } from './call-query.ts';
-import type { CallRecord, CallStatus, Dialect } from './call-record.ts';
+import type { AttributionField, CallRecord, Dialect, RecordUsage } from './call-record.ts';
 
 /**
  * Read access to stored call records: `gateway.calls`. Implemented by `StoredCalls` on every engine (`MemorySink`,
@@ -59,20 +59,21 @@ export interface TraceSummary {
 }
 
 /** What a workflow summary needs of a call: no contents. */
-export interface CallTiming {
-  id: string;
-  created_at: string;
-  /** The API the call came through. */
-  dialect: Dialect;
-  agent_id: string | null;
-  workflow_name: string | null;
-  model: string | null;
-  requested_model: string;
-  status: CallStatus;
-  /** `null` when the call used a price nobody knows. */
-  cost_usd: number | null;
-  latency_ms: number;
-  usage: { prompt_tokens: number; completion_tokens: number };
+export interface CallTiming
+  extends Pick<
+    CallRecord,
+    | 'id'
+    | 'created_at'
+    | 'dialect'
+    | 'agent_id'
+    | 'workflow_name'
+    | 'model'
+    | 'requested_model'
+    | 'status'
+    | 'cost_usd'
+    | 'latency_ms'
+  > {
+  usage: Pick<RecordUsage, 'prompt_tokens' | 'completion_tokens'>;
 }
 
 /** A workflow summary over calls of some shape (records, or their timings). */
@@ -97,14 +98,12 @@ export function isCallStore(value: unknown): value is CallStore {
   );
 }
 
-export interface ListCallsQuery {
-  agent_id?: string;
+/** Each attribution field (`agent_id`, `trace_id`, `workflow_name`) given filters on its exact value. */
+export interface ListCallsQuery extends Partial<Record<AttributionField, string>> {
   /** Calls made with one of these `serve` API keys (their ids, as `metadata.api_key_id`); at most 10,000. */
   api_key_ids?: readonly string[];
   /** Calls of one API: `chat`, `responses`, `messages` or `embeddings`. */
   dialect?: Dialect;
-  trace_id?: string;
-  workflow_name?: string;
   /** Calls created at or after this instant. */
   since?: string | Date;
   /** Calls created before this instant. */

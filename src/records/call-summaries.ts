@@ -36,8 +36,8 @@ export async function dailyCostRows(on: Queries, query: DailyCostQuery, options:
       ])
       .where('created_at', '>=', since)
       .where('created_at', '<', until);
-    const chosen =
-      query.workflow_name === undefined ? inWindow : inWindow.where(WORKFLOW_COLUMN, '=', query.workflow_name);
+    const workflow = query[WORKFLOW_COLUMN];
+    const chosen = workflow === undefined ? inWindow : inWindow.where(WORKFLOW_COLUMN, '=', workflow);
     return chosen.groupBy([day as never, WORKFLOW_COLUMN]);
   };
   const { rows } = await on.run<Totals>(select, {}, options);

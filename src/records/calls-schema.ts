@@ -1,6 +1,6 @@
 import { readableJson } from '../storage/engine-sql.ts';
 import { column, defineSchema, type EngineKind, type TableSpec, withColumn } from '../storage/schema.ts';
-import type { CallRecord } from './call-record.ts';
+import { ATTRIBUTION, ATTRIBUTION_FIELDS, byAttribution, type CallRecord } from './call-record.ts';
 import type { CallTiming, TraceSummary } from './call-store.ts';
 import { recordJson } from './record-json.ts';
 
@@ -18,9 +18,7 @@ const CALLS: TableSpec = {
     id: column.key({ notNull: true }),
     created_at: column.key({ notNull: true }),
     dialect: column.text({ notNull: true, default: 'chat' }),
-    agent_id: column.text(),
-    trace_id: column.text(),
-    workflow_name: column.text(),
+    ...byAttribution(() => column.text()),
     deployment_id: column.text(),
     requested_model: column.text({ notNull: true }),
     model: column.text(),
@@ -58,12 +56,10 @@ const CALLS: TableSpec = {
   primaryKey: ['id'],
   indexes: [
     { suffix: 'by_created_at', columns: ['created_at', 'id'] },
-    withColumn('with_agent_id', ['agent_id', 'created_at', 'id']),
-    withColumn('with_trace_id', ['trace_id', 'created_at', 'id']),
-    withColumn('with_workflow_name', ['workflow_name', 'created_at', 'id']),
+    ...ATTRIBUTION_FIELDS.map((field) => withColumn(`with_${field}`, [field, 'created_at', 'id'])),
     withColumn('with_api_key_id', ['api_key_id', 'created_at', 'id']),
   ],
-  // The first version's full indexes.
+  // The first version's full indexes: history, so spelled out rather than read from today's attribution fields.
   retiredIndexes: ['by_agent_id', 'by_trace_id', 'by_workflow_name'],
 };
 
@@ -72,7 +68,7 @@ export const CALLS_SCHEMA = defineSchema({ name: 'calls', version: 3, tables: [C
 export const CALLS_TABLE = CALLS;
 
 /** The column of the workflow a call belongs to: the daily cost groups by it. */
-export const WORKFLOW_COLUMN = 'workflow_name';
+export const WORKFLOW_COLUMN = ATTRIBUTION.workflow;
 /** What a trace summary reads of a call. */
 export const TRACE_COLUMNS = ['trace_id', WORKFLOW_COLUMN, 'created_at'] as const satisfies ReadonlyArray<
   keyof TraceSummary
@@ -110,9 +106,7 @@ export function callRow(kind: EngineKind, record: CallRecord): Record<string, un
     id: record.id,
     created_at: record.created_at,
     dialect: record.dialect ?? 'chat',
-    agent_id: record.agent_id,
-    trace_id: record.trace_id,
-    workflow_name: record.workflow_name,
+    ...byAttribution((field) => record[field]),
     deployment_id: record.deployment_id,
     requested_model: record.requested_model,
     model: record.model,

@@ -1,15 +1,16 @@
 import { attributedToKey } from '../access/call-access.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
+import { ATTRIBUTION_FIELDS, type AttributionField } from '../records/call-record.ts';
 import type { ServerRequest } from './exchange.ts';
 import type { KeyAccess } from './key-access.ts';
 
-/** Headers that attribute a call, for clients whose API has no `metadata` for it (Claude Code's custom headers). */
-const METADATA_HEADERS = {
-  'x-switchyard-agent-id': 'agent_id',
-  'x-switchyard-trace-id': 'trace_id',
-  'x-switchyard-workflow-name': 'workflow_name',
-} as const;
-const ATTRIBUTION = Object.values(METADATA_HEADERS);
+/**
+ * Headers that attribute a call, for clients whose API has no `metadata` for it (Claude Code's custom headers): one
+ * per attribution field, `agent_id` as `x-switchyard-agent-id`.
+ */
+export const ATTRIBUTION_HEADERS: ReadonlyMap<string, AttributionField> = new Map(
+  ATTRIBUTION_FIELDS.map((field) => [`x-switchyard-${field.replaceAll('_', '-')}`, field]),
+);
 
 /**
  * A call's options from its HTTP request: aborted when the client goes away, attributed by its `x-switchyard-*`
@@ -17,7 +18,7 @@ const ATTRIBUTION = Object.values(METADATA_HEADERS);
  */
 function callOptions(request: ServerRequest): CompletionOptions {
   let metadata: Record<string, string> | undefined;
-  for (const [header, key] of Object.entries(METADATA_HEADERS)) {
+  for (const [header, key] of ATTRIBUTION_HEADERS) {
     const value = request.header(header);
     if (value !== undefined && value !== '') (metadata ??= {})[key] = value;
   }
@@ -38,7 +39,7 @@ export function allowedCallOptions(
   const options = callOptions(request);
   const metadata = body?.metadata as Record<string, unknown> | null | undefined;
   if (metadata && typeof metadata === 'object') {
-    for (const key of ATTRIBUTION) {
+    for (const key of ATTRIBUTION_FIELDS) {
       const value = metadata[key];
       if (typeof value === 'string' && value !== '') options.metadata = { ...options.metadata, [key]: value };
     }

@@ -1,15 +1,17 @@
+import { ATTRIBUTION_HEADERS } from './call-options.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
 
 /**
  * Headers a browser client of the OpenAI, Anthropic, MCP or Switchyard APIs sends: allowed when a preflight names
  * none, or names them in a form that is not a list of header names. Otherwise the names it asks for are allowed.
  */
-const ALLOWED_HEADERS =
-  'authorization, content-type, x-api-key, anthropic-version, anthropic-beta, openai-organization, openai-project, ' +
-  'x-stainless-os, x-stainless-lang, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version, ' +
-  'x-stainless-arch, x-stainless-retry-count, x-stainless-timeout, x-switchyard-agent-id, x-switchyard-trace-id, ' +
-  'x-switchyard-workflow-name, x-stainless-helper-method, anthropic-dangerous-direct-browser-access, ' +
-  'mcp-protocol-version, mcp-session-id, last-event-id';
+const ALLOWED_HEADERS = [
+  'authorization, content-type, x-api-key, anthropic-version, anthropic-beta, openai-organization, openai-project',
+  'x-stainless-os, x-stainless-lang, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version',
+  'x-stainless-arch, x-stainless-retry-count, x-stainless-timeout, x-stainless-helper-method',
+  'anthropic-dangerous-direct-browser-access, mcp-protocol-version, mcp-session-id, last-event-id',
+  ...ATTRIBUTION_HEADERS.keys(),
+].join(', ');
 /** `Access-Control-Request-Headers` as browsers send it: header names (RFC 9110 tokens), comma-separated. */
 const HEADER_NAMES = /^[!#$%&'*+.^_`|~0-9a-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9a-z-]+)*$/i;
 /** Far more than any client asks for; a longer value is not echoed. */

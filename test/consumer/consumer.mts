@@ -64,10 +64,19 @@ export async function run(): Promise<string | null> {
   const serve: ServeOptions = { port: 0, dataDir: '/tmp/switchyard', mock: true, gateway: { providers } };
   const server = await startServer(serve);
   await server.close();
-  const page: CallPage = await gateway.calls.list({ limit: 1 });
+  const page: CallPage = await gateway.calls.list({ limit: 1, agent_id: 'a', trace_id: 't', workflow_name: 'w' });
+  const attributed: Array<string | null> = page.data.flatMap((call) => [
+    call.agent_id,
+    call.trace_id,
+    call.workflow_name,
+  ]);
+  const timeline = await gateway.calls.workflowTimeline?.('t', 10);
+  const workflowName: string | null | undefined = timeline?.calls[0]?.workflow_name;
   const definitions: ReadonlyArray<ProviderDefinition> = [];
   console.log(
     page.data.length,
+    attributed,
+    workflowName,
     definitions.length,
     computeCost(answer.usage, { input: 1, output: 2, cached_input: 0 }),
   );

@@ -87,6 +87,9 @@ describe('CORS', () => {
     const odd = await preflight('x-a, <script>');
     expect(odd.allowed).not.toContain('<script>');
     expect(odd.allowed).toContain('authorization');
+    // The headers that attribute a call, so a page can send them.
+    for (const header of ['x-switchyard-agent-id', 'x-switchyard-trace-id', 'x-switchyard-workflow-name'])
+      expect(odd.allowed).toContain(header);
   });
 
   it('sets the headers on answers for that origin only', async () => {

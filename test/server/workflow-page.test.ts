@@ -66,6 +66,7 @@ describe('the workflow page', () => {
       'content-type': 'application/json',
       'x-switchyard-trace-id': 'mixed',
       'x-switchyard-agent-id': 'coder',
+      'x-switchyard-workflow-name': 'polyglot',
     };
     const post = (path: string, body: unknown) =>
       handler(new Request(`http://127.0.0.1:8787${path}`, { method: 'POST', headers, body: JSON.stringify(body) }));
@@ -79,6 +80,10 @@ describe('the workflow page', () => {
     expect(page).toContain('coder · gpt-4o-2024-11-20 · responses');
     const workflow = await gateway.calls.workflow('mixed');
     expect(workflow?.calls.map((call) => call.dialect).sort()).toEqual(['chat', 'messages', 'responses']);
+    expect(workflow?.calls.map((call) => [call.agent_id, call.workflow_name])).toEqual(
+      Array(3).fill(['coder', 'polyglot']),
+    );
+    expect(page).toContain('<strong>polyglot</strong>');
   });
 
   it('needs a key when the server is not on loopback, and refuses foreign hosts', async () => {

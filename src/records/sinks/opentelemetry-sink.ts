@@ -1,7 +1,7 @@
 import { importByName } from '../../internal/import-by-name.ts';
 import type { ProviderDefinition } from '../../providers/provider.ts';
 import { builtInRegistry } from '../../providers/registry.ts';
-import type { CallRecord } from '../call-record.ts';
+import { ATTRIBUTION_FIELDS, type CallRecord } from '../call-record.ts';
 import type { RecordSink } from '../sink.ts';
 
 /**
@@ -106,9 +106,7 @@ function spanAttributes(
     'gen_ai.provider.name': record.provider && providerName(record.provider),
     'gen_ai.response.model': record.model,
     'switchyard.provider_model': record.provider_model,
-    'switchyard.agent_id': record.agent_id,
-    'switchyard.trace_id': record.trace_id,
-    'switchyard.workflow_name': record.workflow_name,
+    ...Object.fromEntries(ATTRIBUTION_FIELDS.map((field) => [`switchyard.${field}`, record[field]])),
     'switchyard.deployment_id': record.deployment_id,
     'switchyard.time_to_first_token_ms': record.time_to_first_token_ms,
     'error.type': record.error && (record.error.code ?? record.error.type),

@@ -1,6 +1,6 @@
 import { readableCallList, requireEveryCall } from '../../access/reads.ts';
 import type { Gateway } from '../../gateway.ts';
-import type { Dialect } from '../../records/call-record.ts';
+import { ATTRIBUTION_FIELDS, type Dialect } from '../../records/call-record.ts';
 import type { CallTextPage, ListCallsQuery } from '../../records/call-store.ts';
 import type { Reply } from '../exchange.ts';
 import { HttpError, json } from '../responses.ts';
@@ -28,7 +28,7 @@ export function callRoutes(gateway: Gateway): Route[] {
       auth: 'key',
       async handle({ request, access }) {
         let query: ListCallsQuery = {};
-        for (const name of ['agent_id', 'trace_id', 'workflow_name', 'since', 'until', 'cursor'] as const) {
+        for (const name of [...ATTRIBUTION_FIELDS, 'since', 'until', 'cursor'] as const) {
           const value = request.query.get(name);
           if (value !== null) query[name] = value;
         }
