@@ -216,7 +216,9 @@ describe('redaction', () => {
         {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"ssn":"123"}' } }],
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"ssn":"078-05-1120"}' } },
+          ],
         },
         { role: 'tool', tool_call_id: 'c1', content: 'ssn found' },
       ],
@@ -261,7 +263,7 @@ describe('redaction', () => {
       tool_calls: [{ id: 'c2', type: 'function', function: { name: 'send', arguments: '[redacted]' } }],
     });
     const text = JSON.stringify(base);
-    for (const secret of ['private', 'my secret', '123', 'ssn found', 'the secret', 'thoughts', 'Ada', '"to"'])
+    for (const secret of ['private', 'my secret', '078-05-1120', 'ssn found', 'the secret', 'thoughts', 'Ada', '"to"'])
       expect(text).not.toContain(secret);
   });
 
