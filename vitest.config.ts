@@ -22,6 +22,10 @@ export default defineConfig({
     // A worker per core: most files wait on child processes, servers and sockets more than they compute. (Vitest's
     // default keeps a core for itself: one worker on a two-core machine, which ran the suite file after file.)
     maxWorkers: Math.max(2, availableParallelism()),
+    // Files of one worker share its module cache instead of importing src and the SDKs again each (issue 37: the
+    // suite spent ~370 s of its workers' time importing). A file that changes global state (env, globals, timers)
+    // restores it in its own afterEach/afterAll.
+    isolate: false,
     testTimeout: 20_000,
     env: children,
     projects: [
