@@ -34,13 +34,20 @@ export function budgetSubject(plan: Pick<CallPlan, 'metadata' | 'access'>): Budg
  */
 export function budgetStage(options: BudgetOptions): BudgetStage {
   const ledger = new BudgetLedger(options);
+  // No gateway rule and no key of the caller's lineage with limits of its own (a `serve` without `--budget`, most
+  // keys): nothing to hold, so no worst cost is estimated and no hold is made for the call.
+  const ungoverned = (access: CallPlan['access']) => ledger.rules.length === 0 && access?.keyLimits === undefined;
   return {
     admitCall: (plan, candidates, requests, warn) => {
+      if (ungoverned(plan.access)) return Promise.resolve(undefined);
       const worst = worstCost(plan.body, candidates, { corrections: plan.output ? 1 : 0 });
       const held = { usd: worst.usd * requests, tokens: worst.tokens * requests };
       return admit(ledger, budgetSubject(plan), held, plan.deadlineAt, warn);
     },
-    admit: (payer, worst, deadlineAt, warn) => admit(ledger, budgetSubject(payer), worst, deadlineAt, warn),
+    admit: (payer, worst, deadlineAt, warn) =>
+      ungoverned(payer.access)
+        ? Promise.resolve(undefined)
+        : admit(ledger, budgetSubject(payer), worst, deadlineAt, warn),
   };
 }
 

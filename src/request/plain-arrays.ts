@@ -9,18 +9,25 @@ import { fail } from './parameter-checks.ts';
  */
 export function refuseArraysWithConstructor(request: Record<string, unknown>): void {
   const seen = new WeakSet<object>();
-  // `input` is data for the templates, read only while rendering (and only as far as the size bound allows).
-  const pending: Array<[value: unknown, param: string]> = Object.keys(request)
-    .filter((key) => key !== 'input')
-    .map((key) => [request[key], key]);
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [value, param] = next;
-    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
-    seen.add(value);
-    if (Array.isArray(value)) {
-      if (Object.hasOwn(value, 'constructor'))
-        fail(`"${param}" holds an array with a "constructor" key of its own: send plain arrays.`, param);
-      for (const item of value) pending.push([item, param]);
-    } else for (const key of Object.keys(value)) pending.push([(value as Record<string, unknown>)[key], param]);
+  const pending: object[] = [];
+  for (const param of Object.keys(request)) {
+    // `input` is data for the templates, read only while rendering (and only as far as the size bound allows).
+    if (param === 'input') continue;
+    // Only objects are walked (a request is mostly strings): no pair is made per value, this runs on every call.
+    for (let value: unknown = request[param]; value !== undefined; value = pending.pop()) {
+      if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+      seen.add(value);
+      if (Array.isArray(value)) {
+        if (Object.hasOwn(value, 'constructor'))
+          fail(`"${param}" holds an array with a "constructor" key of its own: send plain arrays.`, param);
+        for (const item of value) if (typeof item === 'object' && item !== null) pending.push(item);
+      } else {
+        for (const key in value) {
+          if (!Object.hasOwn(value, key)) continue;
+          const item = (value as Record<string, unknown>)[key];
+          if (typeof item === 'object' && item !== null) pending.push(item);
+        }
+      }
+    }
   }
 }
