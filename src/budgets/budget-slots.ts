@@ -1,8 +1,12 @@
 import { type KeyLimits, keyBudgets } from '../access/key-limits.ts';
 import { ATTRIBUTION } from '../records/call-record.ts';
 
-/** What a budget counts spend by: one trace, one agent, one workflow name, or one API key of `serve`. */
-export type BudgetScope = 'trace' | 'agent' | 'workflow' | 'key';
+/**
+ * What a budget counts spend by, the one list: one trace, one agent, one workflow name, or one API key of `serve`.
+ * `--budget` and the config file's `budgets` read it.
+ */
+export const BUDGET_SCOPES = ['trace', 'agent', 'workflow', 'key'] as const;
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
 /** The window spend is summed over: a calendar day or month (UTC), or the whole life of the scope's value. */
 export type BudgetWindow = 'minute' | 'day' | 'month' | 'lifetime';
 

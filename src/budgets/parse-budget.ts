@@ -1,6 +1,6 @@
-import type { BudgetRule, BudgetScope, BudgetWindow } from './budget-ledger.ts';
+import type { BudgetRule, BudgetWindow } from './budget-ledger.ts';
+import { BUDGET_SCOPES } from './budget-slots.ts';
 
-const SCOPES: readonly BudgetScope[] = ['trace', 'agent', 'workflow', 'key'];
 const WINDOWS: readonly BudgetWindow[] = ['day', 'month', 'lifetime'];
 
 /**
@@ -9,13 +9,13 @@ const WINDOWS: readonly BudgetWindow[] = ['day', 'month', 'lifetime'];
  */
 export function parseBudget(text: string): BudgetRule {
   const match = /^(\w+):(\d+(?:\.\d+)?)(?:\/(\w+))?$/.exec(text.trim());
-  const scope = match?.[1] as BudgetScope | undefined;
+  const scope = BUDGET_SCOPES.find((known) => known === match?.[1]);
   const window = (match?.[3] ?? 'lifetime') as BudgetWindow;
-  if (!match || !SCOPES.includes(scope!) || !WINDOWS.includes(window)) {
+  if (!match || !scope || !WINDOWS.includes(window)) {
     throw new Error(
-      `Budget "${text}" is not <scope>:<dollars>[/<window>] with a scope among ${SCOPES.join(', ')} and a window ` +
-        `among ${WINDOWS.join(', ')} (e.g. trace:2.5, agent:10/day).`,
+      `Budget "${text}" is not <scope>:<dollars>[/<window>] with a scope among ${BUDGET_SCOPES.join(', ')} and a ` +
+        `window among ${WINDOWS.join(', ')} (e.g. trace:2.5, agent:10/day).`,
     );
   }
-  return { scope: scope!, usd: Number(match[2]), window };
+  return { scope, usd: Number(match[2]), window };
 }
