@@ -1,4 +1,4 @@
-import { type KeyLimits, keyBudgets } from '../access/key-limits.ts';
+import { DOLLAR_WINDOWS, type KeyLimits, keyBudgets } from '../access/key-limits.ts';
 import { ATTRIBUTION } from '../records/call-record.ts';
 
 /**
@@ -7,8 +7,12 @@ import { ATTRIBUTION } from '../records/call-record.ts';
  */
 export const BUDGET_SCOPES = ['trace', 'agent', 'workflow', 'key'] as const;
 export type BudgetScope = (typeof BUDGET_SCOPES)[number];
-/** The window spend is summed over: a calendar day or month (UTC), or the whole life of the scope's value. */
-export type BudgetWindow = 'minute' | 'day' | 'month' | 'lifetime';
+/**
+ * The window spend is summed over, the one list: a minute, a calendar day or month (UTC), or the whole life of the
+ * scope's value. The config file's `budgets` read it.
+ */
+export const BUDGET_WINDOWS = ['minute', ...DOLLAR_WINDOWS] as const;
+export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
 
 /** Dollars, or tokens (a rate limit: `{ scope: 'key', tokens: 100_000, window: 'minute' }`), per window. */
 export type BudgetRule = (
