@@ -14,7 +14,14 @@ export interface KeyLimits {
   budgets?: string[] | undefined;
 }
 
-export type BudgetWindowText = 'day' | 'month' | 'lifetime';
+/**
+ * The windows a dollar budget written as text can name, the one list: a key's (`5/day`, `20` for its lifetime) and
+ * `--budget`'s (`agent:10/month`). A minute is a window of tokens only (`tokens_per_minute`).
+ */
+export const DOLLAR_WINDOWS = ['day', 'month', 'lifetime'] as const;
+export type BudgetWindowText = (typeof DOLLAR_WINDOWS)[number];
+/** How a key's dollar budget is written, for the messages that refuse one: `<dollars>[/day|/month|/lifetime]`. */
+export const KEY_BUDGET_FORM = `<dollars>[/${DOLLAR_WINDOWS.join('|/')}]`;
 
 /** One of a key's dollar budgets: `usd` per `window`. */
 export interface KeyBudget {
@@ -26,9 +33,9 @@ const NUMERIC = ['requests_per_minute', 'tokens_per_minute', 'max_in_flight'] as
 
 /** `5/day`, `100/month`, `20` (or `20/lifetime`): dollars per window; `undefined` when not of that form. */
 export function parseKeyBudget(text: string): KeyBudget | undefined {
-  const match = /^(\d+(?:\.\d+)?)(?:\/(day|month|lifetime))?$/.exec(text.trim());
-  if (!match) return undefined;
-  return { usd: Number(match[1]), window: (match[2] ?? 'lifetime') as BudgetWindowText };
+  const match = /^(\d+(?:\.\d+)?)(?:\/(\w+))?$/.exec(text.trim());
+  const window = DOLLAR_WINDOWS.find((known) => known === (match?.[2] ?? 'lifetime'));
+  return match && window ? { usd: Number(match[1]), window } : undefined;
 }
 
 /** A key's budgets by window; a window written twice is refused by `keyLimitsProblem`. */
@@ -41,7 +48,7 @@ export function keyLimitsProblem(limits: KeyLimits): string | undefined {
   const windows = new Set<string>();
   for (const text of limits.budgets ?? []) {
     const budget = parseKeyBudget(text);
-    if (!budget) return `budget "${text}" is not <dollars>[/day|/month|/lifetime] (e.g. 5/day, 100/month)`;
+    if (!budget) return `budget "${text}" is not ${KEY_BUDGET_FORM} (e.g. 5/day, 100/month)`;
     if (windows.has(budget.window)) return `two budgets per ${budget.window}: keep one`;
     windows.add(budget.window);
   }

@@ -1,10 +1,18 @@
-import { type KeyLimits, keyBudgets } from '../access/key-limits.ts';
+import { DOLLAR_WINDOWS, type KeyLimits, keyBudgets } from '../access/key-limits.ts';
 import { ATTRIBUTION } from '../records/call-record.ts';
 
-/** What a budget counts spend by: one trace, one agent, one workflow name, or one API key of `serve`. */
-export type BudgetScope = 'trace' | 'agent' | 'workflow' | 'key';
-/** The window spend is summed over: a calendar day or month (UTC), or the whole life of the scope's value. */
-export type BudgetWindow = 'minute' | 'day' | 'month' | 'lifetime';
+/**
+ * What a budget counts spend by, the one list: one trace, one agent, one workflow name, or one API key of `serve`.
+ * `--budget` and the config file's `budgets` read it.
+ */
+export const BUDGET_SCOPES = ['trace', 'agent', 'workflow', 'key'] as const;
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+/**
+ * The window spend is summed over, the one list: a minute, a calendar day or month (UTC), or the whole life of the
+ * scope's value. The config file's `budgets` read it.
+ */
+export const BUDGET_WINDOWS = ['minute', ...DOLLAR_WINDOWS] as const;
+export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
 
 /** Dollars, or tokens (a rate limit: `{ scope: 'key', tokens: 100_000, window: 'minute' }`), per window. */
 export type BudgetRule = (

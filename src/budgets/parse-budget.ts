@@ -1,7 +1,6 @@
-import type { BudgetRule, BudgetScope, BudgetWindow } from './budget-ledger.ts';
-
-const SCOPES: readonly BudgetScope[] = ['trace', 'agent', 'workflow', 'key'];
-const WINDOWS: readonly BudgetWindow[] = ['day', 'month', 'lifetime'];
+import { DOLLAR_WINDOWS } from '../access/key-limits.ts';
+import type { BudgetRule } from './budget-ledger.ts';
+import { BUDGET_SCOPES } from './budget-slots.ts';
 
 /**
  * A budget written on the command line: `<scope>:<dollars>[/<window>]`, e.g. `trace:2.5`, `agent:10/day`,
@@ -9,13 +8,13 @@ const WINDOWS: readonly BudgetWindow[] = ['day', 'month', 'lifetime'];
  */
 export function parseBudget(text: string): BudgetRule {
   const match = /^(\w+):(\d+(?:\.\d+)?)(?:\/(\w+))?$/.exec(text.trim());
-  const scope = match?.[1] as BudgetScope | undefined;
-  const window = (match?.[3] ?? 'lifetime') as BudgetWindow;
-  if (!match || !SCOPES.includes(scope!) || !WINDOWS.includes(window)) {
+  const scope = BUDGET_SCOPES.find((known) => known === match?.[1]);
+  const window = DOLLAR_WINDOWS.find((known) => known === (match?.[3] ?? 'lifetime'));
+  if (!match || !scope || !window) {
     throw new Error(
-      `Budget "${text}" is not <scope>:<dollars>[/<window>] with a scope among ${SCOPES.join(', ')} and a window ` +
-        `among ${WINDOWS.join(', ')} (e.g. trace:2.5, agent:10/day).`,
+      `Budget "${text}" is not <scope>:<dollars>[/<window>] with a scope among ${BUDGET_SCOPES.join(', ')} and a ` +
+        `window among ${DOLLAR_WINDOWS.join(', ')} (e.g. trace:2.5, agent:10/day).`,
     );
   }
-  return { scope: scope!, usd: Number(match[2]), window };
+  return { scope, usd: Number(match[2]), window };
 }

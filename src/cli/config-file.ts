@@ -4,6 +4,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { BudgetRule } from '../budgets/budget-ledger.ts';
+import { BUDGET_SCOPES, BUDGET_WINDOWS } from '../budgets/budget-slots.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
 import type { ProviderKey } from '../providers/provider.ts';
 import type { McpUpstreamSettings } from '../server/mcp-gateway/upstream-settings.ts';
@@ -39,10 +40,10 @@ const providerSchema = z.strictObject({
 const budgetSchema = z.union([
   z.string(),
   z.strictObject({
-    scope: z.enum(['trace', 'agent', 'workflow', 'key']),
+    scope: z.enum(BUDGET_SCOPES),
     usd: z.number().positive().optional(),
     tokens: positiveInteger.optional(),
-    window: z.enum(['minute', 'day', 'month', 'lifetime']).default('lifetime'),
+    window: z.enum(BUDGET_WINDOWS).default('lifetime'),
   }),
 ]);
 

@@ -1,5 +1,12 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { childLimits, hasLimits, type KeyLimits, keyLimitsProblem, parseKeyBudget } from '../access/key-limits.ts';
+import {
+  childLimits,
+  hasLimits,
+  KEY_BUDGET_FORM,
+  type KeyLimits,
+  keyLimitsProblem,
+  parseKeyBudget,
+} from '../access/key-limits.ts';
 import type { ApiKeyInfo } from '../server/api-keys.ts';
 import type { KeyStore } from '../server/key-store.ts';
 import { parsePositiveInteger } from './format.ts';
@@ -15,8 +22,7 @@ export interface LimitOptions {
 /** Adds `--rpm`, `--tpm`, `--max-in-flight` and `--budget` (repeatable) to a command. */
 export function withLimitOptions(command: Command): Command {
   const collectBudget = (value: string, previous: string[] = []) => {
-    if (!parseKeyBudget(value))
-      throw new InvalidArgumentError('expected <dollars>[/day|/month|/lifetime], e.g. 5/day.');
+    if (!parseKeyBudget(value)) throw new InvalidArgumentError(`expected ${KEY_BUDGET_FORM}, e.g. 5/day.`);
     return [...previous, value];
   };
   return command

@@ -1,6 +1,6 @@
 import type * as Zod from 'zod';
 import { zod } from '../internal/load-zod.ts';
-import { ATTRIBUTION, ATTRIBUTION_FIELDS, type ByAttribution, byAttribution } from './call-record.ts';
+import { ATTRIBUTION, ATTRIBUTION_FIELDS, type ByAttribution, byAttribution, DIALECTS } from './call-record.ts';
 
 /** Text columns a query filters on by value (one or a list). */
 export const TEXT_FILTERS = [...ATTRIBUTION_FIELDS, 'deployment_id', 'requested_model', 'model', 'provider'] as const;
@@ -58,10 +58,7 @@ function buildSchemas(z: typeof Zod.z) {
       model: oneOrMore('Calls served by these catalog models'),
       provider: oneOrMore('Calls served by these providers'),
       status: z.enum(['ok', 'error']).optional().describe('Calls that succeeded (ok) or failed (error).'),
-      dialect: z
-        .enum(['chat', 'responses', 'messages', 'embeddings', 'images', 'speech', 'transcriptions'])
-        .optional()
-        .describe('Calls of one API.'),
+      dialect: z.enum(DIALECTS).optional().describe('Calls of one API.'),
       since: instant.optional().describe('Calls started at or after this ISO 8601 time.'),
       until: instant.optional().describe('Calls started before this ISO 8601 time.'),
       min_cost_usd: bound('Calls that cost at least this many USD (calls of unknown price are left out).'),

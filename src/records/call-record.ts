@@ -28,7 +28,7 @@ export function byAttribution<T>(make: (field: AttributionField) => T): ByAttrib
 export interface CallRecord extends CallAttribution {
   /** UUIDv7 made from `created_at`: sorting ids sorts calls by start time. */
   id: string;
-  /** The API the call came through: chat completions, the Responses API, the Messages API or embeddings. */
+  /** The API the call came through: chat completions, the Responses or Messages API, embeddings, media. */
   dialect: Dialect;
   /** When the call started (ISO 8601, UTC, millisecond precision). */
   created_at: string;
@@ -77,7 +77,12 @@ export interface SensitiveDataRecord {
 
 export type CallStatus = 'ok' | 'error';
 
-export type Dialect = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcriptions';
+/**
+ * The APIs a call can come through, the one list: the record's `dialect`, the calls list's and the call query's
+ * `dialect` filter read it.
+ */
+export const DIALECTS = ['chat', 'responses', 'messages', 'embeddings', 'images', 'speech', 'transcriptions'] as const;
+export type Dialect = (typeof DIALECTS)[number];
 
 /** What a media call (images, speech, transcription) was billed in: its modality and the units counted. */
 export type MediaRecord = MediaUnits;

@@ -1,5 +1,5 @@
 import type * as Zod from 'zod';
-import { keyLimitsProblem } from '../access/key-limits.ts';
+import { DOLLAR_WINDOWS, keyLimitsProblem } from '../access/key-limits.ts';
 import { isMcpToolPattern } from '../access/mcp-tools.ts';
 import { SCOPES } from '../access/scopes.ts';
 import { lazyRequire } from '../internal/lazy-require.ts';
@@ -40,7 +40,7 @@ function limitsSchema(z: typeof Zod.z) {
       max_in_flight: count(100_000).describe('Requests in flight at once.'),
       budgets: z
         .array(z.string().max(40))
-        .max(3)
+        .max(DOLLAR_WINDOWS.length)
         .optional()
         .describe("Dollar budgets per window: 5/day, 100/month, 20 (the key's lifetime)."),
     })

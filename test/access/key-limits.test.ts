@@ -12,6 +12,12 @@ describe('the key limits rule', () => {
       expect(parseKeyBudget(bad), bad).toBeUndefined();
     expect(keyLimitsProblem({ budgets: ['5/day', '6/day'] })).toBe('two budgets per day: keep one');
     expect(keyLimitsProblem({ budgets: ['5/day', '6/month'] })).toBeUndefined();
+    expect(keyLimitsProblem({ budgets: ['5/week'] })).toBe(
+      'budget "5/week" is not <dollars>[/day|/month|/lifetime] (e.g. 5/day, 100/month)',
+    );
+    for (const window of ['day', 'month', 'lifetime'])
+      expect(parseKeyBudget(`5/${window}`), window).toEqual({ usd: 5, window });
+    expect(parseKeyBudget('5/minute'), 'a dollar budget per minute').toBeUndefined();
   });
 
   it("fills what a key leaves out with the server's, its own budget of a window replacing the server's", () => {

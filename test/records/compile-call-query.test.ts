@@ -75,6 +75,7 @@ describe('a wrong part is a 400 naming its path', () => {
     [{ order_by: [{ field: 'id', direction: 'sideways' }] }, 'order_by.0.direction'],
     [{ limit: 1001 }, 'limit'],
     [{ limit: 0 }, 'limit'],
+    [{ filter: { dialect: 'fax' } }, 'filter.dialect'],
   ];
 
   it.each(cases)('%j → %s', async (query, path) => {
@@ -82,6 +83,18 @@ describe('a wrong part is a 400 naming its path', () => {
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error).toMatchObject({ status: 400, param: path });
     expect((error as Error).message).toContain(path);
+  });
+});
+
+describe('the dialect filter', () => {
+  it('takes each dialect a record can have, and names them all when it refuses one', () => {
+    const dialects = ['chat', 'responses', 'messages', 'embeddings', 'images', 'speech', 'transcriptions'];
+    for (const dialect of dialects)
+      expect(parseCallQuery({ filter: { dialect } }).filter, dialect).toEqual({ dialect });
+    expect(() => parseCallQuery({ filter: { dialect: 'fax' } })).toThrow(
+      'Call query: filter.dialect: Invalid option: expected one of ' +
+        '"chat"|"responses"|"messages"|"embeddings"|"images"|"speech"|"transcriptions"',
+    );
   });
 });
 

@@ -49,6 +49,17 @@ describe('call records over HTTP', () => {
     expect((await api(test, '/v1/costs/daily?days=-3')).status).toBe(400);
   });
 
+  it('filters by dialect, and refuses one no record can have, naming every dialect', async () => {
+    expect((await jsonOf(await api(test, '/v1/calls?dialect=chat'))).data).toHaveLength(4);
+    expect((await jsonOf(await api(test, '/v1/calls?dialect=transcriptions'))).data).toEqual([]);
+    const refused = await api(test, '/v1/calls?dialect=fax');
+    expect(refused.status).toBe(400);
+    expect((await jsonOf(refused)).error).toMatchObject({
+      param: 'dialect',
+      message: '"dialect" must be one of chat, responses, messages, embeddings, images, speech, transcriptions.',
+    });
+  });
+
   it('returns a workflow with its agents, and 404 for an unknown trace', async () => {
     const workflow = await jsonOf(await api(test, `/v1/workflows/${traceId}`));
     expect(workflow).toMatchObject({ trace_id: traceId, workflow_name: 'weekly-report' });

@@ -118,6 +118,31 @@ describe('switchyard serve --config', () => {
     expect(error.stderr).not.toContain('"msg":"listening"');
   });
 
+  it('takes a budget of every scope and window, written as an object or as text, and refuses others', () => {
+    const file = join(dir, 'budgets.json');
+    const scopes = ['trace', 'agent', 'workflow', 'key'];
+    const windows = ['minute', 'day', 'month', 'lifetime'];
+    const objects = scopes.flatMap((scope) => windows.map((window) => ({ scope, usd: 1, window })));
+    writeFileSync(file, JSON.stringify({ budgets: [...objects, 'key:2/day', 'trace:3'] }));
+    expect(loadConfigFile(file, {}).budget).toEqual([
+      ...objects,
+      { scope: 'key', usd: 2, window: 'day' },
+      { scope: 'trace', usd: 3, window: 'lifetime' },
+    ]);
+    for (const [budget, path] of [
+      [{ scope: 'team', usd: 1 }, 'budgets[0]'],
+      [{ scope: 'key', usd: 1, window: 'week' }, 'budgets[0]'],
+    ] as const) {
+      writeFileSync(file, JSON.stringify({ budgets: [budget] }));
+      expect(() => loadConfigFile(file, {}), JSON.stringify(budget)).toThrow(path);
+    }
+    writeFileSync(file, JSON.stringify({ budgets: ['team:5/week'] }));
+    expect(() => loadConfigFile(file, {})).toThrow(
+      'Budget "team:5/week" is not <scope>:<dollars>[/<window>] with a scope among trace, agent, workflow, key and ' +
+        'a window among day, month, lifetime (e.g. trace:2.5, agent:10/day).',
+    );
+  });
+
   it('takes the example file of docs/serve.md', () => {
     const docs = readFileSync(join(root, 'docs/serve.md'), 'utf8');
     const example = docs.split('## A config file')[1]!.split('```yaml\n')[1]!.split('```')[0]!;

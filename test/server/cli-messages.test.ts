@@ -48,6 +48,7 @@ describe('a bad option value is one line naming the option and what it takes', (
     [['serve', '--workers', '0'], '--workers', 'or auto'],
     [['keys', 'create', '--scope', 'everything'], '--scope', 'chat, models'],
     [['keys', 'create', '--expires-in-days', '0'], '--expires-in-days', 'at least 1'],
+    [['keys', 'create', '--budget', '5/week'], '--budget', 'expected <dollars>[/day|/month|/lifetime], e.g. 5/day.'],
   ])('%j', async (args, option, accepted) => {
     const stderr = await failing([...args, '--data', join(dataDir, 'unused')]);
     expect(lines(stderr)).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { readableCallList, requireEveryCall } from '../../access/reads.ts';
 import type { Gateway } from '../../gateway.ts';
-import { ATTRIBUTION_FIELDS, type Dialect } from '../../records/call-record.ts';
+import { ATTRIBUTION_FIELDS, DIALECTS, type Dialect } from '../../records/call-record.ts';
 import type { CallTextPage, ListCallsQuery } from '../../records/call-store.ts';
 import type { Reply } from '../exchange.ts';
 import { HttpError, json } from '../responses.ts';
@@ -10,16 +10,6 @@ import type { Route } from '../router.ts';
  * The call-record queries of `gateway.calls`. Each first flushes the record queue, so a client that has just had
  * an answer finds its call (records are otherwise written in batches, up to a second later).
  */
-const DIALECTS: readonly Dialect[] = [
-  'chat',
-  'responses',
-  'messages',
-  'embeddings',
-  'images',
-  'speech',
-  'transcriptions',
-];
-
 export function callRoutes(gateway: Gateway): Route[] {
   return [
     {
