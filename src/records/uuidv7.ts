@@ -23,6 +23,9 @@ function randomBytes16(): Uint8Array {
 let lastRequestedMs = -1;
 let lastMs = -1;
 let lastCounter = 0;
+/** The last earlier millisecond asked for, and its counter: ids of one such millisecond increase too. */
+let earlierMs = -1;
+let earlierCounter = 0;
 
 /** A new UUIDv7 for `timestampMs` (default now). Ids made by this process for the same or a later time increase. */
 export function uuidv7(timestampMs: number = Date.now()): string {
@@ -33,8 +36,13 @@ export function uuidv7(timestampMs: number = Date.now()): string {
   const seed = ((bytes[6]! << 8) | bytes[7]!) & 0x7ff;
   let ms = requested;
   let counter = seed;
-  // An older timestamp (a call that started earlier but finished later) keeps its own time and a random rand_a.
-  if (requested >= lastRequestedMs) {
+  // An older timestamp (a call that started earlier but finished later, or any after the clock was set back) keeps
+  // its own time; within it, ids increase as the latest time's do, in a counter of their own.
+  if (requested < lastRequestedMs) {
+    if (requested === earlierMs && earlierCounter < 0xfff) counter = earlierCounter + 1;
+    earlierMs = requested;
+    earlierCounter = counter;
+  } else {
     if (requested <= lastMs) {
       ms = lastMs;
       counter = lastCounter + 1;

@@ -31,6 +31,13 @@ describe('uuidv7', () => {
     expect(uuidv7(base + 6) > later).toBe(true);
   });
 
+  it('increases within an earlier millisecond too, after an id for a later one (a clock set back)', () => {
+    const base = Date.UTC(2034, 0, 1);
+    uuidv7(base + 60_000);
+    const ids = Array.from({ length: 1000 }, () => uuidv7(base));
+    for (let index = 1; index < ids.length; index++) expect(ids[index]! > ids[index - 1]!).toBe(true);
+  });
+
   it('is random beyond the timestamp', () => {
     const at = Date.UTC(2033, 0, 1);
     const tails = new Set(Array.from({ length: 100 }, () => uuidv7(at).slice(19)));
