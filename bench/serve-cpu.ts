@@ -39,7 +39,7 @@ const { values: args } = parseArgs({
 });
 const seconds = Number(args.duration);
 const rounds = Number(args.rounds);
-/** `plain`: serve without --workers (as `--workers 1`, which runs no cluster); `n`: n workers unpinned; `n@0`: pinned. */
+/** `plain`: serve without --workers (as `--workers 1`: no cluster); `n`: n workers unpinned; `n@0`: on core 0. */
 const modes = args.modes.split(',').map((mode) => ({
   workers: mode === 'plain' ? 0 : Number.parseInt(mode, 10),
   pinned: mode === 'plain' || mode.endsWith('@0'),

@@ -94,7 +94,7 @@ describe('the counters of serve --workers', () => {
     await expect(full).rejects.toBeInstanceOf(SpendStoreFullError);
   });
 
-  it("one message a turn: a worker's questions asked together go (and are answered) in one, each its own answer", async () => {
+  it("one message a turn: a worker's questions asked together go in one, and come back in one", async () => {
     const { channels, one, two } = cluster();
     const slot = [{ slot: 'inflight\u0000key', limit: 2, amount: 1 }];
     const perMs = 1 / 60_000;
