@@ -14,6 +14,8 @@ import { type PrimaryChannel, WorkerCounters } from '../../src/server/cluster/wo
  */
 class Channel extends EventEmitter implements PrimaryChannel {
   connected = true;
+  /** Messages the worker sent (each an IPC write and read). */
+  sent = 0;
   readonly worker: number;
   readonly primary: PrimaryCounters;
   constructor(worker: number, primary: PrimaryCounters) {
@@ -22,6 +24,7 @@ class Channel extends EventEmitter implements PrimaryChannel {
     this.primary = primary;
   }
   send(message: unknown): boolean {
+    this.sent += 1;
     const sent = JSON.parse(JSON.stringify(message)) as unknown;
     setImmediate(async () => {
       if (!isMessage<CounterAsk>(sent, 'counters')) return;
@@ -89,6 +92,35 @@ describe('the counters of serve --workers', () => {
     expect(await one.reserve('a', [{ slot: 'key:a', limit: 1, amount: 0.1 }], 60_000)).toBeUndefined();
     const full = two.reserve('b', [{ slot: 'key:b', limit: 1, amount: 0.1 }], 60_000);
     await expect(full).rejects.toBeInstanceOf(SpendStoreFullError);
+  });
+
+  it("one message a turn: a worker's questions asked together go in one, and come back in one", async () => {
+    const { channels, one, two } = cluster();
+    const slot = [{ slot: 'inflight\u0000key', limit: 2, amount: 1 }];
+    const perMs = 1 / 60_000;
+    const asked = await Promise.all([
+      one.reserve('a', slot, 60_000),
+      one.take('key', 1, perMs),
+      one.reserve('b', slot, 60_000),
+      one.take('key', 1, perMs),
+      one.reserve('c', slot, 60_000),
+    ]);
+    expect(asked).toEqual([
+      undefined,
+      { taken: true, tokens: 0 },
+      undefined,
+      expect.objectContaining({ taken: false }),
+      {
+        index: 0,
+        spent: 0,
+        held: 2,
+      },
+    ]);
+    expect(channels[0]!.sent).toBe(1);
+    // Settled on a later turn: another message; the other worker then sees the slot free.
+    await Promise.all([one.settle('a', slot, []), one.settle('b', slot, [])]);
+    expect(channels[0]!.sent).toBe(2);
+    expect(await two.reserve('d', slot, 60_000)).toBeUndefined();
   });
 
   it('once the primary is gone, every question fails as the store being unavailable (503), none hangs', async () => {

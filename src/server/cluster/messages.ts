@@ -14,19 +14,32 @@ export type CounterCall =
   | { op: 'reserve'; id: string; holds: SlotHold[]; holdMs: number }
   | { op: 'settle'; id: string; released: SlotHold[]; charges: SlotCharge[] };
 
-/** A worker asks; `seq` pairs the answer with the question. */
-export interface CounterAsk {
-  switchyard: 'counters';
+/** One question, `seq` pairing it with its answer. */
+export interface CounterQuestion {
   seq: number;
   call: CounterCall;
 }
 
-/** The primary answers: the operation's value, or its error's name and message. */
-export interface CounterAnswer {
+/**
+ * A worker asks: every question of one event-loop turn in one message (a request's in-flight hold is asked on every
+ * request, so one message a turn instead of one a question spares both processes a write, a read and a parse each).
+ */
+export interface CounterAsk {
   switchyard: 'counters';
+  questions: CounterQuestion[];
+}
+
+/** One question's answer: the operation's value, or its error's name and message. */
+export interface CounterReply {
   seq: number;
   value?: unknown;
   error?: { name: string; message: string };
+}
+
+/** The primary answers every question of an ask in one message, in the order asked. */
+export interface CounterAnswer {
+  switchyard: 'counters';
+  replies: CounterReply[];
 }
 
 /** A start's log line, written once for the cluster by the primary. */

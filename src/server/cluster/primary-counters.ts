@@ -1,7 +1,7 @@
 import { MemorySpendStore } from '../../budgets/memory-spend-store.ts';
 import type { SlotHold } from '../../budgets/spend-store.ts';
 import { MemoryTokenBuckets } from '../../budgets/token-buckets.ts';
-import type { CounterAnswer, CounterAsk, CounterCall } from './messages.ts';
+import type { CounterAnswer, CounterAsk, CounterCall, CounterQuestion, CounterReply } from './messages.ts';
 
 /**
  * The counters of `serve --workers`, held by the primary: the same in-memory buckets and spend store a single process
@@ -21,13 +21,22 @@ export class PrimaryCounters {
     this.#spend = new MemorySpendStore(maxTracked);
   }
 
-  /** The answer to a worker's question: the operation's value, or its error (by name and message). */
+  /**
+   * The answers to a worker's questions, in the order asked: each operation's value, or its error (by name and
+   * message). Each starts before the next (the memory stores change their maps before any `await`), so they apply in
+   * order, as one message each would.
+   */
   async answer(worker: number, ask: CounterAsk): Promise<CounterAnswer> {
+    const replies = await Promise.all(ask.questions.map((question) => this.#reply(worker, question)));
+    return { switchyard: 'counters', replies };
+  }
+
+  async #reply(worker: number, { seq, call }: CounterQuestion): Promise<CounterReply> {
     try {
-      return { switchyard: 'counters', seq: ask.seq, value: await this.#run(worker, ask.call) };
+      return { seq, value: await this.#run(worker, call) };
     } catch (error) {
       const { name, message } = error instanceof Error ? error : new Error(String(error));
-      return { switchyard: 'counters', seq: ask.seq, error: { name, message } };
+      return { seq, error: { name, message } };
     }
   }
 

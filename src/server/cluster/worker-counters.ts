@@ -2,7 +2,14 @@ import type { SlotCharge, SlotHold, SlotRefusal, SpendStore } from '../../budget
 import { SpendStoreFullError } from '../../budgets/spend-store.ts';
 import type { TokenBuckets, TokenTake } from '../../budgets/token-buckets.ts';
 import { StorageUnavailableError } from '../../errors.ts';
-import { type CounterAnswer, type CounterCall, isMessage } from './messages.ts';
+import {
+  type CounterAnswer,
+  type CounterAsk,
+  type CounterCall,
+  type CounterQuestion,
+  type CounterReply,
+  isMessage,
+} from './messages.ts';
 
 /** How a worker talks to its primary: Node's IPC channel of a forked process (`process`), or a test's pair. */
 export interface PrimaryChannel {
@@ -15,24 +22,24 @@ export interface PrimaryChannel {
 /**
  * A worker's counters, asked of the primary of `serve --workers` (`PrimaryCounters`) over the IPC channel: the rate
  * buckets and the spend store (budgets, tokens a minute, calls in flight) of the whole server. The same operations
- * as Redis's, so the limits and the budget stage use it as they use Redis. Once the primary is gone every question
- * fails as the store being unavailable (the worker is closing by then).
+ * as Redis's, so the limits and the budget stage use it as they use Redis. The questions of one event-loop turn go
+ * in one message, sent at the turn's end (`setImmediate`), and come back in one. Once the primary is gone every
+ * question fails as the store being unavailable (the worker is closing by then).
  */
 export class WorkerCounters implements TokenBuckets, SpendStore {
   readonly component = 'primary';
   readonly #channel: PrimaryChannel;
   readonly #waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  /** The questions of this turn, not sent yet. */
+  #unsent: CounterQuestion[] = [];
   #seq = 0;
 
   constructor(channel: PrimaryChannel) {
     this.#channel = channel;
     channel.on('message', (message) => {
-      if (isMessage<CounterAnswer>(message, 'counters')) this.#answered(message);
+      if (isMessage<CounterAnswer>(message, 'counters')) for (const reply of message.replies) this.#answered(reply);
     });
-    channel.on('disconnect', () => {
-      for (const { reject } of this.#waiting.values()) reject(this.#gone());
-      this.#waiting.clear();
-    });
+    channel.on('disconnect', () => this.#failWaiting(this.#gone()));
   }
 
   take(bucket: string, capacity: number, perMs: number): Promise<TokenTake> {
@@ -61,26 +68,41 @@ export class WorkerCounters implements TokenBuckets, SpendStore {
     const seq = ++this.#seq;
     return new Promise((resolve, reject) => {
       this.#waiting.set(seq, { resolve, reject });
-      try {
-        this.#channel.send({ switchyard: 'counters', seq, call });
-      } catch (error) {
-        this.#waiting.delete(seq);
-        reject(this.#gone(error));
-      }
+      this.#unsent.push({ seq, call });
+      if (this.#unsent.length === 1) setImmediate(this.#send);
     });
   }
 
-  #answered(answer: CounterAnswer): void {
-    const waiting = this.#waiting.get(answer.seq);
+  /** Sends the turn's questions in one message (their answers come back in one). */
+  readonly #send = () => {
+    const ask: CounterAsk = { switchyard: 'counters', questions: this.#unsent };
+    this.#unsent = [];
+    if (ask.questions.length === 0) return;
+    // Gone meanwhile (before or after its `disconnect` was heard): nothing waiting will be answered.
+    if (!this.#channel.connected) return this.#failWaiting(this.#gone());
+    try {
+      this.#channel.send(ask);
+    } catch (error) {
+      this.#failWaiting(this.#gone(error));
+    }
+  };
+
+  #answered(reply: CounterReply): void {
+    const waiting = this.#waiting.get(reply.seq);
     if (!waiting) return;
-    this.#waiting.delete(answer.seq);
-    if (!answer.error) {
-      waiting.resolve(answer.value);
+    this.#waiting.delete(reply.seq);
+    if (!reply.error) {
+      waiting.resolve(reply.value);
       return;
     }
     // The memory store's refusal to forget a budget inside its window keeps its meaning (a 503 saying so).
-    const { name, message } = answer.error;
+    const { name, message } = reply.error;
     waiting.reject(name === 'SpendStoreFullError' ? new SpendStoreFullError(message) : new Error(message));
+  }
+
+  #failWaiting(error: StorageUnavailableError): void {
+    for (const { reject } of this.#waiting.values()) reject(error);
+    this.#waiting.clear();
   }
 
   #gone(cause?: unknown): StorageUnavailableError {
