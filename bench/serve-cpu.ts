@@ -18,14 +18,14 @@
  *   others on the machine shows as spread: the table gives the median and every round's figure.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
+import { childrenOf, freePort } from './processes.ts';
 import { startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
@@ -81,31 +81,6 @@ function cpuSeconds(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) found.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return found;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 async function measure(config: Config, mockPort: number, dataDir: string, children: ChildProcess[]): Promise<Run> {

@@ -6,11 +6,11 @@
  * can show, and an n above the cores available (or 4+ on a machine with fewer than 4) is listed as not measured.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { pinned } from './pinning.ts';
+import { childrenOf, rssMb } from './processes.ts';
 
 export interface WorkersBench {
   cli: string;
@@ -38,30 +38,6 @@ export function parseWorkerList(list: string): number[] {
   if (counts.some((count) => !Number.isInteger(count) || count < 1))
     throw new Error(`--workers: expected whole numbers of 1 or more, comma-separated (got ${list})`);
   return [...new Set(counts)].sort((a, b) => a - b);
-}
-
-function rssMb(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : Number.NaN;
-  } catch {
-    return Number.NaN; // a worker replaced or gone
-  }
-}
-
-/** The processes whose parent is `pid` (the cluster's workers), from /proc. */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) found.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return found;
 }
 
 async function measure(bench: WorkersBench, workers: number): Promise<WorkersRow> {
