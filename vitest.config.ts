@@ -1,6 +1,7 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/order/longest-first.ts';
 
 /**
  * Two projects: the whole suite (providers reached by the default wire transport), and, once more with every
@@ -27,6 +28,8 @@ export default defineConfig({
     // restores it in its own afterEach/afterAll.
     isolate: false,
     testTimeout: 20_000,
+    // The longest files first, also in a clean clone without vitest's cache (test/order/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     env: children,
     projects: [
       { extends: true, test: { name: 'wire', include: ['test/**/*.test.ts'] } },
