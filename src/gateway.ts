@@ -25,7 +25,6 @@ import { createProviderPool, providersWithCredentials } from './providers/provid
 import { everyProvider, ProviderRegistry, type ProvidersSettings } from './providers/registry.ts';
 import { createCallRecorder, type RecordOptions } from './records/call-recorder.ts';
 import type { CallStore } from './records/call-store.ts';
-import type { RecordQueueStats } from './records/record-queue.ts';
 import { StoredCalls } from './records/stored-calls.ts';
 import { openStores, type Stores } from './stores/open-stores.ts';
 import { type SchemaValidatorOptions, schemaValidatorSetting } from './structured-output/schema-engines.ts';
