@@ -1,8 +1,9 @@
+import { interpreterEngine } from './interpreter-engine.ts';
 import { loadMetaSchemas, refersToMetaSchema } from './meta-schemas.ts';
 import { draftOf } from './schema-draft.ts';
-import type { JsonSchema, SchemaValidator, SchemaValidatorSetting } from './schema-engine.ts';
+import type { JsonSchema, SchemaEngine, SchemaValidator, SchemaValidatorSetting } from './schema-engine.ts';
 import { schemaEngine } from './schema-engines.ts';
-import { schemaFacts } from './schema-facts.ts';
+import { type SchemaFacts, schemaFacts } from './schema-facts.ts';
 
 export type { JsonSchema, SchemaValidator, SchemaValidatorSetting } from './schema-engine.ts';
 
@@ -17,10 +18,45 @@ export type { JsonSchema, SchemaValidator, SchemaValidatorSetting } from './sche
 export function compileSchema(
   schema: JsonSchema,
   param = 'response_format.json_schema.schema',
-  setting?: SchemaValidatorSetting,
+  setting: SchemaValidatorSetting = 'auto',
 ): SchemaValidator {
-  const engine = schemaEngine(setting);
   const facts = schemaFacts(schema);
+  const engine = schemaEngine(setting);
+  if (setting !== 'auto' || engine.name !== 'ajv' || facts.compiled?.ajv)
+    return compiledBy(engine, schema, facts, param);
+  facts.uses = (facts.uses ?? 0) + 1;
+  // A schema referring to a draft's meta-schema: ajv has them built in, the interpreter loads them (prepareSchemas).
+  const hot = (facts.uses >= AJV_AFTER_USES && !facts.ajvRefused) || refersToMetaSchema(schema);
+  if (!hot) {
+    try {
+      return compiledBy(interpreterEngine, schema, facts, param);
+    } catch {
+      // What the interpreter refuses is decided by ajv, as without tiers.
+      return compiledBy(engine, schema, facts, param);
+    }
+  }
+  try {
+    return compiledBy(engine, schema, facts, param);
+  } catch (error) {
+    // What ajv refuses when the schema turns hot stays with the interpreter that took it.
+    if (!facts.compiled?.interpreter) throw error;
+    facts.ajvRefused = true;
+    return facts.compiled.interpreter.validator;
+  }
+}
+
+/**
+ * Uses of one schema content that `auto` serves with the interpreter before ajv compiles it. Compiling with ajv costs
+ * ~850 µs of CPU and validates in ~0.5 µs; the interpreter ~85 µs and ~12 µs (a 10-property schema, bench:
+ * `node bench/schema-validators.ts`): ajv pays off after ~65 validations, and most schemas sent per request (built
+ * from caller data, the tools of a one-off call) are never seen again. So a schema is interpreted until it is used
+ * this often, as V8 tiers up hot functions. Both engines give stock ajv's verdict wherever stock ajv is right on the
+ * JSON-Schema-Test-Suite (test/structured-output/validator-agreement.test.ts).
+ */
+export const AJV_AFTER_USES = 32;
+
+/** The validator `engine` compiled of the schema, compiled now if it has not been. */
+function compiledBy(engine: SchemaEngine, schema: JsonSchema, facts: SchemaFacts, param: string): SchemaValidator {
   facts.compiled ??= {};
   let compiled = facts.compiled[engine.name];
   if (!compiled) {

@@ -14,6 +14,10 @@ export interface SchemaFacts {
   withinLimits?: true;
   /** The validator each engine compiled (json-schema-validator.ts), and how to drop it from its engine when evicted. */
   compiled?: Partial<Record<SchemaEngine['name'], CompiledSchema>>;
+  /** Times `auto` asked for this content's validator before ajv compiled it (json-schema-validator.ts). */
+  uses?: number;
+  /** ajv could not compile what the interpreter took: it stays interpreted. */
+  ajvRefused?: true;
   strict?: StrictPlan;
   /** `modelSchemaOf`'s answer; `schema: undefined` when it is the caller's schema itself, unchanged. */
   model?: { readonly schema: JsonSchema | undefined; readonly wrapped: boolean };

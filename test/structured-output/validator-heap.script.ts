@@ -3,10 +3,12 @@ import { createGateway } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
 
 const count = Number(process.argv[2] ?? 20_000);
+// `auto` (the default: the interpreter until a schema is used often) or `ajv` (every schema compiled).
+const schemaValidator = (process.argv[3] ?? 'auto') as 'auto' | 'ajv';
 // Records off (the in-memory sink holds its own bounded share of requests) and the simulator's log of calls emptied
 // after each: what is measured is what the schemas leave behind.
 const mock = createMockProvider({ respond: () => ({ content: '{"n":1}' }) });
-const gateway = createGateway({ mock, records: false });
+const gateway = createGateway({ mock, records: false, schemaValidator });
 const gc = (globalThis as { gc?: () => void }).gc!;
 
 async function call(index: number): Promise<void> {
@@ -33,4 +35,4 @@ for (let index = 0; index < count; index += 1) await call(index);
 gc();
 gc();
 const after = process.memoryUsage().heapUsed;
-console.log(JSON.stringify({ schemas: count, growthMB: (after - before) / 1024 / 1024 }));
+console.log(JSON.stringify({ schemaValidator, schemas: count, growthMB: (after - before) / 1024 / 1024 }));
