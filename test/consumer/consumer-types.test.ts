@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
  * of the sources, laid out as an installed package inside this checkout, so that their imports find its
  * node_modules. .ci/run does the same against the built, packed and installed package, with and without
  * exactOptionalPropertyTypes, for the ESM and CommonJS entry points; the project's own type check compiles
- * consumer.mts with exactOptionalPropertyTypes against the sources.
+ * consumer.mts with exactOptionalPropertyTypes against the sources. The declarations are emitted without checking the
+ * sources a second time (`noCheck`: the type check does; declaration-emit errors are still reported).
  */
 const root = resolve(import.meta.dirname, '../..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
