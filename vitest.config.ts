@@ -28,6 +28,9 @@ export default defineConfig({
     isolate: false,
     testTimeout: 20_000,
     env: children,
+    // One PostgreSQL server for the run, a database per file (test/helpers/postgres.ts). Run once, for the root;
+    // both projects inherit what it provides.
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'wire', include: ['test/**/*.test.ts'] } },
       {
