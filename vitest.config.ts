@@ -31,6 +31,9 @@ export default defineConfig({
     // The longest files first, also in a clean clone without vitest's cache (test/order/longest-first.ts).
     sequence: { sequencer: LongestFirst },
     env: children,
+    // One PostgreSQL server for the run, a database per file (test/helpers/postgres.ts). Run once, for the root;
+    // both projects inherit what it provides.
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'wire', include: ['test/**/*.test.ts'] } },
       {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type {
   ExperimentCell,
   ExperimentHeader,
@@ -348,11 +348,10 @@ describe('cells stored before spent_usd and held_usd', () => {
 
   it.skipIf(!server)('PostgreSQL fills both columns in its migration, bodies its json refuses included', async () => {
     const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: server!.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE before_money');
-    await admin.end();
-    const url = server!.url.replace(/\/postgres$/, '/before_money');
+    // A second database, empty, beside the file's.
+    const before = (await startPostgres())!;
+    onTestFinished(() => before.stop());
+    const url = before.url;
     const pool = new pg.Pool({ connectionString: url });
     await makeFirstVersion(pool, 'experiments');
     for (const each of cells)

@@ -1,134 +1,70 @@
-import { execFile, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import { pollUntil } from './poll.ts';
+import { randomBytes } from 'node:crypto';
+import { basename } from 'node:path';
+import { type PostgresServer, postgresBinaries, startPostgresServer } from './postgres-server.ts';
+
+export { freePort, postgresBinaries } from './postgres-server.ts';
 
 /**
- * A throwaway PostgreSQL from Debian's `postgresql` package: a temporary data directory, a free loopback port, fsync
- * off; stopped and removed by `stop`. As root (CI), the server runs as the package's `postgres` user, since
- * PostgreSQL refuses to run as root. `undefined` when the binaries are missing and CI is not set (the caller
- * skips and says so); in CI a missing PostgreSQL is an error.
+ * A throwaway PostgreSQL for a test file. By default a fresh database on the run's one server (started by
+ * `postgres-global-setup.ts`): `url` is that database, `stop` drops it. `{ own: true }` starts a server of the
+ * file's own, for a test that stops it (`halt`, `restart`) or changes it as a whole; on a shared database `halt` and
+ * `restart` reject, since they would stop every file's. Outside vitest (bench/), always a server of its own.
+ * `undefined` when the binaries are missing and CI is not set (the caller skips and says so); in CI a missing
+ * PostgreSQL is an error.
  */
-export interface ThrowawayPostgres {
-  url: string;
-  stop(): Promise<void>;
-  /** Stops the server, keeping its data (an outage); `restart` starts it again on the same port. */
-  halt(): Promise<void>;
-  restart(): Promise<void>;
-}
+export type ThrowawayPostgres = PostgresServer;
 
-const run = promisify(execFile);
-
-export function postgresBinaries(): string | undefined {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const version = readdirSync(root).sort((a, b) => Number(b) - Number(a))[0];
-  const bin = version && join(root, version, 'bin');
-  return bin && existsSync(join(bin, 'initdb')) ? bin : undefined;
-}
-
-export async function startPostgres(): Promise<ThrowawayPostgres | undefined> {
+export async function startPostgres(options: { own?: boolean } = {}): Promise<ThrowawayPostgres | undefined> {
+  const shared = options.own ? undefined : await sharedServer();
+  if (shared) return createDatabase(shared.adminUrl, shared.file);
   const bin = postgresBinaries();
   if (!bin) {
     if (process.env.CI) throw new Error('PostgreSQL is required in CI (.ci/run installs the postgresql package).');
     return undefined;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-pg-'));
-  // As root, initdb and postgres run as the package's postgres user (spawn's uid/gid), which owns the directory.
-  const owner = process.getuid?.() === 0 ? await postgresUser() : undefined;
-  if (owner) chownSync(dir, owner.uid, owner.gid);
-  const data = join(dir, 'data');
-  await run('cp', ['-a', await templateData(bin, owner), data]);
-  const port = await freePort();
-  const spawnServer = () =>
-    spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off'], {
-      stdio: 'ignore',
-      ...owner,
-    });
-  let server: ReturnType<typeof spawn> | undefined = spawnServer();
-  const url = `postgres://switchyard@127.0.0.1:${port}/postgres`;
-  await waitUntilReady(url);
-  const halt = async () => {
-    if (!server || server.exitCode !== null) return;
-    const exited = new Promise((resolve) => server!.once('exit', resolve));
-    server.kill('SIGINT');
-    await exited;
-    server = undefined;
-  };
-  return {
-    url,
-    halt,
-    restart: async () => {
-      server ??= spawnServer();
-      await waitUntilReady(url);
-    },
-    stop: async () => {
-      await halt();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return startPostgresServer(bin);
+}
+
+/** The run's server as the global setup provides it (none outside a vitest worker), and the calling test file. */
+async function sharedServer(): Promise<{ adminUrl: string; file: string } | undefined> {
+  if (!process.env.VITEST) return undefined;
+  const { expect, inject } = await import('vitest');
+  const adminUrl = inject('postgresAdminUrl');
+  return adminUrl ? { adminUrl, file: basename(expect.getState().testPath ?? '') } : undefined;
 }
 
 /**
- * A data directory fresh from initdb, made once per PostgreSQL version and user (in the system's temporary
- * directory, shared by every run) and copied for each server: initdb takes a second, a copy a tenth of that. Made
- * aside and renamed into place, so a run never copies half of one; of two runs making it at once, one's is kept.
+ * Named after the file, so a database left behind says whose it is. Copied from template1 by WAL_LOG, PostgreSQL's
+ * default: FILE_COPY or template0 were no faster.
  */
-async function templateData(bin: string, owner: { uid: number; gid: number } | undefined): Promise<string> {
-  const template = join(tmpdir(), `switchyard-pg-template-${basename(dirname(bin))}-${process.getuid?.() ?? 0}`);
-  if (existsSync(join(template, 'PG_VERSION'))) return template;
-  const staging = mkdtempSync(join(tmpdir(), 'switchyard-pg-initdb-'));
-  try {
-    if (owner) chownSync(staging, owner.uid, owner.gid);
-    const data = join(staging, 'data');
-    await run(join(bin, 'initdb'), ['-D', data, '-U', 'switchyard', '--auth=trust', '-E', 'UTF8', '--no-sync'], {
-      ...owner,
-    });
-    try {
-      renameSync(data, template);
-    } catch (error) {
-      if (!existsSync(join(template, 'PG_VERSION'))) throw error;
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return template;
+async function createDatabase(adminUrl: string, file: string): Promise<ThrowawayPostgres> {
+  const slug = file
+    .replace(/\.test\.ts$/, '')
+    .replace(/[^a-z0-9]+/gi, '_')
+    .toLowerCase()
+    .slice(0, 40);
+  const name = `${slug}_${randomBytes(6).toString('hex')}`;
+  await asAdmin(adminUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const wholeServer = () =>
+    Promise.reject(new Error('halt and restart would stop the server every file shares: startPostgres({ own: true })'));
+  return {
+    url: url.href,
+    halt: wholeServer,
+    restart: wholeServer,
+    // FORCE: connections a test left open (a killed replica's, a pool not ended) do not keep the database.
+    stop: () => asAdmin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
 }
 
-async function postgresUser(): Promise<{ uid: number; gid: number }> {
-  const [{ stdout: uid }, { stdout: gid }] = await Promise.all([
-    run('id', ['-u', 'postgres']),
-    run('id', ['-g', 'postgres']),
-  ]);
-  return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
-}
-
-async function waitUntilReady(url: string): Promise<void> {
+async function asAdmin(adminUrl: string, statement: string): Promise<void> {
   const { default: pg } = await import('pg');
-  await pollUntil(
-    async () => {
-      const client = new pg.Client({ connectionString: url });
-      try {
-        await client.connect();
-      } finally {
-        await client.end().catch(() => {});
-      }
-    },
-    30_000,
-    25,
-  );
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type CallRecord, type CallStore, MemorySink, PostgresSink } from '../../src/records/index.ts';
 import { makeFirstVersion } from '../helpers/old-schemas.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
@@ -87,11 +87,10 @@ describe.skipIf(!server)('PostgresSink', () => {
 
   it('fills api_key_id of a database made before it, records PostgreSQL’s json refuses included', async () => {
     const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: server!.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE before_key_ids');
-    await admin.end();
-    const url = server!.url.replace(/\/postgres$/, '/before_key_ids');
+    // A second database, empty, beside the file's.
+    const before = (await startPostgres())!;
+    onTestFinished(() => before.stop());
+    const url = before.url;
     // The first version's schema, and rows as it wrote them (no api_key_id column).
     const pool = new pg.Pool({ connectionString: url });
     await makeFirstVersion(pool, 'calls');

@@ -7,7 +7,8 @@ import { api, jsonOf, startTestServer, type TestServer } from '../server/start-t
  * trace logged per request (45,012 lines in 20 s). Now: a 503 `storage_unavailable` naming postgres at once, health
  * `degraded` with the component down, a few log lines in all, and everything back by itself once PostgreSQL is.
  */
-const postgres: ThrowawayPostgres | undefined = await startPostgres();
+// A server of its own: the test stops and restarts it.
+const postgres: ThrowawayPostgres | undefined = await startPostgres({ own: true });
 if (!postgres) console.warn('SKIPPED: the PostgreSQL outage test (PostgreSQL not installed; CI installs it).');
 let server: TestServer;
 /** A key never used before the outage: no replica trusts it from an earlier check. */

@@ -7,7 +7,8 @@ import { api, jsonOf, startTestServer, type TestServer } from './start-test-serv
  * `/v1/health` is liveness (200 while the process answers); `/v1/health/ready` is readiness: 503 while PostgreSQL or
  * Redis does not answer, or no provider has credentials, and 200 again by itself. The startup log says what is used.
  */
-const postgres: ThrowawayPostgres | undefined = await startPostgres();
+// A server of its own: the test stops and restarts it.
+const postgres: ThrowawayPostgres | undefined = await startPostgres({ own: true });
 const redis: ThrowawayRedis | undefined = await startRedis();
 if (!postgres || !redis) console.warn('SKIPPED: the readiness test (PostgreSQL or Redis not installed; CI has both).');
 let server: TestServer;

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { SqliteCacheStore } from '../../src/cache/sqlite-cache-store.ts';
 import { openServeStores, type ServeStores } from '../../src/server/serve-stores.ts';
 import { postgresBinaries, startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
@@ -141,11 +141,10 @@ describe('a data directory written before the one storage layer (SQLite)', () =>
 describe.skipIf(!server)('a PostgreSQL database written before the one storage layer', () => {
   it('opens, migrates (calls to version 3) and reads as before', async () => {
     const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: server!.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE written_by_04a810a');
-    await admin.end();
-    const url = server!.url.replace(/\/postgres$/, '/written_by_04a810a');
+    // A second database, empty, beside the file's.
+    const before = (await startPostgres())!;
+    onTestFinished(() => before.stop());
+    const url = before.url;
     execFileSync(join(postgresBinaries()!, 'psql'), [
       url,
       '--quiet',
