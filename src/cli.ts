@@ -14,4 +14,4 @@ if (belowNodeFloor()) {
 // which the replaced process would have loaded for nothing (~0.2 s of CPU at every start).
 if (process.argv[2] === 'serve') boundServeMemory();
 
-void import('./cli/program.ts');
+void import('./cli/program.ts').then(({ runCli }) => runCli());
