@@ -1,7 +1,6 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { LongestFirst } from './test/order/longest-first.ts';
 
 /**
  * Two projects: the whole suite (providers reached by the default wire transport), and, once more with every
@@ -28,8 +27,6 @@ export default defineConfig({
     // restores it in its own afterEach/afterAll.
     isolate: false,
     testTimeout: 20_000,
-    // The longest files first, also in a clean clone without vitest's cache (test/order/longest-first.ts).
-    sequence: { sequencer: LongestFirst },
     env: children,
     // One PostgreSQL server for the run, a database per file (test/helpers/postgres.ts). Run once, for the root;
     // both projects inherit what it provides.
