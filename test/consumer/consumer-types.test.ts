@@ -46,6 +46,9 @@ describe('a strict TypeScript consumer', () => {
     expect(Object.keys(exports)).toEqual(['.', './testing', './server', './stores', './records', './providers']);
     writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'switchyard-llm', type: 'module', exports }));
     copyFileSync(join(root, 'test/consumer/consumer.mts'), join(dir, 'consumer.mts'));
+    // A package of its own: inside the checkout, the checkout's package.json (also named switchyard-llm) would
+    // resolve the consumer's imports to itself, its dist/, instead of the installed declarations.
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
     const compilerOptions = {
       strict: true,
       skipLibCheck: false,
@@ -59,6 +62,10 @@ describe('a strict TypeScript consumer', () => {
     const { stdout, stderr } = await tsc('-p', dir, '--listFiles');
     const lines = (stdout + stderr).split('\n');
     expect.soft(lines.filter((line) => line.includes('error TS'))).toEqual([]);
+    // The package's own declarations are the ones just written, not a build lying in the checkout (dist/).
+    const ownDeclarations = lines.filter((line) => line.includes('/switchyard-llm/') || line.startsWith(join(root, 'dist')));
+    expect(ownDeclarations).toContain(join(installed, 'index.d.ts'));
+    expect(ownDeclarations.filter((line) => !line.startsWith(installed))).toEqual([]);
     const typePackages = lines.flatMap((line) => /\/node_modules\/@types\/([^/]+)\//.exec(line)?.[1] ?? []);
     expect([...new Set(typePackages)]).toEqual(['node']);
   }, 600_000);
