@@ -63,7 +63,9 @@ describe('a strict TypeScript consumer', () => {
     const lines = (stdout + stderr).split('\n');
     expect.soft(lines.filter((line) => line.includes('error TS'))).toEqual([]);
     // The package's own declarations are the ones just written, not a build lying in the checkout (dist/).
-    const ownDeclarations = lines.filter((line) => line.includes('/switchyard-llm/') || line.startsWith(join(root, 'dist')));
+    const ownDeclarations = lines.filter(
+      (line) => line.includes('/switchyard-llm/') || line.startsWith(join(root, 'dist')),
+    );
     expect(ownDeclarations).toContain(join(installed, 'index.d.ts'));
     expect(ownDeclarations.filter((line) => !line.startsWith(installed))).toEqual([]);
     const typePackages = lines.flatMap((line) => /\/node_modules\/@types\/([^/]+)\//.exec(line)?.[1] ?? []);
