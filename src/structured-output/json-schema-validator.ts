@@ -26,7 +26,8 @@ export function compileSchema(
     return compiledBy(engine, schema, facts, param);
   facts.uses = (facts.uses ?? 0) + 1;
   // A schema referring to a draft's meta-schema: ajv has them built in, the interpreter loads them (prepareSchemas).
-  const hot = (facts.uses >= AJV_AFTER_USES && !facts.ajvRefused) || refersToMetaSchema(schema);
+  facts.refersToMetaSchema ??= refersToMetaSchema(schema);
+  const hot = (facts.uses >= AJV_AFTER_USES && !facts.ajvRefused) || facts.refersToMetaSchema;
   if (!hot) {
     try {
       return compiledBy(interpreterEngine, schema, facts, param);
@@ -36,7 +37,11 @@ export function compileSchema(
     }
   }
   try {
-    return compiledBy(engine, schema, facts, param);
+    const validator = compiledBy(engine, schema, facts, param);
+    // Turned hot: the interpreter's copy is no longer asked for (a call holding it finishes with it).
+    facts.compiled?.interpreter?.dispose();
+    delete facts.compiled?.interpreter;
+    return validator;
   } catch (error) {
     // What ajv refuses when the schema turns hot stays with the interpreter that took it.
     if (!facts.compiled?.interpreter) throw error;

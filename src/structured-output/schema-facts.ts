@@ -18,6 +18,8 @@ export interface SchemaFacts {
   uses?: number;
   /** ajv could not compile what the interpreter took: it stays interpreted. */
   ajvRefused?: true;
+  /** The schema refers to a draft's meta-schema (`refersToMetaSchema`, a walk of the whole schema): asked once. */
+  refersToMetaSchema?: boolean;
   strict?: StrictPlan;
   /** `modelSchemaOf`'s answer; `schema: undefined` when it is the caller's schema itself, unchanged. */
   model?: { readonly schema: JsonSchema | undefined; readonly wrapped: boolean };

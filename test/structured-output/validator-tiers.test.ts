@@ -39,14 +39,26 @@ describe('auto: the interpreter while a schema is cold, ajv once it is hot', () 
     const compiling = vi.spyOn(bundledAjvEngine!, 'compile');
     compileSchema(schema);
     compileSchema(schema);
-    expect(engines(schema)).toEqual(['ajv', 'interpreter']);
+    // The interpreter's copy is let go once ajv has the schema: one validator kept per hot schema.
+    expect(engines(schema)).toEqual(['ajv']);
     expect(compiling).toHaveBeenCalledTimes(1);
+  });
+
+  it('walks a schema for meta-schema references once, not at every cold use', () => {
+    const schema = freshSchema();
+    expect(schemaFacts(schema).refersToMetaSchema).toBeUndefined();
+    compileSchema(schema);
+    expect(schemaFacts(schema).refersToMetaSchema).toBe(false);
+    const metaSchema = { $ref: 'https://json-schema.org/draft/2020-12/schema' };
+    compileSchema(metaSchema);
+    expect(schemaFacts(metaSchema).refersToMetaSchema).toBe(true);
+    expect(engines(metaSchema)).toEqual(['ajv']);
   });
 
   it('counts uses by content: a fresh copy of a schema (a new request body) is the same schema', () => {
     const schema = freshSchema();
     for (let use = 0; use < AJV_AFTER_USES; use++) compileSchema(structuredClone(schema));
-    expect(engines(schema)).toEqual(['ajv', 'interpreter']);
+    expect(engines(schema)).toEqual(['ajv']);
   });
 
   it('words the errors of an answer the same cold and hot (the correction sent to the model reads them)', () => {
