@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+
+export { freePort } from '../test/helpers/free-port.ts';
 
 /** What the server benchmarks read of their processes: from /proc (Linux), and a free loopback port to start on. */
 
@@ -26,16 +27,4 @@ export function childrenOf(pid: number): number[] {
     }
   }
   return found;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

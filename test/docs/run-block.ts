@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { parse as parseYaml } from 'yaml';
+import { freePort } from '../helpers/free-port.ts';
 import { type DocsWorld, node, root } from './docs-world.ts';
 import { NETWORK_MARK } from './loopback-only.ts';
 import type { CodeBlock } from './markdown-blocks.ts';
@@ -136,14 +136,4 @@ function compareTranscript(steps: Step[], stdout: string): BlockResult {
     }
   }
   return { ok: true, detail: stdout };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-    probe.on('error', fail);
-  });
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { type PostgresServer, postgresBinaries, startPostgresServer } from './postgres-server.ts';
 
-export { freePort, postgresBinaries } from './postgres-server.ts';
+export { freePort } from './free-port.ts';
+export { postgresBinaries } from './postgres-server.ts';
 
 /**
  * A throwaway PostgreSQL for a test file. By default a fresh database on the run's one server (started by

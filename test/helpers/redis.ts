@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { freePort } from './free-port.ts';
 import { pollUntil } from './poll.ts';
-import { freePort } from './postgres-server.ts';
 
 /**
  * A throwaway Redis from Debian's `redis-server` package on a free loopback port, nothing persisted; stopped by

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/free-port.ts';
 
 /**
  * `serve` takes its port from SWITCHYARD_PORT when `--port` is not given (as the docs test gives each block that
@@ -14,14 +14,6 @@ const node = join(root, 'node_modules/.bin/node');
 const cli = join(root, 'src/cli.ts');
 const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-port-env-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-const freePort = () =>
-  new Promise<number>((done) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
 
 /** The URL `serve` logs it listens on. */
 async function listensOn(args: string[], env: Record<string, string>): Promise<string> {
