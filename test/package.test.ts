@@ -108,6 +108,27 @@ describe('starting switchyard serve', () => {
     // zod alone is ~20 MB of a server's memory and ~170 ms of its start (issue 27).
     expect(resolved.filter((url) => /\/node_modules\/(zod|@modelcontextprotocol\/sdk)\//.test(url))).toEqual([]);
   });
+
+  it('loads not Node.js’s own fetch (its built-in undici), which serve never calls', async () => {
+    // An ES import of node:http reads every export of it, WebSocket's lazy getter included, which loads Node's
+    // built-in undici: ~40 ms of every start and ~2 MB of heap for nothing (serve's calls go through npm undici).
+    const program = `
+      const { mkdtempSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      const { join } = await import('node:path');
+      const { startServer } = await import(process.env.SOURCE + '/server/index.ts');
+      const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-start-'));
+      const server = await startServer({ port: 0, dataDir, mock: true, log: () => {} });
+      const { request } = await import('undici');
+      const models = await request(server.url + '/v1/models');
+      await models.body.text();
+      await server.close();
+      const builtins = process.moduleLoadList.filter((name) => name.includes('undici'));
+      console.log(JSON.stringify({ status: models.statusCode, builtins }));`;
+    const { status, builtins } = (await probe(program)) as { status: number; builtins: string[] };
+    expect(status).toBe(200);
+    expect(builtins).toEqual([]);
+  });
 });
 
 describe('the optional provider SDKs', () => {
