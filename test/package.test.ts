@@ -92,14 +92,17 @@ describe('the main entry', () => {
 });
 
 describe('starting switchyard serve', () => {
-  it('loads neither zod nor the MCP SDK: the routes that validate with them load them on first use', async () => {
-    const program = `
+  /** A probe program's first lines: a `serve --mock` started in it, as `server`. */
+  const startsServer = `
       const { mkdtempSync } = await import('node:fs');
       const { tmpdir } = await import('node:os');
       const { join } = await import('node:path');
       const { startServer } = await import(process.env.SOURCE + '/server/index.ts');
       const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-start-'));
-      const server = await startServer({ port: 0, dataDir, mock: true, log: () => {} });
+      const server = await startServer({ port: 0, dataDir, mock: true, log: () => {} });`;
+
+  it('loads neither zod nor the MCP SDK: the routes that validate with them load them on first use', async () => {
+    const program = `${startsServer}
       const models = await fetch(server.url + '/v1/models');
       await server.close();
       console.log(JSON.stringify({ status: models.status, resolved }));`;
@@ -111,14 +114,9 @@ describe('starting switchyard serve', () => {
 
   it('loads not Node.js’s own fetch (its built-in undici), which serve never calls', async () => {
     // An ES import of node:http reads every export of it, WebSocket's lazy getter included, which loads Node's
-    // built-in undici: ~40 ms of every start and ~2 MB of heap for nothing (serve's calls go through npm undici).
-    const program = `
-      const { mkdtempSync } = await import('node:fs');
-      const { tmpdir } = await import('node:os');
-      const { join } = await import('node:path');
-      const { startServer } = await import(process.env.SOURCE + '/server/index.ts');
-      const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-start-'));
-      const server = await startServer({ port: 0, dataDir, mock: true, log: () => {} });
+    // built-in undici: ~50 ms of CPU at every start and ~6 MB of an idle serve's RSS, for nothing (serve calls
+    // providers through npm undici).
+    const program = `${startsServer}
       const { request } = await import('undici');
       const models = await request(server.url + '/v1/models');
       await models.body.text();
