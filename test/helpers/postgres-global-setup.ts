@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
-import { type PostgresServer, postgresBinaries, startPostgresServer } from './postgres-server.ts';
+import { asAdmin, type PostgresServer, postgresBinaries, startPostgresServer } from './postgres-server.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -31,17 +31,11 @@ export default async function setup(project: TestProject): Promise<(() => Promis
 }
 
 async function databasesLeft(adminUrl: string): Promise<string[]> {
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    const { rows } = await admin.query<{ datname: string }>(
-      "SELECT datname FROM pg_database WHERE datname NOT IN ('postgres', 'template0', 'template1') ORDER BY 1",
-    );
-    return rows.map((row) => row.datname);
-  } finally {
-    await admin.end();
-  }
+  const rows = await asAdmin<{ datname: string }>(
+    adminUrl,
+    "SELECT datname FROM pg_database WHERE datname NOT IN ('postgres', 'template0', 'template1') ORDER BY 1",
+  );
+  return rows.map((row) => row.datname);
 }
 
 async function startIfUsed(project: TestProject): Promise<PostgresServer | undefined> {

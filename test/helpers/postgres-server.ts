@@ -117,3 +117,15 @@ async function waitUntilReady(url: string): Promise<void> {
     25,
   );
 }
+
+/** One statement on the server as its superuser, on a connection of its own: the rows it returned. */
+export async function asAdmin<Row extends object>(adminUrl: string, statement: string): Promise<Row[]> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    return (await admin.query<Row>(statement)).rows;
+  } finally {
+    await admin.end();
+  }
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
-import { type PostgresServer, postgresBinaries, startPostgresServer } from './postgres-server.ts';
+import { asAdmin, type PostgresServer, postgresBinaries, startPostgresServer } from './postgres-server.ts';
 
 export { freePort } from './free-port.ts';
 export { postgresBinaries } from './postgres-server.ts';
@@ -55,17 +55,8 @@ async function createDatabase(adminUrl: string, file: string): Promise<Throwaway
     halt: wholeServer,
     restart: wholeServer,
     // FORCE: connections a test left open (a killed replica's, a pool not ended) do not keep the database.
-    stop: () => asAdmin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+    stop: async () => {
+      await asAdmin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    },
   };
-}
-
-async function asAdmin(adminUrl: string, statement: string): Promise<void> {
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(statement);
-  } finally {
-    await admin.end();
-  }
 }
