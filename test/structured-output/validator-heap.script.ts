@@ -2,7 +2,7 @@
 import { createGateway } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
 
-const count = Number(process.argv[2] ?? 20_000);
+const count = Number(process.argv[2] ?? 4_000);
 // `auto` (the default: the interpreter until a schema is used often) or `ajv` (every schema compiled).
 const schemaValidator = (process.argv[3] ?? 'auto') as 'auto' | 'ajv';
 // Records off (the in-memory sink holds its own bounded share of requests) and the simulator's log of calls emptied
