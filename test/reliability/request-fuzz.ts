@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { anyCodePoint } from '../helpers/code-points.ts';
 
 export { BASES } from './request-fuzz-bases.ts';
 
@@ -71,7 +72,7 @@ const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer(),
   fc.double(),
   fc.string(),
-  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: anyCodePoint, maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 30 }),
   fc.constantFrom(...WEIRD_STRINGS),
   fc.constant(HUGE),
@@ -99,7 +100,7 @@ const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
     ),
     fc.constantFrom<unknown>(null, 'user', 'text', 1, {}, [], 'x'),
   ),
-  fc.anything({ maxDepth: 2, withNullPrototype: true, withObjectString: true, stringUnit: 'binary' }),
+  fc.anything({ maxDepth: 2, withNullPrototype: true, withObjectString: true, stringUnit: anyCodePoint }),
 );
 
 export type Mutation = {

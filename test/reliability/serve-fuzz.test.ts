@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeListener } from '../../src/server/index.ts';
 import { makeDeployment } from '../deployments/fixtures.ts';
+import { anyCodePoint } from '../helpers/code-points.ts';
 import { guardUnhandledRejections } from './harness.ts';
 import { BASES, mutate, mutation, safeStringify } from './request-fuzz.ts';
 import { type FuzzRig, MAX_BODY_BYTES, type RawRequest, startFuzzRig } from './serve-fuzz-rig.ts';
@@ -70,7 +71,7 @@ const rawText: fc.Arbitrary<string> = fc.oneof(
     '{"model":"gpt-4o-latest","messages":[{"role":"user","content":"hi"}]}garbage',
     'model=gpt-4o&messages=hi',
   ),
-  fc.string({ unit: 'binary', maxLength: 200 }),
+  fc.string({ unit: anyCodePoint, maxLength: 200 }),
   fc.json({ maxDepth: 4 }),
 );
 
