@@ -160,16 +160,26 @@ describe('serve --workers 2', () => {
     try {
       await Promise.all(hanging.map((request) => request.started));
       const refusedBy = new Set<string | null>();
+      // What the probes got, for a failure's message (it failed once under a loaded machine, with none refused).
+      const answers = new Map<string, number>();
       await expect
         .poll(
           async () => {
             const { status, worker, code } = await call(keys.inflight.key);
+            const answer = `${status}${code ? ` ${code}` : ''} from worker ${worker}`;
+            answers.set(answer, (answers.get(answer) ?? 0) + 1);
             if (status === 429 && code === 'concurrency_limit_exceeded') refusedBy.add(worker);
             return [...refusedBy].sort();
           },
           { timeout: 10_000, interval: 10 },
         )
-        .toEqual(['1', '2']);
+        .toEqual(['1', '2'])
+        .catch((error: Error) => {
+          const held = hanging.map((request) => request.answered() ?? 'no answer').join(', ');
+          throw new Error(
+            `${error.message}; the probes got ${JSON.stringify([...answers])}; the held requests: ${held}`,
+          );
+        });
     } finally {
       for (const request of hanging) request.destroy();
     }
@@ -212,7 +222,11 @@ describe('serve --workers 2', () => {
 });
 
 /** A request on a connection of its own whose body never ends: the server took it in hand (100 Continue). */
-function hangingRequest(apiKey: string): { started: Promise<unknown>; destroy(): void } {
+function hangingRequest(apiKey: string): {
+  started: Promise<unknown>;
+  answered(): string | undefined;
+  destroy(): void;
+} {
   const hanging = request(`${server.url}/v1/chat/completions`, {
     method: 'POST',
     headers: {
@@ -224,8 +238,11 @@ function hangingRequest(apiKey: string): { started: Promise<unknown>; destroy():
     },
   });
   hanging.on('error', () => undefined);
+  // A held request should get no answer until destroyed; what it got, if it did, is for a failure's message.
+  let answered: string | undefined;
+  hanging.once('response', (response) => (answered = `${response.statusCode}`));
   const started = new Promise((resolve) => hanging.once('continue', resolve));
   hanging.flushHeaders();
   void started.then(() => hanging.write('{"model":'));
-  return { started, destroy: () => hanging.destroy() };
+  return { started, answered: () => answered, destroy: () => hanging.destroy() };
 }
