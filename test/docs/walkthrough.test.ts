@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, postgresBinaries, startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { postgresBinaries, startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 import { startRedis, type ThrowawayRedis } from '../helpers/redis.ts';
 import { type DocsWorld, root, startDocsWorld } from './docs-world.ts';
 import { type CodeBlock, codeBlocks } from './markdown-blocks.ts';

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { asAdmin, type PostgresServer, postgresBinaries, startPostgresServer } from './postgres-server.ts';
 
-export { freePort } from './free-port.ts';
 export { postgresBinaries } from './postgres-server.ts';
 
 /**

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ServeOptions, startServer } from '../../src/server/index.ts';
-import { freePort, startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 import { startRedis, type ThrowawayRedis } from '../helpers/redis.ts';
 
 /**
