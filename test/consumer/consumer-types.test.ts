@@ -15,8 +15,9 @@ import { describe, expect, it } from 'vitest';
  * sources a second time (`noCheck`: the type check does; declaration-emit errors are still reported).
  *
  * Both tsc runs are incremental, like `npm run typecheck`: their build info and output stay in
- * node_modules/.cache/switchyard/consumer-types, so a rerun re-emits and re-checks what changed (~14 s of CPU instead of
- * ~35 when nothing did). Errors are reported on every run: tsc keeps each file's diagnostics in its build info.
+ * node_modules/.cache/switchyard/consumer-types, so a rerun re-emits and re-checks what changed (~14 s of CPU
+ * instead of ~35 when nothing did). Errors are reported on every run: tsc keeps each file's diagnostics in its build
+ * info.
  */
 const root = resolve(import.meta.dirname, '../..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
