@@ -94,11 +94,12 @@ describe('the main entry', () => {
 describe('starting switchyard serve', () => {
   /** A probe program's first lines: a `serve --mock` started in it, as `server`. */
   const startsServer = `
-      const { mkdtempSync } = await import('node:fs');
+      const { mkdtempSync, rmSync } = await import('node:fs');
       const { tmpdir } = await import('node:os');
       const { join } = await import('node:path');
       const { startServer } = await import(process.env.SOURCE + '/server/index.ts');
       const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-start-'));
+      process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
       const server = await startServer({ port: 0, dataDir, mock: true, log: () => {} });`;
 
   it('loads neither zod nor the MCP SDK: the routes that validate with them load them on first use', async () => {

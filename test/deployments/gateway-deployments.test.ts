@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,7 @@ describe('calling a deployment by id', () => {
     directory = await mkdtemp(join(tmpdir(), 'switchyard-deployments-'));
     await writeFile(join(directory, 'triage.json'), JSON.stringify(triage));
   });
+  afterAll(() => rm(directory, { recursive: true, force: true }));
 
   it(
     'from a directory, with only input: stored prompt rendered, schema and settings applied, agent from the ' +

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -18,7 +18,10 @@ const gemini = await startFakeGeminiServer();
 const anthropic = await startFakeAnthropicServer();
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const oauth = await startFakeGoogleOAuthServer({ publicKey, refreshToken: '1//fake-refresh-token' });
-afterAll(() => Promise.all([gemini.close(), anthropic.close(), oauth.close()]));
+afterAll(async () => {
+  await Promise.all([gemini.close(), anthropic.close(), oauth.close()]);
+  rmSync(directory, { recursive: true, force: true });
+});
 
 const directory = mkdtempSync(join(tmpdir(), 'switchyard-adc-'));
 const keyFile = join(directory, 'service-account.json');

@@ -1,7 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CallbackSink, MemorySink, SqliteSink } from '../../src/entries/stores.ts';
 import { type CallRecord, createGateway, type Gateway, uuidv7 } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
@@ -28,12 +28,14 @@ async function runWorkflow(gateway: Gateway, traceId: string) {
 }
 
 describe('call records through the gateway', () => {
+  const directories: string[] = [];
+  afterAll(() => Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true }))));
+
   for (const kind of ['memory', 'sqlite'] as const) {
     it(`lists a two-agent workflow and charts its daily cost (${kind})`, async () => {
-      const sink =
-        kind === 'memory'
-          ? new MemorySink()
-          : new SqliteSink(join(await mkdtemp(join(tmpdir(), 'switchyard-records-')), 'calls.sqlite'));
+      const directory = await mkdtemp(join(tmpdir(), 'switchyard-records-'));
+      directories.push(directory);
+      const sink = kind === 'memory' ? new MemorySink() : new SqliteSink(join(directory, 'calls.sqlite'));
       const gateway = createGateway({ catalog: testCatalog, mock: true, records: { sinks: [sink] } });
       const traceId = uuidv7();
       const { notes, stream } = await runWorkflow(gateway, traceId);

@@ -27,7 +27,14 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-serve-'));
   const logs: Array<Record<string, unknown>> = [];
-  const server = await startServer({ mock: true, ...options, port: 0, dataDir, log: (line) => logs.push(line) });
+  let server: RunningServer;
+  try {
+    server = await startServer({ mock: true, ...options, port: 0, dataDir, log: (line) => logs.push(line) });
+  } catch (error) {
+    // A start the test expects to fail leaves no directory behind either.
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const { key } = await server.keys.create('test');
   return {
     server,
