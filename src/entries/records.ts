@@ -13,7 +13,7 @@
 
 export * from '../annotations/caller-types.ts';
 export * from '../experiments/caller-types.ts';
-export type { Dialect, SensitiveDataRecord } from '../records/call-record.ts';
+export type { Dialect, MediaRecord, SensitiveDataRecord } from '../records/call-record.ts';
 export type { BilledUsage, UsageLike } from '../records/compute-cost.ts';
 export type {
   AgentSummary,

@@ -9,6 +9,11 @@
  * @module
  */
 
+// The types of what serve's options take and its keys carry: named here so that a consumer's declarations can name
+// them too (a type reachable only through a shared chunk of the build fails a consumer's emit with TS2742).
+export type { KeyLimits } from '../access/key-limits.ts';
+export type { SlotCharge, SlotHold, SlotRefusal, SpendStore } from '../budgets/spend-store.ts';
+export type { TokenBuckets } from '../budgets/token-buckets.ts';
 export { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
 export { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo, ApiKeyStore } from './api-keys.ts';
 export type { Reply, ServerRequest } from './exchange.ts';

@@ -14,8 +14,15 @@ import {
   SwitchyardError,
 } from 'switchyard-llm';
 import type { ProviderDefinition } from 'switchyard-llm/providers';
-import { type CallPage, computeCost } from 'switchyard-llm/records';
-import { type ServeOptions, startServer } from 'switchyard-llm/server';
+import { type CallPage, computeCost, type MediaRecord } from 'switchyard-llm/records';
+import {
+  type KeyLimits,
+  type ServeOptions,
+  type SpendStore,
+  type SwitchyardHandlerOptions,
+  startServer,
+  type TokenBuckets,
+} from 'switchyard-llm/server';
 import { MemorySink, PostgresSink, SqliteSink } from 'switchyard-llm/stores';
 import { createMockProvider, type MockReply } from 'switchyard-llm/testing';
 
@@ -62,9 +69,15 @@ export async function run(): Promise<string | null> {
   const stage: ModelLifecycle | undefined = models[0]?.lifecycle;
   console.log(stage, new PostgresSink('postgres://localhost/records'));
   const serve: ServeOptions = { port: 0, dataDir: '/tmp/switchyard', mock: true, gateway: { providers } };
+  // The types serve's options and answers use can be named, for a consumer's own declarations (TS2742 otherwise).
+  const limits: KeyLimits = { requests_per_minute: 60, budgets: ['5/day'] };
+  const handler: Partial<SwitchyardHandlerOptions> = {};
+  const stores: [SpendStore | undefined, TokenBuckets | undefined] = [handler.spendStore, handler.rateBuckets];
   const server = await startServer(serve);
   await server.close();
   const page: CallPage = await gateway.calls.list({ limit: 1, agent_id: 'a', trace_id: 't', workflow_name: 'w' });
+  const media: MediaRecord | undefined = page.data[0]?.media;
+  console.log(limits, stores, media);
   const attributed: Array<string | null> = page.data.flatMap((call) => [
     call.agent_id,
     call.trace_id,
