@@ -46,11 +46,12 @@ export function createNodeListener(
     if (inFlight === 0) for (const resolve of idle.splice(0)) resolve();
   };
 
-  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+  /** `expectsContinue`: the request came as `checkContinue` (`Expect: 100-continue`), its body not yet invited. */
+  const answer = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
     const started = performance.now();
     let request: NodeRequest;
     try {
-      request = new NodeRequest(req, options.origin);
+      request = new NodeRequest(req, options.origin, expectsContinue ? () => res.writeContinue() : undefined);
     } catch {
       // A request target no URL can be made of (`//`, `//%00/`): answer it; never let it escape the listener.
       res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
@@ -95,7 +96,13 @@ export function createNodeListener(
       });
   };
 
+  const listener = (req: IncomingMessage, res: ServerResponse): void => answer(req, res, false);
   return Object.assign(listener, {
+    /**
+     * For `server.on('checkContinue', …)`: a request that waits for `100 Continue`, which it gets only when a route
+     * reads its body (without this listener Node sends it at once, before the key or the body's size is checked).
+     */
+    checkContinue: (req: IncomingMessage, res: ServerResponse): void => answer(req, res, true),
     /** Resolves once no request is in flight. */
     drained(): Promise<void> {
       return inFlight === 0 ? Promise.resolve() : new Promise((resolve) => idle.push(resolve));
@@ -114,7 +121,7 @@ async function writeReply(
   closing: boolean,
 ): Promise<void> {
   const { headers, body } = reply;
-  if (closing) headers.connection = 'close';
+  if (closing || request.uninvited) headers.connection = 'close';
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
     if (body !== null)
       headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);

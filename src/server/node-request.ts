@@ -19,10 +19,16 @@ export class NodeRequest implements ServerRequest {
   #abortReason: unknown;
   /** Set once the answer is sent: what is left of the upload is read and dropped, not buffered. */
   #discarding = false;
+  /**
+   * Sends `100 Continue` to a client that waits for it (`Expect: 100-continue`), once a route reads the body: a
+   * request refused before (key, scope, limits, a declared length over the limit) never has its upload sent.
+   */
+  #invite: (() => void) | undefined;
 
-  constructor(req: IncomingMessage, origin: string) {
+  constructor(req: IncomingMessage, origin: string, invite?: () => void) {
     this.#req = req;
     this.#origin = origin;
+    this.#invite = invite;
     this.method = req.method ?? 'GET';
     // A fragment never belongs to the request (clients do not send one); URL parsing would drop it too.
     const raw = req.url ?? '/';
@@ -68,6 +74,19 @@ export class NodeRequest implements ServerRequest {
   }
 
   /**
+   * Whether the client still waits for `100 Continue` now that the answer leaves: its connection is closed after it
+   * (it may send the upload anyway, as curl does after a second, and nothing would read it).
+   */
+  get uninvited(): boolean {
+    return this.#invite !== undefined;
+  }
+
+  #inviteBody(): void {
+    this.#invite?.();
+    this.#invite = undefined;
+  }
+
+  /**
    * Drops what no route read of the upload (a 401, 406 or 413 answered before the body), so the keep-alive
    * connection is usable again instead of paused until its request timeout.
    */
@@ -82,6 +101,7 @@ export class NodeRequest implements ServerRequest {
     if (Number(req.headers['content-length']) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
     // The client left before the route got to the body: no event will come.
     if (req.destroyed && !req.complete) return Promise.reject(incompleteBody());
+    this.#inviteBody();
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -120,6 +140,8 @@ export class NodeRequest implements ServerRequest {
     }
     const url = parseTarget(req, this.#origin);
     const body = this.method === 'GET' || this.method === 'HEAD' ? undefined : webBodyOf(req, () => this.#discarding);
+    // A route that takes the request as a Web one reads its body (the MCP transport).
+    if (body) this.#inviteBody();
     return new Request(url, {
       method: this.method,
       headers,

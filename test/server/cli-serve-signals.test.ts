@@ -51,7 +51,7 @@ describe('switchyard serve and signals', () => {
         expect(response.status).toBe(200);
       }
       // A request still in flight (its body never ends) keeps the first shutdown waiting for it. The server's
-      // "100 Continue" says it has the request in hand.
+      // "100 Continue" says a route is reading its body.
       const hanging = request(`${server.url}/v1/chat/completions`, {
         method: 'POST',
         headers: {

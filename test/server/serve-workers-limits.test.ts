@@ -221,7 +221,10 @@ describe('serve --workers 2', () => {
   });
 });
 
-/** A request on a connection of its own whose body never ends: the server took it in hand (100 Continue). */
+/**
+ * A request on a connection of its own whose body never ends. `started`: its `100 Continue`, which serve sends when
+ * the route reads the body, after the key's slot is taken.
+ */
 function hangingRequest(apiKey: string): {
   started: Promise<unknown>;
   answered(): string | undefined;

@@ -85,6 +85,7 @@ export async function listen(
         onRequestLogged: (entry) => log.info('request', entry),
       });
       server.on('request', listener);
+      server.on('checkContinue', listener.checkContinue);
     },
     cutShort: () => cutShort(),
   };
