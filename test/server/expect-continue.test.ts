@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, jsonOf, startTestServer, type TestServer } from './start-test-server.ts';
 
@@ -138,5 +143,35 @@ describe('Expect: 100-continue', () => {
     });
     expect(exchange).toMatchObject({ invited: true, status: 200 });
     expect(exchange.body).toContain('"protocolVersion"');
+  });
+
+  it('curl, uploading 2 MB with a wrong key, gets the 401 without sending the upload', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-expect-'));
+    try {
+      writeFileSync(join(dir, 'big.json'), `{"model":"gpt-4o-mini","messages":[],"pad":"${'a'.repeat(2_000_000)}"}`);
+      const curl = (key: string) =>
+        promisify(execFile)('curl', [
+          '-sv',
+          '-o',
+          '/dev/null',
+          '-H',
+          `Authorization: Bearer ${key}`,
+          '-H',
+          'content-type: application/json',
+          '--data-binary',
+          `@${join(dir, 'big.json')}`,
+          `${test.url}/v1/chat/completions`,
+        ]);
+      // curl says what it sent and received on stderr: `> ` its headers, `< ` the server's.
+      const refused = (await curl('sy-not-a-key')).stderr;
+      expect(refused).toContain('> Expect: 100-continue');
+      expect(refused).toContain('< HTTP/1.1 401');
+      expect(refused).not.toContain('100 Continue');
+      const tooLarge = (await curl(test.key)).stderr;
+      expect(tooLarge).toContain('< HTTP/1.1 413');
+      expect(tooLarge).not.toContain('100 Continue');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
