@@ -6,10 +6,13 @@
  * scavenge every ~6 MB of garbage is what serve's p99 is made of (docs/performance.md).
  *
  *   node bench/serve-allocations.ts [--requests 5000] [--connections 1] [--top 25] [--before <tree>] [--save <file>]
+ *       [--promoted]
  *
  * Build first (`npm run build`); `--before` measures another checkout's dist/cli.js the same way, after this one (the
  * counts are of bytes, not time: they do not drift with the machine's load). `--save` keeps this build's profile (a
- * `.heapprofile` Chrome's DevTools open). Serve on core 0, the rest on core 1.
+ * `.heapprofile` Chrome's DevTools open). `--promoted` counts only the bytes that outlived the young generation
+ * (promoted, then freed by an old-generation collection or still live): what makes the slow collections. Serve on
+ * core 0, the rest on core 1.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +31,7 @@ const { values: args } = parseArgs({
     top: { type: 'string', default: '25' },
     before: { type: 'string' },
     save: { type: 'string' },
+    promoted: { type: 'boolean', default: false },
   },
 });
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -67,6 +71,7 @@ async function sample(cli: string, save?: string): Promise<SampledNode> {
     env: {
       ...process.env,
       SWITCHYARD_ALLOCATIONS_OUT: out,
+      ...(args.promoted ? { SWITCHYARD_ALLOCATIONS_PROMOTED: '1' } : {}),
       OPENAI_API_KEY: 'sk-bench',
       OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
     },
@@ -142,7 +147,7 @@ const after = tally(await sample(resolve(root, 'dist/cli.js'), args.save));
 const before = args.before ? tally(await sample(resolve(args.before, 'dist/cli.js'))) : undefined;
 mock.stop();
 console.log(
-  `switchyard serve: ${Math.round(after.total / requests)} bytes allocated per request ` +
+  `switchyard serve: ${Math.round(after.total / requests)} bytes ${args.promoted ? 'promoted' : 'allocated'} per request ` +
     `(${requests} requests at ${args.connections} connection(s), sampled every 256 bytes)` +
     (before ? `; before (${args.before}): ${Math.round(before.total / requests)}` : ''),
 );
