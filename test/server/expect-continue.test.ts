@@ -27,25 +27,28 @@ interface Exchange {
   body: string;
 }
 
-/** A POST that sends its body only when invited (as curl does with `Expect`, without curl's one-second guess). */
+/**
+ * A POST that sends its body only when invited (as curl does with `Expect`, without curl's one-second guess).
+ * `declaredLength`: the `Content-Length` to announce; `origin`: another server than the file's.
+ */
 function expecting(
   path: string,
   key: string,
   body: string,
-  declaredLength = Buffer.byteLength(body),
-  origin = test.url,
+  options: { declaredLength?: number; origin?: string; headers?: Record<string, string> } = {},
 ): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     let invited = false;
-    const outgoing = request(`${origin}${path}`, {
+    const outgoing = request(`${options.origin ?? test.url}${path}`, {
       method: 'POST',
       // A connection each: a refused upload's connection is not one to send the next request on.
       agent: false,
       headers: {
         authorization: `Bearer ${key}`,
         'content-type': 'application/json',
-        'content-length': String(declaredLength),
+        'content-length': String(options.declaredLength ?? Buffer.byteLength(body)),
         expect: '100-continue',
+        ...options.headers,
       },
     });
     outgoing.on('continue', () => {
@@ -83,7 +86,7 @@ describe('Expect: 100-continue', () => {
   });
 
   it('refuses a body declared over the limit without inviting it', async () => {
-    const exchange = await expecting('/v1/chat/completions', test.key, chat, 1024 * 1024);
+    const exchange = await expecting('/v1/chat/completions', test.key, chat, { declaredLength: 1024 * 1024 });
     expect(exchange).toMatchObject({ invited: false, status: 413, connection: 'close' });
   });
 
@@ -97,9 +100,9 @@ describe('Expect: 100-continue', () => {
   it('refuses a key over its rate before its body', async () => {
     const limited = await startTestServer({ requestsPerMinutePerKey: 1 });
     try {
-      const first = await expecting('/v1/chat/completions', limited.key, chat, undefined, limited.url);
+      const first = await expecting('/v1/chat/completions', limited.key, chat, { origin: limited.url });
       expect(first).toMatchObject({ invited: true, status: 200 });
-      const second = await expecting('/v1/chat/completions', limited.key, chat, undefined, limited.url);
+      const second = await expecting('/v1/chat/completions', limited.key, chat, { origin: limited.url });
       expect(second).toMatchObject({ invited: false, status: 429, connection: 'close' });
     } finally {
       await limited.stop();
@@ -113,33 +116,8 @@ describe('Expect: 100-continue', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
     });
-    const exchange = await new Promise<Exchange>((resolve, reject) => {
-      let invited = false;
-      const outgoing = request(`${test.url}/mcp`, {
-        method: 'POST',
-        agent: false,
-        headers: {
-          authorization: `Bearer ${test.key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'content-length': String(Buffer.byteLength(initialize)),
-          expect: '100-continue',
-        },
-      });
-      outgoing.on('continue', () => {
-        invited = true;
-        outgoing.end(initialize);
-      });
-      outgoing.on('response', (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () =>
-          resolve({ invited, status: response.statusCode ?? 0, connection: response.headers.connection, body: text }),
-        );
-      });
-      outgoing.on('error', reject);
-      outgoing.flushHeaders();
+    const exchange = await expecting('/mcp', test.key, initialize, {
+      headers: { accept: 'application/json, text/event-stream' },
     });
     expect(exchange).toMatchObject({ invited: true, status: 200 });
     expect(exchange.body).toContain('"protocolVersion"');
