@@ -146,8 +146,9 @@ const table = (title: string, map: Map<string, number>) => {
 const after = tally(await sample(resolve(root, 'dist/cli.js'), args.save));
 const before = args.before ? tally(await sample(resolve(args.before, 'dist/cli.js'))) : undefined;
 mock.stop();
+const counted = args.promoted ? 'promoted' : 'allocated';
 console.log(
-  `switchyard serve: ${Math.round(after.total / requests)} bytes ${args.promoted ? 'promoted' : 'allocated'} per request ` +
+  `switchyard serve: ${Math.round(after.total / requests)} bytes ${counted} per request ` +
     `(${requests} requests at ${args.connections} connection(s), sampled every 256 bytes)` +
     (before ? `; before (${args.before}): ${Math.round(before.total / requests)}` : ''),
 );
