@@ -1,11 +1,12 @@
 /**
  * Where serve's slowest calls are: one connection, sequential calls, first to the mock provider directly (the
- * machine's own tail), then through `switchyard serve`; percentiles of both after the first 500 calls (the JIT's
- * warm-up), and which of serve's later calls were at or over its p99 (numbered from serve's first call). Calls
+ * machine's own tail), then through `switchyard serve`; percentiles of both after the first 3,000 calls (the JIT's
+ * warm-up, in both processes), and which of serve's later calls were at or over its p99 (numbered from serve's first
+ * call). Calls
  * slow at the same numbers run after run are the process's own periodic work (SQLite's WAL checkpoint every ~1,000
  * records, V8's collections); scattered ones are the machine. docs/performance.md, "Serve's slowest calls".
  *
- *   npm run build && node bench/serve-tail.ts [--calls 6000] [--serve-flag=--trace-gc]
+ *   npm run build && node bench/serve-tail.ts [--calls 8000] [--serve-flag=--trace-gc]
  *
  * serve is pinned to core 0, this process and the mock to core 1 (as bench/server.ts). `--serve-flag` passes a flag
  * to serve's `node` (repeatable); `--trace` runs serve under `strace -f -T -tt -o /tmp/serve-tail.strace`.
@@ -23,7 +24,7 @@ import { startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
-    calls: { type: 'string', default: '6000' },
+    calls: { type: 'string', default: '8000' },
     'serve-flag': { type: 'string', multiple: true, default: [] },
     trace: { type: 'boolean', default: false },
   },
@@ -95,8 +96,11 @@ async function untilUp(url: string, headers: Record<string, string>): Promise<vo
   throw new Error('serve did not come up');
 }
 
-/** The first calls warm the JIT up: left out of the percentiles (but counted in the call numbers). */
-const WARM_UP = 500;
+/**
+ * The first calls warm the JIT up, in the mock as in serve (optimising compilers run beside them): left out of the
+ * percentiles, but counted in the call numbers.
+ */
+const WARM_UP = 3000;
 const sortedAfterWarmUp = (times: number[]) => times.slice(WARM_UP).sort((a, b) => a - b);
 const percentile = (sorted: number[], p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
 const summary = (times: number[]) => {
@@ -105,9 +109,10 @@ const summary = (times: number[]) => {
 };
 
 const json = { 'content-type': 'application/json' };
-const direct = await sequential(`http://127.0.0.1:${mock.port}`, json);
 const serveHeaders = { ...json, authorization: `Bearer ${key}` };
+// The direct calls only once serve is up and idle: its start (compiling, migrating) would be in their tail.
 await untilUp(`http://127.0.0.1:${port}`, serveHeaders);
+const direct = await sequential(`http://127.0.0.1:${mock.port}`, json);
 const served = await sequential(`http://127.0.0.1:${port}`, serveHeaders);
 console.log(`direct mock, ms: ${summary(direct)}`);
 console.log(`serve, ms:       ${summary(served)}`);
