@@ -2,8 +2,9 @@
  * Preloaded into `switchyard serve` by bench/serve-allocations.ts (`--import`): V8's sampling heap profiler, keeping
  * the samples of objects the young and old collections freed (a request's garbage is what its cost is made of). The
  * first SIGUSR2 starts it, the second stops it and writes the profile to `SWITCHYARD_ALLOCATIONS_OUT` (SIGUSR1 would
- * start Node's debugger). With `SWITCHYARD_ALLOCATIONS_PROMOTED=1`, only what outlived the young generation's
- * collections is kept: the objects promoted to the old generation, which its slower collections have to free.
+ * start Node's debugger). With `SWITCHYARD_ALLOCATIONS_PROMOTED=1`, what a young-generation collection freed is left
+ * out: what remains was promoted to the old generation, is still live, or was freed by a full collection (which
+ * also frees young garbage: probably counted here too).
  * Serve replaces its own process once at start (with its young-generation flag): only that second process samples.
  */
 import { writeFileSync } from 'node:fs';

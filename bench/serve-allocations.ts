@@ -10,9 +10,9 @@
  *
  * Build first (`npm run build`); `--before` measures another checkout's dist/cli.js the same way, after this one (the
  * counts are of bytes, not time: they do not drift with the machine's load). `--save` keeps this build's profile (a
- * `.heapprofile` Chrome's DevTools open). `--promoted` counts only the bytes that outlived the young generation
- * (promoted, then freed by an old-generation collection or still live): what makes the slow collections. Serve on
- * core 0, the rest on core 1.
+ * `.heapprofile` Chrome's DevTools open). `--promoted` leaves out the bytes young-generation collections freed: what
+ * remains is mostly what was promoted (the slow collections' work), by allocating frame, plus (probably) young garbage
+ * that a full collection freed. Serve on core 0, the rest on core 1.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
