@@ -21,6 +21,7 @@ const upstreamSchema = z.strictObject({
   timeout_ms: positiveInteger.optional(),
   max_result_bytes: positiveInteger.optional(),
   tools_ttl_ms: positiveInteger.optional(),
+  listing_wait_ms: positiveInteger.optional(),
 });
 
 export const mcpServersSchema = z.record(z.string().min(1), upstreamSchema);
@@ -52,6 +53,7 @@ export function mcpServersOf(
       timeoutMs: server.timeout_ms,
       maxResultBytes: server.max_result_bytes,
       toolsTtlMs: server.tools_ttl_ms,
+      listingWaitMs: server.listing_wait_ms,
     };
     return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as never;
   });

@@ -44,6 +44,8 @@ describe('mcp_servers in the config file', () => {
     headers: { x-team: { env: TEAM } }
     timeout_ms: 5000
     max_result_bytes: 65536
+    tools_ttl_ms: 30000
+    listing_wait_ms: 2000
   files:
     command: node
     args: [server.js]
@@ -60,6 +62,8 @@ describe('mcp_servers in the config file', () => {
         headers: { 'x-team': 'platform', authorization: 'Bearer ghp-test' },
         timeoutMs: 5000,
         maxResultBytes: 65536,
+        toolsTtlMs: 30000,
+        listingWaitMs: 2000,
       },
       {
         name: 'files',

@@ -21,11 +21,17 @@ export interface McpUpstreamSettings {
   maxResultBytes?: number | undefined;
   /** How long its tool list is used before it is asked again; default 60 s (sooner on `tools/list_changed`). */
   toolsTtlMs?: number | undefined;
+  /**
+   * The longest a tools listing waits for this server's first list (all listings together, a connection included);
+   * past it they go on without its tools while the asking goes on under `timeoutMs`. Default 10 s.
+   */
+  listingWaitMs?: number | undefined;
 }
 
 export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 export const DEFAULT_MCP_MAX_RESULT_BYTES = 1024 * 1024;
 export const DEFAULT_MCP_TOOLS_TTL_MS = 60_000;
+export const DEFAULT_MCP_LISTING_WAIT_MS = 10_000;
 
 /**
  * The upstreams as `serve` starts with them: each name valid and one of a kind (case aside), each with a URL or a

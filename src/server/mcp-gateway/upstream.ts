@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { boundedFetch, ResultTooLargeError } from './bounded-fetch.ts';
 import {
+  DEFAULT_MCP_LISTING_WAIT_MS,
   DEFAULT_MCP_MAX_RESULT_BYTES,
   DEFAULT_MCP_TIMEOUT_MS,
   DEFAULT_MCP_TOOLS_TTL_MS,
@@ -32,8 +33,6 @@ export class McpUpstreamError extends Error {
 
 /** Tools an upstream lists, read page by page up to this many (a bound on what one server can make us hold). */
 const MAX_TOOLS = 1_000;
-/** The longest a listing waits for a server's tools (a first connection included). */
-const LISTING_WAIT_MS = 10_000;
 /** After a failed connection, listings skip the server this long (answering from the last list, if any). */
 const LISTING_BACKOFF_MS = 5_000;
 /** Room for the JSON-RPC envelope around a result, in the transport's own bound. */
@@ -49,6 +48,7 @@ export class McpUpstream {
   readonly #settings: McpUpstreamSettings;
   readonly #timeoutMs: number;
   readonly #maxResultBytes: number;
+  readonly #listingWaitMs: number;
   #client: Promise<Client> | undefined;
   #live: Client | undefined;
   #tools: { list: Tool[]; until: number } | undefined;
@@ -63,11 +63,12 @@ export class McpUpstream {
     this.#settings = settings;
     this.#timeoutMs = settings.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
     this.#maxResultBytes = settings.maxResultBytes ?? DEFAULT_MCP_MAX_RESULT_BYTES;
+    this.#listingWaitMs = settings.listingWaitMs ?? DEFAULT_MCP_LISTING_WAIT_MS;
   }
 
   /**
    * Its tools: the cached list while fresh; else asked (once, however many listings want it) and, meanwhile, the last
-   * list it gave. A server that never gave one is waited for until `LISTING_WAIT_MS` after the
+   * list it gave. A server that never gave one is waited for until `listingWaitMs` after the
    * asking began, by every listing together; past that, listings go on without it (`undefined`) while the asking
    * goes on under its deadline. A slow server never holds up the others' tools for longer.
    */
@@ -75,7 +76,7 @@ export class McpUpstream {
     if (this.#tools && this.#tools.until > performance.now()) return this.#tools.list;
     if (performance.now() < this.#listingBackoffUntil) return this.#tools?.list;
     // Not the deadline: an asking that connects first takes up to two of them.
-    const waitUntil = performance.now() + LISTING_WAIT_MS;
+    const waitUntil = performance.now() + this.#listingWaitMs;
     this.#refreshing ??= { listed: this.#refresh().finally(() => (this.#refreshing = undefined)), waitUntil };
     if (this.#tools) return this.#tools.list;
     const { listed } = this.#refreshing;
