@@ -61,7 +61,8 @@ it('a key that may not reach the stalled server never asks it', async () => {
 it('a key that may reach it lists the other servers without it, and again at once', async () => {
   const started = performance.now();
   expect(await upstreamTools(test.key)).toEqual(['search__web']);
-  expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+  // It was waited for, not skipped (a lower bound only; timers may fire a little early by this clock).
+  expect(performance.now() - started).toBeGreaterThanOrEqual(900);
   expect(stalled.connections.length).toBeGreaterThan(0);
   expect(await upstreamTools(test.key)).toEqual(['search__web']);
 }, 8_000);
