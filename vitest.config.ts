@@ -19,10 +19,9 @@ const children = { NODE_COMPILE_CACHE: join(tmpdir(), 'switchyard-node-compile-c
 export default defineConfig({
   test: {
     pool: 'threads',
-    // One worker more than the cores: files wait on child processes, servers, sockets and timers, and with a worker
-    // per core the two cores here were idle 17-18 % of the run (vmstat); with three, 10 %, and the run 10 % shorter.
-    // (Vitest's default keeps a core for itself: one worker on a two-core machine, which ran the files one by one.)
-    maxWorkers: Math.max(2, availableParallelism()) + 1,
+    // A worker per core: most files wait on child processes, servers and sockets more than they compute. (Vitest's
+    // default keeps a core for itself: one worker on a two-core machine, which ran the suite file after file.)
+    maxWorkers: Math.max(2, availableParallelism()),
     // Files of one worker share its module cache instead of importing src and the SDKs again each (issue 37: the
     // suite spent ~370 s of its workers' time importing). A file that changes global state (env, globals, timers)
     // restores it in its own afterEach/afterAll.
