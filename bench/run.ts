@@ -71,8 +71,11 @@ function runNode(argv: string[]): Promise<string> {
 
 /** Milliseconds `import(specifier)` takes in a fresh process, median of `times`. */
 async function importTime(specifier: string, conditions: string[], times = 5): Promise<number> {
-  const script =
-    `const t = performance.now(); await import(${JSON.stringify(specifier)}); ` + `console.log(performance.now() - t);`;
+  const script = [
+    'const t = performance.now();',
+    `await import(${JSON.stringify(specifier)});`,
+    'console.log(performance.now() - t);',
+  ].join(' ');
   const samples: number[] = [];
   for (let index = 0; index < times; index++)
     samples.push(Number(await runNode([...conditions, '--input-type=module', '-e', script])));

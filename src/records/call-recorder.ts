@@ -195,7 +195,7 @@ function bareRecord(
   callError: unknown,
   failure: unknown,
 ): CallRecord {
-  const reason = failure instanceof Error ? failure.message : String(failure);
+  const reason = (failure instanceof Error ? failure.message : String(failure)).slice(0, 500);
   return {
     id: call.id,
     dialect: call.dialect ?? 'chat',
@@ -225,8 +225,7 @@ function bareRecord(
     warnings: [
       {
         code: 'record_incomplete',
-        message:
-          `Only the call's id, times and model were recorded; building the record failed: ` + `${reason.slice(0, 500)}`,
+        message: `Only the call's id, times and model were recorded; building the record failed: ${reason}`,
       },
     ],
   };

@@ -78,10 +78,12 @@ export function mergeAllOf(
   return {
     ...rest,
     type: 'object',
-    // Spread, not Object.assign: a property named "__proto__" must stay a property.
-    properties: parts.reduce((all, part) => ({ ...all, ...(part.properties as object) }), {
-      ...(rest.properties as object),
-    }),
+    // Entries, not Object.assign: a property named "__proto__" must stay a property. A later part's wins.
+    properties: Object.fromEntries(
+      [rest.properties, ...parts.map((part) => part.properties)].flatMap((properties) =>
+        Object.entries((properties ?? {}) as object),
+      ),
+    ),
     required: [...((rest.required as string[]) ?? []), ...parts.flatMap((part) => (part.required as string[]) ?? [])],
   };
 }

@@ -81,7 +81,6 @@ afterAll(async () => {
 });
 
 type Build = (engine: StorageEngine) => Query<Record<string, unknown>>;
-// biome-ignore lint/suspicious/noExplicitAny: the test's tables are checked by their declarations.
 type Eb = ExpressionBuilder<any, any>;
 
 const QUERIES: Array<[string, Build]> = [

@@ -150,7 +150,9 @@ function inputMessage(item: { role: string; content: unknown }, at: string): Com
   const role = item.role as 'user' | 'system' | 'developer';
   if (typeof item.content === 'string') return { role, content: item.content } as CompletionMessageParam;
   if (!Array.isArray(item.content)) throw new InvalidRequestError(`${at}.content must be a string or a list.`, at);
-  const parts = item.content.map((part: { type: string }, index: number) => inputPart(part, `${at}.content[${index}]`));
+  const parts = item.content.map((part: Record<string, unknown>, index: number) =>
+    inputPart(part, `${at}.content[${index}]`),
+  );
   if (role !== 'user') {
     const texts = parts.map((part) => (part.type === 'text' ? part.text : ''));
     return { role, content: texts.join('') } as CompletionMessageParam;
@@ -158,17 +160,19 @@ function inputMessage(item: { role: string; content: unknown }, at: string): Com
   return { role, content: parts };
 }
 
-function inputPart(part: Record<string, any>, at: string): Part {
-  if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text };
-  if (part.type === 'input_image' && typeof part.image_url === 'string') {
-    const detail = part.detail === 'low' || part.detail === 'high' ? { detail: part.detail } : {};
-    return { type: 'image_url', image_url: { url: part.image_url, ...detail } };
+/** A content part of an input message; validate.ts has checked its shape. */
+function inputPart(part: Record<string, unknown>, at: string): Part {
+  const { type, text, image_url, detail, file_data, filename } = part;
+  if (type === 'input_text' || type === 'output_text') return { type: 'text', text: text as string };
+  if (type === 'input_image' && typeof image_url === 'string') {
+    const level = detail === 'low' || detail === 'high' ? { detail: detail as 'low' | 'high' } : {};
+    return { type: 'image_url', image_url: { url: image_url, ...level } };
   }
-  if (part.type === 'input_file' && typeof part.file_data === 'string') {
-    return { type: 'file', file: { file_data: part.file_data, ...(part.filename ? { filename: part.filename } : {}) } };
+  if (type === 'input_file' && typeof file_data === 'string') {
+    return { type: 'file', file: { file_data, ...(filename ? { filename: filename as string } : {}) } };
   }
   throw new InvalidRequestError(
-    `${at}: "${part.type}" content ${part.file_id ? 'by file id ' : ''}is not supported by this gateway ` +
+    `${at}: "${String(type)}" content ${part.file_id ? 'by file id ' : ''}is not supported by this gateway ` +
       '(input_text, input_image by URL or data URI, and input_file with file_data are).',
     at,
   );

@@ -55,7 +55,7 @@ ${workflowSection(data)}
 ${
   data.daily.length > 0
     ? dailyCostChart(data.daily, data.days)
-    : html`<p class="muted">No cost recorded in this ` + `window.</p>`
+    : html`<p class="muted">No cost recorded in this window.</p>`
 }
 </body>
 </html>`;
