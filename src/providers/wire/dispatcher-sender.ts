@@ -1,13 +1,16 @@
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { decoded } from '../../internal/http-transport.ts';
+import { type DispatchedResponse, dispatchedRequest } from './dispatched-request.ts';
 import { type HttpSender, timedSignal, type WireRequest, type WireResponse, WireTimeoutError } from './http-sender.ts';
 import { serverEvents } from './server-events.ts';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /**
- * Sends on the pooled undici dispatcher itself (`dispatcher.request`): no `Request`/`Response` objects, no web
- * streams, and the timeout is undici's own per-request headers/body timeout (no timer of ours per call). Network
+ * Sends on the pooled undici dispatcher itself (`dispatchedRequest`, a lean `dispatcher.request`): no
+ * `Request`/`Response` objects, no web streams, and the timeout is undici's own per-request headers/body timeout (no
+ * timer of ours per call). Network
  * failures reject like fetch's (`TypeError('fetch failed', { cause })`), so one classification serves both senders.
  */
 export function dispatcherSender(dispatcher: () => Dispatcher | Promise<Dispatcher>, maxBytes: number): HttpSender {
@@ -16,9 +19,9 @@ export function dispatcherSender(dispatcher: () => Dispatcher | Promise<Dispatch
     // undici's timers tick about once a second: a short timeout gets a timer of its own to be kept to the millisecond.
     const timer = request.timeoutMs < PRECISE_BELOW_MS ? timedSignal(request) : undefined;
     const signal = timer?.signal ?? request.signal;
-    let data: Dispatcher.ResponseData;
+    let data: DispatchedResponse;
     try {
-      data = await pool.request({
+      const options = {
         origin: request.endpoint.origin,
         path: request.endpoint.path,
         method: 'POST',
@@ -26,8 +29,8 @@ export function dispatcherSender(dispatcher: () => Dispatcher | Promise<Dispatch
         body: request.body,
         headersTimeout: request.timeoutMs,
         bodyTimeout: request.timeoutMs,
-        ...(signal ? { signal } : {}),
-      });
+      } as const;
+      data = await dispatchedRequest(pool, options, signal);
     } catch (error) {
       timer?.release();
       throw networkFailure(error, request, timer?.signal);
@@ -42,7 +45,7 @@ export function dispatcherSender(dispatcher: () => Dispatcher | Promise<Dispatch
 const PRECISE_BELOW_MS = 30_000;
 
 function dispatcherResponse(
-  data: Dispatcher.ResponseData,
+  data: DispatchedResponse,
   request: WireRequest,
   maxBytes: number,
   release = () => {},
@@ -71,7 +74,7 @@ function dispatcherResponse(
     },
     async text() {
       try {
-        return encoding === undefined ? await data.body.text() : await readAll(body);
+        return await readAll(body);
       } catch (error) {
         throw failing(error);
       } finally {
@@ -81,15 +84,32 @@ function dispatcherResponse(
     events: () => serverEvents(body, { failure: failing, close }),
     discard() {
       release();
-      data.body.dump().catch(() => undefined);
+      drain(data.body);
     },
   };
 }
 
-async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
-  const parts: Uint8Array[] = [];
-  for await (const chunk of body) parts.push(chunk);
-  return Buffer.concat(parts).toString('utf8');
+/** The whole body as text (UTF-8), from its chunks as they come. */
+function readAll(body: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    body.on('data', (chunk: Buffer) => parts.push(chunk));
+    body.once('end', () => resolve(parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString()));
+    body.once('error', reject);
+  });
+}
+
+/** Most a discarded body is read to keep its connection: past it, the request is aborted (as undici's `dump`). */
+const DRAIN_LIMIT = 128 * 1024;
+
+/** A body nobody reads: read and dropped, so its connection can serve the next request, or ended if it is long. */
+function drain(body: Readable): void {
+  let read = 0;
+  body.on('error', () => undefined);
+  body.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > DRAIN_LIMIT) body.destroy();
+  });
 }
 
 /** undici's failure as fetch words it, a timeout as `WireTimeoutError`, the caller's abort as its reason. */

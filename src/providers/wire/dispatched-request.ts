@@ -1,0 +1,139 @@
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
+
+const nodeStream = lazyNodeBuiltin('node:stream', 'The pooled HTTP transport');
+
+/** What `dispatchedRequest` answers: the status, the parsed headers and the body, read as it arrives. */
+export interface DispatchedResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body: reading it resumes the socket; destroying it before its end aborts the request. */
+  body: Readable;
+}
+
+/**
+ * `dispatcher.request(options)` with a handler of ours. undici's own (`RequestHandler`) makes a closure over each
+ * request's controller as the request starts, and with it V8 promoted ~4.6 kB of every call out of the young
+ * generation (serve, sequential calls: 5.6 → 1.0 kB a call, 17 → 3 mark-compacts per 20,000 calls;
+ * docs/performance.md). This one keeps the controller as a field and makes no closure per call. Same outcomes:
+ * undici's errors (headers and body timeouts included), backpressure to the socket, `signal` aborting the request or
+ * its body with the signal's reason.
+ */
+export function dispatchedRequest(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal?: AbortSignal,
+): Promise<DispatchedResponse> {
+  return new Promise((resolve, reject) => {
+    const handler = new ResponseHandler(resolve, reject, signal);
+    try {
+      dispatcher.dispatch(options, handler as unknown as Dispatcher.DispatchHandler);
+    } catch (error) {
+      handler.finish();
+      reject(error);
+    }
+  });
+}
+
+/** undici's `Readable` high-water mark for bodies (its `request`'s default), so chunks pause the socket as before. */
+const HIGH_WATER_MARK = 64 * 1024;
+const kHandler = Symbol('handler');
+type BodyStream = Readable & { [kHandler]: ResponseHandler };
+
+/** The body's `_read`: more is wanted, so the socket resumes. */
+function readMore(this: Readable): void {
+  (this as BodyStream)[kHandler].controller?.resume();
+}
+
+/** The body's `_destroy`: destroyed before its end (a consumer gave up, or an error), the request is aborted. */
+function abortUnfinished(this: Readable, error: Error | null, done: (error: Error | null) => void): void {
+  const unfinished = error ?? new Error('The response body was destroyed before its end.');
+  if (!this.readableEnded) (this as BodyStream)[kHandler].abort(unfinished);
+  done(error);
+}
+
+/** The body closed (read to its end, or destroyed): the signal has nothing left to abort. */
+function forgetSignal(this: Readable): void {
+  (this as BodyStream)[kHandler].finish();
+}
+
+/** undici's handler interface (its `DispatchHandler`), as methods on one object per request: no closures. */
+class ResponseHandler {
+  controller: Dispatcher.DispatchController | undefined;
+  #resolve: ((response: DispatchedResponse) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+  #signal: AbortSignal | undefined;
+  #body: BodyStream | undefined;
+
+  constructor(
+    resolve: (response: DispatchedResponse) => void,
+    reject: (error: unknown) => void,
+    signal: AbortSignal | undefined,
+  ) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#signal = signal;
+    // The handler is the listener itself (`handleEvent`).
+    signal?.addEventListener('abort', this);
+  }
+
+  /** The signal aborted: the request, or the body being read. */
+  handleEvent(): void {
+    this.abort(this.#signal!.reason);
+  }
+
+  abort(reason: unknown): void {
+    if (this.#body && !this.#body.destroyed) this.#body.destroy(reason as Error);
+    else this.controller?.abort(reason as Error);
+  }
+
+  /** Done with the signal: the request failed, or its body closed. */
+  finish(): void {
+    this.#signal?.removeEventListener('abort', this);
+    this.#signal = undefined;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.#signal?.aborted) controller.abort(this.#signal.reason);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    // 1xx: informational, the answer is still to come.
+    if (statusCode < 200) return;
+    const body = new (nodeStream().Readable)({
+      highWaterMark: HIGH_WATER_MARK,
+      read: readMore,
+      destroy: abortUnfinished,
+    }) as BodyStream;
+    body[kHandler] = this;
+    body.on('close', forgetSignal);
+    this.#body = body;
+    const resolve = this.#resolve!;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    resolve({ statusCode, headers, body });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#body && !this.#body.push(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.#body?.push(null);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish();
+    const reject = this.#reject;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    if (reject) reject(error);
+    else if (this.#body && !this.#body.destroyed) this.#body.destroy(error);
+  }
+}
