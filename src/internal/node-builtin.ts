@@ -1,6 +1,7 @@
 /** The Node.js built-ins the package's main entry uses, each fetched when needed (types only are imported here). */
 interface BuiltInModule {
   'node:crypto': typeof import('node:crypto');
+  'node:events': typeof import('node:events');
   'node:fs': typeof import('node:fs');
   'node:fs/promises': typeof import('node:fs/promises');
   'node:http': typeof import('node:http');

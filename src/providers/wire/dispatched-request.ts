@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { lazyNodeBuiltin } from '../../internal/node-builtin.ts';
 
 const nodeStream = lazyNodeBuiltin('node:stream', 'The pooled HTTP transport');
+const nodeEvents = lazyNodeBuiltin('node:events', 'The pooled HTTP transport');
 
 /** What `dispatchedRequest` answers: the status, the parsed headers and the body, read as it arrives. */
 export interface DispatchedResponse {
@@ -16,7 +17,7 @@ export interface DispatchedResponse {
  * `dispatcher.request(options)` with a handler of ours. undici's own (`RequestHandler`) makes a closure over each
  * request's controller as the request starts, and with it V8 promoted ~4.6 kB of every call out of the young
  * generation (serve, sequential calls: 5.6 → 1.0 kB a call, 17 → 3 mark-compacts per 20,000 calls;
- * docs/performance.md). This one keeps the controller as a field and makes no closure per call. Same outcomes:
+ * docs/performance.md). This one keeps the controller as a field and makes no closure over it. Same outcomes:
  * undici's errors (headers and body timeouts included), backpressure to the socket, `signal` aborting the request or
  * its body with the signal's reason.
  */
@@ -65,6 +66,7 @@ class ResponseHandler {
   #reject: ((error: unknown) => void) | undefined;
   #signal: AbortSignal | undefined;
   #body: BodyStream | undefined;
+  #listening: Disposable | undefined;
 
   constructor(
     resolve: (response: DispatchedResponse) => void,
@@ -74,13 +76,9 @@ class ResponseHandler {
     this.#resolve = resolve;
     this.#reject = reject;
     this.#signal = signal;
-    // The handler is the listener itself (`handleEvent`).
-    signal?.addEventListener('abort', this);
-  }
-
-  /** The signal aborted: the request, or the body being read. */
-  handleEvent(): void {
-    this.abort(this.#signal!.reason);
+    // Node's own `addAbortListener`, as undici's handler does: with `signal.addEventListener`, V8 promoted ~2.9 kB
+    // more of each call (the same serve measurement).
+    if (signal) this.#listening = nodeEvents().addAbortListener(signal, () => this.abort(signal.reason));
   }
 
   abort(reason: unknown): void {
@@ -90,8 +88,8 @@ class ResponseHandler {
 
   /** Done with the signal: the request failed, or its body closed. */
   finish(): void {
-    this.#signal?.removeEventListener('abort', this);
-    this.#signal = undefined;
+    this.#listening?.[Symbol.dispose]();
+    this.#listening = undefined;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {

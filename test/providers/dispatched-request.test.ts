@@ -1,0 +1,103 @@
+import { getEventListeners } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchedRequest } from '../../src/providers/wire/dispatched-request.ts';
+
+/**
+ * The wire transport's own request handler (src/providers/wire/dispatched-request.ts) keeps undici's `request`
+ * contract: status and headers, the body with backpressure, the caller's signal aborting the request or its body,
+ * and no listener left on a signal the caller reuses.
+ */
+let server: Server;
+let origin: string;
+const agent = new Agent();
+/** Bodies still being sent, ended when the test is done with them. */
+const open = new Set<ServerResponse>();
+/** Called when the server holds a request whose headers it does not send. */
+let heldHeaders = () => {};
+
+beforeAll(async () => {
+  server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    request.resume();
+    if (request.url === '/slow-headers') {
+      heldHeaders();
+      return void open.add(response);
+    }
+    if (request.url === '/slow-body') {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('first part;');
+      return void open.add(response);
+    }
+    if (request.url === '/big') {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      return void response.end(Buffer.alloc(1024 * 1024, 97));
+    }
+    response.writeHead(200, { 'content-type': 'application/json', 'x-answer': ['a', 'b'] });
+    response.end('{"ok":true}');
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const response of open) response.destroy();
+  await agent.close();
+  await new Promise((done) => server.close(done));
+});
+
+const get = (path: string, signal?: AbortSignal) => dispatchedRequest(agent, { origin, path, method: 'GET' }, signal);
+
+async function text(body: NodeJS.ReadableStream): Promise<string> {
+  let all = '';
+  for await (const chunk of body) all += chunk.toString();
+  return all;
+}
+
+describe('dispatchedRequest', () => {
+  it('answers the status, the headers (repeated ones as a list) and the body', async () => {
+    const response = await get('/');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json');
+    expect(response.headers['x-answer']).toEqual(['a', 'b']);
+    expect(await text(response.body)).toBe('{"ok":true}');
+  });
+
+  it('reads a body larger than its high-water mark to the end (backpressure resumes)', async () => {
+    const response = await get('/big');
+    expect((await text(response.body)).length).toBe(1024 * 1024);
+  });
+
+  it('leaves no listener on a signal the caller reuses for every call', async () => {
+    const signal = new AbortController().signal;
+    for (let call = 0; call < 20; call++) await text((await get('/', signal)).body);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('rejects with the signal’s reason when aborted before the headers', async () => {
+    const controller = new AbortController();
+    const held = new Promise<void>((resolve) => (heldHeaders = resolve));
+    const pending = get('/slow-headers', controller.signal);
+    await held;
+    controller.abort(new Error('caller gone'));
+    await expect(pending).rejects.toThrow('caller gone');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('fails the body being read with the signal’s reason; the pool answers the next call', async () => {
+    const controller = new AbortController();
+    const response = await get('/slow-body', controller.signal);
+    // The headers are in and the body is not done (the server holds its end).
+    controller.abort(new Error('caller gone mid-body'));
+    await expect(text(response.body)).rejects.toThrow('caller gone mid-body');
+    expect(response.body.destroyed).toBe(true);
+    // The same agent still answers: the aborted request did not wedge its pool.
+    expect(await text((await get('/')).body)).toBe('{"ok":true}');
+  });
+
+  it('an already aborted signal never reaches the server', async () => {
+    const before = open.size;
+    await expect(get('/slow-headers', AbortSignal.abort(new Error('too late')))).rejects.toThrow('too late');
+    expect(open.size).toBe(before);
+  });
+});
