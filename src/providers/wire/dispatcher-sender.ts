@@ -10,8 +10,8 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 /**
  * Sends on the pooled undici dispatcher itself (`dispatchedRequest`, a lean `dispatcher.request`): no
  * `Request`/`Response` objects, no web streams, and the timeout is undici's own per-request headers/body timeout (no
- * timer of ours per call). Network
- * failures reject like fetch's (`TypeError('fetch failed', { cause })`), so one classification serves both senders.
+ * timer of ours per call). Network failures reject like fetch's (`TypeError('fetch failed', { cause })`), so one
+ * classification serves both senders.
  */
 export function dispatcherSender(dispatcher: () => Dispatcher | Promise<Dispatcher>, maxBytes: number): HttpSender {
   return async (request) => {
