@@ -5,14 +5,14 @@
  * (syscalls, SQLite, JSON) charged to the JS function that called them.
  *
  *   SWITCHYARD_READABLE_BUILD=1 npm run build && node bench/profile-server.ts [--target serve|sdk-proxy] [--seconds 10]
- *   [--top 25] [--interval 200]   (the readable build: frames name lines; the default ESM build is minified)
+ *   [--top 25] [--interval 200] [--save <file.cpuprofile>]   (the readable build: frames name lines; the default ESM build is minified)
  *
  * Per-request figures scale the sample shares to the CPU the process used during the measured run (from
  * /proc/<pid>/stat) divided by its requests. The profile also holds start-up and a 2 s warm-up (a few % of the
  * samples); the profiler itself slows the server by about a fifth. Single frames are noisy: confirm with an A/B.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     top: { type: 'string', default: '25' },
     interval: { type: 'string', default: '200' },
+    save: { type: 'string' },
   },
 });
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -104,7 +105,9 @@ await exited;
 mock.stop();
 
 const profileDir = join(work, 'prof');
-const profile = JSON.parse(readFileSync(join(profileDir, readdirSync(profileDir)[0]!), 'utf8')) as CpuProfile;
+const profileText = readFileSync(join(profileDir, readdirSync(profileDir)[0]!), 'utf8');
+if (args.save) writeFileSync(args.save, profileText);
+const profile = JSON.parse(profileText) as CpuProfile;
 rmSync(work, { recursive: true, force: true });
 
 const byId = new Map(profile.nodes.map((entry) => [entry.id, entry]));
