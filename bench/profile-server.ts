@@ -5,7 +5,9 @@
  * (syscalls, SQLite, JSON) charged to the JS function that called them.
  *
  *   SWITCHYARD_READABLE_BUILD=1 npm run build && node bench/profile-server.ts [--target serve|sdk-proxy] [--seconds 10]
- *   [--top 25] [--interval 200] [--save <file.cpuprofile>]   (the readable build: frames name lines; the default ESM build is minified)
+ *   [--top 25] [--interval 200] [--save <file.cpuprofile>]
+ *   (the readable build: frames name lines; the default ESM build is minified). `--save` keeps the profile: open it
+ *   in DevTools (Performance → Load profile), or read a frame's `positionTicks` for its samples line by line.
  *
  * Per-request figures scale the sample shares to the CPU the process used during the measured run (from
  * /proc/<pid>/stat) divided by its requests. The profile also holds start-up and a 2 s warm-up (a few % of the
