@@ -118,8 +118,13 @@ class Relay {
               const passed = this.#pass(chunk, toolCalls);
               if (passed === undefined) continue;
               if (!Array.isArray(passed)) {
-                if (this.#out(passed, check)) yield passed;
-              } else for (const out of passed) if (this.#out(out, check)) yield out;
+                const out = this.#out(passed, check);
+                if (out) yield out;
+              } else
+                for (const each of passed) {
+                  const out = this.#out(each, check);
+                  if (out) yield out;
+                }
             }
           } finally {
             // The provider stream released and the attempt disposed of however the segment ends.
@@ -138,7 +143,10 @@ class Relay {
           segment = this.#segment(next);
         }
       }
-      for (const chunk of this.splice.flush()) if (this.#out(chunk, check)) yield chunk;
+      for (const chunk of this.splice.flush()) {
+        const out = this.#out(chunk, check);
+        if (out) yield out;
+      }
       check?.finish();
     } catch (thrown) {
       failure = thrown;
@@ -177,19 +185,22 @@ class Relay {
   }
 
   /**
-   * A chunk made the caller's (`model` rewritten, checked, recorded); false when it is left out: a usage chunk the
-   * caller did not ask for (still recorded).
+   * The chunk as the caller gets it (`model` rewritten, checked, recorded); `undefined` when it is left out: a usage
+   * chunk the caller did not ask for (still recorded).
    */
-  #out(chunk: CompletionChunk, check: Check): boolean {
+  #out(chunk: CompletionChunk, check: Check): CompletionChunk | undefined {
     chunk.model = this.#info.model;
     chunk.object = 'chat.completion.chunk';
     // The check first: it may unwrap the content, and the record keeps what the caller gets.
     check?.observe(chunk);
     this.#observed.observe(chunk);
-    if (this.#call.plan.includeUsage) return true;
-    if (chunk.choices.length === 0) return false;
-    delete chunk.usage;
-    return true;
+    if (this.#call.plan.includeUsage) return chunk;
+    if (chunk.choices.length === 0) return undefined;
+    if (!('usage' in chunk)) return chunk;
+    // A copy without it, not `delete`: a deleted key leaves an object in V8's dictionary form, and each chunk's
+    // JSON.stringify then takes its slow path (OpenAI sends `usage: null` in every chunk once asked for usage).
+    const { usage: _usage, ...withoutUsage } = chunk;
+    return withoutUsage;
   }
 }
 
