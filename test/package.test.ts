@@ -91,6 +91,38 @@ describe('the main entry', () => {
   });
 });
 
+describe('a call through the wire transport', () => {
+  it("loads undici's agent from its own file, not undici's index (fetch, WebSocket, cache, mocks)", async () => {
+    // undici's index loads 109 modules where the agent needs 22: ~3 MB of V8's heap and ~4 MB of a loaded serve's
+    // RSS, for nothing (docs/performance.md).
+    const program = `
+      const { createServer } = await import('node:http');
+      const provider = createServer((request, response) => {
+        request.resume().on('end', () => {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({
+            id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          }));
+        });
+      });
+      await new Promise((listening) => provider.listen(0, '127.0.0.1', listening));
+      const { createGateway } = await import(process.env.SOURCE + '/index.ts');
+      const baseURL = 'http://127.0.0.1:' + provider.address().port + '/v1';
+      const gateway = createGateway({ env: {}, providers: { openai: { apiKey: 'sk-test', baseURL } } });
+      const messages = [{ role: 'user', content: 'hi' }];
+      const answer = await gateway.createCompletion({ model: 'gpt-4o-mini', messages });
+      provider.close();
+      console.log(JSON.stringify({ content: answer.choices[0].message.content, resolved }));`;
+    const { content, resolved } = (await probe(program)) as { content: string; resolved: string[] };
+    expect(content).toBe('hi');
+    const undici = resolved.filter((url) => url.includes('/node_modules/undici/'));
+    expect(undici.some((url) => url.endsWith('/lib/dispatcher/agent.js'))).toBe(true);
+    expect(undici.filter((url) => url.endsWith('/undici/index.js') || url.includes('/lib/web/'))).toEqual([]);
+  });
+});
+
 describe('starting switchyard serve', () => {
   /** A probe program's first lines: a `serve --mock` started in it, as `server`. */
   const startsServer = `

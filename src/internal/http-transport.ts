@@ -1,7 +1,7 @@
 import type { Readable, Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { lazyNodeBuiltin } from './node-builtin.ts';
-import { createPooledDispatcher, httpClientFailure } from './pooled-dispatcher.ts';
+import { createPooledDispatcher, httpClientFailure, requestOn } from './pooled-dispatcher.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from './response-limit.ts';
 
 const nodeStream = lazyNodeBuiltin('node:stream', 'The pooled HTTP transport');
@@ -47,7 +47,7 @@ const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
  * A `fetch` for the provider SDKs on one pooled keep-alive undici dispatcher (HTTP/1.1, no pipelining), which goes
  * through `HTTPS_PROXY` / `HTTP_PROXY` unless `NO_PROXY` exempts the host, as undici's `EnvHttpProxyAgent` does.
  *
- * Requests the SDKs make (a string or URL, a string or byte body) go straight to `dispatcher.request` and come back
+ * Requests the SDKs make (a string or URL, a string or byte body) go straight to undici's `request()` and come back
  * as a standard `Response`: that skips the WHATWG fetch machinery (Request objects, the fetch algorithm, a web
  * stream per body) that costs about half of the client CPU of a small call. Everything else (a `Request` object,
  * FormData, a stream body, redirects) is handed to the global `fetch` with the same dispatcher, so behaviour is
@@ -90,7 +90,7 @@ export function createPooledTransport(options: PooledFetchOptions = {}): PooledT
 
     let data: Dispatcher.ResponseData;
     try {
-      data = await pool.request({
+      data = await requestOn(pool, {
         origin: url.origin,
         path: url.pathname + url.search,
         method: method as Dispatcher.HttpMethod,

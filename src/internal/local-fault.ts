@@ -13,7 +13,7 @@ export function isLocalFault(error: unknown): error is Error {
 }
 
 /**
- * `TypeError: … (at undici/lib/interceptor/decompress.js:78)`, the runtime when it is not Node.js (`, on Bun 1.4.4`),
+ * `TypeError: … (at undici/lib/dispatcher/agent.js:1)`, the runtime when it is not Node.js (`, on Bun 1.4.4`),
  * and the Node.js floor when this one is older. Only the message's first line: Bun quotes the failing source after it.
  */
 export function describeLocalFault(error: unknown): string {

@@ -1,8 +1,9 @@
 import { isNode } from './runtime.ts';
 
 /**
- * The oldest Node.js this package runs on: undici 8, its HTTP client, needs 22.19 (on 20 and 22.12–22.14 it fails to
- * load). `engines` in package.json says the same (a test checks), and CI makes real calls on exactly this version.
+ * The oldest Node.js this package runs on: undici 8, its HTTP client, declares 22.19 (loaded whole, it failed on 20
+ * and 22.12–22.14; the HTTP transport now refuses older versions before it loads undici). `engines` in package.json
+ * says the same (a test checks), and CI makes real calls on exactly this version.
  */
 export const NODE_FLOOR = '22.19.0';
 

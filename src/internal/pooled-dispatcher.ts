@@ -2,6 +2,7 @@ import type { Agent, Dispatcher } from 'undici';
 import { InternalError } from '../errors.ts';
 import type { PooledFetchOptions } from './http-transport.ts';
 import { describeLocalFault } from './local-fault.ts';
+import { NODE_FLOOR, nodeFloorHint } from './node-floor.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.ts';
 import { processEnv } from './runtime.ts';
 
@@ -10,7 +11,12 @@ import { processEnv } from './runtime.ts';
  * connection), or an `EnvHttpProxyAgent` with the same pool settings when a proxy variable is set.
  */
 export async function createPooledDispatcher(options: PooledFetchOptions = {}): Promise<Dispatcher> {
-  const { Agent, EnvHttpProxyAgent } = await import('undici');
+  // undici 8 declares Node.js 22.19 as its floor. Loaded whole, it failed on older versions as it loaded (its
+  // decompression reads zlib's zstd); the agent's own files may load there, but that is not a tested setup.
+  if (nodeFloorHint()) throw new Error(`undici supports Node.js ${NODE_FLOOR} and newer only`);
+  // The agent's own file, not undici's index: the index loads all undici has (fetch, WebSocket, its cache, its
+  // mocks: 109 modules where the agent needs 22), which a server sending only through an agent kept in memory.
+  const { default: Agent } = await import('undici/lib/dispatcher/agent.js');
   const timeout = options.timeoutMs ?? 600_000;
   const agentOptions: Agent.Options = {
     connections: options.connections ?? 128,
@@ -27,12 +33,29 @@ export async function createPooledDispatcher(options: PooledFetchOptions = {}): 
   const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
   const httpsProxy = env.https_proxy ?? env.HTTPS_PROXY;
   if (!httpProxy && !httpsProxy) return new Agent(agentOptions);
+  const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
   return new EnvHttpProxyAgent({
     ...agentOptions,
     ...(httpProxy ? { httpProxy } : {}),
     ...(httpsProxy ? { httpsProxy } : {}),
     noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
   });
+}
+
+let undiciRequest:
+  | ((this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>)
+  | undefined;
+
+/**
+ * undici's `request()` on `dispatcher`. undici's index would have added it to every dispatcher's prototype; the agent
+ * loaded from its own file has only `dispatch`, so the function comes from its own file too.
+ */
+export async function requestOn(
+  dispatcher: Dispatcher,
+  options: Dispatcher.RequestOptions,
+): Promise<Dispatcher.ResponseData> {
+  undiciRequest ??= (await import('undici/lib/api/api-request.js')).default;
+  return undiciRequest.call(dispatcher, options);
 }
 
 /**

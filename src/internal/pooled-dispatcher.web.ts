@@ -13,3 +13,7 @@ export async function createPooledDispatcher(): Promise<Dispatcher> {
 export function httpClientFailure(error: unknown): never {
   throw error;
 }
+
+export async function requestOn(): Promise<Dispatcher.ResponseData> {
+  throw new InternalError(`The pooled HTTP transport (undici) runs on Node.js only, not in ${runtimeName()}.`);
+}
