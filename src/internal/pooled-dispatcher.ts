@@ -2,18 +2,17 @@ import type { Agent, Dispatcher } from 'undici';
 import { InternalError } from '../errors.ts';
 import type { PooledFetchOptions } from './http-transport.ts';
 import { describeLocalFault } from './local-fault.ts';
-import { NODE_FLOOR, nodeFloorHint } from './node-floor.ts';
+import { belowNodeFloor, NODE_FLOOR } from './node-floor.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.ts';
-import { processEnv } from './runtime.ts';
+import { isNode, processEnv } from './runtime.ts';
 
 /**
  * The dispatcher behind `createPooledFetch`: an undici `Agent` (keep-alive, pipelining 1 = one request at a time per
  * connection), or an `EnvHttpProxyAgent` with the same pool settings when a proxy variable is set.
  */
 export async function createPooledDispatcher(options: PooledFetchOptions = {}): Promise<Dispatcher> {
-  // undici 8 declares Node.js 22.19 as its floor. Loaded whole, it failed on older versions as it loaded (its
-  // decompression reads zlib's zstd); the agent's own files may load there, but that is not a tested setup.
-  if (nodeFloorHint()) throw new Error(`undici supports Node.js ${NODE_FLOOR} and newer only`);
+  // Refused here, not left to undici: the agent's own files load below the floor too, untested (node-floor.ts).
+  if (isNode() && belowNodeFloor()) throw new Error(`undici supports Node.js ${NODE_FLOOR} and newer only`);
   // The agent's own file, not undici's index: the index loads all undici has (fetch, WebSocket, its cache, its
   // mocks: 109 modules where the agent needs 22), which a server sending only through an agent kept in memory.
   const { default: Agent } = await import('undici/lib/dispatcher/agent.js');
@@ -59,8 +58,8 @@ export async function requestOn(
 }
 
 /**
- * undici could not be loaded or built: on a Node.js older than it supports it fails as it loads. Never the provider's
- * fault, so never "sent an answer that is not valid".
+ * undici could not be loaded or built (a Node.js below the floor, a runtime without an API it reads as it loads).
+ * Never the provider's fault, so never "sent an answer that is not valid".
  */
 export function httpClientFailure(error: unknown): never {
   throw new InternalError(`The HTTP client (undici) could not be started: ${describeLocalFault(error)}`, error);
