@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { loadSqlite } from '../internal/load-sqlite.ts';
 import { ensurePrivateFile } from '../internal/private-file.ts';
+import { FILE_PRAGMAS } from '../storage/sqlite-engine.ts';
 
 /**
  * The one SQLite file of a data directory: API keys, deployments and call records live in it, each in its own table.
@@ -12,12 +13,13 @@ export function databasePath(dataDir: string): string {
 
 /**
  * Opens a connection to `path` (creating its directory). Each store opens its own connection to the shared file;
- * WAL mode lets them read while another writes, and `busy_timeout` covers a CLI writing while `serve` runs.
+ * WAL mode lets them read while another writes, and `busy_timeout` covers a CLI writing while `serve` runs
+ * (`FILE_PRAGMAS`).
  */
 export function openDatabase(path: string): DatabaseSync {
   // Created for this user alone (SQLite gives its WAL files the same mode): keys' hashes, prompts, answers.
   if (path !== ':memory:') ensurePrivateFile(path);
   const db = new (loadSqlite('switchyard serve').DatabaseSync)(path);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+  db.exec(FILE_PRAGMAS);
   return db;
 }

@@ -16,6 +16,11 @@ import { TransactionLock } from './transaction-lock.ts';
 
 /** Statements kept prepared: every store's fixed queries, and the latest of the shapes callers choose. */
 const STATEMENTS_KEPT = 256;
+/**
+ * How every connection to a database file is set up, here and where serve opens its file (`openDatabase`): WAL lets
+ * readers run while a batch is written; NORMAL is durable across crashes of the process.
+ */
+export const FILE_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;';
 
 /**
  * SQLite through `node:sqlite`: one connection, synchronous. A query runs to its end when it is asked (an `await`
@@ -43,8 +48,7 @@ export class SqliteEngine implements StorageEngine {
     if (typeof file === 'string') {
       if (file !== ':memory:') makeDirectoryOf(file);
       this.connection = new (loadSqlite(who).DatabaseSync)(file);
-      // WAL lets readers run while a batch is written; NORMAL is durable across crashes of the process.
-      this.connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+      this.connection.exec(FILE_PRAGMAS);
     } else this.connection = file;
     this.path = typeof file === 'string' ? file : (this.connection.location() ?? ':memory:');
     // The accumulator is a JS object node:sqlite keeps between rows (its types allow only SQL values).
