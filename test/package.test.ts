@@ -92,22 +92,36 @@ describe('the main entry', () => {
 });
 
 describe('a call through the wire transport', () => {
+  /** A probe program's first lines: an OpenAI-style provider answering "hi", as JSON or as a stream, as `provider`. */
+  const startsProvider = `
+      const { createServer } = await import('node:http');
+      const provider = createServer((request, response) => {
+        let body = '';
+        request.on('data', (chunk) => (body += chunk)).on('end', () => {
+          const head = { id: 'chatcmpl-1', created: 1, model: 'gpt-4o-mini' };
+          if (!JSON.parse(body).stream) {
+            response.writeHead(200, { 'content-type': 'application/json' });
+            response.end(JSON.stringify({
+              ...head, object: 'chat.completion',
+              choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+            }));
+            return;
+          }
+          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          const chunk = (delta, finish_reason = null) =>
+            'data: ' + JSON.stringify({ ...head, object: 'chat.completion.chunk',
+              choices: [{ index: 0, delta, finish_reason }] }) + '\\n\\n';
+          response.end(chunk({ role: 'assistant', content: 'hi' }) + chunk({}, 'stop') + 'data: [DONE]\\n\\n');
+        });
+      });
+      await new Promise((listening) => provider.listen(0, '127.0.0.1', listening));`;
+
   it("loads undici's agent from its own file, not undici's index (fetch, WebSocket, cache, mocks)", async () => {
     // undici's index loads 109 modules where the agent needs 22: ~3 MB of V8's heap and ~4 MB of a loaded serve's
     // RSS, for nothing (docs/performance.md).
     const program = `
-      const { createServer } = await import('node:http');
-      const provider = createServer((request, response) => {
-        request.resume().on('end', () => {
-          response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({
-            id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-          }));
-        });
-      });
-      await new Promise((listening) => provider.listen(0, '127.0.0.1', listening));
+      ${startsProvider}
       const { createGateway } = await import(process.env.SOURCE + '/index.ts');
       const baseURL = 'http://127.0.0.1:' + provider.address().port + '/v1';
       const gateway = createGateway({ env: {}, providers: { openai: { apiKey: 'sk-test', baseURL } } });
@@ -120,6 +134,34 @@ describe('a call through the wire transport', () => {
     const undici = resolved.filter((url) => url.includes('/node_modules/undici/'));
     expect(undici.some((url) => url.endsWith('/lib/dispatcher/agent.js'))).toBe(true);
     expect(undici.filter((url) => url.endsWith('/undici/index.js') || url.includes('/lib/web/'))).toEqual([]);
+  });
+
+  // undici's lib/ is not its API: a release may move the agent's file, or close lib/ with an "exports" map.
+  it.each([
+    ['moved', 'ERR_MODULE_NOT_FOUND'],
+    ['closed to importers', 'ERR_PACKAGE_PATH_NOT_EXPORTED'],
+  ])("still calls, through undici's index, when undici's own files are %s", async (_, code) => {
+    const program = `
+      registerHooks({
+        resolve: (specifier, context, next) => {
+          if (!specifier.startsWith('undici/lib/')) return next(specifier, context);
+          throw Object.assign(new Error('not there: ' + specifier), { code: '${code}' });
+        },
+      });
+      ${startsProvider}
+      const { createGateway } = await import(process.env.SOURCE + '/index.ts');
+      const baseURL = 'http://127.0.0.1:' + provider.address().port + '/v1';
+      const gateway = createGateway({ env: {}, providers: { openai: { apiKey: 'sk-test', baseURL } } });
+      const messages = [{ role: 'user', content: 'hi' }];
+      const answer = await gateway.createCompletion({ model: 'gpt-4o-mini', messages });
+      let streamed = '';
+      for await (const chunk of await gateway.createCompletion({ model: 'gpt-4o-mini', messages, stream: true }))
+        streamed += chunk.choices[0]?.delta.content ?? '';
+      provider.close();
+      console.log(JSON.stringify({ content: answer.choices[0].message.content, streamed, resolved }));`;
+    const probed = (await probe(program)) as { content: string; streamed: string; resolved: string[] };
+    expect(probed).toMatchObject({ content: 'hi', streamed: 'hi' });
+    expect(probed.resolved.some((url) => url.endsWith('/node_modules/undici/index.js'))).toBe(true);
   });
 });
 

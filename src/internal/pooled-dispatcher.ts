@@ -15,7 +15,10 @@ export async function createPooledDispatcher(options: PooledFetchOptions = {}): 
   if (isNode() && belowNodeFloor()) throw new Error(`undici supports Node.js ${NODE_FLOOR} and newer only`);
   // The agent's own file, not undici's index: the index loads all undici has (fetch, WebSocket, its cache, its
   // mocks: 109 modules where the agent needs 22), which a server sending only through an agent kept in memory.
-  const { default: Agent } = await import('undici/lib/dispatcher/agent.js');
+  const Agent = await ownFileOr(
+    () => import('undici/lib/dispatcher/agent.js'),
+    (undici) => undici.Agent,
+  );
   const timeout = options.timeoutMs ?? 600_000;
   const agentOptions: Agent.Options = {
     connections: options.connections ?? 128,
@@ -32,7 +35,10 @@ export async function createPooledDispatcher(options: PooledFetchOptions = {}): 
   const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
   const httpsProxy = env.https_proxy ?? env.HTTPS_PROXY;
   if (!httpProxy && !httpsProxy) return new Agent(agentOptions);
-  const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
+  const EnvHttpProxyAgent = await ownFileOr(
+    () => import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+    (undici) => undici.EnvHttpProxyAgent,
+  );
   return new EnvHttpProxyAgent({
     ...agentOptions,
     ...(httpProxy ? { httpProxy } : {}),
@@ -53,8 +59,32 @@ export async function requestOn(
   dispatcher: Dispatcher,
   options: Dispatcher.RequestOptions,
 ): Promise<Dispatcher.ResponseData> {
-  undiciRequest ??= (await import('undici/lib/api/api-request.js')).default;
+  undiciRequest ??= await ownFileOr(
+    () => import('undici/lib/api/api-request.js'),
+    (undici) => undici.Dispatcher.prototype.request,
+  );
   return undiciRequest.call(dispatcher, options);
+}
+
+/** How Node.js (ESM and CommonJS) and Bun say that a module is not there, or not open to importers. */
+const MISSING_MODULE = new Set(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
+
+/**
+ * A part of undici from its own file, or from undici's index when that file is not where undici 8.12 keeps it: the
+ * layout of `lib/` is not undici's API, and a release may move a file or close `lib/` to imports (an `exports` map).
+ * The index then costs the memory the file spared, never the call. Any other failure to load is thrown as it is.
+ */
+async function ownFileOr<Part>(
+  ownFile: () => Promise<{ default: Part }>,
+  fromIndex: (undici: typeof import('undici')) => Part,
+): Promise<Part> {
+  try {
+    const part = (await ownFile()).default;
+    if (typeof part === 'function') return part;
+  } catch (error) {
+    if (!MISSING_MODULE.has((error as { code?: unknown } | null)?.code as string)) throw error;
+  }
+  return fromIndex(await import('undici'));
 }
 
 /**
