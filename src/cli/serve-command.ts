@@ -46,6 +46,11 @@ export function registerServeCommand(program: Command): void {
     .option('--catalog <file>', 'catalog rows to add to the bundled catalog (see `switchyard catalog update`)')
     .addOption(databaseOption())
     .addOption(databaseUrlFileOption())
+    .option(
+      '--database-wait <seconds>',
+      'how long the start retries a --database that does not answer (default 30)',
+      parseSeconds,
+    )
     .option('--max-body-bytes <bytes>', 'largest request body accepted', parsePositiveInteger, 4 * 1024 * 1024)
     .option(
       '--max-upload-bytes <bytes>',
@@ -185,6 +190,7 @@ function serveOptionsOf(
     database,
     redis,
     ...(options.redisWait !== undefined ? { redisWaitMs: options.redisWait * 1000 } : {}),
+    ...(options.databaseWait !== undefined ? { databaseWaitMs: options.databaseWait * 1000 } : {}),
     maxBodyBytes: options.maxBodyBytes,
     maxUploadBytes: options.maxUploadBytes,
     maxConcurrentPerKey: options.maxConcurrentPerKey,
@@ -258,6 +264,7 @@ interface ServeCommandOptions extends ConnectionUrlOptions {
   budget?: BudgetRule[];
   rateLimit?: number;
   redisWait?: number;
+  databaseWait?: number;
   rateLimitOnStoreError: 'open' | 'closed';
   budgetsOnStoreError: 'open' | 'closed';
   tokensPerMinute?: number;

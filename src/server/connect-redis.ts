@@ -1,19 +1,9 @@
 import type { Redis } from 'ioredis';
 import { redactSecrets, urlCredentials } from '../internal/redact.ts';
+import { type EngineStart, type StartAttempt, waitForEngine } from './wait-for-engine.ts';
 
 /** How long a Redis command may wait for its answer before it is an outage (a hung or unreachable server). */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
-/** How long `serve` keeps trying to reach Redis when it starts, by default. */
-export const DEFAULT_REDIS_WAIT_MS = 30_000;
-/** Pauses between attempts at the start: 250 ms, doubling, at most 2 s. */
-const FIRST_PAUSE_MS = 250;
-const LONGEST_PAUSE_MS = 2_000;
-
-export interface RedisStart {
-  /** How long to keep trying before the start fails (0: one attempt). */
-  waitMs: number;
-  log: (level: 'info' | 'warn', msg: string, fields: Record<string, unknown>) => void;
-}
 
 interface RedisWatcher {
   down(reason: unknown): void;
@@ -29,45 +19,22 @@ interface RedisWatcher {
  * A Redis that is restarting, paused or failing over when a replica starts is waited for (`start.waitMs`), each
  * failed attempt logged with its cause; one that refuses the client (a wrong password) fails at once.
  */
-export async function connectRedis(url: string, start: RedisStart, onState?: RedisWatcher): Promise<Redis> {
-  const began = performance.now();
+export async function connectRedis(url: string, start: EngineStart, onState?: RedisWatcher): Promise<Redis> {
   const secrets = urlCredentials(url);
-  for (let attempt = 1; ; attempt++) {
+  const redis = await waitForEngine({ component: 'redis', name: 'Redis' }, start, async () => {
     const outcome = await tryConnect(url);
-    if ('redis' in outcome) {
-      if (attempt > 1) start.log('info', 'redis reachable', { component: 'redis', attempts: attempt });
-      await markData(outcome.redis);
-      watch(outcome.redis, onState, start.log);
-      return outcome.redis;
-    }
-    const cause = redactSecrets(outcome.cause, secrets);
-    const waited = performance.now() - began;
-    // The last pause is cut to the wait's end, for a last attempt then.
-    const pause = Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), LONGEST_PAUSE_MS, start.waitMs - waited);
-    if (outcome.refused || pause <= 0) {
-      const over = (waited / 1000).toFixed(1);
-      const attempts = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
-      throw new Error(`Redis could not be reached after ${attempts} over ${over} s: ${cause}`);
-    }
-    start.log('warn', 'redis not reachable yet; retrying', {
-      component: 'redis',
-      attempt,
-      error: cause,
-      retry_in_ms: Math.round(pause),
-      waited_ms: Math.round(waited),
-      wait_ms: start.waitMs,
-    });
-    await new Promise((resolve) => setTimeout(resolve, pause));
-  }
+    return 'cause' in outcome ? { ...outcome, cause: redactSecrets(outcome.cause, secrets) } : outcome;
+  });
+  await markData(redis);
+  watch(redis, onState, start.log);
+  return redis;
 }
-
-type Attempt = { redis: Redis } | { cause: string; refused: boolean };
 
 /**
  * One connection attempt. ioredis rejects a failed `connect()` with "Connection is closed." and reports why on its
  * `error` event: the last such error is the cause.
  */
-async function tryConnect(url: string): Promise<Attempt> {
+async function tryConnect(url: string): Promise<StartAttempt<Redis>> {
   const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     lazyConnect: true,
@@ -83,7 +50,7 @@ async function tryConnect(url: string): Promise<Attempt> {
   try {
     await redis.connect();
     redis.off('error', remember);
-    return { redis };
+    return { opened: redis };
   } catch (error) {
     redis.disconnect();
     // Keep listening: a late error on the abandoned client must not crash the process.
@@ -113,7 +80,7 @@ async function markData(redis: Redis): Promise<boolean> {
   }
 }
 
-function watch(redis: Redis, onState: RedisWatcher | undefined, log: RedisStart['log']): void {
+function watch(redis: Redis, onState: RedisWatcher | undefined, log: EngineStart['log']): void {
   // Connection errors surface on the commands that need the connection; an idle one must not crash the process.
   redis.on('error', (error: unknown) => onState?.down(error));
   redis.on('ready', async () => {

@@ -66,6 +66,8 @@ export interface ServeOptions {
   redis?: string | undefined;
   /** How long the start retries an unreachable `redis`, logging each attempt's cause (default 30 s; 0: once). */
   redisWaitMs?: number;
+  /** How long the start retries a `database` that does not answer, as for `redis` (default 30 s; 0: once). */
+  databaseWaitMs?: number;
   /** The response cache (`--cache`, `--cache-ttl`): memory, SQLite in the data directory, or `redis`'s Redis. */
   cache?: ServeCacheSettings | undefined;
   /** Browser origins CORS allows (`--cors-origin`); default none, CORS off. */

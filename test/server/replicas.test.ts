@@ -103,7 +103,8 @@ describe.skipIf(!postgres)('serve --database postgres://', () => {
   });
 
   it('a URL with a password never shows it in an error', async () => {
-    const error = await startTestServer({ database: 'postgres://user:s3cretpass@127.0.0.1:1/db' }).catch(
+    const database = 'postgres://user:s3cretpass@127.0.0.1:1/db';
+    const error = await startTestServer({ database, databaseWaitMs: 0 }).catch(
       (thrown: unknown) => thrown,
     );
     expect(String((error as Error).message)).not.toContain('s3cretpass');

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { urlCredentials } from '../../internal/redact.ts';
-import { connectRedis, DEFAULT_REDIS_WAIT_MS } from '../connect-redis.ts';
+import { connectRedis } from '../connect-redis.ts';
 import { EngineWatch } from '../engine-watch.ts';
 import type { ServeOptions } from '../start-server.ts';
+import { DEFAULT_START_WAIT_MS } from '../wait-for-engine.ts';
 import type { ServerStores } from './open-stores.ts';
 import type { ServerLog } from './server-log.ts';
 import type { Teardown } from './teardown.ts';
@@ -36,7 +37,7 @@ export async function openEngines(
     secrets: [...urlCredentials(options.database), ...urlCredentials(options.redis)],
   });
   if (options.redis) {
-    const start = { waitMs: options.redisWaitMs ?? DEFAULT_REDIS_WAIT_MS, log: say };
+    const start = { waitMs: options.redisWaitMs ?? DEFAULT_START_WAIT_MS, log: say };
     const connected = await connectRedis(options.redis, start, {
       down: (reason) => watch.down('redis', reason),
       up: () => watch.up('redis'),

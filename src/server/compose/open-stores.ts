@@ -1,5 +1,6 @@
 import { createDeploymentStore } from '../../deployments/create-store.ts';
 import type { DeploymentStore } from '../../deployments/store.ts';
+import { StorageUnavailableError } from '../../errors.ts';
 import { claimPrivateFile } from '../../internal/private-file.ts';
 import { redactUrlCredentials } from '../../internal/redact.ts';
 import type { RecordJournal } from '../../records/record-journal.ts';
@@ -11,7 +12,8 @@ import { databasePath } from '../open-database.ts';
 import { openRecordJournal } from '../open-record-journal.ts';
 import { openServeStores } from '../serve-stores.ts';
 import type { ServeOptions } from '../start-server.ts';
-import type { ServerLog } from './server-log.ts';
+import { DEFAULT_START_WAIT_MS, waitForEngine } from '../wait-for-engine.ts';
+import { messageOf, type ServerLog } from './server-log.ts';
 import type { Teardown } from './teardown.ts';
 
 /** Where `serve` keeps what it must not lose: API keys, deployments and call records. */
@@ -56,7 +58,7 @@ export async function openServerStores(
     openServeStores(database ? { engine: 'postgres', connection: database } : { engine: 'sqlite', path: dbPath }),
     (opened) => opened.close(),
   );
-  await stores.ready();
+  await (database ? waitForDatabase(stores, options, log) : stores.ready());
   const journal =
     options.recordJournal === false
       ? undefined
@@ -75,4 +77,26 @@ export async function openServerStores(
     journal,
     postgres: engine instanceof PostgresEngine ? { ping: () => engine.ping() } : undefined,
   };
+}
+
+/**
+ * Migrates PostgreSQL's tables, waiting for a PostgreSQL that does not answer yet (starting, restarting, failing over)
+ * up to `databaseWaitMs`, as for Redis. A failure that is not an outage (a wrong password, a database that does not
+ * exist) stops the start at once.
+ */
+async function waitForDatabase(stores: { ready(): Promise<void> }, options: ServeOptions, log: ServerLog) {
+  const start = {
+    waitMs: options.databaseWaitMs ?? DEFAULT_START_WAIT_MS,
+    log: (level: 'info' | 'warn', msg: string, fields: Record<string, unknown>) => log[level](msg, fields),
+  };
+  await waitForEngine({ component: 'postgres', name: 'PostgreSQL' }, start, async () => {
+    try {
+      await stores.ready();
+      return { opened: undefined };
+    } catch (error) {
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      // The outage's own words: `postgresError` keeps them in the cause (URL passwords redacted, "PostgreSQL: " first).
+      return { cause: messageOf(error.cause ?? error).replace(/^PostgreSQL: /, ''), refused: false };
+    }
+  });
 }

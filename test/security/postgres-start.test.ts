@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { type RunningServer, type ServeOptions, startServer } from '../../src/server/index.ts';
+import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
+
+/**
+ * A replica started while its PostgreSQL was not answering yet (a compose file starting both, a failover) stopped at
+ * once with "The database (PostgreSQL) is unavailable; retry shortly.", saying neither where nor why, where a Redis
+ * in the same state was waited for (`--redis-wait`). The start now waits for PostgreSQL the same way
+ * (`databaseWaitMs`, `--database-wait`): each failed attempt logged with its cause, the cause named when it gives up,
+ * and a failure that is not an outage (a database that does not exist) stopping it at once. Against a real server.
+ */
+// A server of its own: the test stops and restarts it.
+const postgres: ThrowawayPostgres | undefined = await startPostgres({ own: true });
+if (!postgres) console.warn('SKIPPED: the PostgreSQL start test (PostgreSQL not installed; CI installs it).');
+afterAll(() => postgres?.stop());
+
+type Line = Record<string, unknown>;
+const started: Array<{ server: RunningServer; dataDir: string }> = [];
+afterEach(async () => {
+  for (const { server, dataDir } of started.splice(0)) {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  await postgres?.restart();
+});
+
+/** `serve --mock --database` in process; `onLine` hears each log line as it is written. */
+async function start(options: Partial<ServeOptions>, onLine: (line: Line) => void = () => undefined) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-postgres-start-'));
+  const logs: Line[] = [];
+  const log = (line: Line) => {
+    logs.push(line);
+    onLine(line);
+  };
+  try {
+    const server = await startServer({ mock: true, port: 0, dataDir, database: postgres!.url, log, ...options });
+    started.push({ server, dataDir });
+    return { server, logs };
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw Object.assign(error as Error, { logs });
+  }
+}
+
+const RETRYING = 'postgres not reachable yet; retrying';
+const retries = (logs: Line[]) => logs.filter((line) => line.msg === RETRYING);
+const failureOf = (starting: Promise<unknown>) =>
+  starting.then(
+    () => undefined,
+    (error: Error & { logs: Line[] }) => error,
+  );
+
+describe.skipIf(!postgres)('a replica starting while PostgreSQL does not answer', () => {
+  it('rides out a PostgreSQL that is down at first and comes back', async () => {
+    await postgres!.halt();
+    let restarted = false;
+    const { server, logs } = await start({}, (line) => {
+      if (line.msg !== RETRYING || restarted) return;
+      restarted = true;
+      void postgres!.restart();
+    });
+    const [first] = retries(logs);
+    expect(first).toMatchObject({ level: 'warn', component: 'postgres', attempt: 1 });
+    expect(first!.error).toMatch(/ECONNREFUSED/);
+    expect(logs.some((line) => line.msg === 'postgres reachable' && (line.attempts as number) >= 2)).toBe(true);
+    const { key } = await server.keys.create('test');
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(200);
+  }, 60_000);
+
+  it('gives up after the configured wait, naming the cause and the attempts, never the password', async () => {
+    await postgres!.halt();
+    const withPassword = postgres!.url.replace('://switchyard@', '://switchyard:s3cretpass@');
+    const failure = await failureOf(start({ database: withPassword, databaseWaitMs: 1_500 }));
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure!.message).toMatch(
+      /^PostgreSQL could not be reached after (\d+) attempts over 1\.\d s: .*ECONNREFUSED/,
+    );
+    const attempts = Number(/after (\d+) attempts/.exec(failure!.message)![1]);
+    expect(attempts).toBeGreaterThanOrEqual(2);
+    // One line per failed attempt but the last, whose cause is the error itself.
+    expect(retries(failure!.logs).map((line) => line.attempt)).toEqual(
+      Array.from({ length: attempts - 1 }, (_, i) => i + 1),
+    );
+    expect(JSON.stringify([failure!.message, failure!.logs])).not.toContain('s3cretpass');
+  }, 60_000);
+
+  it('with no wait, one attempt', async () => {
+    await postgres!.halt();
+    const failure = await failureOf(start({ databaseWaitMs: 0 }));
+    expect(failure!.message).toMatch(/^PostgreSQL could not be reached after 1 attempt over 0\.\d s: .*ECONNREFUSED/);
+    expect(retries(failure!.logs)).toEqual([]);
+  }, 60_000);
+
+  it('stops at once on what waiting cannot mend: a database that does not exist', async () => {
+    const began = performance.now();
+    const failure = await failureOf(start({ database: postgres!.url.replace(/\/postgres$/, '/no_such_database') }));
+    expect(failure!.message).toMatch(/no_such_database.*does not exist/);
+    expect(retries(failure!.logs)).toEqual([]);
+    expect(performance.now() - began).toBeLessThan(10_000);
+  }, 60_000);
+});
