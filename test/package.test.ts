@@ -92,8 +92,11 @@ describe('the main entry', () => {
 });
 
 describe('a call through the wire transport', () => {
-  /** A probe program's first lines: an OpenAI-style provider answering "hi", as JSON or as a stream, as `provider`. */
-  const startsProvider = `
+  /**
+   * Probe program lines: an OpenAI-style provider answering "hi" (as JSON or as a stream), and a gateway over it
+   * making a call (its answer's text in `content`) and a stream (in `streamed`).
+   */
+  const callsAndStreams = `
       const { createServer } = await import('node:http');
       const provider = createServer((request, response) => {
         let body = '';
@@ -115,22 +118,29 @@ describe('a call through the wire transport', () => {
           response.end(chunk({ role: 'assistant', content: 'hi' }) + chunk({}, 'stop') + 'data: [DONE]\\n\\n');
         });
       });
-      await new Promise((listening) => provider.listen(0, '127.0.0.1', listening));`;
+      await new Promise((listening) => provider.listen(0, '127.0.0.1', listening));
+      const { createGateway } = await import(process.env.SOURCE + '/index.ts');
+      const baseURL = 'http://127.0.0.1:' + provider.address().port + '/v1';
+      const gateway = createGateway({ env: {}, providers: { openai: { apiKey: 'sk-test', baseURL } } });
+      const messages = [{ role: 'user', content: 'hi' }];
+      const content = (await gateway.createCompletion({ model: 'gpt-4o-mini', messages })).choices[0].message.content;
+      let streamed = '';
+      for await (const chunk of await gateway.createCompletion({ model: 'gpt-4o-mini', messages, stream: true }))
+        streamed += chunk.choices[0]?.delta.content ?? '';
+      provider.close();`;
 
   it("loads undici's agent from its own file, not undici's index (fetch, WebSocket, cache, mocks)", async () => {
     // undici's index loads 109 modules where the agent needs 22: ~3 MB of V8's heap and ~4 MB of a loaded serve's
     // RSS, for nothing (docs/performance.md).
     const program = `
-      ${startsProvider}
-      const { createGateway } = await import(process.env.SOURCE + '/index.ts');
-      const baseURL = 'http://127.0.0.1:' + provider.address().port + '/v1';
-      const gateway = createGateway({ env: {}, providers: { openai: { apiKey: 'sk-test', baseURL } } });
-      const messages = [{ role: 'user', content: 'hi' }];
-      const answer = await gateway.createCompletion({ model: 'gpt-4o-mini', messages });
-      provider.close();
-      console.log(JSON.stringify({ content: answer.choices[0].message.content, resolved }));`;
-    const { content, resolved } = (await probe(program)) as { content: string; resolved: string[] };
-    expect(content).toBe('hi');
+      ${callsAndStreams}
+      console.log(JSON.stringify({ content, streamed, resolved }));`;
+    const { resolved, ...answers } = (await probe(program)) as {
+      content: string;
+      streamed: string;
+      resolved: string[];
+    };
+    expect(answers).toEqual({ content: 'hi', streamed: 'hi' });
     const undici = resolved.filter((url) => url.includes('/node_modules/undici/'));
     expect(undici.some((url) => url.endsWith('/lib/dispatcher/agent.js'))).toBe(true);
     expect(undici.filter((url) => url.endsWith('/undici/index.js') || url.includes('/lib/web/'))).toEqual([]);
@@ -148,17 +158,8 @@ describe('a call through the wire transport', () => {
           throw Object.assign(new Error('not there: ' + specifier), { code: '${code}' });
         },
       });
-      ${startsProvider}
-      const { createGateway } = await import(process.env.SOURCE + '/index.ts');
-      const baseURL = 'http://127.0.0.1:' + provider.address().port + '/v1';
-      const gateway = createGateway({ env: {}, providers: { openai: { apiKey: 'sk-test', baseURL } } });
-      const messages = [{ role: 'user', content: 'hi' }];
-      const answer = await gateway.createCompletion({ model: 'gpt-4o-mini', messages });
-      let streamed = '';
-      for await (const chunk of await gateway.createCompletion({ model: 'gpt-4o-mini', messages, stream: true }))
-        streamed += chunk.choices[0]?.delta.content ?? '';
-      provider.close();
-      console.log(JSON.stringify({ content: answer.choices[0].message.content, streamed, resolved }));`;
+      ${callsAndStreams}
+      console.log(JSON.stringify({ content, streamed, resolved }));`;
     const probed = (await probe(program)) as { content: string; streamed: string; resolved: string[] };
     expect(probed).toMatchObject({ content: 'hi', streamed: 'hi' });
     expect(probed.resolved.some((url) => url.endsWith('/node_modules/undici/index.js'))).toBe(true);

@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningServer, type ServeOptions, startServer } from '../../src/server/index.ts';
+import type { ServeOptions } from '../../src/server/index.ts';
+import { failureOf, type LogLine as Line, type LoggedServer, serveExit, startLogged } from '../helpers/engine-start.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 
 /**
@@ -17,41 +15,21 @@ const postgres: ThrowawayPostgres | undefined = await startPostgres({ own: true 
 if (!postgres) console.warn('SKIPPED: the PostgreSQL start test (PostgreSQL not installed; CI installs it).');
 afterAll(() => postgres?.stop());
 
-type Line = Record<string, unknown>;
-const started: Array<{ server: RunningServer; dataDir: string }> = [];
+const started: LoggedServer[] = [];
 afterEach(async () => {
-  for (const { server, dataDir } of started.splice(0)) {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  for (const server of started.splice(0)) await server.close();
   await postgres?.restart();
 });
 
 /** `serve --mock --database` in process; `onLine` hears each log line as it is written. */
-async function start(options: Partial<ServeOptions>, onLine: (line: Line) => void = () => undefined) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-postgres-start-'));
-  const logs: Line[] = [];
-  const log = (line: Line) => {
-    logs.push(line);
-    onLine(line);
-  };
-  try {
-    const server = await startServer({ mock: true, port: 0, dataDir, database: postgres!.url, log, ...options });
-    started.push({ server, dataDir });
-    return { server, logs };
-  } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true });
-    throw Object.assign(error as Error, { logs });
-  }
+async function start(options: Partial<ServeOptions>, onLine?: (line: Line) => void) {
+  const logged = await startLogged({ database: postgres!.url, ...options }, onLine);
+  started.push(logged);
+  return logged;
 }
 
 const RETRYING = 'postgres not reachable yet; retrying';
 const retries = (logs: Line[]) => logs.filter((line) => line.msg === RETRYING);
-const failureOf = (starting: Promise<unknown>) =>
-  starting.then(
-    () => undefined,
-    (error: Error & { logs: Line[] }) => error,
-  );
 
 describe.skipIf(!postgres)('a replica starting while PostgreSQL does not answer', () => {
   it('rides out a PostgreSQL that is down at first and comes back', async () => {
@@ -78,7 +56,7 @@ describe.skipIf(!postgres)('a replica starting while PostgreSQL does not answer'
   it('gives up after the configured wait, naming the cause and the attempts, never the password', async () => {
     await postgres!.halt();
     const withPassword = postgres!.url.replace('://switchyard@', '://switchyard:s3cretpass@');
-    const failure = await failureOf(start({ database: withPassword, databaseWaitMs: 1_500 }));
+    const failure = await failureOf(startLogged({ database: withPassword, databaseWaitMs: 1_500 }));
     expect(failure).toBeInstanceOf(Error);
     expect(failure!.message).toMatch(
       /^PostgreSQL could not be reached after (\d+) attempts over 1\.\d s: .*ECONNREFUSED/,
@@ -94,16 +72,30 @@ describe.skipIf(!postgres)('a replica starting while PostgreSQL does not answer'
 
   it('with no wait, one attempt', async () => {
     await postgres!.halt();
-    const failure = await failureOf(start({ databaseWaitMs: 0 }));
+    const failure = await failureOf(startLogged({ database: postgres!.url, databaseWaitMs: 0 }));
     expect(failure!.message).toMatch(/^PostgreSQL could not be reached after 1 attempt over 0\.\d s: .*ECONNREFUSED/);
     expect(retries(failure!.logs)).toEqual([]);
   }, 60_000);
 
   it('stops at once on what waiting cannot mend: a database that does not exist', async () => {
     const began = performance.now();
-    const failure = await failureOf(start({ database: postgres!.url.replace(/\/postgres$/, '/no_such_database') }));
+    const failure = await failureOf(
+      startLogged({ database: postgres!.url.replace(/\/postgres$/, '/no_such_database') }),
+    );
     expect(failure!.message).toMatch(/no_such_database.*does not exist/);
     expect(retries(failure!.logs)).toEqual([]);
     expect(performance.now() - began).toBeLessThan(10_000);
+  }, 60_000);
+});
+
+describe.skipIf(!postgres)('serve --database-wait', () => {
+  it('sets the wait, and the exit names the cause', async () => {
+    await postgres!.halt();
+    const exit = await serveExit(['--database', postgres!.url, '--database-wait', '1'], {
+      SWITCHYARD_DATABASE_URL: '',
+    });
+    expect(exit.code).not.toBe(0);
+    expect(exit.stderr).toMatch(/PostgreSQL could not be reached after \d+ attempts over 1\.\d s: .*ECONNREFUSED/);
+    expect(exit.stderr).toContain('postgres not reachable yet; retrying');
   }, 60_000);
 });

@@ -1,10 +1,6 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningServer, type ServeOptions, startServer } from '../../src/server/index.ts';
+import type { RunningServer, ServeOptions } from '../../src/server/index.ts';
+import { failureOf, type LogLine as Line, type LoggedServer, serveExit, startLogged } from '../helpers/engine-start.ts';
 import { startRedis, type ThrowawayRedis } from '../helpers/redis.ts';
 
 /**
@@ -17,31 +13,16 @@ const redis: ThrowawayRedis | undefined = await startRedis();
 if (!redis) console.warn('SKIPPED: the Redis start test (redis-server not installed; CI installs it).');
 afterAll(() => redis?.stop());
 
-type Line = Record<string, unknown>;
-const started: Array<{ server: RunningServer; dataDir: string }> = [];
+const started: LoggedServer[] = [];
 afterEach(async () => {
-  for (const { server, dataDir } of started.splice(0)) {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  for (const server of started.splice(0)) await server.close();
 });
 
 /** `serve --mock --redis` in process; `onLine` hears each log line as it is written. */
-async function start(options: Partial<ServeOptions>, onLine: (line: Line) => void = () => undefined) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-redis-start-'));
-  const logs: Line[] = [];
-  const log = (line: Line) => {
-    logs.push(line);
-    onLine(line);
-  };
-  try {
-    const server = await startServer({ mock: true, port: 0, dataDir, redis: redis!.url, log, ...options });
-    started.push({ server, dataDir });
-    return { server, logs };
-  } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true });
-    throw Object.assign(error as Error, { logs });
-  }
+async function start(options: Partial<ServeOptions>, onLine?: (line: Line) => void) {
+  const logged = await startLogged({ redis: redis!.url, ...options }, onLine);
+  started.push(logged);
+  return logged;
 }
 
 const RETRYING = 'redis not reachable yet; retrying';
@@ -95,10 +76,7 @@ describe.skipIf(!redis)('a replica starting while Redis hiccups', () => {
   it('gives up after the configured wait, naming the cause and the attempts', async () => {
     await redis!.stop();
     try {
-      const failure = await start({ redisWaitMs: 1_500 }).then(
-        () => undefined,
-        (error: Error & { logs: Line[] }) => error,
-      );
+      const failure = await failureOf(startLogged({ redis: redis!.url, redisWaitMs: 1_500 }));
       expect(failure).toBeInstanceOf(Error);
       expect(failure!.message).toMatch(/^Redis could not be reached after (\d+) attempts over 1\.\d s: .*ECONNREFUSED/);
       const attempts = Number(/after (\d+) attempts/.exec(failure!.message)![1]);
@@ -115,10 +93,7 @@ describe.skipIf(!redis)('a replica starting while Redis hiccups', () => {
   it('with no wait, one attempt', async () => {
     await redis!.stop();
     try {
-      const failure = await start({ redisWaitMs: 0 }).then(
-        () => undefined,
-        (error: Error & { logs: Line[] }) => error,
-      );
+      const failure = await failureOf(startLogged({ redis: redis!.url, redisWaitMs: 0 }));
       expect(failure!.message).toMatch(/^Redis could not be reached after 1 attempt over 0\.\d s: .*ECONNREFUSED/);
       expect(retries(failure!.logs)).toEqual([]);
     } finally {
@@ -158,26 +133,12 @@ function bounded(promise: Promise<void>, ms: number, why: string): Promise<void>
 describe.skipIf(!redis)('serve --redis-wait', () => {
   it('sets the wait, and the exit names the cause', async () => {
     await redis!.stop();
-    const root = resolve(import.meta.dirname, '../..');
-    const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-redis-wait-'));
     try {
-      const args = ['serve', '--mock', '--port', '0', '--data', dataDir, '--redis', redis!.url, '--redis-wait', '1'];
-      const exit = await promisify(execFile)(
-        join(root, 'node_modules/.bin/node'),
-        [join(root, 'src/cli.ts'), ...args],
-        {
-          cwd: root,
-          env: { ...process.env, SWITCHYARD_REDIS_URL: '' },
-        },
-      ).then(
-        () => ({ code: 0, stderr: '' }),
-        (error: { code: number; stderr: string }) => error,
-      );
+      const exit = await serveExit(['--redis', redis!.url, '--redis-wait', '1'], { SWITCHYARD_REDIS_URL: '' });
       expect(exit.code).not.toBe(0);
       expect(exit.stderr).toMatch(/Redis could not be reached after \d+ attempts over \d\.\d s: .*ECONNREFUSED/);
       expect(exit.stderr).toContain('redis not reachable yet; retrying');
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
       await redis!.restart();
     }
   }, 60_000);

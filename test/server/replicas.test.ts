@@ -104,9 +104,7 @@ describe.skipIf(!postgres)('serve --database postgres://', () => {
 
   it('a URL with a password never shows it in an error', async () => {
     const database = 'postgres://user:s3cretpass@127.0.0.1:1/db';
-    const error = await startTestServer({ database, databaseWaitMs: 0 }).catch(
-      (thrown: unknown) => thrown,
-    );
+    const error = await startTestServer({ database, databaseWaitMs: 0 }).catch((thrown: unknown) => thrown);
     expect(String((error as Error).message)).not.toContain('s3cretpass');
   });
 });
