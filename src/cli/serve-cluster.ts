@@ -61,7 +61,15 @@ export async function serveWorker(start: (worker: ClusterWorker) => Promise<Runn
   process.on('SIGINT', () => undefined);
   process.on('SIGTERM', () => undefined);
   const worker = joinCluster();
-  const server = await start(worker);
+  // Ordered to stop while it starts (waiting for its database, say): it serves nothing yet, so it has nothing to drain.
+  worker.onStop(() => process.exit(0));
+  const server = await start(worker).catch((error: unknown) => {
+    // A worker that cannot start leaves once the CLI has said why (its channel to the primary would keep it alive,
+    // and its signals are the primary's); the primary, hearing it exit, stops the start.
+    worker.onStop(() => undefined);
+    process.disconnect?.();
+    throw error;
+  });
   let stopping = false;
   worker.onStop((now) => {
     const exit = (code: number) => () => process.exit(code);
