@@ -61,8 +61,11 @@ export async function serveWorker(start: (worker: ClusterWorker) => Promise<Runn
   process.on('SIGINT', () => undefined);
   process.on('SIGTERM', () => undefined);
   const worker = joinCluster();
-  // Ordered to stop while it starts (waiting for its database, say): it serves nothing yet, so it has nothing to drain.
-  worker.onStop(() => process.exit(0));
+  // Ordered to stop while it starts (waiting for its database, say), before it listens: it has taken no request, so
+  // it goes at once. Once it listens, the order waits for the server, which drains (below).
+  worker.onStop(() => {
+    if (!worker.listens) process.exit(0);
+  });
   const server = await start(worker).catch((error: unknown) => {
     // A worker that cannot start leaves once the CLI has said why (its channel to the primary would keep it alive,
     // and its signals are the primary's); the primary, hearing it exit, stops the start.

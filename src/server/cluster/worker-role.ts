@@ -25,6 +25,10 @@ export interface ClusterWorker {
   ready(url: string, notices: StartNotice[]): void;
   /** Called with each order of the primary to stop (`now`: abort what is in flight), and once it is gone. */
   onStop(stop: (now: boolean) => void): void;
+  /** Whether the server's socket is bound yet: before, this worker has taken no request, so nothing to drain. */
+  readonly listens: boolean;
+  /** Said by the server once its socket is bound. */
+  listened(): void;
 }
 
 /** The worker side of the cluster, over the IPC channel of a process the primary forked. */
@@ -34,6 +38,7 @@ export function joinCluster(channel: PrimaryChannel = process as unknown as Prim
   // Heard from the start: an order that comes while the server is still starting is obeyed once it has started.
   let ordered: boolean | undefined;
   let obey: ((now: boolean) => void) | undefined;
+  let listens = false;
   const order = (now: boolean) => {
     ordered = (ordered ?? false) || now;
     obey?.(now);
@@ -54,6 +59,12 @@ export function joinCluster(channel: PrimaryChannel = process as unknown as Prim
     onStop(stop) {
       obey = stop;
       if (ordered !== undefined || !channel.connected) stop(ordered ?? false);
+    },
+    get listens() {
+      return listens;
+    },
+    listened() {
+      listens = true;
     },
   };
 }

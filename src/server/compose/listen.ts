@@ -50,6 +50,7 @@ export async function listen(
       resolve();
     });
   });
+  worker?.listened();
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closing = false;
