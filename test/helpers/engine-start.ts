@@ -45,6 +45,34 @@ export async function startLogged(
   }
 }
 
+/** Starts for one test file over `defaults`: each server that started is kept until `closeAll` (its afterEach). */
+export function startsOver(defaults: () => Partial<ServeOptions>) {
+  const started: LoggedServer[] = [];
+  return {
+    /** `onLine` hears each log line as it is written. */
+    start: async (options: Partial<ServeOptions>, onLine?: (line: LogLine) => void) => {
+      const logged = await startLogged({ ...defaults(), ...options }, onLine);
+      started.push(logged);
+      return logged;
+    },
+    closeAll: async () => {
+      for (const server of started.splice(0)) await server.close();
+    },
+  };
+}
+
+/** A chat call through `server` with a key made for it: the answer's status. */
+export async function chatStatus(server: RunningServer): Promise<number> {
+  const { key } = await server.keys.create('test');
+  const response = await fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
 /** The error of a start expected to fail (with its `logs`), or `undefined` when it started. */
 export function failureOf(starting: Promise<LoggedServer>): Promise<(Error & { logs: LogLine[] }) | undefined> {
   return starting.then(

@@ -1,6 +1,12 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { ServeOptions } from '../../src/server/index.ts';
-import { failureOf, type LogLine as Line, type LoggedServer, serveExit, startLogged } from '../helpers/engine-start.ts';
+import {
+  chatStatus,
+  failureOf,
+  type LogLine as Line,
+  serveExit,
+  startLogged,
+  startsOver,
+} from '../helpers/engine-start.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 
 /**
@@ -15,18 +21,12 @@ const postgres: ThrowawayPostgres | undefined = await startPostgres({ own: true 
 if (!postgres) console.warn('SKIPPED: the PostgreSQL start test (PostgreSQL not installed; CI installs it).');
 afterAll(() => postgres?.stop());
 
-const started: LoggedServer[] = [];
+/** `serve --mock --database` in process. */
+const { start, closeAll } = startsOver(() => ({ database: postgres!.url }));
 afterEach(async () => {
-  for (const server of started.splice(0)) await server.close();
+  await closeAll();
   await postgres?.restart();
 });
-
-/** `serve --mock --database` in process; `onLine` hears each log line as it is written. */
-async function start(options: Partial<ServeOptions>, onLine?: (line: Line) => void) {
-  const logged = await startLogged({ database: postgres!.url, ...options }, onLine);
-  started.push(logged);
-  return logged;
-}
 
 const RETRYING = 'postgres not reachable yet; retrying';
 const retries = (logs: Line[]) => logs.filter((line) => line.msg === RETRYING);
@@ -44,13 +44,7 @@ describe.skipIf(!postgres)('a replica starting while PostgreSQL does not answer'
     expect(first).toMatchObject({ level: 'warn', component: 'postgres', attempt: 1 });
     expect(first!.error).toMatch(/ECONNREFUSED/);
     expect(logs.some((line) => line.msg === 'postgres reachable' && (line.attempts as number) >= 2)).toBe(true);
-    const { key } = await server.keys.create('test');
-    const response = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-    });
-    expect(response.status).toBe(200);
+    expect(await chatStatus(server)).toBe(200);
   }, 60_000);
 
   it('gives up after the configured wait, naming the cause and the attempts, never the password', async () => {
