@@ -47,23 +47,23 @@ export async function createPooledDispatcher(options: PooledFetchOptions = {}): 
   });
 }
 
-let undiciRequest:
-  | ((this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>)
-  | undefined;
+type UndiciRequest = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+let undiciRequest: UndiciRequest | undefined;
 
 /**
  * undici's `request()` on `dispatcher`. undici's index would have added it to every dispatcher's prototype; the agent
  * loaded from its own file has only `dispatch`, so the function comes from its own file too.
  */
-export async function requestOn(
+export function requestOn(
   dispatcher: Dispatcher,
   options: Dispatcher.RequestOptions,
 ): Promise<Dispatcher.ResponseData> {
-  undiciRequest ??= await ownFileOr(
+  // Loaded once; after that no promise of ours wraps undici's (each call of the SDK transport comes here).
+  if (undiciRequest) return undiciRequest.call(dispatcher, options);
+  return ownFileOr<UndiciRequest>(
     () => import('undici/lib/api/api-request.js'),
     (undici) => undici.Dispatcher.prototype.request,
-  );
-  return undiciRequest.call(dispatcher, options);
+  ).then((request) => (undiciRequest = request).call(dispatcher, options));
 }
 
 /** How Node.js (ESM and CommonJS) and Bun say that a module is not there, or not open to importers. */

@@ -7,7 +7,7 @@ import { InternalError } from '../errors.ts';
 import { runtimeName } from './node-builtin.ts';
 
 export async function createPooledDispatcher(): Promise<Dispatcher> {
-  throw new InternalError(`The pooled HTTP transport (undici) runs on Node.js only, not in ${runtimeName()}.`);
+  throw nodeOnly();
 }
 
 export function httpClientFailure(error: unknown): never {
@@ -15,5 +15,9 @@ export function httpClientFailure(error: unknown): never {
 }
 
 export async function requestOn(): Promise<Dispatcher.ResponseData> {
-  throw new InternalError(`The pooled HTTP transport (undici) runs on Node.js only, not in ${runtimeName()}.`);
+  throw nodeOnly();
+}
+
+function nodeOnly(): InternalError {
+  return new InternalError(`The pooled HTTP transport (undici) runs on Node.js only, not in ${runtimeName()}.`);
 }
