@@ -2,7 +2,8 @@
  * The CPU `switchyard serve` spends per request answered, in the server's process(es): a plain `serve`, and
  * `serve --workers n` split into what the workers spend and what the primary spends (the counters it keeps for them,
  * asked over IPC), each with and without `--rate-limit`. CPU time (utime + stime of /proc/<pid>/stat, every thread)
- * divided by the 2xx answers counts what the server did, whatever else shares the machine; RPS does not.
+ * divided by the 2xx answers counts what the server did, whatever else shares the machine; RPS does not. The
+ * workers' kernel share (stime) is given apart: system calls on loopback also run the receiving side's TCP work.
  *
  *   npm run build   (or node_modules/.bin/tsup), then
  *   node bench/serve-cpu.ts [--duration 8] [--rounds 3] [--modes plain,2@0,2] [--rate-limit off,on]
@@ -68,18 +69,20 @@ interface Config {
 interface Run {
   rps: number;
   workerUs: number;
+  /** Of `workerUs`, the time in the kernel (stime). */
+  workerKernelUs: number;
   primaryUs: number;
   errors: number;
 }
 
-/** utime + stime of a process (all its threads), in seconds; 0 for one that is gone. */
-function cpuSeconds(pid: number): number {
+/** utime and stime of a process (all its threads), in seconds; 0 for one that is gone. */
+function cpuSeconds(pid: number): { user: number; kernel: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return { user: Number(fields[11]) / TICKS_PER_SECOND, kernel: Number(fields[12]) / TICKS_PER_SECOND };
   } catch {
-    return 0;
+    return { user: 0, kernel: 0 };
   }
 }
 
@@ -114,10 +117,14 @@ async function measure(config: Config, mockPort: number, dataDir: string, childr
   await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: 2 });
   const workers = config.workers === 0 ? [child.pid!] : childrenOf(child.pid!);
   const primary = config.workers === 0 ? [] : [child.pid!];
-  const sum = (pids: number[]) => pids.reduce((total, pid) => total + cpuSeconds(pid), 0);
-  const [workersBefore, primaryBefore] = [sum(workers), sum(primary)];
+  const sum = (pids: number[], part?: 'user' | 'kernel') =>
+    pids.reduce((total, pid) => {
+      const cpu = cpuSeconds(pid);
+      return total + (part ? cpu[part] : cpu.user + cpu.kernel);
+    }, 0);
+  const [workersBefore, kernelBefore, primaryBefore] = [sum(workers), sum(workers, 'kernel'), sum(primary)];
   const run = await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: seconds });
-  const [workersAfter, primaryAfter] = [sum(workers), sum(primary)];
+  const [workersAfter, kernelAfter, primaryAfter] = [sum(workers), sum(workers, 'kernel'), sum(primary)];
   child.kill('SIGKILL');
   for (const pid of workers) if (pid !== child.pid) process.kill(pid, 'SIGKILL');
   rmSync(data, { recursive: true, force: true });
@@ -125,6 +132,7 @@ async function measure(config: Config, mockPort: number, dataDir: string, childr
   return {
     rps: answered / run.duration,
     workerUs: ((workersAfter - workersBefore) / answered) * 1e6,
+    workerKernelUs: ((kernelAfter - kernelBefore) / answered) * 1e6,
     primaryUs: ((primaryAfter - primaryBefore) / answered) * 1e6,
     errors: run.errors + run.non2xx + run.timeouts,
   };
@@ -152,7 +160,8 @@ async function main(): Promise<void> {
         const run = await measure(config, mock.port, dataDir, children);
         runs.get(config)!.push(run);
         log(
-          `round ${round + 1} ${describe(config)}: ${run.rps.toFixed(0)} rps, worker ${run.workerUs.toFixed(0)} µs, ` +
+          `round ${round + 1} ${describe(config)}: ${run.rps.toFixed(0)} rps, worker ${run.workerUs.toFixed(0)} µs ` +
+            `(kernel ${run.workerKernelUs.toFixed(0)}), ` +
             `primary ${run.primaryUs.toFixed(0)} µs per request${run.errors ? `, ${run.errors} errors` : ''}`,
         );
       }
@@ -163,13 +172,14 @@ async function main(): Promise<void> {
   }
   const all = (values: number[]) => `${median(values).toFixed(0)} (${values.map((v) => v.toFixed(0)).join(', ')})`;
   console.log(`CPU per request answered, µs: median (each round); ${seconds} s at 32 connections per run`);
-  console.log('| server | workers' + "' CPU | primary CPU | total | c32 RPS | errors |");
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log('| server | workers' + "' CPU | of which kernel | primary CPU | total | c32 RPS | errors |");
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const config of configs) {
     const list = runs.get(config)!;
     const primary = config.workers === 0 ? '' : all(list.map((run) => run.primaryUs));
     console.log(
-      `| ${describe(config)} | ${all(list.map((run) => run.workerUs))} | ${primary} | ` +
+      `| ${describe(config)} | ${all(list.map((run) => run.workerUs))} | ` +
+        `${all(list.map((run) => run.workerKernelUs))} | ${primary} | ` +
         `${all(list.map((run) => run.workerUs + run.primaryUs))} | ${all(list.map((run) => run.rps))} | ` +
         `${list.reduce((total, run) => total + run.errors, 0)} |`,
     );
