@@ -117,23 +117,27 @@ async function measure(config: Config, mockPort: number, dataDir: string, childr
   await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: 2 });
   const workers = config.workers === 0 ? [child.pid!] : childrenOf(child.pid!);
   const primary = config.workers === 0 ? [] : [child.pid!];
-  const sum = (pids: number[], part?: 'user' | 'kernel') =>
-    pids.reduce((total, pid) => {
-      const cpu = cpuSeconds(pid);
-      return total + (part ? cpu[part] : cpu.user + cpu.kernel);
-    }, 0);
-  const [workersBefore, kernelBefore, primaryBefore] = [sum(workers), sum(workers, 'kernel'), sum(primary)];
+  /** The processes' CPU seconds: all of it, and the kernel's part. */
+  const sum = (pids: number[]) => {
+    const total = { all: 0, kernel: 0 };
+    for (const { user, kernel } of pids.map(cpuSeconds)) {
+      total.all += user + kernel;
+      total.kernel += kernel;
+    }
+    return total;
+  };
+  const [workersBefore, primaryBefore] = [sum(workers), sum(primary)];
   const run = await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: seconds });
-  const [workersAfter, kernelAfter, primaryAfter] = [sum(workers), sum(workers, 'kernel'), sum(primary)];
+  const [workersAfter, primaryAfter] = [sum(workers), sum(primary)];
   child.kill('SIGKILL');
   for (const pid of workers) if (pid !== child.pid) process.kill(pid, 'SIGKILL');
   rmSync(data, { recursive: true, force: true });
   const answered = run['2xx'];
   return {
     rps: answered / run.duration,
-    workerUs: ((workersAfter - workersBefore) / answered) * 1e6,
-    workerKernelUs: ((kernelAfter - kernelBefore) / answered) * 1e6,
-    primaryUs: ((primaryAfter - primaryBefore) / answered) * 1e6,
+    workerUs: ((workersAfter.all - workersBefore.all) / answered) * 1e6,
+    workerKernelUs: ((workersAfter.kernel - workersBefore.kernel) / answered) * 1e6,
+    primaryUs: ((primaryAfter.all - primaryBefore.all) / answered) * 1e6,
     errors: run.errors + run.non2xx + run.timeouts,
   };
 }
