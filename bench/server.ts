@@ -10,9 +10,12 @@
  *   to a provider, call records into SQLite, request logs to stderr (sent to /dev/null).
  * - The peer is @portkey-ai/gateway when installed under --portkey (outside the project:
  *   `mkdir /tmp/portkey && cd /tmp/portkey && npm install @portkey-ai/gateway`); skipped otherwise.
- * - Two yardsticks on the same core: bench/undici-proxy.ts passes bodies through node:http → undici (the ceiling of
+ * - Three yardsticks on the same core: bench/undici-proxy.ts passes bodies through node:http → undici (the ceiling of
  *   any Node gateway that calls upstream), bench/sdk-proxy.ts puts the official openai SDK behind a bare node:http
- *   server (no auth, records, validation; serve's transport): what serve costs over it is what Switchyard adds.
+ *   server (no auth, records, validation; serve's transport): what serve costs over it is what Switchyard adds;
+ *   bench/essential-gateway.ts does serve's own work for a plain call (the key's hash, both JSON passes, the record
+ *   journaled and stored in SQLite) written straight: the floor a redesign of serve's request path could reach. The
+ *   yardsticks run on Node's default heap settings (serve bounds its own), so their RSS is not serve's to compare.
  * - The "before" column: `--before <tree>`, another checkout built with `npm run build` (its dist/cli.js, on the wire
  *   transport: an A/B of two commits in one run); without it, this build on the SDK transport (issue 27's before).
  * - Measured in one run: RPS at 32 connections (autocannon), latency at 1 connection (undici, rounds alternated
@@ -264,21 +267,28 @@ const serveBefore = args.before
   ? await startServe('switchyard serve, before', 'wire', resolve(args.before, 'dist/cli.js'))
   : await startServe('switchyard serve, SDK transport (before)', 'sdk');
 
-// Yardsticks on the same core: a pass-through undici proxy (the ceiling of any Node gateway that calls upstream) and
-// the official SDK behind a bare node:http server (the ceiling of one built on the SDK, on serve's transport).
-async function startProxy(name: string, script: string): Promise<Target> {
+// Yardsticks on the same core: a pass-through undici proxy (the ceiling of any Node gateway that calls upstream),
+// the official SDK behind a bare node:http server (the ceiling of one built on the SDK, on serve's transport), and
+// serve's own work written straight (the floor a redesign of serve's request path could reach).
+/** `key`: the bearer key the yardstick wants (GATEWAY_KEY in its environment), sent by every request. */
+async function startProxy(name: string, script: string, key?: string): Promise<Target> {
   const port = await freePort();
-  const [cmd, argv] = pinned(0, [node, script, String(port)]);
+  const [cmd, argv] = pinned(0, [node, script, String(port), join(dataDir, name.replaceAll(' ', '-'))]);
   const child = spawn(cmd, argv, {
     cwd: root,
     stdio: 'ignore',
-    env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
+    env: {
+      ...process.env,
+      OPENAI_API_KEY: 'sk-bench',
+      OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
+      ...(key ? { GATEWAY_KEY: key } : {}),
+    },
   });
   children.push(child);
   const target: Target = {
     name,
     url: `http://127.0.0.1:${port}`,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
     pid: child.pid!,
   };
   await waitUntilUp(target, child);
@@ -286,6 +296,7 @@ async function startProxy(name: string, script: string): Promise<Target> {
 }
 const undiciProxy = await startProxy('bare undici proxy', 'bench/undici-proxy.ts');
 const sdkProxy = await startProxy('bare SDK proxy', 'bench/sdk-proxy.ts');
+const essential = await startProxy('essential gateway', 'bench/essential-gateway.ts', 'sy-essential-bench-key');
 
 let portkey: Target | undefined;
 let portkeyNote = '';
@@ -322,7 +333,7 @@ if (existsSync(portkeyEntry)) {
 }
 if (portkeyNote) log(portkeyNote);
 
-const targets = [direct, undiciProxy, sdkProxy, serveBefore, serve, ...(portkey ? [portkey] : [])];
+const targets = [direct, undiciProxy, sdkProxy, essential, serveBefore, serve, ...(portkey ? [portkey] : [])];
 log('warm-up…');
 for (const target of targets) await rps(target, 32, 2);
 const serveIdleMb = rssMb(serve.pid!);
@@ -352,7 +363,12 @@ const lat = await latency(targets, duration);
 
 log(`stream first byte, ${streamRequests} sequential requests each…`);
 const streamFailures = new Map<string, string>();
-const ttfb = await firstByte(targets, streamRequests, streamFailures);
+// The essential gateway answers plain calls only: it has no stream to time.
+const ttfb = await firstByte(
+  targets.filter((target) => target !== essential),
+  streamRequests,
+  streamFailures,
+);
 for (const [name, why] of streamFailures) log(`${name}: streaming failed (${why})`);
 
 const serveRps = load.get(serve.name)!.rps;
@@ -399,7 +415,7 @@ const signed = (value: number, digits = 2) =>
   Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(digits)}` : '';
 const stat = (name: string) => {
   const l = lat.get(name)!;
-  const t = ttfb.get(name)!;
+  const t = ttfb.get(name) ?? [];
   return {
     p50: percentile(l, 50),
     p99: percentile(l, 99),
@@ -519,7 +535,8 @@ function ratios(rps: number, target: { name: string }): string {
   let text = `${versus(direct.name)}× direct`;
   if (portkey && target !== serve && target !== portkey) text += `, ${versus(portkey.name, 1)}× Portkey`;
   const isServe = target === serve || target === serveBefore;
-  if (isServe) text += `, ${versus(undiciProxy.name)}× bare undici proxy, ${versus(sdkProxy.name)}× bare SDK proxy`;
+  if (isServe || target === essential) text += `, ${versus(undiciProxy.name)}× bare undici proxy`;
+  if (isServe) text += `, ${versus(sdkProxy.name)}× bare SDK proxy, ${versus(essential.name)}× essential gateway`;
   if (portkey && isServe) text += `, ${versus(portkey.name, 1)}× Portkey`;
   return text;
 }
