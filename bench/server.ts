@@ -270,10 +270,14 @@ const serveBefore = args.before
 // Yardsticks on the same core: a pass-through undici proxy (the ceiling of any Node gateway that calls upstream),
 // the official SDK behind a bare node:http server (the ceiling of one built on the SDK, on serve's transport), and
 // serve's own work written straight (the floor a redesign of serve's request path could reach).
-/** `key`: the bearer key the yardstick wants (GATEWAY_KEY in its environment), sent by every request. */
+/**
+ * `key`: the bearer key the yardstick wants (GATEWAY_KEY in its environment), sent by every request; a yardstick with
+ * a key keeps records, in a directory of the bench's data directory.
+ */
 async function startProxy(name: string, script: string, key?: string): Promise<Target> {
   const port = await freePort();
-  const [cmd, argv] = pinned(0, [node, script, String(port), join(dataDir, name.replaceAll(' ', '-'))]);
+  const records = key ? [join(dataDir, name.replaceAll(' ', '-'))] : [];
+  const [cmd, argv] = pinned(0, [node, script, String(port), ...records]);
   const child = spawn(cmd, argv, {
     cwd: root,
     stdio: 'ignore',
