@@ -1,11 +1,12 @@
 /**
- * Where the CPU of `switchyard serve` goes under load: the built CLI (or, for comparison, bench/sdk-proxy.ts) runs
- * under `node --cpu-prof` pinned to core 0, autocannon drives it at 32 connections from core 1 against
- * bench/mock-server.ts, and the samples are charged per request: by area and by frame, self time, with native frames
- * (syscalls, SQLite, JSON) charged to the JS function that called them.
+ * Where the CPU of `switchyard serve` goes under load: the built CLI (or, for comparison, bench/sdk-proxy.ts or
+ * bench/essential-gateway.ts, serve's own work for a plain call written straight) runs under `node --cpu-prof`
+ * pinned to core 0, autocannon drives it at 32 connections from core 1 against bench/mock-server.ts, and the samples
+ * are charged per request: by area and by frame, self time, with native frames (syscalls, SQLite, JSON) charged to
+ * the JS function that called them.
  *
- *   SWITCHYARD_READABLE_BUILD=1 npm run build && node bench/profile-server.ts [--target serve|sdk-proxy] [--seconds 10]
- *   [--top 25] [--interval 200] [--save <file.cpuprofile>]
+ *   SWITCHYARD_READABLE_BUILD=1 npm run build && node bench/profile-server.ts
+ *   [--target serve|sdk-proxy|essential] [--seconds 10] [--top 25] [--interval 200] [--save <file.cpuprofile>]
  *   (the readable build: frames name lines; the default ESM build is minified). `--save` keeps the profile: open it
  *   in DevTools (Performance → Load profile), or read a frame's `positionTicks` for its samples line by line.
  *
@@ -63,6 +64,18 @@ if (args.target === 'serve') {
     '--port',
     String(port),
     '--data',
+    join(work, 'data'),
+  ];
+} else if (args.target === 'essential') {
+  const key = 'sk-essential-bench';
+  headers = { ...headers, authorization: `Bearer ${key}` };
+  process.env.GATEWAY_KEY = key; // the child's environment is this one's
+  argv = [
+    node,
+    '--max-semi-space-size=16',
+    ...profiler,
+    'bench/essential-gateway.ts',
+    String(port),
     join(work, 'data'),
   ];
 } else {

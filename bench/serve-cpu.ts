@@ -3,7 +3,9 @@
  * `serve --workers n` split into what the workers spend and what the primary spends (the counters it keeps for them,
  * asked over IPC), each with and without `--rate-limit`. CPU time (utime + stime of /proc/<pid>/stat, every thread)
  * divided by the 2xx answers counts what the server did, whatever else shares the machine; RPS does not. The
- * workers' kernel share (stime) is given apart: system calls on loopback also run the receiving side's TCP work.
+ * workers' kernel share (stime) is given apart: system calls on loopback also run the receiving side's TCP work. So is
+ * their helper threads' share (V8's garbage collection and compilation threads, libuv's pool): what the main thread
+ * did not spend itself.
  *
  *   npm run build   (or node_modules/.bin/tsup), then
  *   node bench/serve-cpu.ts [--duration 8] [--rounds 3] [--modes plain,2@0,2] [--rate-limit off,on]
@@ -19,14 +21,14 @@
  *   others on the machine shows as spread: the table gives the median and every round's figure.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
-import { childrenOf, freePort } from './processes.ts';
+import { childrenOf, cpuSeconds, freePort } from './processes.ts';
 import { startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
@@ -52,7 +54,6 @@ const builds = [
 ];
 /** A rate no run reaches: the bucket is taken from on every request, and never refuses. */
 const UNREACHED_RATE = '1000000000';
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const body = JSON.stringify({
@@ -71,19 +72,10 @@ interface Run {
   workerUs: number;
   /** Of `workerUs`, the time in the kernel (stime). */
   workerKernelUs: number;
+  /** Of `workerUs`, the time of threads other than the main one. */
+  workerHelpersUs: number;
   primaryUs: number;
   errors: number;
-}
-
-/** utime and stime of a process (all its threads), in seconds; 0 for one that is gone. */
-function cpuSeconds(pid: number): { user: number; kernel: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { user: Number(fields[11]) / TICKS_PER_SECOND, kernel: Number(fields[12]) / TICKS_PER_SECOND };
-  } catch {
-    return { user: 0, kernel: 0 };
-  }
 }
 
 async function measure(config: Config, mockPort: number, dataDir: string, children: ChildProcess[]): Promise<Run> {
@@ -117,12 +109,13 @@ async function measure(config: Config, mockPort: number, dataDir: string, childr
   await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: 2 });
   const workers = config.workers === 0 ? [child.pid!] : childrenOf(child.pid!);
   const primary = config.workers === 0 ? [] : [child.pid!];
-  /** The processes' CPU seconds: all of it, and the kernel's part. */
+  /** The processes' CPU seconds: all of it, the kernel's part and the helper threads' part. */
   const sum = (pids: number[]) => {
-    const total = { all: 0, kernel: 0 };
-    for (const { user, kernel } of pids.map(cpuSeconds)) {
-      total.all += user + kernel;
+    const total = { all: 0, kernel: 0, helpers: 0 };
+    for (const { all, kernel, helpers } of pids.map(cpuSeconds)) {
+      total.all += all;
       total.kernel += kernel;
+      total.helpers += helpers;
     }
     return total;
   };
@@ -137,6 +130,7 @@ async function measure(config: Config, mockPort: number, dataDir: string, childr
     rps: answered / run.duration,
     workerUs: ((workersAfter.all - workersBefore.all) / answered) * 1e6,
     workerKernelUs: ((workersAfter.kernel - workersBefore.kernel) / answered) * 1e6,
+    workerHelpersUs: ((workersAfter.helpers - workersBefore.helpers) / answered) * 1e6,
     primaryUs: ((primaryAfter.all - primaryBefore.all) / answered) * 1e6,
     errors: run.errors + run.non2xx + run.timeouts,
   };
@@ -165,7 +159,7 @@ async function main(): Promise<void> {
         runs.get(config)!.push(run);
         log(
           `round ${round + 1} ${describe(config)}: ${run.rps.toFixed(0)} rps, worker ${run.workerUs.toFixed(0)} µs ` +
-            `(kernel ${run.workerKernelUs.toFixed(0)}), ` +
+            `(kernel ${run.workerKernelUs.toFixed(0)}, helper threads ${run.workerHelpersUs.toFixed(0)}), ` +
             `primary ${run.primaryUs.toFixed(0)} µs per request${run.errors ? `, ${run.errors} errors` : ''}`,
         );
       }
@@ -176,14 +170,18 @@ async function main(): Promise<void> {
   }
   const all = (values: number[]) => `${median(values).toFixed(0)} (${values.map((v) => v.toFixed(0)).join(', ')})`;
   console.log(`CPU per request answered, µs: median (each round); ${seconds} s at 32 connections per run`);
-  console.log('| server | workers' + "' CPU | of which kernel | primary CPU | total | c32 RPS | errors |");
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    '| server | workers' +
+      "' CPU | of which kernel | of which helper threads | primary CPU | total | c32 RPS | errors |",
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const config of configs) {
     const list = runs.get(config)!;
     const primary = config.workers === 0 ? '' : all(list.map((run) => run.primaryUs));
     console.log(
       `| ${describe(config)} | ${all(list.map((run) => run.workerUs))} | ` +
-        `${all(list.map((run) => run.workerKernelUs))} | ${primary} | ` +
+        `${all(list.map((run) => run.workerKernelUs))} | ${all(list.map((run) => run.workerHelpersUs))} | ` +
+        `${primary} | ` +
         `${all(list.map((run) => run.workerUs + run.primaryUs))} | ${all(list.map((run) => run.rps))} | ` +
         `${list.reduce((total, run) => total + run.errors, 0)} |`,
     );
