@@ -15,25 +15,29 @@
  *   server (no auth, records, validation; serve's transport): what serve costs over it is what Switchyard adds;
  *   bench/essential-gateway.ts does serve's own work for a plain call (the key's hash, both JSON passes, the record
  *   journaled and stored in SQLite) written straight: the floor a redesign of serve's request path could reach. The
- *   yardsticks run on Node's default heap settings (serve bounds its own), so their RSS is not serve's to compare.
+ *   two proxies run on Node's default heap settings, so their RSS is not serve's to compare; the essential gateway
+ *   runs with serve's heap bounds, from JavaScript as serve does, so its CPU and RSS are.
  * - The "before" column: `--before <tree>`, another checkout built with `npm run build` (its dist/cli.js, on the wire
  *   transport: an A/B of two commits in one run); without it, this build on the SDK transport (issue 27's before).
  * - Measured in one run: RPS at 32 connections (autocannon), latency at 1 connection (undici, rounds alternated
  *   between targets), time to the first body byte of a stream (sequential, alternated), the server's RSS idle, under
- *   load and over a long run (sampled every 10 s). Ratios are within this run.
+ *   load and over a long run (sampled every 10 s), and its CPU a request at 32 connections (/proc, all threads) with
+ *   the part of its helper threads (V8's garbage collection and compilation). Ratios are within this run.
  * - `--workers <list>`: `serve --workers n` for each n, a row each (RPS at c32, each worker's RSS):
  *   bench/server-workers.ts says how they are pinned and which n this machine cannot measure.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { stripTypeScriptTypes } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Client } from 'undici';
+import { SERVE_HEAP_FLAGS } from '../src/cli/serve-process.ts';
 import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
-import { freePort, rssMb } from './processes.ts';
+import { cpuSeconds, freePort, rssMb } from './processes.ts';
 import { benchWorkers, parseWorkerList } from './server-workers.ts';
 import { startMock } from './start-mock.ts';
 
@@ -110,8 +114,18 @@ async function rps(
   target: Target,
   connections: number,
   seconds: number,
-): Promise<{ rps: number; p50: number; p99: number; errors: number; rssMaxMb: number }> {
+): Promise<{
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  rssMaxMb: number;
+  /** CPU seconds the server spent, and its helper threads' part of them (NaN for the direct mock). */
+  cpu: { all: number; helpers: number };
+  answered: number;
+}> {
   let rssMax = target.pid ? rssMb(target.pid) : Number.NaN;
+  const cpuBefore = target.pid ? cpuSeconds(target.pid) : undefined;
   const timer = target.pid ? setInterval(() => (rssMax = Math.max(rssMax, rssMb(target.pid!))), 500) : undefined;
   const result = await autocannon({
     url: `${target.url}/v1/chat/completions`,
@@ -122,12 +136,18 @@ async function rps(
     duration: seconds,
   });
   if (timer) clearInterval(timer);
+  const cpuAfter = target.pid ? cpuSeconds(target.pid) : undefined;
   return {
     rps: result['2xx'] / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.non2xx + result.timeouts,
     rssMaxMb: rssMax,
+    cpu:
+      cpuBefore && cpuAfter
+        ? { all: cpuAfter.all - cpuBefore.all, helpers: cpuAfter.helpers - cpuBefore.helpers }
+        : { all: Number.NaN, helpers: Number.NaN },
+    answered: result['2xx'],
   };
 }
 
@@ -274,10 +294,10 @@ const serveBefore = args.before
  * `key`: the bearer key the yardstick wants (GATEWAY_KEY in its environment), sent by every request; a yardstick with
  * a key keeps records, in a directory of the bench's data directory.
  */
-async function startProxy(name: string, script: string, key?: string): Promise<Target> {
+async function startProxy(name: string, script: string, key?: string, flags: string[] = []): Promise<Target> {
   const port = await freePort();
   const records = key ? [join(dataDir, name.replaceAll(' ', '-'))] : [];
-  const [cmd, argv] = pinned(0, [node, script, String(port), ...records]);
+  const [cmd, argv] = pinned(0, [node, ...flags, script, String(port), ...records]);
   const child = spawn(cmd, argv, {
     cwd: root,
     stdio: 'ignore',
@@ -300,7 +320,23 @@ async function startProxy(name: string, script: string, key?: string): Promise<T
 }
 const undiciProxy = await startProxy('bare undici proxy', 'bench/undici-proxy.ts');
 const sdkProxy = await startProxy('bare SDK proxy', 'bench/sdk-proxy.ts');
-const essential = await startProxy('essential gateway', 'bench/essential-gateway.ts', 'sy-essential-bench-key');
+/**
+ * The essential gateway run as serve runs: from JavaScript (Node's type stripping keeps ~17 MB more resident) and with
+ * serve's heap bounds, so that its CPU and RSS compare with serve's. The file goes where `undici` resolves from.
+ */
+function essentialGatewayScript(): string {
+  const dir = join(root, 'node_modules/.cache/switchyard-bench');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'essential-gateway.mjs');
+  writeFileSync(file, stripTypeScriptTypes(readFileSync(join(root, 'bench/essential-gateway.ts'), 'utf8')));
+  return file;
+}
+const essential = await startProxy(
+  'essential gateway',
+  essentialGatewayScript(),
+  'sy-essential-bench-key',
+  SERVE_HEAP_FLAGS,
+);
 
 let portkey: Target | undefined;
 let portkeyNote = '';
@@ -353,6 +389,9 @@ for (let round = 0; round < rounds; round++) {
     const sum = load.get(target.name);
     if (!sum) load.set(target.name, { ...run, rps: run.rps / rounds });
     else {
+      sum.cpu.all += run.cpu.all;
+      sum.cpu.helpers += run.cpu.helpers;
+      sum.answered += run.answered;
       sum.rps += run.rps / rounds;
       sum.p50 = Math.max(sum.p50, run.p50);
       sum.p99 = Math.max(sum.p99, run.p99);
@@ -445,6 +484,7 @@ for (const target of targets) {
     f(s.ttfb50, 3),
     isBase ? '' : signed(s.ttfb50 - base.ttfb50, 3),
     target.pid ? f(l.rssMaxMb, 0) : '',
+    target.pid ? `${f((l.cpu.all / l.answered) * 1e6, 0)} (${f((l.cpu.helpers / l.answered) * 1e6, 0)})` : '',
   ]);
 }
 const header = [
@@ -458,6 +498,7 @@ const header = [
   'stream 1st byte p50 ms',
   'added 1st byte ms',
   'RSS max under c32 MB',
+  'c32 CPU µs a request (of it, helper threads)',
 ];
 console.log(`| ${header.join(' | ')} |`);
 console.log(`|${header.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`);

@@ -30,6 +30,11 @@ export function logWarningsAsJsonLines(): void {
 const SEMI_SPACE_MB = 8;
 /** The old generation may grow 50 % past what is live after a collection, where V8 would allow up to 4×. */
 const HEAP_GROWING_PERCENT = 50;
+/** serve's heap bounds as node flags: what bench/server.ts gives its essential gateway, to compare like with like. */
+export const SERVE_HEAP_FLAGS = [
+  `--max-semi-space-size=${SEMI_SPACE_MB}`,
+  `--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
+];
 
 /**
  * Under load V8 grows its young generation to 64 MB semi-spaces and lets the old generation grow to several times
