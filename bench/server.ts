@@ -292,7 +292,7 @@ const serveBefore = args.before
 // serve's own work written straight (the floor a redesign of serve's request path could reach).
 /**
  * `key`: the bearer key the yardstick wants (GATEWAY_KEY in its environment), sent by every request; a yardstick with
- * a key keeps records, in a directory of the bench's data directory.
+ * a key keeps records, in a directory of the bench's data directory. `flags`: node's, before the script.
  */
 async function startProxy(name: string, script: string, key?: string, flags: string[] = []): Promise<Target> {
   const port = await freePort();
