@@ -46,6 +46,8 @@ const work = mkdtempSync(join(tmpdir(), 'switchyard-prof-server-'));
 const port = 20_000 + Math.floor(Math.random() * 10_000);
 const profiler = ['--cpu-prof', '--cpu-prof-dir', join(work, 'prof'), '--cpu-prof-interval', args.interval!];
 let headers: Record<string, string> = { 'content-type': 'application/json' };
+/** The one key the essential gateway accepts (its GATEWAY_KEY). */
+const ESSENTIAL_KEY = 'sk-essential-bench';
 let argv: string[];
 if (args.target === 'serve') {
   const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', join(work, 'data')], {
@@ -67,9 +69,7 @@ if (args.target === 'serve') {
     join(work, 'data'),
   ];
 } else if (args.target === 'essential') {
-  const key = 'sk-essential-bench';
-  headers = { ...headers, authorization: `Bearer ${key}` };
-  process.env.GATEWAY_KEY = key; // the child's environment is this one's
+  headers = { ...headers, authorization: `Bearer ${ESSENTIAL_KEY}` };
   argv = [
     node,
     '--max-semi-space-size=16',
@@ -85,7 +85,12 @@ const [command, commandArgs] = pinned(0, argv);
 const child = spawn(command, commandArgs, {
   cwd: root,
   stdio: 'ignore',
-  env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
+  env: {
+    ...process.env,
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
+    GATEWAY_KEY: ESSENTIAL_KEY,
+  },
 });
 const exited = new Promise((resolve) => child.once('exit', resolve));
 const url = `http://127.0.0.1:${port}/v1/chat/completions`;
