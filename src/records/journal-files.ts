@@ -63,3 +63,22 @@ export function removeFile(path: string): void {
     // Gone already (another replica replayed it): the records are stored either way.
   }
 }
+
+export function closeFile(fd: number): void {
+  try {
+    nodeFs().closeSync(fd);
+  } catch {
+    // Closing a file we wrote cannot lose what the kernel already has.
+  }
+}
+
+/** Empties a file whose records are stored, so it can take the next ones; false when that failed (it is deleted). */
+export function emptied(fd: number): boolean {
+  try {
+    // Opened to append: the next write goes to the new end, the start.
+    nodeFs().ftruncateSync(fd, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -48,6 +48,9 @@ function journaledQueue(sink: RecordSink, maxBytes?: number) {
 
 const ids = (records: CallRecord[]) => records.map((record) => record.id).sort();
 const files = () => readdirSync(dir);
+/** The record lines in the journal's files (a file emptied after its flush is kept open for the next records). */
+const recordsOnDisk = () =>
+  files().flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean));
 
 /** Runs journal-child.ts: it journals `count` records that are never flushed, then SIGKILLs itself. */
 function killedChild(count: number): Promise<{ ids: string[]; signal: string | null }> {
@@ -98,8 +101,9 @@ describe('RecordJournal', () => {
     await queue.flush();
     expect(ids(sink.records())).toEqual(ids([...during, after]));
     expect(queue.stats).toMatchObject({ written: 4, failed: 0, last_loss_at: null });
-    expect(files()).toEqual([]);
+    expect(recordsOnDisk()).toEqual([]);
     await queue.close();
+    expect(files()).toEqual([]);
   });
 
   it('does not keep rows a sink refused (bad data, not an outage): they would be refused again', async () => {
@@ -114,8 +118,9 @@ describe('RecordJournal', () => {
     await queue.flush();
     expect(queue.stats).toMatchObject({ failed: 1, written: 1 });
     expect(journal.pendingRecords).toBe(0);
-    expect(files()).toEqual([]);
+    expect(recordsOnDisk()).toEqual([]);
     await queue.close();
+    expect(files()).toEqual([]);
   });
 
   it('past maxBytes while the sink is down, deletes the oldest records and counts them as dropped', async () => {
@@ -134,6 +139,39 @@ describe('RecordJournal', () => {
     await queue.flush();
     expect(ids(sink.records())).toEqual(ids(flushes[2]!));
     await queue.close();
+  });
+
+  it('flush after flush, appends to one file, emptied once its records are stored: none made or deleted', async () => {
+    const sink = new OutageSink();
+    sink.down = false;
+    const { queue } = journaledQueue(sink);
+    const names = new Set<string>();
+    for (let flush = 0; flush < 6; flush++) {
+      const record = makeRecord();
+      queue.enqueue(record);
+      await queue.durable();
+      expect(recordsOnDisk().map((line) => (JSON.parse(line) as CallRecord).id)).toEqual([record.id]);
+      for (const name of files()) names.add(name);
+      await queue.flush();
+      expect(recordsOnDisk()).toEqual([]);
+    }
+    expect(names.size).toBe(1);
+    expect(sink.records()).toHaveLength(6);
+
+    // A failed flush closes its file and keeps it to replay; the next records go to another.
+    sink.down = true;
+    const kept = makeRecord();
+    queue.enqueue(kept);
+    await queue.flush();
+    expect(recordsOnDisk()).toHaveLength(1);
+    sink.down = false;
+    const next = makeRecord();
+    queue.enqueue(next);
+    await queue.flush();
+    expect(ids(sink.records()).filter((id) => id === kept.id || id === next.id)).toEqual(ids([kept, next]));
+    expect(recordsOnDisk()).toEqual([]);
+    await queue.close();
+    expect(files()).toEqual([]);
   });
 
   it('never replays the file of a journal still open in this process, on the same directory', async () => {
@@ -188,7 +226,7 @@ describe('a gateway with a journal', () => {
 });
 
 describe('group commit', () => {
-  const lines = () => files().flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean));
+  const lines = recordsOnDisk;
 
   it('writes the records of one event-loop turn in one write, at its end, then settles durable()', async () => {
     const sink = new MemorySink();
