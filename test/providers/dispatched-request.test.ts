@@ -30,6 +30,11 @@ beforeAll(async () => {
       response.write('first part;');
       return void open.add(response);
     }
+    if (request.url === '/broken-body') {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+      response.write('ten bytes;');
+      return void setTimeout(() => response.socket?.destroy(), 20);
+    }
     if (request.url === '/big') {
       response.writeHead(200, { 'content-type': 'application/octet-stream' });
       return void response.end(Buffer.alloc(1024 * 1024, 97));
@@ -93,6 +98,37 @@ describe('dispatchedRequest', () => {
     expect(response.body.destroyed).toBe(true);
     // The same agent still answers: the aborted request did not wedge its pool.
     expect(await text((await get('/')).body)).toBe('{"ok":true}');
+  });
+
+  it('text() gathers the body without a stream, also past the high-water mark and when picked late', async () => {
+    expect(await (await get('/')).text()).toBe('{"ok":true}');
+    const response = await get('/big');
+    // The chunks that came meanwhile were kept, the socket paused at the mark; text() resumes it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const body = await response.text();
+    expect(body.length).toBe(1024 * 1024);
+    expect(body).toBe('a'.repeat(1024 * 1024));
+  });
+
+  it('text() rejects with the signal’s reason mid-body, leaves no listener, and the pool answers the next call', async () => {
+    const reused = new AbortController().signal;
+    for (let call = 0; call < 20; call++) await (await get('/', reused)).text();
+    expect(getEventListeners(reused, 'abort')).toHaveLength(0);
+
+    const controller = new AbortController();
+    const response = await get('/slow-body', controller.signal);
+    const whole = response.text();
+    controller.abort(new Error('caller gone while gathering'));
+    await expect(whole).rejects.toThrow('caller gone while gathering');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(await (await get('/')).text()).toBe('{"ok":true}');
+  });
+
+  it('a body cut off by the server fails text(), and the stream made after the failure', async () => {
+    await expect((await get('/broken-body')).text()).rejects.toThrow();
+    const late = await get('/broken-body');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await expect(text(late.body)).rejects.toThrow();
   });
 
   it('an already aborted signal never reaches the server', async () => {

@@ -53,12 +53,8 @@ function dispatcherResponse(
   const raw = data.headers;
   const encoding = raw['content-encoding'];
   // Nothing asks for compression (no accept-encoding is sent); a server that compresses anyway is still read.
-  const body = encoding === undefined ? data.body : decoded(data.body, encoding, maxBytes);
+  const stream = () => (encoding === undefined ? data.body : decoded(data.body, encoding, maxBytes));
   const failing = (error: unknown) => networkFailure(error, request);
-  const close = () => {
-    release();
-    if (!body.readableEnded) body.destroy();
-  };
   return {
     status: data.statusCode,
     header(name) {
@@ -74,14 +70,22 @@ function dispatcherResponse(
     },
     async text() {
       try {
-        return await readAll(body);
+        // An answer read whole is gathered without a stream (the common case: a plain JSON answer).
+        return await (encoding === undefined ? data.text() : readAll(stream()));
       } catch (error) {
         throw failing(error);
       } finally {
         release();
       }
     },
-    events: () => serverEvents(body, { failure: failing, close }),
+    events() {
+      const body = stream();
+      const close = () => {
+        release();
+        if (!body.readableEnded) body.destroy();
+      };
+      return serverEvents(body, { failure: failing, close });
+    },
     discard() {
       release();
       drain(data.body);
