@@ -7,7 +7,7 @@
  * also frees young garbage: probably counted here too).
  * Serve replaces its own process once at start (with its young-generation flag): only that second process samples.
  */
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
 const out = process.env.SWITCHYARD_ALLOCATIONS_OUT;
@@ -27,7 +27,9 @@ if (out && process.execArgv.some((flag) => flag.startsWith('--max-semi-space-siz
       return;
     }
     session.post('HeapProfiler.stopSampling', (error, result) => {
-      writeFileSync(out, JSON.stringify(error ? { error: String(error) } : result.profile));
+      // Written aside, then renamed: the bench reads the file once it exists, and a profile takes a while to write.
+      writeFileSync(`${out}.part`, JSON.stringify(error ? { error: String(error) } : result.profile));
+      renameSync(`${out}.part`, out);
     });
   });
 }

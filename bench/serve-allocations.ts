@@ -90,29 +90,32 @@ async function sample(cli: string, save?: string): Promise<SampledNode> {
     };
     await Promise.all(Array.from({ length: Number(args.connections) }, lane));
   };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await call();
-      break;
-    } catch (error) {
-      if (attempt > 100) throw error;
-      await sleep(100);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await call();
+        break;
+      } catch (error) {
+        if (attempt > 100) throw error;
+        await sleep(100);
+      }
     }
+    // Warm: the JIT settles and the caches fill before the sampled requests.
+    await calls(2000);
+    child.kill('SIGUSR2');
+    await sleep(200);
+    await calls(Number(args.requests));
+    child.kill('SIGUSR2');
+    while (!existsSync(out)) await sleep(50);
+    const profile = JSON.parse(readFileSync(out, 'utf8')) as { head: SampledNode };
+    if (save) copyFileSync(out, save);
+    return profile.head;
+  } finally {
+    // Whatever failed, no serve is left running to skew the next measurement.
+    child.kill('SIGINT');
+    await pool.close();
+    rmSync(work, { recursive: true, force: true });
   }
-  // Warm: the JIT settles and the caches fill before the sampled requests.
-  await calls(2000);
-  child.kill('SIGUSR2');
-  await sleep(200);
-  await calls(Number(args.requests));
-  child.kill('SIGUSR2');
-  while (!existsSync(out)) await sleep(50);
-  await sleep(200);
-  const profile = JSON.parse(readFileSync(out, 'utf8')) as { head: SampledNode };
-  if (save) copyFileSync(out, save);
-  child.kill('SIGINT');
-  await pool.close();
-  rmSync(work, { recursive: true, force: true });
-  return profile.head;
 }
 
 const frame = ({ functionName, url, lineNumber }: SampledNode['callFrame']) =>
