@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allocatorEnvironment } from '../../src/cli/serve-process.ts';
 import { ApiKeyStore } from '../../src/server/api-keys.ts';
 import { databasePath } from '../../src/server/index.ts';
 import { freshClient, healthOf, type ServedCluster, serveCluster } from '../helpers/serve-workers.ts';
@@ -86,10 +87,13 @@ function recordsOf(agent: string): number {
 
 describe('serve --workers 2, living and stopping', () => {
   it.runIf(existsSync('/proc/self/environ') && process.execve)(
-    "each worker runs with the primary's memory bounds (its young generation's size)",
+    "each worker runs with the primary's memory bounds (its young generation's size) and allocator",
     async () => {
       const { pid } = await workerNamed(1);
       expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=8');
+      // jemalloc where the system has it (always in CI: .ci/run installs it), as the primary.
+      if (allocatorEnvironment({}) || process.env.CI)
+        expect(readFileSync(`/proc/${pid}/maps`, 'utf8')).toContain('libjemalloc');
     },
   );
 

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { allocatorEnvironment } from '../../src/cli/serve-process.ts';
+
+// serve restarts itself once with jemalloc preloaded when the system has it (docs/serve.md, "Memory"). CI installs
+// Debian's libjemalloc2 (.ci/run): there these tests must run; elsewhere they need it installed and a /proc.
+const root = resolve(import.meta.dirname, '../..');
+const node = join(root, 'node_modules/.bin/node');
+const cli = join(root, 'src/cli.ts');
+const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-allocator-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const jemallocHere = allocatorEnvironment({}) !== undefined && existsSync('/proc/self/maps');
+
+/** Starts `serve --mock` with `env` added; resolves to its /proc maps and environment once it listens. */
+async function serveWith(env: Record<string, string>): Promise<{ maps: string; environ: string[] }> {
+  const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LD_PRELOAD: '', MALLOC_CONF: '', SWITCHYARD_MALLOC: '', ...env },
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  try {
+    await expect.poll(() => stderr, { timeout: 15_000 }).toContain('"msg":"listening"');
+    return {
+      maps: readFileSync(`/proc/${child.pid}/maps`, 'utf8'),
+      environ: readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0'),
+    };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+describe.runIf(jemallocHere || process.env.CI)('serve on jemalloc', () => {
+  it('runs on jemalloc, handing freed pages back at once, when the system has it', async () => {
+    expect(allocatorEnvironment({}), 'jemalloc is not installed (Debian: apt-get install libjemalloc2)').toBeDefined();
+    const { maps, environ } = await serveWith({});
+    expect(maps).toContain('libjemalloc.so.2');
+    expect(environ).toContain('MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0');
+  });
+
+  it("keeps the operator's MALLOC_CONF, and glibc's malloc with SWITCHYARD_MALLOC=system", async () => {
+    const tuned = await serveWith({ MALLOC_CONF: 'dirty_decay_ms:5000' });
+    expect(tuned.maps).toContain('libjemalloc.so.2');
+    expect(tuned.environ).toContain('MALLOC_CONF=dirty_decay_ms:5000');
+
+    const system = await serveWith({ SWITCHYARD_MALLOC: 'system' });
+    expect(system.maps).not.toContain('jemalloc');
+    // Restarted all the same, for its young generation.
+    expect(system.environ).toContain('SWITCHYARD_SERVE_REEXECUTED=1');
+  });
+});
