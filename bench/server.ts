@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Client } from 'undici';
-import { SERVE_HEAP_FLAGS } from '../src/cli/serve-process.ts';
+import { allocatorEnvironment, SERVE_HEAP_FLAGS } from '../src/cli/serve-process.ts';
 import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
 import { cpuSeconds, freePort, rssMb } from './processes.ts';
 import { benchWorkers, parseWorkerList } from './server-workers.ts';
@@ -292,9 +292,14 @@ const serveBefore = args.before
 // serve's own work written straight (the floor a redesign of serve's request path could reach).
 /**
  * `key`: the bearer key the yardstick wants (GATEWAY_KEY in its environment), sent by every request; a yardstick with
- * a key keeps records, in a directory of the bench's data directory. `flags`: node's, before the script.
+ * a key keeps records, in a directory of the bench's data directory. `flags`: node's, before the script. `env`: more
+ * of its environment.
  */
-async function startProxy(name: string, script: string, key?: string, flags: string[] = []): Promise<Target> {
+async function startProxy(
+  name: string,
+  script: string,
+  { key, flags = [], env = {} }: { key?: string; flags?: string[]; env?: Record<string, string> } = {},
+): Promise<Target> {
   const port = await freePort();
   const records = key ? [join(dataDir, name.replaceAll(' ', '-'))] : [];
   const [cmd, argv] = pinned(0, [node, ...flags, script, String(port), ...records]);
@@ -306,6 +311,7 @@ async function startProxy(name: string, script: string, key?: string, flags: str
       OPENAI_API_KEY: 'sk-bench',
       OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
       ...(key ? { GATEWAY_KEY: key } : {}),
+      ...env,
     },
   });
   children.push(child);
@@ -321,8 +327,9 @@ async function startProxy(name: string, script: string, key?: string, flags: str
 const undiciProxy = await startProxy('bare undici proxy', 'bench/undici-proxy.ts');
 const sdkProxy = await startProxy('bare SDK proxy', 'bench/sdk-proxy.ts');
 /**
- * The essential gateway run as serve runs: from JavaScript (Node's type stripping keeps ~17 MB more resident) and with
- * serve's heap bounds, so that its CPU and RSS compare with serve's. The file goes where `undici` resolves from.
+ * The essential gateway run as serve runs: from JavaScript (Node's type stripping keeps ~17 MB more resident), with
+ * serve's heap bounds and on serve's allocator (jemalloc where the system has it), so that its CPU and RSS compare
+ * with serve's. The file goes where `undici` resolves from.
  */
 function essentialGatewayScript(): string {
   const dir = join(root, 'node_modules/.cache/switchyard-bench');
@@ -331,12 +338,11 @@ function essentialGatewayScript(): string {
   writeFileSync(file, stripTypeScriptTypes(readFileSync(join(root, 'bench/essential-gateway.ts'), 'utf8')));
   return file;
 }
-const essential = await startProxy(
-  'essential gateway',
-  essentialGatewayScript(),
-  'sy-essential-bench-key',
-  SERVE_HEAP_FLAGS,
-);
+const essential = await startProxy('essential gateway', essentialGatewayScript(), {
+  key: 'sy-essential-bench-key',
+  flags: SERVE_HEAP_FLAGS,
+  env: allocatorEnvironment(process.env) ?? {},
+});
 
 let portkey: Target | undefined;
 let portkeyNote = '';
