@@ -41,7 +41,8 @@ export interface RecordJournalOptions {
  * record queue sets the file being appended to aside when a flush starts (`rotate`: later records go to another),
  * empties it once every journaled sink has stored its records, or closes it and keeps it to replay (`settle`). The
  * emptied (truncated) file takes the next records: a flush creates and deletes no file (an open, a close and an
- * unlink, ~65 µs a flush here), and two files at most are open, one set aside while a flush runs. A process that
+ * unlink: 18–78 µs a flush more, bench/journal-flush.ts), and two files at most are open, one set aside while a
+ * flush runs. A process that
  * starts replays what a dead one left in the same directory: a file named after a process on this machine that no
  * longer runs.
  *
