@@ -44,12 +44,12 @@ export const SERVE_HEAP_FLAGS = [
  * runs alternated): the highest RSS 117–119 MB against 135–144 with glibc, CPU a request within the runs' noise.
  * Found only in these system directories, never on a path from the environment.
  */
-const JEMALLOC_PATHS = [
-  '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
-  '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2',
-  '/usr/lib64/libjemalloc.so.2',
-  '/usr/lib/libjemalloc.so.2',
-];
+const JEMALLOC_DIRS = ['/usr/lib64', '/usr/lib'];
+/** Debian's and Ubuntu's directory of this architecture's libraries (another architecture's would not load). */
+const MULTIARCH: Partial<Record<NodeJS.Architecture, string>> = {
+  x64: '/usr/lib/x86_64-linux-gnu',
+  arm64: '/usr/lib/aarch64-linux-gnu',
+};
 /** Freed pages go back at once: of the settings measured, the lowest RSS (a 1 s decay: 118–120 MB). */
 const JEMALLOC_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
 
@@ -59,7 +59,8 @@ const JEMALLOC_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
  */
 export function allocatorEnvironment(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
   if (process.platform !== 'linux' || env.LD_PRELOAD || env.SWITCHYARD_MALLOC === 'system') return undefined;
-  const library = JEMALLOC_PATHS.find((path) => existsSync(path));
+  const dirs = [MULTIARCH[process.arch], ...JEMALLOC_DIRS].filter((dir) => dir !== undefined);
+  const library = dirs.map((dir) => `${dir}/libjemalloc.so.2`).find((path) => existsSync(path));
   if (!library) return undefined;
   return { LD_PRELOAD: library, ...(env.MALLOC_CONF ? {} : { MALLOC_CONF: JEMALLOC_CONF }) };
 }
@@ -86,11 +87,11 @@ export function boundServeMemory(): void {
   const allocator = allocatorEnvironment(process.env);
   if (semiSpace.length === 0 && !allocator) return;
   try {
-    process.execve(
-      process.execPath,
-      [process.execPath, ...semiSpace, ...process.execArgv, ...process.argv.slice(1)],
-      { ...process.env, ...allocator, [marker]: '1' },
-    );
+    process.execve(process.execPath, [process.execPath, ...semiSpace, ...process.execArgv, ...process.argv.slice(1)], {
+      ...process.env,
+      ...allocator,
+      [marker]: '1',
+    });
   } catch {
     // Not permitted here (a sandbox, a worker): serve with V8's default young generation.
   }

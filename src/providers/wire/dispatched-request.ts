@@ -185,7 +185,10 @@ class ResponseHandler implements DispatchedResponse {
     const reject = this.#reject;
     this.#resolve = undefined;
     this.#reject = undefined;
-    if (reject) return reject(error);
+    if (reject) {
+      reject(error);
+      return;
+    }
     if (this.#body) {
       if (!this.#body.destroyed) this.#body.destroy(error);
       return;
