@@ -42,9 +42,8 @@ export interface RecordJournalOptions {
  * empties it once every journaled sink has stored its records, or closes it and keeps it to replay (`settle`). The
  * emptied (truncated) file takes the next records: a flush creates and deletes no file (an open, a close and an
  * unlink: 18–78 µs a flush more, bench/journal-flush.ts), and two files at most are open, one set aside while a
- * flush runs. A process that
- * starts replays what a dead one left in the same directory: a file named after a process on this machine that no
- * longer runs.
+ * flush runs. A process that starts replays what a dead one left in the same directory: a file named after a process
+ * on this machine that no longer runs.
  *
  * A write is in the kernel's page cache once committed, not fsynced: it survives the process (kill -9, an
  * out-of-memory kill, a crash), not a power loss or a kernel crash before the kernel writes it out.
