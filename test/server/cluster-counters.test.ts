@@ -117,9 +117,12 @@ describe('the counters of serve --workers', () => {
       },
     ]);
     expect(channels[0]!.sent).toBe(1);
-    // Settled on a later turn: another message; the other worker then sees the slot free.
-    await Promise.all([one.settle('a', slot, []), one.settle('b', slot, [])]);
+    // A settle leaves at once, not at the turn's end: the answer that gave the slot back is written after it, so the
+    // client's next call, on the other worker, never finds the slot still held (a 429 for nothing).
+    const settled = one.settle('a', slot, []);
     expect(channels[0]!.sent).toBe(2);
+    await Promise.all([settled, one.settle('b', slot, [])]);
+    expect(channels[0]!.sent).toBe(3);
     expect(await two.reserve('d', slot, 60_000)).toBeUndefined();
   });
 

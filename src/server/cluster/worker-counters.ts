@@ -23,8 +23,10 @@ export interface PrimaryChannel {
  * A worker's counters, asked of the primary of `serve --workers` (`PrimaryCounters`) over the IPC channel: the rate
  * buckets and the spend store (budgets, tokens a minute, calls in flight) of the whole server. The same operations
  * as Redis's, so the limits and the budget stage use it as they use Redis. The questions of one event-loop turn go
- * in one message, sent at the turn's end (`setImmediate`), and come back in one. Once the primary is gone every
- * question fails as the store being unavailable (the worker is closing by then).
+ * in one message, sent at the turn's end (`setImmediate`), and come back in one; a settle goes at once, with what
+ * waits: it gives back a call's slot before its answer is written, so the client's next call, on another worker,
+ * never finds the slot still held. Once the primary is gone every question fails as the store being unavailable
+ * (the worker is closing by then).
  */
 export class WorkerCounters implements TokenBuckets, SpendStore {
   readonly component = 'primary';
@@ -60,7 +62,9 @@ export class WorkerCounters implements TokenBuckets, SpendStore {
   }
 
   async settle(id: string, released: readonly SlotHold[], charges: readonly SlotCharge[]): Promise<void> {
-    await this.#ask({ op: 'settle', id, released: [...released], charges: [...charges] });
+    const settled = this.#ask({ op: 'settle', id, released: [...released], charges: [...charges] });
+    this.#send();
+    await settled;
   }
 
   #ask(call: CounterCall): Promise<unknown> {
