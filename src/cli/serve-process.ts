@@ -74,15 +74,16 @@ export function allocatorEnvironment(env: NodeJS.ProcessEnv): Record<string, str
  * `serve --workers` forks its workers from the restarted primary: they inherit its flags (`process.execArgv`) and
  * environment, so each worker is bounded the same way and runs on the same allocator.
  * A value the user chose (in the node flags or NODE_OPTIONS) is kept. It does not restart when it already did (the
- * environment marker), when it has an IPC channel to a parent (`fork`, PM2: only stdio survives exec), or when the
- * runtime has no `process.execve` (before Node 22.15 / 23.11, Windows).
+ * environment marker), when it has an IPC channel to a parent (`fork`, PM2: only stdio survives exec), when the
+ * runtime has no `process.execve` (before Node 22.15 / 23.11, Windows), or on Bun.
  */
 export function boundServeMemory(): void {
   const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   const chose = (flag: string) => flags.some((arg) => new RegExp(`^["']?--${flag.replaceAll('-', '[-_]')}`).test(arg));
   if (!chose('heap-growing-percent')) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const marker = 'SWITCHYARD_SERVE_REEXECUTED';
-  if (process.env[marker] || process.channel || !process.execve) return;
+  // Bun has `process.execve` but not V8: no young generation to size, and an allocator measured under Node only.
+  if (process.env[marker] || process.channel || !process.execve || process.versions.bun) return;
   const semiSpace = chose('max-semi-space-size') ? [] : [`--max-semi-space-size=${SEMI_SPACE_MB}`];
   const allocator = allocatorEnvironment(process.env);
   if (semiSpace.length === 0 && !allocator) return;

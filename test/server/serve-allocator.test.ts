@@ -15,9 +15,12 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const jemallocHere = allocatorEnvironment({}) !== undefined && existsSync('/proc/self/maps');
 
-/** Starts `serve --mock` with `env` added; resolves to its /proc maps and environment once it listens. */
-async function serveWith(env: Record<string, string>): Promise<{ maps: string; environ: string[] }> {
-  const child = spawn(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
+/** Starts `serve --mock` with `env` added; resolves to its /proc maps, environment and command once it listens. */
+async function serveWith(
+  env: Record<string, string>,
+  runtime = node,
+): Promise<{ maps: string; environ: string[]; cmdline: string[] }> {
+  const child = spawn(runtime, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LD_PRELOAD: '', MALLOC_CONF: '', SWITCHYARD_MALLOC: '', ...env },
@@ -29,6 +32,7 @@ async function serveWith(env: Record<string, string>): Promise<{ maps: string; e
     return {
       maps: readFileSync(`/proc/${child.pid}/maps`, 'utf8'),
       environ: readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0'),
+      cmdline: readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0'),
     };
   } finally {
     child.kill('SIGKILL');
@@ -52,5 +56,15 @@ describe.runIf(jemallocHere || process.env.CI)('serve on jemalloc', () => {
     expect(system.maps).not.toContain('jemalloc');
     // Restarted all the same, for its young generation.
     expect(system.environ).toContain('SWITCHYARD_SERVE_REEXECUTED=1');
+  });
+
+  // The CLI is Node.js's (docs/runtimes.md), but it runs on Bun: there it must not restart into V8's flags and an
+  // allocator measured under Node only. CI names Bun (.ci/run installs it for test/runtimes).
+  it.runIf(process.env.SWITCHYARD_BUN || process.env.CI)('does not restart on Bun, nor preload jemalloc', async () => {
+    expect(process.env.SWITCHYARD_BUN, 'SWITCHYARD_BUN names the bun binary').toBeDefined();
+    const bun = await serveWith({}, process.env.SWITCHYARD_BUN!);
+    expect(bun.maps).not.toContain('jemalloc');
+    expect(bun.environ).not.toContain('SWITCHYARD_SERVE_REEXECUTED=1');
+    expect(bun.cmdline).not.toContain('--max-semi-space-size=8');
   });
 });
