@@ -1,3 +1,4 @@
+import { isoTime } from '../internal/iso-time.ts';
 import { jsonCopy } from '../internal/json-copy.ts';
 import { redactSecrets } from '../internal/redact.ts';
 import type {
@@ -146,7 +147,7 @@ export function buildRecord(input: CallRecordInput): { record: CallRecord; incom
   const record: CallRecord = {
     id: input.id ?? uuidv7(input.startedAt),
     dialect: input.dialect ?? 'chat',
-    created_at: new Date(input.startedAt).toISOString(),
+    created_at: isoTime(input.startedAt),
     ...byAttribution((field) => textOrNull(attributedBy[field], field)),
     metadata: otherMetadata,
     deployment_id: input.deploymentId ?? null,

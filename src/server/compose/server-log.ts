@@ -1,3 +1,4 @@
+import { isoTime } from '../../internal/iso-time.ts';
 import { redactSecrets, redactUrlCredentials } from '../../internal/redact.ts';
 import { bufferedLines } from '../buffered-lines.ts';
 
@@ -26,7 +27,7 @@ export function openServerLog(write: ((line: Fields) => void) | undefined, every
   const at =
     (level: string) =>
     (msg: string, fields: object = {}) =>
-      line({ time: new Date().toISOString(), level, msg, ...every, ...fields });
+      line({ time: isoTime(Date.now()), level, msg, ...every, ...fields });
   let last: (() => void) | undefined;
   return {
     info: at('info'),
