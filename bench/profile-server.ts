@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { allocatorEnvironment, SERVE_HEAP_FLAGS } from '../src/cli/serve-process.ts';
 import { areaOf, type CpuProfile, frameKey } from './cpu-profile.ts';
 import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
 import { startMock } from './start-mock.ts';
@@ -48,6 +49,12 @@ const profiler = ['--cpu-prof', '--cpu-prof-dir', join(work, 'prof'), '--cpu-pro
 let headers: Record<string, string> = { 'content-type': 'application/json' };
 /** The one key the essential gateway accepts (its GATEWAY_KEY). */
 const ESSENTIAL_KEY = 'sk-essential-bench';
+/**
+ * serve and the essential gateway run as serve runs itself: its heap bounds and its allocator, given up front (serve
+ * then has no reason to restart; the profiler's flags would survive it anyway).
+ */
+const asServe = [node, ...SERVE_HEAP_FLAGS, ...profiler];
+const allocator = args.target === 'sdk-proxy' ? {} : (allocatorEnvironment(process.env) ?? {});
 let argv: string[];
 if (args.target === 'serve') {
   const key = execFileSync(node, ['dist/cli.js', 'keys', 'create', '--data', join(work, 'data')], {
@@ -56,28 +63,10 @@ if (args.target === 'serve') {
     stdio: ['ignore', 'pipe', 'ignore'],
   }).trim();
   headers = { ...headers, authorization: `Bearer ${key}` };
-  // The flag serve would re-execute itself with, given up front: the profiler's flags survive either way.
-  argv = [
-    node,
-    '--max-semi-space-size=16',
-    ...profiler,
-    'dist/cli.js',
-    'serve',
-    '--port',
-    String(port),
-    '--data',
-    join(work, 'data'),
-  ];
+  argv = [...asServe, 'dist/cli.js', 'serve', '--port', String(port), '--data', join(work, 'data')];
 } else if (args.target === 'essential') {
   headers = { ...headers, authorization: `Bearer ${ESSENTIAL_KEY}` };
-  argv = [
-    node,
-    '--max-semi-space-size=16',
-    ...profiler,
-    'bench/essential-gateway.ts',
-    String(port),
-    join(work, 'data'),
-  ];
+  argv = [...asServe, 'bench/essential-gateway.ts', String(port), join(work, 'data')];
 } else {
   argv = [node, ...profiler, 'bench/sdk-proxy.ts', String(port)];
 }
@@ -90,6 +79,7 @@ const child = spawn(command, commandArgs, {
     OPENAI_API_KEY: 'sk-bench',
     OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
     GATEWAY_KEY: ESSENTIAL_KEY,
+    ...allocator,
   },
 });
 const exited = new Promise((resolve) => child.once('exit', resolve));
