@@ -1,3 +1,4 @@
+import { isoTime } from '../internal/iso-time.ts';
 import type { ModelEntry } from './catalog-schema.ts';
 
 /**
@@ -51,13 +52,10 @@ export function deprecationOf(entry: ModelEntry, day?: string): ModelDeprecation
 /** Each deprecated model's notice, made once a day: every call to it carries one. Keyed by catalog entry. */
 const told = new WeakMap<ModelEntry, { day: string; deprecation: ModelDeprecation }>();
 
-/** Today (UTC, YYYY-MM-DD), remade at most once a second. */
+/** Today (UTC, YYYY-MM-DD), from the second's cached date and time. */
 export function utcDay(): string {
-  const now = Date.now();
-  if (now - currentDay.at >= 1000) currentDay = { at: now, value: new Date(now).toISOString().slice(0, 10) };
-  return currentDay.value;
+  return isoTime(Date.now()).slice(0, 10);
 }
-let currentDay = { at: Number.NEGATIVE_INFINITY, value: '' };
 
 function describe(entry: ModelEntry, today: string): ModelDeprecation {
   const { deprecated_at: deprecated, retires_at: retires, replacement } = entry;
