@@ -25,7 +25,7 @@ import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
 import { explainListenError } from './serve-checks.ts';
 import { parseWorkers, servePrimary, serveWorker } from './serve-cluster.ts';
 import { logMemoryWhenAsked } from './serve-memory-log.ts';
-import { boundServeMemory, logWarningsAsJsonLines, stopOnSignals } from './serve-process.ts';
+import { allocatorChoiceError, boundServeMemory, logWarningsAsJsonLines, stopOnSignals } from './serve-process.ts';
 
 /** `switchyard serve`: the gateway over HTTP, with its stores, limits and budgets from the options. */
 export function registerServeCommand(program: Command): void {
@@ -142,6 +142,8 @@ export function registerServeCommand(program: Command): void {
       const database = databaseUrlOf(options);
       const redis = redisUrlOf(options);
       if (database === undefined || options.deployments === undefined) requireSqlite(command);
+      const allocatorError = allocatorChoiceError(process.env);
+      if (allocatorError) command.error(allocatorError);
       if (options.cache === 'redis' && redis === undefined) command.error('--cache redis needs --redis <url>.');
       if (options.cacheTtl !== undefined && options.cache === undefined) command.error('--cache-ttl needs --cache.');
       boundServeMemory();

@@ -58,11 +58,28 @@ const JEMALLOC_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
  * `LD_PRELOAD` (kept), or `SWITCHYARD_MALLOC=system` (glibc's malloc). The operator's `MALLOC_CONF` is kept too.
  */
 export function allocatorEnvironment(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
-  if (process.platform !== 'linux' || env.LD_PRELOAD || env.SWITCHYARD_MALLOC === 'system') return undefined;
-  const dirs = [MULTIARCH[process.arch], ...JEMALLOC_DIRS].filter((dir) => dir !== undefined);
-  const library = dirs.map((dir) => `${dir}/libjemalloc.so.2`).find((path) => existsSync(path));
+  if (env.LD_PRELOAD || env.SWITCHYARD_MALLOC === 'system') return undefined;
+  const library = jemallocLibrary();
   if (!library) return undefined;
   return { LD_PRELOAD: library, ...(env.MALLOC_CONF ? {} : { MALLOC_CONF: JEMALLOC_CONF }) };
+}
+
+/** The system's jemalloc for this architecture, if installed (Linux only). */
+function jemallocLibrary(): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const dirs = [MULTIARCH[process.arch], ...JEMALLOC_DIRS].filter((dir) => dir !== undefined);
+  return dirs.map((dir) => `${dir}/libjemalloc.so.2`).find((path) => existsSync(path));
+}
+
+/**
+ * Why `SWITCHYARD_MALLOC` cannot be had, or `undefined`: unset (jemalloc where the system has it), `system`, or
+ * `jemalloc` where it is installed. Anything else, or `jemalloc` without it, is refused at start, never ignored.
+ */
+export function allocatorChoiceError(env: NodeJS.ProcessEnv): string | undefined {
+  const chosen = env.SWITCHYARD_MALLOC;
+  if (!chosen || chosen === 'system' || (chosen === 'jemalloc' && jemallocLibrary())) return undefined;
+  if (chosen !== 'jemalloc') return `SWITCHYARD_MALLOC must be "jemalloc" or "system", not "${chosen.slice(0, 40)}".`;
+  return 'SWITCHYARD_MALLOC=jemalloc, but jemalloc is not installed (Debian, Ubuntu: apt-get install libjemalloc2).';
 }
 
 /**

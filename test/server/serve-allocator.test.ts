@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allocatorEnvironment } from '../../src/cli/serve-process.ts';
 
@@ -66,5 +67,18 @@ describe.runIf(jemallocHere || process.env.CI)('serve on jemalloc', () => {
     expect(bun.maps).not.toContain('jemalloc');
     expect(bun.environ).not.toContain('SWITCHYARD_SERVE_REEXECUTED=1');
     expect(bun.cmdline).not.toContain('--max-semi-space-size=8');
+  });
+});
+
+describe('SWITCHYARD_MALLOC', () => {
+  it('refuses a value it does not know at start, rather than ignoring it', async () => {
+    const started = promisify(execFile)(node, [cli, 'serve', '--mock', '--port', '0', '--data', dataDir], {
+      cwd: root,
+      env: { ...process.env, SWITCHYARD_MALLOC: 'glibc' },
+    });
+    await expect(started).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('SWITCHYARD_MALLOC must be "jemalloc" or "system", not "glibc".'),
+    });
   });
 });
