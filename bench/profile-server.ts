@@ -6,7 +6,8 @@
  * the JS function that called them.
  *
  *   SWITCHYARD_READABLE_BUILD=1 npm run build && node bench/profile-server.ts
- *   [--target serve|sdk-proxy|essential] [--seconds 10] [--top 25] [--interval 200] [--save <file.cpuprofile>]
+ *   [--target serve|sdk-proxy|essential] [--seconds 10] [--connections 32] [--top 25] [--interval 200]
+ *   [--save <file.cpuprofile>]
  *   (the readable build: frames name lines; the default ESM build is minified). `--save` keeps the profile: open it
  *   in DevTools (Performance → Load profile), or read a frame's `positionTicks` for its samples line by line.
  *
@@ -30,6 +31,7 @@ const { values: args } = parseArgs({
   options: {
     target: { type: 'string', default: 'serve' },
     seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
     top: { type: 'string', default: '25' },
     interval: { type: 'string', default: '200' },
     save: { type: 'string' },
@@ -106,9 +108,10 @@ const cpuTicks = () => {
   const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
 };
-await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: 2 });
+const connections = Number(args.connections);
+await autocannon({ url, method: 'POST', headers, body, connections, duration: 2 });
 const before = cpuTicks();
-const run = await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: Number(args.seconds) });
+const run = await autocannon({ url, method: 'POST', headers, body, connections, duration: Number(args.seconds) });
 const cpuUsPerRequest = ((cpuTicks() - before) * 10_000) / run['2xx'];
 child.kill('SIGINT');
 await exited;
@@ -153,7 +156,7 @@ const table = (title: string, map: Map<string, number>, count: number) => {
   }
 };
 console.log(
-  `${args.target}: ${(run['2xx'] / run.duration).toFixed(0)} RPS at 32 connections under the profiler, ` +
+  `${args.target}: ${(run['2xx'] / run.duration).toFixed(0)} RPS at ${connections} connection(s) under the profiler, ` +
     `${cpuUsPerRequest.toFixed(0)} µs CPU per request${hasTaskset ? '' : ' (taskset absent: nothing pinned)'}`,
 );
 table('area (self time)', areas, Number(args.top));
