@@ -185,10 +185,11 @@ export class ApiKeyStore implements KeyStore {
     const cached = this.#valid.cached(digest.cacheKey);
     if (cached) return cached;
     await this.ready();
-    const [row] = (await this.#engine.run<StoredKey & { hash: Uint8Array }>(byHash, { hash: digest.digest })).rows;
+    const bytes = ValidKeys.digestBytes(digest.cacheKey);
+    const [row] = (await this.#engine.run<StoredKey & { hash: Uint8Array }>(byHash, { hash: bytes })).rows;
     // A key is refused when any key that minted it is revoked or expired, whatever its own row says.
     const chain = await this.#chainFrom(row?.parent_id ?? null);
-    return this.#valid.judge(digest.cacheKey, digest.digest, row, chain);
+    return this.#valid.judge(digest.cacheKey, bytes, row, chain);
   }
 
   async close(): Promise<void> {

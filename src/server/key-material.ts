@@ -245,13 +245,20 @@ export function ancestorsOfAll(rows: readonly StoredKey[]): Map<string, LineageR
 export class ValidKeys {
   readonly #valid = new Map<string, { key: ApiKeyInfo; expires: number }>();
 
-  /** The presented key's digest, or why it cannot be a key (missing, or not of a key's form). */
-  digestOf(presented: string | undefined): { digest: Buffer; cacheKey: string } | ApiKeyCheck {
+  /**
+   * The presented key's digest as base64 (its cache key; `digestBytes` decodes it for a lookup), or why it cannot be
+   * a key (missing, or not of a key's form). A cached key needs no bytes: most calls decode nothing.
+   */
+  digestOf(presented: string | undefined): { cacheKey: string } | ApiKeyCheck {
     if (!presented) return { ok: false, reason: 'missing' };
     // Anything longer than a key cannot be one; no need to hash a megabyte header.
     if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 100) return { ok: false, reason: 'invalid' };
-    const cacheKey = hash('sha256', presented, 'base64');
-    return { digest: Buffer.from(cacheKey, 'base64'), cacheKey };
+    return { cacheKey: hash('sha256', presented, 'base64') };
+  }
+
+  /** The digest's bytes, as stored in the key's row. */
+  static digestBytes(cacheKey: string): Buffer {
+    return Buffer.from(cacheKey, 'base64');
   }
 
   cached(cacheKey: string): ApiKeyCheck | undefined {
