@@ -18,17 +18,24 @@ interface Outcome {
   /** Whether the parser had the whole message when the body was read. */
   complete: boolean;
   bytes?: string;
-  status?: number;
+  status?: number | undefined;
 }
 
-/** A server that reads each request's body (`maxBytes`) once `ready` says so; resolves to its port and outcomes. */
+/**
+ * A server that reads each request's body (`maxBytes`) once `ready` says so; resolves to its port, its outcomes, and
+ * `reading`, settled once the first body read has started.
+ */
 async function bodyServer(maxBytes: number, ready: (req: IncomingMessage) => Promise<void>) {
   const outcomes: Outcome[] = [];
+  let started!: () => void;
+  const reading = new Promise<void>((done) => (started = done));
   const server = createServer(async (req, res) => {
     await ready(req);
     const complete = req.complete;
     try {
-      const bytes = await new NodeRequest(req, 'http://127.0.0.1').body(maxBytes);
+      const body = new NodeRequest(req, 'http://127.0.0.1').body(maxBytes);
+      started();
+      const bytes = await body;
       outcomes.push({ complete, bytes: Buffer.from(bytes).toString('utf8') });
       res.end('ok');
     } catch (error) {
@@ -40,15 +47,15 @@ async function bodyServer(maxBytes: number, ready: (req: IncomingMessage) => Pro
   servers.push(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { port: (server.address() as { port: number }).port, outcomes };
+  return { port: (server.address() as { port: number }).port, outcomes, reading };
 }
 
-/** Sends raw HTTP/1.1 in `parts`, `gapMs` apart; resolves once the server answered. */
-async function send(port: number, parts: string[], gapMs = 0): Promise<void> {
+/** Sends raw HTTP/1.1 in `parts`, each after the last once `between` settles; resolves once the server answered. */
+async function send(port: number, parts: string[], between: () => Promise<void> = async () => {}): Promise<void> {
   const socket = connect(port, '127.0.0.1');
   await once(socket, 'connect');
   for (const [index, part] of parts.entries()) {
-    if (index > 0) await new Promise((done) => setTimeout(done, gapMs));
+    if (index > 0) await between();
     socket.write(part);
   }
   await once(socket, 'data');
@@ -82,8 +89,8 @@ describe('NodeRequest.body', () => {
   });
 
   it('still waits for a body that arrives after the route asked for it', async () => {
-    const { port, outcomes } = await bodyServer(1024, async () => {});
-    await send(port, ['POST /x HTTP/1.1\r\nhost: a\r\ncontent-length: 10\r\n\r\n12345', '67890'], 50);
+    const { port, outcomes, reading } = await bodyServer(1024, async () => {});
+    await send(port, ['POST /x HTTP/1.1\r\nhost: a\r\ncontent-length: 10\r\n\r\n12345', '67890'], () => reading);
     expect(outcomes).toEqual([{ complete: false, bytes: '1234567890' }]);
   });
 });
