@@ -11,18 +11,13 @@
  */
 import { hash } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { SERVE_REQUEST_BODY } from './payloads.ts';
 
 const { values: args } = parseArgs({
   options: { turns: { type: 'string', default: '3000' } },
 });
 const key = `sy-${'k'.repeat(48)}`;
-const body = JSON.stringify({
-  model: 'gpt-4o-mini',
-  messages: [
-    { role: 'system', content: 'You answer with JSON describing a city.' },
-    { role: 'user', content: 'The capital of France, please.' },
-  ],
-});
+const body = SERVE_REQUEST_BODY;
 const record = {
   id: '01a22754-0b98-7414-bc87-7ea595274e14',
   created_at: new Date().toISOString(),

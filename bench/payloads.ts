@@ -2,6 +2,15 @@
  * The fixed answers of the benchmark: served by bench/mock-server.ts over HTTP, and handed out in-process by the
  * stub fetch of bench/load.ts (which isolates client-side overhead from the network).
  */
+/** The chat completion request the server benchmarks send, as its JSON body. */
+export const SERVE_REQUEST_BODY = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages: [
+    { role: 'system', content: 'You answer with JSON describing a city.' },
+    { role: 'user', content: 'The capital of France, please.' },
+  ],
+});
+
 /** The content is JSON valid for bench/load.ts's schema, so one reply serves the plain and the schema benchmarks. */
 export const CONTENT = '{"city":"Paris","country":"France","population":2102650}';
 

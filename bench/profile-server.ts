@@ -24,8 +24,9 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { allocatorEnvironment, SERVE_HEAP_FLAGS } from '../src/cli/serve-process.ts';
 import { areaOf, type CpuProfile, frameKey } from './cpu-profile.ts';
+import { SERVE_REQUEST_BODY } from './payloads.ts';
 import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
-import { startMock } from './start-mock.ts';
+import { mockProviderEnv, startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -78,21 +79,14 @@ const child = spawn(command, commandArgs, {
   stdio: 'ignore',
   env: {
     ...process.env,
-    OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
+    ...mockProviderEnv(mock.port),
     GATEWAY_KEY: ESSENTIAL_KEY,
     ...allocator,
   },
 });
 const exited = new Promise((resolve) => child.once('exit', resolve));
 const url = `http://127.0.0.1:${port}/v1/chat/completions`;
-const body = JSON.stringify({
-  model: 'gpt-4o-mini',
-  messages: [
-    { role: 'system', content: 'You answer with JSON describing a city.' },
-    { role: 'user', content: 'The capital of France, please.' },
-  ],
-});
+const body = SERVE_REQUEST_BODY;
 for (let attempt = 0; ; attempt++) {
   try {
     const response = await fetch(url, { method: 'POST', headers, body });

@@ -21,8 +21,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { SERVE_REQUEST_BODY } from './payloads.ts';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
-import { startMock } from './start-mock.ts';
+import { mockProviderEnv, startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,13 +37,7 @@ const { values: args } = parseArgs({
 });
 const root = fileURLToPath(new URL('..', import.meta.url));
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-const body = JSON.stringify({
-  model: 'gpt-4o-mini',
-  messages: [
-    { role: 'system', content: 'You answer with JSON describing a city.' },
-    { role: 'user', content: 'The capital of France, please.' },
-  ],
-});
+const body = SERVE_REQUEST_BODY;
 
 interface SampledNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -72,8 +67,7 @@ async function sample(cli: string, save?: string): Promise<SampledNode> {
       ...process.env,
       SWITCHYARD_ALLOCATIONS_OUT: out,
       ...(args.promoted ? { SWITCHYARD_ALLOCATIONS_PROMOTED: '1' } : {}),
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
+      ...mockProviderEnv(mock.port),
     },
   });
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: Number(args.connections) });

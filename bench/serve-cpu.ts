@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
 import { childrenOf, cpuSeconds, freePort } from './processes.ts';
-import { startMock } from './start-mock.ts';
+import { mockProviderEnv, startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -90,7 +90,7 @@ async function measure(config: Config, mockPort: number, dataDir: string, childr
   if (config.rateLimit) argv.push('--rate-limit', UNREACHED_RATE);
   if (config.workers > 0) argv.push('--workers', String(config.workers));
   const [command, commandArgs] = config.pinned ? pinned(0, argv) : [argv[0]!, argv.slice(1)];
-  const env = { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mockPort}/v1` };
+  const env = { ...process.env, ...mockProviderEnv(mockPort) };
   const child = spawn(command, commandArgs, { stdio: 'ignore', env });
   children.push(child);
   const url = `http://127.0.0.1:${port}/v1/chat/completions`;

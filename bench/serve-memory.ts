@@ -14,8 +14,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { SERVE_REQUEST_BODY } from './payloads.ts';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
-import { startMock } from './start-mock.ts';
+import { mockProviderEnv, startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,8 +39,7 @@ const child = spawn(command, argv, {
     ...process.env,
     NODE_OPTIONS: args['node-options'],
     SWITCHYARD_DEBUG_MEMORY: '5',
-    OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
+    ...mockProviderEnv(mock.port),
   },
 });
 const lines: Record<string, unknown>[] = [];
@@ -50,13 +50,7 @@ createInterface({ input: child.stderr! }).on('line', (line) => {
 });
 const url = `http://127.0.0.1:${port}/v1/chat/completions`;
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-const body = JSON.stringify({
-  model: 'gpt-4o-mini',
-  messages: [
-    { role: 'system', content: 'You answer with JSON describing a city.' },
-    { role: 'user', content: 'The capital of France, please.' },
-  ],
-});
+const body = SERVE_REQUEST_BODY;
 for (let tries = 0; ; tries++) {
   try {
     if ((await fetch(url, { method: 'POST', headers, body })).ok) break;

@@ -19,9 +19,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from 'undici';
 import { allocatorEnvironment, SERVE_HEAP_FLAGS } from '../src/cli/serve-process.ts';
+import { SERVE_REQUEST_BODY } from './payloads.ts';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
 import { freePort } from './processes.ts';
-import { startMock } from './start-mock.ts';
+import { mockProviderEnv, startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -34,13 +35,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
 const probe = join(root, 'bench/path-probe.ts');
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-const body = JSON.stringify({
-  model: 'gpt-4o-mini',
-  messages: [
-    { role: 'system', content: 'You answer with JSON describing a city.' },
-    { role: 'user', content: 'The capital of France, please.' },
-  ],
-});
+const body = SERVE_REQUEST_BODY;
 const ESSENTIAL_KEY = 'sy-essential-bench-key';
 type Spans = Record<'before' | 'provider' | 'afterToEnd' | 'endToJournal' | 'journalToReply' | 'after', number[]>;
 
@@ -61,8 +56,7 @@ function launch(argv: string[], env: Record<string, string>, work: string) {
     stdio: 'ignore',
     env: {
       ...process.env,
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
+      ...mockProviderEnv(mock.port),
       NODE_OPTIONS: `--import ${probe}`,
       PATH_PROBE_OUT: out,
       ...env,

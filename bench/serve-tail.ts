@@ -18,9 +18,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from 'undici';
+import { SERVE_REQUEST_BODY } from './payloads.ts';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
 import { freePort } from './processes.ts';
-import { startMock } from './start-mock.ts';
+import { mockProviderEnv, startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,13 +33,7 @@ const { values: args } = parseArgs({
 const calls = Number(args.calls);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist/cli.js');
-const body = JSON.stringify({
-  model: 'gpt-4o-mini',
-  messages: [
-    { role: 'system', content: 'You answer with JSON describing a city.' },
-    { role: 'user', content: 'The capital of France, please.' },
-  ],
-});
+const body = SERVE_REQUEST_BODY;
 
 pinSelfToLoadCore();
 const mock = await startMock();
@@ -69,7 +64,7 @@ const [command, argv] = pinned(0, [
 ]);
 serve = spawn(command, argv, {
   stdio: ['ignore', 'inherit', 'ignore'],
-  env: { ...process.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1` },
+  env: { ...process.env, ...mockProviderEnv(mock.port) },
 });
 
 /** `calls` sequential calls on one connection; each one's milliseconds. */

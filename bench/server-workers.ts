@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { pinned } from './pinning.ts';
 import { childrenOf, rssMb } from './processes.ts';
+import { mockProviderEnv } from './start-mock.ts';
 
 export interface WorkersBench {
   cli: string;
@@ -53,8 +54,7 @@ async function measure(bench: WorkersBench, workers: number): Promise<WorkersRow
     stdio: 'ignore',
     env: {
       ...process.env,
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: `http://127.0.0.1:${bench.mockPort}/v1`,
+      ...mockProviderEnv(bench.mockPort),
     },
   });
   bench.children.push(child);

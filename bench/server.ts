@@ -39,7 +39,7 @@ import { allocatorEnvironment, SERVE_HEAP_FLAGS } from '../src/cli/serve-process
 import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
 import { cpuSeconds, freePort, rssMb } from './processes.ts';
 import { benchWorkers, parseWorkerList } from './server-workers.ts';
-import { startMock } from './start-mock.ts';
+import { mockProviderEnv, startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -264,8 +264,7 @@ async function startServe(
     env: {
       ...process.env,
       SWITCHYARD_TRANSPORT: transport,
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
+      ...mockProviderEnv(mock.port),
     },
   });
   children.push(child);
@@ -308,8 +307,7 @@ async function startProxy(
     stdio: 'ignore',
     env: {
       ...process.env,
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: `http://127.0.0.1:${mock.port}/v1`,
+      ...mockProviderEnv(mock.port),
       ...(key ? { GATEWAY_KEY: key } : {}),
       ...env,
     },

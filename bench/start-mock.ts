@@ -13,3 +13,8 @@ export async function startMock(): Promise<{ port: number; stop: () => void }> {
   });
   return { port, stop: () => child.kill() };
 }
+
+/** The environment that points a server's OpenAI provider at the mock on `port`. */
+export function mockProviderEnv(port: number): { OPENAI_API_KEY: string; OPENAI_BASE_URL: string } {
+  return { OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` };
+}
