@@ -31,6 +31,12 @@ const { values: args } = parseArgs({
   },
 });
 const calls = Number(args.calls);
+/**
+ * The first calls warm the JIT up, in the mock as in serve (optimising compilers run beside them): left out of the
+ * percentiles, but counted in the call numbers.
+ */
+const WARM_UP = 3000;
+if (!(calls > WARM_UP)) throw new Error(`--calls must be more than the ${WARM_UP} warm-up calls`);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist/cli.js');
 const body = SERVE_REQUEST_BODY;
@@ -91,11 +97,6 @@ async function untilUp(url: string, headers: Record<string, string>): Promise<vo
   throw new Error('serve did not come up');
 }
 
-/**
- * The first calls warm the JIT up, in the mock as in serve (optimising compilers run beside them): left out of the
- * percentiles, but counted in the call numbers.
- */
-const WARM_UP = 3000;
 const sortedAfterWarmUp = (times: number[]) => times.slice(WARM_UP).sort((a, b) => a - b);
 const percentile = (sorted: number[], p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
 const summary = (times: number[]) => {
