@@ -15,7 +15,7 @@
  * /proc/<pid>/stat) divided by its requests. The profile also holds start-up and a 2 s warm-up (a few % of the
  * samples); the profiler itself slows the server by about a fifth. Single frames are noisy: confirm with an A/B.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,8 +25,8 @@ import autocannon from 'autocannon';
 import { allocatorEnvironment, SERVE_HEAP_FLAGS } from '../src/cli/serve-process.ts';
 import { areaOf, type CpuProfile, frameKey } from './cpu-profile.ts';
 import { SERVE_REQUEST_BODY } from './payloads.ts';
-import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
-import { mockProviderEnv, startMock } from './start-mock.ts';
+import { hasTaskset, pinSelfToLoadCore } from './pinning.ts';
+import { spawnServer, startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -73,17 +73,7 @@ if (args.target === 'serve') {
 } else {
   argv = [node, ...profiler, 'bench/sdk-proxy.ts', String(port)];
 }
-const [command, commandArgs] = pinned(0, argv);
-const child = spawn(command, commandArgs, {
-  cwd: root,
-  stdio: 'ignore',
-  env: {
-    ...process.env,
-    ...mockProviderEnv(mock.port),
-    GATEWAY_KEY: ESSENTIAL_KEY,
-    ...allocator,
-  },
-});
+const child = spawnServer(argv, mock.port, { GATEWAY_KEY: ESSENTIAL_KEY, ...allocator });
 const exited = new Promise((resolve) => child.once('exit', resolve));
 const url = `http://127.0.0.1:${port}/v1/chat/completions`;
 const body = SERVE_REQUEST_BODY;

@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { SERVE_REQUEST_BODY } from './payloads.ts';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
-import { mockProviderEnv, startMock } from './start-mock.ts';
+import { mockProviderEnv, startMock, untilAnswered } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -85,15 +85,7 @@ async function sample(cli: string, save?: string): Promise<SampledNode> {
     await Promise.all(Array.from({ length: Number(args.connections) }, lane));
   };
   try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await call();
-        break;
-      } catch (error) {
-        if (attempt > 100) throw error;
-        await sleep(100);
-      }
-    }
+    await untilAnswered(call);
     // Warm: the JIT settles and the caches fill before the sampled requests.
     await calls(2000);
     child.kill('SIGUSR2');

@@ -11,7 +11,7 @@
  * Servers on core 0, this process and the mock on core 1. Medians of each round, in µs; the probes' own cost
  * (a few µs a request) is in every server's figures alike.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,9 +20,9 @@ import { parseArgs } from 'node:util';
 import { Client } from 'undici';
 import { allocatorEnvironment, SERVE_HEAP_FLAGS } from '../src/cli/serve-process.ts';
 import { SERVE_REQUEST_BODY } from './payloads.ts';
-import { pinned, pinSelfToLoadCore } from './pinning.ts';
+import { pinSelfToLoadCore } from './pinning.ts';
 import { freePort } from './processes.ts';
-import { mockProviderEnv, startMock } from './start-mock.ts';
+import { spawnServer, startMock, untilAnswered } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -50,17 +50,10 @@ const mock = await startMock();
 
 function launch(argv: string[], env: Record<string, string>, work: string) {
   const out = join(work, 'spans.json');
-  const [command, commandArgs] = pinned(0, [node, ...argv]);
-  const child = spawn(command, commandArgs, {
-    cwd: root,
-    stdio: 'ignore',
-    env: {
-      ...process.env,
-      ...mockProviderEnv(mock.port),
-      NODE_OPTIONS: `--import ${probe}`,
-      PATH_PROBE_OUT: out,
-      ...env,
-    },
+  const child = spawnServer([node, ...argv], mock.port, {
+    NODE_OPTIONS: `--import ${probe}`,
+    PATH_PROBE_OUT: out,
+    ...env,
   });
   return { child, out };
 }
@@ -117,15 +110,7 @@ async function measure(server: Server): Promise<Spans> {
     if (answer.statusCode !== 200) throw new Error(`${server.name} answered ${answer.statusCode}`);
   };
   try {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await call();
-        break;
-      } catch (error) {
-        if (attempt > 100) throw error;
-        await sleep(100);
-      }
-    }
+    await untilAnswered(call);
     for (let index = 0; index < 2000; index += 1) await call();
     await sleep(1200);
     const warm = (JSON.parse(readFileSync(out, 'utf8')) as Spans).before.length;

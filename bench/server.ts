@@ -39,7 +39,7 @@ import { allocatorEnvironment, SERVE_HEAP_FLAGS } from '../src/cli/serve-process
 import { hasTaskset, pinned, pinSelfToLoadCore } from './pinning.ts';
 import { cpuSeconds, freePort, rssMb } from './processes.ts';
 import { benchWorkers, parseWorkerList } from './server-workers.ts';
-import { mockProviderEnv, startMock } from './start-mock.ts';
+import { spawnServer, startMock } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -257,15 +257,8 @@ async function startServe(
     stdio: ['ignore', 'pipe', 'ignore'],
   }).trim();
   const port = await freePort();
-  const [command, argv] = pinned(0, [node, cli, 'serve', '--port', String(port), '--data', data]);
-  const child = spawn(command, argv, {
-    cwd: root,
-    stdio: 'ignore',
-    env: {
-      ...process.env,
-      SWITCHYARD_TRANSPORT: transport,
-      ...mockProviderEnv(mock.port),
-    },
+  const child = spawnServer([node, cli, 'serve', '--port', String(port), '--data', data], mock.port, {
+    SWITCHYARD_TRANSPORT: transport,
   });
   children.push(child);
   const target = {
@@ -301,16 +294,9 @@ async function startProxy(
 ): Promise<Target> {
   const port = await freePort();
   const records = key ? [join(dataDir, name.replaceAll(' ', '-'))] : [];
-  const [cmd, argv] = pinned(0, [node, ...flags, script, String(port), ...records]);
-  const child = spawn(cmd, argv, {
-    cwd: root,
-    stdio: 'ignore',
-    env: {
-      ...process.env,
-      ...mockProviderEnv(mock.port),
-      ...(key ? { GATEWAY_KEY: key } : {}),
-      ...env,
-    },
+  const child = spawnServer([node, ...flags, script, String(port), ...records], mock.port, {
+    ...(key ? { GATEWAY_KEY: key } : {}),
+    ...env,
   });
   children.push(child);
   const target: Target = {
