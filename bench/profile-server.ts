@@ -26,7 +26,8 @@ import { allocatorEnvironment, SERVE_HEAP_FLAGS } from '../src/cli/serve-process
 import { areaOf, type CpuProfile, frameKey } from './cpu-profile.ts';
 import { SERVE_REQUEST_BODY } from './payloads.ts';
 import { hasTaskset, pinSelfToLoadCore } from './pinning.ts';
-import { spawnServer, startMock } from './start-mock.ts';
+import { cpuSeconds } from './processes.ts';
+import { answered, spawnServer, startMock, untilAnswered } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,7 +41,6 @@ const { values: args } = parseArgs({
 });
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 pinSelfToLoadCore();
 if (args.target === 'serve' && !existsSync(join(root, 'dist/cli.js')))
   throw new Error('dist/cli.js is missing: npm run build');
@@ -77,26 +77,12 @@ const child = spawnServer(argv, mock.port, { GATEWAY_KEY: ESSENTIAL_KEY, ...allo
 const exited = new Promise((resolve) => child.once('exit', resolve));
 const url = `http://127.0.0.1:${port}/v1/chat/completions`;
 const body = SERVE_REQUEST_BODY;
-for (let attempt = 0; ; attempt++) {
-  try {
-    const response = await fetch(url, { method: 'POST', headers, body });
-    await response.text();
-    if (response.ok) break;
-  } catch {
-    // not listening yet
-  }
-  if (attempt > 150) throw new Error(`${args.target} did not come up`);
-  await sleep(100);
-}
-const cpuTicks = () => {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-};
+await untilAnswered(() => answered(url, headers, body), 150);
 const connections = Number(args.connections);
 await autocannon({ url, method: 'POST', headers, body, connections, duration: 2 });
-const before = cpuTicks();
+const before = cpuSeconds(child.pid!).all;
 const run = await autocannon({ url, method: 'POST', headers, body, connections, duration: Number(args.seconds) });
-const cpuUsPerRequest = ((cpuTicks() - before) * 10_000) / run['2xx'];
+const cpuUsPerRequest = ((cpuSeconds(child.pid!).all - before) * 1e6) / run['2xx'];
 child.kill('SIGINT');
 await exited;
 mock.stop();

@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { SERVE_REQUEST_BODY } from './payloads.ts';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
-import { mockProviderEnv, startMock } from './start-mock.ts';
+import { cpuSeconds } from './processes.ts';
+import { answered, mockProviderEnv, startMock, untilAnswered } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -51,19 +52,13 @@ createInterface({ input: child.stderr! }).on('line', (line) => {
 const url = `http://127.0.0.1:${port}/v1/chat/completions`;
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
 const body = SERVE_REQUEST_BODY;
-for (let tries = 0; ; tries++) {
-  try {
-    if ((await fetch(url, { method: 'POST', headers, body })).ok) break;
-  } catch {}
-  if (tries > 150) throw new Error('serve did not come up');
-  await new Promise((done) => setTimeout(done, 200));
-}
+await untilAnswered(() => answered(url, headers, body), 300);
 await new Promise((done) => setTimeout(done, 6000));
 phase = 'load';
-const cpuBefore = cpuMs(child.pid!);
+const cpuBefore = cpuSeconds(child.pid!).all;
 const run = await autocannon({ url, method: 'POST', headers, body, connections: 32, duration: Number(args.seconds) });
 phase = 'after';
-const cpuPerRequestUs = ((cpuMs(child.pid!) - cpuBefore) * 1000) / run['2xx'];
+const cpuPerRequestUs = ((cpuSeconds(child.pid!).all - cpuBefore) * 1e6) / run['2xx'];
 const mapped = residentByMapping(child.pid!);
 await new Promise((done) => setTimeout(done, 6000));
 child.kill('SIGKILL');
@@ -120,10 +115,4 @@ function residentByMapping(pid: number): string {
     .sort((a, b) => b[1] - a[1])
     .map(([what, mb]) => `${what} ${mb.toFixed(1)}`)
     .join(', ');
-}
-
-/** The process's CPU time so far (user + system), in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

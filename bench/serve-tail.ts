@@ -21,7 +21,7 @@ import { Client } from 'undici';
 import { SERVE_REQUEST_BODY } from './payloads.ts';
 import { pinned, pinSelfToLoadCore } from './pinning.ts';
 import { freePort } from './processes.ts';
-import { mockProviderEnv, startMock } from './start-mock.ts';
+import { answered, mockProviderEnv, startMock, untilAnswered } from './start-mock.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -88,15 +88,6 @@ async function sequential(url: string, headers: Record<string, string>): Promise
   return times;
 }
 
-async function untilUp(url: string, headers: Record<string, string>): Promise<void> {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-    const answered = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers, body }).catch(() => null);
-    if (answered?.ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('serve did not come up');
-}
-
 const sortedAfterWarmUp = (times: number[]) => times.slice(WARM_UP).sort((a, b) => a - b);
 const percentile = (sorted: number[], p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
 const summary = (times: number[]) => {
@@ -107,7 +98,7 @@ const summary = (times: number[]) => {
 const json = { 'content-type': 'application/json' };
 const serveHeaders = { ...json, authorization: `Bearer ${key}` };
 // The direct calls only once serve is up and idle: its start (compiling, migrating) would be in their tail.
-await untilUp(`http://127.0.0.1:${port}`, serveHeaders);
+await untilAnswered(() => answered(`http://127.0.0.1:${port}/v1/chat/completions`, serveHeaders, body), 300);
 const direct = await sequential(`http://127.0.0.1:${mock.port}`, json);
 const served = await sequential(`http://127.0.0.1:${port}`, serveHeaders);
 console.log(`direct mock, ms: ${summary(direct)}`);

@@ -34,6 +34,13 @@ export function spawnServer(argv: string[], mockPort: number, env: Record<string
   });
 }
 
+/** POSTs `body` to `url`; throws unless the answer is a 2xx (its body read either way). */
+export async function answered(url: string, headers: Record<string, string>, body: string): Promise<void> {
+  const response = await fetch(url, { method: 'POST', headers, body });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
+}
+
 /** Calls `call` until it succeeds (a server starting), 100 ms apart; throws its last error after `tries`. */
 export async function untilAnswered(call: () => Promise<unknown>, tries = 100): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
