@@ -64,6 +64,7 @@ export function removeFile(path: string): void {
   }
 }
 
+/** Closes a journal file; never throws. */
 export function closeFile(fd: number): void {
   try {
     nodeFs().closeSync(fd);
@@ -72,7 +73,10 @@ export function closeFile(fd: number): void {
   }
 }
 
-/** Empties a file whose records are stored, so it can take the next ones; false when that failed (it is deleted). */
+/**
+ * Empties a file whose records are stored, so it can take the next ones; false when that failed (the caller then
+ * deletes it).
+ */
 export function emptied(fd: number): boolean {
   try {
     // Opened to append: the next write goes to the new end, the start.
