@@ -81,6 +81,17 @@ export interface CallRecorder {
   close(): Promise<void>;
 }
 
+/** The stats of a gateway that records nothing. */
+const NOTHING_RECORDED: RecordQueueStats = Object.freeze({
+  queued: 0,
+  written: 0,
+  dropped: 0,
+  failed: 0,
+  build_failed: 0,
+  last_loss_at: null,
+  journal_writes: 0,
+});
+
 /**
  * The gateway's recording: a bounded queue to the sinks (a queryable memory sink unless told otherwise), or nothing.
  */
@@ -105,7 +116,7 @@ export function createCallRecorder(
   return {
     calls,
     get stats() {
-      return queue?.stats ?? { queued: 0, written: 0, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null };
+      return queue?.stats ?? NOTHING_RECORDED;
     },
     record(request, call, outcome) {
       if (!queue) return;

@@ -45,6 +45,11 @@ export interface RecordQueueStats {
   build_failed: number;
   /** When a record was last dropped or not stored (ISO 8601); `null` while none was lost. */
   last_loss_at: string | null;
+  /**
+   * Writes to the journal (serve's, or one given as `records.journal`): one for a turn's batch, or for a record
+   * written alone. `written` ÷ this is the records a write; 0 without a journal.
+   */
+  journal_writes: number;
 }
 
 /**
@@ -155,6 +160,7 @@ export class RecordQueue {
       failed: this.#failed,
       build_failed: this.#buildFailed,
       last_loss_at: lastLossAt,
+      journal_writes: this.#journal?.writes ?? 0,
     };
   }
 

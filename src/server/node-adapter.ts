@@ -103,6 +103,8 @@ export function createNodeListener(
      * reads its body (without this listener Node sends it at once, before the key or the body's size is checked).
      */
     checkContinue: (req: IncomingMessage, res: ServerResponse): void => answer(req, res, true),
+    /** Requests received and not yet answered (streams until they end). A method: `Object.assign` copies no getter. */
+    inFlight: (): number => inFlight,
     /** Resolves once no request is in flight. */
     drained(): Promise<void> {
       return inFlight === 0 ? Promise.resolve() : new Promise((resolve) => idle.push(resolve));

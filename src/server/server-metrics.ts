@@ -132,6 +132,11 @@ export async function createServerMetrics(
   recordCounter('switchyard_records_written_total', 'Call records written.', (stats) => stats.written);
   recordCounter('switchyard_records_dropped_total', 'Call records dropped (the queue was full).', (s) => s.dropped);
   recordCounter('switchyard_records_failed_total', 'Call records a sink could not store.', (stats) => stats.failed);
+  recordCounter(
+    'switchyard_record_journal_writes_total',
+    'Writes to the record journal: one a batch of records (group commit), or a record written alone.',
+    (stats) => stats.journal_writes,
+  );
 
   const label = callLabels(catalogId);
   const mcpServers = new BoundedValues(MAX_LABEL_VALUES);

@@ -133,6 +133,8 @@ export async function startServerAs(options: ServeOptions, worker: ClusterWorker
     const mcp = openMcpGateway(options, stores, opened.metrics, log, teardown);
     const http = await listen(options, log, teardown, worker);
     http.serve(buildRoutes(options, { ...opened, stores, engines, counters, mcp, log, address: http, worker }));
+    // A call's record joins a batch only when another request could add to it in the same turn.
+    stores.journal?.writeAtOnceWhen(() => http.requestsInFlight <= 1);
     await announceStart(options, { stores, gateway, http, log }, worker);
     const close = () => teardown.close();
     const closeNow = () => {

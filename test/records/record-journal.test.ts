@@ -265,6 +265,22 @@ describe('group commit', () => {
     expect(sink.records()).toHaveLength(calls);
   });
 
+  it('writes a record no other call can join at once, and one that arrives to a waiting batch with it', async () => {
+    const journal = new RecordJournal({ dir, sinks: [new MemorySink()] });
+    let alone = true;
+    journal.writeAtOnceWhen(() => alone);
+    journal.append(makeRecord());
+    expect([journal.writes, lines().length, journal.durable()]).toEqual([1, 1, undefined]);
+    alone = false;
+    journal.append(makeRecord());
+    alone = true;
+    journal.append(makeRecord());
+    expect([journal.writes, lines().length]).toEqual([1, 1]);
+    await journal.durable();
+    expect([journal.writes, lines().length]).toEqual([2, 3]);
+    journal.close();
+  });
+
   it('keeps a stream call’s open record until the batch holding its real record is written', () => {
     const journal = new RecordJournal({ dir, sinks: [new MemorySink()] });
     const open = journal.openCall(makeRecord())!;

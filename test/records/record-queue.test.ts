@@ -51,6 +51,7 @@ describe('RecordQueue', () => {
       failed: 0,
       build_failed: 0,
       last_loss_at: expect.any(String),
+      journal_writes: 0,
     });
   });
 
@@ -103,6 +104,7 @@ describe('RecordQueue', () => {
       failed: 0,
       build_failed: 0,
       last_loss_at: expect.any(String),
+      journal_writes: 0,
     });
   });
 

@@ -151,7 +151,15 @@ describe('gateway.close() writes every queued record', () => {
     };
     // Everything was still queued when close() was called, and close() wrote it all.
     expect(before).toMatchObject({ queued: calls, written: 0 });
-    expect(after).toEqual({ queued: 0, written: calls, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null });
+    expect(after).toEqual({
+      queued: 0,
+      written: calls,
+      dropped: 0,
+      failed: 0,
+      build_failed: 0,
+      last_loss_at: null,
+      journal_writes: 0,
+    });
     const database = inspectDatabase(path);
     expect(database).toMatchObject({ integrity: 'ok', rows: calls, parsed: calls });
     const lines = (await readFile(jsonl, 'utf8')).split('\n').filter(Boolean);

@@ -24,7 +24,7 @@ describe('GET /v1/health and HEAD', () => {
       version: '9.9.9',
       uptime_s: expect.any(Number),
       providers: ['mock'],
-      records: { queued: 0, written: 1, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null },
+      records: { queued: 0, written: 1, dropped: 0, failed: 0, build_failed: 0, last_loss_at: null, journal_writes: 1 },
     });
   });
 

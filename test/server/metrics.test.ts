@@ -86,6 +86,8 @@ describe('GET /metrics', () => {
       records.filter((record) => record.time_to_first_token_ms !== null).length,
     );
     expect(sample(text, 'switchyard_records_written_total')).toBe(server.server.gateway.recordStats.written);
+    const journalWrites = sample(text, 'switchyard_record_journal_writes_total');
+    expect([journalWrites > 0, journalWrites]).toEqual([true, server.server.gateway.recordStats.journal_writes]);
     expect(text).toMatch(/^switchyard_record_queue_depth \d+$/m);
     expect(text).toMatch(/^switchyard_records_dropped_total 0$/m);
 

@@ -16,6 +16,8 @@ export interface Listening {
   url: string;
   /** Answers every request with `handler` from now on. */
   serve(handler: SwitchyardHandler): void;
+  /** Requests received and not yet answered (streams until they end). */
+  readonly requestsInFlight: number;
   /** Stops waiting for in-flight requests, in a drain running or to come: they are aborted at once. */
   cutShort(): void;
 }
@@ -87,6 +89,9 @@ export async function listen(
       });
       server.on('request', listener);
       server.on('checkContinue', listener.checkContinue);
+    },
+    get requestsInFlight() {
+      return listener?.inFlight() ?? 0;
     },
     cutShort: () => cutShort(),
   };
