@@ -1,4 +1,5 @@
 import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
+import type { CallRecord } from './call-record.ts';
 
 const nodeFs = lazyNodeBuiltin('node:fs', 'The record journal (records.journal)');
 const nodeOs = lazyNodeBuiltin('node:os', 'The record journal (records.journal)');
@@ -85,4 +86,25 @@ export function emptied(fd: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A file's records; a line that does not parse (torn by a power loss) is skipped and counted as unreadable. */
+export function readSegment(path: string): { records: CallRecord[]; unreadable: number } {
+  const records: CallRecord[] = [];
+  let unreadable = 0;
+  let text = '';
+  try {
+    text = nodeFs().readFileSync(path, 'utf8');
+  } catch {
+    // Deleted meanwhile by another process replaying it: nothing left to do.
+  }
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      records.push(JSON.parse(line) as CallRecord);
+    } catch {
+      unreadable += 1;
+    }
+  }
+  return { records, unreadable };
 }

@@ -8,6 +8,7 @@ import {
   leftoverSegments,
   liveTokens,
   ownHost,
+  readSegment,
   removeFile,
 } from './journal-files.ts';
 import { recordJson } from './record-json.ts';
@@ -36,8 +37,9 @@ export interface RecordJournalOptions {
 /**
  * A write-ahead log of call records, committed in groups: `append` adds the record's JSON line to the batch of this
  * event-loop turn, and the batch goes to the file in one synchronous write at the turn's end (`commit`), or sooner
- * when a flush rotates the file; a record no other call can join is written at once (`writeAtOnceWhen`). `durable()` is the batch's promise: an answer waits for it before it leaves, so a
- * process killed after it answered leaves the record on disk, and one killed before the write answered nobody. The
+ * when a flush rotates the file; a record no other call can join is written at once (`writeAtOnceWhen`).
+ * `durable()` is the batch's promise: an answer waits for it before it leaves, so a process killed after it answered
+ * leaves the record on disk, and one killed before the write answered nobody. The
  * record queue sets the file being appended to aside when a flush starts (`rotate`: later records go to another),
  * empties it once every journaled sink has stored its records, or closes it and keeps it to replay (`settle`). The
  * emptied (truncated) file takes the next records: a flush creates and deletes no file (an open, a close and an
@@ -99,10 +101,9 @@ export class RecordJournal {
   }
 
   /**
-   * How to tell that no other call can append a record in this turn (a server: no other request in flight). A
-   * record appended then, with no batch waiting, is written at once rather than at the turn's end: a group with no
-   * one to wait for skips the wait, as PostgreSQL's `commit_siblings` does (~15 µs of a lone call's latency,
-   * bench/serve-path.ts). By default a batch always waits for the turn's end.
+   * How to tell that no other call can append in this turn (a server: no other request in flight). A record appended
+   * then, with no batch waiting, is written at once: a group with no one to wait for skips the wait, as PostgreSQL's
+   * `commit_siblings` does (10–16 µs of a lone call's reply, bench/serve-path.ts). By default a batch always waits.
    */
   writeAtOnceWhen(alone: () => boolean): void {
     this.#alone = alone;
@@ -249,23 +250,7 @@ export class RecordJournal {
 
   /** The records of a pending file; a line that does not parse (torn by a power loss) is skipped and counted. */
   read(segment: JournalSegment): { records: CallRecord[]; unreadable: number } {
-    const records: CallRecord[] = [];
-    let unreadable = 0;
-    let text = '';
-    try {
-      text = nodeFs().readFileSync(segment.path, 'utf8');
-    } catch {
-      // Deleted meanwhile by another process replaying it: nothing left to do.
-    }
-    for (const line of text.split('\n')) {
-      if (line === '') continue;
-      try {
-        records.push(JSON.parse(line) as CallRecord);
-      } catch {
-        unreadable += 1;
-      }
-    }
-    return { records, unreadable };
+    return readSegment(segment.path);
   }
 
   /** Deletes a pending file once replayed. */

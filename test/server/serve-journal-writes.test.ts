@@ -29,7 +29,7 @@ describe("serve's record journal", () => {
     test.openai().chat.completions.create({ model: 'gpt-4o-latest', messages: [{ role: 'user', content }] });
   const stats = () => test.server.gateway.recordStats;
 
-  it('writes a lone request’s record by itself, and the records of requests answered together in one write', async () => {
+  it('writes a lone request’s record by itself, and requests answered together in one write', async () => {
     const lone = 5;
     for (let index = 0; index < lone; index++) await ask(`lone ${index}`);
     expect(stats().journal_writes).toBe(lone);
