@@ -133,7 +133,8 @@ export async function startServerAs(options: ServeOptions, worker: ClusterWorker
     const mcp = openMcpGateway(options, stores, opened.metrics, log, teardown);
     const http = await listen(options, log, teardown, worker);
     http.serve(buildRoutes(options, { ...opened, stores, engines, counters, mcp, log, address: http, worker }));
-    // A call's record joins a batch only when another request could add to it in the same turn.
+    // A call's record waits for the turn's batch only when another request could add to it. Calls the server makes
+    // on its own (an experiment's background run) count as no request: with none in flight, each is written alone.
     stores.journal?.writeAtOnceWhen(() => http.requestsInFlight <= 1);
     await announceStart(options, { stores, gateway, http, log }, worker);
     const close = () => teardown.close();
