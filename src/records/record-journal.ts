@@ -75,8 +75,7 @@ export class RecordJournal {
   /** Open-call files whose real record is in the batch: deleted once it is written, not before. */
   #closeAfterCommit: JournalSegment[] = [];
   #writes = 0;
-  /** Whether no other call can append in this turn: see `writeAtOnceWhen`. */
-  #alone: () => boolean = () => false;
+  #alone: () => boolean = () => false; // see writeAtOnceWhen
 
   constructor(options: RecordJournalOptions) {
     this.sinks = [...options.sinks];
