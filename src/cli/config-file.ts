@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -8,6 +7,7 @@ import { BUDGET_SCOPES, BUDGET_WINDOWS } from '../budgets/budget-slots.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
 import type { ProviderKey } from '../providers/provider.ts';
 import type { McpUpstreamSettings } from '../server/mcp-gateway/upstream-settings.ts';
+import { availableCores } from './available-cores.ts';
 import { isSecretText, warnIfReadableWithSecrets } from './config-file-mode.ts';
 import { mcpServersOf, mcpServersSchema } from './config-mcp-servers.ts';
 
@@ -205,7 +205,7 @@ function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv, liter
     data: file.data,
     deployments: file.deployments,
     mock: file.mock,
-    workers: file.workers === 'auto' ? availableParallelism() : file.workers,
+    workers: file.workers === 'auto' ? availableCores() : file.workers,
     database: file.database === undefined ? undefined : read(file.database, 'database'),
     redis: file.redis === undefined ? undefined : read(file.redis, 'redis'),
     metrics: file.metrics,

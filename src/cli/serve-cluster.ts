@@ -1,7 +1,7 @@
-import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from 'commander';
 import type { ClusterWorker } from '../server/cluster/worker-role.ts';
 import type { RunningServer } from '../server/start-server.ts';
+import { availableCores } from './available-cores.ts';
 import { explainListenError } from './serve-checks.ts';
 
 /**
@@ -9,9 +9,9 @@ import { explainListenError } from './serve-checks.ts';
  * which run the same command with the same options (docs/serve.md, "Every core").
  */
 
-/** `--workers`: a number of processes, or `auto` for the cores this process may use. */
+/** `--workers`: a number of processes, or `auto` for the cores this process may use (its CPU quota included). */
 export function parseWorkers(value: string): number {
-  if (value === 'auto') return availableParallelism();
+  if (value === 'auto') return availableCores();
   const count = Number(value);
   if (!Number.isInteger(count) || count < 1)
     throw new InvalidArgumentError('expected a whole number of 1 or more, or auto');
