@@ -1,9 +1,10 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { availableCores } from '../../src/cli/available-cores.ts';
 import { loadConfigFile } from '../../src/cli/config-file.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -156,8 +157,8 @@ describe('switchyard serve --config', () => {
     };
     const loaded = loadConfigFile(file, env);
     expect(loaded.providers?.openai?.keys?.map((key) => key.apiKey)).toEqual(['a', 'b']);
-    // `workers: auto`, read as the cores this process may use.
-    expect(loaded.workers).toBe(availableParallelism());
+    // `workers: auto`, read as the cores this process may use (a CPU quota counts: serve-workers-auto.test.ts).
+    expect(loaded.workers).toBe(availableCores());
     expect(loaded.budget).toEqual([
       { scope: 'agent', usd: 10, window: 'day' },
       { scope: 'workflow', usd: 100, window: 'month' },
