@@ -1,10 +1,10 @@
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { SwitchyardError } from '../errors.ts';
+import { breather } from '../internal/breathing.ts';
 import { normalizeUsage } from '../records/compute-cost.ts';
 import { compileSchema } from '../structured-output/json-schema-validator.ts';
 import { parseModelJson } from '../structured-output/parse-model-json.ts';
 import type { CompletionRequest, CompletionResponse } from '../types.ts';
-import { breather } from './breathing.ts';
 import {
   cellId,
   DEFAULT_CONCURRENCY,

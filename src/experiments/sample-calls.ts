@@ -1,9 +1,9 @@
 import { InvalidRequestError } from '../errors.ts';
+import { breather } from '../internal/breathing.ts';
 import { utf8Length } from '../internal/bytes.ts';
 import { type CallQueryScope, MAX_QUERY_LIMIT } from '../records/call-query.ts';
 import type { CallRecord } from '../records/call-record.ts';
 import type { CallStore } from '../records/call-store.ts';
-import { breather } from './breathing.ts';
 import { DEFAULT_SAMPLE, type ExperimentHeader, type ExperimentInput, MAX_INPUT_BYTES } from './experiment.ts';
 
 /** Where inputs are copied from: the call records, as far as the caller reads them. */

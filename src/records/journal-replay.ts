@@ -1,3 +1,4 @@
+import { breather } from '../internal/breathing.ts';
 import type { RecordJournal } from './record-journal.ts';
 import { type RecordSink, RecordsRefusedError } from './sink.ts';
 
@@ -18,10 +19,13 @@ export interface ReplayOutcome {
  */
 export async function replayJournal(journal: RecordJournal, batchSize: number): Promise<ReplayOutcome> {
   const outcome: ReplayOutcome = { stored: 0, lost: 0 };
+  // A file left by a process killed while its store was down may hold thousands of records: not one block.
+  const breathe = breather(1);
   for (let segment = journal.nextPending; segment; segment = journal.nextPending) {
     const { records, unreadable } = journal.read(segment);
     let refusedRows = 0;
     for (let start = 0; start < records.length; start += batchSize) {
+      await breathe();
       const batch = records.slice(start, start + batchSize);
       let refused = 0;
       for (const sink of journal.sinks) {

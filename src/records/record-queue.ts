@@ -1,3 +1,4 @@
+import { breather } from '../internal/breathing.ts';
 import { afterThisTurn, emitProcessWarning, unrefTimer } from '../internal/runtime.ts';
 import type { CallRecord } from './call-record.ts';
 import { replayJournal } from './journal-replay.ts';
@@ -189,7 +190,10 @@ export class RecordQueue {
     let journaledSinkFailed = false;
     const drained = this.#queue.length;
     let remaining = drained;
+    // A synchronous store (SQLite) holds the event loop for a batch; a drain of many does not hold it for all.
+    const breathe = breather(1);
     while (remaining > 0) {
+      if (remaining < drained) await breathe();
       const batch = this.#queue.splice(0, Math.min(this.#batchSize, remaining));
       remaining -= batch.length;
       // A journaled sink's outage loses nothing yet: the segment keeps the batch for a replay.

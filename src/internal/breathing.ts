@@ -1,8 +1,8 @@
-import { afterThisTurn } from '../internal/runtime.ts';
+import { afterThisTurn } from './runtime.ts';
 /**
  * A long loop over a store gives the event loop a turn now and then: node:sqlite answers synchronously, and an
- * `await` of a settled promise lets no other request in, so an experiment of 10,000 cells, or a sample of 1,000
- * calls, would otherwise run as one block while every other tenant waits.
+ * `await` of a settled promise lets no other request in, so an experiment of 10,000 cells, a sample of 1,000 calls,
+ * or a record queue's drain of many batches would otherwise run as one block while every other caller waits.
  */
 export type Breathe = () => Promise<void>;
 
