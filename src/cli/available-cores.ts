@@ -97,16 +97,18 @@ function mountPath(field: string | undefined): string | undefined {
   return field?.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
 }
 
+/** A cgroup file's text, or `undefined` when it cannot be read (no such controller file, or not Linux). */
+export function readCgroupFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** This process's cgroup files on Linux; `undefined` elsewhere (no cgroups: the affinity mask is the count). */
 function ownCgroupFiles(): CgroupFiles | undefined {
-  const read = (path: string) => {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
-  const cgroup = read('/proc/self/cgroup');
-  const mountinfo = read('/proc/self/mountinfo');
-  return cgroup === undefined || mountinfo === undefined ? undefined : { cgroup, mountinfo, read };
+  const cgroup = readCgroupFile('/proc/self/cgroup');
+  const mountinfo = readCgroupFile('/proc/self/mountinfo');
+  return cgroup === undefined || mountinfo === undefined ? undefined : { cgroup, mountinfo, read: readCgroupFile };
 }

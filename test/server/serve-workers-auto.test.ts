@@ -3,7 +3,7 @@ import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmdirSync,
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { availableCores, type CgroupFiles, cpuQuota } from '../../src/cli/available-cores.ts';
+import { availableCores, type CgroupFiles, cpuQuota, readCgroupFile } from '../../src/cli/available-cores.ts';
 import { cli, node } from '../helpers/serve-workers.ts';
 
 /**
@@ -87,13 +87,7 @@ describe('the CPU quota read from a cgroup v2 hierarchy', () => {
     return {
       cgroup: `12:cpuset:/\n0::${path}\n`,
       mountinfo: `30 23 0:26 ${root} ${escaped} rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n`,
-      read: (file) => {
-        try {
-          return readFileSync(file, 'utf8');
-        } catch {
-          return undefined;
-        }
-      },
+      read: readCgroupFile,
     };
   }
 
