@@ -16,6 +16,15 @@ export const IN_FLIGHT_HOLD_MS = 15 * 60_000;
 export const inFlightSlot = (keyId: string) => `inflight\u0000${keyId}`;
 
 /**
+ * One request's hold on a key's in-flight slot. The slots are a pool of their own (`SlotHold.pool`): there are only
+ * as many as keys with requests in flight, and a store bounding its memory never refuses one for room, as it refuses
+ * a budget kept for its window (a 500 for every key once budgets filled the primary's store of `serve --workers`).
+ */
+export function inFlightHold(keyId: string, limit: number): SlotHold {
+  return { slot: inFlightSlot(keyId), pool: 'inflight', limit, amount: 1 };
+}
+
+/**
  * In-flight requests per API key, so one key cannot take every upstream connection: the server's limit for keys
  * without their own (`KeyLimiter` holds a key's own). Keyed by the id of a key that authenticated (never by what a
  * client sent), so the map holds at most as many entries as there are keys. Counted in this process, or as holds in
@@ -53,7 +62,7 @@ export class KeyConcurrency {
   /** One hold of 1 on the key's in-flight slot, taken only while every process's holds are under the limit. */
   async #acquireShared(shared: SpendStore, keyId: string): Promise<() => void> {
     const id = randomUUID();
-    const holds = [{ slot: inFlightSlot(keyId), limit: this.limit, amount: 1 }];
+    const holds = [inFlightHold(keyId, this.limit)];
     if (await shared.reserve(id, holds, IN_FLIGHT_HOLD_MS)) throw this.#refusal();
     // Given back off the request's path; a store that failed meanwhile lets the hold lapse by itself.
     return once(() => void shared.settle(id, holds, []).catch(() => undefined));

@@ -7,6 +7,7 @@ import type { ApiKeyInfo } from './api-keys.ts';
 import {
   heldIn,
   IN_FLIGHT_HOLD_MS,
+  inFlightHold,
   inFlightRefusal,
   inFlightSlot,
   type KeyConcurrency,
@@ -66,11 +67,7 @@ export class KeyLimiter {
     const shared = lineage.filter((entry) => entry.own?.max_in_flight !== undefined);
     const local = key.limits?.max_in_flight === undefined ? await this.#options.concurrency.acquire(key.id) : undefined;
     if (shared.length === 0) return local ?? (() => undefined);
-    const holds: SlotHold[] = shared.map(({ id, own }) => ({
-      slot: inFlightSlot(id),
-      limit: own!.max_in_flight!,
-      amount: 1,
-    }));
+    const holds: SlotHold[] = shared.map(({ id, own }) => inFlightHold(id, own!.max_in_flight!));
     const id = randomUUID();
     const store = this.#store();
     try {

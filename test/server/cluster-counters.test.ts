@@ -5,6 +5,7 @@ import { StorageUnavailableError } from '../../src/errors.ts';
 import { type CounterAsk, isMessage } from '../../src/server/cluster/messages.ts';
 import { PrimaryCounters } from '../../src/server/cluster/primary-counters.ts';
 import { type PrimaryChannel, WorkerCounters } from '../../src/server/cluster/worker-counters.ts';
+import { KeyConcurrency } from '../../src/server/key-concurrency.ts';
 
 /**
  * The counters of `serve --workers` between processes: each worker's `WorkerCounters` asks the one
@@ -23,7 +24,15 @@ class Channel extends EventEmitter implements PrimaryChannel {
     this.worker = worker;
     this.primary = primary;
   }
-  send(message: unknown): boolean {
+  /** An IPC write that fails (the primary killed): its error goes to the callback, as Node reports it. */
+  failWrites: Error | undefined;
+  send(message: unknown, done?: (error: Error | null) => void): boolean {
+    if (this.failWrites) {
+      // Without a callback Node emits it on `process`: with no listener, an uncaught exception that ends the worker.
+      const failed = this.failWrites;
+      setImmediate(() => (done ? done(failed) : this.emit('error', failed)));
+      return false;
+    }
     this.sent += 1;
     const sent = JSON.parse(JSON.stringify(message)) as unknown;
     setImmediate(async () => {
@@ -94,6 +103,42 @@ describe('the counters of serve --workers', () => {
     await expect(full).rejects.toBeInstanceOf(SpendStoreFullError);
   });
 
+  it('calls in flight are counted when budgets inside their window fill the store: no key is refused for room', async () => {
+    const { one, two } = cluster(1);
+    // The one slot the store keeps for a window is a budget's now.
+    expect(await one.reserve('a', [{ slot: 'agent:a', limit: 1, amount: 0.1 }], 60_000)).toBeUndefined();
+    const concurrency = new KeyConcurrency(1, two);
+    const release = await concurrency.acquire('key');
+    expect(await concurrency.current('key')).toBe(1);
+    await expect(new KeyConcurrency(1, one).acquire('key')).rejects.toMatchObject({ status: 429 });
+    release();
+    await expect.poll(() => concurrency.current('key')).toBe(0);
+    // Budgets are still refused rather than forgotten.
+    await expect(two.reserve('b', [{ slot: 'agent:b', limit: 1, amount: 0.1 }], 60_000)).rejects.toBeInstanceOf(
+      SpendStoreFullError,
+    );
+  });
+
+  it("a worker's question read after it exited holds nothing; its charges still count", async () => {
+    const { primary } = cluster();
+    await primary.forgetWorker(7);
+    const slot = { slot: 'inflight\u0000key', limit: 1, amount: 1 };
+    const reserve = { op: 'reserve' as const, id: 'late', holds: [slot], holdMs: 15 * 60_000 };
+    await primary.answer(7, { switchyard: 'counters', questions: [{ seq: 1, call: reserve }] });
+    expect(primary.heldBy(7)).toBe(0);
+    const check = { op: 'reserve' as const, id: 'next', holds: [slot], holdMs: 60_000 };
+    const answer = await primary.answer(8, { switchyard: 'counters', questions: [{ seq: 1, call: check }] });
+    expect(answer.replies).toEqual([{ seq: 1, value: null }]);
+    const charge = { slot: 'agent:a', amount: 0.25, ttlMs: 60_000 };
+    const settle = { op: 'settle' as const, id: 'paid', released: [], charges: [charge] };
+    await primary.answer(7, { switchyard: 'counters', questions: [{ seq: 2, call: settle }] });
+    const spent = await primary.answer(8, {
+      switchyard: 'counters',
+      questions: [{ seq: 2, call: { op: 'spent', slot: 'agent:a' } }],
+    });
+    expect(spent.replies).toEqual([{ seq: 2, value: 0.25 }]);
+  });
+
   it("one message a turn: a worker's questions asked together go in one, and come back in one", async () => {
     const { channels, one, two } = cluster();
     const slot = [{ slot: 'inflight\u0000key', limit: 2, amount: 1 }];
@@ -133,5 +178,12 @@ describe('the counters of serve --workers', () => {
     await expect(asked).rejects.toBeInstanceOf(StorageUnavailableError);
     const later = one.spent('slot');
     await expect(later).rejects.toMatchObject({ component: 'primary', status: 503 });
+  });
+
+  it('a write to a primary that died fails the questions it carried (503), never the worker', async () => {
+    const { channels, one } = cluster();
+    channels[0]!.failWrites = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    await expect(one.take('key', 1, 1)).rejects.toMatchObject({ component: 'primary', status: 503 });
+    await expect(one.settle('call', [], [])).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });

@@ -3,6 +3,9 @@ import type { SlotHold } from '../../budgets/spend-store.ts';
 import { MemoryTokenBuckets } from '../../budgets/token-buckets.ts';
 import type { CounterAnswer, CounterAsk, CounterCall, CounterQuestion, CounterReply } from './messages.ts';
 
+/** Exited workers remembered: their last messages come within moments of the exit, and a crash loop is slow. */
+const GONE_REMEMBERED = 64;
+
 /**
  * The counters of `serve --workers`, held by the primary: the same in-memory buckets and spend store a single process
  * uses, answering every worker, so a key's rate, tokens, calls in flight and budgets are counted once for the whole
@@ -16,6 +19,11 @@ export class PrimaryCounters {
   readonly #spend: MemorySpendStore;
   /** Per worker, the holds it made and has not settled, by reservation id. */
   readonly #held = new Map<number, Map<string, SlotHold[]>>();
+  /**
+   * Workers that exited, the latest few: Node may hand over a worker's last messages after its `exit`, and a hold
+   * taken then would have no one to give it back (a key's slot taken for `IN_FLIGHT_HOLD_MS`).
+   */
+  readonly #gone = new Set<number>();
 
   constructor(maxTracked?: number) {
     this.#spend = new MemorySpendStore(maxTracked);
@@ -42,6 +50,8 @@ export class PrimaryCounters {
 
   /** Gives back every hold of a worker that is gone: its calls in flight ended with it. */
   async forgetWorker(worker: number): Promise<void> {
+    this.#gone.add(worker);
+    if (this.#gone.size > GONE_REMEMBERED) this.#gone.delete(this.#gone.values().next().value!);
     const held = this.#held.get(worker);
     this.#held.delete(worker);
     for (const [id, holds] of held ?? []) await this.#spend.settle(id, holds, []);
@@ -61,6 +71,8 @@ export class PrimaryCounters {
       case 'spent':
         return this.#spend.spent(call.slot);
       case 'reserve': {
+        // Its call ended with it: nothing to hold (its settles still count: a charge is money spent).
+        if (this.#gone.has(worker)) return null;
         const refusal = await this.#spend.reserve(call.id, call.holds, call.holdMs);
         if (!refusal && call.holds.some((hold) => hold.amount > 0)) this.#heldOf(worker).set(call.id, call.holds);
         return refusal ?? null;

@@ -13,7 +13,8 @@ import {
 
 /** How a worker talks to its primary: Node's IPC channel of a forked process (`process`), or a test's pair. */
 export interface PrimaryChannel {
-  send(message: unknown): boolean;
+  /** `sent` hears a failed write (the primary died): without it Node throws the error on `process`, uncaught. */
+  send(message: unknown, sent: (error: Error | null) => void): boolean;
   on(event: 'message', listener: (message: unknown) => void): unknown;
   on(event: 'disconnect', listener: () => void): unknown;
   readonly connected: boolean;
@@ -85,7 +86,9 @@ export class WorkerCounters implements TokenBuckets, SpendStore {
     // Gone meanwhile (before or after its `disconnect` was heard): nothing waiting will be answered.
     if (!this.#channel.connected) return this.#failWaiting(this.#gone());
     try {
-      this.#channel.send(ask);
+      this.#channel.send(ask, (error) => {
+        if (error) this.#failWaiting(this.#gone(error));
+      });
     } catch (error) {
       this.#failWaiting(this.#gone(error));
     }

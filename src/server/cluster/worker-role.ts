@@ -54,7 +54,8 @@ export function joinCluster(channel: PrimaryChannel = process as unknown as Prim
     counters: new WorkerCounters(channel),
     ready(url, notices) {
       const ready: WorkerReady = { switchyard: 'ready', url, notices };
-      if (channel.connected) channel.send(ready);
+      // A primary gone meanwhile is heard as the channel's `disconnect` (this worker then stops).
+      if (channel.connected) channel.send(ready, () => undefined);
     },
     onStop(stop) {
       obey = stop;
