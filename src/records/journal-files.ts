@@ -88,15 +88,19 @@ export function emptied(fd: number): boolean {
   }
 }
 
-/** A file's records; a line that does not parse (torn by a power loss) is skipped and counted as unreadable. */
+/**
+ * A file's records; a line that does not parse (torn by a power loss) is skipped and counted as unreadable. Throws
+ * when the file is there but cannot be read now (no file descriptor left, a disk error).
+ */
 export function readSegment(path: string): { records: CallRecord[]; unreadable: number } {
   const records: CallRecord[] = [];
   let unreadable = 0;
   let text = '';
   try {
     text = nodeFs().readFileSync(path, 'utf8');
-  } catch {
+  } catch (error) {
     // Deleted meanwhile by another process replaying it: nothing left to do.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   for (const line of text.split('\n')) {
     if (line === '') continue;
@@ -107,4 +111,36 @@ export function readSegment(path: string): { records: CallRecord[]; unreadable: 
     }
   }
   return { records, unreadable };
+}
+
+/** Tells of a failure the first time after a success; a handler that throws fails no call. */
+export class FailureReport {
+  readonly #tell: (error: unknown) => void;
+  #failed = false;
+
+  constructor(tell: (error: unknown) => void) {
+    this.#tell = tell;
+  }
+
+  failed(error: unknown): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    try {
+      this.#tell(error);
+    } catch {
+      // Not the call's to fail.
+    }
+  }
+
+  recovered(): void {
+    this.#failed = false;
+  }
+}
+
+/** The journal's failures, by default: a process warning. */
+export function emitJournalWarning(error: unknown): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  process.emitWarning(`switchyard: the call-record journal failed: ${reason}`, {
+    code: 'SWITCHYARD_RECORD_JOURNAL',
+  });
 }

@@ -3,7 +3,9 @@ import { afterThisTurn } from '../internal/runtime.ts';
 import type { CallRecord } from './call-record.ts';
 import {
   closeFile,
+  emitJournalWarning,
   emptied,
+  FailureReport,
   type JournalSegment,
   leftoverSegments,
   liveTokens,
@@ -30,7 +32,10 @@ export interface RecordJournalOptions {
    * deleted and their records counted as dropped.
    */
   maxBytes?: number;
-  /** Told when a record could not be appended (a full disk, say): the first time only. Default: a process warning. */
+  /**
+   * Told when a record could not be appended (a full disk, say), or a pending file could not be read: the first time
+   * only. Default: a process warning.
+   */
   onError?: (error: unknown) => void;
 }
 
@@ -39,13 +44,12 @@ export interface RecordJournalOptions {
  * event-loop turn, and the batch goes to the file in one synchronous write at the turn's end (`commit`), or sooner
  * when a flush rotates the file; a record no other call can join is written at once (`writeAtOnceWhen`).
  * `durable()` is the batch's promise: an answer waits for it before it leaves, so a process killed after it answered
- * leaves the record on disk, and one killed before the write answered nobody. The
- * record queue sets the file being appended to aside when a flush starts (`rotate`: later records go to another),
- * empties it once every journaled sink has stored its records, or closes it and keeps it to replay (`settle`). The
- * emptied (truncated) file takes the next records: a flush creates and deletes no file (an open, a close and an
- * unlink: 18–78 µs a flush more, bench/journal-flush.ts), and two files at most are open, one set aside while a
- * flush runs. A process that starts replays what a dead one left in the same directory: a file named after a process
- * on this machine that no longer runs.
+ * leaves the record on disk, and one killed before the write answered nobody. The record queue sets the file being
+ * appended to aside when a flush starts (`rotate`: later records go to another), empties it once every journaled sink
+ * has stored its records, or closes it and keeps it to replay (`settle`). The emptied (truncated) file takes the next
+ * records: a flush creates and deletes no file (an open, a close and an unlink: 18–78 µs a flush more,
+ * bench/journal-flush.ts), and two files at most are open, one set aside while a flush runs. A process starting
+ * replays what a dead one left in the directory: a file named after a process of this machine that no longer runs.
  *
  * A write is in the kernel's page cache once committed, not fsynced: it survives the process (kill -9, an
  * out-of-memory kill, a crash), not a power loss or a kernel crash before the kernel writes it out.
@@ -54,7 +58,8 @@ export class RecordJournal {
   readonly sinks: readonly RecordSink[];
   readonly #dir: string;
   readonly #maxBytes: number;
-  readonly #onError: (error: unknown) => void;
+  readonly #appendFailure: FailureReport;
+  readonly #readFailure: FailureReport;
   /** Names this process's files apart from an earlier process's with the same pid (pid 1 in a container). */
   readonly #token = nodeCrypto().randomBytes(4).toString('hex');
   #sequence = 0;
@@ -66,7 +71,6 @@ export class RecordJournal {
   #spare: { fd: number; path: string } | undefined;
   /** Files whose records the sinks have not stored yet, oldest first: kept after a failed flush, or left behind. */
   #pending: JournalSegment[] = [];
-  #appendFailed = false;
   /** This turn's lines, not yet written, and how many records they are. */
   #batch = '';
   #batchRecords = 0;
@@ -81,7 +85,8 @@ export class RecordJournal {
     this.sinks = [...options.sinks];
     this.#dir = options.dir;
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-    this.#onError = options.onError ?? emitJournalWarning;
+    this.#appendFailure = new FailureReport(options.onError ?? emitJournalWarning);
+    this.#readFailure = new FailureReport(options.onError ?? emitJournalWarning);
     // Records hold prompts and answers: the files are the process user's alone.
     nodeFs().mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     this.#pending = leftoverSegments(this.#dir);
@@ -94,15 +99,15 @@ export class RecordJournal {
     return this.#pending.reduce((total, segment) => total + segment.records, 0);
   }
 
-  /** The oldest file to replay, if any. */
-  get nextPending(): JournalSegment | undefined {
-    return this.#pending[0];
+  /** The files to replay, oldest first (a copy: a replay discards them as it goes). */
+  get pendingSegments(): readonly JournalSegment[] {
+    return [...this.#pending];
   }
 
   /**
    * How to tell that no other call can append in this turn (a server: no other request in flight). A record appended
-   * then, with no batch waiting, is written at once: a group with no one to wait for skips the wait, as PostgreSQL's
-   * `commit_siblings` does (10–16 µs of a lone call's reply, bench/serve-path.ts). By default a batch always waits.
+   * then, with no batch waiting, is written at once, as PostgreSQL's `commit_siblings` skips a group with no one to
+   * wait for (10–16 µs of a lone call's reply, bench/serve-path.ts). By default a batch always waits.
    */
   writeAtOnceWhen(alone: () => boolean): void {
     this.#alone = alone;
@@ -172,20 +177,9 @@ export class RecordJournal {
       if (written < bytes) throw new Error(`short write to the record journal (${written} of ${bytes})`);
       this.#current.records += records;
       this.#current.bytes += written;
-      this.#appendFailed = false;
+      this.#appendFailure.recovered();
     } catch (error) {
-      this.#report(error);
-    }
-  }
-
-  /** A failure to write, reported the first time after a success. */
-  #report(error: unknown): void {
-    if (this.#appendFailed) return;
-    this.#appendFailed = true;
-    try {
-      this.#onError(error);
-    } catch {
-      // A throwing handler must not fail the call.
+      this.#appendFailure.failed(error);
     }
   }
 
@@ -205,7 +199,7 @@ export class RecordJournal {
       nodeFs().writeFileSync(path, line, { mode: 0o600, flag: 'wx' });
       return { path, records: 1, bytes: line.length };
     } catch (error) {
-      this.#report(error);
+      this.#appendFailure.failed(error);
       return undefined;
     }
   }
@@ -248,9 +242,22 @@ export class RecordJournal {
     return 0;
   }
 
-  /** The records of a pending file; a line that does not parse (torn by a power loss) is skipped and counted. */
-  read(segment: JournalSegment): { records: CallRecord[]; unreadable: number } {
-    return readSegment(segment.path);
+  /**
+   * A pending file's records; a line that does not parse (torn by a power loss) is skipped and counted. `undefined`
+   * when the file cannot be read now: reported, and kept (never deleted unread).
+   */
+  read(segment: JournalSegment): { records: CallRecord[]; unreadable: number } | undefined {
+    try {
+      const read = readSegment(segment.path);
+      this.#readFailure.recovered();
+      return read;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#readFailure.failed(
+        new Error(`a journal file could not be read (${reason}); it is kept for a later replay`),
+      );
+      return undefined;
+    }
   }
 
   /** Deletes a pending file once replayed. */
@@ -289,11 +296,4 @@ export class RecordJournal {
     }
     return dropped;
   }
-}
-
-function emitJournalWarning(error: unknown): void {
-  const reason = error instanceof Error ? error.message : String(error);
-  process.emitWarning(`switchyard: the call-record journal could not be written: ${reason}`, {
-    code: 'SWITCHYARD_RECORD_JOURNAL',
-  });
 }

@@ -89,7 +89,7 @@ export class RecordQueue {
     this.#onError = options.onError ?? emitSinkWarning;
     this.#onDropped = options.onDropped ?? emitDropWarning;
     this.#journal = options.journal;
-    if (this.#journal?.nextPending) this.#scheduleFlushSoon();
+    if (this.#journal?.pendingSegments.length) this.#scheduleFlushSoon();
   }
 
   /** Whether accepted records are journaled in `enqueue` (the recorder then builds them before the answer leaves). */
@@ -207,7 +207,7 @@ export class RecordQueue {
     // Records whose append failed (a full disk) are in no segment: an outage of the sinks loses them.
     if (segment && journaledSinkFailed) this.#countFailed(drained - segment.records);
     if (segment) this.#countDropped(this.#journal.settle(segment, !journaledSinkFailed));
-    if (!journaledSinkFailed && this.#journal.nextPending) await this.#replay(this.#journal);
+    if (!journaledSinkFailed && this.#journal.pendingSegments.length > 0) await this.#replay(this.#journal);
   }
 
   #isJournaled(sinkIndex: number): boolean {

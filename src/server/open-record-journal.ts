@@ -10,7 +10,7 @@ type Log = (msg: string, fields?: object) => void;
  */
 export function openRecordJournal(dataDir: string, store: RecordSink, log: { info: Log; warn: Log }): RecordJournal {
   const onError = (error: unknown) =>
-    log.warn('call records could not be journaled', { error: error instanceof Error ? error.message : String(error) });
+    log.warn('the call-record journal failed', { error: error instanceof Error ? error.message : String(error) });
   const journal = new RecordJournal({ dir: join(dataDir, 'record-journal'), sinks: [store], onError });
   if (journal.pendingRecords) log.info('replaying records a stopped process left', { records: journal.pendingRecords });
   return journal;

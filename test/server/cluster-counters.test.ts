@@ -103,7 +103,7 @@ describe('the counters of serve --workers', () => {
     await expect(full).rejects.toBeInstanceOf(SpendStoreFullError);
   });
 
-  it('calls in flight are counted when budgets inside their window fill the store: no key is refused for room', async () => {
+  it('counts calls in flight when budgets inside their window fill the store: no key refused for room', async () => {
     const { one, two } = cluster(1);
     // The one slot the store keeps for a window is a budget's now.
     expect(await one.reserve('a', [{ slot: 'agent:a', limit: 1, amount: 0.1 }], 60_000)).toBeUndefined();

@@ -1,0 +1,64 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CallRecord } from '../../src/records/call-record.ts';
+import { RecordJournal } from '../../src/records/record-journal.ts';
+import { RecordQueue } from '../../src/records/record-queue.ts';
+import { MemorySink } from '../../src/records/sinks/memory-sink.ts';
+import { makeRecord } from './make-record.ts';
+
+/** What the journal does when its files fail it: a file it cannot read. */
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'switchyard-journal-faults-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const ids = (records: CallRecord[]) => records.map((record) => record.id).sort();
+/** The name of a file a process of this machine that no longer runs left. */
+const leftover = (sequence: number) => `999999999-0badf00d-${sequence}@${encodeURIComponent(hostname())}.jsonl`;
+
+function journaledQueue(sink: MemorySink) {
+  const errors: string[] = [];
+  const journal = new RecordJournal({ dir, sinks: [sink], onError: (error) => errors.push(String(error)) });
+  const queue = new RecordQueue({
+    sinks: [sink],
+    batchSize: 1000,
+    flushIntervalMs: 600_000,
+    journal,
+    onError: () => {},
+    onDropped: () => {},
+  });
+  return { journal, queue, errors };
+}
+
+describe('a journal file that cannot be read', () => {
+  it('is kept for a later replay and reported, never deleted unread; the files after it are replayed', async () => {
+    const lost = [makeRecord(), makeRecord()];
+    const later = [makeRecord()];
+    writeFileSync(join(dir, leftover(0)), lost.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    writeFileSync(join(dir, leftover(1)), `${JSON.stringify(later[0])}\n`);
+    const sink = new MemorySink();
+    const { journal, queue, errors } = journaledQueue(sink);
+    expect(journal.pendingRecords).toBe(3);
+    // Unreadable now (as with no file descriptor left, or a disk error): a directory where the file was. Root reads
+    // a file of mode 0, so permissions cannot stand in for it here.
+    rmSync(join(dir, leftover(0)));
+    mkdirSync(join(dir, leftover(0)));
+    await queue.flush();
+    expect(ids(sink.records())).toEqual(ids(later));
+    expect(readdirSync(dir)).toContain(leftover(0));
+    expect(errors.join('\n')).toMatch(/could not be read.*kept/);
+    expect(queue.stats).toMatchObject({ written: 1, failed: 0, dropped: 0 });
+    // Readable again: the next flush stores its records, once.
+    rmSync(join(dir, leftover(0)), { recursive: true });
+    writeFileSync(join(dir, leftover(0)), lost.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    queue.enqueue(makeRecord());
+    await queue.flush();
+    expect(sink.records()).toHaveLength(4);
+    expect(ids(sink.records())).toEqual(expect.arrayContaining(ids(lost)));
+    expect(readdirSync(dir)).not.toContain(leftover(0));
+    await queue.close();
+  });
+});
