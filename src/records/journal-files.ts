@@ -18,10 +18,15 @@ export interface JournalSegment {
  */
 const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)(-open)?@(.+)\.jsonl$/;
 
-export const ownHost = () => encodeURIComponent(nodeOs().hostname());
+const ownHost = () => encodeURIComponent(nodeOs().hostname());
 
 /** The tokens of this process's journals: another journal on the same directory in this process is alive. */
 export const liveTokens = new Set<string>();
+
+/** A file of this process's journal: its pid, the journal's token and a sequence number; `open`: a call in flight. */
+export function segmentName(token: string, sequence: number, open?: 'open'): string {
+  return `${process.pid}-${token}-${sequence}${open ? '-open' : ''}@${ownHost()}.jsonl`;
+}
 
 /** Files in `dir` of processes on this machine that no longer run, oldest first. */
 export function leftoverSegments(dir: string): JournalSegment[] {

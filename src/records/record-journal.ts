@@ -9,9 +9,9 @@ import {
   type JournalSegment,
   leftoverSegments,
   liveTokens,
-  ownHost,
   readSegment,
   removeFile,
+  segmentName,
 } from './journal-files.ts';
 import { recordJson } from './record-json.ts';
 import type { RecordSink } from './sink.ts';
@@ -165,16 +165,18 @@ export class RecordJournal {
       if (this.#fd === undefined || !this.#current) {
         const spare = this.#spare;
         this.#spare = undefined;
-        const path =
-          spare?.path ??
-          nodePath().join(this.#dir, `${process.pid}-${this.#token}-${this.#sequence++}@${ownHost()}.jsonl`);
+        const path = spare?.path ?? nodePath().join(this.#dir, segmentName(this.#token, this.#sequence++));
         this.#fd = spare?.fd ?? nodeFs().openSync(path, 'a', 0o600);
         this.#current = { path, records: 0, bytes: 0 };
       }
-      this.#writes += 1;
       const written = nodeFs().writeSync(this.#fd, batch);
-      // A regular file takes a whole write or fails; a short one (a full disk) leaves a torn line a replay skips.
-      if (written < bytes) throw new Error(`short write to the record journal (${written} of ${bytes})`);
+      if (written < bytes) {
+        // A full disk took part of it: cut off, or the next record, written once there is room, would join the torn
+        // line and be lost with it on replay. (Cutting frees blocks: it does not fail for want of space.)
+        nodeFs().ftruncateSync(this.#fd, this.#current.bytes);
+        throw new Error(`short write to the record journal (${written} of ${bytes} bytes): the disk is full`);
+      }
+      this.#writes += 1;
       this.#current.records += records;
       this.#current.bytes += written;
       this.#appendFailure.recovered();
@@ -191,10 +193,7 @@ export class RecordJournal {
    */
   openCall(record: CallRecord): JournalSegment | undefined {
     const line = Buffer.from(`${recordJson(record)}\n`);
-    const path = nodePath().join(
-      this.#dir,
-      `${process.pid}-${this.#token}-${this.#sequence++}-open@${ownHost()}.jsonl`,
-    );
+    const path = nodePath().join(this.#dir, segmentName(this.#token, this.#sequence++, 'open'));
     try {
       nodeFs().writeFileSync(path, line, { mode: 0o600, flag: 'wx' });
       return { path, records: 1, bytes: line.length };

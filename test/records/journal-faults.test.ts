@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +7,10 @@ import type { CallRecord } from '../../src/records/call-record.ts';
 import { RecordJournal } from '../../src/records/record-journal.ts';
 import { RecordQueue } from '../../src/records/record-queue.ts';
 import { MemorySink } from '../../src/records/sinks/memory-sink.ts';
+import { canMountTmpfs, fillUp } from '../helpers/tmpfs.ts';
 import { makeRecord } from './make-record.ts';
 
-/** What the journal does when its files fail it: a file it cannot read. */
+/** What the journal does when its files fail it: a file it cannot read, a disk that fills mid-write. */
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'switchyard-journal-faults-'));
@@ -60,5 +62,38 @@ describe('a journal file that cannot be read', () => {
     expect(ids(sink.records())).toEqual(expect.arrayContaining(ids(lost)));
     expect(readdirSync(dir)).not.toContain(leftover(0));
     await queue.close();
+  });
+});
+
+describe.runIf(canMountTmpfs())('a write the disk cut short (a real full disk: a 64 kB tmpfs)', () => {
+  it('is cut off the file: the next record, written once there is room, is whole on replay', async () => {
+    const mount = mkdtempSync(join(tmpdir(), 'switchyard-journal-full-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mount]);
+    try {
+      const errors: string[] = [];
+      const journalDir = join(mount, 'journal');
+      const journal = new RecordJournal({ dir: journalDir, sinks: [], onError: (error) => errors.push(String(error)) });
+      journal.writeAtOnceWhen(() => true);
+      const first = makeRecord();
+      journal.append(first);
+      fillUp(join(mount, 'filler'));
+      // Longer than what is left of the file's last page: the kernel takes part of it, then the disk is full.
+      const torn = makeRecord({ requested_model: 'x'.repeat(12_000) });
+      journal.append(torn);
+      expect(errors.join('\n')).toMatch(/short write|ENOSPC/);
+      rmSync(join(mount, 'filler'));
+      const after = makeRecord();
+      journal.append(after);
+      journal.close();
+      const replaying = new RecordJournal({ dir: journalDir, sinks: [] });
+      const [segment] = replaying.pendingSegments;
+      const read = segment && replaying.read(segment);
+      expect(read?.unreadable).toBe(0);
+      expect(ids(read?.records ?? [])).toEqual(ids([first, after]));
+      replaying.close();
+    } finally {
+      execFileSync('umount', [mount]);
+      rmSync(mount, { recursive: true, force: true });
+    }
   });
 });

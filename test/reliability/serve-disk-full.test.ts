@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/index.ts';
+import { canMountTmpfs, fillUp } from '../helpers/tmpfs.ts';
 import { readTable } from './serve-harness.ts';
 
 /**
@@ -12,33 +13,6 @@ import { readTable } from './serve-harness.ts';
  * on this project's machines and CI); elsewhere the suite is skipped, and test/records/sqlite-sink-failures.test.ts
  * covers the same error through SQLite's own page limit.
  */
-function canMountTmpfs(): boolean {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  const probe = mkdtempSync(join(tmpdir(), 'switchyard-tmpfs-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' });
-    execFileSync('umount', [probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    rmSync(probe, { recursive: true, force: true });
-  }
-}
-
-/** Writes a file until the file system refuses: ENOSPC. */
-function fillUp(path: string): void {
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 describe.runIf(canMountTmpfs())(
   'serve on a full disk: every call is answered, and every lost record is counted and reported',
   () => {
