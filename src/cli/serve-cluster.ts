@@ -3,6 +3,7 @@ import type { ClusterWorker } from '../server/cluster/worker-role.ts';
 import type { RunningServer } from '../server/start-server.ts';
 import { availableCores } from './available-cores.ts';
 import { explainListenError } from './serve-checks.ts';
+import { STOP_NOW_GRACE_MS } from './serve-process.ts';
 
 /**
  * `serve --workers <n>`: a primary that forks `n` workers (node:cluster) on one port, and the workers themselves,
@@ -33,7 +34,15 @@ export async function servePrimary(workers: number, address: { host: string; por
       process.exit(130);
     }
     log.info(signals === 2 ? 'shutting down now' : 'shutting down', { signal, workers });
-    if (signals > 1) return void pool.stop(true);
+    if (signals > 1) {
+      // As a single serve: whatever still holds a worker after 10 s (a hung worker, a store that stopped answering)
+      // is cut off, and the server ends.
+      setTimeout(() => {
+        pool.kill();
+        process.exit(130);
+      }, STOP_NOW_GRACE_MS).unref();
+      return void pool.stop(true);
+    }
     void pool.stop(false).then(() => {
       log.info('stopped', { workers });
       log.end();

@@ -115,6 +115,9 @@ export function boundServeMemory(): void {
   }
 }
 
+/** How long a second signal's shutdown may take (it aborts what is in flight) before the process exits anyway. */
+export const STOP_NOW_GRACE_MS = 10_000;
+
 /**
  * SIGINT and SIGTERM close the server: the first lets requests in flight finish, a second aborts them (every call
  * is still recorded), a third exits at once.
@@ -135,7 +138,7 @@ export function stopOnSignals(server: RunningServer): void {
         () => process.exit(1),
       );
     // A second one stops waiting for in-flight requests (they are aborted), but still writes every call's record.
-    setTimeout(() => process.exit(130), 10_000).unref();
+    setTimeout(() => process.exit(130), STOP_NOW_GRACE_MS).unref();
     server.closeNow().then(
       () => process.exit(130),
       () => process.exit(130),

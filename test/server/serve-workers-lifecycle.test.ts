@@ -199,6 +199,15 @@ describe('serve --workers 2, living and stopping', () => {
   });
 });
 
+/** A process's state as `ps` gives it (`R`, `S`, `T` when stopped, `Z` a zombie), or `gone`. */
+function stateOf(pid: number): string {
+  try {
+    return execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'gone';
+  }
+}
+
 /** The pid of worker `id`, asked of `GET /v1/health` on new connections until that worker answers. */
 async function workerNamed(id: number): Promise<{ id: number; pid: number }> {
   for (let asked = 0; asked < 50; asked++) {
@@ -228,6 +237,27 @@ describe('serve --workers 2, stopped while it replaces a worker', () => {
       ).not.toContain('worker replaced');
       // No worker outlived its primary.
       expect(() => execFileSync('pgrep', ['-f', own])).toThrow();
+    } finally {
+      served.child.kill('SIGKILL');
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('serve --workers 2, with a worker that hangs', () => {
+  it('a second SIGTERM ends every process within 10 s, however stuck a worker is', { timeout: 40_000 }, async () => {
+    const own = mkdtempSync(join(tmpdir(), 'switchyard-workers-hung-'));
+    const served = await serveCluster(['--workers', '2', '--mock', '--data', own]);
+    try {
+      const { worker } = await healthOf(served.url);
+      // Stuck (a loop that never yields, a store that never answers): it hears no order to stop.
+      process.kill(worker.pid, 'SIGSTOP');
+      served.child.kill('SIGTERM');
+      await expect.poll(() => served.stderr()).toContain('"msg":"shutting down"');
+      served.child.kill('SIGTERM');
+      expect(await served.exited).toBe(130);
+      // Killed: gone, or a zombie for as long as nothing reaps it (this machine's init does not).
+      await expect.poll(() => stateOf(worker.pid)).toMatch(/^(gone|Z)/);
     } finally {
       served.child.kill('SIGKILL');
       rmSync(own, { recursive: true, force: true });
