@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, node } from '../helpers/serve-workers.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { cli, healthOf, node } from '../helpers/serve-workers.ts';
 
 /**
  * `serve --workers 2` whose workers cannot start. A worker whose start failed (its database unreachable, say) said
@@ -55,4 +56,30 @@ describe('serve --workers 2 whose workers cannot start', () => {
     expect(await served.exited).toBe(0);
     expect(served.stderr()).toContain('"msg":"stopped"');
   }, 30_000);
+});
+
+describe('serve --workers 2 whose first worker dies while the second starts', () => {
+  it('replaces it once the start ends, as it would any worker that died', async () => {
+    const port = await freePort();
+    const served = serveWorkers(['--port', String(port)]);
+    try {
+      // The first worker listens alone while the second is forked and loads: it dies in that window.
+      let first: { id: number; pid: number } | undefined;
+      while (!first)
+        first = await healthOf(`http://127.0.0.1:${port}`).then(
+          ({ worker }) => worker,
+          () => undefined,
+        );
+      expect(served.stderr()).not.toContain('"msg":"listening"');
+      process.kill(first.pid, 'SIGKILL');
+      await expect.poll(() => served.stderr(), { timeout: 15_000 }).toContain('"msg":"worker replaced"');
+      expect(served.stderr()).toMatch(/"msg":"worker exited; replacing it".*"worker":1/);
+      // Worker 1 answers again: the kernel spreads new connections over both workers' sockets.
+      const answeredBy = async () => (await healthOf(`http://127.0.0.1:${port}`)).worker.id;
+      await expect.poll(answeredBy, { timeout: 10_000 }).toBe(1);
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.exited;
+    }
+  }, 40_000);
 });

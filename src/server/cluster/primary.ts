@@ -23,6 +23,8 @@ interface Slot {
   /** Crashes in a row, each sooner than `STEADY_MS` after its start. */
   streak: number;
   timer: NodeJS.Timeout | undefined;
+  /** It said it was ready, then died while the others still started: replaced once the start ends. */
+  diedAtStart?: { how: Record<string, unknown>; ranMs: number } | undefined;
 }
 
 /**
@@ -69,6 +71,11 @@ export class WorkerPool {
     this.#started = true;
     for (const { level, msg, fields } of first.notices)
       this.#log[level](msg, msg === 'listening' ? { ...fields, workers: this.size } : fields);
+    for (const [n, slot] of this.#slots) {
+      const died = slot.diedAtStart;
+      slot.diedAtStart = undefined;
+      if (died) this.#exited(n, slot, died.how, died.ranMs);
+    }
     return true;
   }
 
@@ -127,8 +134,12 @@ export class WorkerPool {
 
   /** A worker ended: while serving, it is replaced (after a wait that grows while it keeps crashing at start). */
   #exited(n: number, slot: Slot, how: Record<string, unknown>, ranMs: number): void {
-    if (this.#stopping || !this.#started) {
+    if (this.#stopping) {
       this.#checkAllExited();
+      return;
+    }
+    if (!this.#started) {
+      slot.diedAtStart = { how, ranMs };
       return;
     }
     slot.streak = ranMs < STEADY_MS ? slot.streak + 1 : 0;
