@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { slotKey } from '../src/budgets/budget-slots.ts';
 import { BudgetExceededError, createGateway, LimitExceededError } from '../src/index.ts';
 import { createMockProvider } from '../src/testing/index.ts';
 import { startTestServer } from './server/start-test-server.ts';
@@ -125,6 +126,28 @@ describe('budgets and skipped candidates', () => {
     const second = (await call(false)) as { choices: Array<{ message: { content: string | null } }> };
     expect(second.choices[0]?.message.content).toBeTruthy();
     for await (const _ of open);
+    await gateway.close();
+  });
+});
+
+describe('budgets over values callers name', () => {
+  it('keep a bounded counter a value, however long the value: a megabyte trace id is not a megabyte of memory', () => {
+    const rule = { scope: 'trace' as const, usd: 1, window: 'lifetime' as const };
+    const now = new Date('2026-11-29T12:00:00Z');
+    const long = 'x'.repeat(1_000_000);
+    expect(slotKey(rule, long, now).length).toBeLessThan(400);
+    expect(slotKey(rule, long, now)).toBe(slotKey(rule, 'x'.repeat(1_000_000), now));
+    expect(slotKey(rule, long, now)).not.toBe(slotKey(rule, `${long}y`, now));
+    expect(slotKey(rule, 'run-1', now)).toContain('run-1');
+  });
+
+  it('count two long trace ids apart, and one long trace id as one', async () => {
+    const gateway = createGateway({ mock: costly(), budgets: { perTrace: 0.01 } });
+    const first = `${'t'.repeat(5_000)}-1`;
+    await gateway.createCompletion(ask(first));
+    await gateway.createCompletion(ask(first));
+    await expect(gateway.createCompletion(ask(first))).rejects.toBeInstanceOf(BudgetExceededError);
+    await expect(gateway.createCompletion(ask(`${'t'.repeat(5_000)}-2`))).resolves.toBeTruthy();
     await gateway.close();
   });
 });

@@ -1,4 +1,5 @@
 import { DOLLAR_WINDOWS, type KeyLimits, keyBudgets } from '../access/key-limits.ts';
+import { sha256Hex } from '../internal/sha256.ts';
 import { ATTRIBUTION } from '../records/call-record.ts';
 
 /**
@@ -103,7 +104,18 @@ export function slotKey(rule: BudgetRule, value: string, now: Date, tenant?: str
   const amount = rule.own ? '' : String(rule.tokens ?? rule.usd);
   const unit = `${amount}${rule.tokens !== undefined ? 'tok' : 'usd'}`;
   const owned = tenant !== undefined && PER_TENANT.has(rule.scope) ? `${tenant}\u0000` : '';
-  return `${rule.scope}\u0000${rule.window}\u0000${unit}\u0000${period}\u0000${owned}${value}`;
+  return `${rule.scope}\u0000${rule.window}\u0000${unit}\u0000${period}\u0000${owned}${boundedName(value)}`;
+}
+
+/** Longest value a slot is named by as it is; a longer one (metadata values have no length limit) by its SHA-256. */
+const LONGEST_NAMED_VALUE = 256;
+
+/**
+ * The value, or its digest when long: a store keeps up to 100,000 slots a value (a trace's budget for 90 days), and
+ * a slot named by a megabyte trace id would keep the megabyte. Distinct values keep distinct slots.
+ */
+function boundedName(value: string): string {
+  return value.length <= LONGEST_NAMED_VALUE ? value : `\u0001sha256:${sha256Hex(value)}`;
 }
 
 /** How long a slot must be kept: past its window (a day, a month), or 90 days for a trace's lifetime. */
