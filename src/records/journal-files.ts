@@ -28,26 +28,80 @@ export function segmentName(token: string, sequence: number, open?: 'open'): str
   return `${process.pid}-${token}-${sequence}${open ? '-open' : ''}@${ownHost()}.jsonl`;
 }
 
-/** Files in `dir` of processes on this machine that no longer run, oldest first. */
-export function leftoverSegments(dir: string): JournalSegment[] {
+/**
+ * Files in `dir` of processes on this machine that no longer run, oldest first, taken for this journal: a dead
+ * process's files are renamed into this journal's names (`claimedName`) by whichever journal claims them first, so
+ * journals starting together on one directory (the workers of `serve --workers`) replay each once, and a stream's
+ * open record never lands after its real one from another replay. `claimant`: this journal's `<pid>-<token>`.
+ */
+export function leftoverSegments(
+  dir: string,
+  claimant: string,
+  claimedName: (open: boolean) => string,
+): JournalSegment[] {
   const found: Array<JournalSegment & { modified: number; open: boolean }> = [];
-  for (const name of nodeFs().readdirSync(dir)) {
-    const owner = SEGMENT_NAME.exec(name);
-    if (!owner || decodeURIComponent(owner[5]!) !== nodeOs().hostname() || isRunning(Number(owner[1]), owner[2]!))
-      continue;
-    const path = nodePath().join(dir, name);
-    try {
-      const { size, mtimeMs } = nodeFs().statSync(path);
-      const records = nodeFs().readFileSync(path, 'utf8').split('\n').length - 1;
-      found.push({ path, records, bytes: size, modified: mtimeMs, open: owner[4] !== undefined });
-    } catch {
-      // Taken by another replica starting at the same time.
+  for (const [owner, files] of deadOwners(dir)) {
+    const marker = nodePath().join(dir, `${owner}.claim`);
+    if (!claim(marker, claimant)) continue;
+    for (const { name, open } of files) {
+      const path = nodePath().join(dir, claimedName(open));
+      try {
+        // Renaming keeps the file's time, by which files replay.
+        nodeFs().renameSync(nodePath().join(dir, name), path);
+        const { size, mtimeMs } = nodeFs().statSync(path);
+        const records = nodeFs().readFileSync(path, 'utf8').split('\n').length - 1;
+        found.push({ path, records, bytes: size, modified: mtimeMs, open });
+      } catch {
+        // Taken by a replica of an earlier version starting at the same time (it claims nothing).
+      }
     }
+    removeFile(marker);
   }
   // Oldest first; at the same time, a call's open record before the file that may hold its real one.
   const order = (a: (typeof found)[number], b: (typeof found)[number]) =>
     a.modified - b.modified || Number(b.open) - Number(a.open);
   return found.sort(order).map(({ modified: _, open: __, ...segment }) => segment);
+}
+
+/** The files of each process of this machine that no longer runs, by `<pid>-<token>`. */
+function deadOwners(dir: string): Map<string, Array<{ name: string; open: boolean }>> {
+  const owners = new Map<string, Array<{ name: string; open: boolean }>>();
+  for (const name of nodeFs().readdirSync(dir)) {
+    const owner = SEGMENT_NAME.exec(name);
+    if (!owner || decodeURIComponent(owner[5]!) !== nodeOs().hostname() || isRunning(Number(owner[1]), owner[2]!))
+      continue;
+    const key = `${owner[1]}-${owner[2]}`;
+    const files = owners.get(key) ?? [];
+    owners.set(key, [...files, { name, open: owner[4] !== undefined }]);
+  }
+  return owners;
+}
+
+/**
+ * Creates a dead process's claim file, naming this journal: `false` when another live journal holds it. One left by
+ * a claimant that died before it finished is taken over.
+ */
+function claim(marker: string, claimant: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      nodeFs().writeFileSync(marker, claimant, { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+      const holder = /^(\d+)-([0-9a-f]+)$/.exec(readOr(marker, ''));
+      if (holder && isRunning(Number(holder[1]), holder[2]!)) return false;
+      removeFile(marker);
+    }
+  }
+  return false;
+}
+
+function readOr(path: string, fallback: string): string {
+  try {
+    return nodeFs().readFileSync(path, 'utf8');
+  } catch {
+    return fallback;
+  }
 }
 
 /** Whether the file's writer runs here; our pid with a token of ours not is an earlier process's (a container's 1). */

@@ -89,7 +89,8 @@ export class RecordJournal {
     this.#readFailure = new FailureReport(options.onError ?? emitJournalWarning);
     // Records hold prompts and answers: the files are the process user's alone.
     nodeFs().mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    this.#pending = leftoverSegments(this.#dir);
+    const claimedName = (open: boolean) => segmentName(this.#token, this.#sequence++, open ? 'open' : undefined);
+    this.#pending = leftoverSegments(this.#dir, `${process.pid}-${this.#token}`, claimedName);
     this.#trim();
     liveTokens.add(this.#token);
   }

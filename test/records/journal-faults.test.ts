@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,26 +41,30 @@ describe('a journal file that cannot be read', () => {
     const later = [makeRecord()];
     writeFileSync(join(dir, leftover(0)), lost.map((record) => `${JSON.stringify(record)}\n`).join(''));
     writeFileSync(join(dir, leftover(1)), `${JSON.stringify(later[0])}\n`);
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, leftover(0)), minuteAgo, minuteAgo);
     const sink = new MemorySink();
     const { journal, queue, errors } = journaledQueue(sink);
     expect(journal.pendingRecords).toBe(3);
     // Unreadable now (as with no file descriptor left, or a disk error): a directory where the file was. Root reads
     // a file of mode 0, so permissions cannot stand in for it here.
-    rmSync(join(dir, leftover(0)));
-    mkdirSync(join(dir, leftover(0)));
+    // The journal took the files for itself (renamed into its own names): the oldest is the first pending.
+    const oldest = journal.pendingSegments[0]!.path;
+    rmSync(oldest);
+    mkdirSync(oldest);
     await queue.flush();
     expect(ids(sink.records())).toEqual(ids(later));
-    expect(readdirSync(dir)).toContain(leftover(0));
+    expect(readdirSync(dir).map((name) => join(dir, name))).toContain(oldest);
     expect(errors.join('\n')).toMatch(/could not be read.*kept/);
     expect(queue.stats).toMatchObject({ written: 1, failed: 0, dropped: 0 });
     // Readable again: the next flush stores its records, once.
-    rmSync(join(dir, leftover(0)), { recursive: true });
-    writeFileSync(join(dir, leftover(0)), lost.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    rmSync(oldest, { recursive: true });
+    writeFileSync(oldest, lost.map((record) => `${JSON.stringify(record)}\n`).join(''));
     queue.enqueue(makeRecord());
     await queue.flush();
     expect(sink.records()).toHaveLength(4);
     expect(ids(sink.records())).toEqual(expect.arrayContaining(ids(lost)));
-    expect(readdirSync(dir)).not.toContain(leftover(0));
+    expect(readdirSync(dir).map((name) => join(dir, name))).not.toContain(oldest);
     await queue.close();
   });
 });

@@ -1,0 +1,73 @@
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CallRecord } from '../../src/records/call-record.ts';
+import { RecordJournal } from '../../src/records/record-journal.ts';
+import { RecordQueue } from '../../src/records/record-queue.ts';
+import { MemorySink } from '../../src/records/sinks/memory-sink.ts';
+import { makeRecord } from './make-record.ts';
+
+/**
+ * What a dead process left is replayed once, however many journals start on its directory: the workers of
+ * `serve --workers` all start on one. Each replayed it, counting its records once each (records_written N times over),
+ * and a stream's open record from one replay could land after its real one from another.
+ */
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'switchyard-journal-claims-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const host = encodeURIComponent(hostname());
+const DEAD = '999999999-0badf00d';
+
+/** A dead process's files: a stream's open record, then (a second later) the file holding its real one. */
+function deadProcessFiles(): { open: CallRecord; real: CallRecord } {
+  const open = makeRecord({ status: 'error' });
+  const real = { ...open, status: 'ok' as const };
+  writeFileSync(join(dir, `${DEAD}-0-open@${host}.jsonl`), `${JSON.stringify(open)}\n`);
+  writeFileSync(join(dir, `${DEAD}-1@${host}.jsonl`), `${JSON.stringify(real)}\n`);
+  const earlier = new Date(Date.now() - 60_000);
+  utimesSync(join(dir, `${DEAD}-0-open@${host}.jsonl`), earlier, earlier);
+  return { open, real };
+}
+
+function startJournal(sink: MemorySink) {
+  const journal = new RecordJournal({ dir, sinks: [sink], onError: () => {} });
+  const queue = new RecordQueue({ sinks: [sink], journal, flushIntervalMs: 600_000, onError: () => {} });
+  return { journal, queue };
+}
+
+describe("a dead process's journal files, with several journals starting on the directory", () => {
+  it('are taken by the first journal alone: replayed once, the real record last', async () => {
+    const { real } = deadProcessFiles();
+    const [oneSink, twoSink] = [new MemorySink(), new MemorySink()];
+    const one = startJournal(oneSink);
+    const two = startJournal(twoSink);
+    expect(one.journal.pendingRecords).toBe(2);
+    expect(two.journal.pendingRecords).toBe(0);
+    await Promise.all([one.queue.flush(), two.queue.flush()]);
+    expect(oneSink.records()).toEqual([real]);
+    expect(twoSink.records()).toEqual([]);
+    expect(one.queue.stats.written + two.queue.stats.written).toBe(2);
+    expect(readdirSync(dir).filter((name) => name.startsWith(DEAD))).toEqual([]);
+    await Promise.all([one.queue.close(), two.queue.close()]);
+  });
+
+  it('are skipped while another live journal holds their claim, and taken over from one that died', async () => {
+    deadProcessFiles();
+    // Pid 1 runs; the token is not ours, so it cannot be a journal of this process.
+    writeFileSync(join(dir, `${DEAD}.claim`), '1-feedface');
+    const sink = new MemorySink();
+    const skipped = startJournal(sink);
+    expect(skipped.journal.pendingRecords).toBe(0);
+    await skipped.queue.close();
+    writeFileSync(join(dir, `${DEAD}.claim`), '999999998-feedface');
+    const taking = startJournal(sink);
+    expect(taking.journal.pendingRecords).toBe(2);
+    await taking.queue.close();
+    expect(sink.records().map((record) => record.status)).toEqual(['ok']);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
