@@ -188,6 +188,10 @@ export class RecordQueue {
     // The journal file of exactly the records this drain writes: later ones go to the next file.
     const segment = this.#journal?.rotate();
     let journaledSinkFailed = false;
+    // With a segment, what was stored and refused counts once the segment is settled: kept after an outage, it is
+    // replayed whole, and the replay counts every record of it.
+    let stored = 0;
+    let refused = 0;
     const drained = this.#queue.length;
     let remaining = drained;
     // A synchronous store (SQLite) holds the event loop for a batch; a drain of many does not hold it for all.
@@ -197,11 +201,19 @@ export class RecordQueue {
       const batch = this.#queue.splice(0, Math.min(this.#batchSize, remaining));
       remaining -= batch.length;
       // A journaled sink's outage loses nothing yet: the segment keeps the batch for a replay.
-      const outcomes = await Promise.all(
-        this.#sinks.map((sink, index) => this.#writeTo(sink, batch, segment !== undefined && this.#isJournaled(index))),
-      );
-      this.#written += batch.length - Math.max(0, ...outcomes.map((outcome) => outcome.lost));
-      journaledSinkFailed ||= outcomes.some((outcome, index) => outcome.threw && this.#isJournaled(index));
+      const outcomes = await Promise.all(this.#sinks.map((sink) => this.#writeTo(sink, batch)));
+      stored += batch.length - Math.max(0, ...outcomes.map((outcome) => outcome.lost));
+      for (const [index, { lost, threw }] of outcomes.entries()) {
+        const replayed = segment !== undefined && this.#isJournaled(index);
+        if (replayed) refused += threw ? 0 : lost;
+        // A journaled sink's outage loses nothing yet: the segment keeps the batch for a replay.
+        else this.#countFailed(lost);
+        journaledSinkFailed ||= threw && replayed;
+      }
+    }
+    if (!journaledSinkFailed) {
+      this.#written += stored;
+      this.#countFailed(refused);
     }
     if (!this.#journal) return;
     // Records whose append failed (a full disk) are in no segment: an outage of the sinks loses them.
@@ -239,10 +251,10 @@ export class RecordQueue {
 
   /**
    * How many records of the batch the sink did not store: all when it threw (`threw`: an outage, worth a journal
-   * replay), the refused ones when it said so. An outage of a sink the journal stands in for (`kept`) is not
-   * counted as a loss: the replay stores the batch, or counts what it could not.
+   * replay), the refused ones when it said so. Counting them is the drain's (an outage of a sink the journal stands
+   * in for is no loss: the replay stores the batch, or counts what it could not).
    */
-  async #writeTo(sink: RecordSink, batch: CallRecord[], kept: boolean): Promise<{ lost: number; threw: boolean }> {
+  async #writeTo(sink: RecordSink, batch: CallRecord[]): Promise<{ lost: number; threw: boolean }> {
     try {
       await sink.write(batch);
       // Recovered: its next failure is news, whenever it comes.
@@ -252,7 +264,6 @@ export class RecordQueue {
       const threw = !(error instanceof RecordsRefusedError);
       const refused = threw ? batch.length : Math.max(0, (error as RecordsRefusedError).refused);
       const lost = Math.min(refused, batch.length);
-      if (!(threw && kept)) this.#countFailed(lost);
       const last = this.#reportedAt.get(sink);
       const now = performance.now();
       if (last === undefined || now - last >= REPORT_INTERVAL_MS) {

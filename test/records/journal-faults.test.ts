@@ -69,6 +69,37 @@ describe('a journal file that cannot be read', () => {
   });
 });
 
+describe('a flush whose store fails part way', () => {
+  it('counts each record once: the batches stored before the outage are not counted again by the replay', async () => {
+    let writes = 0;
+    const sink = new MemorySink();
+    const failing = Object.assign(Object.create(sink) as MemorySink, {
+      async write(records: CallRecord[]) {
+        writes += 1;
+        // The second batch of the first flush meets an outage; every later write works.
+        if (writes === 2) throw new Error('connection reset');
+        await sink.write(records);
+      },
+    });
+    const journal = new RecordJournal({ dir, sinks: [failing], onError: () => {} });
+    const queue = new RecordQueue({
+      sinks: [failing],
+      batchSize: 2,
+      flushIntervalMs: 600_000,
+      journal,
+      onError: () => {},
+    });
+    const records = Array.from({ length: 4 }, () => makeRecord());
+    for (const record of records) queue.enqueue(record);
+    await queue.flush();
+    queue.enqueue(makeRecord());
+    await queue.flush();
+    expect(ids(sink.records())).toHaveLength(5);
+    expect(queue.stats).toMatchObject({ written: 5, failed: 0, dropped: 0 });
+    await queue.close();
+  });
+});
+
 describe.runIf(canMountTmpfs())('a write the disk cut short (a real full disk: a 64 kB tmpfs)', () => {
   it('is cut off the file: the next record, written once there is room, is whole on replay', async () => {
     const mount = mkdtempSync(join(tmpdir(), 'switchyard-journal-full-'));
