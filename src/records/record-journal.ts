@@ -60,6 +60,8 @@ export class RecordJournal {
   readonly #maxBytes: number;
   readonly #appendFailure: FailureReport;
   readonly #readFailure: FailureReport;
+  /** Records of the leftover files deleted at start to stay within `maxBytes` (the queue counts them as dropped). */
+  readonly droppedAtStart: number;
   /** Names this process's files apart from an earlier process's with the same pid (pid 1 in a container). */
   readonly #token = nodeCrypto().randomBytes(4).toString('hex');
   #sequence = 0;
@@ -91,7 +93,7 @@ export class RecordJournal {
     nodeFs().mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     const claimedName = (open: boolean) => segmentName(this.#token, this.#sequence++, open ? 'open' : undefined);
     this.#pending = leftoverSegments(this.#dir, `${process.pid}-${this.#token}`, claimedName);
-    this.#trim();
+    this.droppedAtStart = this.#trim();
     liveTokens.add(this.#token);
   }
 
@@ -131,8 +133,8 @@ export class RecordJournal {
   }
 
   /**
-   * Settles once every record appended so far is written (or its write failed: reported once, and the records are
-   * only queued, as without a journal); `undefined` when none waits. Never rejects.
+   * Settles once every record appended so far is written (or its write failed: reported once, the records only
+   * queued); `undefined` when none waits. Never rejects.
    */
   durable(): Promise<void> | undefined {
     return this.#committed?.promise;
@@ -172,8 +174,7 @@ export class RecordJournal {
       }
       const written = nodeFs().writeSync(this.#fd, batch);
       if (written < bytes) {
-        // A full disk took part of it: cut off, or the next record, written once there is room, would join the torn
-        // line and be lost with it on replay. (Cutting frees blocks: it does not fail for want of space.)
+        // A full disk took part: cut off, or the next record would join the torn line (cutting needs no space).
         nodeFs().ftruncateSync(this.#fd, this.#current.bytes);
         throw new Error(`short write to the record journal (${written} of ${bytes} bytes): the disk is full`);
       }
@@ -266,10 +267,7 @@ export class RecordJournal {
     removeFile(segment.path);
   }
 
-  /**
-   * Closes the files; what the one being appended to (and any a flush still holds) has stays for the next process
-   * unless a flush settled it. The spare, empty, goes.
-   */
+  /** Closes the files; what they hold stays for the next process unless a flush settled it. The empty spare goes. */
   close(): void {
     this.commit();
     if (this.#fd !== undefined) closeFile(this.#fd);

@@ -69,6 +69,22 @@ describe('a journal file that cannot be read', () => {
   });
 });
 
+describe('leftover files past maxBytes', () => {
+  it('are deleted oldest first at start, and their records counted as dropped', async () => {
+    const line = `${JSON.stringify(makeRecord())}\n`;
+    for (const sequence of [0, 1, 2]) {
+      writeFileSync(join(dir, leftover(sequence)), line.repeat(3));
+      const age = new Date(Date.now() - (3 - sequence) * 60_000);
+      utimesSync(join(dir, leftover(sequence)), age, age);
+    }
+    const journal = new RecordJournal({ dir, sinks: [], maxBytes: line.length * 7, onError: () => {} });
+    const queue = new RecordQueue({ sinks: [], journal, onError: () => {}, onDropped: () => {} });
+    expect(journal.pendingRecords).toBe(6);
+    expect(queue.stats).toMatchObject({ dropped: 3, last_loss_at: expect.any(String) });
+    await queue.close();
+  });
+});
+
 describe('a flush whose store fails part way', () => {
   it('counts each record once: the batches stored before the outage are not counted again by the replay', async () => {
     let writes = 0;
