@@ -15,6 +15,8 @@ export type { RecordQueueOptions, RecordQueueStats } from './record-queue-option
 
 /** A failing sink or a full queue is reported at most once per this interval, so it is loud without flooding logs. */
 const REPORT_INTERVAL_MS = 60_000;
+/** How soon after a replay met an outage an empty flush tries again (one that stored records tries at once). */
+const REPLAY_RETRY_MS = 5_000;
 
 /**
  * Takes call records off the request path: `enqueue` only appends to an array, and the sinks are written in
@@ -37,6 +39,10 @@ export class RecordQueue {
   #flushScheduled = false;
   /** The last flush started; the next one waits for it, which is what serialises them. */
   #flushChain: Promise<void> = Promise.resolve();
+  /** The flush asked for and not started yet: later asks join it. */
+  #waitingFlush: Promise<void> | undefined;
+  /** When a replay last met a store's outage: an empty flush soon after does not read and write the files again. */
+  #replayFailedAt = Number.NEGATIVE_INFINITY;
   #closing: Promise<void> | undefined;
   #written = 0;
   #dropped = 0;
@@ -88,13 +94,22 @@ export class RecordQueue {
     return this.#journal?.durable();
   }
 
-  /** Resolves once every record queued before the call has been handed to every sink (or failed). Never rejects. */
+  /**
+   * Resolves once every record queued before the call has been handed to every sink (or failed). Never rejects. A
+   * flush asked while another waits to start is that one: it drains what is queued when it starts.
+   */
   flush(): Promise<void> {
     if (this.#timer) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    this.#flushChain = this.#flushChain.then(() => this.#drain()).catch(() => undefined);
+    if (this.#waitingFlush) return this.#waitingFlush;
+    const started = () => {
+      this.#waitingFlush = undefined;
+      return this.#drain();
+    };
+    this.#waitingFlush = this.#flushChain.then(started).catch(() => undefined);
+    this.#flushChain = this.#waitingFlush;
     return this.#flushChain;
   }
 
@@ -183,7 +198,10 @@ export class RecordQueue {
     // Records whose append failed (a full disk) are in no segment: an outage of the sinks loses them.
     if (segment && journaledSinkFailed) this.#countFailed(drained - segment.records);
     if (segment) this.#countDropped(this.#journal.settle(segment, !journaledSinkFailed));
-    if (!journaledSinkFailed && this.#journal.pendingSegments.length > 0) await this.#replay(this.#journal);
+    // After an outage, a drain that stored records says the store is back; an empty one waits out REPLAY_RETRY_MS.
+    const mayReplay = stored > 0 || performance.now() - this.#replayFailedAt >= REPLAY_RETRY_MS;
+    if (!journaledSinkFailed && mayReplay && this.#journal.pendingSegments.length > 0)
+      await this.#replay(this.#journal);
   }
 
   #isJournaled(sinkIndex: number): boolean {
@@ -197,6 +215,7 @@ export class RecordQueue {
     this.#failed += lost;
     if (lost > 0) this.#lastLossAt = Date.now();
     if (failure) this.#report(failure.error, failure.sink);
+    this.#replayFailedAt = failure ? performance.now() : Number.NEGATIVE_INFINITY;
   }
 
   #countFailed(records: number): void {

@@ -116,6 +116,28 @@ describe('a flush whose store fails part way', () => {
   });
 });
 
+describe('flushes during a store outage, with a kept file to replay', () => {
+  it('asked together, run as one; asked again at once, do not read and write the kept file again', async () => {
+    writeFileSync(join(dir, leftover(0)), `${JSON.stringify(makeRecord())}\n`.repeat(100));
+    let attempts = 0;
+    const down: MemorySink = Object.assign(new MemorySink(), {
+      async write(): Promise<void> {
+        attempts += 1;
+        throw new Error('connection refused');
+      },
+    });
+    const journal = new RecordJournal({ dir, sinks: [down], onError: () => {} });
+    const queue = new RecordQueue({ sinks: [down], journal, flushIntervalMs: 600_000, onError: () => {} });
+    // Callers that flush (GET /v1/calls, a Responses call naming a previous response) each waited behind the other.
+    await Promise.all(Array.from({ length: 20 }, () => queue.flush()));
+    await queue.flush();
+    await queue.flush();
+    expect(attempts).toBe(1);
+    expect(journal.pendingRecords).toBe(100);
+    await queue.close();
+  });
+});
+
 describe.runIf(canMountTmpfs())('a write the disk cut short (a real full disk: a 64 kB tmpfs)', () => {
   it('is cut off the file: the next record, written once there is room, is whole on replay', async () => {
     const mount = mkdtempSync(join(tmpdir(), 'switchyard-journal-full-'));
