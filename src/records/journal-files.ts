@@ -63,18 +63,65 @@ export function leftoverSegments(
   return found.sort(order).map(({ modified: _, open: __, ...segment }) => segment);
 }
 
-/** The files of each process of this machine that no longer runs, by `<pid>-<token>`. */
+/**
+ * The files of each process that no longer runs, by `<pid>-<token>@<host>`: of this machine, a process that is not
+ * running; of another, one whose machine has not marked itself alive here for `HOST_GONE_MS` (a container started
+ * anew under another host name on the same volume: its predecessor's files are its to replay).
+ */
 function deadOwners(dir: string): Map<string, Array<{ name: string; open: boolean }>> {
   const owners = new Map<string, Array<{ name: string; open: boolean }>>();
+  const gone = new Map<string, boolean>();
   for (const name of nodeFs().readdirSync(dir)) {
     const owner = SEGMENT_NAME.exec(name);
-    if (!owner || decodeURIComponent(owner[5]!) !== nodeOs().hostname() || isRunning(Number(owner[1]), owner[2]!))
-      continue;
-    const key = `${owner[1]}-${owner[2]}`;
-    const files = owners.get(key) ?? [];
-    owners.set(key, [...files, { name, open: owner[4] !== undefined }]);
+    if (!owner) continue;
+    const [, pid, token, , open, host] = owner as unknown as [string, string, string, string, string, string];
+    if (host === ownHost() ? isRunning(Number(pid), token) : !hostGone(dir, host, name, gone)) continue;
+    const key = `${pid}-${token}@${host}`;
+    owners.set(key, [...(owners.get(key) ?? []), { name, open: open !== undefined }]);
   }
   return owners;
+}
+
+/** How often a journal marks its machine alive in its directory (`heartbeat`). */
+const HEARTBEAT_MS = 10_000;
+/** How long a machine unmarked is taken for gone, its files for others to replay. */
+const HOST_GONE_MS = 60_000;
+const aliveName = (host: string) => `alive@${host}`;
+
+/** Marks this machine alive in `dir`, now and every `HEARTBEAT_MS`; returns how to stop. */
+export function heartbeat(dir: string): () => void {
+  const path = nodePath().join(dir, aliveName(ownHost()));
+  const beat = () => {
+    try {
+      nodeFs().writeFileSync(path, '', { mode: 0o600 });
+    } catch {
+      // A directory gone or full: its files are then no one's to take anyway.
+    }
+  };
+  beat();
+  const timer = setInterval(beat, HEARTBEAT_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** Whether `host` (encoded) last marked itself alive long ago; unmarked (an earlier version), its file's age says. */
+function hostGone(dir: string, host: string, file: string, known: Map<string, boolean>): boolean {
+  const since = Date.now() - HOST_GONE_MS;
+  const modified = (name: string) => nodeFs().statSync(nodePath().join(dir, name)).mtimeMs;
+  let gone = known.get(host);
+  if (gone === undefined) {
+    gone = attemptOr(() => modified(aliveName(host)) < since, undefined);
+    if (gone !== undefined) known.set(host, gone);
+  }
+  return gone ?? attemptOr(() => modified(file) < since, false);
+}
+
+function attemptOr<T, F>(work: () => T, fallback: F): T | F {
+  try {
+    return work();
+  } catch {
+    return fallback;
+  }
 }
 
 /**
@@ -88,20 +135,12 @@ function claim(marker: string, claimant: string): boolean {
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-      const holder = /^(\d+)-([0-9a-f]+)$/.exec(readOr(marker, ''));
+      const holder = /^(\d+)-([0-9a-f]+)$/.exec(attemptOr(() => nodeFs().readFileSync(marker, 'utf8'), ''));
       if (holder && isRunning(Number(holder[1]), holder[2]!)) return false;
       removeFile(marker);
     }
   }
   return false;
-}
-
-function readOr(path: string, fallback: string): string {
-  try {
-    return nodeFs().readFileSync(path, 'utf8');
-  } catch {
-    return fallback;
-  }
 }
 
 /** Whether the file's writer runs here; our pid with a token of ours not is an earlier process's (a container's 1). */

@@ -6,6 +6,7 @@ import {
   emitJournalWarning,
   emptied,
   FailureReport,
+  heartbeat,
   type JournalSegment,
   leftoverSegments,
   liveTokens,
@@ -48,11 +49,9 @@ export interface RecordJournalOptions {
  * appended to aside when a flush starts (`rotate`: later records go to another), empties it once every journaled sink
  * has stored its records, or closes it and keeps it to replay (`settle`). The emptied (truncated) file takes the next
  * records: a flush creates and deletes no file (an open, a close and an unlink: 18–78 µs a flush more,
- * bench/journal-flush.ts), and two files at most are open, one set aside while a flush runs. A process starting
- * replays what a dead one left in the directory: a file named after a process of this machine that no longer runs.
- *
- * A write is in the kernel's page cache once committed, not fsynced: it survives the process (kill -9, an
- * out-of-memory kill, a crash), not a power loss or a kernel crash before the kernel writes it out.
+ * bench/journal-flush.ts), and two files at most are open, one set aside while a flush runs. A journal starting
+ * replays what dead processes left (`leftoverSegments`). A write is in the kernel's page cache once committed, not
+ * fsynced: it survives the process (kill -9, an out-of-memory kill, a crash), not a power loss or a kernel crash.
  */
 export class RecordJournal {
   readonly sinks: readonly RecordSink[];
@@ -62,6 +61,7 @@ export class RecordJournal {
   readonly #readFailure: FailureReport;
   /** Records of the leftover files deleted at start to stay within `maxBytes` (the queue counts them as dropped). */
   readonly droppedAtStart: number;
+  readonly #stopHeartbeat: () => void;
   /** Names this process's files apart from an earlier process's with the same pid (pid 1 in a container). */
   readonly #token = nodeCrypto().randomBytes(4).toString('hex');
   #sequence = 0;
@@ -95,6 +95,7 @@ export class RecordJournal {
     this.#pending = leftoverSegments(this.#dir, `${process.pid}-${this.#token}`, claimedName);
     this.droppedAtStart = this.#trim();
     liveTokens.add(this.#token);
+    this.#stopHeartbeat = heartbeat(this.#dir);
   }
 
   /** Records waiting in files not being appended to: left by a dead process, or kept after a failed flush. */
@@ -281,6 +282,7 @@ export class RecordJournal {
       this.#spare = undefined;
     }
     liveTokens.delete(this.#token);
+    this.#stopHeartbeat();
   }
 
   #trim(): number {

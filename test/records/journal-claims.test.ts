@@ -58,16 +58,54 @@ describe("a dead process's journal files, with several journals starting on the 
   it('are skipped while another live journal holds their claim, and taken over from one that died', async () => {
     deadProcessFiles();
     // Pid 1 runs; the token is not ours, so it cannot be a journal of this process.
-    writeFileSync(join(dir, `${DEAD}.claim`), '1-feedface');
+    writeFileSync(join(dir, `${DEAD}@${host}.claim`), '1-feedface');
     const sink = new MemorySink();
     const skipped = startJournal(sink);
     expect(skipped.journal.pendingRecords).toBe(0);
     await skipped.queue.close();
-    writeFileSync(join(dir, `${DEAD}.claim`), '999999998-feedface');
+    writeFileSync(join(dir, `${DEAD}@${host}.claim`), '999999998-feedface');
     const taking = startJournal(sink);
     expect(taking.journal.pendingRecords).toBe(2);
     await taking.queue.close();
     expect(sink.records().map((record) => record.status)).toEqual(['ok']);
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual([`alive@${host}`]);
+  });
+});
+
+describe('files another machine left in the directory', () => {
+  const elsewhere = (sequence: number) => `7-0badf00d-${sequence}@container-a1b2.jsonl`;
+  const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+
+  it("are replayed once that machine has not marked itself alive for a minute: a container's successor", async () => {
+    const record = makeRecord();
+    writeFileSync(join(dir, elsewhere(0)), `${JSON.stringify(record)}\n`);
+    writeFileSync(join(dir, 'alive@container-a1b2'), '');
+    utimesSync(join(dir, 'alive@container-a1b2'), minutesAgo(5), minutesAgo(5));
+    const sink = new MemorySink();
+    const { queue } = startJournal(sink);
+    await queue.close();
+    expect(sink.records()).toEqual([record]);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.jsonl'))).toEqual([]);
+  });
+
+  it('are left alone while it marks itself alive, or, marking nothing (an earlier version), while new', async () => {
+    writeFileSync(join(dir, elsewhere(0)), `${JSON.stringify(makeRecord())}\n`);
+    writeFileSync(join(dir, 'alive@container-a1b2'), '');
+    const sink = new MemorySink();
+    await startJournal(sink).queue.close();
+    rmSync(join(dir, 'alive@container-a1b2'));
+    await startJournal(sink).queue.close();
+    expect(sink.records()).toEqual([]);
+    // Unmarked and old: gone.
+    utimesSync(join(dir, elsewhere(0)), minutesAgo(5), minutesAgo(5));
+    await startJournal(sink).queue.close();
+    expect(sink.records()).toHaveLength(1);
+  });
+
+  it('marks this machine alive in the directory while a journal is open', async () => {
+    const { queue } = startJournal(new MemorySink());
+    const alive = readdirSync(dir).filter((name) => name.startsWith('alive@'));
+    expect(alive).toEqual([`alive@${host}`]);
+    await queue.close();
   });
 });

@@ -47,7 +47,8 @@ function journaledQueue(sink: RecordSink, maxBytes?: number) {
 }
 
 const ids = (records: CallRecord[]) => records.map((record) => record.id).sort();
-const files = () => readdirSync(dir);
+/** The journal's files, without the mark of this machine being alive (`alive@<host>`). */
+const files = () => readdirSync(dir).filter((name) => !name.startsWith('alive@'));
 /** The record lines in the journal's files (a file emptied after its flush is kept open for the next records). */
 const recordsOnDisk = () =>
   files().flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean));
