@@ -209,8 +209,10 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       reply = errorResponse(error, errorBody);
     }
     options.metrics?.observe(matched, reply.status);
-    if (release) reply = releasedWhenSent(reply, release, request.signal);
+    // Bodiless first: a HEAD of a streamed answer is sent whole, and its slot given back then (a slot tied to a
+    // stream's end would never come back: 64 HEADs locked a key out).
     if (request.method === 'HEAD') reply = withoutBody(reply);
+    if (release) reply = releasedWhenSent(reply, release, request.signal);
     if (options.mock) reply.headers['x-switchyard-mock'] = 'true';
     if (options.worker) reply.headers['x-switchyard-worker'] = String(options.worker.id);
     return cors.apply(request, reply);

@@ -7,6 +7,25 @@ import { api, jsonOf, rawRequest, startTestServer, type TestServer } from './sta
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
 
+describe('HEAD on a route whose GET streams its answer', () => {
+  it("gives the key's slot back: more HEADs than the key may have in flight leave it able to call", async () => {
+    const test = await startTestServer({ maxConcurrentPerKey: 2 });
+    try {
+      for (let head = 0; head < 5; head++) {
+        const response = await fetch(`${test.url}/v1/calls`, {
+          method: 'HEAD',
+          headers: { authorization: `Bearer ${test.key}` },
+        });
+        expect(response.status).toBe(200);
+      }
+      const after = await api(test, '/v1/calls');
+      expect(after.status).toBe(200);
+    } finally {
+      await test.stop();
+    }
+  });
+});
+
 describe('GET /v1/health and HEAD', () => {
   let test: TestServer;
   beforeAll(async () => {
