@@ -200,7 +200,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
       // A run already under way here is waited for, then this one runs what is left (cells added since).
       await running.get(id)?.catch(() => undefined);
       const services = { ...dependencies, store: storeOf() };
-      const run = runCells(services, header, options, caller?.callOptions?.() ?? {}, caller?.callSlot);
+      const run = runCells(services, header, options, () => caller?.callOptions?.() ?? {}, caller?.callSlot);
       running.set(id, run);
       try {
         await run;

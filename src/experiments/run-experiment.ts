@@ -39,7 +39,7 @@ export async function runCells(
   services: CellServices,
   header: ExperimentHeader,
   options: RunExperimentOptions,
-  callOptions: CompletionOptions,
+  callOptions: () => CompletionOptions,
   slot?: CallSlot,
 ): Promise<void> {
   const { store } = services;
@@ -140,7 +140,8 @@ interface CellJob extends Claim {
   stop: { error?: unknown };
   budget: ExperimentBudget;
   options: RunExperimentOptions;
-  callOptions: CompletionOptions;
+  /** The cell's call as the caller's (its key's limits as they stand once the cell's slot is taken). */
+  callOptions: () => CompletionOptions;
 }
 
 async function runCell(services: CellServices, job: CellJob): Promise<void> {
@@ -186,7 +187,7 @@ async function runCell(services: CellServices, job: CellJob): Promise<void> {
       await store.putCell(header.id, { ...skipped(base, over), updated_at: new Date().toISOString() });
       return;
     }
-    const response = await services.complete(request, withSignal(job.callOptions, options.signal));
+    const response = await services.complete(request, withSignal(job.callOptions(), options.signal));
     const answered = answeredCell(base, version, response, performance.now() - started);
     await store.putCell(header.id, answered);
     budget.spent += answered.cost_usd ?? 0;

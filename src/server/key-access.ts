@@ -12,15 +12,20 @@ import { HttpError } from './responses.ts';
  * pipeline applies after a deployment is expanded and for every fallback.
  */
 export class KeyAccess {
-  readonly key: ApiKeyInfo;
+  #key: ApiKeyInfo;
   readonly #keys: KeyStore;
   readonly #limits: KeyChecks | undefined;
   /** The key as the request presented it, for checking it again later. */
   readonly #presented: string | undefined;
   #descendants: Promise<string[]> | undefined;
 
+  /** The key as last checked: as the request found it, or as a later call (`laterCallSlot`) found it since. */
+  get key(): ApiKeyInfo {
+    return this.#key;
+  }
+
   constructor(key: ApiKeyInfo, keys: KeyStore, limits?: KeyChecks, presented?: string) {
-    this.key = key;
+    this.#key = key;
     this.#keys = keys;
     this.#limits = limits;
     this.#presented = presented;
@@ -33,15 +38,16 @@ export class KeyAccess {
 
   /**
    * For a call the server makes for this key after its request was answered (an experiment's cells): checks the
-   * key (and the keys that minted it) is still valid, a 401 once it is revoked or expired; then waits until the
-   * key's rate and its calls in flight allow one more. Resolves to the function that gives the slot back.
+   * key (and the keys that minted it) is still valid, a 401 once it is revoked or expired, and takes it as it stands
+   * now (its limits changed meanwhile: `forCall` then carries the new ones); then waits until the key's rate and its
+   * calls in flight allow one more. Resolves to the function that gives the slot back.
    */
   async laterCallSlot(signal?: AbortSignal): Promise<() => void> {
     const limits = this.#limits;
     if (!limits) return () => undefined;
     // Checked again after every wait: a key revoked while its work waits for its rate stops there.
     await untilAllowed(async () => {
-      await limits.authenticate(this.#presented);
+      this.#key = await limits.authenticate(this.#presented);
       await limits.takeRequest(this.key);
     }, signal);
     return untilAllowed(() => limits.acquire(this.key), signal);
@@ -78,7 +84,7 @@ export class KeyAccess {
 /** The server's checks of a key beyond its grant (one object per server): its validity, its rate and its slots. */
 export interface KeyChecks {
   /** The key's check (a 401 once it, or a key that minted it, is revoked or expired). */
-  authenticate(presented: string | undefined): Promise<unknown>;
+  authenticate(presented: string | undefined): Promise<ApiKeyInfo>;
   /** Takes one request from the rate of the key and its ancestors; a 429 with `retry-after` when none is left. */
   takeRequest(key: ApiKeyInfo): Promise<void>;
   /** One of the key's slots for calls in flight, or a 429; the function returned gives it back. */

@@ -80,4 +80,28 @@ describe('experiment cells under the key’s limits', () => {
     const stopped = gated.logs.find((line) => line.msg === 'experiment run failed' && line.experiment_id === id);
     expect(String(stopped?.error)).toMatch(/revoked/);
   });
+
+  it('follow the key’s limits as they change: a budget lowered mid-run refuses the cells not yet started', async () => {
+    const { key, info } = await gated.server.keys.create('limited mid-run', { grant });
+    gate = new Promise((resolve) => (open = resolve));
+    const { id } = await jsonOf(
+      await api(gated, '/v1/experiments', {
+        key,
+        body: { agent_id: 'support', versions: [version], inputs: inputs('lowered', 6) },
+      }),
+    );
+    expect((await api(gated, `/v1/experiments/${id}/run`, { key, body: { concurrency: 2 } })).status).toBe(202);
+    await gated.server.keys.updateLimits(info.id, { budgets: ['0.000001/day'] });
+    await expect
+      .poll(async () => (await gated.server.keys.check(key)).ok && (await gated.server.keys.check(key)))
+      .toMatchObject({ key: { limits: { budgets: ['0.000001/day'] } } });
+    open();
+    await expect
+      .poll(async () => (await jsonOf(await api(gated, `/v1/experiments/${id}`))).status, { timeout: 5000 })
+      .not.toBe('running');
+    const done = await jsonOf(await api(gated, `/v1/experiments/${id}`));
+    // The two cells in flight when it changed were admitted before, and a budget admits one call while nothing is
+    // spent or held (its hold is what stops the next); no other passes a budget of $0.000001. Before: all six.
+    expect(statusesOf(done).filter((status) => status === 'completed').length).toBeLessThanOrEqual(3);
+  });
 });
