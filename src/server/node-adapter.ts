@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Reply, ServerRequest } from './exchange.ts';
 import { NodeRequest } from './node-request.ts';
 
@@ -70,9 +71,14 @@ export function createNodeListener(
     inFlight += 1;
     running.add(request);
     let callId: string | null = null;
+    let ended = false;
     // `close` before `finish` means the client went away: abort the call (and a running stream) it asked for.
-    res.once('close', () => {
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      forget();
       if (!res.writableFinished) request.abort(new Error('The client closed the connection.'));
+      settle(request);
       options.onRequestLogged?.({
         method: request.method,
         path: request.path,
@@ -82,8 +88,11 @@ export function createNodeListener(
         call_id: callId,
         ...(res.writableFinished ? {} : { aborted: true }),
       });
-      settle(request);
-    });
+    };
+    res.once('close', end);
+    // Node before 24 never closes the reply of a request pipelined behind another when the connection goes: it
+    // would stay in flight for good (shutdown waiting on it, its slot held).
+    const forget = endedWithConnection(req.socket, end);
     handler
       .handle(request)
       .then((reply) => {
@@ -114,6 +123,24 @@ export function createNodeListener(
       for (const request of running) request.abort(new Error(reason));
     },
   });
+}
+
+/** Each connection's requests not ended yet: one `close` listener a connection, however many it pipelines. */
+const unended = new WeakMap<Socket, Set<() => void>>();
+
+/** Runs `end` when the connection closes, unless the returned function is called first. */
+function endedWithConnection(socket: Socket, end: () => void): () => void {
+  let pending = unended.get(socket);
+  if (!pending) {
+    const requests = new Set<() => void>();
+    unended.set(socket, requests);
+    socket.once('close', () => {
+      for (const ending of requests) ending();
+    });
+    pending = requests;
+  }
+  pending.add(end);
+  return () => pending.delete(end);
 }
 
 async function writeReply(

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -114,6 +115,35 @@ describe.skipIf(!floorNode && !process.env.CI)('real calls on the floor version'
       expect(response.status, log).toBe(200);
       const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
       expect(body.choices[0]!.message.content).toMatch(/^Hello from fake /);
+    } finally {
+      serve.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('serves: a request pipelined behind a running one ends when its client goes (Node 22 never closed it)', async () => {
+    const cli = join(root, 'src/cli.ts');
+    const env = { ...providerEnv(), HOME: dataDir };
+    const key = (
+      await promisify(execFile)(floorNode!, [...sourceArgs, cli, 'keys', 'create', '--data', dataDir], { env })
+    ).stdout.trim();
+    openai.enqueue({ content: 'late', delayMs: 4_000 }, { content: 'late', delayMs: 4_000 });
+    const serve = spawn(floorNode!, [...sourceArgs, cli, 'serve', '--port', '0', '--data', dataDir], { env });
+    try {
+      let log = '';
+      serve.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+      await expect.poll(() => log, { timeout: 30_000 }).toContain('"msg":"listening"');
+      const { port } = new URL(/"msg":"listening","url":"([^"]+)"/.exec(log)![1]!);
+      const body = JSON.stringify({ model: 'gpt-sol-latest', messages: [{ role: 'user', content: 'hi' }] });
+      const post = `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n${''}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const seen = openai.requests.length;
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(post + post);
+      await expect.poll(() => openai.requests.length, { timeout: 10_000 }).toBeGreaterThan(seen);
+      socket.destroy();
+      // Both logged as the client's going (499) before the provider answers: the second too, though queued.
+      const ended = () => log.match(/"msg":"request","method":"POST","path":"\/v1\/chat\/completions","status":499/g);
+      await expect.poll(() => ended()?.length ?? 0, { timeout: 3_000 }).toBe(2);
     } finally {
       serve.kill('SIGTERM');
     }
