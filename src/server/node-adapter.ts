@@ -27,6 +27,8 @@ export interface NodeListenerOptions {
   onRequestLogged?: (entry: RequestLogEntry) => void;
   /** While true, responses ask clients to close the connection (the server is shutting down). */
   isClosing?: () => boolean;
+  /** How long a stream waits for a client that reads nothing before it is cut off (default 60 s). */
+  sendTimeoutMs?: number;
 }
 
 /**
@@ -97,7 +99,7 @@ export function createNodeListener(
       .handle(request)
       .then((reply) => {
         callId = reply.headers['x-switchyard-call-id'] ?? null;
-        return writeReply(request, res, reply, options.isClosing?.() ?? false);
+        return writeReply(request, res, reply, options.isClosing?.() ?? false, options.sendTimeoutMs ?? 60_000);
       })
       .catch(() => {
         // Only a broken socket gets here (the handler answers every error itself).
@@ -148,6 +150,7 @@ async function writeReply(
   res: ServerResponse,
   reply: SentReply,
   closing: boolean,
+  sendTimeoutMs: number,
 ): Promise<void> {
   const { headers, body } = reply;
   if (closing || request.uninvited) headers.connection = 'close';
@@ -180,7 +183,7 @@ async function writeReply(
         socket.cork();
         process.nextTick(uncork);
       }
-      if (!res.write(chunk)) await drainedOrClosed(res);
+      if (!res.write(chunk)) await drainedOrClosed(res, request.signal, sendTimeoutMs);
     }
     res.end();
     request.discardUnread();
@@ -191,12 +194,25 @@ async function writeReply(
   }
 }
 
-function drainedOrClosed(res: ServerResponse): Promise<void> {
+/**
+ * Until the client has read what waits, or is gone. A client that reads nothing for `timeoutMs` (or a call aborted
+ * meanwhile: a second signal's shutdown) is cut off: it would hold its slot, its upstream call and the shutdown.
+ */
+function drainedOrClosed(res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
+    const cutOff = () => {
+      res.destroy();
+      done();
+    };
+    const timer = setTimeout(cutOff, timeoutMs);
     const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', cutOff);
       res.off('drain', done).off('close', done);
       resolve();
     };
     res.once('drain', done).once('close', done);
+    if (signal.aborted) cutOff();
+    else signal.addEventListener('abort', cutOff, { once: true });
   });
 }

@@ -47,6 +47,11 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
   /** On shutdown, how long in-flight requests may take to finish before their connections are cut (default 30 s). */
   drainTimeoutMs?: number;
+  /**
+   * How long a streamed answer waits for a client that reads none of it (its socket full) before the connection is
+   * cut, its call aborted and its slot given back (default 60 s, as nginx's `send_timeout`).
+   */
+  sendTimeoutMs?: number;
   /** Requests one API key may have in flight at once; more get 429 with `retry-after` (default 64). */
   maxConcurrentPerKey?: number;
   /**

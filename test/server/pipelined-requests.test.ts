@@ -7,6 +7,8 @@ import { startServer } from '../../src/server/index.ts';
 import { MockProvider } from '../../src/testing/index.ts';
 import { startTestServer, type TestServer } from './start-test-server.ts';
 
+const messages = [{ role: 'user' as const, content: 'hi' }];
+
 /**
  * How a request ends, whatever happens around it. Requests pipelined on one keep-alive connection: Node answers them in order, the second's reply queued behind the
  * first's. A client gone while the first is answered ends both: each is logged, its call aborted, its slot given
@@ -27,11 +29,11 @@ beforeAll(async () => {
 });
 afterAll(() => test.stop());
 
-function post(body: string): string {
+function post(body: string, to: TestServer = test): string {
   const head = [
     'POST /v1/chat/completions HTTP/1.1',
-    `Host: ${new URL(test.url).host}`,
-    `Authorization: Bearer ${test.key}`,
+    `Host: ${new URL(to.url).host}`,
+    `Authorization: Bearer ${to.key}`,
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
   ];
@@ -78,6 +80,38 @@ describe("a program's log that throws on a request's line", () => {
     } finally {
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a client that stops reading a stream', () => {
+  it('is cut off once nothing could be sent to it for sendTimeoutMs: its slot comes back, its call ends', async () => {
+    // An answer of ~32 MB: more than loopback's socket buffers hold (up to ~10 MB between the two ends here), so the
+    // server must wait for the client to read.
+    const long = new MockProvider({ respond: () => 'word '.repeat(6_400_000), chunkSize: 262_144 });
+    const stalled = await startTestServer({ mock: long, maxConcurrentPerKey: 1, sendTimeoutMs: 500 });
+    try {
+      const body = JSON.stringify({
+        model: 'gpt-4o-latest',
+        stream: true,
+        messages: [{ role: 'user', content: 'go' }],
+      });
+      const socket = connect(Number(new URL(stalled.url).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.write(post(body, stalled));
+      // Reads the first bytes, then never again.
+      await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      socket.pause();
+      // Cut off on the server's side (what the client has not read yet stays in the kernel's buffers).
+      const line = () => stalled.logs.find((entry) => entry.msg === 'request' && entry.path === '/v1/chat/completions');
+      await expect.poll(line, { timeout: 10_000 }).toMatchObject({ status: 200, aborted: true });
+      socket.destroy();
+      // The key's one slot is free again.
+      const after = await stalled.openai().chat.completions.create({ model: 'gpt-4o-latest', messages });
+      expect(after.choices[0]?.message.content).toBeTruthy();
+    } finally {
+      await stalled.stop();
     }
   });
 });

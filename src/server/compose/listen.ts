@@ -86,6 +86,7 @@ export async function listen(
         origin: url,
         isClosing: () => closing,
         onRequestLogged: (entry) => log.info('request', entry),
+        sendTimeoutMs: options.sendTimeoutMs ?? 60_000,
       });
       server.on('request', listener);
       server.on('checkContinue', listener.checkContinue);
