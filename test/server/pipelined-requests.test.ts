@@ -10,10 +10,10 @@ import { startTestServer, type TestServer } from './start-test-server.ts';
 const messages = [{ role: 'user' as const, content: 'hi' }];
 
 /**
- * How a request ends, whatever happens around it. Requests pipelined on one keep-alive connection: Node answers them in order, the second's reply queued behind the
- * first's. A client gone while the first is answered ends both: each is logged, its call aborted, its slot given
- * back, and the server's count of requests in flight (what shutdown drains, and what the journal's lone write asks)
- * comes back to zero.
+ * How a request ends, whatever happens around it. Requests pipelined on one keep-alive connection: Node answers them
+ * in order, the second's reply queued behind the first's. A client gone while the first is answered ends both: each
+ * is logged, its call aborted, its slot given back, and the server's count of requests in flight (what shutdown
+ * drains, and what the journal's lone write asks) comes back to zero. A log that throws, a client that stops reading.
  */
 let open: () => void = () => undefined;
 const gate = new Promise<void>((resolve) => (open = resolve));
