@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { slotKey } from '../src/budgets/budget-slots.ts';
+import { worstCost } from '../src/budgets/estimate-cost.ts';
 import { BudgetExceededError, createGateway, LimitExceededError } from '../src/index.ts';
 import { createMockProvider } from '../src/testing/index.ts';
 import { startTestServer } from './server/start-test-server.ts';
@@ -149,5 +150,23 @@ describe('budgets over values callers name', () => {
     await expect(gateway.createCompletion(ask(first))).rejects.toBeInstanceOf(BudgetExceededError);
     await expect(gateway.createCompletion(ask(`${'t'.repeat(5_000)}-2`))).resolves.toBeTruthy();
     await gateway.close();
+  });
+});
+
+describe("a call's worst cost", () => {
+  it('holds no more output than its models can write: a max_tokens past that is held at the model’s most', () => {
+    const model = {
+      model: { max_output_tokens: 16_384 },
+      offering: { pricing: { input: 0.15, output: 0.6, cached_input: 0.075 } },
+    };
+    const larger = {
+      model: { max_output_tokens: 32_768 },
+      offering: { pricing: { input: 0.1, output: 0.4, cached_input: 0.05 } },
+    };
+    const body = { messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 190_000 };
+    expect(worstCost(body, [model])).toEqual(worstCost({ ...body, max_tokens: 16_384 }, [model]));
+    // Tokens: the most any candidate may write; dollars: each candidate at its own most.
+    expect(worstCost(body, [model, larger]).tokens).toBe(worstCost({ ...body, max_tokens: 32_768 }, [larger]).tokens);
+    expect(worstCost({ ...body, max_tokens: 1_000 }, [model]).tokens).toBeLessThan(worstCost(body, [model]).tokens);
   });
 });
