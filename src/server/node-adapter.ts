@@ -81,15 +81,20 @@ export function createNodeListener(
       forget();
       if (!res.writableFinished) request.abort(new Error('The client closed the connection.'));
       settle(request);
-      options.onRequestLogged?.({
-        method: request.method,
-        path: request.path,
-        // 499, as nginx logs it: the client closed the connection before an answer was sent.
-        status: res.headersSent ? res.statusCode : 499,
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        call_id: callId,
-        ...(res.writableFinished ? {} : { aborted: true }),
-      });
+      // A program's own log may throw (startServer({ log })): on this event it would end the process.
+      try {
+        options.onRequestLogged?.({
+          method: request.method,
+          path: request.path,
+          // 499, as nginx logs it: the client closed the connection before an answer was sent.
+          status: res.headersSent ? res.statusCode : 499,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          call_id: callId,
+          ...(res.writableFinished ? {} : { aborted: true }),
+        });
+      } catch {
+        // The request has ended: nothing of it is left to fail.
+      }
     };
     res.once('close', end);
     // Node before 24 never closes the reply of a request pipelined behind another when the connection goes: it

@@ -22,7 +22,7 @@ export interface ServerLog {
  */
 export function openServerLog(write: ((line: Fields) => void) | undefined, every: Fields = {}): ServerLog {
   const stderr = write ? undefined : bufferedLines(process.stderr);
-  const line = write ? unfailing(write) : stderr!.write;
+  const line = write ?? stderr!.write;
   if (stderr) process.on('exit', stderr.flush);
   const at =
     (level: string) =>
@@ -40,17 +40,6 @@ export function openServerLog(write: ((line: Fields) => void) | undefined, every
       stderr.flush();
       process.off('exit', stderr.flush);
     },
-  };
-}
-
-/** The program's own log, which may throw: a line it could not take fails no request, and does not end the process. */
-function unfailing(write: (line: Fields) => void): (line: Fields) => void {
-  return (line) => {
-    try {
-      write(line);
-    } catch {
-      // Nothing to tell it with: the log is what failed.
-    }
   };
 }
 
