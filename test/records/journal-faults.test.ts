@@ -8,6 +8,7 @@ import { RecordJournal } from '../../src/records/record-journal.ts';
 import { RecordQueue } from '../../src/records/record-queue.ts';
 import { MemorySink } from '../../src/records/sinks/memory-sink.ts';
 import { canMountTmpfs, fillUp } from '../helpers/tmpfs.ts';
+import { journaledQueueIn } from './journaled-queue.ts';
 import { makeRecord } from './make-record.ts';
 
 /** What the journal does when its files fail it: a file it cannot read, a disk that fills mid-write. */
@@ -23,16 +24,7 @@ const leftover = (sequence: number) => `999999999-0badf00d-${sequence}@${encodeU
 
 function journaledQueue(sink: MemorySink) {
   const errors: string[] = [];
-  const journal = new RecordJournal({ dir, sinks: [sink], onError: (error) => errors.push(String(error)) });
-  const queue = new RecordQueue({
-    sinks: [sink],
-    batchSize: 1000,
-    flushIntervalMs: 600_000,
-    journal,
-    onError: () => {},
-    onDropped: () => {},
-  });
-  return { journal, queue, errors };
+  return { ...journaledQueueIn(dir, sink, { onError: (error) => errors.push(String(error)) }), errors };
 }
 
 describe('a journal file that cannot be read', () => {

@@ -8,10 +8,10 @@ import {
   type CallRecord,
   MemorySink,
   RecordJournal,
-  RecordQueue,
   type RecordSink,
   RecordsRefusedError,
 } from '../../src/records/index.ts';
+import { journaledQueueIn } from './journaled-queue.ts';
 import { makeRecord } from './make-record.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -33,18 +33,7 @@ class OutageSink extends MemorySink {
 }
 
 /** A journaled queue whose flushes come only when the test asks (no timer, no full batch). */
-function journaledQueue(sink: RecordSink, maxBytes?: number) {
-  const journal = new RecordJournal({ dir, sinks: [sink], ...(maxBytes ? { maxBytes } : {}), onError: () => {} });
-  const queue = new RecordQueue({
-    sinks: [sink],
-    batchSize: 1000,
-    flushIntervalMs: 600_000,
-    journal,
-    onError: () => {},
-    onDropped: () => {},
-  });
-  return { journal, queue };
-}
+const journaledQueue = (sink: RecordSink, maxBytes?: number) => journaledQueueIn(dir, sink, { maxBytes });
 
 const ids = (records: CallRecord[]) => records.map((record) => record.id).sort();
 /** The journal's files, without the mark of this machine being alive (`alive@<host>`). */
