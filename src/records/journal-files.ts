@@ -77,7 +77,9 @@ function deadOwners(dir: string): Map<string, Array<{ name: string; open: boolea
     const [, pid, token, , open, host] = owner as unknown as [string, string, string, string, string, string];
     if (host === ownHost() ? isRunning(Number(pid), token) : !hostGone(dir, host, name, gone)) continue;
     const key = `${pid}-${token}@${host}`;
-    owners.set(key, [...(owners.get(key) ?? []), { name, open: open !== undefined }]);
+    const files = owners.get(key) ?? [];
+    files.push({ name, open: open !== undefined });
+    owners.set(key, files);
   }
   return owners;
 }

@@ -179,7 +179,6 @@ export class RecordQueue {
       if (remaining < drained) await breathe();
       const batch = this.#queue.splice(0, Math.min(this.#batchSize, remaining));
       remaining -= batch.length;
-      // A journaled sink's outage loses nothing yet: the segment keeps the batch for a replay.
       const outcomes = await Promise.all(this.#sinks.map((sink) => this.#writeTo(sink, batch)));
       stored += batch.length - Math.max(0, ...outcomes.map((outcome) => outcome.lost));
       for (const [index, { lost, threw }] of outcomes.entries()) {

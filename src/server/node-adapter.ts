@@ -97,8 +97,8 @@ export function createNodeListener(
       }
     };
     res.once('close', end);
-    // Node before 24 never closes the reply of a request pipelined behind another when the connection goes: it
-    // would stay in flight for good (shutdown waiting on it, its slot held).
+    // Node 22 (the floor; 24.21 does) never closes the reply of a request pipelined behind another when the
+    // connection goes: it would stay in flight for good (shutdown waiting on it, its slot held).
     const forget = endedWithConnection(req.socket, end);
     handler
       .handle(request)
