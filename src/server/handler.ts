@@ -206,6 +206,8 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       if (storage) options.onStorageError?.(storage);
       const error = storage ?? thrown;
       if (!(error instanceof SwitchyardError)) options.onUnexpectedError?.(error, request);
+      // No route taken (a 405, say): the error in the shape of the API whose path it is.
+      if (!matched) errorBody = routes.find((route) => route.path.test(request.path))?.errorBody;
       reply = errorResponse(error, errorBody);
     }
     options.metrics?.observe(matched, reply.status);

@@ -171,6 +171,13 @@ describe('messages.create with the Anthropic SDK', () => {
     expect(count).toBeInstanceOf(Anthropic.NotFoundError);
     expect(count.message).toContain('count_tokens is not offered');
   });
+
+  it('answers a wrong method on its path (405) in the Anthropic shape too, with Allow', async () => {
+    const response = await fetch(`${upstreams.url}/v1/messages`, { headers: { 'x-api-key': upstreams.key } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(await response.json()).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
+  });
 });
 
 describe('gateway.createMessage in process', () => {
