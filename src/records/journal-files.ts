@@ -189,12 +189,10 @@ export function emptied(fd: number): boolean {
 }
 
 /**
- * A file's records; a line that does not parse (torn by a power loss) is skipped and counted as unreadable. Throws
- * when the file is there but cannot be read now (no file descriptor left, a disk error).
+ * A file's lines, each a record's JSON, parsed by `parseLines` as they are replayed (a file of thousands is not
+ * parsed in one block). Throws when the file is there but cannot be read now (no file descriptor left, a disk error).
  */
-export function readSegment(path: string): { records: CallRecord[]; unreadable: number } {
-  const records: CallRecord[] = [];
-  let unreadable = 0;
+export function readSegment(path: string): string[] {
   let text = '';
   try {
     text = nodeFs().readFileSync(path, 'utf8');
@@ -202,8 +200,14 @@ export function readSegment(path: string): { records: CallRecord[]; unreadable: 
     // Deleted meanwhile by another process replaying it: nothing left to do.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
+  return text.split('\n').filter((line) => line !== '');
+}
+
+/** The records of journal lines; a line that does not parse (torn by a power loss) is skipped and counted. */
+export function parseLines(lines: readonly string[]): { records: CallRecord[]; unreadable: number } {
+  const records: CallRecord[] = [];
+  let unreadable = 0;
+  for (const line of lines) {
     try {
       records.push(JSON.parse(line) as CallRecord);
     } catch {

@@ -1,4 +1,5 @@
 import { breather } from '../internal/breathing.ts';
+import { parseLines } from './journal-files.ts';
 import type { RecordJournal } from './record-journal.ts';
 import { type RecordSink, RecordsRefusedError } from './sink.ts';
 
@@ -23,13 +24,15 @@ export async function replayJournal(journal: RecordJournal, batchSize: number): 
   const breathe = breather(1);
   for (const segment of journal.pendingSegments) {
     // Not readable now: kept for a later replay (the journal said why); the files after it are not held up.
-    const read = journal.read(segment);
-    if (!read) continue;
-    const { records, unreadable } = read;
-    let refusedRows = 0;
-    for (let start = 0; start < records.length; start += batchSize) {
+    const lines = journal.read(segment);
+    if (!lines) continue;
+    let stored = 0;
+    let lost = 0;
+    for (let start = 0; start < lines.length; start += batchSize) {
       await breathe();
-      const batch = records.slice(start, start + batchSize);
+      // Parsed batch by batch: the JSON of thousands of records is not one block either.
+      const { records: batch, unreadable } = parseLines(lines.slice(start, start + batchSize));
+      lost += unreadable;
       let refused = 0;
       for (const sink of journal.sinks) {
         try {
@@ -42,11 +45,12 @@ export async function replayJournal(journal: RecordJournal, batchSize: number): 
           refused = Math.max(refused, Math.min(batch.length, error.refused));
         }
       }
-      refusedRows += refused;
+      stored += batch.length - refused;
+      lost += refused;
     }
     journal.discard(segment);
-    outcome.stored += records.length - refusedRows;
-    outcome.lost += refusedRows + unreadable;
+    outcome.stored += stored;
+    outcome.lost += lost;
   }
   return outcome;
 }

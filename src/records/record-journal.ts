@@ -245,10 +245,10 @@ export class RecordJournal {
   }
 
   /**
-   * A pending file's records; a line that does not parse (torn by a power loss) is skipped and counted. `undefined`
-   * when the file cannot be read now: reported, and kept (never deleted unread).
+   * A pending file's lines (records' JSON, parsed as they are replayed: `parseLines`). `undefined` when the file
+   * cannot be read now: reported, and kept (never deleted unread).
    */
-  read(segment: JournalSegment): { records: CallRecord[]; unreadable: number } | undefined {
+  read(segment: JournalSegment): string[] | undefined {
     try {
       const read = readSegment(segment.path);
       this.#readFailure.recovered();
