@@ -24,6 +24,9 @@ export interface PostgresClient {
   query(query: PostgresQuery): Promise<PostgresResult>;
   query(text: string, values?: unknown[]): Promise<PostgresResult>;
   release(error?: Error | boolean): void;
+  /** `pg`'s client is an event emitter: a connection dropped while checked out emits `error`. */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  off?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** A `pg` Pool, as the stores use it: queries, and a connection of its own for migrations and transactions. */
@@ -56,4 +59,22 @@ export interface PostgresPoolConfig {
   allowExitOnIdle?: boolean | undefined;
   maxUses?: number | undefined;
   maxLifetimeSeconds?: number | undefined;
+}
+
+/**
+ * A connection of the pool for a transaction or a migration, its errors heard. pg-pool listens to none of a
+ * checked-out client's: a connection dropped meanwhile (the server restarting) would be an uncaught `error` that ends
+ * the process. The query in flight fails by itself; `release` stops listening.
+ */
+export async function checkOut(pool: PostgresPool): Promise<PostgresClient> {
+  const client = await pool.connect();
+  const heard = () => {};
+  client.on?.('error', heard);
+  return {
+    query: client.query.bind(client) as PostgresClient['query'],
+    release: (error) => {
+      client.off?.('error', heard);
+      client.release(error);
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import type { PostgresPool, PostgresResult } from '../internal/postgres-pool.ts';
+import { checkOut, type PostgresPool, type PostgresResult } from '../internal/postgres-pool.ts';
 import { type ExistingTable, migrationOf } from './ddl.ts';
 import { type SchemaSpec, tableName } from './schema.ts';
 
@@ -35,7 +35,7 @@ const MIGRATION_QUERY_TIMEOUT_MS = 10 * 60_000;
 const MIGRATION_LOCK = 0x5357_5944; // "SWYD"
 
 export async function migratePostgres(pool: PostgresPool, schema: SchemaSpec): Promise<void> {
-  const client = await pool.connect();
+  const client = await checkOut(pool);
   // pg reads a per-query `query_timeout`: the pool's short one would cut the lock's wait.
   const query = <Row>(text: string, values?: unknown[]) =>
     client.query({ text, values, query_timeout: MIGRATION_QUERY_TIMEOUT_MS }) as Promise<PostgresResult<Row>>;

@@ -1,6 +1,12 @@
 import { lazyRequire } from '../internal/lazy-require.ts';
 import { FAIL_FAST_POOL, postgresError } from '../internal/postgres-migrations.ts';
-import type { PostgresClient, PostgresPool, PostgresPoolConfig, PostgresResult } from '../internal/postgres-pool.ts';
+import {
+  checkOut,
+  type PostgresClient,
+  type PostgresPool,
+  type PostgresPoolConfig,
+  type PostgresResult,
+} from '../internal/postgres-pool.ts';
 import { ConnectionGate } from './connection-gate.ts';
 import {
   type Args,
@@ -80,7 +86,7 @@ export class PostgresEngine implements StorageEngine {
   async #transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T> {
     let client: PostgresClient;
     try {
-      client = await this.#pool.connect();
+      client = await checkOut(this.#pool);
     } catch (error) {
       throw postgresError(error);
     }

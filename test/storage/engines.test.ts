@@ -340,3 +340,20 @@ describe.skipIf(!server)('the PostgreSQL engine under a burst', () => {
     }
   }, 20_000);
 });
+
+describe.skipIf(!server)('the PostgreSQL engine when a connection drops in a transaction', () => {
+  // pg-pool listens to no error of a checked-out client: the drop was an uncaught 'error' that ended the process.
+  it('fails that transaction as the database being unavailable; the process and the engine go on', async () => {
+    const engine = new PostgresEngine(server!.url, { max: 2 });
+    try {
+      const dropped = engine.transaction((tx) =>
+        tx.run((db) => db.selectNoFrom(sql`pg_terminate_backend(pg_backend_pid())`.as('gone'))),
+      );
+      await expect(dropped).rejects.toMatchObject({ status: 503 });
+      const one = await engine.run((db) => db.selectNoFrom(sql<number>`1`.as('one')));
+      expect(one.rows).toEqual([{ one: 1 }]);
+    } finally {
+      await engine.close();
+    }
+  }, 20_000);
+});
