@@ -57,7 +57,8 @@ export function warnOfPasswordsInArguments(options: ConnectionUrlOptions): void 
 
 function hasPassword(value: string): boolean {
   try {
-    return new URL(value).password !== '';
+    const { password, searchParams } = new URL(value);
+    return password !== '' || searchParams.has('password') || searchParams.has('sslpassword');
   } catch {
     return false;
   }

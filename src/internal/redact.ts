@@ -10,6 +10,12 @@ const KEY_LIKE = /\b(?:sk-|sy-|gsk_|xai-)[A-Za-z0-9_*-]{16,}|\bAIza[A-Za-z0-9_-]
  */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>\\]*@/gi;
 
+/**
+ * A password given as a URL's query parameter (`pg` and `ioredis` take `?password=`, `pg` also `sslpassword`): its
+ * value, up to the next parameter. The parameter's name stays, so a reader sees what was there.
+ */
+const URL_PASSWORD_PARAMETER = /([?&](?:ssl)?password=)[^&\s#"'<>\\]*/gi;
+
 /** Characters that split a secret into pieces when an error quotes only part of it (a key with a line break). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a secret is cut at its control characters.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/;
@@ -30,9 +36,15 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
   return redactUrlCredentials(result).replace(KEY_LIKE, '[redacted]');
 }
 
-/** `https://user:password@host/…` → `https://[redacted]@host/…`, for every URL in the text. */
+/**
+ * `https://user:password@host/…` → `https://[redacted]@host/…`, and `?password=…` → `?password=[redacted]`, for
+ * every URL in the text.
+ */
 export function redactUrlCredentials(text: string): string {
-  return text.includes('@') ? text.replace(URL_USERINFO, '$1[redacted]@') : text;
+  const withoutUserinfo = text.includes('@') ? text.replace(URL_USERINFO, '$1[redacted]@') : text;
+  return withoutUserinfo.includes('password=')
+    ? withoutUserinfo.replace(URL_PASSWORD_PARAMETER, '$1[redacted]')
+    : withoutUserinfo;
 }
 
 /**
@@ -40,10 +52,13 @@ export function redactUrlCredentials(text: string): string {
  * quoting a decoded URL, a Basic header); none for a URL without them or one that does not parse.
  */
 export function urlCredentials(url: string | undefined): string[] {
-  if (!url?.includes('@')) return [];
+  if (!url?.includes('@') && !url?.includes('password=')) return [];
   try {
-    const { username, password } = new URL(url);
-    return [...new Set([username, password].flatMap((part) => [part, decoded(part)]))].filter(Boolean);
+    const { username, password, searchParams } = new URL(url);
+    // searchParams decodes already; the raw form is in the URL's text.
+    const parameters = ['password', 'sslpassword'].flatMap((name) => searchParams.getAll(name));
+    const raw = [username, password].flatMap((part) => [part, decoded(part)]);
+    return [...new Set([...raw, ...parameters, ...parameters.map(encodeURIComponent)])].filter(Boolean);
   } catch {
     return [];
   }

@@ -79,6 +79,11 @@ describe.skipIf(!postgres)('switchyard keys against PostgreSQL', () => {
     expect(warning).toMatchObject({ level: 'warn', msg: expect.stringContaining('process list') });
     expect(JSON.stringify(warned)).not.toContain('hunter2');
 
+    // pg also takes the password as a query parameter: warned of, and kept out of the log, alike.
+    const asParameter = await serveUntilListening(['--database', `${postgres!.url}?password=hunter3`]);
+    expect(asParameter.some((line) => line.code === 'SWITCHYARD_PASSWORD_IN_ARGUMENTS')).toBe(true);
+    expect(JSON.stringify(asParameter)).not.toContain('hunter3');
+
     const file = join(dir, 'serve-database-url');
     writeFileSync(file, withPassword(postgres!.url));
     const quiet = await serveUntilListening(['--database-url-file', file]);
