@@ -8,15 +8,31 @@ import { redactSecrets } from './redact.ts';
  */
 export const FAIL_FAST_POOL = { connectionTimeoutMillis: 1_000, query_timeout: 1_000 } as const;
 
-/** Errors of the connection, not of the query: the server is down, restarting, unreachable or out of resources. */
-const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+/**
+ * Errors of the connection, not of the query: the server is down, restarting, unreachable (its name not resolving
+ * yet, as a container's database starting after it) or out of resources.
+ */
+const OUTAGE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 const OUTAGE_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout)|not queryable/;
 
-/** Whether a pg error says PostgreSQL cannot be reached (SQLSTATE 08…, 53…, 57P0…), not that a query is wrong. */
+/**
+ * Whether a pg error says PostgreSQL cannot be reached or cannot take the work now, not that a query is wrong:
+ * SQLSTATE 08… (connection), 53… (resources), 57P0… (shutting down), 57014 (a query the server cancelled: its
+ * statement timeout), 58… (its I/O), 25006 (read only: a primary demoted by a failover refuses every write).
+ */
 export function isPostgresOutage(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (OUTAGE_CODES.has(code) || /^(08|53|57P0)/.test(code))) return true;
+  if (typeof code === 'string' && (OUTAGE_CODES.has(code) || /^(08|53|57P0|57014|58|25006)/.test(code))) return true;
   return typeof message === 'string' && OUTAGE_MESSAGES.test(message);
 }
 
