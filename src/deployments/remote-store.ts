@@ -41,6 +41,8 @@ interface CacheEntry {
 
 /** After a failed revalidation, the stale value is served this long (at most) before the remote is asked again. */
 const RETRY_AFTER_FAILURE_MS = 5_000;
+/** Answers kept at most: keys are ids and agents callers name (a deployment id of their choosing asks its agent). */
+export const MAX_CACHED_ANSWERS = 10_000;
 
 /**
  * Deployments kept by a service: `GET {url}/v1/deployments?agent_id=`, `GET`/`PUT {url}/v1/deployments/{id}`.
@@ -135,7 +137,7 @@ export class RemoteDeploymentStore implements DeploymentStore {
     await response.body?.cancel();
     this.#lastError = undefined;
     for (const key of this.#cache.keys()) if (key.startsWith('list:')) this.#cache.delete(key);
-    this.#cache.set(`id:${checked.id}`, {
+    this.#keep(`id:${checked.id}`, {
       value: checked,
       etag: response.headers.get('etag') ?? undefined,
       freshUntil: Date.now() + this.ttlMs,
@@ -208,8 +210,15 @@ export class RemoteDeploymentStore implements DeploymentStore {
   }
 
   #fresh(key: string, entry: CacheEntry): unknown {
-    this.#cache.set(key, { ...entry, freshUntil: Date.now() + this.ttlMs, stale: false });
+    this.#keep(key, { ...entry, freshUntil: Date.now() + this.ttlMs, stale: false });
     return this.#succeeded(entry.value);
+  }
+
+  /** Caches the answer as the newest; past `MAX_CACHED_ANSWERS` the one refreshed longest ago goes. */
+  #keep(key: string, entry: CacheEntry): void {
+    this.#cache.delete(key);
+    this.#cache.set(key, entry);
+    if (this.#cache.size > MAX_CACHED_ANSWERS) this.#cache.delete(this.#cache.keys().next().value!);
   }
 
   #succeeded(value: unknown): unknown {

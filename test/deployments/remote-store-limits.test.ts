@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeploymentStoreError, RemoteDeploymentStore } from '../../src/deployments/index.ts';
+import { MAX_CACHED_ANSWERS } from '../../src/deployments/remote-store.ts';
 import { createGateway } from '../../src/index.ts';
 import { bounded } from '../reliability/harness.ts';
 import { type FakeDeploymentServer, startFakeDeploymentServer } from './fake-deployment-server.ts';
@@ -167,4 +168,25 @@ describe('RemoteDeploymentStore and the caller’s AbortSignal', () => {
     expect(record?.error?.code).toBe('aborted');
     await gateway.close();
   });
+});
+
+describe("a remote deployment store's cache, keyed by what callers name", () => {
+  it('keeps at most MAX_CACHED_ANSWERS: an agent never named again is forgotten, the newest kept', async () => {
+    let asked = 0;
+    const store = new RemoteDeploymentStore({
+      url: 'http://deployments.test',
+      apiKey: 'sk-test-remote-cache',
+      fetch: async () => {
+        asked += 1;
+        return Response.json({ object: 'list', data: [] });
+      },
+    });
+    // A caller naming a new agent each time (deployment:<random>:production#1 asks the list of its agent).
+    for (let agent = 0; agent <= MAX_CACHED_ANSWERS; agent++) await store.list({ agent_id: `agent-${agent}` });
+    expect(asked).toBe(MAX_CACHED_ANSWERS + 1);
+    await store.list({ agent_id: `agent-${MAX_CACHED_ANSWERS}` });
+    expect(asked).toBe(MAX_CACHED_ANSWERS + 1);
+    await store.list({ agent_id: 'agent-0' });
+    expect(asked).toBe(MAX_CACHED_ANSWERS + 2);
+  }, 30_000);
 });
