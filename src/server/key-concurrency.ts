@@ -64,13 +64,28 @@ export class KeyConcurrency {
     const id = randomUUID();
     const holds = [inFlightHold(keyId, this.limit)];
     if (await shared.reserve(id, holds, IN_FLIGHT_HOLD_MS)) throw this.#refusal();
-    // Given back off the request's path; a store that failed meanwhile lets the hold lapse by itself.
-    return once(() => void shared.settle(id, holds, []).catch(() => undefined));
+    return once(() => giveBack(shared, id, holds));
   }
 
   #refusal(): HttpError {
     return inFlightRefusal('This API key', this.limit, ', the most this server allows');
   }
+}
+
+/**
+ * Gives in-flight holds back, off the request's path. A store that fails meanwhile (Redis restarting) is asked again,
+ * after 0.5 s, then twice as long each time (at most a minute), until the holds would have lapsed by themselves: a
+ * slot held for `IN_FLIGHT_HOLD_MS` would lock a key with one slot out that long. Releasing twice is harmless.
+ */
+export function giveBack(store: SpendStore, id: string, holds: readonly SlotHold[]): void {
+  const lapses = Date.now() + IN_FLIGHT_HOLD_MS;
+  const attempt = (waitMs: number) => {
+    store.settle(id, holds, []).catch(() => {
+      if (Date.now() + waitMs >= lapses) return;
+      setTimeout(() => attempt(Math.min(waitMs * 2, 60_000)), waitMs).unref?.();
+    });
+  };
+  attempt(500);
 }
 
 /** Spent and held of a slot: a check that holds nothing, with a limit of 0 so it answers both. */

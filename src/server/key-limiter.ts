@@ -5,6 +5,7 @@ import { type BudgetRule, budgetsOf, slotKey } from '../budgets/budget-slots.ts'
 import type { SlotHold, SpendStore } from '../budgets/spend-store.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
 import {
+  giveBack,
   heldIn,
   IN_FLIGHT_HOLD_MS,
   inFlightHold,
@@ -82,7 +83,7 @@ export class KeyLimiter {
     }
     return once(() => {
       local?.();
-      store.settle(id, holds, []).catch(() => {});
+      giveBack(store, id, holds);
     });
   }
 
