@@ -46,18 +46,22 @@ export class PostgresEngine implements StorageEngine {
   readonly #timeoutMs: number;
   readonly #ready = new Map<string, Promise<void>>();
   readonly #gate: ConnectionGate;
+  /** How the pool connects (an engine's own pool): what the health probe connects with, outside the pool. */
+  readonly #connectWith: PostgresPoolConfig | undefined;
 
   /** A `postgres://…` URL or pool options (a pool is made, and ended with the engine), or a pool opened elsewhere. */
   constructor(connection: string | PostgresPoolConfig | PostgresPool, options: PostgresEngineOptions = {}) {
     this.#timeoutMs = options.queryTimeoutMs ?? FAIL_FAST_POOL.query_timeout;
     this.#owned = typeof connection === 'string' || !('connect' in connection);
     if (!this.#owned) {
+      this.#connectWith = undefined;
       this.#pool = connection as PostgresPool;
       const size = (connection as { options?: { max?: number } }).options?.max;
       this.#gate = new ConnectionGate(size ?? options.max ?? 10, QUEUE_WAIT_MS);
       return;
     }
     const config = typeof connection === 'string' ? { connectionString: connection } : connection;
+    this.#connectWith = config as PostgresPoolConfig;
     const types = pg().types;
     const pool = new (pg().Pool)({
       max: options.max ?? 10,
@@ -122,9 +126,27 @@ export class PostgresEngine implements StorageEngine {
     return ready;
   }
 
+  /**
+   * Whether PostgreSQL answers within `timeoutMs`. On a connection of its own, not in the pool's queue: a pool busy
+   * with a burst is not the database down (every replica failed its readiness at once). A pool given by the caller
+   * is asked in its queue.
+   */
   async ping(timeoutMs = 1_000): Promise<void> {
     try {
-      await this.#gate.hold(() => this.#pool.query({ text: 'SELECT 1', query_timeout: timeoutMs }), timeoutMs);
+      if (!this.#connectWith) {
+        await this.#gate.hold(() => this.#pool.query({ text: 'SELECT 1', query_timeout: timeoutMs }), timeoutMs);
+        return;
+      }
+      const { max: _max, ...connectWith } = this.#connectWith as PostgresPoolConfig & { max?: number };
+      const probe = new (pg().Client)({ ...connectWith, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+      // A probe whose connection drops fails its query; the event must not end the process.
+      probe.on('error', () => {});
+      try {
+        await probe.connect();
+        await probe.query('SELECT 1');
+      } finally {
+        await probe.end().catch(() => {});
+      }
     } catch (error) {
       throw postgresError(error);
     }

@@ -357,3 +357,19 @@ describe.skipIf(!server)('the PostgreSQL engine when a connection drops in a tra
     }
   }, 20_000);
 });
+
+describe.skipIf(!server)('the PostgreSQL engine\'s health probe', () => {
+  // The probe waited in the pool's queue: with every connection busy (a burst of slow summaries), a sound database
+  // read as down, and every replica failed its readiness at once.
+  it('answers while every connection of the pool is busy: a busy pool is not PostgreSQL down', async () => {
+    const engine = new PostgresEngine(server!.url, { max: 1, queryTimeoutMs: 5_000 });
+    try {
+      // Takes the pool's one connection at once; the probe then comes while it is held.
+      const held = engine.transaction((tx) => tx.run((db) => db.selectNoFrom(sql`pg_sleep(2)`.as('slept'))));
+      await expect(engine.ping(1_000)).resolves.toBeUndefined();
+      await held;
+    } finally {
+      await engine.close();
+    }
+  }, 20_000);
+});
