@@ -358,7 +358,7 @@ describe.skipIf(!server)('the PostgreSQL engine when a connection drops in a tra
   }, 20_000);
 });
 
-describe.skipIf(!server)('the PostgreSQL engine\'s health probe', () => {
+describe.skipIf(!server)("the PostgreSQL engine's health probe", () => {
   // The probe waited in the pool's queue: with every connection busy (a burst of slow summaries), a sound database
   // read as down, and every replica failed its readiness at once.
   it('answers while every connection of the pool is busy: a busy pool is not PostgreSQL down', async () => {
