@@ -42,18 +42,19 @@ const NUMBER_TYPES = new Set([20, 1700]);
 export class PostgresEngine implements StorageEngine {
   readonly kind = 'postgres';
   readonly #pool: PostgresPool & { end?(): Promise<void> };
-  readonly #owned: boolean;
   readonly #timeoutMs: number;
   readonly #ready = new Map<string, Promise<void>>();
   readonly #gate: ConnectionGate;
-  /** How the pool connects (an engine's own pool): what the health probe connects with, outside the pool. */
+  /**
+   * How the engine's own pool connects (the health probe connects so too, outside it); `undefined` for a pool opened
+   * elsewhere, which the engine neither probes apart nor ends.
+   */
   readonly #connectWith: PostgresPoolConfig | undefined;
 
   /** A `postgres://…` URL or pool options (a pool is made, and ended with the engine), or a pool opened elsewhere. */
   constructor(connection: string | PostgresPoolConfig | PostgresPool, options: PostgresEngineOptions = {}) {
     this.#timeoutMs = options.queryTimeoutMs ?? FAIL_FAST_POOL.query_timeout;
-    this.#owned = typeof connection === 'string' || !('connect' in connection);
-    if (!this.#owned) {
+    if (typeof connection !== 'string' && 'connect' in connection) {
       this.#connectWith = undefined;
       this.#pool = connection as PostgresPool;
       const size = (connection as { options?: { max?: number } }).options?.max;
@@ -154,7 +155,7 @@ export class PostgresEngine implements StorageEngine {
 
   /** Ends the pool once (each store of a database may close it: `pg` refuses a second end). */
   close(): Promise<void> {
-    this.#closed ??= this.#owned ? Promise.resolve(this.#pool.end?.()) : Promise.resolve();
+    this.#closed ??= this.#connectWith ? Promise.resolve(this.#pool.end?.()) : Promise.resolve();
     return this.#closed;
   }
   #closed: Promise<void> | undefined;
