@@ -23,7 +23,7 @@ import { operationRoutes } from './operation-routes.ts';
 import { OPERATIONS } from './operations/index.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-json-body.ts';
 import { errorResponse } from './responses.ts';
-import { findRoute, type Route } from './router.ts';
+import { errorBodyForPath, findRoute, type Route } from './router.ts';
 import { callRoutes } from './routes/calls.ts';
 import { codexModelRoutes } from './routes/codex-models.ts';
 import { completionRoutes } from './routes/completions.ts';
@@ -206,8 +206,8 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       if (storage) options.onStorageError?.(storage);
       const error = storage ?? thrown;
       if (!(error instanceof SwitchyardError)) options.onUnexpectedError?.(error, request);
-      // No route taken (a 405, say): the error in the shape of the API whose path it is.
-      if (!matched) errorBody = routes.find((route) => route.path.test(request.path))?.errorBody;
+      // No route taken (a 404 or 405): the error in the shape of the API whose path it is.
+      if (!matched) errorBody = errorBodyForPath(routes, request.path);
       reply = errorResponse(error, errorBody);
     }
     options.metrics?.observe(matched, reply.status);

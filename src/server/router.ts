@@ -29,6 +29,11 @@ export interface Route {
   checkHost?: boolean;
   /** Errors in another API's shape than OpenAI's (the Messages API's routes answer as Anthropic does). */
   errorBody?: (error: unknown) => unknown;
+  /**
+   * The path under which the route's API lives (`/v1/messages`): a request there that no route takes (a 404, a 405)
+   * is refused in this route's `errorBody` shape, as that API's clients read errors.
+   */
+  apiPath?: string;
   handle(context: RouteContext): Promise<Reply>;
 }
 
@@ -52,6 +57,16 @@ export function findRoute(
     code: 'method_not_allowed',
     headers: { allow: allowed.join(', ') },
   });
+}
+
+/** The error shape for a request no route took: that of the API whose path it is under (OpenAI's when none). */
+export function errorBodyForPath(routes: ReadonlyArray<Route>, pathname: string): Route['errorBody'] {
+  const owner = routes.find(
+    (route) =>
+      route.path.test(pathname) ||
+      (route.apiPath !== undefined && (pathname === route.apiPath || pathname.startsWith(`${route.apiPath}/`))),
+  );
+  return owner?.errorBody;
 }
 
 function decodeParam(value: string | undefined): string {

@@ -178,6 +178,19 @@ describe('messages.create with the Anthropic SDK', () => {
     expect(response.headers.get('allow')).toBe('POST');
     expect(await response.json()).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
   });
+
+  it("answers an unknown path under /v1/messages/ (Anthropic's batches, say) with a 404 in the Anthropic shape", async () => {
+    const response = await fetch(`${upstreams.url}/v1/messages/batches`, {
+      method: 'POST',
+      headers: { 'x-api-key': upstreams.key, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    // Outside the Messages API's paths, an unknown route stays in the OpenAI shape.
+    const elsewhere = await fetch(`${upstreams.url}/v1/messagesx`, { headers: { 'x-api-key': upstreams.key } });
+    expect(await elsewhere.json()).toMatchObject({ error: { code: 'unknown_url' } });
+  });
 });
 
 describe('gateway.createMessage in process', () => {

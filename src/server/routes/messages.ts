@@ -20,6 +20,7 @@ export function messageRoutes(gateway: Gateway, maxBodyBytes: number): Route[] {
       auth: 'key',
       scope: 'chat',
       errorBody: anthropicErrorBody,
+      apiPath: '/v1/messages',
       async handle({ request, access }) {
         const body = (await readJsonBody(request, maxBodyBytes)) as Anthropic.MessageCreateParams;
         const result = await gateway.createMessage(body, allowedCallOptions(request, access, body));
@@ -33,6 +34,7 @@ export function messageRoutes(gateway: Gateway, maxBodyBytes: number): Route[] {
       path: /^\/v1\/messages\/count_tokens$/,
       auth: 'key',
       errorBody: anthropicErrorBody,
+      apiPath: '/v1/messages',
       async handle() {
         throw new HttpError(
           404,
