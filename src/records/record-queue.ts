@@ -72,14 +72,16 @@ export class RecordQueue {
    * the record could only be built in part (counted as `build_failed`).
    */
   enqueue(record: CallRecord, incomplete = false): boolean {
-    if (incomplete) this.#buildFailed += 1;
     if (this.#closing || this.#queue.length >= this.#maxQueued) {
+      if (incomplete) this.#buildFailed += 1;
       this.#dropped += 1;
       this.#lastLossAt = Date.now();
       this.#reportDrops();
       return false;
     }
+    // Counted once appended: a record whose JSON throws here is replaced by its caller's bare one, counted then.
     this.#journal?.append(record);
+    if (incomplete) this.#buildFailed += 1;
     this.#queue.push(record);
     if (this.#queue.length >= this.#batchSize) this.#scheduleFlushSoon();
     else this.#timer ??= unrefTimer(setTimeout(() => void this.flush(), this.#flushIntervalMs));

@@ -109,6 +109,18 @@ describe('a flush whose store fails part way', () => {
   });
 });
 
+describe('a record the journal cannot write', () => {
+  it('is refused uncounted: only the record its caller queues instead counts as build_failed', () => {
+    const { queue } = journaledQueue(new MemorySink());
+    const unwritable = { ...makeRecord(), metadata: {} } as unknown as Record<string, unknown>;
+    (unwritable.metadata as Record<string, unknown>).self = unwritable;
+    expect(() => queue.enqueue(unwritable as unknown as CallRecord, true)).toThrow(/circular/);
+    expect(queue.stats.build_failed).toBe(0);
+    expect(queue.enqueue(makeRecord(), true)).toBe(true);
+    expect(queue.stats).toMatchObject({ build_failed: 1, queued: 1 });
+  });
+});
+
 describe('flushes during a store outage, with a kept file to replay', () => {
   it('asked together, run as one; asked again at once, do not read and write the kept file again', async () => {
     writeFileSync(join(dir, leftover(0)), `${JSON.stringify(makeRecord())}\n`.repeat(100));
