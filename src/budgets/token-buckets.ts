@@ -1,3 +1,5 @@
+import { SweptMap } from '../internal/swept-map.ts';
+
 /**
  * Where request rates are counted, as token buckets: this process (`MemoryTokenBuckets`), Redis shared by replicas
  * (`RedisTokenBuckets`), or the primary of `serve --workers` for its workers. Each call names the bucket and gives its
@@ -20,10 +22,18 @@ export interface TokenTake {
   tokens: number;
 }
 
-/** Buckets in this process, keyed by what the caller names (the ids of keys that authenticated: bounded by them). */
+/**
+ * Buckets in this process, keyed by what the caller names (the ids of keys that authenticated). A bucket that has
+ * refilled is the same as none, so those are let go (`SweptMap`): keys minted and revoked without end cost nothing.
+ */
 export class MemoryTokenBuckets implements TokenBuckets {
   readonly component = 'memory';
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #buckets = new SweptMap<string, Bucket>((bucket, now) => bucket.fullAt <= now);
+
+  /** The buckets held: those not yet refilled, and at most as many refilled ones. */
+  get size(): number {
+    return this.#buckets.size;
+  }
 
   async take(bucket: string, capacity: number, perMs: number): Promise<TokenTake> {
     return this.takeNow(bucket, capacity, perMs);
@@ -42,12 +52,21 @@ export class MemoryTokenBuckets implements TokenBuckets {
   /** `take`, answered in the same turn (the fallback while a shared store fails). */
   takeNow(key: string, capacity: number, perMs: number): TokenTake {
     const now = performance.now();
-    const bucket = this.#buckets.get(key) ?? { tokens: capacity, at: now };
+    const bucket = this.#buckets.get(key) ?? { tokens: capacity, at: now, fullAt: now };
     bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.at) * perMs);
     bucket.at = now;
+    const taken = bucket.tokens >= 1;
+    if (taken) bucket.tokens -= 1;
+    const missing = capacity - bucket.tokens;
+    bucket.fullAt = missing <= 0 ? now : now + missing / perMs;
     this.#buckets.set(key, bucket);
-    if (bucket.tokens < 1) return { taken: false, tokens: bucket.tokens };
-    bucket.tokens -= 1;
-    return { taken: true, tokens: bucket.tokens };
+    return { taken, tokens: bucket.tokens };
   }
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+  /** When it holds `capacity` again, untouched (`performance.now()` time). */
+  fullAt: number;
 }

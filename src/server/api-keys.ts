@@ -59,6 +59,11 @@ export class ApiKeyStore implements KeyStore {
 
   readonly #owned: boolean;
 
+  /** Keys whose check is held (trusted for a second after a lookup), lapsed ones included until swept. */
+  get cachedKeys(): number {
+    return this.#valid.size;
+  }
+
   /** Creates or migrates the table (PostgreSQL: before the server listens). */
   ready(): Promise<void> {
     return this.#engine.ready(KEYS_SCHEMA);

@@ -3,6 +3,7 @@ import { hasLimits, type KeyLimits, withoutEmpty } from '../access/key-limits.ts
 import { tenantOfKey } from '../access/lineage.ts';
 import type { SwitchyardError } from '../errors.ts';
 import { isSensitiveDataMode } from '../guardrails/mode.ts';
+import { SweptMap } from '../internal/swept-map.ts';
 import { limitsAbove, limitsOf } from './key-limit-rows.ts';
 import { ADMIN_GRANT, forbidden, type KeyGrant, type Scope } from './key-scopes.ts';
 
@@ -243,7 +244,13 @@ export function ancestorsOfAll(rows: readonly StoredKey[]): Map<string, LineageR
  * stretch the trust.
  */
 export class ValidKeys {
-  readonly #valid = new Map<string, { key: ApiKeyInfo; expires: number }>();
+  // Lapsed entries are swept: keys minted, used once and revoked without end must not grow the process.
+  readonly #valid = new SweptMap<string, { key: ApiKeyInfo; expires: number }>((entry, now) => entry.expires <= now);
+
+  /** The keys held: those trusted now, and at most as many whose trust has lapsed. */
+  get size(): number {
+    return this.#valid.size;
+  }
 
   /**
    * The presented key's digest as base64 (its cache key; `digestBytes` decodes it for a lookup), or why it cannot be

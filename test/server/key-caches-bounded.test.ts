@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryTokenBuckets } from '../../src/budgets/token-buckets.ts';
+import { ApiKeyStore } from '../../src/server/api-keys.ts';
+
+/**
+ * What serve keeps per key in memory lapses with the key's use: a key-minting caller that makes, uses and revokes
+ * keys without end (an agent minting a key per task) must not grow the process without bound.
+ */
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the valid-key cache', () => {
+  it('lets go of keys it trusted once their trust has lapsed', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const store = new ApiKeyStore(':memory:');
+    const checkNewKeys = async (count: number) => {
+      for (let index = 0; index < count; index++) {
+        const { key } = await store.create(`task-${index}`);
+        expect((await store.check(key)).ok).toBe(true);
+      }
+    };
+    await checkNewKeys(1500);
+    expect(store.cachedKeys).toBe(1500);
+    vi.advanceTimersByTime(1000);
+    await checkNewKeys(1600);
+    // The first 1,500 are past their trust: kept, they would make 3,100.
+    expect(store.cachedKeys).toBeLessThanOrEqual(1600);
+    await store.close();
+  });
+});
+
+describe('the rate buckets of this process', () => {
+  it('let go of a bucket once it has refilled: a full bucket and none are the same', () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const buckets = new MemoryTokenBuckets();
+    // 60 a minute: refilled from empty within a minute.
+    const perMs = 60 / 60_000;
+    for (let index = 0; index < 1500; index++) expect(buckets.takeNow(`key-${index}`, 60, perMs).taken).toBe(true);
+    expect(buckets.size).toBe(1500);
+    vi.advanceTimersByTime(1000);
+    for (let index = 1500; index < 3100; index++) buckets.takeNow(`key-${index}`, 60, perMs);
+    expect(buckets.size).toBeLessThanOrEqual(1600);
+    // A bucket let go is taken from as a full one: the same tokens left.
+    expect(buckets.takeNow('key-0', 60, perMs)).toEqual({ taken: true, tokens: 59 });
+    // One still refilling is kept: 60 taken at once leave it empty.
+    for (let index = 0; index < 60; index++) buckets.takeNow('busy', 60, perMs);
+    for (let index = 0; index < 3000; index++) buckets.takeNow(`other-${index}`, 60, perMs);
+    expect(buckets.takeNow('busy', 60, perMs).taken).toBe(false);
+  });
+});
