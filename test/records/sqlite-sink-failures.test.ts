@@ -68,13 +68,16 @@ describe('one bad record never drops others', () => {
         metadata: { trace_id: 'batch' },
       }),
     );
-    const invalid = gateway.createCompletion({
-      model: 'gpt-4o-latest',
-      messages: [{ role: 'user', content: 'hi' }],
-      metadata: { trace_id: { injected: 1 }, agent_id: 'odd' } as never,
-    });
+    // Its refusal awaited from the start: it may come before the other calls' answers.
+    const invalid = expect(
+      gateway.createCompletion({
+        model: 'gpt-4o-latest',
+        messages: [{ role: 'user', content: 'hi' }],
+        metadata: { trace_id: { injected: 1 }, agent_id: 'odd' } as never,
+      }),
+    ).rejects.toMatchObject({ status: 400, param: 'metadata.trace_id' });
     await Promise.all(calls);
-    await expect(invalid).rejects.toMatchObject({ status: 400, param: 'metadata.trace_id' });
+    await invalid;
     await gateway.flush();
     expect(gateway.recordStats).toMatchObject({ written: 33, failed: 0 });
     expect(count(sink)).toBe(33);
