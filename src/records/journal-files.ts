@@ -1,5 +1,4 @@
 import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
-import type { CallRecord } from './call-record.ts';
 
 const nodeFs = lazyNodeBuiltin('node:fs', 'The record journal (records.journal)');
 const nodeOs = lazyNodeBuiltin('node:os', 'The record journal (records.journal)');
@@ -186,35 +185,6 @@ export function emptied(fd: number): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * A file's lines, each a record's JSON, parsed by `parseLines` as they are replayed (a file of thousands is not
- * parsed in one block). Throws when the file is there but cannot be read now (no file descriptor left, a disk error).
- */
-export function readSegment(path: string): string[] {
-  let text = '';
-  try {
-    text = nodeFs().readFileSync(path, 'utf8');
-  } catch (error) {
-    // Deleted meanwhile by another process replaying it: nothing left to do.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  return text.split('\n').filter((line) => line !== '');
-}
-
-/** The records of journal lines; a line that does not parse (torn by a power loss) is skipped and counted. */
-export function parseLines(lines: readonly string[]): { records: CallRecord[]; unreadable: number } {
-  const records: CallRecord[] = [];
-  let unreadable = 0;
-  for (const line of lines) {
-    try {
-      records.push(JSON.parse(line) as CallRecord);
-    } catch {
-      unreadable += 1;
-    }
-  }
-  return { records, unreadable };
 }
 
 /** Tells of a failure the first time after a success; a handler that throws fails no call. */

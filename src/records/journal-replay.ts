@@ -1,5 +1,5 @@
 import { breather } from '../internal/breathing.ts';
-import { parseLines } from './journal-files.ts';
+import { parseLines } from './journal-lines.ts';
 import type { RecordJournal } from './record-journal.ts';
 import { type RecordSink, RecordsRefusedError } from './sink.ts';
 
@@ -23,31 +23,42 @@ export async function replayJournal(journal: RecordJournal, batchSize: number): 
   // A file left by a process killed while its store was down may hold thousands of records: not one block.
   const breathe = breather(1);
   for (const segment of journal.pendingSegments) {
-    // Not readable now: kept for a later replay (the journal said why); the files after it are not held up.
-    const lines = journal.read(segment);
-    if (!lines) continue;
+    const reading = journal.read(segment, batchSize);
     let stored = 0;
     let lost = 0;
-    for (let start = 0; start < lines.length; start += batchSize) {
-      await breathe();
-      // Parsed batch by batch: the JSON of thousands of records is not one block either.
-      const { records: batch, unreadable } = parseLines(lines.slice(start, start + batchSize));
-      lost += unreadable;
-      let refused = 0;
-      for (const sink of journal.sinks) {
-        try {
-          await sink.write(batch);
-        } catch (error) {
-          if (!(error instanceof RecordsRefusedError)) {
-            outcome.failure = { sink, error };
-            return outcome;
-          }
-          refused = Math.max(refused, Math.min(batch.length, error.refused));
+    let whole = false;
+    try {
+      for (let next = reading.next(); ; next = reading.next()) {
+        if (next.done) {
+          whole = next.value;
+          break;
         }
+        await breathe();
+        // Parsed batch by batch: the JSON of thousands of records is not one block either.
+        const { records: batch, unreadable } = parseLines(next.value);
+        lost += unreadable;
+        let refused = 0;
+        for (const sink of journal.sinks) {
+          try {
+            await sink.write(batch);
+          } catch (error) {
+            if (!(error instanceof RecordsRefusedError)) {
+              outcome.failure = { sink, error };
+              return outcome;
+            }
+            refused = Math.max(refused, Math.min(batch.length, error.refused));
+          }
+        }
+        stored += batch.length - refused;
+        lost += refused;
       }
-      stored += batch.length - refused;
-      lost += refused;
+    } finally {
+      // Closes the file when the replay stops part way (a sink's outage); nothing once it was read to its end.
+      reading.return(false);
     }
+    // Not readable now, at its start or part way: kept for a later replay (the journal said why), which stores and
+    // counts its records again (the sinks upsert by id); the files after it are not held up.
+    if (!whole) continue;
     journal.discard(segment);
     outcome.stored += stored;
     outcome.lost += lost;

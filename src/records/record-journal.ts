@@ -10,10 +10,10 @@ import {
   type JournalSegment,
   leftoverSegments,
   liveTokens,
-  readSegment,
   removeFile,
   segmentName,
 } from './journal-files.ts';
+import { lineBatches } from './journal-lines.ts';
 import { recordJson } from './record-json.ts';
 import type { RecordSink } from './sink.ts';
 
@@ -245,20 +245,21 @@ export class RecordJournal {
   }
 
   /**
-   * A pending file's lines (records' JSON, parsed as they are replayed: `parseLines`). `undefined` when the file
-   * cannot be read now: reported, and kept (never deleted unread).
+   * A pending file's lines in batches (`lineBatches`: a chunk of the file read at a time), for `parseLines`; returns
+   * whether the file was read to its end. One that cannot be read now, at its start or part way, is reported and
+   * kept (never deleted unread).
    */
-  read(segment: JournalSegment): string[] | undefined {
+  *read(segment: JournalSegment, batchSize: number): Generator<string[], boolean> {
     try {
-      const read = readSegment(segment.path);
+      yield* lineBatches(segment.path, batchSize);
       this.#readFailure.recovered();
-      return read;
+      return true;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.#readFailure.failed(
         new Error(`a journal file could not be read (${reason}); it is kept for a later replay`),
       );
-      return undefined;
+      return false;
     }
   }
 
