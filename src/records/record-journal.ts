@@ -245,9 +245,8 @@ export class RecordJournal {
   }
 
   /**
-   * A pending file's lines in batches (`lineBatches`: a chunk of the file read at a time), for `parseLines`; returns
-   * whether the file was read to its end. One that cannot be read now, at its start or part way, is reported and
-   * kept (never deleted unread).
+   * A pending file's lines in batches (`lineBatches`), returning whether it was read to its end: one that cannot be
+   * read now, at its start or part way, is reported and kept (never deleted unread).
    */
   *read(segment: JournalSegment, batchSize: number): Generator<string[], boolean> {
     try {

@@ -15,7 +15,6 @@ import {
   mintRefusal,
   type StoredKey,
   theOneMatch,
-  ValidKeys,
 } from './key-material.ts';
 import { ADMIN_GRANT, type KeyGrant } from './key-scopes.ts';
 import type { KeyStore } from './key-store.ts';
@@ -32,6 +31,7 @@ import {
   setLimits,
 } from './keys-table.ts';
 import { openDatabase } from './open-database.ts';
+import { ValidKeys } from './valid-keys.ts';
 
 export { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo, MAX_ACTIVE_CHILDREN } from './key-material.ts';
 

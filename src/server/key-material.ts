@@ -1,9 +1,8 @@
-import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { hasLimits, type KeyLimits, withoutEmpty } from '../access/key-limits.ts';
 import { tenantOfKey } from '../access/lineage.ts';
 import type { SwitchyardError } from '../errors.ts';
 import { isSensitiveDataMode } from '../guardrails/mode.ts';
-import { SweptMap } from '../internal/swept-map.ts';
 import { limitsAbove, limitsOf } from './key-limit-rows.ts';
 import { ADMIN_GRANT, forbidden, type KeyGrant, type Scope } from './key-scopes.ts';
 
@@ -12,11 +11,6 @@ import { ADMIN_GRANT, forbidden, type KeyGrant, type Scope } from './key-scopes.
 export const API_KEY_PREFIX = 'sy-';
 /** Characters after `sy-` shown to tell keys apart (`sy-Ab3dEf9h…`); 48 bits, never enough to guess the key. */
 const DISPLAY_PREFIX_LENGTH = 8;
-/**
- * How long a key found valid is trusted without asking the database again: a key revoked by this process stops
- * working at once; one revoked by another process (the CLI, another replica) within 0.8 s, so within a second.
- */
-const VALID_KEY_TTL_MS = 800;
 
 /** Active keys one key may have minted: an agent handed a key cannot mint without bound. */
 export const MAX_ACTIVE_CHILDREN = 100;
@@ -201,7 +195,7 @@ export const MAX_DEPTH = 1000;
  * Why a key cannot be used or mint, judged on its chain (the key first, then each key that minted it): any of them
  * revoked or expired, or the chain cut short (an ancestor missing), which is refused as revoked.
  */
-function lineageRefusal(chain: readonly LineageRow[]): 'revoked' | 'expired' | undefined {
+export function lineageRefusal(chain: readonly LineageRow[]): 'revoked' | 'expired' | undefined {
   if (chain.length === 0) return 'revoked';
   for (const [index, row] of chain.entries()) {
     if (row.revoked_at) return 'revoked';
@@ -236,67 +230,4 @@ export function ancestorsOfAll(rows: readonly StoredKey[]): Map<string, LineageR
     result.set(row.id, ancestors);
   }
   return result;
-}
-
-/**
- * Keys found valid, by the base64 of their hash (never the key itself), for `VALID_KEY_TTL_MS`: as many entries as
- * there are valid keys, so random invalid ones cannot grow it. A monotonic clock: a wall-clock step back must not
- * stretch the trust.
- */
-export class ValidKeys {
-  // Lapsed entries are swept: keys minted, used once and revoked without end must not grow the process.
-  readonly #valid = new SweptMap<string, { key: ApiKeyInfo; expires: number }>((entry, now) => entry.expires <= now);
-
-  /** The keys held: those trusted now, and at most as many whose trust has lapsed. */
-  get size(): number {
-    return this.#valid.size;
-  }
-
-  /**
-   * The presented key's digest as base64 (its cache key; `digestBytes` decodes it for a lookup), or why it cannot be
-   * a key (missing, or not of a key's form). A cached key needs no bytes: most calls decode nothing.
-   */
-  digestOf(presented: string | undefined): { cacheKey: string } | ApiKeyCheck {
-    if (!presented) return { ok: false, reason: 'missing' };
-    // Anything longer than a key cannot be one; no need to hash a megabyte header.
-    if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 100) return { ok: false, reason: 'invalid' };
-    return { cacheKey: hash('sha256', presented, 'base64') };
-  }
-
-  /** The digest's bytes, as stored in the key's row. */
-  static digestBytes(cacheKey: string): Buffer {
-    return Buffer.from(cacheKey, 'base64');
-  }
-
-  cached(cacheKey: string): ApiKeyCheck | undefined {
-    const cached = this.#valid.get(cacheKey);
-    return cached && cached.expires > performance.now() ? { ok: true, key: cached.key } : undefined;
-  }
-
-  /**
-   * The verdict on a stored row for the digest and the chain of keys that minted it (`ancestors`): the hashes
-   * compared in constant time, then revocation and expiry of the key and of every ancestor.
-   */
-  judge(
-    cacheKey: string,
-    digest: Buffer,
-    row: (StoredKey & { hash: Uint8Array }) | undefined,
-    chain: LineageRow[] = [],
-  ): ApiKeyCheck {
-    if (!row || row.hash.length !== digest.length || !timingSafeEqual(row.hash, digest))
-      return { ok: false, reason: 'invalid' };
-    const { hash: _hash, ...stored } = row;
-    const refusal = lineageRefusal([stored, ...chain]);
-    if (refusal) {
-      this.#valid.delete(cacheKey);
-      return { ok: false, reason: refusal };
-    }
-    const info = fromRow(stored, chain);
-    this.#valid.set(cacheKey, { key: info, expires: performance.now() + VALID_KEY_TTL_MS });
-    return { ok: true, key: info };
-  }
-
-  clear(): void {
-    this.#valid.clear();
-  }
 }

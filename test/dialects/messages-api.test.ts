@@ -179,7 +179,7 @@ describe('messages.create with the Anthropic SDK', () => {
     expect(await response.json()).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
   });
 
-  it("answers an unknown path under /v1/messages/ (Anthropic's batches, say) with a 404 in the Anthropic shape", async () => {
+  it("answers an unknown path under /v1/messages/ (Anthropic's batches) with a 404 in Anthropic's shape", async () => {
     const response = await fetch(`${upstreams.url}/v1/messages/batches`, {
       method: 'POST',
       headers: { 'x-api-key': upstreams.key, 'content-type': 'application/json' },
