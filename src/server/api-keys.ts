@@ -189,12 +189,13 @@ export class ApiKeyStore implements KeyStore {
     if ('ok' in digest) return digest;
     const cached = this.#valid.cached(digest.cacheKey);
     if (cached) return cached;
+    const started = this.#valid.lookupStarted();
     await this.ready();
     const bytes = ValidKeys.digestBytes(digest.cacheKey);
     const [row] = (await this.#engine.run<StoredKey & { hash: Uint8Array }>(byHash, { hash: bytes })).rows;
     // A key is refused when any key that minted it is revoked or expired, whatever its own row says.
     const chain = await this.#chainFrom(row?.parent_id ?? null);
-    return this.#valid.judge(digest.cacheKey, bytes, row, chain);
+    return this.#valid.judge(digest.cacheKey, bytes, row, chain, started);
   }
 
   async close(): Promise<void> {

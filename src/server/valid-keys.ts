@@ -26,6 +26,8 @@ export class ValidKeys {
   readonly #valid = new SweptMap<string, { key: ApiKeyInfo; expires: number }>((entry, now) => entry.expires <= now);
 
   /** The keys held: those trusted now, and at most as many whose trust has lapsed. */
+  #generation = 0;
+
   get size(): number {
     return this.#valid.size;
   }
@@ -46,6 +48,14 @@ export class ValidKeys {
     return Buffer.from(cacheKey, 'base64');
   }
 
+  /**
+   * Marks a lookup's start, for `judge`: its trust is counted from there, and it is not cached when a `clear` (a
+   * revocation or an edit here) came while it read, as the rows it read may be the ones changed.
+   */
+  lookupStarted(): LookupStart {
+    return { generation: this.#generation, at: performance.now() };
+  }
+
   cached(cacheKey: string): ApiKeyCheck | undefined {
     const cached = this.#valid.get(cacheKey);
     return cached && cached.expires > performance.now() ? { ok: true, key: cached.key } : undefined;
@@ -59,7 +69,8 @@ export class ValidKeys {
     cacheKey: string,
     digest: Buffer,
     row: (StoredKey & { hash: Uint8Array }) | undefined,
-    chain: LineageRow[] = [],
+    chain: LineageRow[],
+    started: LookupStart,
   ): ApiKeyCheck {
     if (!row || row.hash.length !== digest.length || !timingSafeEqual(row.hash, digest))
       return { ok: false, reason: 'invalid' };
@@ -70,11 +81,19 @@ export class ValidKeys {
       return { ok: false, reason: refusal };
     }
     const info = fromRow(stored, chain);
-    this.#valid.set(cacheKey, { key: info, expires: performance.now() + VALID_KEY_TTL_MS });
+    if (started.generation === this.#generation)
+      this.#valid.set(cacheKey, { key: info, expires: started.at + VALID_KEY_TTL_MS });
     return { ok: true, key: info };
   }
 
   clear(): void {
+    this.#generation += 1;
     this.#valid.clear();
   }
+}
+
+interface LookupStart {
+  /** `clear`s before the lookup. */
+  generation: number;
+  at: number;
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryTokenBuckets } from '../../src/budgets/token-buckets.ts';
 import { ApiKeyStore } from '../../src/server/api-keys.ts';
+import { SqliteEngine } from '../../src/storage/sqlite-engine.ts';
 
 /**
  * What serve keeps per key in memory lapses with the key's use: a key-minting caller that makes, uses and revokes
@@ -47,5 +48,43 @@ describe('the rate buckets of this process', () => {
     for (let index = 0; index < 60; index++) buckets.takeNow('busy', 60, perMs);
     for (let index = 0; index < 3000; index++) buckets.takeNow(`other-${index}`, 60, perMs);
     expect(buckets.takeNow('busy', 60, perMs).taken).toBe(false);
+  });
+});
+
+describe('a key revoked while its check was reading it', () => {
+  it('is refused once the revocation has returned: the check that read it before is not cached', async () => {
+    // The check's second query (the minting chain) waits at a gate until the revocation has returned.
+    const engine = new SqliteEngine(':memory:');
+    let pauseAt: number | undefined;
+    let paused!: () => void;
+    const reached = new Promise<void>((resolve) => (paused = resolve));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gated = new Proxy(engine, {
+      get(target, name) {
+        if (name === 'run')
+          return async (...args: Parameters<SqliteEngine['run']>) => {
+            if (pauseAt !== undefined && pauseAt-- === 0) {
+              paused();
+              await gate;
+            }
+            return target.run(...args);
+          };
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const store = new ApiKeyStore(gated);
+    const parent = await store.create('parent');
+    const child = await store.create('child', { parentId: parent.info.id });
+    pauseAt = 1;
+    const checking = store.check(child.key);
+    await reached;
+    await store.revoke(child.info.id);
+    open();
+    await checking;
+    expect(await store.check(child.key)).toMatchObject({ ok: false, reason: 'revoked' });
+    await store.close();
+    engine.closeNow();
   });
 });
