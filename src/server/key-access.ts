@@ -40,7 +40,7 @@ export class KeyAccess {
    * For a call the server makes for this key after its request was answered (an experiment's cells): checks the
    * key (and the keys that minted it) is still valid, a 401 once it is revoked or expired, and takes it as it stands
    * now (its limits changed meanwhile: `forCall` then carries the new ones); then waits until the key's rate and its
-   * calls in flight allow one more. Resolves to the function that gives the slot back.
+   * calls in flight allow one more, and checks it again. Resolves to the function that gives the slot back.
    */
   async laterCallSlot(signal?: AbortSignal): Promise<() => void> {
     const limits = this.#limits;
@@ -50,7 +50,15 @@ export class KeyAccess {
       this.#key = await limits.authenticate(this.#presented);
       await limits.takeRequest(this.key);
     }, signal);
-    return untilAllowed(() => limits.acquire(this.key), signal);
+    const release = await untilAllowed(() => limits.acquire(this.key), signal);
+    // And once a slot came: a key revoked while its work waited for one stops there too.
+    try {
+      this.#key = await limits.authenticate(this.#presented);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return release;
   }
 
   /** The limits a call carries into the pipeline: agents, models, the key's lineage, which records it may read. */

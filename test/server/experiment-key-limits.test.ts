@@ -11,10 +11,13 @@ let limited: TestServer;
 let gated: TestServer;
 let open: () => void = () => undefined;
 let gate: Promise<void> = Promise.resolve();
+/** Calls the gated simulator has been asked for. */
+let asked = 0;
 beforeAll(async () => {
   limited = await startTestServer({ requestsPerMinutePerKey: 4 });
   const simulator = new MockProvider({
     respond: async () => {
+      asked += 1;
       await gate;
       return 'fine';
     },
@@ -77,6 +80,33 @@ describe('experiment cells under the key’s limits', () => {
     const done = await jsonOf(await api(gated, `/v1/experiments/${id}`));
     expect(statusesOf(done).filter((status) => status === 'completed')).toHaveLength(2);
     expect(statusesOf(done).filter((status) => status === 'pending')).toHaveLength(8);
+    const stopped = gated.logs.find((line) => line.msg === 'experiment run failed' && line.experiment_id === id);
+    expect(String(stopped?.error)).toMatch(/revoked/);
+  });
+
+  it('stop once the key is revoked while they wait for one of its slots: none calls as the revoked key', async () => {
+    const { key, info } = await gated.server.keys.create('revoked while waiting', { grant });
+    await gated.server.keys.updateLimits(info.id, { max_in_flight: 1 });
+    gate = new Promise((resolve) => (open = resolve));
+    const { id } = await jsonOf(
+      await api(gated, '/v1/experiments', {
+        key,
+        body: { agent_id: 'support', versions: [version], inputs: inputs('waiting', 4) },
+      }),
+    );
+    const before = asked;
+    expect((await api(gated, `/v1/experiments/${id}/run`, { key, body: { concurrency: 2 } })).status).toBe(202);
+    // The first cell holds the key's one slot at the gate; the second waits for it.
+    await expect.poll(() => asked, { timeout: 2000 }).toBe(before + 1);
+    await gated.server.keys.revoke(info.id);
+    open();
+    await expect
+      .poll(async () => (await jsonOf(await api(gated, `/v1/experiments/${id}`))).status, { timeout: 8000 })
+      .not.toBe('running');
+    // Only the cell admitted before the revocation; the one that waited for its slot is refused once it has one.
+    expect(asked).toBe(before + 1);
+    const done = await jsonOf(await api(gated, `/v1/experiments/${id}`));
+    expect(statusesOf(done).filter((status) => status === 'completed')).toHaveLength(1);
     const stopped = gated.logs.find((line) => line.msg === 'experiment run failed' && line.experiment_id === id);
     expect(String(stopped?.error)).toMatch(/revoked/);
   });
