@@ -99,9 +99,14 @@ export class BudgetLedger {
     for (const { rule, value } of budgetsOf(this.rules, subject)) {
       const amount = rule.tokens !== undefined ? worst.tokens : worst.usd;
       const slot = slotKey(rule, value, now, subject.tenant);
-      // The same budget reached twice (a key named in metadata and in the lineage) is held once.
-      if (entries.some((entry) => entry.hold.slot === slot)) continue;
       const limit = rule.tokens ?? rule.usd;
+      // The same counter reached twice (a key named in metadata and in the lineage, two rules of one kind) is held
+      // once, against the tighter limit.
+      const same = entries.find((entry) => entry.hold.slot === slot);
+      if (same) {
+        if (limit < same.hold.limit) Object.assign(same, { rule, value, hold: { ...same.hold, limit } });
+        continue;
+      }
       entries.push({ rule, value, hold: { slot, pool: poolOf(rule, subject), limit, amount: finite(amount) } });
     }
     if (entries.length === 0) return { id, subject, held: [] };

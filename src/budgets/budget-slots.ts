@@ -20,10 +20,7 @@ export type BudgetRule = (
   | { scope: BudgetScope; usd: number; window: BudgetWindow; tokens?: undefined }
   | { scope: BudgetScope; tokens: number; window: BudgetWindow; usd?: undefined }
 ) & {
-  /**
-   * A key's own limit (`KeyLimits`), not the gateway's: its counter does not name the amount, so raising or
-   * lowering the limit keeps what the key has spent in the window.
-   */
+  /** A key's own limit (`KeyLimits`), not the gateway's. */
   own?: true;
 };
 
@@ -96,13 +93,14 @@ export function poolOf(rule: BudgetRule, subject: BudgetSubject): string | undef
 
 /**
  * The counter of one rule for one value in the window `now` falls in; a trace's or a workflow's within its tenant
- * (none for a call without a key: the gateway's own namespace).
+ * (none for a call without a key: the gateway's own namespace). It names the unit, not the amount: a limit raised or
+ * lowered, or a key moved between the gateway's `key` rule and a limit of its own, counts on from what was spent in
+ * the window (rules of one kind for one value share the counter, and the tighter limit holds).
  */
 export function slotKey(rule: BudgetRule, value: string, now: Date, tenant?: string): string {
   const lengths = { minute: 16, day: 10, month: 7, lifetime: 0 } as const;
   const period = now.toISOString().slice(0, lengths[rule.window]);
-  const amount = rule.own ? '' : String(rule.tokens ?? rule.usd);
-  const unit = `${amount}${rule.tokens !== undefined ? 'tok' : 'usd'}`;
+  const unit = rule.tokens !== undefined ? 'tok' : 'usd';
   const owned = tenant !== undefined && PER_TENANT.has(rule.scope) ? `${tenant}\u0000` : '';
   return `${rule.scope}\u0000${rule.window}\u0000${unit}\u0000${period}\u0000${owned}${boundedName(value)}`;
 }

@@ -111,6 +111,35 @@ describe('a key made with its own limits', () => {
     expect((await chat(budgeted.key)).status).toBe(200);
   });
 
+  it("a key moved from the server's budget to its own, and back, keeps the day's spend", async () => {
+    const costly = new MockProvider({
+      respond: () => ({ content: 'Working.', usage: { prompt_tokens: 10_000, completion_tokens: 10_000 } }),
+    });
+    // The server's: $0.02 a key a day, so two calls of $0.0075 pass and a third does not.
+    const server = await startTestServer({
+      mock: costly,
+      gateway: { budgets: { rules: [{ scope: 'key', usd: 0.02, window: 'day' }] } },
+    });
+    try {
+      const { key, id } = await jsonOf(await api(server, '/v1/keys', { method: 'POST', body: { name: 'moved' } }));
+      const call = () => api(server, '/v1/chat/completions', { method: 'POST', key, body: hello });
+      expect((await call()).status).toBe(200);
+      expect((await call()).status).toBe(200);
+      const limits = async (value: unknown) =>
+        jsonOf(await api(server, `/v1/keys/${id}`, { method: 'PATCH', body: { limits: value } }));
+      // Its own $0.016 a day: the $0.015 spent counts, so one more call would pass it.
+      const own = await limits({ budgets: ['0.016/day'] });
+      expect(own.usage.budgets).toEqual([{ budget: '0.016/day', window: 'day', spent_usd: 0.015 }]);
+      expect((await call()).status).toBe(200);
+      expect((await call()).status).toBe(402);
+      // Back to the server's $0.02: the day's $0.0225 is still spent.
+      await limits(null);
+      expect((await call()).status).toBe(402);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('a key may change only the keys it manages, within their parent', async () => {
     const parent = await mint({ scopes: ['chat', 'keys:create'], limits: { requests_per_minute: 10 } });
     const child = await mint({ limits: { requests_per_minute: 5 } }, parent.key);
