@@ -34,6 +34,11 @@ export class SweptMap<K, V> {
     this.#entries.delete(key);
   }
 
+  /** Deletes every entry `doomed` names. */
+  deleteWhere(doomed: (value: V) => boolean): void {
+    for (const [key, value] of this.#entries) if (doomed(value)) this.#entries.delete(key);
+  }
+
   clear(): void {
     this.#entries.clear();
     this.#sweepAt = MIN_SWEEP_SIZE;

@@ -163,7 +163,7 @@ export class ApiKeyStore implements KeyStore {
       return row?.revoked_at ?? now;
     });
     // Keys under this one cached here are refused at once; elsewhere, once their trust ends, by their lineage.
-    this.#valid.clear();
+    this.#valid.forget(key.id);
     return { ...key, revoked_at: revokedAt };
   }
 
@@ -179,7 +179,7 @@ export class ApiKeyStore implements KeyStore {
       (match) => match.id === id,
     );
     if (!row) throw new Error(`No API key has the id "${id}".`);
-    this.#valid.clear();
+    this.#valid.forget(id);
     return fromRow(row, await this.#chainFrom(row.parent_id));
   }
 

@@ -49,7 +49,7 @@ export class ValidKeys {
   }
 
   /**
-   * Marks a lookup's start, for `judge`: its trust is counted from there, and it is not cached when a `clear` (a
+   * Marks a lookup's start, for `judge`: its trust is counted from there, and it is not cached when a `forget` (a
    * revocation or an edit here) came while it read, as the rows it read may be the ones changed.
    */
   lookupStarted(): LookupStart {
@@ -86,14 +86,19 @@ export class ValidKeys {
     return { ok: true, key: info };
   }
 
-  clear(): void {
+  /**
+   * Lets go of the checks of a key revoked or edited here and of the keys under it (their verdict and limits come
+   * from its row); the other keys' checks stay, so one tenant minting and revoking keys costs no other tenant a
+   * lookup. A lookup in flight is not cached (`lookupStarted`).
+   */
+  forget(keyId: string): void {
     this.#generation += 1;
-    this.#valid.clear();
+    this.#valid.deleteWhere(({ key }) => key.id === keyId || key.ancestors.includes(keyId));
   }
 }
 
 interface LookupStart {
-  /** `clear`s before the lookup. */
+  /** `forget`s before the lookup. */
   generation: number;
   at: number;
 }

@@ -88,3 +88,41 @@ describe('a key revoked while its check was reading it', () => {
     engine.closeNow();
   });
 });
+
+describe('a revocation or an edit', () => {
+  it("lets go of the cached checks of that key and the keys under it only: another tenant's stay", async () => {
+    const engine = new SqliteEngine(':memory:');
+    let queries = 0;
+    const counted = new Proxy(engine, {
+      get(target, name) {
+        if (name === 'run')
+          return (...args: Parameters<SqliteEngine['run']>) => {
+            queries += 1;
+            return target.run(...args);
+          };
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const store = new ApiKeyStore(counted);
+    const other = await store.create('other tenant');
+    const parent = await store.create('parent');
+    const child = await store.create('child', { parentId: parent.info.id });
+    const sibling = await store.create('sibling');
+    for (const key of [other, parent, child, sibling]) expect((await store.check(key.key)).ok).toBe(true);
+    const queriesFor = async (key: string) => {
+      const before = queries;
+      await store.check(key);
+      return queries - before;
+    };
+    await store.revoke(parent.info.id);
+    expect(await queriesFor(other.key)).toBe(0);
+    expect(await queriesFor(sibling.key)).toBe(0);
+    expect(await store.check(child.key)).toMatchObject({ ok: false, reason: 'revoked' });
+    await store.updateLimits(sibling.info.id, { requests_per_minute: 5 });
+    expect(await queriesFor(other.key)).toBe(0);
+    expect(await store.check(sibling.key)).toMatchObject({ ok: true, key: { limits: { requests_per_minute: 5 } } });
+    await store.close();
+    engine.closeNow();
+  });
+});
