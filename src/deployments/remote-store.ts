@@ -102,20 +102,14 @@ export class RemoteDeploymentStore implements DeploymentStore {
       return deployment;
     };
     const path = `/v1/deployments/${encodeURIComponent(id)}`;
-    return (await this.#read(`id:${id}`, path, true, parse, options.signal)) as Deployment | undefined;
+    return (await this.#read(`id:${id}`, path, true, parse, options)) as Deployment | undefined;
   }
 
   async list(filter: { agent_id?: string } = {}, options: LookupOptions = {}): Promise<Deployment[]> {
     await loadZod();
     const query = filter.agent_id === undefined ? '' : `?agent_id=${encodeURIComponent(filter.agent_id)}`;
     const key = `list:${filter.agent_id ?? ''}`;
-    const deployments = (await this.#read(
-      key,
-      `/v1/deployments${query}`,
-      false,
-      parseList,
-      options.signal,
-    )) as Deployment[];
+    const deployments = (await this.#read(key, `/v1/deployments${query}`, false, parseList, options)) as Deployment[];
     return filterAndSort([...deployments], filter);
   }
 
@@ -146,23 +140,26 @@ export class RemoteDeploymentStore implements DeploymentStore {
   }
 
   /**
-   * A cached answer while fresh; otherwise one request per key at a time, which a caller's signal stops waiting
-   * for (the request goes on for the others, and fills the cache).
+   * A cached answer while fresh (unless the caller asks for a `fresh` one: revalidated, a 304 when unchanged);
+   * otherwise one request per key at a time, which a caller's signal stops waiting for (the request goes on for the
+   * others, and fills the cache).
    */
   async #read(
     key: string,
     path: string,
     allowMissing: boolean,
     parse: Parse,
-    signal: AbortSignal | undefined,
+    options: LookupOptions,
   ): Promise<unknown> {
+    const { signal } = options;
     if (signal?.aborted) throw abortedLookup(`${this.url}${path}`, signal);
     const entry = this.#cache.get(key);
-    if (entry && Date.now() < entry.freshUntil) {
+    if (entry && Date.now() < entry.freshUntil && !options.fresh) {
       this.#stale = entry.stale;
       return entry.value;
     }
-    let pending = this.#inflight.get(key);
+    // A fresh read joins no request in flight: that one may have left before the change it must see.
+    let pending = options.fresh ? this.#revalidate(key, path, allowMissing, parse) : this.#inflight.get(key);
     if (!pending) {
       pending = this.#revalidate(key, path, allowMissing, parse).finally(() => this.#inflight.delete(key));
       this.#inflight.set(key, pending);

@@ -22,6 +22,11 @@ export interface LookupOptions {
    * `DeploymentStoreError` 499 `aborted`. Local stores answer without waiting.
    */
   signal?: AbortSignal | undefined;
+  /**
+   * Ask the store itself, not a cache of its answers: what a write is based on (the next version's number), which
+   * another process may have changed within the cache's lifetime. Stores that keep no cache answer as always.
+   */
+  fresh?: boolean | undefined;
 }
 
 /** A deployment and where it was read from (a file name, `memory[2]`, a URL), for error messages. */

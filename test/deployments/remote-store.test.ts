@@ -96,6 +96,17 @@ describe('RemoteDeploymentStore', () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it('asks the service within the TTL when a fresh answer is asked for (a 304 when unchanged)', async () => {
+    const { fake, store } = await setup();
+    const first = await store.list({ agent_id: 'support' });
+    expect(await store.list({ agent_id: 'support' }, { fresh: true })).toEqual(first);
+    fake.deployments.set('support:production#3', makeDeployment({ number: 3 }));
+    expect((await store.list({ agent_id: 'support' }, { fresh: true })).map((d) => d.number)).toEqual([3, 2, 1]);
+    // And what it read is what the cache serves next.
+    expect((await store.list({ agent_id: 'support' })).map((d) => d.number)).toEqual([3, 2, 1]);
+    expect(fake.requests.map((r) => r.status)).toEqual([200, 304, 200]);
+  });
+
   it('picks up a changed answer after the TTL', async () => {
     const { fake, store } = await setup(200);
     const clock = fakeClock();

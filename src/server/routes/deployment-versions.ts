@@ -49,7 +49,8 @@ export async function createDeploymentVersion(
   if (!store) throw new HttpError(501, 'This server has no deployment store.', { code: 'no_deployment_store' });
   if (!store.put) throw new HttpError(405, "This server's deployment store is read-only.", { code: 'read_only_store' });
   const environment = request.environment ?? 'production';
-  const previous = (await store.list({ agent_id: request.agent_id }))
+  // Fresh: another replica or worker may have created a version within a remote store's cache lifetime.
+  const previous = (await store.list({ agent_id: request.agent_id }, { fresh: true }))
     .filter((deployment) => deployment.environment === environment)
     .reduce<Deployment | undefined>(
       (latest, next) => (latest && latest.number >= next.number ? latest : next),
