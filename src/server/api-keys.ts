@@ -16,7 +16,7 @@ import {
   type StoredKey,
   theOneMatch,
 } from './key-material.ts';
-import { ADMIN_GRANT, type KeyGrant } from './key-scopes.ts';
+import { ADMIN_GRANT, forbidden, type KeyGrant } from './key-scopes.ts';
 import type { KeyStore } from './key-store.ts';
 import {
   ancestors,
@@ -26,7 +26,9 @@ import {
   KEYS_SCHEMA,
   keyOrPrefix,
   keys,
+  keysUnder,
   live,
+  liveUnder,
   parentRow,
   setLimits,
 } from './keys-table.ts';
@@ -34,6 +36,9 @@ import { openDatabase } from './open-database.ts';
 import { ValidKeys } from './valid-keys.ts';
 
 export { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo, MAX_ACTIVE_CHILDREN } from './key-material.ts';
+
+/** The active keys a tenant may hold by default: its root and every key under it. */
+export const MAX_KEYS_PER_TENANT = 10_000;
 
 const [KEYS] = KEYS_SCHEMA.tables;
 
@@ -49,8 +54,14 @@ export class ApiKeyStore implements KeyStore {
   readonly #engine: StorageEngine;
   readonly #valid = new ValidKeys();
 
-  /** The data directory's database file, `:memory:`, or an engine (`openStores`). */
-  constructor(database: string | StorageEngine) {
+  readonly #maxKeysPerTenant: number;
+
+  /**
+   * The data directory's database file, `:memory:`, or an engine (`openStores`). `maxKeysPerTenant`: the active keys
+   * a tenant (a key an admin key minted, and every key under it) may hold, `MAX_KEYS_PER_TENANT` by default.
+   */
+  constructor(database: string | StorageEngine, options: { maxKeysPerTenant?: number } = {}) {
+    this.#maxKeysPerTenant = options.maxKeysPerTenant ?? MAX_KEYS_PER_TENANT;
     this.#engine =
       typeof database === 'string' ? new SqliteEngine(openDatabase(database), 'switchyard serve') : database;
     this.#owned = typeof database === 'string';
@@ -93,15 +104,30 @@ export class ApiKeyStore implements KeyStore {
       const refusal = mintRefusal(chain, count);
       if (refusal) throw refusal;
       const minted = mintKey(name, grant, parentId, chain);
+      const { tenant } = minted.info;
+      // A key an admin minted starts a tenant; under it, keys minted and kept without end would grow the table
+      // every tenant's lookups share.
+      if (tenant !== minted.info.id) {
+        const held = 1 + Number((await tx.run<{ count: number }>(liveUnder(tenant))).rows[0]?.count ?? 0);
+        if (held >= this.#maxKeysPerTenant) throw tenantFull(held);
+      }
       await writeRows(tx, KEYS!, [rowOf(minted.values)], 'error');
       return { key: minted.key, info: minted.info };
     });
   }
 
-  async list(): Promise<ApiKeyInfo[]> {
+  /**
+   * Every key, or those minted under `under` (however deep, not `under` itself): what a key that is not an admin's
+   * manages, read without the other tenants' rows.
+   */
+  async list(options: { under?: string } = {}): Promise<ApiKeyInfo[]> {
     await this.ready();
-    const rows = (await this.#engine.run<StoredKey>(keys(this.#engine.kind))).rows;
-    const lineage = ancestorsOfAll(rows);
+    const { under } = options;
+    const kind = this.#engine.kind;
+    const rows = (await this.#engine.run<StoredKey>(under ? keysUnder(kind, under) : keys(kind))).rows;
+    // The keys above `under` are named in each key's lineage, not listed.
+    const above = under ? (await this.#engine.run<LineageRow>((db) => ancestors(db, under, 1))).rows : [];
+    const lineage = ancestorsOfAll([...rows, ...above]);
     return rows.map((row) => fromRow(row, lineage.get(row.id)));
   }
 
@@ -211,4 +237,8 @@ export class ApiKeyStore implements KeyStore {
 
 function rowOf(values: ReadonlyArray<unknown>): Record<string, unknown> {
   return Object.fromEntries(INSERT_COLUMNS.split(', ').map((column, index) => [column, values[index]]));
+}
+
+function tenantFull(held: number) {
+  return forbidden(`this API key's tenant has ${held} active keys (the limit); revoke some first`);
 }

@@ -216,7 +216,7 @@ export function mintRefusal(chain: readonly LineageRow[], children: number): Swi
 }
 
 /** Every key's chain of ancestors (their rows), nearest first, from a full listing. */
-export function ancestorsOfAll(rows: readonly StoredKey[]): Map<string, LineageRow[]> {
+export function ancestorsOfAll(rows: readonly LineageRow[]): Map<string, LineageRow[]> {
   const byId = new Map(rows.map((row) => [row.id, row]));
   const result = new Map<string, LineageRow[]>();
   for (const row of rows) {

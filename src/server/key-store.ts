@@ -14,7 +14,8 @@ export interface KeyStore {
     name?: string,
     options?: { grant?: KeyGrant; parentId?: string },
   ): MaybePromise<{ key: string; info: ApiKeyInfo }>;
-  list(): MaybePromise<ApiKeyInfo[]>;
+  /** Every key, or those minted under `under`, however deep (not `under` itself). */
+  list(options?: { under?: string }): MaybePromise<ApiKeyInfo[]>;
   /** Keys that can be used (not revoked). */
   activeCount(): MaybePromise<number>;
   /** The ids of every key minted under `id`, however deep, nearest first; not `id` itself. */

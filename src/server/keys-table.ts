@@ -58,14 +58,24 @@ const LINEAGE = ['id', 'parent_id', 'revoked_at', 'expires_at', 'scopes', 'limit
 
 /** Every key, in the order they were made (ties: SQLite's order of writing, PostgreSQL's ids, memory's writing). */
 export function keys(kind: EngineKind) {
-  return prepare((db) => {
-    const made = db
-      .selectFrom('api_keys')
-      .select([...COLUMNS])
-      .orderBy('created_at');
-    if (kind === 'sqlite') return made.orderBy(kysely().sql`rowid`);
-    return kind === 'postgres' ? made.orderBy('id') : made;
-  });
+  return prepare((db) => inOrderMade(kind, db));
+}
+
+/**
+ * The keys minted under `id`, however deep, in `keys`'s order: all a key that is not an admin's manages, read
+ * without the other tenants' rows.
+ */
+export function keysUnder(kind: EngineKind, id: string) {
+  return (db: Builder) => inOrderMade(kind, db, (select) => select.where('id', 'in', descendants(db, id, 'd')));
+}
+
+type KeySelect = ReturnType<typeof selectKeys>;
+const selectKeys = (db: Builder) => db.selectFrom('api_keys').select([...COLUMNS]);
+
+function inOrderMade(kind: EngineKind, db: Builder, narrow: (select: KeySelect) => KeySelect = (select) => select) {
+  const made = narrow(selectKeys(db)).orderBy('created_at');
+  if (kind === 'sqlite') return made.orderBy(kysely().sql`rowid`);
+  return kind === 'postgres' ? made.orderBy('id') : made;
 }
 
 export const byHash = prepare((db, arg) =>
@@ -93,6 +103,15 @@ export const children = prepare((db, arg) =>
     .where('parent_id', '=', arg('parent'))
     .where('revoked_at', 'is', null),
 );
+/** The keys under `id`, however deep, not revoked: a tenant's keys but its root. */
+export function liveUnder(id: string) {
+  return (db: Builder) =>
+    db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .where('id', 'in', descendants(db, id, 'd'))
+      .where('revoked_at', 'is', null);
+}
 export const live = prepare((db) =>
   db
     .selectFrom('api_keys')

@@ -88,14 +88,13 @@ export const updateApiKey = defineOperation({
   input: updateKeyInput,
   invalid: (error) => invalidKeyRequest(error),
   async handle({ key: idOrPrefix, limits }: UpdateKeyInput, { keys, access, limiter }) {
-    const all = await keys.list();
-    const managed = await managedKeys(keys, access.key, all);
+    const managed = await managedKeys(keys, access.key);
     const target = managed.find((key) => key.id === idOrPrefix || key.prefix === idOrPrefix);
     if (!target)
       throw new HttpError(404, `No key "${idOrPrefix}" among the keys this API key manages.`, {
         code: 'key_not_found',
       });
-    const parent = all.find((key) => key.id === target.parent_id);
+    const parent = [access.key, ...managed].find((key) => key.id === target.parent_id);
     const checked = limits && parent ? childLimits(ceilingOf(parent, limiter?.defaults ?? {}), limits) : limits;
     return listed(await keys.updateLimits(target.id, hasLimits(checked) ? checked : null), limiter);
   },
@@ -159,9 +158,6 @@ function invalidKeyRequest(error: Zod.ZodError): HttpError {
 }
 
 /** The keys `caller` manages: its descendants, or every key for an admin key. */
-async function managedKeys(keys: KeyStore, caller: ApiKeyInfo, listed?: ApiKeyInfo[]): Promise<ApiKeyInfo[]> {
-  const all = listed ?? (await keys.list());
-  if (isAdminKey(caller)) return all;
-  const mine = new Set(await keys.descendants(caller.id));
-  return all.filter((key) => mine.has(key.id));
+async function managedKeys(keys: KeyStore, caller: ApiKeyInfo): Promise<ApiKeyInfo[]> {
+  return keys.list(isAdminKey(caller) ? {} : { under: caller.id });
 }
