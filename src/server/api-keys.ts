@@ -213,6 +213,12 @@ export class ApiKeyStore implements KeyStore {
   async check(presented: string | undefined): Promise<ApiKeyCheck> {
     const digest = this.#valid.digestOf(presented);
     if ('ok' in digest) return digest;
+    return this.checkDigest(digest.cacheKey);
+  }
+
+  /** The same verdict from the key's digest (`keyDigest`), for a check made again later without keeping the key. */
+  async checkDigest(cacheKey: string): Promise<ApiKeyCheck> {
+    const digest = { cacheKey };
     const cached = this.#valid.cached(digest.cacheKey);
     if (cached) return cached;
     const started = this.#valid.lookupStarted();

@@ -1,4 +1,4 @@
-import type { ApiKeyInfo } from './api-keys.ts';
+import type { ApiKeyCheck, ApiKeyInfo } from './api-keys.ts';
 import type { KeyStore } from './key-store.ts';
 import { HttpError } from './responses.ts';
 
@@ -13,8 +13,20 @@ const MESSAGES = {
 
 /** The key of an `Authorization: Bearer <key>` header, or a 401 in the OpenAI shape (`code: invalid_api_key`). */
 export async function authenticate(authorization: string | undefined, keys: KeyStore): Promise<ApiKeyInfo> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  const result = await keys.check(match?.[1]);
+  return verdict(await keys.check(bearerKey(authorization)));
+}
+
+/** `authenticate` again, later, by the key's digest (`keyDigest` of `bearerKey`): a 401 once it is refused. */
+export async function reauthenticate(digest: string, keys: KeyStore): Promise<ApiKeyInfo> {
+  return verdict(await keys.checkDigest(digest));
+}
+
+/** The key of an `Authorization: Bearer <key>` header. */
+export function bearerKey(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+}
+
+function verdict(result: ApiKeyCheck): ApiKeyInfo {
   if (result.ok) return result.key;
   throw new HttpError(401, MESSAGES[result.reason], {
     type: result.reason === 'missing' ? 'invalid_request_error' : 'authentication_error',

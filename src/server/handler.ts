@@ -7,7 +7,7 @@ import type { DeploymentStore } from '../deployments/store.ts';
 import { type StorageUnavailableError, SwitchyardError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
-import { authenticate } from './authenticate.ts';
+import { authenticate, reauthenticate } from './authenticate.ts';
 import { BackgroundRuns } from './background-runs.ts';
 import { CorsPolicy } from './cors.ts';
 import type { Reply, ServerRequest } from './exchange.ts';
@@ -127,7 +127,7 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
   const limiter = openKeyLimiter(options);
   // For work the server goes on with after answering (experiment cells): the same checks, made again per call.
   const keyLimits: KeyChecks = {
-    authenticate: (presented) => authenticate(presented, keys),
+    recheck: (digest) => reauthenticate(digest, keys),
     takeRequest: (key) => limiter.takeRequest(key),
     acquire: (key) => limiter.acquire(key),
   };

@@ -2,8 +2,10 @@ import type { CallAccess } from '../access/call-access.ts';
 import type { KeyLimits } from '../access/key-limits.ts';
 import { madeBy, mayRead } from '../access/reads.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
+import { bearerKey } from './authenticate.ts';
 import type { KeyStore } from './key-store.ts';
 import { HttpError } from './responses.ts';
+import { keyDigest } from './valid-keys.ts';
 
 /**
  * An API key's facts for one request, built once by the handler and handed to every route, dialect and operation:
@@ -15,8 +17,11 @@ export class KeyAccess {
   #key: ApiKeyInfo;
   readonly #keys: KeyStore;
   readonly #limits: KeyChecks | undefined;
-  /** The key as the request presented it, for checking it again later. */
-  readonly #presented: string | undefined;
+  /**
+   * For checking the key again later: the request's `Authorization` header until a later call needs it, then only
+   * the key's digest (the key itself is not kept through a run of hours).
+   */
+  #proof: { authorization: string | undefined } | { digest: string | undefined };
   #descendants: Promise<string[]> | undefined;
 
   /** The key as last checked: as the request found it, or as a later call (`laterCallSlot`) found it since. */
@@ -24,11 +29,11 @@ export class KeyAccess {
     return this.#key;
   }
 
-  constructor(key: ApiKeyInfo, keys: KeyStore, limits?: KeyChecks, presented?: string) {
+  constructor(key: ApiKeyInfo, keys: KeyStore, limits?: KeyChecks, authorization?: string) {
     this.#key = key;
     this.#keys = keys;
     this.#limits = limits;
-    this.#presented = presented;
+    this.#proof = { authorization };
   }
 
   /** Takes `n` more requests from the key's rate (each message of a JSON-RPC batch counts); a 429 when none is left. */
@@ -47,18 +52,28 @@ export class KeyAccess {
     if (!limits) return () => undefined;
     // Checked again after every wait: a key revoked while its work waits for its rate stops there.
     await untilAllowed(async () => {
-      this.#key = await limits.authenticate(this.#presented);
+      this.#key = await this.#recheck(limits);
       await limits.takeRequest(this.key);
     }, signal);
     const release = await untilAllowed(() => limits.acquire(this.key), signal);
     // And once a slot came: a key revoked while its work waited for one stops there too.
     try {
-      this.#key = await limits.authenticate(this.#presented);
+      this.#key = await this.#recheck(limits);
     } catch (error) {
       release();
       throw error;
     }
     return release;
+  }
+
+  #recheck(limits: KeyChecks): Promise<ApiKeyInfo> {
+    if ('authorization' in this.#proof) {
+      const digest = keyDigest(bearerKey(this.#proof.authorization));
+      this.#proof = { digest: 'cacheKey' in digest ? digest.cacheKey : undefined };
+    }
+    const { digest } = this.#proof;
+    if (digest === undefined) throw new HttpError(401, 'This API key can no longer be checked.');
+    return limits.recheck(digest);
   }
 
   /** The limits a call carries into the pipeline: agents, models, the key's lineage, which records it may read. */
@@ -91,8 +106,8 @@ export class KeyAccess {
 
 /** The server's checks of a key beyond its grant (one object per server): its validity, its rate and its slots. */
 export interface KeyChecks {
-  /** The key's check (a 401 once it, or a key that minted it, is revoked or expired). */
-  authenticate(presented: string | undefined): Promise<ApiKeyInfo>;
+  /** The key's check by its digest (a 401 once it, or a key that minted it, is revoked or expired). */
+  recheck(digest: string): Promise<ApiKeyInfo>;
   /** Takes one request from the rate of the key and its ancestors; a 429 with `retry-after` when none is left. */
   takeRequest(key: ApiKeyInfo): Promise<void>;
   /** One of the key's slots for calls in flight, or a 429; the function returned gives it back. */

@@ -29,5 +29,7 @@ export interface KeyStore {
    * `ancestors` filled) is trusted for a second without asking the store again.
    */
   check(presented: string | undefined): MaybePromise<ApiKeyCheck>;
+  /** `check` of a key by its digest (`keyDigest`): what later checks keep instead of the key. */
+  checkDigest(digest: string): MaybePromise<ApiKeyCheck>;
   close(): MaybePromise<void>;
 }

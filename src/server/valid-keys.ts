@@ -17,6 +17,17 @@ import {
 const VALID_KEY_TTL_MS = 800;
 
 /**
+ * A presented key's digest (SHA-256, base64): what is kept of it (the valid-key cache's index, a later re-check's
+ * proof), never the key; or why it cannot be a key (missing, or not of a key's form).
+ */
+export function keyDigest(presented: string | undefined): { cacheKey: string } | ApiKeyCheck {
+  if (!presented) return { ok: false, reason: 'missing' };
+  // Anything longer than a key cannot be one; no need to hash a megabyte header.
+  if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 100) return { ok: false, reason: 'invalid' };
+  return { cacheKey: hash('sha256', presented, 'base64') };
+}
+
+/**
  * Keys found valid, by the base64 of their hash (never the key itself), for `VALID_KEY_TTL_MS`: as many entries as
  * there are valid keys, so random invalid ones cannot grow it. A monotonic clock: a wall-clock step back must not
  * stretch the trust.
@@ -37,10 +48,7 @@ export class ValidKeys {
    * a key (missing, or not of a key's form). A cached key needs no bytes: most calls decode nothing.
    */
   digestOf(presented: string | undefined): { cacheKey: string } | ApiKeyCheck {
-    if (!presented) return { ok: false, reason: 'missing' };
-    // Anything longer than a key cannot be one; no need to hash a megabyte header.
-    if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 100) return { ok: false, reason: 'invalid' };
-    return { cacheKey: hash('sha256', presented, 'base64') };
+    return keyDigest(presented);
   }
 
   /** The digest's bytes, as stored in the key's row. */
