@@ -9,6 +9,7 @@ import {
   ttlOf,
   untilNextWindow,
 } from './budget-slots.ts';
+import { giveBack } from './give-back.ts';
 import { MemorySpendStore } from './memory-spend-store.ts';
 import { type SlotCharge, type SlotHold, type SpendStore, SpendStoreFullError } from './spend-store.ts';
 
@@ -111,14 +112,14 @@ export class BudgetLedger {
     }
     if (entries.length === 0) return { id, subject, held: [] };
     let refusal: Awaited<ReturnType<SpendStore['reserve']>>;
+    const holds = entries.map((entry) => entry.hold);
+    const holdMs = options.holdMs ?? 15 * 60_000;
     try {
-      refusal = await this.#store.reserve(
-        id,
-        entries.map((entry) => entry.hold),
-        options.holdMs ?? 15 * 60_000,
-      );
+      refusal = await this.#store.reserve(id, holds, holdMs);
     } catch (error) {
       const full = error instanceof SpendStoreFullError;
+      // Failed as seen from here, maybe taken all the same (a timeout): given back, as this call holds nothing.
+      if (!full) giveBack(this.#store, id, holds, holdMs);
       if (!this.#open) throw full ? budgetsFull(error) : this.#unavailable(error);
       options.warn?.({
         code: 'budget_unchecked',
@@ -128,7 +129,7 @@ export class BudgetLedger {
       });
       return { id, subject, held: [] };
     }
-    if (refusal === undefined) return { id, subject, held: entries.map((entry) => entry.hold) };
+    if (refusal === undefined) return { id, subject, held: holds };
     const { rule, value } = entries[refusal.index]!;
     throw refusedBy(rule, value, refusal.spent, refusal.held, now);
   }

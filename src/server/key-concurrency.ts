@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { giveBack } from '../budgets/give-back.ts';
 import type { SlotHold, SpendStore } from '../budgets/spend-store.ts';
 import { HttpError } from './responses.ts';
 
@@ -63,29 +64,18 @@ export class KeyConcurrency {
   async #acquireShared(shared: SpendStore, keyId: string): Promise<() => void> {
     const id = randomUUID();
     const holds = [inFlightHold(keyId, this.limit)];
-    if (await shared.reserve(id, holds, IN_FLIGHT_HOLD_MS)) throw this.#refusal();
-    return once(() => giveBack(shared, id, holds));
+    const refused = await shared.reserve(id, holds, IN_FLIGHT_HOLD_MS).catch((error: unknown) => {
+      // Failed as seen from here, maybe taken all the same (a timeout): given back.
+      giveBack(shared, id, holds, IN_FLIGHT_HOLD_MS);
+      throw error;
+    });
+    if (refused) throw this.#refusal();
+    return once(() => giveBack(shared, id, holds, IN_FLIGHT_HOLD_MS));
   }
 
   #refusal(): HttpError {
     return inFlightRefusal('This API key', this.limit, ', the most this server allows');
   }
-}
-
-/**
- * Gives in-flight holds back, off the request's path. A store that fails meanwhile (Redis restarting) is asked again,
- * after 0.5 s, then twice as long each time (at most a minute), until the holds would have lapsed by themselves: a
- * slot held for `IN_FLIGHT_HOLD_MS` would lock a key with one slot out that long. Releasing twice is harmless.
- */
-export function giveBack(store: SpendStore, id: string, holds: readonly SlotHold[]): void {
-  const lapses = Date.now() + IN_FLIGHT_HOLD_MS;
-  const attempt = (waitMs: number) => {
-    store.settle(id, holds, []).catch(() => {
-      if (Date.now() + waitMs >= lapses) return;
-      setTimeout(() => attempt(Math.min(waitMs * 2, 60_000)), waitMs).unref?.();
-    });
-  };
-  attempt(500);
 }
 
 /** Spent and held of a slot: a check that holds nothing, with a limit of 0 so it answers both. */

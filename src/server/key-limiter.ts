@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { effectiveLimits, type KeyLimits } from '../access/key-limits.ts';
 import { withinTenant } from '../access/lineage.ts';
 import { type BudgetRule, budgetsOf, slotKey } from '../budgets/budget-slots.ts';
+import { giveBack } from '../budgets/give-back.ts';
 import type { SlotHold, SpendStore } from '../budgets/spend-store.ts';
 import type { ApiKeyInfo } from './api-keys.ts';
 import {
-  giveBack,
   heldIn,
   IN_FLIGHT_HOLD_MS,
   inFlightHold,
@@ -71,19 +71,22 @@ export class KeyLimiter {
     const holds: SlotHold[] = shared.map(({ id, own }) => inFlightHold(id, own!.max_in_flight!));
     const id = randomUUID();
     const store = this.#store();
+    let refusal: Awaited<ReturnType<typeof store.reserve>>;
     try {
-      const refusal = await store.reserve(id, holds, IN_FLIGHT_HOLD_MS);
-      if (refusal) {
-        const { whose } = shared[refusal.index]!;
-        throw inFlightRefusal(whose, holds[refusal.index]!.limit);
-      }
+      refusal = await store.reserve(id, holds, IN_FLIGHT_HOLD_MS);
     } catch (error) {
       local?.();
+      // Failed as seen from here, maybe taken all the same (a timeout): given back.
+      giveBack(store, id, holds, IN_FLIGHT_HOLD_MS);
       throw error;
+    }
+    if (refusal) {
+      local?.();
+      throw inFlightRefusal(shared[refusal.index]!.whose, holds[refusal.index]!.limit);
     }
     return once(() => {
       local?.();
-      giveBack(store, id, holds);
+      giveBack(store, id, holds, IN_FLIGHT_HOLD_MS);
     });
   }
 
