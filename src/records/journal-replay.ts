@@ -15,8 +15,9 @@ export interface ReplayOutcome {
 /**
  * Writes the journal's pending files to its sinks, oldest first, in batches, and deletes each once stored. A sink
  * that refuses rows (bad data) loses those rows only; one that fails as a whole (an outage) stops the replay, and
- * the file stays to be replayed after a later flush succeeds. Writing a record twice is harmless: the sinks upsert by
- * record id, so a replay cut short and run again never duplicates a call.
+ * the file stays, to be replayed from its first batch not stored after a later flush succeeds. A record may still
+ * reach a sink twice (a sink that stored a batch, then another failed; a process killed mid-replay): the sinks
+ * upsert by record id, so that never duplicates a call.
  */
 export async function replayJournal(journal: RecordJournal, batchSize: number): Promise<ReplayOutcome> {
   const outcome: ReplayOutcome = { stored: 0, lost: 0 };
@@ -24,8 +25,6 @@ export async function replayJournal(journal: RecordJournal, batchSize: number): 
   const breathe = breather(1);
   for (const segment of journal.pendingSegments) {
     const reading = journal.read(segment, batchSize);
-    let stored = 0;
-    let lost = 0;
     let whole = false;
     try {
       for (let next = reading.next(); ; next = reading.next()) {
@@ -35,8 +34,7 @@ export async function replayJournal(journal: RecordJournal, batchSize: number): 
         }
         await breathe();
         // Parsed batch by batch: the JSON of thousands of records is not one block either.
-        const { records: batch, unreadable } = parseLines(next.value);
-        lost += unreadable;
+        const { records: batch, unreadable } = parseLines(next.value.lines);
         let refused = 0;
         for (const sink of journal.sinks) {
           try {
@@ -49,19 +47,18 @@ export async function replayJournal(journal: RecordJournal, batchSize: number): 
             refused = Math.max(refused, Math.min(batch.length, error.refused));
           }
         }
-        stored += batch.length - refused;
-        lost += refused;
+        // Stored (or refused for good) by every sink: counted once, and never written again by a later replay.
+        journal.replayedTo(segment, next.value.end);
+        outcome.stored += batch.length - refused;
+        outcome.lost += refused + unreadable;
       }
     } finally {
       // Closes the file when the replay stops part way (a sink's outage); nothing once it was read to its end.
       reading.return(false);
     }
-    // Not readable now, at its start or part way: kept for a later replay (the journal said why), which stores and
-    // counts its records again (the sinks upsert by id); the files after it are not held up.
-    if (!whole) continue;
-    journal.discard(segment);
-    outcome.stored += stored;
-    outcome.lost += lost;
+    // Not readable now, at its start or part way: kept (the journal said why), and a later replay goes on from what
+    // was stored; the files after it are not held up.
+    if (whole) journal.discard(segment);
   }
   return outcome;
 }

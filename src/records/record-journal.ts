@@ -13,7 +13,7 @@ import {
   removeFile,
   segmentName,
 } from './journal-files.ts';
-import { lineBatches } from './journal-lines.ts';
+import { type LineBatch, lineBatches } from './journal-lines.ts';
 import { recordJson } from './record-json.ts';
 import type { RecordSink } from './sink.ts';
 
@@ -73,6 +73,8 @@ export class RecordJournal {
   #spare: { fd: number; path: string } | undefined;
   /** Files whose records the sinks have not stored yet, oldest first: kept after a failed flush, or left behind. */
   #pending: JournalSegment[] = [];
+  /** How far each pending file's replay has stored it (bytes), while it is kept. */
+  readonly #replayed = new WeakMap<JournalSegment, number>();
   /** This turn's lines, not yet written, and how many records they are. */
   #batch = '';
   #batchRecords = 0;
@@ -245,12 +247,13 @@ export class RecordJournal {
   }
 
   /**
-   * A pending file's lines in batches (`lineBatches`), returning whether it was read to its end: one that cannot be
-   * read now, at its start or part way, is reported and kept (never deleted unread).
+   * A pending file's lines in batches (`lineBatches`), from where its replay has stored them to (`replayedTo`);
+   * returns whether it was read to its end: one that cannot be read now, at its start or part way, is reported and
+   * kept (never deleted unread).
    */
-  *read(segment: JournalSegment, batchSize: number): Generator<string[], boolean> {
+  *read(segment: JournalSegment, batchSize: number): Generator<LineBatch, boolean> {
     try {
-      yield* lineBatches(segment.path, batchSize);
+      yield* lineBatches(segment.path, batchSize, this.#replayed.get(segment) ?? 0);
       this.#readFailure.recovered();
       return true;
     } catch (error) {
@@ -260,6 +263,11 @@ export class RecordJournal {
       );
       return false;
     }
+  }
+
+  /** Notes that a pending file's lines up to byte `end` are stored: a replay cut short goes on from there. */
+  replayedTo(segment: JournalSegment, end: number): void {
+    this.#replayed.set(segment, end);
   }
 
   /** Deletes a pending file once replayed. */

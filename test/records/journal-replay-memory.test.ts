@@ -65,13 +65,21 @@ describe('lineBatches', () => {
   it('gives every line once, in order, whatever the chunks cut: lines and UTF-8 characters across chunks', () => {
     const lines = ['{"a":"é"}', '{"b":"日本語"}', '', '{"c":"🙂🙂"}', '{"d":1}'];
     const path = join(dir, 'lines.jsonl');
+    const text = `${lines.join('\n')}\n{"torn":`;
     const fd = openSync(path, 'w');
-    writeSync(fd, `${lines.join('\n')}\n{"torn":`);
+    writeSync(fd, text);
     closeSync(fd);
+    const size = Buffer.byteLength(text);
     for (const chunkBytes of [1, 2, 3, 5, 7, 64, 1 << 20]) {
-      const read = [...lineBatches(path, 2, chunkBytes)];
-      expect(read.every((batch) => batch.length <= 2)).toBe(true);
-      expect(read.flat()).toEqual([...lines.filter((text) => text !== ''), '{"torn":']);
+      const read = [...lineBatches(path, 2, 0, chunkBytes)];
+      expect(read.every((batch) => batch.lines.length <= 2)).toBe(true);
+      expect(read.flatMap((batch) => batch.lines)).toEqual([...lines.filter((line) => line !== ''), '{"torn":']);
+      expect(read.at(-1)!.end).toBe(size);
+      // From any batch's end, the lines after it, and nothing before.
+      for (const [index, batch] of read.entries())
+        expect([...lineBatches(path, 2, batch.end, chunkBytes)].flatMap((after) => after.lines)).toEqual(
+          read.slice(index + 1).flatMap((after) => after.lines),
+        );
     }
     expect([...lineBatches(join(dir, 'gone.jsonl'), 2)]).toEqual([]);
   });
