@@ -1,8 +1,26 @@
 import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
+import type { RecordSink } from './sink.ts';
 
 const nodeFs = lazyNodeBuiltin('node:fs', 'The record journal (records.journal)');
 const nodeOs = lazyNodeBuiltin('node:os', 'The record journal (records.journal)');
 const nodePath = lazyNodeBuiltin('node:path', 'The record journal (records.journal)');
+
+export interface RecordJournalOptions {
+  /** The journal's directory (created if missing). One per process is not needed: each writes its own files. */
+  dir: string;
+  /** The sinks the journal stands in for until they have stored a record: a replay writes to them alone. */
+  sinks: RecordSink[];
+  /**
+   * Bytes of unstored records kept at most (default 64 MiB) while the sinks fail: past it the oldest files are
+   * deleted and their records counted as dropped.
+   */
+  maxBytes?: number;
+  /**
+   * Told when a record could not be appended (a full disk, say), or a pending file could not be read: the first time
+   * only. Default: a process warning.
+   */
+  onError?: (error: unknown) => void;
+}
 
 /** One file of the journal: the records appended between two flushes of the record queue. */
 export interface JournalSegment {

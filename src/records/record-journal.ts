@@ -10,6 +10,7 @@ import {
   type JournalSegment,
   leftoverSegments,
   liveTokens,
+  type RecordJournalOptions,
   removeFile,
   segmentName,
 } from './journal-files.ts';
@@ -17,41 +18,20 @@ import { type LineBatch, lineBatches } from './journal-lines.ts';
 import { recordJson } from './record-json.ts';
 import type { RecordSink } from './sink.ts';
 
-export type { JournalSegment } from './journal-files.ts';
+export type { JournalSegment, RecordJournalOptions } from './journal-files.ts';
 
 const nodeCrypto = lazyNodeBuiltin('node:crypto', 'The record journal (records.journal)');
 const nodeFs = lazyNodeBuiltin('node:fs', 'The record journal (records.journal)');
 const nodePath = lazyNodeBuiltin('node:path', 'The record journal (records.journal)');
 
-export interface RecordJournalOptions {
-  /** The journal's directory (created if missing). One per process is not needed: each writes its own files. */
-  dir: string;
-  /** The sinks the journal stands in for until they have stored a record: a replay writes to them alone. */
-  sinks: RecordSink[];
-  /**
-   * Bytes of unstored records kept at most (default 64 MiB) while the sinks fail: past it the oldest files are
-   * deleted and their records counted as dropped.
-   */
-  maxBytes?: number;
-  /**
-   * Told when a record could not be appended (a full disk, say), or a pending file could not be read: the first time
-   * only. Default: a process warning.
-   */
-  onError?: (error: unknown) => void;
-}
-
 /**
- * A write-ahead log of call records, committed in groups: `append` adds the record's JSON line to the batch of this
- * event-loop turn, and the batch goes to the file in one synchronous write at the turn's end (`commit`), or sooner
- * when a flush rotates the file; a record no other call can join is written at once (`writeAtOnceWhen`).
- * `durable()` is the batch's promise: an answer waits for it before it leaves, so a process killed after it answered
- * leaves the record on disk, and one killed before the write answered nobody. The record queue sets the file being
- * appended to aside when a flush starts (`rotate`: later records go to another), empties it once every journaled sink
- * has stored its records, or closes it and keeps it to replay (`settle`). The emptied (truncated) file takes the next
- * records: a flush creates and deletes no file (an open, a close and an unlink: 18–78 µs a flush more,
- * bench/journal-flush.ts), and two files at most are open, one set aside while a flush runs. A journal starting
- * replays what dead processes left (`leftoverSegments`). A write is in the kernel's page cache once committed, not
- * fsynced: it survives the process (kill -9, an out-of-memory kill, a crash), not a power loss or a kernel crash.
+ * A write-ahead log of call records, committed in groups: `append` adds the record's JSON line to this event-loop
+ * turn's batch, written in one synchronous write at the turn's end (`commit`; at once for a record no other call can
+ * join: `writeAtOnceWhen`). `durable()` is the batch's promise: an answer waits for it, so a process killed after it
+ * answered leaves the record on disk. A flush sets the file aside (`rotate`), then empties it once every journaled
+ * sink has stored its records, or keeps it to replay (`settle`): no file is created or deleted per flush. A journal
+ * starting replays what dead processes left (`leftoverSegments`). A write is in the page cache, not fsynced: it
+ * survives the process (kill -9, a crash), not a power loss.
  */
 export class RecordJournal {
   readonly sinks: readonly RecordSink[];
