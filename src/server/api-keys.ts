@@ -26,9 +26,8 @@ import {
   KEYS_SCHEMA,
   keyOrPrefix,
   keys,
-  keysUnder,
+  keysAmong,
   live,
-  liveUnder,
   parentRow,
   setLimits,
 } from './keys-table.ts';
@@ -108,7 +107,7 @@ export class ApiKeyStore implements KeyStore {
       // A key an admin minted starts a tenant; under it, keys minted and kept without end would grow the table
       // every tenant's lookups share.
       if (tenant !== minted.info.id) {
-        const held = 1 + Number((await tx.run<{ count: number }>(liveUnder(tenant))).rows[0]?.count ?? 0);
+        const held = 1 + (await tx.run<{ id: string }>((db) => descendants(db, tenant, 'k', true))).rows.length;
         if (held >= this.#maxKeysPerTenant) throw tenantFull(held);
       }
       await writeRows(tx, KEYS!, [rowOf(minted.values)], 'error');
@@ -124,7 +123,9 @@ export class ApiKeyStore implements KeyStore {
     await this.ready();
     const { under } = options;
     const kind = this.#engine.kind;
-    const rows = (await this.#engine.run<StoredKey>(under ? keysUnder(kind, under) : keys(kind))).rows;
+    const among = under ? await this.descendants(under) : undefined;
+    if (among?.length === 0) return [];
+    const rows = (await this.#engine.run<StoredKey>(among ? keysAmong(kind, among) : keys(kind))).rows;
     // The keys above `under` are named in each key's lineage, not listed.
     const above = under ? (await this.#engine.run<LineageRow>((db) => ancestors(db, under, 1))).rows : [];
     const lineage = ancestorsOfAll([...rows, ...above]);

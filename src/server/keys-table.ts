@@ -1,4 +1,5 @@
 import { prepare } from '../storage/engine.ts';
+import { anyOf } from '../storage/engine-sql.ts';
 import { type Builder, kysely } from '../storage/kysely.ts';
 import { column, defineSchema, type EngineKind } from '../storage/schema.ts';
 import { MAX_DEPTH } from './key-material.ts';
@@ -61,12 +62,9 @@ export function keys(kind: EngineKind) {
   return prepare((db) => inOrderMade(kind, db));
 }
 
-/**
- * The keys minted under `id`, however deep, in `keys`'s order: all a key that is not an admin's manages, read
- * without the other tenants' rows.
- */
-export function keysUnder(kind: EngineKind, id: string) {
-  return (db: Builder) => inOrderMade(kind, db, (select) => select.where('id', 'in', descendants(db, id, 'd')));
+/** The keys of `ids` (those under a key: `descendants`), in `keys`'s order, read without any other row. */
+export function keysAmong(kind: EngineKind, ids: readonly string[]) {
+  return (db: Builder) => inOrderMade(kind, db, (select) => select.where((eb) => anyOf(kind, eb, 'id', ids)));
 }
 
 type KeySelect = ReturnType<typeof selectKeys>;
@@ -103,15 +101,6 @@ export const children = prepare((db, arg) =>
     .where('parent_id', '=', arg('parent'))
     .where('revoked_at', 'is', null),
 );
-/** The keys under `id`, however deep, not revoked: a tenant's keys but its root. */
-export function liveUnder(id: string) {
-  return (db: Builder) =>
-    db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll().as('count'))
-      .where('id', 'in', descendants(db, id, 'd'))
-      .where('revoked_at', 'is', null);
-}
 export const live = prepare((db) =>
   db
     .selectFrom('api_keys')
@@ -152,20 +141,25 @@ export function ancestors(db: Builder, id: string, depth: 1 | 2) {
     .orderBy('chain.depth', depth === 2 ? 'desc' : 'asc');
 }
 
-/** Every key minted under `id`, however deep (not `id` itself), nearest first. */
-export function descendants(db: Builder, id: string, alias = 'k') {
+/**
+ * Every key minted under `id`, however deep (not `id` itself), nearest first; `live`: those not revoked, the walk
+ * stopping at a revoked key (every key under it is revoked too), so a tenant's revoked keys cost its count nothing.
+ */
+export function descendants(db: Builder, id: string, alias = 'k', live = false) {
   return db
     .withRecursive('tree', (tree) =>
       tree
         .selectFrom('api_keys')
         .select((eb) => ['id', eb.lit(1).as('depth')])
         .where('parent_id', '=', id)
+        .$if(live, (first) => first.where('revoked_at', 'is', null))
         .unionAll((step) =>
           step
             .selectFrom('api_keys as down')
             .innerJoin('tree', 'tree.id', 'down.parent_id')
             .select((eb) => ['down.id', eb(eb.ref('tree.depth'), '+', eb.lit(1)).as('depth')])
-            .where('tree.depth', '<', MAX_DEPTH),
+            .where('tree.depth', '<', MAX_DEPTH)
+            .$if(live, (next) => next.where('down.revoked_at', 'is', null)),
         ),
     )
     .selectFrom(`api_keys as ${alias}`)

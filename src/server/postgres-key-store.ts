@@ -8,11 +8,11 @@ import { ApiKeyStore } from './api-keys.ts';
 export class PostgresKeyStore extends ApiKeyStore {
   readonly #engine: PostgresEngine;
 
-  constructor(url: string) {
+  constructor(url: string, options: ConstructorParameters<typeof ApiKeyStore>[1] = {}) {
     // A hung server is a 503 within a second or two, not a hang; waiting for one of the pool's connections behind a
     // burst of mints may take a little longer than a single query.
     const engine = new PostgresEngine({ connectionString: url, connectionTimeoutMillis: 2_000 }, { max: 8 });
-    super(engine);
+    super(engine, options);
     this.#engine = engine;
   }
 

@@ -1,7 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/server/api-keys.ts';
 import type { KeyGrant } from '../../src/server/key-scopes.ts';
+import { PostgresKeyStore } from '../../src/server/postgres-key-store.ts';
 import { SqliteEngine } from '../../src/storage/sqlite-engine.ts';
+import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.ts';
 
 /**
  * What one tenant's keys cost the others: a key that mints keys reads and grows its own part of the table only.
@@ -81,5 +83,43 @@ describe("a tenant's active keys", () => {
     await expect(limited.create('its first', { parentId: other.info.id })).resolves.toBeDefined();
     await limited.revoke(made[0]!.info.id);
     await expect(limited.create('room again', { parentId: teams[1]!.info.id })).resolves.toBeDefined();
+  });
+});
+
+const postgres: ThrowawayPostgres | undefined = await startPostgres();
+if (!postgres) console.warn('SKIPPED: the tenant bounds on PostgreSQL (no PostgreSQL installed; CI installs it).');
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+describe.skipIf(!postgres)('on PostgreSQL', () => {
+  it("a tenant's listing and its cap, the same", async () => {
+    const store = new PostgresKeyStore(postgres!.url, { maxKeysPerTenant: 4 });
+    try {
+      await store.ready();
+      const admin = await store.create('admin');
+      const tenant = await store.create('tenant', { grant: minter, parentId: admin.info.id });
+      const other = await store.create('other', { grant: minter, parentId: admin.info.id });
+      await store.create('elsewhere', { parentId: other.info.id });
+      const team = await store.create('team', { grant: minter, parentId: tenant.info.id });
+      const first = await store.create('agent 1', { parentId: team.info.id });
+      await store.create('agent 2', { parentId: tenant.info.id });
+      await expect(store.create('one too many', { parentId: team.info.id })).rejects.toThrow(/4 active keys/);
+      await store.revoke(first.info.id);
+      await store.create('room again', { parentId: team.info.id });
+      const listed = await store.list({ under: tenant.info.id });
+      expect(listed.map((key) => [key.name, key.revoked_at === null])).toEqual([
+        ['team', true],
+        ['agent 1', false],
+        ['agent 2', true],
+        ['room again', true],
+      ]);
+      expect(listed[3]).toMatchObject({
+        ancestors: [team.info.id, tenant.info.id, admin.info.id],
+        tenant: tenant.info.id,
+      });
+    } finally {
+      await store.close();
+    }
   });
 });
