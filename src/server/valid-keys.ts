@@ -15,6 +15,8 @@ import {
  * working at once; one revoked by another process (the CLI, another replica) within 0.8 s, so within a second.
  */
 const VALID_KEY_TTL_MS = 800;
+/** Forgotten key ids kept for lookups in flight: more than can be forgotten during one lookup. */
+const FORGETS_KEPT = 1024;
 
 /**
  * A presented key's digest (SHA-256, base64): what is kept of it (the valid-key cache's index, a later re-check's
@@ -37,7 +39,12 @@ export class ValidKeys {
   readonly #valid = new SweptMap<string, { key: ApiKeyInfo; expires: number }>((entry, now) => entry.expires <= now);
 
   /** The keys held: those trusted now, and at most as many whose trust has lapsed. */
+  /** `forget`s so far. */
   #generation = 0;
+  /** Keys forgotten lately, by id, with the `forget` that did (the oldest let go past `FORGETS_KEPT`). */
+  readonly #forgotten = new Map<string, number>();
+  /** The latest `forget` let go of `#forgotten`: a lookup from before it cannot tell what it read, so is not cached. */
+  #forgottenUpTo = 0;
 
   get size(): number {
     return this.#valid.size;
@@ -58,7 +65,8 @@ export class ValidKeys {
 
   /**
    * Marks a lookup's start, for `judge`: its trust is counted from there, and it is not cached when a `forget` (a
-   * revocation or an edit here) came while it read, as the rows it read may be the ones changed.
+   * revocation or an edit here) of its key or a key above it came while it read: the rows it read may be the ones
+   * changed. Other keys' forgets do not hold it up.
    */
   lookupStarted(): LookupStart {
     return { generation: this.#generation, at: performance.now() };
@@ -89,7 +97,7 @@ export class ValidKeys {
       return { ok: false, reason: refusal };
     }
     const info = fromRow(stored, chain);
-    if (started.generation === this.#generation)
+    if (!this.#forgottenSince(started.generation, [stored.id, ...chain.map((row) => row.id)]))
       this.#valid.set(cacheKey, { key: info, expires: started.at + VALID_KEY_TTL_MS });
     return { ok: true, key: info };
   }
@@ -101,7 +109,20 @@ export class ValidKeys {
    */
   forget(keyId: string): void {
     this.#generation += 1;
+    this.#forgotten.delete(keyId);
+    this.#forgotten.set(keyId, this.#generation);
+    if (this.#forgotten.size > FORGETS_KEPT) {
+      const [oldest, generation] = this.#forgotten.entries().next().value!;
+      this.#forgotten.delete(oldest);
+      this.#forgottenUpTo = generation;
+    }
     this.#valid.deleteWhere(({ key }) => key.id === keyId || key.ancestors.includes(keyId));
+  }
+
+  /** Whether a key of `lineage` (a key, then the keys that minted it) was forgotten after the lookup began. */
+  #forgottenSince(generation: number, lineage: readonly string[]): boolean {
+    if (generation < this.#forgottenUpTo) return true;
+    return lineage.some((id) => (this.#forgotten.get(id) ?? 0) > generation);
   }
 }
 

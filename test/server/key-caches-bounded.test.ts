@@ -51,39 +51,74 @@ describe('the rate buckets of this process', () => {
   });
 });
 
+/** A store whose queries are counted, and whose `n`th query from `pauseAt(n)` on waits until `open()`. */
+function gatedStore() {
+  const engine = new SqliteEngine(':memory:');
+  let pauseAt: number | undefined;
+  let paused = () => {};
+  let gate = Promise.resolve();
+  let open = () => {};
+  const counts = { queries: 0 };
+  const gated = new Proxy(engine, {
+    get(target, name) {
+      if (name === 'run')
+        return async (...args: Parameters<SqliteEngine['run']>) => {
+          counts.queries += 1;
+          if (pauseAt !== undefined && pauseAt-- === 0) {
+            paused();
+            await gate;
+          }
+          return target.run(...args);
+        };
+      const value = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return {
+    store: new ApiKeyStore(gated),
+    engine,
+    counts,
+    /** Holds the `n`th query from now at a gate; resolves once it is there. */
+    pause(n: number): Promise<void> {
+      pauseAt = n;
+      gate = new Promise((resolve) => (open = resolve));
+      return new Promise((resolve) => (paused = resolve));
+    },
+    open: () => open(),
+  };
+}
+
 describe('a key revoked while its check was reading it', () => {
   it('is refused once the revocation has returned: the check that read it before is not cached', async () => {
-    // The check's second query (the minting chain) waits at a gate until the revocation has returned.
-    const engine = new SqliteEngine(':memory:');
-    let pauseAt: number | undefined;
-    let paused!: () => void;
-    const reached = new Promise<void>((resolve) => (paused = resolve));
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const gated = new Proxy(engine, {
-      get(target, name) {
-        if (name === 'run')
-          return async (...args: Parameters<SqliteEngine['run']>) => {
-            if (pauseAt !== undefined && pauseAt-- === 0) {
-              paused();
-              await gate;
-            }
-            return target.run(...args);
-          };
-        const value = Reflect.get(target, name, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const store = new ApiKeyStore(gated);
+    const { store, engine, pause, open } = gatedStore();
     const parent = await store.create('parent');
     const child = await store.create('child', { parentId: parent.info.id });
-    pauseAt = 1;
+    // The check's second query (the minting chain) waits at the gate until the revocation has returned.
+    const reached = pause(1);
     const checking = store.check(child.key);
     await reached;
     await store.revoke(child.info.id);
     open();
     await checking;
     expect(await store.check(child.key)).toMatchObject({ ok: false, reason: 'revoked' });
+    await store.close();
+    engine.closeNow();
+  });
+
+  it("an unrelated key's revocation meanwhile leaves a check cached", async () => {
+    const { store, engine, counts, pause, open } = gatedStore();
+    const parent = await store.create('other tenant');
+    const child = await store.create('its key', { parentId: parent.info.id });
+    const unrelated = await store.create('unrelated');
+    const reached = pause(1);
+    const checking = store.check(child.key);
+    await reached;
+    await store.revoke(unrelated.info.id);
+    open();
+    expect((await checking).ok).toBe(true);
+    const before = counts.queries;
+    expect((await store.check(child.key)).ok).toBe(true);
+    expect(counts.queries - before).toBe(0);
     await store.close();
     engine.closeNow();
   });
