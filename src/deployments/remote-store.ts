@@ -159,7 +159,7 @@ export class RemoteDeploymentStore implements DeploymentStore {
       return entry.value;
     }
     // A fresh read joins no request in flight: that one may have left before the change it must see.
-    let pending = options.fresh ? this.#revalidate(key, path, allowMissing, parse) : this.#inflight.get(key);
+    let pending = options.fresh ? this.#revalidate(key, path, allowMissing, parse, true) : this.#inflight.get(key);
     if (!pending) {
       pending = this.#revalidate(key, path, allowMissing, parse).finally(() => this.#inflight.delete(key));
       this.#inflight.set(key, pending);
@@ -167,14 +167,17 @@ export class RemoteDeploymentStore implements DeploymentStore {
     return signal ? untilAborted(pending, signal, () => abortedLookup(`${this.url}${path}`, signal)) : pending;
   }
 
-  async #revalidate(key: string, path: string, allowMissing: boolean, parse: Parse): Promise<unknown> {
+  /** `fresh`: a failure throws, never serving the cached answer (a write must not be based on it). */
+  async #revalidate(key: string, path: string, allowMissing: boolean, parse: Parse, fresh = false): Promise<unknown> {
+    const failed = (error: DeploymentStoreError | DeploymentValidationError) =>
+      fresh ? this.#failFresh(error) : this.#serveStale(key, error);
     const url = `${this.url}${path}`;
     const entry = this.#cache.get(key);
     let response: Response;
     try {
       response = await this.#request(path, entry?.etag ? { headers: { 'if-none-match': entry.etag } } : {});
     } catch (error) {
-      return this.#serveStale(key, failedRequest(url, error, this.#secrets, this.maxResponseBytes));
+      return failed(failedRequest(url, error, this.#secrets, this.maxResponseBytes));
     }
     if (response.status === 304 && entry) return this.#fresh(key, entry);
     if (response.status === 404 && allowMissing) {
@@ -184,7 +187,7 @@ export class RemoteDeploymentStore implements DeploymentStore {
     }
     if (!response.ok) {
       const error = await statusFailure(url, response, this.#secrets);
-      if (isRetryableStatus(response.status)) return this.#serveStale(key, error);
+      if (isRetryableStatus(response.status)) return failed(error);
       this.#stale = false;
       throw (this.#lastError = error);
     }
@@ -194,14 +197,14 @@ export class RemoteDeploymentStore implements DeploymentStore {
     } catch (error) {
       const tooLarge = answerTooLarge(url, error, this.maxResponseBytes);
       const notJson = new DeploymentValidationError(url, [{ path: '', message: 'the answer is not JSON' }], 502);
-      return this.#serveStale(key, tooLarge ?? notJson);
+      return failed(tooLarge ?? notJson);
     }
     let value: unknown;
     try {
       value = parse(body, url);
     } catch (error) {
       if (!(error instanceof DeploymentValidationError || error instanceof DeploymentStoreError)) throw error;
-      return this.#serveStale(key, error);
+      return failed(error);
     }
     return this.#fresh(key, { value, etag: response.headers.get('etag') ?? undefined, freshUntil: 0, stale: false });
   }
@@ -225,6 +228,12 @@ export class RemoteDeploymentStore implements DeploymentStore {
   }
 
   /** Serves the cached value after a failure, asking again only after a short pause; throws without one. */
+  #failFresh(error: DeploymentStoreError | DeploymentValidationError): never {
+    this.#lastError = error;
+    this.#stale = false;
+    throw error;
+  }
+
   #serveStale(key: string, error: DeploymentStoreError | DeploymentValidationError): unknown {
     this.#lastError = error;
     const entry = this.#cache.get(key);

@@ -105,6 +105,10 @@ describe('RemoteDeploymentStore', () => {
     // And what it read is what the cache serves next.
     expect((await store.list({ agent_id: 'support' })).map((d) => d.number)).toEqual([3, 2, 1]);
     expect(fake.requests.map((r) => r.status)).toEqual([200, 304, 200]);
+    // A fresh answer the service cannot give is an error, never the cached one: a write is based on it.
+    fake.failWith = 503;
+    expect(await caught(store.list({ agent_id: 'support' }, { fresh: true }))).toBeInstanceOf(DeploymentStoreError);
+    expect((await store.list({ agent_id: 'support' })).map((d) => d.number)).toEqual([3, 2, 1]);
   });
 
   it('picks up a changed answer after the TTL', async () => {
