@@ -9,7 +9,7 @@ import {
   ttlOf,
   untilNextWindow,
 } from './budget-slots.ts';
-import { giveBack } from './give-back.ts';
+import { CHARGE_RETRY_MS, giveBack, settleRetried } from './give-back.ts';
 import { MemorySpendStore } from './memory-spend-store.ts';
 import { type SlotCharge, type SlotHold, type SpendStore, SpendStoreFullError } from './spend-store.ts';
 
@@ -148,8 +148,9 @@ export class BudgetLedger {
         charges.push({ slot, pool: poolOf(rule, hold.subject), amount, ttlMs: ttlOf(rule.window) });
     }
     if (hold.held.length === 0 && charges.length === 0) return Promise.resolve();
-    // Called before any `await`: in memory the release and the charge are made before the caller's next call.
-    return this.#store.settle(hold.id, hold.held, charges);
+    // Called before any `await`: in memory the release and the charge are made before the caller's next call. A
+    // store that fails is asked again, with the same charges (the window the call ended in), for a few minutes.
+    return settleRetried(this.#store, hold.id, hold.held, charges, CHARGE_RETRY_MS);
   }
 
   /**

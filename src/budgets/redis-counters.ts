@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { CHARGE_RETRY_MS } from './give-back.ts';
 import type { SlotCharge, SlotHold, SlotRefusal, SpendStore } from './spend-store.ts';
 import type { TokenBuckets, TokenTake } from './token-buckets.ts';
 
@@ -64,17 +65,43 @@ export class RedisSpendStore implements SpendStore {
   }
 
   async settle(id: string, released: readonly SlotHold[], charges: readonly SlotCharge[]): Promise<void> {
-    const batch = this.#redis.multi();
-    for (const hold of released) batch.zrem(heldKey(hold.slot), member(id, hold));
-    for (const { slot, amount, ttlMs } of charges)
-      batch.incrbyfloat(spendKey(slot), amount).pexpire(spendKey(slot), ttlMs);
-    const results = await batch.exec();
-    const failed = results?.find(([error]) => error)?.[0];
-    if (failed) throw failed;
+    const keys = [settledKey(id), ...released.map((hold) => heldKey(hold.slot)), ...charges.map(spendKeyOf)];
+    const args = [
+      String(SETTLED_MARKER_MS),
+      String(released.length),
+      ...released.map((hold) => member(id, hold)),
+      ...charges.flatMap(({ amount, ttlMs }) => [String(amount), String(Math.max(1, Math.ceil(ttlMs)))]),
+    ];
+    await this.#redis.eval(SETTLE, keys.length, ...keys, ...args);
   }
 }
 
+/**
+ * Releases a call's holds and adds its charges, once per call id: a settle whose answer was lost (a timeout after
+ * Redis applied it) may be sent again (`settleRetried`), and its charges must not count twice. KEYS: the call's
+ * settled marker, then the released holds' sets, then the charged spends. ARGV: the marker's time to live, the
+ * number of released holds, their members, then each charge's amount and time to live.
+ */
+const SETTLE = `
+local released = tonumber(ARGV[2])
+for i = 1, released do redis.call('ZREM', KEYS[1 + i], ARGV[2 + i]) end
+local charges = #KEYS - 1 - released
+if charges == 0 then return 0 end
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) == false then return 0 end
+for i = 1, charges do
+  local key = KEYS[1 + released + i]
+  redis.call('INCRBYFLOAT', key, ARGV[2 + released + 2 * i - 1])
+  redis.call('PEXPIRE', key, ARGV[2 + released + 2 * i])
+end
+return charges
+`;
+
+/** How long a call's settled marker is kept: longer than a settle is retried for (`CHARGE_RETRY_MS`). */
+const SETTLED_MARKER_MS = CHARGE_RETRY_MS + 60_000;
+
 const spendKey = (slot: string) => `switchyard:spend:${slot}`;
+const spendKeyOf = (charge: SlotCharge) => spendKey(charge.slot);
+const settledKey = (id: string) => `switchyard:settled:${id}`;
 const heldKey = (slot: string) => `switchyard:held:${slot}`;
 const member = (id: string, hold: SlotHold) => `${id}|${hold.amount}`;
 

@@ -13,7 +13,11 @@ export interface SpendStore {
    * its limit; else each `amount` is held under `id` until `settle`, or until `holdMs` passes (a replica that died).
    */
   reserve(id: string, holds: readonly SlotHold[], holdMs: number): Promise<SlotRefusal | undefined>;
-  /** Releases the holds `reserve` made under `id`, and adds what the call actually cost to its slots. */
+  /**
+   * Releases the holds `reserve` made under `id`, and adds what the call actually cost to its slots. May be sent
+   * again after a failure (`settleRetried`): a store that can fail after applying it (Redis: a timeout) applies a
+   * call's charges once per `id`.
+   */
   settle(id: string, released: readonly SlotHold[], charges: readonly SlotCharge[]): Promise<void>;
 }
 
