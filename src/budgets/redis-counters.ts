@@ -114,7 +114,8 @@ local now = clock[1] * 1000 + clock[2] / 1000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1]) or capacity
 local at = tonumber(state[2]) or now
-tokens = math.min(capacity, tokens + (now - at) * per_ms)
+-- A clock that stepped back (a failover to a node behind) refills nothing; it takes nothing back either.
+tokens = math.min(capacity, tokens + math.max(0, now - at) * per_ms)
 `;
 
 /**

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { BudgetLedger } from '../../src/budgets/budget-ledger.ts';
-import { RedisSpendStore } from '../../src/budgets/redis-counters.ts';
+import { RedisSpendStore, RedisTokenBuckets } from '../../src/budgets/redis-counters.ts';
 import { startRedis } from '../helpers/redis.ts';
 
 /**
@@ -61,6 +61,23 @@ describe.skipIf(!available)('settling a budget on Redis', () => {
       await expect
         .poll(() => ledger.spent(rule, 'order-42').catch(() => -1), { timeout: 8000, interval: 200 })
         .toBeCloseTo(0.25, 10);
+    } finally {
+      redis.disconnect();
+      await server.stop();
+    }
+  });
+});
+
+describe.skipIf(!available)('a rate bucket on Redis', () => {
+  it('takes no tokens back when Redis’s clock has stepped back (a failover to a node behind)', async () => {
+    const server = (await startRedis())!;
+    const redis = await clientOf(server.url);
+    try {
+      const buckets = new RedisTokenBuckets(redis);
+      const [seconds] = await redis.time();
+      // Last touched "10 s from now" by the clock of the node before.
+      await redis.hset('switchyard:rate:key_a', 'tokens', '60', 'at', String(Number(seconds) * 1000 + 10_000));
+      expect(await buckets.take('key_a', 60, 60 / 60_000)).toMatchObject({ taken: true, tokens: 59 });
     } finally {
       redis.disconnect();
       await server.stop();
