@@ -14,7 +14,8 @@ interface RedisWatcher {
  * A Redis connection, checked before the server listens; its URL (and any password in it) is never logged. Made to
  * fail fast: while it is disconnected a command fails at once (no offline queue), a command in flight when the
  * connection drops is not resent (it may have been applied), and one without an answer fails after 500 ms. The
- * client reconnects by itself (every 100 ms, then up to every second); `onState` hears each loss and return.
+ * client reconnects by itself (every 100 ms, then up to every second), and when a failover demoted the server it
+ * is on (READONLY); `onState` hears each loss and return.
  *
  * A Redis that is restarting, paused or failing over when a replica starts is waited for (`start.waitMs`), each
  * failed attempt logged with its cause; one that refuses the client (a wrong password) fails at once.
@@ -43,6 +44,9 @@ async function tryConnect(url: string): Promise<StartAttempt<Redis>> {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: (times) => Math.min(times * 100, 1_000),
+    // A primary demoted by a failover answers READONLY on the open connection: reconnect (to whatever the address
+    // names now), failing the command (1, not 2: a command is never sent twice, it may have been applied).
+    reconnectOnError: (error) => (/^READONLY\b/.test(error.message) ? 1 : false),
   });
   let cause: unknown;
   const remember = (error: unknown) => (cause = error);
