@@ -94,7 +94,7 @@ export class BudgetLedger {
     worst: WorstCost,
     options: { holdMs?: number; warn?: (warning: CompletionWarning) => void; now?: Date } = {},
   ): Promise<BudgetHold> {
-    const now = options.now ?? new Date();
+    const now = options.now ?? this.now();
     const id = crypto.randomUUID();
     const entries: Array<{ rule: BudgetRule; value: string; hold: SlotHold }> = [];
     for (const { rule, value } of budgetsOf(this.rules, subject)) {
@@ -138,7 +138,7 @@ export class BudgetLedger {
    * Ends a call's reservation: releases what it held and charges what it cost (dollars, and tokens for token limits)
    * to every budget it falls under, in the window it ended in. A failed call settles with what it paid.
    */
-  settle(hold: BudgetHold, usd: number | null, tokens: number, now = new Date()): Promise<void> {
+  settle(hold: BudgetHold, usd: number | null, tokens: number, now = this.now()): Promise<void> {
     const charges: SlotCharge[] = [];
     for (const { rule, value } of budgetsOf(this.rules, hold.subject)) {
       const amount = finite(rule.tokens !== undefined ? tokens : (usd ?? 0));
@@ -157,8 +157,13 @@ export class BudgetLedger {
    * Dollars (or tokens) spent so far under one rule for one value (a trace id, an agent…), holds not counted; a
    * trace's or a workflow's of one tenant (`tenantOf`), or of calls without a key when `tenant` is not given.
    */
-  spent(rule: BudgetRule, value: string, now = new Date(), tenant?: string): Promise<number> {
+  spent(rule: BudgetRule, value: string, now = this.now(), tenant?: string): Promise<number> {
     return this.#store.spent(slotKey(rule, value, now, tenant));
+  }
+
+  /** The time windows are read in: the store's clock when it has one shared by every process (Redis's). */
+  now(): Date {
+    return this.#store.now?.() ?? new Date();
   }
 
   get #component(): string {

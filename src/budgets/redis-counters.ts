@@ -42,9 +42,37 @@ return {0, '0', '0'}
 export class RedisSpendStore implements SpendStore {
   readonly component = 'redis';
   readonly #redis: Redis;
+  /** Redis's clock less this process's, sampled on each connection and at most a minute apart. */
+  #offsetMs = 0;
+  #sampledAt = Number.NEGATIVE_INFINITY;
 
   constructor(redis: Redis) {
     this.#redis = redis;
+    // A failover may bring another server's clock.
+    redis.on('ready', () => this.#sample());
+    this.#sample();
+  }
+
+  /** Redis's time, so that every replica charges the same window (this process's until the first sample). */
+  now(): Date {
+    if (performance.now() - this.#sampledAt > CLOCK_SAMPLE_MS) this.#sample();
+    return new Date(Date.now() + this.#offsetMs);
+  }
+
+  #sample(): void {
+    this.#sampledAt = performance.now();
+    const sent = Date.now();
+    this.#redis.time().then(
+      ([seconds, micros]) => {
+        const redisMs = Number(seconds) * 1000 + Number(micros) / 1000;
+        // Read at the middle of the round trip.
+        this.#offsetMs = redisMs - (sent + Date.now()) / 2;
+      },
+      () => {
+        // Unanswered: the offset stays; asked again on the next connection or minute.
+        this.#sampledAt = Number.NEGATIVE_INFINITY;
+      },
+    );
   }
 
   async spent(slot: string): Promise<number> {
@@ -99,6 +127,8 @@ return charges
 /** How long a call's settled marker is kept: longer than a settle is retried for (`CHARGE_RETRY_MS`). */
 const SETTLED_MARKER_MS = CHARGE_RETRY_MS + 60_000;
 
+/** How long a clock sample is used before Redis is asked again. */
+const CLOCK_SAMPLE_MS = 60_000;
 const spendKey = (slot: string) => `switchyard:spend:${slot}`;
 const spendKeyOf = (charge: SlotCharge) => spendKey(charge.slot);
 const settledKey = (id: string) => `switchyard:settled:${id}`;

@@ -9,6 +9,11 @@ export interface SpendStore {
   readonly component?: string;
   spent(slot: string): Promise<number>;
   /**
+   * The time budget windows are read in, when the store has a clock of its own that every process sharing it should
+   * use (Redis's: replicas with skewed clocks would charge different days near midnight). This process's otherwise.
+   */
+  now?(): Date;
+  /**
    * Atomically, for every slot at once: refused (the first slot without room) unless each slot's spent + held is under
    * its limit; else each `amount` is held under `id` until `settle`, or until `holdMs` passes (a replica that died).
    */

@@ -91,7 +91,10 @@ export class KeyLimiter {
   }
 
   /** The key's limits (its own, else the server's) and what it has used of each in the current windows. */
-  async usage(key: ApiKeyInfo, now = new Date()): Promise<{ limits: KeyLimits; usage: KeyUsage }> {
+  async usage(
+    key: ApiKeyInfo,
+    now = this.#options.spend?.now?.() ?? new Date(),
+  ): Promise<{ limits: KeyLimits; usage: KeyUsage }> {
     const limits = effectiveLimits(key.limits, this.defaults);
     const own = key.limits?.max_in_flight;
     const usage: KeyUsage = {

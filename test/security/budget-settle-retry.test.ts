@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BudgetLedger } from '../../src/budgets/budget-ledger.ts';
 import { RedisSpendStore, RedisTokenBuckets } from '../../src/budgets/redis-counters.ts';
 import { startRedis } from '../helpers/redis.ts';
@@ -79,6 +79,32 @@ describe.skipIf(!available)('a rate bucket on Redis', () => {
       await redis.hset('switchyard:rate:key_a', 'tokens', '60', 'at', String(Number(seconds) * 1000 + 10_000));
       expect(await buckets.take('key_a', 60, 60 / 60_000)).toMatchObject({ taken: true, tokens: 59 });
     } finally {
+      redis.disconnect();
+      await server.stop();
+    }
+  });
+});
+
+describe.skipIf(!available)("budget windows on Redis's clock", () => {
+  it('a replica whose clock is a day ahead charges and reads the day Redis is in', async () => {
+    const server = (await startRedis())!;
+    const redis = await clientOf(server.url);
+    try {
+      const today = new Date().toISOString().slice(0, 10);
+      // This replica's clock, a day ahead of Redis's (and of every other replica's).
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 86_400_000 });
+      const store = new RedisSpendStore(redis);
+      const trueTime = () => performance.timeOrigin + performance.now();
+      await expect.poll(() => Math.abs(store.now!().getTime() - trueTime())).toBeLessThan(5_000);
+      const ledger = new BudgetLedger({ rules: [{ scope: 'agent', usd: 10, window: 'day' }], store });
+      const subject = { metadata: { agent_id: 'support' } };
+      const hold = await ledger.reserve(subject, { usd: 1, tokens: 0 });
+      await ledger.settle(hold, 0.25, 0);
+      const keys = await redis.keys('switchyard:spend:*');
+      expect(keys).toEqual([`switchyard:spend:agent\u0000day\u0000usd\u0000${today}\u0000support`]);
+      expect(await ledger.spent({ scope: 'agent', usd: 10, window: 'day' }, 'support')).toBeCloseTo(0.25, 10);
+    } finally {
+      vi.useRealTimers();
       redis.disconnect();
       await server.stop();
     }
