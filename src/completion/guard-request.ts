@@ -92,16 +92,17 @@ export async function guardAnswer(
 }
 
 /**
- * The texts of an embedding call under the gateway's and the key's sensitive-data mode, masked, and the refusal
- * to throw under `block`: the caller records the masked texts either way.
+ * The texts of an embedding or media call under the gateway's, the key's and the request's sensitive-data mode,
+ * masked, and the refusal to throw under `block`: the caller records the masked texts either way.
  */
 export function guardTexts(
   services: Services,
   texts: readonly string[],
   access: CallAccess | undefined,
   trace: CallTrace,
+  requested?: SensitiveDataMode,
 ): { texts: string[]; refusal?: SensitiveDataError } {
-  const mode = strictestMode(services.settings.sensitiveData, access?.sensitiveData);
+  const mode = strictestMode(services.settings.sensitiveData, access?.sensitiveData, requested);
   if (mode === 'off') return { texts: [...texts] };
   const masker = new Masker();
   const masked = texts.map((text) => masker.mask(text));

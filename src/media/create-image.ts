@@ -81,8 +81,14 @@ function imageBody(request: ImageRequest): ImageBody {
     model: _model,
     metadata: _metadata,
     fallbacks: _fallbacks,
+    // The gateway's to obey (runMediaCall), not a provider's parameter.
+    sensitive_data: _sensitiveData,
     ...rest
-  } = request as ImageRequest & { image?: unknown; mask?: unknown };
+  } = request as ImageRequest & { image?: unknown; mask?: unknown; sensitive_data?: unknown };
+  for (const param of ['stream', 'partial_images'] as const) {
+    if ((rest as Record<string, unknown>)[param] !== undefined)
+      throw new InvalidRequestError(`"${param}" is not supported: images are answered whole.`, param);
+  }
   delete (rest as { image?: unknown }).image;
   delete (rest as { mask?: unknown }).mask;
   const n = rest.n ?? 1;

@@ -21,12 +21,17 @@ export async function createSpeech(
       dialect: 'speech',
       api: 'createSpeech',
       request,
-      texts: [body.input],
+      // The instructions are sent too: guarded (and recorded) as the input is.
+      texts: body.instructions === undefined ? [body.input] : [body.input, body.instructions],
       worst: (candidate) => speechBill(candidate.offering.pricing, characters).usd?.input ?? null,
       attempt: (api, call) =>
         api.createSpeech!({
           model: call.model,
-          body: { ...body, input: call.texts[0]! },
+          body: {
+            ...body,
+            input: call.texts[0]!,
+            ...(body.instructions === undefined ? {} : { instructions: call.texts[1]! }),
+          },
           signal: call.signal,
           warn: call.warn,
         }),
@@ -57,6 +62,9 @@ function speechBody(request: SpeechRequest): SpeechBody {
   const format = request.response_format ?? 'mp3';
   if (!FORMATS.has(format)) {
     throw new InvalidRequestError(`"response_format" must be one of ${[...FORMATS].join(', ')}.`, 'response_format');
+  }
+  if (request.instructions !== undefined && typeof request.instructions !== 'string') {
+    throw new InvalidRequestError('"instructions" must be a string.', 'instructions');
   }
   const speed = request.speed;
   if (speed !== undefined && !(typeof speed === 'number' && speed >= 0.25 && speed <= 4)) {

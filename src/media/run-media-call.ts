@@ -2,8 +2,8 @@ import { actingAgent } from '../access/agents.ts';
 import { modelAllowed, requireModel } from '../access/models.ts';
 import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
 import { CallTrace, WarningList } from '../completion/call-plan.ts';
-import { recordCall, responseInfo } from '../completion/finalise.ts';
-import { guardTexts } from '../completion/guard-request.ts';
+import { recordCall, responseInfo, whenRecorded } from '../completion/finalise.ts';
+import { guardTexts, requestedMode } from '../completion/guard-request.ts';
 import type { CompletionOptions } from '../completion/resolve-request.ts';
 import { runAttempts } from '../completion/run-attempts.ts';
 import type { Services } from '../completion/services.ts';
@@ -62,6 +62,10 @@ export async function runMediaCall<T>(
   let media: MediaBill['usage'] | undefined;
   const model = typeof spec.request?.model === 'string' ? spec.request.model : undefined;
   try {
+    // First: a call refused for anything else is recorded with its texts as guarded, never as sent.
+    const guarded = guardTexts(services, texts, options.access, trace, requestedMode(spec.request));
+    texts = guarded.texts;
+    if (guarded.refusal) throw guarded.refusal;
     if (!model) throw new InvalidRequestError('"model" is required.', 'model');
     const asked = spec.request.metadata;
     if (asked != null && (typeof asked !== 'object' || Array.isArray(asked))) {
@@ -73,9 +77,6 @@ export async function runMediaCall<T>(
     if (agentId !== undefined) metadata.agent_id = agentId;
     const first = servingCandidates(services, model, spec);
     requireModel(options.access?.models, undefined, first[0]!.model.id, model);
-    const guarded = guardTexts(services, texts, options.access, trace);
-    texts = guarded.texts;
-    if (guarded.refusal) throw guarded.refusal;
     const candidates = [...first, ...fallbackCandidates(services, spec, options.access?.models)];
     const plan = attemptPolicy(services, options, trace.startedMonotonic);
     settle = services.budgets
@@ -115,10 +116,12 @@ export async function runMediaCall<T>(
     const info = responseInfo({ agentId: metadata.agent_id }, trace, result, result.candidate.entry !== undefined);
     info.media = media;
     record(services, trace, { model, texts, metadata, media, resolved: info.model }, { info }, settle);
-    return { value: result.value.value, info };
+    // The answer leaves once its record is on disk (a journaled gateway), as a completion's does.
+    return await whenRecorded(services, { value: result.value.value, info });
   } catch (thrown) {
     if (thrown instanceof SwitchyardError) thrown.callId = trace.id;
     record(services, trace, { model, texts, metadata, media }, { error: thrown }, settle);
+    await services.recorder.durable();
     throw thrown;
   }
 }
