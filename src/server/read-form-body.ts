@@ -5,16 +5,28 @@ import { HttpError } from './responses.ts';
 /** A multipart body's fields: text values as strings, files as bytes (repeated names, `name[]`, as lists). */
 export type FormFields = Record<string, string | MediaFile | Array<string | MediaFile>>;
 
+/** More parts than any media request has (an edit of 16 images, a mask, a dozen fields). */
+const MAX_FORM_PARTS = 64;
+
 /**
- * A `multipart/form-data` body (an image edit, an audio upload): 413 past `maxBytes`, 400 when it is not a form.
- * Parsed by the Web standard `Response.formData()`, which every runtime the server runs on has.
+ * A `multipart/form-data` body (an image edit, an audio upload): 413 past `maxBytes`, or when its text fields
+ * together pass `maxTextBytes` (the JSON bodies' limit: a prompt is no larger as a form field); 400 when it is not a
+ * form, or holds more than 64 parts (counted on the bytes, before they are parsed: a 25 MB body of empty parts must
+ * not hold the process). Parsed by the Web standard `Response.formData()`, which every runtime the server runs on has.
  */
-export async function readFormBody(request: ServerRequest, maxBytes: number): Promise<FormFields> {
+export async function readFormBody(
+  request: ServerRequest,
+  maxBytes: number,
+  maxTextBytes: number,
+): Promise<FormFields> {
   const type = request.header('content-type') ?? '';
   if (!type.toLowerCase().startsWith('multipart/form-data')) {
     throw new HttpError(400, 'This endpoint takes multipart/form-data (a file upload).', { code: 'invalid_body' });
   }
   const bytes = await request.body(maxBytes);
+  if (partsIn(bytes, type) > MAX_FORM_PARTS) {
+    throw new HttpError(400, `A multipart body holds at most ${MAX_FORM_PARTS} parts.`, { code: 'invalid_body' });
+  }
   let form: FormData;
   try {
     form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
@@ -24,7 +36,14 @@ export async function readFormBody(request: ServerRequest, maxBytes: number): Pr
     });
   }
   const fields: FormFields = {};
+  let textBytes = 0;
   for (const [raw, value] of form.entries()) {
+    if (typeof value === 'string') textBytes += value.length;
+    if (textBytes > maxTextBytes) {
+      throw new HttpError(413, `The text fields of this body are larger than ${maxTextBytes} bytes.`, {
+        code: 'request_too_large',
+      });
+    }
     const item =
       typeof value === 'string'
         ? value
@@ -33,9 +52,22 @@ export async function readFormBody(request: ServerRequest, maxBytes: number): Pr
     const name = list ? raw.slice(0, -2) : raw;
     const known = fields[name];
     if (known === undefined) fields[name] = list ? [item] : item;
-    else fields[name] = [...(Array.isArray(known) ? known : [known]), item];
+    else if (Array.isArray(known)) known.push(item);
+    else fields[name] = [known, item];
   }
   return fields;
+}
+
+/** The parts a multipart body holds: its boundary lines, less the closing one (0 without a boundary). */
+function partsIn(bytes: Uint8Array, contentType: string): number {
+  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  if (!boundary) return 0;
+  const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const line = Buffer.from(`--${boundary}`);
+  let count = 0;
+  for (let at = body.indexOf(line); at !== -1 && count <= MAX_FORM_PARTS + 1; at = body.indexOf(line, at + line.length))
+    count += 1;
+  return count - 1;
 }
 
 /** A text field, `undefined` when absent; a 400 when it is a file or repeated. */

@@ -36,8 +36,10 @@ export function mediaRoutes(gateway: Gateway, limits: { maxBodyBytes: number; ma
       auth: 'key',
       scope: 'chat',
       async handle({ request, access }) {
-        const fields = await readFormBody(request, limits.maxUploadBytes);
+        const fields = await readFormBody(request, limits.maxUploadBytes, limits.maxBodyBytes);
         const images = fileFields(fields, 'image');
+        if (images.length === 0)
+          throw new HttpError(400, '"image" is required: the image to edit.', { param: 'image' });
         const [mask] = fileFields(fields, 'mask');
         const body = {
           ...textFields(fields, ['model', 'prompt', 'size', 'quality', 'response_format', 'background', 'user']),
@@ -69,7 +71,7 @@ export function mediaRoutes(gateway: Gateway, limits: { maxBodyBytes: number; ma
       auth: 'key',
       scope: 'chat',
       async handle({ request, access }): Promise<Reply> {
-        const fields = await readFormBody(request, limits.maxUploadBytes);
+        const fields = await readFormBody(request, limits.maxUploadBytes, limits.maxBodyBytes);
         const [file] = fileFields(fields, 'file');
         if (!file) throw new HttpError(400, '"file" is required: the audio to transcribe.', { param: 'file' });
         const granularities = fields.timestamp_granularities;

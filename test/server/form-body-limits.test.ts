@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './start-test-server.ts';
+
+/**
+ * A multipart upload is held to a few parts and to the JSON bodies' size for its text: a body of many parts or one
+ * huge text field must not stall the process or reach the masker and the record whole.
+ */
+let test: TestServer;
+beforeAll(async () => {
+  test = await startTestServer({ maxBodyBytes: 64 * 1024 });
+});
+afterAll(async () => {
+  await test.stop();
+});
+
+const boundary = 'switchyard-test-boundary';
+function multipart(parts: Array<{ name: string; value: string; file?: string }>): string {
+  const body = parts.map(({ name, value, file }) => {
+    const disposition = `form-data; name="${name}"${file ? `; filename="${file}"` : ''}`;
+    const type = file ? '\r\ncontent-type: image/png' : '';
+    return `--${boundary}\r\ncontent-disposition: ${disposition}${type}\r\n\r\n${value}\r\n`;
+  });
+  return `${body.join('')}--${boundary}--\r\n`;
+}
+const post = (path: string, body: string) =>
+  fetch(`${test.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${test.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body,
+  });
+
+describe('a multipart body', () => {
+  it('of more parts than any request needs is refused with a 400, at once', async () => {
+    const parts = Array.from({ length: 20_000 }, () => ({ name: 'image[]', value: '' }));
+    const response = await post('/v1/images/edits', multipart([{ name: 'model', value: 'gpt-image-1' }, ...parts]));
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string; param: string } }).error.message).toMatch(/parts/);
+  });
+
+  it('with a text field past the JSON bodies’ limit is refused with a 413', async () => {
+    const response = await post(
+      '/v1/images/edits',
+      multipart([
+        { name: 'model', value: 'gpt-image-1' },
+        { name: 'prompt', value: 'x'.repeat(100 * 1024) },
+        { name: 'image', value: 'png', file: 'a.png' },
+      ]),
+    );
+    expect(response.status).toBe(413);
+  });
+
+  it('of an edit without an image is refused with a 400 naming it, before any provider', async () => {
+    const response = await post(
+      '/v1/images/edits',
+      multipart([
+        { name: 'model', value: 'gpt-image-1' },
+        { name: 'prompt', value: 'x' },
+      ]),
+    );
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string; param: string } }).error.param).toBe('image');
+  });
+});
