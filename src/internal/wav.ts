@@ -31,6 +31,9 @@ export function pcmToWav(pcm: Uint8Array, sampleRate: number): Uint8Array {
   return out;
 }
 
+/** 96 kHz × 32-bit × 2 channels: no WAV a speech API takes streams more bytes a second. */
+const MAX_WAV_BYTE_RATE = 768_000;
+
 /** A WAV file's duration in seconds, from its `fmt ` and `data` chunks; `undefined` for anything else. */
 export function wavSeconds(bytes: Uint8Array): number | undefined {
   if (bytes.length < 12 || ascii(bytes, 0) !== 'RIFF' || ascii(bytes, 8) !== 'WAVE') return undefined;
@@ -42,7 +45,8 @@ export function wavSeconds(bytes: Uint8Array): number | undefined {
     if (id === 'fmt ' && at + 16 <= bytes.length) byteRate = view.getUint32(at + 16, true);
     if (id === 'data') {
       const length = Math.min(size, bytes.length - at - 8);
-      return byteRate ? length / byteRate : undefined;
+      // A rate past any real WAV's (a header the sender wrote to look short) is not believed.
+      return byteRate ? length / Math.min(byteRate, MAX_WAV_BYTE_RATE) : undefined;
     }
     at += 8 + size + (size % 2);
   }

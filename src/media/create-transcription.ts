@@ -42,11 +42,21 @@ export async function createTranscription(
           signal: call.signal,
           warn: call.warn,
         }),
-      bill: (answer, candidate) =>
-        transcriptionBill(candidate.offering.pricing, {
-          usage: answer.json?.usage as Record<string, unknown> | undefined,
-          seconds: answer.seconds ?? numberOr(answer.json?.duration) ?? fileSeconds,
-        }),
+      bill: (answer, candidate, warn) => {
+        const usage = answer.json?.usage as Record<string, unknown> | undefined;
+        let seconds = answer.seconds ?? numberOr(answer.json?.duration) ?? fileSeconds;
+        if (usage === undefined && seconds === undefined) {
+          // A text, SRT or VTT answer says no length: billed at the length the hold assumed, never \$0.
+          seconds = body.file.data.byteLength / LOWEST_BYTES_PER_SECOND;
+          warn({
+            code: 'cost_estimated',
+            message:
+              `The provider said nothing of the audio's length: billed as ${Math.ceil(seconds)} s, its size at ` +
+              '16 kbit/s (ask for json for the exact cost).',
+          });
+        }
+        return transcriptionBill(candidate.offering.pricing, { usage, seconds });
+      },
     },
     options,
   );

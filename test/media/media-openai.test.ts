@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createGateway, PermissionDeniedError } from '../../src/index.ts';
 import { pngSize } from '../../src/internal/png.ts';
+import { pcmToWav } from '../../src/internal/wav.ts';
 import { useFakeOpenAIServer } from '../helpers/openai-env.ts';
 
 /** The media APIs in process against the fake OpenAI server: wire formats, cost from units, records, fallbacks. */
@@ -198,6 +199,22 @@ describe('speech and transcription against the fake OpenAI server', () => {
     const text = await gateway.createTranscription({ model: 'whisper-1', file, response_format: 'text' });
     expect(text.body).toBe('fake transcript of 1000 bytes\n');
     expect(text.text).toBe(text.body);
+    // A text answer says no length: billed (and charged to the budgets) at the length the hold assumed, 1000 bytes
+    // at 16 kbit/s, never $0.
+    expect(text.switchyard.cost_usd).toBeCloseTo((Math.ceil(1000 / 2000) / 60) * 0.006, 9);
+    expect(text.switchyard.warnings).toContainEqual(expect.objectContaining({ code: 'cost_estimated' }));
+  });
+
+  it('a WAV header claiming an impossible byte rate is not believed for the bill', async () => {
+    // 2 MB of audio whose header claims 1 GB a second (0.002 s as read): at most 96 kHz × 32 bits × 2 channels.
+    const wav = pcmToWav(new Uint8Array(2_000_000), 16_000);
+    new DataView(wav.buffer).setUint32(28, 1_000_000_000, true);
+    const answer = await gateway.createTranscription({
+      model: 'whisper-1',
+      file: { data: wav, name: 'a.wav' },
+      response_format: 'text',
+    });
+    expect(answer.switchyard.cost_usd).toBeCloseTo((Math.ceil(2_000_000 / 768_000) / 60) * 0.006, 9);
   });
 
   it('gpt-4o-transcribe: cost from the audio and text tokens reported', async () => {
