@@ -42,6 +42,26 @@ export class KeyAccess {
   }
 
   /**
+   * `n` more of the key's slots in flight, for work of its request beyond the request itself (the tool calls of a
+   * JSON-RPC batch); a 429 when they are not free. Resolves to the function that gives them back, once.
+   */
+  async moreSlots(n: number): Promise<() => void> {
+    const limits = this.#limits;
+    if (!limits) return () => undefined;
+    const releases: Array<() => void> = [];
+    const release = () => {
+      for (const each of releases.splice(0)) each();
+    };
+    try {
+      for (let taken = 0; taken < n; taken++) releases.push(await limits.acquire(this.key));
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return release;
+  }
+
+  /**
    * For a call the server makes for this key after its request was answered (an experiment's cells): checks the
    * key (and the keys that minted it) is still valid, a 401 once it is revoked or expired, and takes it as it stands
    * now (its limits changed meanwhile: `forCall` then carries the new ones); then waits until the key's rate and its

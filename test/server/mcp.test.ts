@@ -127,7 +127,11 @@ describe('/mcp', () => {
       body: JSON.stringify(body),
     });
     expect(foreignHost.status).toBe(403);
-    expect(JSON.parse(foreignHost.body).error.code).toBe('host_not_allowed');
+    // In JSON-RPC's shape, as an MCP client reads errors; the gateway's own code beside it.
+    expect(JSON.parse(foreignHost.body)).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32000, data: { status: 403, code: 'host_not_allowed' } },
+    });
     const sameOrigin = await api(test, '/mcp', {
       body,
       headers: { origin: test.url, accept: 'application/json, text/event-stream' },

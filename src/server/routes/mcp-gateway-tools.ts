@@ -26,7 +26,8 @@ export async function registerGatewayTools(
   const { tools, unknown } = await gateway.toolsFor(key, servers);
   const offered = new Set(tools.map((tool) => tool.name));
   for (const tool of tools) register(server, gateway, key, tool);
-  for (const name of called) {
+  // Each name once: a batch naming a refused tool many times is one refusal recorded.
+  for (const name of new Set(called)) {
     if (offered.has(name)) continue;
     const located = gateway.locate(name);
     if (!located) continue;
