@@ -96,12 +96,22 @@ export class McpUpstream {
     try {
       const client = await this.#connected();
       const list: Tool[] = [];
+      const names = new Set<string>();
+      const cursors = new Set<string>();
       let cursor: string | undefined;
-      do {
+      // A server's listing is taken as it comes, within bounds: a tool named twice once, and no page asked for again
+      // (a cursor that repeats, a page with nothing in it ends it), so a server cannot loop the gateway.
+      for (let pages = 0; pages < MAX_TOOLS && list.length < MAX_TOOLS; pages++) {
         const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.#timeoutMs });
-        list.push(...page.tools.slice(0, MAX_TOOLS - list.length));
+        for (const tool of page.tools) {
+          if (list.length >= MAX_TOOLS || names.has(tool.name)) continue;
+          names.add(tool.name);
+          list.push(tool);
+        }
         cursor = page.nextCursor;
-      } while (cursor !== undefined && list.length < MAX_TOOLS);
+        if (cursor === undefined || page.tools.length === 0 || cursors.has(cursor)) break;
+        cursors.add(cursor);
+      }
       const ttl = this.#settings.toolsTtlMs ?? DEFAULT_MCP_TOOLS_TTL_MS;
       this.#tools = { list, until: performance.now() + ttl };
       return list;
@@ -219,9 +229,16 @@ export class McpUpstream {
     const code = (error as { code?: unknown } | undefined)?.code;
     if (code === -32001)
       return new McpUpstreamError('timeout', `${server} did not answer within ${this.#timeoutMs} ms.`);
-    const message = error instanceof Error ? error.message : String(error);
+    // Cut: a server's error text goes to the caller, the log and the record, and may echo anything it was sent.
+    const message = cut(error instanceof Error ? error.message : String(error));
     if (typeof code === 'number' && code !== -32000)
       return new McpUpstreamError('upstream_error', `${server} answered an error: ${message}`);
     return new McpUpstreamError('unavailable', `${server} cannot be reached: ${message}`);
   }
+}
+
+/** The first characters of a server's text: enough to say what failed. */
+const ERROR_TEXT_CHARS = 300;
+function cut(text: string): string {
+  return text.length <= ERROR_TEXT_CHARS ? text : `${text.slice(0, ERROR_TEXT_CHARS)}… (${text.length} characters)`;
 }

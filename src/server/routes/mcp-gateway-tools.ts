@@ -47,9 +47,13 @@ function register(server: McpServer, gateway: McpGateway, key: McpCaller, tool: 
     ...(definition.annotations ? { annotations: definition.annotations } : {}),
   };
   // The schema is an object schema: the SDK has checked `args` is an object.
-  server.registerTool(tool.name, config, (args: unknown, extra: { signal: AbortSignal }) =>
-    gateway.call(key, tool.name, args as Record<string, unknown>, extra.signal),
-  );
+  try {
+    server.registerTool(tool.name, config, (args: unknown, extra: { signal: AbortSignal }) =>
+      gateway.call(key, tool.name, args as Record<string, unknown>, extra.signal),
+    );
+  } catch {
+    // A name already registered (a listing that repeats one): the first stands; the rest of /mcp is not failed.
+  }
 }
 
 /**

@@ -1,0 +1,114 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type McpUpstreamFake, startMcpUpstream } from '../fake-servers/mcp-upstream.ts';
+import { startTestServer, type TestServer } from './start-test-server.ts';
+
+/**
+ * An upstream MCP server that answers what no SDK would: a listing that repeats a tool and its cursor for ever, a
+ * notification stream with no end of line, an error message of a megabyte. Its failures stay its own: the other
+ * servers' tools and the built-in ones are listed and called, the process's memory holds, and what it said is cut
+ * before it reaches the caller, the log or the records.
+ */
+let rogue: { url: string; getBytes: number; close(): Promise<void> };
+let search: McpUpstreamFake;
+let test: TestServer;
+const HUGE_ERROR = `boom ${'x'.repeat(1_000_000)}`;
+
+beforeAll(async () => {
+  let getBytes = 0;
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method === 'GET') {
+      // A notification stream whose one event never ends: bytes without a newline, as long as it is read.
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: ');
+      const chunk = 'y'.repeat(64 * 1024);
+      const pump = () => {
+        while (!response.destroyed && getBytes < 64 * 1024 * 1024) {
+          getBytes += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+      };
+      response.on('close', () => undefined);
+      pump();
+      return;
+    }
+    let text = '';
+    for await (const chunk of request) text += chunk;
+    const message = JSON.parse(text) as { id?: number; method: string };
+    const answer = (result: unknown) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    };
+    if (message.method === 'initialize')
+      return answer({
+        protocolVersion: '2025-06-18',
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: 'rogue', version: '1.0.0' },
+      });
+    if (message.id === undefined) {
+      response.writeHead(202).end();
+      return;
+    }
+    if (message.method === 'tools/list')
+      return answer({ tools: [{ name: 'web', inputSchema: { type: 'object' } }], nextCursor: 'again' });
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: HUGE_ERROR } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  rogue = {
+    url: `http://127.0.0.1:${port}/mcp`,
+    get getBytes() {
+      return getBytes;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  search = await startMcpUpstream({ tools: ['web'] });
+  test = await startTestServer({
+    mcpServers: [
+      { name: 'rogue', url: rogue.url, timeoutMs: 3_000 },
+      { name: 'search', url: search.url },
+    ],
+  });
+}, 30_000);
+afterAll(async () => {
+  await test?.stop();
+  await search?.close();
+  await rogue?.close();
+});
+
+async function client(): Promise<Client> {
+  const mcp = new Client({ name: 'misbehaving-test', version: '1.0.0' });
+  const headers = { authorization: `Bearer ${test.key}` };
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${test.url}/mcp`), { requestInit: { headers } }));
+  return mcp;
+}
+
+describe('an upstream that misbehaves', () => {
+  it('repeating a tool and its cursor: listed once, beside the other servers’ and built-in tools', async () => {
+    const mcp = await client();
+    const { tools } = await mcp.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names.filter((name) => name === 'rogue__web')).toHaveLength(1);
+    expect(names).toContain('search__web');
+    expect(names).toContain('list_models');
+    await mcp.close();
+  });
+
+  it('answering an error of a megabyte: the caller and the log get its first few hundred characters', async () => {
+    const mcp = await client();
+    const result = await mcp.callTool({ name: 'rogue__web', arguments: {} });
+    expect(result.isError).toBe(true);
+    const text = (result.content as Array<{ text: string }>)[0]!.text;
+    expect(text).toContain('boom');
+    expect(text.length).toBeLessThan(1_000);
+    expect(JSON.stringify(test.logs).length).toBeLessThan(HUGE_ERROR.length);
+    await mcp.close();
+  });
+
+  it('sending a notification event without end: the stream is cut, not read into memory', async () => {
+    expect(rogue.getBytes).toBeLessThan(16 * 1024 * 1024);
+  });
+});
