@@ -71,6 +71,9 @@ export async function runMediaCall<T>(
     if (asked != null && (typeof asked !== 'object' || Array.isArray(asked))) {
       throw new InvalidRequestError('"metadata" must be an object of strings.', 'metadata');
     }
+    for (const [name, value] of Object.entries(asked ?? {}))
+      if (typeof value !== 'string')
+        throw new InvalidRequestError(`metadata.${name} must be a string (got ${typeof value}).`, `metadata.${name}`);
     metadata = { ...options.metadata, ...spec.request.metadata };
     if (spec.request.user !== undefined) metadata.user ??= spec.request.user;
     const agentId = actingAgent(options.access?.agents, metadata.agent_id);

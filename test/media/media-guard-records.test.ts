@@ -103,3 +103,14 @@ describe('an image request asking for a stream', () => {
     await gateway.close();
   });
 });
+
+describe('a media call’s metadata', () => {
+  it('is refused unless each value is a string, as a chat call’s is', async () => {
+    const gateway = journaledGateway();
+    const error = await gateway
+      .createImage({ model: 'gpt-image-1-mini', prompt: 'x', metadata: { agent_id: {} } } as never)
+      .catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ status: 400, param: 'metadata.agent_id' });
+    await gateway.close();
+  });
+});

@@ -60,4 +60,24 @@ describe('a multipart body', () => {
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { message: string; param: string } }).error.param).toBe('image');
   });
+
+  it('of a transcription asking for a stream is refused, and a form’s sensitive_data is obeyed', async () => {
+    const audio = { name: 'file', value: 'mp3', file: 'a.mp3' };
+    const streamed = await post(
+      '/v1/audio/transcriptions',
+      multipart([{ name: 'model', value: 'whisper-1' }, { name: 'stream', value: 'true' }, audio]),
+    );
+    expect(streamed.status).toBe(400);
+    const blocked = await post(
+      '/v1/images/edits',
+      multipart([
+        { name: 'model', value: 'gpt-image-1' },
+        { name: 'prompt', value: 'card 4111 1111 1111 1111' },
+        { name: 'sensitive_data', value: 'block' },
+        { name: 'image', value: 'png', file: 'a.png' },
+      ]),
+    );
+    expect(blocked.status).toBe(400);
+    expect(((await blocked.json()) as { error: { code: string } }).error.code).toBe('sensitive_data_blocked');
+  });
 });

@@ -43,6 +43,7 @@ export function mediaRoutes(gateway: Gateway, limits: { maxBodyBytes: number; ma
         const [mask] = fileFields(fields, 'mask');
         const body = {
           ...textFields(fields, ['model', 'prompt', 'size', 'quality', 'response_format', 'background', 'user']),
+          ...textFields(fields, ['sensitive_data']),
           ...textFields(fields, ['output_format', 'input_fidelity']),
           ...numberFields(fields, ['n', 'output_compression']),
           image: images.length === 1 ? images[0]! : images,
@@ -75,8 +76,12 @@ export function mediaRoutes(gateway: Gateway, limits: { maxBodyBytes: number; ma
         const [file] = fileFields(fields, 'file');
         if (!file) throw new HttpError(400, '"file" is required: the audio to transcribe.', { param: 'file' });
         const granularities = fields.timestamp_granularities;
+        if (fields.stream !== undefined)
+          throw new HttpError(400, '"stream" is not supported: a transcription is answered whole.', {
+            param: 'stream',
+          });
         const body = {
-          ...textFields(fields, ['model', 'language', 'prompt', 'response_format']),
+          ...textFields(fields, ['model', 'language', 'prompt', 'response_format', 'sensitive_data']),
           ...numberFields(fields, ['temperature']),
           ...(granularities === undefined
             ? {}
