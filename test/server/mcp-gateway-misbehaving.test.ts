@@ -52,9 +52,19 @@ beforeAll(async () => {
       return;
     }
     if (message.method === 'tools/list')
-      return answer({ tools: [{ name: 'web', inputSchema: { type: 'object' } }], nextCursor: 'again' });
+      return answer({
+        tools: [
+          { name: 'web', inputSchema: { type: 'object' } },
+          { name: 'strict', inputSchema: { type: 'object' } },
+        ],
+        nextCursor: 'again',
+      });
+    const strict = (message as { params?: { name?: string } }).params?.name === 'strict';
+    const error = strict
+      ? { code: -32602, message: 'Invalid params: "query" is required' }
+      : { code: -32603, message: HUGE_ERROR };
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: HUGE_ERROR } }));
+    response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -106,6 +116,20 @@ describe('an upstream that misbehaves', () => {
     expect(text.length).toBeLessThan(1_000);
     expect(JSON.stringify(test.logs).length).toBeLessThan(HUGE_ERROR.length);
     await mcp.close();
+  });
+
+  it('refusing the arguments it was sent: the caller is blamed, not the server', async () => {
+    const mcp = await client();
+    const result = await mcp.callTool({ name: 'rogue__strict', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/refused the call's arguments.*"query"/);
+    await mcp.close();
+    const calls = (await (
+      await fetch(`${test.url}/v1/mcp/calls?limit=10`, { headers: { authorization: `Bearer ${test.key}` } })
+    ).json()) as {
+      data: Array<{ tool: string; outcome: string }>;
+    };
+    expect(calls.data.find((call) => call.tool === 'rogue__strict')?.outcome).toBe('invalid_request');
   });
 
   it('sending a notification event without end: the stream is cut, not read into memory', async () => {

@@ -17,6 +17,7 @@ export type McpCallOutcome =
   | 'unavailable'
   | 'too_large'
   | 'upstream_error'
+  | 'invalid_request'
   | 'cancelled'
   | 'forbidden';
 
@@ -231,6 +232,9 @@ export class McpUpstream {
       return new McpUpstreamError('timeout', `${server} did not answer within ${this.#timeoutMs} ms.`);
     // Cut: a server's error text goes to the caller, the log and the record, and may echo anything it was sent.
     const message = cut(error instanceof Error ? error.message : String(error));
+    // Invalid params, method not found: the call's own fault (its arguments, a tool the server does not have).
+    if (code === -32602 || code === -32601)
+      return new McpUpstreamError('invalid_request', `${server} refused the call's arguments: ${message}`);
     if (typeof code === 'number' && code !== -32000)
       return new McpUpstreamError('upstream_error', `${server} answered an error: ${message}`);
     return new McpUpstreamError('unavailable', `${server} cannot be reached: ${message}`);
