@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './free-port.ts';
 import { pollUntil } from './poll.ts';
 
@@ -25,10 +27,16 @@ export async function startRedis(): Promise<ThrowawayRedis | undefined> {
     return undefined;
   }
   const port = await freePort();
-  const spawnServer = () =>
-    spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+  // Its own directory: a replica writes the data it syncs there (never in the repository), removed with the server.
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-redis-'));
+  const spawnServer = () => {
+    mkdirSync(dir, { recursive: true });
+    return spawn(
+      binary,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      { stdio: 'ignore' },
+    );
+  };
   let server: ReturnType<typeof spawn> | undefined = spawnServer();
   const url = `redis://127.0.0.1:${port}`;
   await waitForRedis(url);
@@ -41,12 +49,14 @@ export async function startRedis(): Promise<ThrowawayRedis | undefined> {
     pause: () => void server?.kill('SIGSTOP'),
     resume: () => void server?.kill('SIGCONT'),
     stop: async () => {
-      if (!server || server.exitCode !== null) return;
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGCONT');
-      server.kill('SIGTERM');
-      await exited;
+      if (server && server.exitCode === null) {
+        const exited = new Promise((resolve) => server!.once('exit', resolve));
+        server.kill('SIGCONT');
+        server.kill('SIGTERM');
+        await exited;
+      }
       server = undefined;
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
