@@ -70,8 +70,8 @@ export async function startFuzzRig(): Promise<FuzzRig> {
     const pathname = new URL(request.path, 'http://x').pathname;
     if (status >= 400) {
       const body = JSON.parse(text) as unknown;
-      if (/^\/mcp\/?$/.test(pathname) && request.method === 'POST' && !isOpenAIErrorBody(body)) {
-        // The MCP transport answers in JSON-RPC, as MCP clients expect.
+      if (/^\/mcp\/?$/.test(pathname) && !isOpenAIErrorBody(body)) {
+        // `/mcp` answers in JSON-RPC, as MCP clients expect: the transport, and the route's own refusals.
         expect(body, context).toMatchObject({
           jsonrpc: '2.0',
           error: { code: expect.any(Number), message: expect.any(String) },

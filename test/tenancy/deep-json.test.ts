@@ -134,7 +134,12 @@ async function send(method: string, path: string, body: string): Promise<Respons
 async function expectTooDeep(response: Response, what: string): Promise<void> {
   const text = await response.text();
   expect(response.status, `${what}: ${text.slice(0, 300)}`).toBe(400);
-  const { error } = JSON.parse(text) as { error: { message: string; type: string; code?: string } };
+  const parsed = JSON.parse(text) as {
+    jsonrpc?: string;
+    error: { message: string; type: string; code?: string; data?: { type: string; code: string } };
+  };
+  // `/mcp` refuses in JSON-RPC's shape, the gateway's type and code in its data.
+  const error = parsed.jsonrpc ? { ...parsed.error, ...parsed.error.data } : parsed.error;
   expect(error.type, what).toBe('invalid_request_error');
   expect(error.message, what).toContain(`more than ${MAX_JSON_DEPTH} levels deep`);
   // Anthropic's error shape has no code.
