@@ -42,9 +42,11 @@ export function wavSeconds(bytes: Uint8Array): number | undefined {
   for (let at = 12; at + 8 <= bytes.length; ) {
     const id = ascii(bytes, at);
     const size = view.getUint32(at + 4, true);
-    if (id === 'fmt ' && at + 16 <= bytes.length) byteRate = view.getUint32(at + 16, true);
+    if (id === 'fmt ' && at + 20 <= bytes.length) byteRate = view.getUint32(at + 16, true);
     if (id === 'data') {
-      const length = Math.min(size, bytes.length - at - 8);
+      // A size of 0 (or past the end: a stream's header) is read as the bytes there are, as decoders read it.
+      const there = bytes.length - at - 8;
+      const length = size === 0 || size > there ? there : size;
       // A rate past any real WAV's (a header the sender wrote to look short) is not believed.
       return byteRate ? length / Math.min(byteRate, MAX_WAV_BYTE_RATE) : undefined;
     }

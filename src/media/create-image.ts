@@ -85,10 +85,14 @@ function imageBody(request: ImageRequest): ImageBody {
     sensitive_data: _sensitiveData,
     ...rest
   } = request as ImageRequest & { image?: unknown; mask?: unknown; sensitive_data?: unknown };
-  for (const param of ['stream', 'partial_images'] as const) {
-    if ((rest as Record<string, unknown>)[param] !== undefined)
-      throw new InvalidRequestError(`"${param}" is not supported: images are answered whole.`, param);
-  }
+  // A stream asked for is refused; `stream: false` and no partial images are what is done anyway.
+  const asked = rest as { stream?: unknown; partial_images?: unknown };
+  if (asked.stream === true || asked.stream === 'true')
+    throw new InvalidRequestError('"stream" is not supported: images are answered whole.', 'stream');
+  if (Number(asked.partial_images ?? 0) !== 0)
+    throw new InvalidRequestError('"partial_images" is not supported: images are answered whole.', 'partial_images');
+  delete (rest as { stream?: unknown }).stream;
+  delete (rest as { partial_images?: unknown }).partial_images;
   delete (rest as { image?: unknown }).image;
   delete (rest as { mask?: unknown }).mask;
   const n = rest.n ?? 1;

@@ -46,7 +46,8 @@ async function tryConnect(url: string): Promise<StartAttempt<Redis>> {
     retryStrategy: (times) => Math.min(times * 100, 1_000),
     // A primary demoted by a failover answers READONLY on the open connection: reconnect (to whatever the address
     // names now), failing the command (1, not 2: a command is never sent twice, it may have been applied).
-    reconnectOnError: (error) => (/^READONLY\b/.test(error.message) ? 1 : false),
+    // Anywhere in the message: before Redis 7, a script's error carries the reply inside its own text.
+    reconnectOnError: (error) => (/\bREADONLY\b/.test(error.message) ? 1 : false),
   });
   let cause: unknown;
   const remember = (error: unknown) => (cause = error);

@@ -37,8 +37,13 @@ export async function readFormBody(
   }
   const fields: FormFields = {};
   let textBytes = 0;
+  let parts = 0;
   for (const [raw, value] of form.entries()) {
-    if (typeof value === 'string') textBytes += value.length;
+    // Counted again as parsed: whatever the bytes' count missed.
+    if (++parts > MAX_FORM_PARTS) {
+      throw new HttpError(400, `A multipart body holds at most ${MAX_FORM_PARTS} parts.`, { code: 'invalid_body' });
+    }
+    if (typeof value === 'string') textBytes += Buffer.byteLength(value);
     if (textBytes > maxTextBytes) {
       throw new HttpError(413, `The text fields of this body are larger than ${maxTextBytes} bytes.`, {
         code: 'request_too_large',
@@ -60,7 +65,7 @@ export async function readFormBody(
 
 /** The parts a multipart body holds: its boundary lines, less the closing one (0 without a boundary). */
 function partsIn(bytes: Uint8Array, contentType: string): number {
-  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  const boundary = boundaryOf(contentType);
   if (!boundary) return 0;
   const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const line = Buffer.from(`--${boundary}`);
@@ -106,4 +111,37 @@ export function metadataField(fields: FormFields): Record<string, string> | unde
   } catch {
     throw new HttpError(400, '"metadata" must be a JSON object.', { param: 'metadata' });
   }
+}
+
+const HTTP_WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+
+/**
+ * The `boundary` parameter as the body's parser reads it (the fetch standard's MIME type parameters): `;`-separated,
+ * the name matched whole and without case, the first one kept, a quoted value unescaped. Read any other way, a
+ * header like `xboundary=a; boundary=b` would count the parts of the wrong boundary.
+ */
+function boundaryOf(contentType: string): string | undefined {
+  let at = contentType.indexOf(';');
+  if (at === -1) return undefined;
+  while (at < contentType.length) {
+    at += 1;
+    while (HTTP_WHITESPACE.has(contentType[at]!)) at += 1;
+    let name = '';
+    while (at < contentType.length && contentType[at] !== ';' && contentType[at] !== '=') name += contentType[at++];
+    if (contentType[at] !== '=') continue;
+    at += 1;
+    let value = '';
+    if (contentType[at] === '"') {
+      for (at += 1; at < contentType.length && contentType[at] !== '"'; at += 1) {
+        if (contentType[at] === '\\' && at + 1 < contentType.length) at += 1;
+        value += contentType[at];
+      }
+      while (at < contentType.length && contentType[at] !== ';') at += 1;
+    } else {
+      while (at < contentType.length && contentType[at] !== ';') value += contentType[at++];
+      value = value.replace(/[ \t\r\n]+$/, '');
+    }
+    if (name.toLowerCase() === 'boundary' && value !== '') return value;
+  }
+  return undefined;
 }

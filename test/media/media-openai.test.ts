@@ -215,6 +215,15 @@ describe('speech and transcription against the fake OpenAI server', () => {
       response_format: 'text',
     });
     expect(answer.switchyard.cost_usd).toBeCloseTo((Math.ceil(2_000_000 / 768_000) / 60) * 0.006, 9);
+    // A data size of 0 (a stream's header) is read as the bytes there are, as a decoder reads it.
+    const unsized = pcmToWav(new Uint8Array(2_000_000), 16_000);
+    new DataView(unsized.buffer).setUint32(40, 0, true);
+    const read = await gateway.createTranscription({
+      model: 'whisper-1',
+      file: { data: unsized, name: 'b.wav' },
+      response_format: 'text',
+    });
+    expect(read.switchyard.cost_usd).toBeCloseTo((Math.ceil(2_000_000 / 32_000) / 60) * 0.006, 9);
   });
 
   it('gpt-4o-transcribe: cost from the audio and text tokens reported', async () => {

@@ -37,6 +37,20 @@ describe('a multipart body', () => {
     expect(((await response.json()) as { error: { message: string; param: string } }).error.message).toMatch(/parts/);
   });
 
+  it('of many parts under a boundary the header names after a look-alike is refused all the same', async () => {
+    const parts = Array.from({ length: 200 }, () => ({ name: 'image[]', value: '' }));
+    const response = await fetch(`${test.url}/v1/images/edits`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${test.key}`,
+        'content-type': `multipart/form-data; xboundary=zz; boundary="${boundary}"`,
+      },
+      body: multipart([{ name: 'model', value: 'gpt-image-1' }, ...parts]),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/64 parts/);
+  });
+
   it('with a text field past the JSON bodies’ limit is refused with a 413', async () => {
     const response = await post(
       '/v1/images/edits',

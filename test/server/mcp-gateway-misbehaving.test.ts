@@ -11,26 +11,29 @@ import { startTestServer, type TestServer } from './start-test-server.ts';
  * servers' tools and the built-in ones are listed and called, the process's memory holds, and what it said is cut
  * before it reaches the caller, the log or the records.
  */
-let rogue: { url: string; getBytes: number; close(): Promise<void> };
+let rogue: { url: string; getBytes: number; getClosed: boolean; close(): Promise<void> };
 let search: McpUpstreamFake;
 let test: TestServer;
 const HUGE_ERROR = `boom ${'x'.repeat(1_000_000)}`;
 
 beforeAll(async () => {
   let getBytes = 0;
+  let getClosed = false;
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     if (request.method === 'GET') {
-      // A notification stream whose one event never ends: bytes without a newline, as long as it is read.
+      // A notification stream whose one event never ends: data lines without the blank line that ends an event, for
+      // as long as they are read (64 MB at most).
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write('data: ');
-      const chunk = 'y'.repeat(64 * 1024);
+      const chunk = `data: ${'y'.repeat(1024)}\n`.repeat(64);
       const pump = () => {
         while (!response.destroyed && getBytes < 64 * 1024 * 1024) {
           getBytes += chunk.length;
           if (!response.write(chunk)) return void response.once('drain', pump);
         }
       };
-      response.on('close', () => undefined);
+      response.on('close', () => {
+        getClosed = true;
+      });
       pump();
       return;
     }
@@ -72,6 +75,9 @@ beforeAll(async () => {
     url: `http://127.0.0.1:${port}/mcp`,
     get getBytes() {
       return getBytes;
+    },
+    get getClosed() {
+      return getClosed;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -133,6 +139,8 @@ describe('an upstream that misbehaves', () => {
   });
 
   it('sending a notification event without end: the stream is cut, not read into memory', async () => {
+    await expect.poll(() => rogue.getBytes > 0, { timeout: 5000 }).toBe(true);
+    await expect.poll(() => rogue.getClosed, { timeout: 10_000 }).toBe(true);
     expect(rogue.getBytes).toBeLessThan(16 * 1024 * 1024);
   });
 });

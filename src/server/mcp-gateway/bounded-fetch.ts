@@ -2,7 +2,7 @@
  * A `fetch` for an upstream's Streamable HTTP transport whose answers to POSTs (a tool's result, a listing) are cut
  * once their body passes `maxBytes`, and abandoned `holdMs` after they were sent: an upstream can neither fill the
  * gateway's memory with one answer nor hold its connections with answers nobody waits for any more (a stateless
- * server never hears that a call timed out). The long-lived GET stream of notifications is held to lines of
+ * server never hears that a call timed out). The long-lived GET stream of notifications is held to events of
  * `maxBytes` (`withLinesBounded`).
  */
 export function boundedFetch(maxBytes: number, holdMs: number): typeof fetch {
@@ -26,18 +26,30 @@ export function boundedFetch(maxBytes: number, holdMs: number): typeof fetch {
 }
 
 /**
- * The long-lived GET stream of notifications, cut once `maxBytes` pass without an end of line: its events are lines,
- * and the SDK's event parser keeps an unended one whole (an upstream sending one endless event would fill the
- * gateway's memory). Its length over time is not bounded: notifications may come for as long as it is open.
+ * The long-lived GET stream of notifications, cut once one event passes `maxBytes`: the SDK's event parser keeps an
+ * event whole until its blank line, so an upstream sending one endless event (a line without end, or lines without
+ * a blank one) would fill the gateway's memory. Its length over time is not bounded: notifications may come for as
+ * long as it is open. Lines end at CR, LF or CRLF, as server-sent events say.
  */
 function withLinesBounded(response: Response, maxBytes: number): Response {
   if (response.body === null) return response;
-  let unended = 0;
+  let event = 0;
+  let lineStart = true;
+  let afterCr = false;
   const limit = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      const newline = chunk.lastIndexOf(0x0a);
-      unended = newline === -1 ? unended + chunk.byteLength : chunk.byteLength - newline - 1;
-      if (unended > maxBytes) controller.error(new ResultTooLargeError(maxBytes));
+      for (const byte of chunk) {
+        event += 1;
+        if (byte === 0x0a && afterCr) {
+          afterCr = false;
+          continue;
+        }
+        afterCr = byte === 0x0d;
+        if (byte !== 0x0a && byte !== 0x0d) lineStart = false;
+        else if (lineStart) event = 0;
+        else lineStart = true;
+      }
+      if (event > maxBytes) controller.error(new ResultTooLargeError(maxBytes));
       else controller.enqueue(chunk);
     },
   });

@@ -34,6 +34,9 @@ export class McpUpstreamError extends Error {
 
 /** Tools an upstream lists, read page by page up to this many (a bound on what one server can make us hold). */
 const MAX_TOOLS = 1_000;
+/** Pages of a listing asked for at most, and the longest cursor taken (an opaque token, not a payload). */
+const MAX_PAGES = 100;
+const MAX_CURSOR = 4096;
 /** After a failed connection, listings skip the server this long (answering from the last list, if any). */
 const LISTING_BACKOFF_MS = 5_000;
 /** Room for the JSON-RPC envelope around a result, in the transport's own bound. */
@@ -101,16 +104,18 @@ export class McpUpstream {
       const cursors = new Set<string>();
       let cursor: string | undefined;
       // A server's listing is taken as it comes, within bounds: a tool named twice once, and no page asked for again
-      // (a cursor that repeats, a page with nothing in it ends it), so a server cannot loop the gateway.
-      for (let pages = 0; pages < MAX_TOOLS && list.length < MAX_TOOLS; pages++) {
+      // (a page that adds no tool, a cursor that repeats or is longer than a cursor needs, ends it; 100 pages at
+      // most), so a server cannot loop the gateway.
+      for (let pages = 0; pages < MAX_PAGES && list.length < MAX_TOOLS; pages++) {
         const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.#timeoutMs });
+        const before = list.length;
         for (const tool of page.tools) {
           if (list.length >= MAX_TOOLS || names.has(tool.name)) continue;
           names.add(tool.name);
           list.push(tool);
         }
         cursor = page.nextCursor;
-        if (cursor === undefined || page.tools.length === 0 || cursors.has(cursor)) break;
+        if (cursor === undefined || list.length === before || cursor.length > MAX_CURSOR || cursors.has(cursor)) break;
         cursors.add(cursor);
       }
       const ttl = this.#settings.toolsTtlMs ?? DEFAULT_MCP_TOOLS_TTL_MS;

@@ -41,9 +41,12 @@ export function mediaRoutes(gateway: Gateway, limits: { maxBodyBytes: number; ma
         if (images.length === 0)
           throw new HttpError(400, '"image" is required: the image to edit.', { param: 'image' });
         const [mask] = fileFields(fields, 'mask');
+        // Passed on for createImage's rule: a stream asked for is refused, `false` is what is done.
+        const streamed = textFields(fields, ['stream', 'partial_images']);
         const body = {
           ...textFields(fields, ['model', 'prompt', 'size', 'quality', 'response_format', 'background', 'user']),
           ...textFields(fields, ['sensitive_data']),
+          ...streamed,
           ...textFields(fields, ['output_format', 'input_fidelity']),
           ...numberFields(fields, ['n', 'output_compression']),
           image: images.length === 1 ? images[0]! : images,
@@ -76,7 +79,7 @@ export function mediaRoutes(gateway: Gateway, limits: { maxBodyBytes: number; ma
         const [file] = fileFields(fields, 'file');
         if (!file) throw new HttpError(400, '"file" is required: the audio to transcribe.', { param: 'file' });
         const granularities = fields.timestamp_granularities;
-        if (fields.stream !== undefined)
+        if (textField(fields, 'stream') === 'true')
           throw new HttpError(400, '"stream" is not supported: a transcription is answered whole.', {
             param: 'stream',
           });
