@@ -227,13 +227,13 @@ export class RemoteDeploymentStore implements DeploymentStore {
     return value;
   }
 
-  /** Serves the cached value after a failure, asking again only after a short pause; throws without one. */
+  /** A fresh read's failure: thrown, never served from the cache (what is stale is not its answer's to say). */
   #failFresh(error: DeploymentStoreError | DeploymentValidationError): never {
     this.#lastError = error;
-    this.#stale = false;
     throw error;
   }
 
+  /** Serves the cached value after a failure, asking again only after a short pause; throws without one. */
   #serveStale(key: string, error: DeploymentStoreError | DeploymentValidationError): unknown {
     this.#lastError = error;
     const entry = this.#cache.get(key);
