@@ -39,8 +39,8 @@ export async function createEmbedding(
     if (guarded.refusal) throw guarded.refusal;
     metadata = { ...options.metadata, ...request.metadata };
     if (request.user !== undefined) metadata.user ??= request.user;
-    metadata = embeddingCaller(metadata, request, options.access);
     const candidates = servingCandidates(services, request);
+    metadata = embeddingCaller(metadata, request, candidates[0]!.model.id, options.access);
     const plan = attemptPolicy(services, options, trace.startedMonotonic);
     // The input's tokens at the dearest candidate, held against the budgets until the call is recorded.
     const input = texts.reduce((sum, text) => sum + estimateTokens(text), 0);
@@ -107,15 +107,17 @@ export async function createEmbedding(
 
 /**
  * The caller's limits, as for a completion: the agent the call runs as (a key's only agent when none is named) and
- * the model, which must be among the caller's.
+ * the model (its catalog id, or as written), which must be among the caller's.
  */
 function embeddingCaller(
   metadata: Record<string, string>,
   request: EmbeddingRequest,
+  modelId: string,
   access: CallAccess | undefined,
 ): Record<string, string> {
   const agentId = actingAgent(access?.agents, metadata.agent_id);
-  requireModel(access?.models, undefined, request.model);
+  // The catalog's id and the name as written, as a completion's model is checked (`openai/<id>` is `<id>`).
+  requireModel(access?.models, undefined, modelId, request.model);
   return agentId === undefined ? metadata : { ...metadata, agent_id: agentId };
 }
 

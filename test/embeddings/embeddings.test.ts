@@ -163,3 +163,18 @@ describe('POST /v1/embeddings on serve, through the openai SDK', () => {
     expect(error).toMatchObject({ status: 404, code: 'model_not_found' });
   });
 });
+
+describe('a caller limited to some models', () => {
+  it('may embed with an allowed model in its provider form; another model is a 403', async () => {
+    const access = { models: ['text-embedding-3-small'] };
+    const answer = await gateway.createEmbedding(
+      { model: 'openai/text-embedding-3-small', input: 'hello' },
+      { access },
+    );
+    expect(answer.data).toHaveLength(1);
+    const refused = await gateway
+      .createEmbedding({ model: 'text-embedding-3-large', input: 'hello' }, { access })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 403 });
+  });
+});
