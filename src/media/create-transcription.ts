@@ -20,6 +20,7 @@ export async function createTranscription(
   options?: CompletionOptions,
 ): Promise<TranscriptionResponse> {
   const body = transcriptionBody(request);
+  const asText = body.response_format === 'text';
   const fileSeconds = wavSeconds(body.file.data);
   const { value, info } = await runMediaCall<ProviderTranscription>(
     services,
@@ -38,7 +39,13 @@ export async function createTranscription(
       attempt: (api, call) =>
         api.transcribe!({
           model: call.model,
-          body: { ...body, ...(body.prompt === undefined ? {} : { prompt: call.texts[0]! }) },
+          body: {
+            ...body,
+            // Text is asked of the provider as json: the same text, with the length (or tokens) a bill needs, which
+            // a text answer does not say; it is answered as text below.
+            ...(asText ? { response_format: 'json' } : {}),
+            ...(body.prompt === undefined ? {} : { prompt: call.texts[0]! }),
+          },
           signal: call.signal,
           warn: call.warn,
         }),
@@ -60,6 +67,11 @@ export async function createTranscription(
     },
     options,
   );
+  if (asText) {
+    // As the provider answers text: the transcript and a newline.
+    const text = value.json ? `${value.json.text}\n` : (value.text ?? '');
+    return { text, body: text, content_type: 'text/plain; charset=utf-8', model: info.model, switchyard: info };
+  }
   const text = value.json?.text ?? value.text ?? '';
   const json = value.json !== undefined;
   return {

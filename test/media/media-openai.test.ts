@@ -199,16 +199,23 @@ describe('speech and transcription against the fake OpenAI server', () => {
     const text = await gateway.createTranscription({ model: 'whisper-1', file, response_format: 'text' });
     expect(text.body).toBe('fake transcript of 1000 bytes\n');
     expect(text.text).toBe(text.body);
-    // A text answer says no length: billed (and charged to the budgets) at the length the hold assumed, 1000 bytes
+    // Asked as text, the provider is asked for json: the text with the length a bill needs (a text answer says
+    // none), answered as text and billed exactly.
+    expect(server.requests.at(-1)!.body).toMatchObject({ response_format: 'json' });
+    expect(text.switchyard.cost_usd).toBeCloseTo((42 / 60) * 0.006, 9);
+    // An answer that says no length: billed (and charged to the budgets) at the length the hold assumed, 1000 bytes
     // at 16 kbit/s, never $0.
-    expect(text.switchyard.cost_usd).toBeCloseTo((Math.ceil(1000 / 2000) / 60) * 0.006, 9);
-    expect(text.switchyard.warnings).toContainEqual(expect.objectContaining({ code: 'cost_estimated' }));
+    server.enqueue({ media: { usage: null } });
+    const unsaid = await gateway.createTranscription({ model: 'whisper-1', file });
+    expect(unsaid.switchyard.cost_usd).toBeCloseTo((Math.ceil(1000 / 2000) / 60) * 0.006, 9);
+    expect(unsaid.switchyard.warnings).toContainEqual(expect.objectContaining({ code: 'cost_estimated' }));
   });
 
   it('a WAV header claiming an impossible byte rate is not believed for the bill', async () => {
     // 2 MB of audio whose header claims 1 GB a second (0.002 s as read): at most 96 kHz × 32 bits × 2 channels.
     const wav = pcmToWav(new Uint8Array(2_000_000), 16_000);
     new DataView(wav.buffer).setUint32(28, 1_000_000_000, true);
+    server.enqueue({ media: { usage: null } });
     const answer = await gateway.createTranscription({
       model: 'whisper-1',
       file: { data: wav, name: 'a.wav' },
@@ -218,6 +225,7 @@ describe('speech and transcription against the fake OpenAI server', () => {
     // A data size of 0 (a stream's header) is read as the bytes there are, as a decoder reads it.
     const unsized = pcmToWav(new Uint8Array(2_000_000), 16_000);
     new DataView(unsized.buffer).setUint32(40, 0, true);
+    server.enqueue({ media: { usage: null } });
     const read = await gateway.createTranscription({
       model: 'whisper-1',
       file: { data: unsized, name: 'b.wav' },
