@@ -52,10 +52,22 @@ export class KeyLimiter {
 
   /** One request from the rate of the key and of each key it was minted under (within its tenant). */
   async takeRequest(key: ApiKeyInfo): Promise<void> {
-    for (const { id, own, whose } of lineageOf(key)) {
+    const rates = lineageOf(key).flatMap(({ id, own, whose }) => {
       const perMinute = own?.requests_per_minute ?? this.defaults.requests_per_minute;
-      if (perMinute !== undefined) await this.#options.rate.take(id, perMinute, whose);
-    }
+      return perMinute === undefined ? [] : [{ id, perMinute, whose }];
+    });
+    const { rate } = this.#options;
+    // Several rates: looked at before any is taken from, so a request one of them refuses takes nothing from the
+    // others (a parent's refusal spending its child's rate). The take refuses an empty bucket without taking; one
+    // that refilled meanwhile is taken from once, there.
+    const taken = new Set<string>();
+    if (rates.length > 1)
+      for (const { id, perMinute, whose } of rates)
+        if ((await rate.remaining(id, perMinute)) < 1) {
+          await rate.take(id, perMinute, whose);
+          taken.add(id);
+        }
+    for (const { id, perMinute, whose } of rates) if (!taken.has(id)) await rate.take(id, perMinute, whose);
   }
 
   /**

@@ -82,6 +82,20 @@ describe('a key made with its own limits', () => {
     expect((await api(test, '/v1/deployments', { key: parent.key })).status).toBe(429);
   });
 
+  it("a request its parent's rate refuses takes nothing from the child's own rate", async () => {
+    const parent = await mint({ scopes: ['deployments:read', 'keys:create'], limits: { requests_per_minute: 2 } });
+    const child = await mint({ scopes: ['deployments:read'], limits: { requests_per_minute: 2 } }, parent.key);
+    // Minting took one of the parent's two; the child's first request takes the other.
+    expect((await api(test, '/v1/deployments', { key: child.key })).status).toBe(200);
+    for (let index = 0; index < 3; index++)
+      expect((await api(test, '/v1/deployments', { key: child.key })).status).toBe(429);
+    const listed = (await jsonOf(await api(test, '/v1/keys'))).data.find(
+      (key: { id: string }) => key.id === child.id,
+    );
+    // One of its two taken, by the request that passed: the refused ones took none.
+    expect(listed.usage.requests_per_minute.remaining).toBe(1);
+  });
+
   it('a budget stops the key; PATCH raises it and calls pass again; GET /v1/keys shows limits and use', async () => {
     const budgeted = await mint({ name: 'budgeted', limits: { budgets: ['0.01/day'] } });
     const other = await mint({ name: 'unbudgeted' });
