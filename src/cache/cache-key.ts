@@ -21,8 +21,8 @@ const NOT_IN_THE_ANSWER = new Set([
  * The response cache's key for a call: a SHA-256 of the tenant and of the request as it reaches the model, in one
  * canonical JSON (object keys sorted): the resolved model and its offerings, the messages after templating, the
  * parameters providers receive except those that do not change the answer, and the gateway's own that do
- * (structured output, reasoning, tool-argument checks, fallbacks). Metadata, `stream` and `stream_options` are left
- * out: a streamed answer and a non-streamed one are the same answer.
+ * (structured output, reasoning, tool-argument checks, fallbacks and what they are tried on). Metadata, `stream`
+ * and `stream_options` are left out: a streamed answer and a non-streamed one are the same answer.
  */
 export function cacheKey(plan: CallPlan, tenant: string): string {
   const sent: Record<string, unknown> = {};
@@ -38,6 +38,8 @@ export function cacheKey(plan: CallPlan, tenant: string): string {
     tool_call_validation: request.tool_call_validation,
     structured_output_fallback: request.structured_output_fallback,
     fallbacks: plan.fallbacks,
+    // What makes a later candidate answer instead (a refusal, a content filter): part of which answer is given.
+    fallback_on: plan.fallbackOn,
   };
   return sha256Hex(canonicalJson(keyed));
 }

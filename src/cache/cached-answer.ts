@@ -18,16 +18,17 @@ export function answerOfResponse(response: CompletionResponse): CachedAnswer | u
 
 /**
  * The entry of a stream that finished: its answer as the stream recorder assembled it (the first choice), with the
- * provider's usage. `undefined` when it did not finish (no finish reason, or no usage: cut, or left early), and for
- * one with custom tool calls.
+ * provider's usage. `undefined` when it did not finish (no finish reason, or no usage: cut, or left early), for one
+ * with custom tool calls, and for one with reasoning.
  */
 export function answerOfStream(summary: StreamSummary, info: SwitchyardResponseInfo): CachedAnswer | undefined {
   const { output, usage } = summary;
   if (!output?.finish_reason || !usage) return undefined;
+  // Its reasoning's signed blocks are not in the summary: a hit without them would fail the caller's next turn.
+  if (output.reasoning_content !== null) return undefined;
   // As for a non-streamed answer: a custom tool call cannot be replayed as a stream.
   if (output.tool_calls.some((call) => call.type !== 'function')) return undefined;
   const message: CompletionChoice['message'] = { role: 'assistant', content: output.content, refusal: output.refusal };
-  if (output.reasoning_content !== null) message.reasoning_content = output.reasoning_content;
   if (output.tool_calls.length > 0) message.tool_calls = output.tool_calls as NonNullable<typeof message.tool_calls>;
   const finish_reason = output.finish_reason as CompletionChoice['finish_reason'];
   const completion: CachedAnswer['completion'] = {

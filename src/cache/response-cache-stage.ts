@@ -1,4 +1,5 @@
 import { tenantOf } from '../access/lineage.ts';
+import { modelAllowed } from '../access/models.ts';
 import type { CacheLookup, CallPlan, CallTrace, ResponseCacheStage } from '../completion/stages.ts';
 import { utf8Length } from '../internal/bytes.ts';
 import { cacheKey, isDeterministic } from './cache-key.ts';
@@ -39,13 +40,23 @@ function lookUp(
     return undefined;
   }
   if (mode === 'auto' && !isDeterministic(plan)) return undefined;
-  return read(cache, cacheKey(plan, tenantOf(plan.access) ?? cache.tenant), trace);
+  return read(cache, cacheKey(plan, tenantOf(plan.access) ?? cache.tenant), plan, trace);
 }
 
-async function read(cache: ResponseCache, key: string, trace: CallTrace): Promise<CacheLookup | undefined> {
+async function read(
+  cache: ResponseCache,
+  key: string,
+  plan: CallPlan,
+  trace: CallTrace,
+): Promise<CacheLookup | undefined> {
   let answer: CachedAnswer | undefined;
   try {
     answer = parseAnswer(await cache.store.get(key));
+    // An answer a fallback gave is this caller's only if it may use that model (a key minted narrower shares the
+    // tenant, and its skipped fallback is in the same key).
+    const model = answer?.completion.model;
+    if (model !== undefined && model !== plan.model.id && !modelAllowed(plan.access?.models, undefined, model))
+      answer = undefined;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     trace.warn({ code: 'cache_unavailable', message: `The response cache could not be read (${reason}).` });
@@ -57,13 +68,18 @@ async function read(cache: ResponseCache, key: string, trace: CallTrace): Promis
       response.switchyard.cache = 'miss';
       store(cache, key, answerOfResponse(response));
     },
-    rememberStream: () => (summary, info) => store(cache, key, answerOfStream(summary, info)),
+    // A stream is summed up by its first choice, without logprobs: with more, its entry would not be the answer.
+    rememberStream: () => (summary, info) => {
+      const { n, logprobs } = plan.body as { n?: number | null; logprobs?: boolean | null };
+      if ((n ?? 1) === 1 && !logprobs) store(cache, key, answerOfStream(summary, info));
+    },
   };
 }
 
 /** Stores an answer under the call's key (off the request path: a failed write costs the entry only). */
 function store(cache: ResponseCache, key: string, answer: CachedAnswer | undefined): void {
-  if (!answer) return;
+  // An answer kept after its fallbacks failed is not the one the request asks for: not kept for the next caller.
+  if (!answer || answer.warnings.some((warning) => warning.code === 'fallback_failed')) return;
   const text = JSON.stringify(answer);
   if (utf8Length(text) > cache.maxEntryBytes) return;
   cache.store.set(key, text, cache.ttlMs).catch(() => {});

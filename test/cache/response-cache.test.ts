@@ -141,6 +141,31 @@ describe('streams', () => {
     expect(record).toMatchObject({ cache: 'hit', stream: true, cost_usd: 0, output: { content: 'Streamed four.' } });
   });
 
+  it('a stream a summary cannot hold whole (several choices, logprobs, reasoning) is not stored', async () => {
+    const gateway = gatewayAgainst(server.url, { cache: {} });
+    for (const [name, extra, reply] of [
+      ['choices', { n: 2 }, { content: 'One of two.' }],
+      ['logprobs', { logprobs: true }, { content: 'With logprobs.' }],
+      ['reasoning', {}, { content: 'Thought.', reasoning: { field: 'reasoning_content' as const, text: 'Hmm.' } }],
+    ] as const) {
+      const before = server.requests.length;
+      server.enqueue(reply, reply);
+      const streamed = {
+        ...question(`summary ${name}`),
+        ...extra,
+        stream: true as const,
+        stream_options: { include_usage: true },
+      };
+      await collect(await gateway.createCompletion(streamed));
+      const answered = (await gateway.createCompletion({
+        ...question(`summary ${name}`),
+        ...extra,
+      })) as CompletionResponse;
+      expect(answered.switchyard.cache, name).toBe('miss');
+      expect(server.requests.length - before, name).toBe(2);
+    }
+  });
+
   it('a stream cut short, or left early, is not stored', async () => {
     server.enqueue({ content: 'one two three four', truncateAfter: 1 });
     const gateway = gatewayAgainst(server.url, { cache: {} });
@@ -166,5 +191,42 @@ describe('tenants', () => {
     expect((await ask('child-b', ['root-b'])).switchyard.cache).toBe('hit');
     expect((await gateway.createCompletion(question('tenants'))).switchyard.cache).toBe('miss');
     expect(server.requests).toHaveLength(3);
+  });
+});
+
+describe('a hit a fallback answered', () => {
+  const down = { error: { status: 500, message: 'down' } };
+  const fallbackAnswered = async (gateway: ReturnType<typeof gatewayAgainst>, request: CompletionRequest) => {
+    // The model's two providers here (OpenAI, OpenRouter) fail; the fallback answers.
+    server.enqueue(down, down, { content: 'From the fallback.' });
+    return (await gateway.createCompletion(request)) as CompletionResponse;
+  };
+
+  it('is a miss for a caller that may not use the model that answered it', async () => {
+    const gateway = gatewayAgainst(server.url, { cache: {}, retry: { maxRetries: 0 } });
+    const request = { ...question('fallback models'), fallbacks: ['openai/gpt-4o-mini'] };
+    const first = await fallbackAnswered(gateway, request);
+    expect(first.switchyard.model).toContain('gpt-4o-mini');
+    const before = server.requests.length;
+    server.enqueue(down, down);
+    // The same request from a caller limited to the first model: its fallback is skipped, and the cached answer of
+    // gpt-4o-mini is not its to read.
+    const limited = await gateway
+      .createCompletion(request, { access: { models: ['gpt-4o-latest'] } })
+      .catch((error: unknown) => error);
+    expect((limited as CompletionResponse).switchyard?.cache).not.toBe('hit');
+    expect(server.requests.length).toBeGreaterThan(before);
+  });
+
+  it('is keyed by fallback_on: a caller asking to fall back on a refusal is not served a cached refusal', async () => {
+    const gateway = gatewayAgainst(server.url, { cache: {}, retry: { maxRetries: 0 } });
+    const request = { ...question('refusals'), fallbacks: ['openai/gpt-4o-mini'] };
+    server.enqueue({ refusal: 'I cannot.' });
+    const refused = (await gateway.createCompletion(request)) as CompletionResponse;
+    expect(refused.choices[0]!.message.refusal).toBe('I cannot.');
+    server.enqueue({ refusal: 'I cannot.' }, { content: 'Here it is.' });
+    const fellBack = (await gateway.createCompletion({ ...request, fallback_on: ['refusal'] })) as CompletionResponse;
+    expect(fellBack.switchyard.cache).not.toBe('hit');
+    expect(fellBack.choices[0]!.message.content).toBe('Here it is.');
   });
 });
