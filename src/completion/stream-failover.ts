@@ -41,10 +41,13 @@ export const USAGE_ESTIMATED = {
 
 /**
  * Whether a break of this segment can go on elsewhere: failover is on for the call (`stream_failover`, else the
- * gateway's `streamFailover`, on by default), the caller has not left, and a later candidate may be tried.
+ * gateway's `streamFailover`, on by default), the caller has not left, it asks for one choice, and a later candidate
+ * may be tried.
  */
 export function canFailOver({ plan, candidates }: StreamCall, candidate: Candidate): boolean {
   if (!plan.streamFailover || plan.signal?.aborted) return false;
+  // Several choices: a continuation goes on from one answer, and would restart the others mixed into theirs.
+  if (((plan.body as { n?: number | null }).n ?? 1) > 1) return false;
   const at = candidates.indexOf(candidate);
   return at >= 0 && candidates.slice(at + 1).some((next) => next.skip === undefined);
 }

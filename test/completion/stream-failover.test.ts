@@ -250,6 +250,25 @@ describe('tool calls', () => {
     expect(stream.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual(['stream_interrupted', 'ok']);
   });
 
+  it('a break after the finish (only its usage to come) ends the stream: the calls are not sent twice', async () => {
+    backends.openai.enqueue({ tool_calls: [{ id: 'call_1', name: 'get_weather', arguments: ARGS }] });
+    // Role chunk, the call's header, its arguments in seven pieces, the finish: cut before the usage chunk.
+    backends.front.openai.enqueue({ kind: 'truncate', events: 10 });
+    const { stream, chunks, error } = await streamOf('openai', { tools });
+    expect(error).toBeUndefined();
+    expect(toolDeltas(chunks).filter((delta) => delta.id)).toHaveLength(1);
+    expect(chunks.filter((chunk) => chunk.choices[0]?.finish_reason)).toHaveLength(1);
+    expect(backends.anthropic.requests).toHaveLength(0);
+    expect(stream.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual(['ok']);
+  });
+
+  it('a stream of several choices does not fail over (a continuation would restart them mixed)', async () => {
+    backends.openai.enqueue({ content: INTENDED, streamErrorAfter: 3 });
+    const { error } = await streamOf('openai', { n: 2 });
+    expect(error).toBeInstanceOf(StreamInterruptedError);
+    expect(backends.anthropic.requests).toHaveLength(0);
+  });
+
   it('holds tool calls back while a failover could happen: their arguments arrive whole', async () => {
     backends.openai.enqueue({ tool_calls: [{ id: 'call_1', name: 'get_weather', arguments: ARGS }] });
     const { chunks, error } = await streamOf('openai', { tools });
