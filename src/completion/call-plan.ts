@@ -125,8 +125,13 @@ export class WarningList {
     this.add(warning);
   };
 
+  /** Each warning once (its code and message): a set, as a caller's request may bring many. */
+  readonly #seen = new Set<string>();
+
   add(warning: CompletionWarning): void {
-    if (!this.warnings.some((known) => known.code === warning.code && known.message === warning.message))
-      this.warnings.push(warning);
+    const key = `${warning.code}\u0000${warning.message}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    this.warnings.push(warning);
   }
 }

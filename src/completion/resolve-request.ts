@@ -8,7 +8,7 @@ import { InvalidRequestError } from '../errors.ts';
 import { strictestMode } from '../guardrails/mode.ts';
 import { SENT_PARAMETERS } from '../request/request-parameters.ts';
 import { resolveReasoning } from '../request/resolve-reasoning.ts';
-import { type FieldNotes, type FieldPath, unknownFieldWarning, withoutFields } from '../request/unknown-fields.ts';
+import { type FieldNotes, type FieldPath, warnUnknownFields, withoutFields } from '../request/unknown-fields.ts';
 import { validateRequest } from '../request/validate-request.ts';
 import { prepareSchemas } from '../structured-output/json-schema-validator.ts';
 import { resolveOutputSpec } from '../structured-output/output-spec.ts';
@@ -70,7 +70,7 @@ export async function resolveRequest(
     deploymentId === undefined
       ? { request, reference: parsed as ModelReference & { kind: 'model' } }
       : await expandDeployment(services, request, deploymentId, trace, options, notes);
-  for (const path of unknown) trace.warn(unknownFieldWarning(path));
+  warnUnknownFields(unknown, trace);
 
   const { model, offerings, known } = findModel(services, reference, trace.warn);
   const deprecation = known ? deprecationOf(model) : undefined;

@@ -95,10 +95,17 @@ export function noteUnknownFields(
   }
 }
 
-/** `messages[1].content[0].lang` */
+/** `messages[1].content[0].lang`; a key longer than a field name needs is cut (a caller chose it). */
 function formatPath(path: FieldPath): string {
-  return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? key : `.${key}`)).join('');
+  return path
+    .map((key, index) => {
+      if (typeof key === 'number') return `[${key}]`;
+      const name = key.length > MAX_NAME ? `${key.slice(0, MAX_NAME)}…` : key;
+      return index === 0 ? name : `.${name}`;
+    })
+    .join('');
 }
+const MAX_NAME = 64;
 
 export function unknownFieldWarning(path: FieldPath): CompletionWarning {
   const param = formatPath(path);
@@ -109,24 +116,56 @@ export function unknownFieldWarning(path: FieldPath): CompletionWarning {
   };
 }
 
+/** Unknown fields named one by one at most, then counted: a request of thousands gets a short answer. */
+const NAMED_UNKNOWN_FIELDS = 20;
+
+/** A warning for each of the first unknown fields, and one that counts the rest (each is dropped all the same). */
+export function warnUnknownFields(paths: readonly FieldPath[], trace: { warn(warning: CompletionWarning): void }) {
+  for (const path of paths.slice(0, NAMED_UNKNOWN_FIELDS)) trace.warn(unknownFieldWarning(path));
+  const rest = paths.length - NAMED_UNKNOWN_FIELDS;
+  if (rest <= 0) return;
+  trace.warn({
+    code: 'unsupported_parameter',
+    param: formatPath(paths[NAMED_UNKNOWN_FIELDS]!),
+    message: `And ${rest} more field${rest === 1 ? ' was' : 's were'} dropped: none is a field Switchyard knows there.`,
+  });
+}
+
 /**
  * `body` without the fields at `paths`, copied along each path only (the caller's objects are never changed); a
  * path whose top-level key the body does not hold is skipped.
  */
 export function withoutFields<T extends Record<string, unknown>>(body: T, paths: readonly FieldPath[]): T {
-  let result = body;
+  // The paths as a tree, so that each object on them is copied once, however many of its fields go (one copy per
+  // path made a message of 30,000 unknown fields take minutes).
+  const tree: PathTree = new Map();
   for (const path of paths) {
-    if (!(String(path[0]) in result)) continue;
-    result = removeAt(result, path) as T;
+    let node = tree;
+    for (const [index, key] of path.entries()) {
+      if (node.get(key) === null) break;
+      if (index === path.length - 1) {
+        node.set(key, null);
+        break;
+      }
+      let next = node.get(key);
+      if (next === undefined) node.set(key, (next = new Map()));
+      node = next as PathTree;
+    }
   }
-  return result;
+  return removeTree(body, tree) as T;
 }
 
-function removeAt(container: unknown, path: FieldPath): unknown {
+/** Keys to go into (their own tree) or to remove (`null`). */
+type PathTree = Map<string | number, PathTree | null>;
+
+function removeTree(container: unknown, tree: PathTree): unknown {
   if (typeof container !== 'object' || container === null) return container;
-  const [key, ...rest] = path;
   const copy = (Array.isArray(container) ? [...container] : { ...container }) as Record<string | number, unknown>;
-  if (rest.length === 0) delete copy[key!];
-  else copy[key!] = removeAt(copy[key!], rest);
+  for (const [key, below] of tree) {
+    // A key the body does not hold (a field of another shape than was checked) is skipped.
+    if (!(key in copy)) continue;
+    if (below === null) delete copy[key];
+    else copy[key] = removeTree(copy[key], below);
+  }
   return copy;
 }

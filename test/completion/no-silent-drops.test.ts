@@ -185,3 +185,17 @@ describe('a field Switchyard does not know inside an object it reads', () => {
     }
   });
 });
+
+describe('a request with very many unknown fields', () => {
+  it('is answered with a bounded list of warnings, each of bounded size', async () => {
+    const message: Record<string, unknown> = { role: 'user', content: 'hi' };
+    for (let index = 0; index < 30_000; index++) message[`extra_${index}`] = 1;
+    message[`long_${'k'.repeat(200_000)}`] = 1;
+    const answer = await gateway().createCompletion({ model: 'gpt-4o-latest', messages: [message] } as never);
+    const warnings = dropped(answer.switchyard.warnings);
+    expect(warnings.length).toBeLessThanOrEqual(21);
+    expect(Math.max(...warnings.map((warning) => JSON.stringify(warning).length))).toBeLessThan(600);
+    expect(warnings.at(-1)!.message).toMatch(/And 29981 more fields were dropped/);
+    expect(JSON.stringify(sent())).not.toContain('extra_29999');
+  });
+});
