@@ -89,9 +89,7 @@ describe('a key made with its own limits', () => {
     expect((await api(test, '/v1/deployments', { key: child.key })).status).toBe(200);
     for (let index = 0; index < 3; index++)
       expect((await api(test, '/v1/deployments', { key: child.key })).status).toBe(429);
-    const listed = (await jsonOf(await api(test, '/v1/keys'))).data.find(
-      (key: { id: string }) => key.id === child.id,
-    );
+    const listed = (await jsonOf(await api(test, '/v1/keys'))).data.find((key: { id: string }) => key.id === child.id);
     // One of its two taken, by the request that passed: the refused ones took none.
     expect(listed.usage.requests_per_minute.remaining).toBe(1);
   });
