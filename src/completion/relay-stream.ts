@@ -138,9 +138,15 @@ class Relay {
           break;
         } catch (thrown) {
           const error = this.#failureOf(thrown, segment);
-          // Broken after the answer finished (only its usage left to come): it is whole, and ends here, billed an
-          // estimate; going on elsewhere would send it, its tool calls too, a second time.
-          if (error instanceof ProviderError && this.#observed.summary().output?.finish_reason) break;
+          // Cut after the answer finished (only its usage left to come): it is whole, and ends here, billed an
+          // estimate; going on elsewhere would send it, its tool calls too, a second time. An answer the provider
+          // got wrong (a usage it could not have meant) is still its error.
+          if (
+            error instanceof ProviderError &&
+            error.code !== 'invalid_response' &&
+            this.#observed.summary().output?.finish_reason
+          )
+            break;
           const next = await this.#continuation(segment, error);
           if (next === undefined) throw asInterrupted(error, this.#info);
           segment = this.#segment(next);
