@@ -11,12 +11,14 @@ import {
   fromRow,
   INSERT_COLUMNS,
   type LineageRow,
+  MAX_KEYS_PER_TENANT,
   mintKey,
   mintRefusal,
   type StoredKey,
+  tenantRefusal,
   theOneMatch,
 } from './key-material.ts';
-import { ADMIN_GRANT, forbidden, type KeyGrant } from './key-scopes.ts';
+import { ADMIN_GRANT, type KeyGrant } from './key-scopes.ts';
 import type { KeyStore } from './key-store.ts';
 import {
   ancestors,
@@ -32,12 +34,15 @@ import {
   setLimits,
 } from './keys-table.ts';
 import { openDatabase } from './open-database.ts';
-import { ValidKeys } from './valid-keys.ts';
+import { keyDigest, ValidKeys } from './valid-keys.ts';
 
-export { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo, MAX_ACTIVE_CHILDREN } from './key-material.ts';
-
-/** The active keys a tenant may hold by default: its root and every key under it. */
-export const MAX_KEYS_PER_TENANT = 10_000;
+export {
+  API_KEY_PREFIX,
+  type ApiKeyCheck,
+  type ApiKeyInfo,
+  MAX_ACTIVE_CHILDREN,
+  MAX_KEYS_PER_TENANT,
+} from './key-material.ts';
 
 const [KEYS] = KEYS_SCHEMA.tables;
 
@@ -108,7 +113,8 @@ export class ApiKeyStore implements KeyStore {
       // every tenant's lookups share.
       if (tenant !== minted.info.id) {
         const held = 1 + (await tx.run<{ id: string }>((db) => descendants(db, tenant, 'k', true))).rows.length;
-        if (held >= this.#maxKeysPerTenant) throw tenantFull(held);
+        const full = tenantRefusal(held, this.#maxKeysPerTenant);
+        if (full) throw full;
       }
       await writeRows(tx, KEYS!, [rowOf(minted.values)], 'error');
       return { key: minted.key, info: minted.info };
@@ -212,7 +218,7 @@ export class ApiKeyStore implements KeyStore {
 
   /** Looks a presented key up by its hash, then compares the hashes in constant time. */
   async check(presented: string | undefined): Promise<ApiKeyCheck> {
-    const digest = this.#valid.digestOf(presented);
+    const digest = keyDigest(presented);
     if ('ok' in digest) return digest;
     return this.checkDigest(digest.cacheKey);
   }
@@ -244,8 +250,4 @@ export class ApiKeyStore implements KeyStore {
 
 function rowOf(values: ReadonlyArray<unknown>): Record<string, unknown> {
   return Object.fromEntries(INSERT_COLUMNS.split(', ').map((column, index) => [column, values[index]]));
-}
-
-function tenantFull(held: number) {
-  return forbidden(`this API key's tenant has ${held} active keys (the limit); revoke some first`);
 }

@@ -206,6 +206,15 @@ export function lineageRefusal(chain: readonly LineageRow[]): 'revoked' | 'expir
   return undefined;
 }
 
+/** The active keys a tenant may hold by default: its root and every key under it. */
+export const MAX_KEYS_PER_TENANT = 10_000;
+
+/** Why a tenant holding `held` active keys may not have another: `max` reached. */
+export function tenantRefusal(held: number, max: number): SwitchyardError | undefined {
+  if (held < max) return undefined;
+  return forbidden(`this API key's tenant has ${held} active keys (the limit); revoke some first`);
+}
+
 /** Why `chain`'s first key (the caller) may not mint: its lineage, or `children` active keys minted already. */
 export function mintRefusal(chain: readonly LineageRow[], children: number): SwitchyardError | undefined {
   const refusal = lineageRefusal(chain);

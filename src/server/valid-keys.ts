@@ -20,7 +20,8 @@ const FORGETS_KEPT = 1024;
 
 /**
  * A presented key's digest (SHA-256, base64): what is kept of it (the valid-key cache's index, a later re-check's
- * proof), never the key; or why it cannot be a key (missing, or not of a key's form).
+ * proof), never the key; or why it cannot be a key (missing, or not of a key's form). A cached key needs no bytes
+ * (`digestBytes` decodes them for a lookup): most calls decode nothing.
  */
 export function keyDigest(presented: string | undefined): { cacheKey: string } | ApiKeyCheck {
   if (!presented) return { ok: false, reason: 'missing' };
@@ -48,14 +49,6 @@ export class ValidKeys {
 
   get size(): number {
     return this.#valid.size;
-  }
-
-  /**
-   * The presented key's digest as base64 (its cache key; `digestBytes` decodes it for a lookup), or why it cannot be
-   * a key (missing, or not of a key's form). A cached key needs no bytes: most calls decode nothing.
-   */
-  digestOf(presented: string | undefined): { cacheKey: string } | ApiKeyCheck {
-    return keyDigest(presented);
   }
 
   /** The digest's bytes, as stored in the key's row. */
