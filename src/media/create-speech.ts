@@ -5,6 +5,7 @@ import type { ProviderSpeech, SpeechBody } from '../providers/media-api.ts';
 import { speechBill } from './media-cost.ts';
 import type { SpeechRequest, SpeechResponse } from './media-types.ts';
 import { runMediaCall } from './run-media-call.ts';
+import { unsentFields } from './unsent-fields.ts';
 
 /** `audio.speech.create`: the audio's bytes and media type, with the `switchyard` facts. */
 export async function createSpeech(
@@ -23,6 +24,7 @@ export async function createSpeech(
       request,
       // The instructions are sent too: guarded (and recorded) as the input is.
       texts: body.instructions === undefined ? [body.input] : [body.input, body.instructions],
+      unsent: unsentFields(request, SPEECH_FIELDS),
       worst: (candidate) => speechBill(candidate.offering.pricing, characters).usd?.input ?? null,
       attempt: (api, call) =>
         api.createSpeech!({
@@ -50,6 +52,9 @@ export async function createSpeech(
 
 const FORMATS = new Set(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm']);
 
+/** The fields a speech body takes; `stream_format` only as `audio`, what is answered anyway. */
+const SPEECH_FIELDS = ['input', 'voice', 'instructions', 'response_format', 'speed', 'stream_format'];
+
 function speechBody(request: SpeechRequest): SpeechBody {
   if (typeof request?.input !== 'string' || request.input.length === 0) {
     throw new InvalidRequestError('"input" must be a non-empty string.', 'input');
@@ -65,6 +70,10 @@ function speechBody(request: SpeechRequest): SpeechBody {
   }
   if (request.instructions !== undefined && typeof request.instructions !== 'string') {
     throw new InvalidRequestError('"instructions" must be a string.', 'instructions');
+  }
+  const streamed = (request as { stream_format?: unknown }).stream_format;
+  if (streamed !== undefined && streamed !== 'audio') {
+    throw new InvalidRequestError('"stream_format" must be "audio": speech is answered as its bytes.', 'stream_format');
   }
   const speed = request.speed;
   if (speed !== undefined && !(typeof speed === 'number' && speed >= 0.25 && speed <= 4)) {

@@ -6,6 +6,7 @@ import type { ProviderTranscription, TranscriptionBody } from '../providers/medi
 import { transcriptionBill } from './media-cost.ts';
 import type { TranscriptionRequest, TranscriptionResponse } from './media-types.ts';
 import { runMediaCall } from './run-media-call.ts';
+import { unsentFields } from './unsent-fields.ts';
 
 /**
  * The budgets hold a transcription at this many bytes a second of audio (16 kbit/s, below any common speech
@@ -30,6 +31,7 @@ export async function createTranscription(
       api: 'transcribe',
       request,
       texts: body.prompt === undefined ? [] : [body.prompt],
+      unsent: unsentFields(request, TRANSCRIPTION_FIELDS),
       worst: (candidate) => {
         const minute = candidate.offering.pricing?.minute;
         if (minute === undefined) return null;
@@ -90,14 +92,38 @@ function numberOr(value: unknown): number | undefined {
 
 const FORMATS = new Set(['json', 'text', 'srt', 'verbose_json', 'vtt']);
 
+/** The fields a transcription body takes; `stream` only as false, what is done anyway. */
+const TRANSCRIPTION_FIELDS = [
+  'file',
+  'language',
+  'prompt',
+  'response_format',
+  'temperature',
+  'timestamp_granularities',
+  'stream',
+];
+
 function transcriptionBody(request: TranscriptionRequest): TranscriptionBody {
   const file = request?.file;
   if (!(file?.data instanceof Uint8Array) || file.data.byteLength === 0) {
     throw new InvalidRequestError('"file" must be a non-empty audio file.', 'file');
   }
+  const streamed = (request as { stream?: unknown }).stream;
+  if (streamed === true || streamed === 'true') {
+    throw new InvalidRequestError('"stream" is not supported: a transcription is answered whole.', 'stream');
+  }
   const format = request.response_format ?? 'json';
   if (!FORMATS.has(format)) {
     throw new InvalidRequestError(`"response_format" must be one of ${[...FORMATS].join(', ')}.`, 'response_format');
+  }
+  // One granularity is a list of one (a form field sent once, without `[]`).
+  const asked = request.timestamp_granularities as unknown;
+  const granularities = asked === undefined || Array.isArray(asked) ? asked : [asked];
+  if (granularities?.some((item) => item !== 'word' && item !== 'segment')) {
+    throw new InvalidRequestError(
+      '"timestamp_granularities" holds "word" and "segment" only.',
+      'timestamp_granularities',
+    );
   }
   return {
     file: { data: file.data, name: file.name ?? 'audio.wav', type: file.type ?? 'application/octet-stream' },
@@ -105,8 +131,6 @@ function transcriptionBody(request: TranscriptionRequest): TranscriptionBody {
     ...(request.language !== undefined ? { language: request.language } : {}),
     ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-    ...(request.timestamp_granularities !== undefined
-      ? { timestamp_granularities: request.timestamp_granularities }
-      : {}),
+    ...(granularities === undefined ? {} : { timestamp_granularities: granularities }),
   };
 }

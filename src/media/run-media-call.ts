@@ -15,6 +15,7 @@ import type { CompletionWarning, SwitchyardResponseInfo } from '../types.ts';
 import { type MediaCandidate, mediaCandidates } from './media-catalog.ts';
 import type { MediaBill } from './media-cost.ts';
 import type { MediaKind } from './media-types.ts';
+import { unsentWarning } from './unsent-fields.ts';
 
 /** What one media API adds to the shared run: its kind, its texts, its worst cost, the attempt and the bill. */
 export interface MediaCallSpec<T> {
@@ -31,6 +32,8 @@ export interface MediaCallSpec<T> {
   };
   /** The texts the provider is sent (a prompt, the text to speak): guarded (masked or refused) and recorded. */
   texts: string[];
+  /** The request's fields no provider is sent (`unsentFields`): each dropped with a warning, an error under strict. */
+  unsent?: string[] | undefined;
   /** The dearest this call can cost at one candidate, held against the budgets; `null`: not known. */
   worst(candidate: MediaCandidate): number | null;
   /** One try, with the texts as guarded. */
@@ -67,6 +70,7 @@ export async function runMediaCall<T>(
     texts = guarded.texts;
     if (guarded.refusal) throw guarded.refusal;
     if (!model) throw new InvalidRequestError('"model" is required.', 'model');
+    for (const name of spec.unsent ?? []) trace.warn(unsentWarning(spec.dialect, name));
     const asked = spec.request.metadata;
     if (asked != null && (typeof asked !== 'object' || Array.isArray(asked))) {
       throw new InvalidRequestError('"metadata" must be an object of strings.', 'metadata');

@@ -3,7 +3,7 @@ import type { ImageEditRequest, ImageRequest, SpeechRequest, TranscriptionReques
 import type { SwitchyardResponseInfo } from '../../types.ts';
 import { allowedCallOptions } from '../call-options.ts';
 import type { Reply } from '../exchange.ts';
-import { fileFields, metadataField, numberField, readFormBody, textField } from '../read-form-body.ts';
+import { type FormFields, fileFields, metadataField, numberField, readFormBody } from '../read-form-body.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -41,13 +41,8 @@ export function mediaRoutes(gateway: Gateway, limits: { maxBodyBytes: number; ma
         if (images.length === 0)
           throw new HttpError(400, '"image" is required: the image to edit.', { param: 'image' });
         const [mask] = fileFields(fields, 'mask');
-        // Passed on for createImage's rule: a stream asked for is refused, `false` is what is done.
-        const streamed = textFields(fields, ['stream', 'partial_images']);
         const body = {
-          ...textFields(fields, ['model', 'prompt', 'size', 'quality', 'response_format', 'background', 'user']),
-          ...textFields(fields, ['sensitive_data']),
-          ...streamed,
-          ...textFields(fields, ['output_format', 'input_fidelity']),
+          ...otherTextFields(fields, ['image', 'mask', 'n', 'output_compression', 'metadata']),
           ...numberFields(fields, ['n', 'output_compression']),
           image: images.length === 1 ? images[0]! : images,
           ...(mask ? { mask } : {}),
@@ -78,17 +73,9 @@ export function mediaRoutes(gateway: Gateway, limits: { maxBodyBytes: number; ma
         const fields = await readFormBody(request, limits.maxUploadBytes, limits.maxBodyBytes);
         const [file] = fileFields(fields, 'file');
         if (!file) throw new HttpError(400, '"file" is required: the audio to transcribe.', { param: 'file' });
-        const granularities = fields.timestamp_granularities;
-        if (textField(fields, 'stream') === 'true')
-          throw new HttpError(400, '"stream" is not supported: a transcription is answered whole.', {
-            param: 'stream',
-          });
         const body = {
-          ...textFields(fields, ['model', 'language', 'prompt', 'response_format', 'sensitive_data']),
+          ...otherTextFields(fields, ['file', 'temperature', 'metadata']),
           ...numberFields(fields, ['temperature']),
-          ...(granularities === undefined
-            ? {}
-            : { timestamp_granularities: [granularities].flat().filter((item) => typeof item === 'string') }),
           file,
           ...metadataOf(fields),
         } as TranscriptionRequest;
@@ -114,16 +101,23 @@ function factHeaders(info: SwitchyardResponseInfo): Record<string, string> {
   };
 }
 
-function textFields(fields: Parameters<typeof textField>[0], names: string[]): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const name of names) {
-    const value = textField(fields, name);
-    if (value !== undefined) found[name] = value;
+/**
+ * Every text field but those named (read apart): passed on as sent, a repeated one (`include[]`) as a list, for the
+ * API to take, or drop with a warning; never dropped here unsaid. A file where the API takes none is a 400.
+ */
+function otherTextFields(fields: FormFields, apart: string[]): Record<string, string | string[]> {
+  const found: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (apart.includes(name)) continue;
+    const all = Array.isArray(value) ? value : [value];
+    if (all.some((item) => typeof item !== 'string'))
+      throw new HttpError(400, `"${name}" must be a text field: this API takes no such file.`, { param: name });
+    found[name] = value as string | string[];
   }
   return found;
 }
 
-function numberFields(fields: Parameters<typeof textField>[0], names: string[]): Record<string, number> {
+function numberFields(fields: FormFields, names: string[]): Record<string, number> {
   const found: Record<string, number> = {};
   for (const name of names) {
     const value = numberField(fields, name);
@@ -132,7 +126,7 @@ function numberFields(fields: Parameters<typeof textField>[0], names: string[]):
   return found;
 }
 
-function metadataOf(fields: Parameters<typeof textField>[0]) {
+function metadataOf(fields: FormFields) {
   const metadata = metadataField(fields);
   return metadata ? { metadata } : {};
 }

@@ -1,0 +1,24 @@
+import type { CompletionWarning } from '../types.ts';
+
+/** A media request's fields the gateway itself obeys, sent to no provider. */
+const GATEWAY_FIELDS = ['model', 'metadata', 'fallbacks', 'sensitive_data'];
+
+/**
+ * The fields of a speech or transcription request that neither the gateway nor the API's body takes: no provider is
+ * sent them, so each is dropped with a warning (an error under `strict`) rather than ignored.
+ */
+export function unsentFields(request: object, body: readonly string[]): string[] {
+  const taken = new Set([...GATEWAY_FIELDS, ...body]);
+  return Object.keys(request).filter(
+    (name) => !taken.has(name) && (request as Record<string, unknown>)[name] !== undefined,
+  );
+}
+
+/** The warning for a field `unsentFields` found (`dialect`: `speech`, `transcriptions`). */
+export function unsentWarning(dialect: string, name: string): CompletionWarning {
+  return {
+    code: 'unsupported_parameter',
+    param: name,
+    message: `The ${dialect} API sends "${name}" to no provider here: it was dropped.`,
+  };
+}
