@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { redactSecrets, urlCredentials } from '../internal/redact.ts';
+import { isReadOnlyReply } from './shared-state.ts';
 import { type EngineStart, type StartAttempt, waitForEngine } from './wait-for-engine.ts';
 
 /** How long a Redis command may wait for its answer before it is an outage (a hung or unreachable server). */
@@ -46,8 +47,7 @@ async function tryConnect(url: string): Promise<StartAttempt<Redis>> {
     retryStrategy: (times) => Math.min(times * 100, 1_000),
     // A primary demoted by a failover answers READONLY on the open connection: reconnect (to whatever the address
     // names now), failing the command (1, not 2: a command is never sent twice, it may have been applied).
-    // Anywhere in the message: before Redis 7, a script's error carries the reply inside its own text.
-    reconnectOnError: (error) => (/\bREADONLY\b/.test(error.message) ? 1 : false),
+    reconnectOnError: (error) => (isReadOnlyReply(error.message) ? 1 : false),
   });
   let cause: unknown;
   const remember = (error: unknown) => (cause = error);

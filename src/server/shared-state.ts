@@ -6,8 +6,17 @@ import { isPostgresOutage, postgresError } from '../internal/postgres-migrations
  * naming its engine, not a 500. The engines are opened by `compose/open-stores.ts` and `compose/open-engines.ts`.
  */
 
-/** Replies of a Redis that is loading, read-only, out of memory or failing over: an outage, not a wrong command. */
-const REDIS_OUTAGE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|OOM)\b/;
+/**
+ * Replies of a Redis that is loading, read-only, out of memory or failing over: an outage, not a wrong command. At
+ * the start, or after `-` inside a script's error: before Redis 7 a script's error carries the reply in its text.
+ */
+const REDIS_OUTAGE_REPLIES = /(?:^|: -)(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|OOM)\b/;
+const READONLY_REPLY = /(?:^|: -)READONLY\b/;
+
+/** Whether a Redis error is a demoted primary's READONLY (the connection must move: `connect-redis.ts`). */
+export function isReadOnlyReply(message: string): boolean {
+  return READONLY_REPLY.test(message);
+}
 /** ioredis's own errors when the connection is down, dropped or silent. */
 const REDIS_CLIENT_ERRORS = /enableOfflineQueue|^Connection is closed|^Command timed out|max retries per request/i;
 
