@@ -1,5 +1,5 @@
 import type { ImagesResponse } from 'openai/resources/images';
-import { roundUsd } from '../records/compute-cost.ts';
+import { roundUsd, type UsageLike } from '../records/compute-cost.ts';
 import type { CompletionWarning, CostBreakdown } from '../types.ts';
 import type { MediaPricing, MediaUsage } from './media-types.ts';
 
@@ -112,4 +112,21 @@ export function transcriptionBill(
     return { usd: null, usage: media };
   }
   return { usd: breakdown((Math.ceil(seconds) / 60) * pricing.minute, 0), usage: media };
+}
+
+/**
+ * The tokens a media call was billed in (its `*_tokens` units: input's and output's), as a completion's usage: what
+ * its record's usage and a tokens-a-minute limit count. `undefined` for a call billed in images, characters or seconds.
+ */
+export function mediaTokenUsage(media: MediaUsage): UsageLike | undefined {
+  let prompt = 0;
+  let completion = 0;
+  let counted = false;
+  for (const [unit, amount] of Object.entries(media.units)) {
+    if (!unit.endsWith('_tokens') || !Number.isFinite(amount)) continue;
+    counted = true;
+    if (unit.startsWith('output_')) completion += amount;
+    else prompt += amount;
+  }
+  return counted ? { prompt_tokens: prompt, completion_tokens: completion } : undefined;
 }

@@ -13,7 +13,7 @@ import type { MediaApi } from '../providers/media-api.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { CompletionWarning, SwitchyardResponseInfo } from '../types.ts';
 import { type MediaCandidate, mediaCandidates } from './media-catalog.ts';
-import type { MediaBill } from './media-cost.ts';
+import { type MediaBill, mediaTokenUsage } from './media-cost.ts';
 import type { MediaKind } from './media-types.ts';
 import { unsentWarning } from './unsent-fields.ts';
 
@@ -119,7 +119,7 @@ export async function runMediaCall<T>(
     if (answered && result.value.warnings.length > 0) answered.warnings = result.value.warnings;
     const bill = spec.bill(result.value.value, result.candidate, trace.warn);
     media = bill.usage;
-    trace.billed.push({ usage: undefined, pricing: undefined, fixed: bill.usd });
+    trace.billed.push({ usage: mediaTokenUsage(media), pricing: undefined, fixed: bill.usd });
     const info = responseInfo({ agentId: metadata.agent_id }, trace, result, result.candidate.entry !== undefined);
     info.media = media;
     record(services, trace, { model, texts, metadata, media, resolved: info.model }, { info }, settle);
