@@ -1,3 +1,10 @@
+import {
+  ancestorsOfAll,
+  type LineageRow,
+  MAX_KEYS_PER_TENANT,
+  mintRefusal,
+  tenantRefusal,
+} from '../access/key-chain.ts';
 import { hasLimits, type KeyLimits, withoutEmpty } from '../access/key-limits.ts';
 import type { StorageEngine } from '../storage/engine.ts';
 import { locking } from '../storage/engine-sql.ts';
@@ -6,16 +13,11 @@ import { writeRows } from '../storage/write-rows.ts';
 import {
   type ApiKeyCheck,
   type ApiKeyInfo,
-  ancestorsOfAll,
   displayPrefixOf,
   fromRow,
   INSERT_COLUMNS,
-  type LineageRow,
-  MAX_KEYS_PER_TENANT,
   mintKey,
-  mintRefusal,
   type StoredKey,
-  tenantRefusal,
   theOneMatch,
 } from './key-material.ts';
 import { ADMIN_GRANT, type KeyGrant } from './key-scopes.ts';
@@ -36,13 +38,8 @@ import {
 import { openDatabase } from './open-database.ts';
 import { keyDigest, ValidKeys } from './valid-keys.ts';
 
-export {
-  API_KEY_PREFIX,
-  type ApiKeyCheck,
-  type ApiKeyInfo,
-  MAX_ACTIVE_CHILDREN,
-  MAX_KEYS_PER_TENANT,
-} from './key-material.ts';
+export { MAX_ACTIVE_CHILDREN, MAX_KEYS_PER_TENANT } from '../access/key-chain.ts';
+export { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo } from './key-material.ts';
 
 const [KEYS] = KEYS_SCHEMA.tables;
 

@@ -1,8 +1,8 @@
+import { MAX_DEPTH } from '../access/key-chain.ts';
 import { prepare } from '../storage/engine.ts';
 import { anyOf } from '../storage/engine-sql.ts';
 import { type Builder, kysely } from '../storage/kysely.ts';
 import { column, defineSchema, type EngineKind } from '../storage/schema.ts';
-import { MAX_DEPTH } from './key-material.ts';
 
 /**
  * The API keys' table and its queries. A key's grant is kept as JSON text in its columns (`scopes` NULL: a key from

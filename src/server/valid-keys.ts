@@ -1,14 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
+import { type LineageRow, lineageRefusal } from '../access/key-chain.ts';
 import { SweptMap } from '../internal/swept-map.ts';
-import {
-  API_KEY_PREFIX,
-  type ApiKeyCheck,
-  type ApiKeyInfo,
-  fromRow,
-  type LineageRow,
-  lineageRefusal,
-  type StoredKey,
-} from './key-material.ts';
+import { API_KEY_PREFIX, type ApiKeyCheck, type ApiKeyInfo, fromRow, type StoredKey } from './key-material.ts';
 
 /**
  * How long a key found valid is trusted without asking the database again: a key revoked by this process stops
