@@ -3,7 +3,7 @@ import type { CallAccess } from '../access/call-access.ts';
 import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts';
 import { UnsupportedParameterError } from '../errors.ts';
 import type { GuardrailContext } from '../guardrails/guardrail.ts';
-import type { SensitiveDataDecision } from '../guardrails/mode.ts';
+import type { SensitiveDataDecision, SensitiveDataMode } from '../guardrails/mode.ts';
 import type { ResolvedReasoning } from '../providers/provider.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { BilledUsage } from '../records/compute-cost.ts';
@@ -80,6 +80,8 @@ export class CallTrace {
   readonly dialect: Dialect;
   /** The sensitive-data mode applied and what was found (counts only), once the guard ran; absent when `off`. */
   sensitiveData: SensitiveDataDecision | undefined;
+  /** The deployment the call runs, once found: a call failing after that is recorded as its, under its mode. */
+  deployment: { id: string; agentId: string; sensitiveData: SensitiveDataMode | undefined } | undefined;
   /** The request and the messages as the record keeps them, once the guard masked them. */
   recorded: { request: CompletionRequest; messages: ChatCompletionMessageParam[] } | undefined;
   /** The gateway's guardrails' context of this call (by guardrail name), once they ran on its request. */

@@ -71,7 +71,7 @@ export async function createCompletion(
   } catch (thrown) {
     const error = asCallError(thrown);
     if (error instanceof SwitchyardError) error.callId = trace.id;
-    const facts = factsOf(recordedOnFailure(services, request, trace, options.access), plan);
+    const facts = factsOf(recordedOnFailure(services, request, trace, options.access), plan, trace);
     recordCall(services, { ...facts, messages: trace.recorded?.messages ?? facts.messages }, trace, { error }, settle);
     await services.recorder.durable();
     throw error;

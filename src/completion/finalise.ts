@@ -102,8 +102,12 @@ export interface RecordFacts {
 }
 
 /** The record facts of a completion: the request, and its plan once resolved. */
-export function factsOf(request: CompletionRequest, plan: CallPlan | undefined): RecordFacts {
-  if (!plan) return { request };
+export function factsOf(request: CompletionRequest, plan: CallPlan | undefined, trace?: CallTrace): RecordFacts {
+  if (!plan) {
+    // Failed before its plan: a deployment found by then names the call's deployment and agent all the same.
+    const deployment = trace?.deployment;
+    return deployment ? { request, deploymentId: deployment.id, agentId: deployment.agentId } : { request };
+  }
   const { agentId, deploymentId, metadata } = plan;
   return { request, model: plan.model.id, agentId, deploymentId, metadata, messages: plan.body.messages };
 }

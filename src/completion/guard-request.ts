@@ -150,7 +150,12 @@ export function recordedOnFailure(
   access: CallAccess | undefined,
 ): CompletionRequest {
   if (trace.recorded) return trace.recorded.request;
-  const mode = strictestMode(services.settings.sensitiveData, access?.sensitiveData, requestedMode(request));
+  const mode = strictestMode(
+    services.settings.sensitiveData,
+    access?.sensitiveData,
+    requestedMode(request),
+    trace.deployment?.sensitiveData,
+  );
   return mode === 'off' ? request : maskRequest(request, new Masker());
 }
 

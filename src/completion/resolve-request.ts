@@ -162,6 +162,10 @@ async function expandDeployment(
     maxRenderedBytes: services.settings.maxRenderedBytes,
     signal,
     mayUseAgent: (agentId) => mayActAs(access?.agents, agentId),
+    found: (deployment) => {
+      const sensitiveData = deployment.version.sensitive_data;
+      trace.deployment = { id: deployment.id, agentId: deployment.agent_id, sensitiveData };
+    },
   });
   if (store.stale) {
     trace.warn({

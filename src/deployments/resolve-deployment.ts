@@ -53,7 +53,12 @@ export async function resolveDeployment(
   store: DeploymentStore,
   id: string,
   request: DeploymentCallRequest = {},
-  options: RenderOptions & LookupOptions & { mayUseAgent?: (agentId: string) => boolean } = {},
+  options: RenderOptions &
+    LookupOptions & {
+      mayUseAgent?: (agentId: string) => boolean;
+      /** Told the deployment once it is found and visible, before the rest can fail: a failed call's record needs it. */
+      found?: (deployment: Deployment) => void;
+    } = {},
 ): Promise<ResolvedDeployment> {
   assertDeploymentId(id, 'model');
   const lookup = { signal: options.signal };
@@ -64,6 +69,7 @@ export async function resolveDeployment(
     const known = await knownIdsOfAgent(store, id, lookup);
     throw new DeploymentNotFoundError(id, deployment ? [] : known.filter((other) => visibleId(other, visible)));
   }
+  options.found?.(deployment);
 
   const { model, messages: prompt, output_schema: outputSpec, ...stored } = deployment.version;
   const settings: Record<string, unknown> = { ...stored };
@@ -73,7 +79,8 @@ export async function resolveDeployment(
     if (value !== null) settings[key] = value;
   }
   const outputSchema = outputSpec?.json_schema;
-  if (outputSchema && settings.response_format === undefined) {
+  // A caller's `null` removes the stored schema too: it is the stored response format.
+  if (outputSchema && request.response_format !== null && settings.response_format === undefined) {
     settings.response_format = outputResponseFormat(deployment.agent_id, outputSchema);
   }
 
