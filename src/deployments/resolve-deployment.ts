@@ -56,7 +56,7 @@ export async function resolveDeployment(
   options: RenderOptions &
     LookupOptions & {
       mayUseAgent?: (agentId: string) => boolean;
-      /** Told the deployment once it is found and visible, before the rest can fail: a failed call's record needs it. */
+      /** Told the deployment once found and visible, before the rest can fail: a failed call is recorded as its. */
       found?: (deployment: Deployment) => void;
     } = {},
 ): Promise<ResolvedDeployment> {
