@@ -66,8 +66,12 @@ export async function resolveDeployment(
   const deployment = await store.get(id, lookup);
   // Another agent's deployment answers as if it did not exist: a limited caller learns nothing of it.
   if (!deployment || !visible(deployment.agent_id)) {
-    const known = await knownIdsOfAgent(store, id, lookup);
-    throw new DeploymentNotFoundError(id, deployment ? [] : known.filter((other) => visibleId(other, visible)));
+    // Nothing suggested for another agent's deployment: not even read.
+    const known = deployment ? [] : await knownIdsOfAgent(store, id, lookup);
+    throw new DeploymentNotFoundError(
+      id,
+      known.filter((other) => visibleId(other, visible)),
+    );
   }
   options.found?.(deployment);
 
@@ -126,6 +130,7 @@ async function knownIdsOfAgent(store: DeploymentStore, id: string, lookup: Looku
   const agentId = parseDeploymentId(id)?.agent_id ?? /^[^:@#/\s]+/.exec(id)?.[0];
   if (!agentId) return [];
   try {
+    if (store.recentIds) return await store.recentIds(agentId, 5, lookup);
     return (await store.list({ agent_id: agentId }, lookup)).slice(0, 5).map((deployment) => deployment.id);
   } catch (error) {
     if (lookup.signal?.aborted) throw error;

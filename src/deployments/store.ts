@@ -8,6 +8,11 @@ export interface DeploymentStore {
   /** Every deployment, or those of one agent, newest first. */
   list(filter?: { agent_id?: string }, options?: LookupOptions): Promise<Deployment[]>;
   /**
+   * Up to `limit` ids of one agent's deployments, newest first, where the store can read them without its records
+   * (a table's index): what a 404 suggests, asked on every miss. Absent: `list` is read instead.
+   */
+  recentIds?(agentId: string, limit: number, options?: LookupOptions): Promise<string[]>;
+  /**
    * Stores a new deployment. The same id with the same content is a no-op; with other content,
    * `DeploymentConflictError`.
    */

@@ -1,5 +1,5 @@
 import { loadZod } from '../internal/load-zod.ts';
-import { prepare, type StorageEngine } from '../storage/engine.ts';
+import { type Prepared, prepare, type StorageEngine } from '../storage/engine.ts';
 import { column, defineSchema } from '../storage/schema.ts';
 import { writeRows } from '../storage/write-rows.ts';
 import { type Deployment, sameDeployment } from './deployment.ts';
@@ -34,6 +34,16 @@ const byId = prepare<Row>((db, arg) =>
 const all = prepare<Row>((db) => db.selectFrom('deployments').select(['id', 'record']));
 const ofAgent = prepare<Row>((db, arg) =>
   db.selectFrom('deployments').select(['id', 'record']).where('agent_id', '=', arg('agent')),
+);
+
+const recentOfAgent = prepare<{ id: string }>((db, arg) =>
+  db
+    .selectFrom('deployments')
+    .select(['id'])
+    .where('agent_id', '=', arg('agent'))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'asc')
+    .limit(arg('limit')),
 );
 
 /** Checked records kept (by their text: a record edited by hand is checked again). */
@@ -86,6 +96,11 @@ export class StoredDeployments implements DeploymentStore {
     );
   }
 
+  async recentIds(agentId: string, limit: number): Promise<string[]> {
+    const rows = await this.#rows(recentOfAgent, { agent: agentId, limit });
+    return rows.map((row) => row.id);
+  }
+
   async put(deployment: Deployment): Promise<void> {
     await loadZod();
     const checked = validateDeployment(deployment, 'put', 400);
@@ -106,7 +121,7 @@ export class StoredDeployments implements DeploymentStore {
     return this.#engine.close();
   }
 
-  async #rows(query: typeof byId, args: Record<string, unknown>): Promise<Row[]> {
+  async #rows<Found>(query: Prepared<Found>, args: Record<string, unknown>): Promise<Found[]> {
     await this.ready();
     return (await this.#engine.run(query, args)).rows;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveDeployment } from '../../src/deployments/index.ts';
+import { SqliteDeploymentStore } from '../../src/deployments/sqlite-store.ts';
 import { MemoryDeploymentStore } from '../../src/entries/stores.ts';
 import { createGateway } from '../../src/index.ts';
 import { createMockProvider } from '../../src/testing/index.ts';
@@ -78,5 +79,33 @@ describe('a caller’s null for response_format', () => {
     expect(resolved.settings.response_format).toBeUndefined();
     const kept = await resolveDeployment(store, 'support:production#1', { input: { product: 'p', ticket: 't' } });
     expect(kept.settings.response_format).toMatchObject({ type: 'json_schema' });
+  });
+});
+
+describe('an unknown id in a table store', () => {
+  it('suggests the agent’s five newest ids without reading its records; another agent’s id reads none', async () => {
+    const store = new SqliteDeploymentStore(':memory:');
+    try {
+      for (const number of [1, 2, 3, 4, 5, 6, 7]) await store.put(makeDeployment({ number }));
+      await store.put(makeDeployment({ agent_id: 'hidden' }));
+      let listed = 0;
+      const list = store.list.bind(store);
+      store.list = (...args) => {
+        listed += 1;
+        return list(...args);
+      };
+      const error = await resolveDeployment(store, 'support:production#9').catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ status: 404 });
+      expect((error as { knownIds: string[] }).knownIds).toEqual(
+        [7, 6, 5, 4, 3].map((number) => `support:production#${number}`),
+      );
+      const hidden = await resolveDeployment(store, 'hidden:production#1', {}, { mayUseAgent: () => false }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(hidden).toMatchObject({ status: 404, knownIds: [] });
+      expect(listed).toBe(0);
+    } finally {
+      store.close();
+    }
   });
 });

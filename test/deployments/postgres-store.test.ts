@@ -33,6 +33,8 @@ describe.skipIf(!postgres)('PostgresDeploymentStore', () => {
     expect(await store.get('support:production#9')).toBeUndefined();
     expect((await store.list({ agent_id: 'support' })).map((item) => item.id)).toEqual([second.id, first.id]);
     expect(await store.list()).toHaveLength(3);
+    expect(await store.recentIds('support', 5)).toEqual([second.id, first.id]);
+    expect(await store.recentIds('support', 1)).toEqual([second.id]);
   });
 
   it('two stores (two replicas) putting one number at once: one record, the other writer refused', async () => {
