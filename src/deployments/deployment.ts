@@ -36,12 +36,16 @@ export interface Deployment {
 
 // ---- ids ----
 
+/** The longest deployment or agent id: far past any real one, short enough for a URL's path. */
+const MAX_ID_LENGTH = 512;
+
 /**
  * Why a string cannot be a deployment id or an agent id, or `undefined`. Ids are shown in tables, logs, pages and
  * messages: whitespace would split them, control and bidirectional formatting characters could rewrite what a
- * terminal or a reader shows.
+ * terminal or a reader shows; a length past 512 characters, no store's key or URL would carry.
  */
 export function idCharacterProblem(id: string): string | undefined {
+  if (id.length > MAX_ID_LENGTH) return `is longer than ${MAX_ID_LENGTH} characters`;
   if (/\s/.test(id)) return 'must not contain whitespace';
   if (hasUnsafeCharacters(id)) return `must not contain ${UNSAFE_CHARACTERS_RULE}`;
   return undefined;

@@ -119,7 +119,7 @@ export function assertDeploymentId(id: string, param: string | null): void {
   const problem = idCharacterProblem(id);
   if (!problem) return;
   throw new InvalidRequestError(
-    `The deployment id "${escapeUnsafeCharacters(id)}" ${problem}.`,
+    `The deployment id "${escapeUnsafeCharacters(id.length > 80 ? `${id.slice(0, 80)}…` : id)}" ${problem}.`,
     param,
     'invalid_deployment_id',
   );

@@ -1,6 +1,11 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeploymentValidationError, MemoryDeploymentStore, validateDeployment } from '../../src/deployments/index.ts';
+import {
+  DeploymentValidationError,
+  MemoryDeploymentStore,
+  resolveDeployment,
+  validateDeployment,
+} from '../../src/deployments/index.ts';
 import { createGateway, InvalidRequestError } from '../../src/index.ts';
 import { api, jsonOf, startTestServer, type TestServer } from '../server/start-test-server.ts';
 import { makeDeployment } from './fixtures.ts';
@@ -105,5 +110,25 @@ describe('deployment ids through serve', () => {
       expect(call).toMatchObject({ code: 'invalid_deployment_id', param: 'model' });
     }
     expect((await jsonOf(await api(test, '/v1/deployments'))).data).toEqual([]);
+  });
+});
+
+describe('an id past 512 characters', () => {
+  it('is a 400 before any store is asked, its message showing the id cut short', async () => {
+    let asked = 0;
+    const store = {
+      get: async () => {
+        asked += 1;
+        return undefined;
+      },
+      list: async () => [],
+    };
+    const error = await resolveDeployment(store, 'a'.repeat(2_000_000)).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 400, code: 'invalid_deployment_id', param: 'model' });
+    expect((error as Error).message.length).toBeLessThan(200);
+    expect(asked).toBe(0);
+    expect(await resolveDeployment(store, 'a'.repeat(512)).catch((caught: unknown) => caught)).toMatchObject({
+      status: 404,
+    });
   });
 });
