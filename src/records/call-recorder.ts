@@ -22,6 +22,11 @@ export type RecordOptions = { [Option in keyof RecordQueueOptions]?: RecordQueue
    * reasoning and tool-call arguments. Longer text is cut with a marker saying how much (default 1,000,000).
    */
   maxTextLength?: number | undefined;
+  /**
+   * Other processes write the same store too (serve's workers, replicas on one PostgreSQL), each a call's record
+   * within this many ms of its end: a record looked up by id (`find`) and not there yet is looked for until then.
+   */
+  sharedWithinMs?: number | undefined;
 };
 
 /** What the record of one call needs besides the request and outcome: handed over once, when the call ends. */
@@ -78,8 +83,17 @@ export interface CallRecorder {
    */
   opened(request: RecordedRequest, call: CallContext, outcome: Outcome): () => void;
   flush(): Promise<void>;
+  /**
+   * A call's record by id that `readable` accepts, once this process's records so far are stored; where other
+   * processes write the store too (`sharedWithinMs`), one not there yet is looked for again until another process's
+   * record would be. A record `readable` refuses is looked for as long: the caller cannot tell it from none.
+   */
+  find(id: string, readable: (record: CallRecord) => Promise<boolean>): Promise<CallRecord | null>;
   close(): Promise<void>;
 }
+
+/** How often a record another process is writing is looked for again (`find`). */
+const LOOK_AGAIN_MS = 100;
 
 /** The stats of a gateway that records nothing. */
 const NOTHING_RECORDED: RecordQueueStats = Object.freeze({
@@ -152,6 +166,18 @@ export function createCallRecorder(
       return () => segment && journal.closeCall(segment);
     },
     flush,
+    async find(id, readable) {
+      await flush();
+      const get = calls.get?.bind(calls);
+      if (!get) return null;
+      const waitUntil = Date.now() + (recordOptions?.sharedWithinMs ?? 0);
+      for (;;) {
+        const found = await get(id);
+        if (found && (await readable(found))) return found;
+        if (Date.now() >= waitUntil) return null;
+        await new Promise((resolve) => setTimeout(resolve, LOOK_AGAIN_MS));
+      }
+    },
     close: async () => {
       await nextTurn();
       await queue?.close();

@@ -133,7 +133,8 @@ export async function startServerAs(options: ServeOptions, worker: ClusterWorker
     const stores = await openServerStores(options, log, teardown);
     const engines = await openEngines(options, stores, log, teardown);
     const counters = await openCounters(engines, worker);
-    const opened = await openGateway(options, { stores, engines, counters }, log, teardown);
+    const shared = worker !== undefined || stores.postgres !== undefined;
+    const opened = await openGateway(options, { stores, engines, counters, shared }, log, teardown);
     const { gateway } = opened;
     const mcp = openMcpGateway(options, stores, opened.metrics, log, teardown);
     const http = await listen(options, log, teardown, worker);

@@ -63,6 +63,8 @@ describe.each(backends)('$name', ({ shared }) => {
         model: 'gpt-4o-mini',
         input: 'My account number is 4471-SECRET.',
       });
+      // In the shared store before the theft: a refusal that holds against a record there, not one not there yet.
+      await test.server.gateway.flush();
 
       const stolen = await other
         .openai(mallory.key)

@@ -51,13 +51,13 @@ export async function previousConversation(
   };
   const callId = callIdOf(responseId);
   if (!callId) throw new PreviousResponseNotFoundError(responseId);
-  const store = services.recorder.calls;
-  if (typeof store.get !== 'function') return refuse('the call-record store cannot look a call up by id');
-  // The record is written off the request path: wait for the calls made so far to be recorded.
-  await services.recorder.flush();
-  const record = await store.get(callId);
+  if (typeof services.recorder.calls.get !== 'function')
+    return refuse('the call-record store cannot look a call up by id');
+  // The record is written off the request path: found once the calls made so far (here or in another process
+  // writing the same store) are recorded.
   // Whose it is comes before anything about it: another key's response is not found, exactly as a missing one.
-  if (!record || !(await mayReadCall(access, record))) throw new PreviousResponseNotFoundError(responseId);
+  const record = await services.recorder.find(callId, (found) => mayReadCall(access, found));
+  if (!record) throw new PreviousResponseNotFoundError(responseId);
   if (record.dialect !== 'responses') return refuse(`it was a ${record.dialect} call`);
   if (record.status !== 'ok' || !record.output) return refuse('that call did not answer');
   const messages = record.input_messages ?? [];

@@ -30,7 +30,13 @@ export interface ServerGateway {
  */
 export async function openGateway(
   options: ServeOptions,
-  opened: { stores: ServerStores; engines: ServerEngines; counters: ServerCounters },
+  opened: {
+    stores: ServerStores;
+    engines: ServerEngines;
+    counters: ServerCounters;
+    /** Other processes write the same records (a worker of `serve --workers`, a replica on PostgreSQL). */
+    shared: boolean;
+  },
   log: ServerLog,
   teardown: Teardown,
 ): Promise<ServerGateway> {
@@ -53,7 +59,10 @@ export async function openGateway(
     deployments: stores.deployments,
     // Annotations and experiments beside the records, in the same database.
     stores: stores.database,
-    records: recordOptions(stores, engines, log, metrics, () => gateway.recordStats),
+    records: {
+      ...recordOptions(stores, engines, log, metrics, () => gateway.recordStats),
+      ...(opened.shared ? { sharedWithinMs: RECORDS_SHARED_WITHIN_MS } : {}),
+    },
     // Once per model: a deprecated model in use is said in the log, not in every request's line.
     onModelDeprecated: (deprecation) => {
       log.warn('model deprecated', deprecation);
@@ -74,6 +83,12 @@ export async function openGateway(
   const keyBudgetRules = (configured.rules ?? []).filter((rule) => rule.scope === 'key');
   return { gateway, metrics, spend, keyBudgetRules };
 }
+
+/**
+ * Another process's record is in the shared store within this long of its call's end: its queue's flush interval
+ * (1 s) and the write itself.
+ */
+const RECORDS_SHARED_WITHIN_MS = 1_500;
 
 /**
  * node:sqlite writes synchronously: record batches of 32 (~0.5 ms each) instead of 200 (2–4 ms) keep a flush from
