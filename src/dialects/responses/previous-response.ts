@@ -60,7 +60,10 @@ export async function previousConversation(
   if (!record) throw new PreviousResponseNotFoundError(responseId);
   if (record.dialect !== 'responses') return refuse(`it was a ${record.dialect} call`);
   if (record.status !== 'ok' || !record.output) return refuse('that call did not answer');
-  const messages = record.input_messages ?? [];
+  // A deployment's prompt came first, rendered: it is the deployment's instructions, given by each call that names
+  // one, so it is not carried over either (else each turn would send it once more).
+  const prompt = record.deployment_id ? await promptLength(services, record.deployment_id, refuse) : 0;
+  const messages = (record.input_messages ?? []).slice(prompt);
   // The earlier call's `instructions` are not carried over: the new call gives its own.
   const carried = messages.filter((message) => !(message as { from_instructions?: unknown }).from_instructions);
   const sent = JSON.stringify(carried);
@@ -87,4 +90,11 @@ export async function previousConversation(
   }
   carried.push(answer as never);
   return carried as CompletionMessageParam[];
+}
+
+/** How many messages the prompt of the deployment an earlier call ran rendered (one for each it stores). */
+async function promptLength(services: Services, deploymentId: string, refuse: (why: string) => never): Promise<number> {
+  const deployment = await services.deployments?.get(deploymentId);
+  if (!deployment) return refuse(`the deployment it ran, "${deploymentId}", is not found`);
+  return deployment.version.messages?.length ?? 0;
 }
