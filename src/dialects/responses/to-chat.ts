@@ -1,5 +1,6 @@
 import type { ResponseCreateParams, ResponseInputItem } from 'openai/resources/responses/responses';
 import { InvalidRequestError } from '../../errors.ts';
+import { sameNamedParameters } from '../../request/request-parameters.ts';
 import type { CompletionMessageParam, CompletionRequest, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { copySameNamedFields } from '../switchyard-fields.ts';
 import { sentToolName } from './namespace-tools.ts';
@@ -80,7 +81,34 @@ function warnAbout(params: ResponseCreateParams, warnings: CompletionWarning[]):
     if (include !== 'reasoning.encrypted_content' && include !== 'message.output_text.logprobs')
       warn('include', `"${include}" belongs to a built-in tool; nothing was added.`);
   }
+  if ((params.stream_options as { include_obfuscation?: unknown } | null | undefined)?.include_obfuscation === true)
+    warn('stream_options', 'The gateway adds no obfuscation to stream events: include_obfuscation was dropped.');
+  for (const field of Object.keys(params)) {
+    if (TAKEN.has(field) || SAME_NAMED.has(field) || (params as Record<string, unknown>)[field] === undefined) continue;
+    warn(field, `"${field}" is not a Responses parameter this gateway takes: it was dropped.`);
+  }
 }
+
+/** The Responses fields translated here or read before (`previous_response_id`); the same-named ones are copied. */
+const TAKEN = new Set([
+  'model',
+  'input',
+  'instructions',
+  'previous_response_id',
+  'max_output_tokens',
+  'top_logprobs',
+  'reasoning',
+  'tools',
+  'tool_choice',
+  'text',
+  'stream',
+  'stream_options',
+  'include',
+  'store',
+  'truncation',
+  'max_tool_calls',
+]);
+const SAME_NAMED = new Set(sameNamedParameters('responses').map(([field]) => field));
 
 /** `input` (a string, or items: messages, function calls and their outputs, reasoning items) onto `messages`. */
 function inputMessages(input: ResponseCreateParams['input'], messages: CompletionMessageParam[]): void {

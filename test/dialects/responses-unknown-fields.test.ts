@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/index.ts';
+import { createMockProvider } from '../../src/testing/index.ts';
+
+/**
+ * A Responses body's fields the gateway does not take (a chat field sent by mistake, OpenAI's own it cannot honour,
+ * Codex's `client_metadata`) are dropped with a warning each, an error under strict: never ignored unsaid.
+ */
+const body = {
+  model: 'gpt-4o-mini',
+  input: 'hi',
+  max_tokens: 5,
+  context_management: [{ type: 'compaction', compact_threshold: 1000 }],
+  client_metadata: { session_id: 's1' },
+};
+
+describe('a Responses body’s other fields', () => {
+  it('are each dropped with a warning', async () => {
+    const mock = createMockProvider();
+    const gateway = createGateway({ mock, env: {} });
+    try {
+      const response = await gateway.createResponse(body as never);
+      const params = response.switchyard.warnings
+        .filter((warning) => warning.code === 'unsupported_parameter')
+        .map((warning) => warning.param);
+      expect(params).toEqual(expect.arrayContaining(['max_tokens', 'context_management', 'client_metadata']));
+      expect(mock.calls.at(-1)!.body).not.toHaveProperty('max_tokens');
+      // The fields it takes draw none.
+      const plain = await gateway.createResponse({ model: 'gpt-4o-mini', input: 'hi', temperature: 0.2, store: true });
+      expect(plain.switchyard.warnings.filter((warning) => warning.code === 'unsupported_parameter')).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('are an error under strict', async () => {
+    const gateway = createGateway({ mock: true, env: {}, strict: true });
+    try {
+      const error = await gateway.createResponse(body as never).catch((thrown: unknown) => thrown);
+      expect(error).toMatchObject({ status: 400 });
+    } finally {
+      await gateway.close();
+    }
+  });
+});
