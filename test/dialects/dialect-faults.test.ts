@@ -104,9 +104,22 @@ describe('Responses API', () => {
     expect(final.model).toBe('llama-3.3-70b-instruct');
   });
 
-  it('ends a stream that fails after content with an error event the SDK raises', async () => {
+  it('ends a stream that fails after content with response.failed, then an error event the SDK raises', async () => {
     upstream.enqueue({ content: 'partial answer that breaks', streamErrorAfter: 2 });
     const stream = openai().responses.stream({ model: 'gpt-4o-latest', input: 'hi' });
     await expect(stream.finalResponse()).rejects.toThrow();
+    // What Codex reads to tell a failed turn from a dropped connection: response.failed with the response's error.
+    upstream.enqueue({ content: 'partial answer that breaks', streamErrorAfter: 2 });
+    const seen: Array<{ type: string; response?: { status: string; error: { code: string; message: string } } }> = [];
+    const raw = await openai().responses.create({ model: 'gpt-4o-latest', input: 'hi', stream: true });
+    await expect(
+      (async () => {
+        for await (const event of raw) seen.push(event as never);
+      })(),
+    ).rejects.toThrow();
+    const failed = seen.find((event) => event.type === 'response.failed');
+    expect(failed?.response).toMatchObject({ status: 'failed', error: { code: expect.any(String) } });
+    expect(failed!.response!.error.message.length).toBeGreaterThan(0);
+    expect(seen.at(-1)?.type).toBe('response.failed');
   });
 });

@@ -25,6 +25,7 @@ export class ResponseEventStream implements AsyncIterable<Event> {
   readonly switchyard: SwitchyardResponseInfo;
   readonly #chat: CompletionStream;
   readonly #params: ResponseCreateParams;
+  readonly #createdAt = Math.floor(Date.now() / 1000);
 
   constructor(chat: CompletionStream, params: ResponseCreateParams) {
     this.#chat = chat;
@@ -33,10 +34,14 @@ export class ResponseEventStream implements AsyncIterable<Event> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Event> {
-    return translate(this.#chat, this.#params, this.switchyard)[Symbol.asyncIterator]();
+    return translate(this.#chat, this.#params, this.switchyard, this.#createdAt)[Symbol.asyncIterator]();
   }
 
-  /** The events as server-sent events; a failure mid-stream becomes an `error` event, as OpenAI sends it. */
+  /**
+   * The events as server-sent events. A failure mid-stream ends them with `response.failed` (the response, its
+   * status `failed` and its `error`: what a client such as Codex reads to tell a failed turn from a dropped
+   * connection), then an `error` event, which the SDKs raise.
+   */
   async *sseEvents(): AsyncGenerator<string, void, undefined> {
     const events = this[Symbol.asyncIterator]();
     let sequence = 0;
@@ -50,7 +55,21 @@ export class ResponseEventStream implements AsyncIterable<Event> {
         error instanceof SwitchyardError
           ? { type: 'error', code: error.code, message: error.message, param: error.param }
           : { type: 'error', code: 'internal_error', message: 'The stream failed.', param: null };
-      yield `event: error\ndata: ${JSON.stringify({ ...body, sequence_number: sequence })}\n\n`;
+      const response = {
+        ...responseObject(
+          { ...this.#params, instructions: null },
+          this.switchyard,
+          [],
+          undefined,
+          null,
+          this.#createdAt,
+        ),
+        status: 'failed',
+        error: { code: body.code, message: body.message },
+      };
+      const failed = { type: 'response.failed', response, sequence_number: sequence };
+      yield `event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
+      yield `event: error\ndata: ${JSON.stringify({ ...body, sequence_number: sequence + 1 })}\n\n`;
     } finally {
       await events.return?.();
     }
@@ -61,10 +80,10 @@ async function* translate(
   chat: CompletionStream,
   params: ResponseCreateParams,
   info: SwitchyardResponseInfo,
+  createdAt: number,
 ): AsyncGenerator<Event> {
   let sequence = 0;
   const event = (fields: Record<string, unknown>): Event => ({ ...fields, sequence_number: sequence++ }) as Event;
-  const createdAt = Math.floor(Date.now() / 1000);
   const withSummary = params.reasoning?.summary != null;
   // The request's instructions are echoed once, in the final response (the one clients keep): a long system prompt
   // is not sent back again in each snapshot before it.
