@@ -1,7 +1,9 @@
+import type { ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
 import type {
   Response,
   ResponseCreateParams,
   ResponseOutputItem,
+  ResponseOutputText,
   ResponseUsage,
 } from 'openai/resources/responses/responses';
 import type { CompletionResponse, ReasoningDetail, SwitchyardResponseInfo } from '../../types.ts';
@@ -34,10 +36,11 @@ export function itemId(prefix: 'rs' | 'msg' | 'fc' | 'ctc', callId: string, inde
  */
 function outputItems(
   callId: string,
-  message: CompletionResponse['choices'][number]['message'] | undefined,
+  choice: CompletionResponse['choices'][number] | undefined,
   withSummary: boolean,
   toolName: (called: string) => ClientToolName,
 ): ResponseOutputItem[] {
+  const message = choice?.message;
   const items: ResponseOutputItem[] = [];
   const reasoning = reasoningItem(callId, message?.reasoning_content, message?.reasoning_details, withSummary);
   if (reasoning) items.push(reasoning);
@@ -49,7 +52,7 @@ function outputItems(
       role: 'assistant',
       status: 'completed',
       content: text
-        ? [{ type: 'output_text', text, annotations: [], logprobs: [] }]
+        ? [{ type: 'output_text', text, annotations: [], logprobs: responseLogprobs(choice?.logprobs?.content) }]
         : [{ type: 'refusal', refusal: message!.refusal! }],
     } as ResponseOutputItem);
   }
@@ -146,7 +149,7 @@ export function chatToResponse(response: CompletionResponse, params: ResponseCre
   const choice = response.choices[0];
   const withSummary = params.reasoning?.summary != null;
   const names = namespacedNames(params.tools);
-  const output = outputItems(response.switchyard.call_id, choice?.message, withSummary, (called) =>
+  const output = outputItems(response.switchyard.call_id, choice, withSummary, (called) =>
     clientToolName(names, called),
   );
   return responseObject(
@@ -171,4 +174,21 @@ function responseUsage(usage: CompletionResponse['usage']): ResponseUsage | unde
     output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
     total_tokens: usage.total_tokens,
   };
+}
+
+/** A chat answer's token logprobs as the Responses API's (`bytes` a list, never null). */
+export function responseLogprobs(
+  content: readonly ChatCompletionTokenLogprob[] | null | undefined,
+): ResponseOutputText.Logprob[] {
+  if (!content) return [];
+  return content.map(({ token, logprob, bytes, top_logprobs: top }) => ({
+    token,
+    logprob,
+    bytes: bytes ?? [],
+    top_logprobs: (top ?? []).map((other) => ({
+      token: other.token,
+      logprob: other.logprob,
+      bytes: other.bytes ?? [],
+    })),
+  }));
 }

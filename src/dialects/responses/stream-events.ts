@@ -1,18 +1,19 @@
 import type {
   ResponseCreateParams,
   ResponseOutputItem,
+  ResponseOutputText,
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
 import type { CompletionStream } from '../../completion/completion-stream.ts';
 import { SwitchyardError } from '../../errors.ts';
 import type { CompletionChunk, ReasoningDetail, SwitchyardResponseInfo } from '../../types.ts';
-import { itemId, reasoningItem, responseObject } from './from-chat.ts';
+import { itemId, reasoningItem, responseLogprobs, responseObject } from './from-chat.ts';
 import { type ClientToolName, clientToolName, namespacedNames } from './namespace-tools.ts';
 
 type Event = ResponseStreamEvent;
 type Open =
   | { kind: 'reasoning'; index: number; text: string; details: ReasoningDetail[]; summaryOpen: boolean }
-  | { kind: 'text' | 'refusal'; index: number; id: string; text: string }
+  | { kind: 'text' | 'refusal'; index: number; id: string; text: string; logprobs: ResponseOutputText.Logprob[] }
   | { kind: 'call'; index: number; id: string; callId: string; name: ClientToolName; args: string; custom: boolean };
 
 /**
@@ -137,10 +138,10 @@ async function* translate(
       const at = { item_id: item.id, output_index: item.index, content_index: 0 };
       const part =
         item.kind === 'text'
-          ? { type: 'output_text', text: item.text, annotations: [], logprobs: [] }
+          ? { type: 'output_text', text: item.text, annotations: [], logprobs: item.logprobs }
           : { type: 'refusal', refusal: item.text };
       if (item.kind === 'text')
-        yield event({ type: 'response.output_text.done', ...at, text: item.text, logprobs: [] });
+        yield event({ type: 'response.output_text.done', ...at, text: item.text, logprobs: item.logprobs });
       else yield event({ type: 'response.refusal.done', ...at, refusal: item.text });
       yield event({ type: 'response.content_part.done', ...at, part });
       const message = { type: 'message', id: item.id, role: 'assistant', status: 'completed', content: [part] };
@@ -153,7 +154,7 @@ async function* translate(
     yield* close();
     const index = done.length;
     const id = itemId('msg', info.call_id, index);
-    open = { kind, index, id, text: '' };
+    open = { kind, index, id, text: '', logprobs: [] };
     const item = { type: 'message', id, role: 'assistant', status: 'in_progress', content: [] };
     yield event({ type: 'response.output_item.added', output_index: index, item });
     const part =
@@ -202,7 +203,9 @@ async function* translate(
       const message = open as Extract<Open, { kind: 'text' | 'refusal' }>;
       message.text += text;
       const at = { item_id: message.id, output_index: message.index, content_index: 0 };
-      if (kind === 'text') yield event({ type: 'response.output_text.delta', ...at, delta: text, logprobs: [] });
+      const logprobs = kind === 'text' ? responseLogprobs(choice.logprobs?.content) : [];
+      for (const logprob of logprobs) message.logprobs.push(logprob);
+      if (kind === 'text') yield event({ type: 'response.output_text.delta', ...at, delta: text, logprobs });
       else yield event({ type: 'response.refusal.delta', ...at, delta: text });
     }
     for (const call of delta.tool_calls ?? []) {

@@ -50,6 +50,7 @@ export function translateResponses(
   // temperature, top_p, parallel_tool_calls, metadata, user, service_tier, prompt_cache_key, … and Switchyard's own.
   copySameNamedFields('responses', params, request);
   if (params.top_logprobs != null) Object.assign(request, { logprobs: true, top_logprobs: params.top_logprobs });
+  else if (params.include?.includes('message.output_text.logprobs')) request.logprobs = true;
   if (params.reasoning?.effort) request.reasoning_effort = params.reasoning.effort;
   applyTools(params, request, warnings);
   applyText(params.text, request);
