@@ -43,3 +43,29 @@ describe('a Responses body’s other fields', () => {
     }
   });
 });
+
+describe('an image in a developer message', () => {
+  it('is dropped with a warning naming the part (chat’s system messages are text)', async () => {
+    const gateway = createGateway({ mock: true, env: {} });
+    try {
+      const response = await gateway.createResponse({
+        model: 'gpt-4o-mini',
+        input: [
+          {
+            role: 'developer',
+            content: [
+              { type: 'input_text', text: 'Use this logo.' },
+              { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' },
+            ],
+          },
+          { role: 'user', content: 'hi' },
+        ],
+      });
+      expect(response.switchyard.warnings).toContainEqual(
+        expect.objectContaining({ code: 'unsupported_parameter', param: 'input[0].content[1]' }),
+      );
+    } finally {
+      await gateway.close();
+    }
+  });
+});

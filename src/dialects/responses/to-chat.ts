@@ -43,7 +43,7 @@ export function translateResponses(
   if (params.instructions)
     messages.push({ role: 'system', content: params.instructions, from_instructions: true } as never);
   for (const message of history) messages.push(message);
-  inputMessages(params.input, messages);
+  inputMessages(params.input, messages, warnings);
 
   const request: CompletionRequest = { model: params.model as string, messages };
   if (params.max_output_tokens != null) request.max_completion_tokens = params.max_output_tokens;
@@ -112,7 +112,11 @@ const TAKEN = new Set([
 const SAME_NAMED = new Set(sameNamedParameters('responses').map(([field]) => field));
 
 /** `input` (a string, or items: messages, function calls and their outputs, reasoning items) onto `messages`. */
-function inputMessages(input: ResponseCreateParams['input'], messages: CompletionMessageParam[]): void {
+function inputMessages(
+  input: ResponseCreateParams['input'],
+  messages: CompletionMessageParam[],
+  warnings: CompletionWarning[],
+): void {
   if (input === undefined || input === null) return;
   if (typeof input === 'string') {
     messages.push({ role: 'user', content: input });
@@ -161,7 +165,8 @@ function inputMessages(input: ResponseCreateParams['input'], messages: Completio
       return;
     }
     assistant = undefined;
-    if (type === 'message') messages.push(inputMessage(item as unknown as { role: string; content: unknown }, at));
+    if (type === 'message')
+      messages.push(inputMessage(item as unknown as { role: string; content: unknown }, at, warnings));
     else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       const output = item as ResponseInputItem.FunctionCallOutput;
       messages.push({ role: 'tool', tool_call_id: String(output.call_id), content: outputText(output.output, at) });
@@ -175,7 +180,11 @@ function inputMessages(input: ResponseCreateParams['input'], messages: Completio
   });
 }
 
-function inputMessage(item: { role: string; content: unknown }, at: string): CompletionMessageParam {
+function inputMessage(
+  item: { role: string; content: unknown },
+  at: string,
+  warnings: CompletionWarning[],
+): CompletionMessageParam {
   const role = item.role as 'user' | 'system' | 'developer';
   if (typeof item.content === 'string') return { role, content: item.content } as CompletionMessageParam;
   if (!Array.isArray(item.content)) throw new InvalidRequestError(`${at}.content must be a string or a list.`, at);
@@ -183,6 +192,12 @@ function inputMessage(item: { role: string; content: unknown }, at: string): Com
     inputPart(part, `${at}.content[${index}]`),
   );
   if (role !== 'user') {
+    // A system or developer message is text in chat: an image or file in it cannot be sent there.
+    parts.forEach((part, index) => {
+      if (part.type === 'text') return;
+      const message = `A ${role} message takes text only: its ${part.type} part was dropped (send it in a user message).`;
+      warnings.push({ code: 'unsupported_parameter', param: `${at}.content[${index}]`, message });
+    });
     const texts = parts.map((part) => (part.type === 'text' ? part.text : ''));
     return { role, content: texts.join('') } as CompletionMessageParam;
   }
