@@ -195,7 +195,7 @@ function inputMessage(
     // A system or developer message is text in chat: an image or file in it cannot be sent there.
     parts.forEach((part, index) => {
       if (part.type === 'text') return;
-      const message = `A ${role} message takes text only: its ${part.type} part was dropped (send it in a user message).`;
+      const message = `A ${role} message takes text only: its ${part.type} part was dropped (send it as the user).`;
       warnings.push({ code: 'unsupported_parameter', param: `${at}.content[${index}]`, message });
     });
     const texts = parts.map((part) => (part.type === 'text' ? part.text : ''));
