@@ -147,3 +147,19 @@ describe('previous_response_id chains are bounded', () => {
     expect(refused.code).toBe('conversation_too_large');
   });
 });
+
+describe('a record stored cut short', () => {
+  it('is not continued: a 400 saying why, nothing sent', async () => {
+    const gateway = createGateway({ mock: true, env: {}, records: { maxTextLength: 100 } });
+    try {
+      const first = await gateway.createResponse({ model: 'gpt-4o-latest', input: 'x'.repeat(500) });
+      const error = await failure(
+        gateway.createResponse({ model: 'gpt-4o-latest', input: 'and?', previous_response_id: first.id }),
+      );
+      expect(error).toMatchObject({ status: 400, code: 'previous_response_not_found', param: 'previous_response_id' });
+      expect(error.message).toContain('cut short');
+    } finally {
+      await gateway.close();
+    }
+  });
+});

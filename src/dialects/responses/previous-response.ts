@@ -60,6 +60,9 @@ export async function previousConversation(
   if (!record) throw new PreviousResponseNotFoundError(responseId);
   if (record.dialect !== 'responses') return refuse(`it was a ${record.dialect} call`);
   if (record.status !== 'ok' || !record.output) return refuse('that call did not answer');
+  // A record cut to the store's text limit holds markers where the conversation was: sent on, it would not be it.
+  if (record.warnings.some((warning) => warning.code === 'record_truncated'))
+    return refuse('its record was stored cut short (longer than the records keep)');
   // A deployment's prompt came first, rendered: it is the deployment's instructions, given by each call that names
   // one, so it is not carried over either (else each turn would send it once more).
   const prompt = record.deployment_id ? await promptLength(services, record.deployment_id, refuse) : 0;
