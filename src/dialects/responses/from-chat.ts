@@ -88,11 +88,12 @@ export function reasoningItem(
   text: string | null | undefined,
   details: ReasoningDetail[] | undefined,
   withSummary: boolean,
+  index = 0,
 ): ResponseOutputItem | undefined {
   if (!text && !details?.length) return undefined;
   return {
     type: 'reasoning',
-    id: itemId('rs', callId, 0),
+    id: itemId('rs', callId, index),
     summary: withSummary && text ? [{ type: 'summary_text', text }] : [],
     encrypted_content: encodeReasoningState(details),
     status: 'completed',

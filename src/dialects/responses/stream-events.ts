@@ -106,14 +106,14 @@ async function* translate(
     open = undefined;
     if (!item) return;
     if (item.kind === 'reasoning') {
-      const id = itemId('rs', info.call_id, 0);
+      const id = itemId('rs', info.call_id, item.index);
       if (item.summaryOpen) {
         const part = { type: 'summary_text', text: item.text };
         const at = { item_id: id, output_index: item.index, summary_index: 0 };
         yield event({ type: 'response.reasoning_summary_text.done', ...at, text: item.text });
         yield event({ type: 'response.reasoning_summary_part.done', ...at, part });
       }
-      const full = reasoningItem(info.call_id, item.text, item.details, withSummary)!;
+      const full = reasoningItem(info.call_id, item.text, item.details, withSummary, item.index)!;
       done.push(full);
       yield event({ type: 'response.output_item.done', output_index: item.index, item: full });
     } else if (item.kind === 'call') {
@@ -173,7 +173,8 @@ async function* translate(
       if (open?.kind !== 'reasoning') {
         yield* close();
         open = { kind: 'reasoning', index: done.length, text: '', details: [], summaryOpen: false };
-        const item = { type: 'reasoning', id: itemId('rs', info.call_id, 0), summary: [], status: 'in_progress' };
+        const id = itemId('rs', info.call_id, open.index);
+        const item = { type: 'reasoning', id, summary: [], status: 'in_progress' };
         yield event({ type: 'response.output_item.added', output_index: open.index, item });
       }
       const reasoning = open;
@@ -181,7 +182,11 @@ async function* translate(
       if (delta.reasoning_content) {
         reasoning.text += delta.reasoning_content;
         if (withSummary) {
-          const at = { item_id: itemId('rs', info.call_id, 0), output_index: reasoning.index, summary_index: 0 };
+          const at = {
+            item_id: itemId('rs', info.call_id, reasoning.index),
+            output_index: reasoning.index,
+            summary_index: 0,
+          };
           if (!reasoning.summaryOpen) {
             reasoning.summaryOpen = true;
             yield event({
