@@ -69,3 +69,31 @@ describe('an image in a developer message', () => {
     }
   });
 });
+
+describe('allowed_tools naming a built-in tool', () => {
+  it('leaves it out with a warning, keeping the functions, instead of a 400', async () => {
+    const mock = createMockProvider();
+    const gateway = createGateway({ mock, env: {} });
+    try {
+      const response = await gateway.createResponse({
+        model: 'gpt-4o-mini',
+        input: 'hi',
+        tools: [{ type: 'function', name: 'look', parameters: { type: 'object', properties: {} }, strict: false }],
+        tool_choice: {
+          type: 'allowed_tools',
+          mode: 'auto',
+          tools: [{ type: 'function', name: 'look' }, { type: 'image_generation' }],
+        },
+      });
+      expect(response.switchyard.warnings).toContainEqual(
+        expect.objectContaining({ code: 'unsupported_parameter', param: 'tool_choice.tools[1]' }),
+      );
+      expect(mock.calls.at(-1)!.body.tool_choice).toEqual({
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'look' } }] },
+      });
+    } finally {
+      await gateway.close();
+    }
+  });
+});

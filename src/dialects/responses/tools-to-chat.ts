@@ -7,7 +7,7 @@ import type {
 } from 'openai/resources/responses/responses';
 import { InvalidRequestError } from '../../errors.ts';
 import type { CompletionRequest, CompletionTool, CompletionWarning, WebSearchOptions } from '../../types.ts';
-import { flattenNamespace } from './namespace-tools.ts';
+import { flattenNamespace, sentToolName } from './namespace-tools.ts';
 
 /**
  * A Responses request's tools as chat's: function, custom and namespace tools (a namespace's flattened), those of its
@@ -138,18 +138,41 @@ function chatToolChoice(
   if (typeof choice === 'string') return choice;
   if (choice.type === 'function') return { type: 'function', function: { name: choice.name } };
   if (choice.type === 'custom') return { type: 'custom', custom: { name: choice.name } };
-  if (choice.type === 'allowed_tools') {
-    const tools = choice.tools.map((tool) =>
-      tool.type === 'custom'
-        ? { type: 'custom' as const, custom: { name: String(tool.name) } }
-        : { type: 'function' as const, function: { name: String(tool.name) } },
-    );
-    return { type: 'allowed_tools', allowed_tools: { mode: choice.mode, tools } };
-  }
+  if (choice.type === 'allowed_tools') return allowedTools(choice, warnings);
   warnings.push({
     code: 'unsupported_parameter',
     param: 'tool_choice',
     message: `tool_choice "${choice.type}" names a tool OpenAI's Responses API runs itself; the model chooses instead.`,
   });
   return undefined;
+}
+
+/**
+ * `allowed_tools` as chat's: each function or custom tool by the name it was sent under (a namespaced one's flat
+ * name); a built-in tool, which no model here has, dropped with a warning, and with none left, the model chooses.
+ */
+function allowedTools(
+  choice: Extract<NonNullable<ResponseCreateParams['tool_choice']>, { type: 'allowed_tools' }>,
+  warnings: CompletionWarning[],
+): CompletionRequest['tool_choice'] {
+  const tools = [];
+  for (const [index, tool] of choice.tools.entries()) {
+    const named = tool as { type: string; name?: unknown; namespace?: string | null };
+    if (named.type !== 'function' && named.type !== 'custom') {
+      warnings.push({
+        code: 'unsupported_parameter',
+        param: `tool_choice.tools[${index}]`,
+        message: `"${named.type}" is a tool OpenAI's Responses API runs itself; it was left out of allowed_tools.`,
+      });
+      continue;
+    }
+    const name = sentToolName({ name: String(named.name), namespace: named.namespace ?? null });
+    tools.push(
+      named.type === 'custom'
+        ? { type: 'custom' as const, custom: { name } }
+        : { type: 'function' as const, function: { name } },
+    );
+  }
+  if (tools.length === 0) return undefined;
+  return { type: 'allowed_tools', allowed_tools: { mode: choice.mode, tools } };
 }

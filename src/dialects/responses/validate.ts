@@ -149,8 +149,11 @@ function toolChoice(value: unknown): void {
   if (type !== 'allowed_tools') return;
   oneOf(choice.mode, 'tool_choice.mode', ['auto', 'required']);
   const tools = list(choice.tools, 'tool_choice.tools');
-  for (let index = 0; index < tools.length; index++)
-    name(record(tools[index], `tool_choice.tools[${index}]`).name, `tool_choice.tools[${index}].name`);
+  for (let index = 0; index < tools.length; index++) {
+    const tool = record(tools[index], `tool_choice.tools[${index}]`);
+    // A built-in tool (`{ type: "image_generation" }`, `{ type: "mcp", server_label }`) has no name.
+    if (tool.type === 'function' || tool.type === 'custom') name(tool.name, `tool_choice.tools[${index}].name`);
+  }
 }
 
 function textConfig(text: Body, at: string): void {
