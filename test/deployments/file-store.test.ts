@@ -168,9 +168,24 @@ describe('FileDeploymentStore', () => {
     await store.put(makeDeployment({ agent_id: 'a_b', number: 1 }));
     const odd = makeDeployment({ id: 'a_b_production_1', agent_id: 'a_b', number: 9 });
     await store.put(odd);
-    expect((await readdir(dir)).sort()).toEqual(['a_b_production_1-2.json', 'a_b_production_1.json']);
+    const files = (await readdir(dir)).sort();
+    expect(files).toHaveLength(2);
+    expect(files).toContain('a_b_production_1.json');
     expect((await store.get('a_b:production#1'))?.number).toBe(1);
     expect((await store.get('a_b_production_1'))?.number).toBe(9);
+  });
+
+  it('an id whose file names another writer took first still finds a name of its own', async () => {
+    const store = new FileDeploymentStore(dir);
+    // Ids that map to the next version's file names, taken before it: its plain name and any numbered after it.
+    for (const taken of [
+      'support_production_4',
+      ...Array.from({ length: 100 }, (_, at) => `support_production_4-${at + 2}`),
+    ])
+      await store.put(makeDeployment({ id: taken }));
+    const next = makeDeployment({ number: 4 });
+    await store.put(next);
+    expect(await store.get('support:production#4')).toEqual(next);
   });
 
   it('concurrent puts of one deployment write one file', async () => {
