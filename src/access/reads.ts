@@ -6,8 +6,9 @@ import { forbidden, READ_ALL, READ_OWN, READS_CALLS, requireScope, type Scope } 
 
 /**
  * The read rule, the one statement of it: a key reads what it made itself; with `calls:read`, every call of its
- * agents (every call for a key of every agent); with `calls:read:own`, what the keys minted under it made. Calls,
- * their annotations and experiments (read as a call made by the experiment's author for its agent) all follow it.
+ * agents (every call for a key of every agent) made within its tenant, or by anyone for a key minted by no other
+ * key (the operator's); with `calls:read:own`, what the keys minted under it made. Calls, their annotations and
+ * experiments (read as a call made by the experiment's author for its agent) all follow it.
  */
 
 /** The key as the read rule sees it. */
@@ -15,6 +16,21 @@ export interface ReaderKey {
   readonly id: string;
   readonly scopes: readonly Scope[];
   readonly allowed_agents: readonly string[] | null;
+  /** The keys that minted it, nearest first: a key minted by another reads within its tenant only. */
+  readonly ancestors?: readonly string[] | undefined;
+}
+
+/** The keys the read rule may need, each looked up at most once per request. */
+export interface ReaderLookups {
+  /** The keys minted under the reader, however deep. */
+  descendants(): Promise<readonly string[]>;
+  /** The keys of the reader's tenant: the key it is named after and every key under it. */
+  tenantKeys(): Promise<readonly string[]>;
+}
+
+/** Whether `key` reads across tenants with `calls:read`: minted by no other key (the operator's, from the CLI). */
+function readsEveryTenant(key: ReaderKey): boolean {
+  return (key.ancestors?.length ?? 0) === 0;
 }
 
 /** A recorded thing as the read rule sees it: the agent it ran as, the key that made it (`null`: none). */
@@ -28,27 +44,29 @@ export function madeBy(record: CallRecord): Made {
   return { agent_id: record.agent_id, by: record.metadata?.api_key_id };
 }
 
-/** The keys minted under the reader, however deep: a lookup, made at most once per request. */
-export type Descendants = () => Promise<readonly string[]>;
-
 /** Whether `key` reads `made` (a call, and so continues it; an experiment). */
-export async function mayRead(key: ReaderKey, made: Made, descendants: Descendants): Promise<boolean> {
+export async function mayRead(key: ReaderKey, made: Made, lookups: ReaderLookups): Promise<boolean> {
   if (made.by === key.id) return true;
   if (key.scopes.includes(READ_ALL)) {
-    if (key.allowed_agents === null) return true;
-    if (made.agent_id !== null && mayActAs(key.allowed_agents, made.agent_id)) return true;
+    const agent =
+      key.allowed_agents === null || (made.agent_id !== null && mayActAs(key.allowed_agents, made.agent_id));
+    if (agent && (readsEveryTenant(key) || (made.by != null && (await lookups.tenantKeys()).includes(made.by))))
+      return true;
   }
   if (!key.scopes.includes(READ_OWN) || made.by == null) return false;
-  return (await descendants()).includes(made.by);
+  return (await lookups.descendants()).includes(made.by);
 }
 
 /**
  * Whether `key` (with `annotations:write`) may annotate `made`: a key limited to agents, a call or cell of one of
- * them, whoever made it; a key of every agent, one it reads (its own at least).
+ * them made within its tenant (anyone's, for the operator's keys); a key of every agent, one it reads (its own at
+ * least).
  */
-export async function mayAnnotate(key: ReaderKey, made: Made, descendants: Descendants): Promise<boolean> {
-  if (key.allowed_agents !== null) return made.agent_id !== null && mayActAs(key.allowed_agents, made.agent_id);
-  return mayRead(key, made, descendants);
+export async function mayAnnotate(key: ReaderKey, made: Made, lookups: ReaderLookups): Promise<boolean> {
+  if (key.allowed_agents === null) return mayRead(key, made, lookups);
+  if (made.agent_id === null || !mayActAs(key.allowed_agents, made.agent_id)) return false;
+  if (readsEveryTenant(key) || made.by === key.id) return true;
+  return made.by != null && (await lookups.tenantKeys()).includes(made.by);
 }
 
 /**
@@ -56,10 +74,13 @@ export async function mayAnnotate(key: ReaderKey, made: Made, descendants: Desce
  * an unlimited `calls:read`, its agents' with a limited one, its own and its descendants' with `calls:read:own`. A
  * 403 without either read scope.
  */
-export async function readScope(key: ReaderKey, descendants: Descendants): Promise<CallQueryScope> {
-  if (key.scopes.includes(READ_ALL)) return key.allowed_agents === null ? {} : { agent_ids: key.allowed_agents };
+export async function readScope(key: ReaderKey, lookups: ReaderLookups): Promise<CallQueryScope> {
+  if (key.scopes.includes(READ_ALL)) {
+    const agents = key.allowed_agents === null ? {} : { agent_ids: key.allowed_agents };
+    return readsEveryTenant(key) ? agents : { ...agents, api_key_ids: await lookups.tenantKeys() };
+  }
   requireScope(key, READS_CALLS);
-  return { api_key_ids: [key.id, ...(await descendants())] };
+  return { api_key_ids: [key.id, ...(await lookups.descendants())] };
 }
 
 /**
@@ -69,20 +90,22 @@ export async function readScope(key: ReaderKey, descendants: Descendants): Promi
 export async function readableCallList(
   key: ReaderKey,
   query: ListCallsQuery,
-  descendants: Descendants,
+  lookups: ReaderLookups,
 ): Promise<ListCallsQuery> {
   const agents = key.allowed_agents;
-  if (!key.scopes.includes(READ_ALL) || agents === null) {
-    const { api_key_ids } = await readScope(key, descendants);
-    return api_key_ids ? { ...query, api_key_ids } : query;
-  }
+  const { api_key_ids } = await readScope(key, lookups);
+  const scoped = api_key_ids ? { ...query, api_key_ids } : query;
+  if (!key.scopes.includes(READ_ALL) || agents === null) return scoped;
   const agentId = query.agent_id ?? (agents.length === 1 ? agents[0] : undefined);
   if (agentId === undefined || !mayActAs(agents, agentId))
     throw forbidden(`this API key reads only the calls of ${agents.join(', ')}: pass agent_id=<one>`);
-  return { ...query, agent_id: agentId };
+  return { ...scoped, agent_id: agentId };
 }
 
-/** A 403 unless `key` reads every call: traces, daily costs, agent totals and the page span every agent. */
+/**
+ * A 403 unless `key` reads every call: traces, daily costs, agent totals and the page span every agent and every
+ * tenant.
+ */
 export function requireEveryCall(key: ReaderKey): void {
   requireScope(key, READ_ALL);
   requireEveryAgent(
@@ -90,4 +113,6 @@ export function requireEveryCall(key: ReaderKey): void {
     'traces, costs and agent totals',
     ' (use GET /v1/calls?agent_id=<one of them>)',
   );
+  if (!readsEveryTenant(key))
+    throw forbidden('traces, costs and agent totals span every tenant; this API key reads its own tenant’s calls only');
 }

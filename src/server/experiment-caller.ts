@@ -11,13 +11,13 @@ import type { KeyAccess } from './key-access.ts';
  */
 export function experimentCaller(access: KeyAccess | undefined): ExperimentCaller | undefined {
   if (!access) return undefined;
-  const { key, descendants } = access;
+  const { key } = access;
   return {
     keyId: key.id,
     mayUseAgent: (agentId) => mayActAs(key.allowed_agents, agentId),
-    mayRead: (header) => mayRead(key, { agent_id: header.agent_id, by: header.author }, descendants),
-    callScope: () => readScope(key, descendants),
-    experimentScope: () => readScope(key, descendants),
+    mayRead: (header) => mayRead(key, { agent_id: header.agent_id, by: header.author }, access),
+    callScope: () => readScope(key, access),
+    experimentScope: () => readScope(key, access),
     callOptions: () => ({ access: access.forCall(), metadata: { api_key_id: key.id } }),
     callSlot: (signal) => access.laterCallSlot(signal),
   };

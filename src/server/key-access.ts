@@ -23,6 +23,7 @@ export class KeyAccess {
    */
   #proof: { authorization: string | undefined } | { digest: string | undefined };
   #descendants: Promise<string[]> | undefined;
+  #tenantKeys: Promise<string[]> | undefined;
 
   /** The key as last checked: as the request found it, or as a later call (`laterCallSlot`) found it since. */
   get key(): ApiKeyInfo {
@@ -107,7 +108,7 @@ export class KeyAccess {
       sensitiveData: this.key.sensitive_data ?? null,
       agents: this.key.allowed_agents,
       models: this.key.allowed_models,
-      mayReadCall: (record) => mayRead(this.key, madeBy(record), this.descendants),
+      mayReadCall: (record) => mayRead(this.key, madeBy(record), this),
     };
   }
 
@@ -121,6 +122,14 @@ export class KeyAccess {
   readonly descendants = (): Promise<string[]> => {
     this.#descendants ??= Promise.resolve(this.#keys.descendants(this.key.id));
     return this.#descendants;
+  };
+
+  /** The keys of this key's tenant (the key it is named after, and every key under it): once per request. */
+  readonly tenantKeys = (): Promise<string[]> => {
+    const tenant = this.key.tenant;
+    if (tenant === this.key.id) return this.descendants().then((under) => [tenant, ...under]);
+    this.#tenantKeys ??= Promise.resolve(this.#keys.descendants(tenant)).then((under) => [tenant, ...under]);
+    return this.#tenantKeys;
   };
 }
 

@@ -24,12 +24,12 @@ export const addAnnotations = defineOperation({
   input: () => annotationSchemas().add,
   invalid,
   async handle({ annotations }, { gateway, access }) {
-    const { key, descendants } = access;
+    const { key } = access;
     const data = await gateway.annotations.add(annotations as AnnotationInput[], {
       author: key.id,
-      mayAnnotate: (record) => mayAnnotate(key, madeBy(record), descendants),
+      mayAnnotate: (record) => mayAnnotate(key, madeBy(record), access),
       // A cell as a call made by the experiment's author for its agent.
-      mayAnnotateExperiment: (owner) => mayAnnotate(key, { agent_id: owner.agent_id, by: owner.author }, descendants),
+      mayAnnotateExperiment: (owner) => mayAnnotate(key, { agent_id: owner.agent_id, by: owner.author }, access),
     });
     return { object: 'list' as const, data };
   },
@@ -58,7 +58,7 @@ export const getAnnotations = defineOperation({
   invalid,
   hints: { readOnlyHint: true },
   async handle(query, { gateway, access }) {
-    const scope = await readScope(access.key, access.descendants);
+    const scope = await readScope(access.key, access);
     return gateway.annotations.list(query as AnnotationQuery, { scope });
   },
   http: { method: 'GET', path: /^\/v1\/annotations$/, input: queryOf },

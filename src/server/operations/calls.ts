@@ -58,7 +58,7 @@ export const getCompletion = defineOperation({
 
 /** The query over the calls `access` reads. */
 export async function queryCalls(gateway: Gateway, query: CallQuery, access: KeyAccess): Promise<CallQueryResult> {
-  const scope = await readScope(access.key, access.descendants);
+  const scope = await readScope(access.key, access);
   const store = gateway.calls;
   if (!store.queryCalls)
     throw new HttpError(501, 'The call store of this server does not answer call queries.', { code: 'not_supported' });
@@ -73,5 +73,5 @@ async function readCall(gateway: Gateway, id: string, access: KeyAccess): Promis
   if (!store.get) throw new HttpError(501, 'The call store of this server does not look calls up by id.');
   await gateway.flush();
   const record = await store.get(id);
-  return record && (await mayRead(access.key, madeBy(record), access.descendants)) ? record : null;
+  return record && (await mayRead(access.key, madeBy(record), access)) ? record : null;
 }

@@ -34,7 +34,7 @@ export function callRoutes(gateway: Gateway): Route[] {
         }
         const limit = integerParam(request.query, 'limit');
         if (limit !== undefined) query.limit = limit;
-        if (access) query = await readableCallList(access.key, query, access.descendants);
+        if (access) query = await readableCallList(access.key, query, access);
         await gateway.flush();
         const store = gateway.calls;
         if (!store.listJson) return json({ object: 'list', ...(await store.list(query)) });
