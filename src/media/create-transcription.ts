@@ -125,6 +125,15 @@ function transcriptionBody(request: TranscriptionRequest): TranscriptionBody {
       'timestamp_granularities',
     );
   }
+  // Text, each: the prompt is guarded as the call's text (a list would pass the guard unmasked).
+  for (const param of ['language', 'prompt'] as const) {
+    const value = request[param];
+    if (value !== undefined && typeof value !== 'string')
+      throw new InvalidRequestError(`"${param}" must be a string.`, param);
+  }
+  const temperature = request.temperature;
+  if (temperature !== undefined && (typeof temperature !== 'number' || !Number.isFinite(temperature)))
+    throw new InvalidRequestError('"temperature" must be a number.', 'temperature');
   return {
     file: { data: file.data, name: file.name ?? 'audio.wav', type: file.type ?? 'application/octet-stream' },
     response_format: format,

@@ -1,7 +1,7 @@
 import type { CompletionWarning } from '../types.ts';
 
-/** A media request's fields the gateway itself obeys, sent to no provider. */
-const GATEWAY_FIELDS = ['model', 'metadata', 'fallbacks', 'sensitive_data'];
+/** A media request's fields the gateway itself obeys, sent to no provider (`user` stands in the metadata). */
+const GATEWAY_FIELDS = ['model', 'metadata', 'fallbacks', 'sensitive_data', 'user'];
 
 /**
  * The fields of a speech or transcription request that neither the gateway nor the API's body takes: no provider is

@@ -102,15 +102,31 @@ export function fileFields(fields: FormFields, name: string): MediaFile[] {
   return all as MediaFile[];
 }
 
-/** `metadata` sent as a JSON text field. */
+/** A form field of `metadata`'s bracketed form (`metadata[agent_id]`, as the Python SDK sends a dict): its key. */
+const METADATA_FIELD = /^metadata\[([^\]]*)\]$/;
+
+/** Whether a field is `metadata` (JSON) or one of its bracketed entries. */
+export function isMetadataField(name: string): boolean {
+  return name === 'metadata' || METADATA_FIELD.test(name);
+}
+
+/** `metadata` sent as a JSON text field, or as one text field an entry (`metadata[agent_id]=support`). */
 export function metadataField(fields: FormFields): Record<string, string> | undefined {
   const text = textField(fields, 'metadata');
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as Record<string, string>;
-  } catch {
-    throw new HttpError(400, '"metadata" must be a JSON object.', { param: 'metadata' });
+  let metadata: Record<string, string> | undefined;
+  if (text !== undefined) {
+    try {
+      metadata = JSON.parse(text) as Record<string, string>;
+    } catch {
+      throw new HttpError(400, '"metadata" must be a JSON object.', { param: 'metadata' });
+    }
   }
+  for (const name of Object.keys(fields)) {
+    const key = METADATA_FIELD.exec(name)?.[1];
+    if (key === undefined) continue;
+    metadata = { ...metadata, [key]: textField(fields, name)! };
+  }
+  return metadata;
 }
 
 const HTTP_WHITESPACE = new Set([' ', '\t', '\r', '\n']);

@@ -123,3 +123,53 @@ describe('through serve (multipart)', () => {
     expect(await response.json()).toMatchObject({ error: { param: 'attachment' } });
   });
 });
+
+describe('a transcription prompt sent as a list', () => {
+  it('is a 400, never a text the guard cannot mask', async () => {
+    const masked = await startTestServer({
+      mock: false,
+      gateway: { env: {}, providers, retry: { maxRetries: 0 }, sensitiveData: 'mask' },
+    });
+    try {
+      const form = new FormData();
+      form.append('model', 'whisper-1');
+      form.append('file', new Blob([new Uint8Array(10)]), 'a.wav');
+      form.append('prompt[]', 'call me at alice@example.com');
+      const before = fake.requests.length;
+      const response = await fetch(`${masked.url}/v1/audio/transcriptions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${masked.key}` },
+        body: form,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { param: 'prompt' } });
+      expect(fake.requests.length).toBe(before);
+      // `user` stands in the metadata: not dropped.
+      const answer = await gateway.createTranscription({ model: 'whisper-1', file: audio, user: 'u-1' } as never);
+      expect(answer.switchyard.warnings.map((warning) => warning.param)).not.toContain('user');
+    } finally {
+      await masked.stop();
+    }
+  });
+});
+
+describe('metadata in a multipart body', () => {
+  it('as the Python SDK sends a dict (metadata[agent_id]) attributes the call, as the JSON field does', async () => {
+    const form = new FormData();
+    form.append('model', 'whisper-1');
+    form.append('file', new Blob([new Uint8Array(10)]), 'a.wav');
+    form.append('metadata[agent_id]', 'scribe');
+    const response = await fetch(`${test.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${test.key}` },
+      body: form,
+    });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as { switchyard: { call_id: string; warnings: unknown[] } };
+    expect(answer.switchyard.warnings).toEqual([]);
+    expect(fake.requests.at(-1)!.body).not.toHaveProperty('metadata[agent_id]');
+    await test.server.gateway.flush();
+    const record = await test.server.gateway.calls.get!(answer.switchyard.call_id);
+    expect(record?.agent_id).toBe('scribe');
+  });
+});

@@ -3,7 +3,14 @@ import type { ImageEditRequest, ImageRequest, SpeechRequest, TranscriptionReques
 import type { SwitchyardResponseInfo } from '../../types.ts';
 import { allowedCallOptions } from '../call-options.ts';
 import type { Reply } from '../exchange.ts';
-import { type FormFields, fileFields, metadataField, numberField, readFormBody } from '../read-form-body.ts';
+import {
+  type FormFields,
+  fileFields,
+  isMetadataField,
+  metadataField,
+  numberField,
+  readFormBody,
+} from '../read-form-body.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -108,7 +115,7 @@ function factHeaders(info: SwitchyardResponseInfo): Record<string, string> {
 function otherTextFields(fields: FormFields, apart: string[]): Record<string, string | string[]> {
   const found: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(fields)) {
-    if (apart.includes(name)) continue;
+    if (apart.includes(name) || isMetadataField(name)) continue;
     const all = Array.isArray(value) ? value : [value];
     if (all.some((item) => typeof item !== 'string'))
       throw new HttpError(400, `"${name}" must be a text field: this API takes no such file.`, { param: name });
