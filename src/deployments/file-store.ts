@@ -58,9 +58,15 @@ export class FileDeploymentStore implements DeploymentStore {
     const temp = nodePath().join(this.dir, `.${base}.${nodeCrypto().randomUUID()}.tmp`);
     await nodeFs().writeFile(temp, `${JSON.stringify(checked, null, 2)}\n`, { flag: 'wx' });
     try {
-      // After the plain name, names no other writer can take first (another id may map to any name it can predict).
-      for (let attempt = 1; attempt <= 4; attempt++) {
-        const name = attempt === 1 ? `${base}.json` : `${base}-${nodeCrypto().randomUUID().slice(0, 8)}.json`;
+      // The same names in the same order for every writer of the id, so two writers of it meet at one file; past
+      // them (another writer took them all first), names none can take first.
+      for (let attempt = 1; attempt <= 103; attempt++) {
+        const name =
+          attempt === 1
+            ? `${base}.json`
+            : attempt <= 100
+              ? `${base}-${attempt}.json`
+              : `${base}-${nodeCrypto().randomUUID().slice(0, 8)}.json`;
         if (await placeWithoutOverwrite(temp, nodePath().join(this.dir, name))) return;
         // The name is taken: by a concurrent put of this id, or by another id that maps to the same file name.
         const other = await readEntry(this.dir, name).catch(() => undefined);

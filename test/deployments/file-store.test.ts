@@ -168,9 +168,7 @@ describe('FileDeploymentStore', () => {
     await store.put(makeDeployment({ agent_id: 'a_b', number: 1 }));
     const odd = makeDeployment({ id: 'a_b_production_1', agent_id: 'a_b', number: 9 });
     await store.put(odd);
-    const files = (await readdir(dir)).sort();
-    expect(files).toHaveLength(2);
-    expect(files).toContain('a_b_production_1.json');
+    expect((await readdir(dir)).sort()).toEqual(['a_b_production_1-2.json', 'a_b_production_1.json']);
     expect((await store.get('a_b:production#1'))?.number).toBe(1);
     expect((await store.get('a_b_production_1'))?.number).toBe(9);
   });
@@ -186,6 +184,15 @@ describe('FileDeploymentStore', () => {
     const next = makeDeployment({ number: 4 });
     await store.put(next);
     expect(await store.get('support:production#4')).toEqual(next);
+  });
+
+  it('concurrent puts of one id whose plain name another id holds write one file', async () => {
+    const store = new FileDeploymentStore(dir);
+    await store.put(makeDeployment({ id: 'a_b_production_1', agent_id: 'a_b', number: 9 }));
+    const odd = makeDeployment({ agent_id: 'a_b', number: 1 });
+    await Promise.all([store.put(odd), new FileDeploymentStore(dir).put(structuredClone(odd))]);
+    expect((await readdir(dir)).sort()).toEqual(['a_b_production_1-2.json', 'a_b_production_1.json']);
+    expect(await store.list()).toHaveLength(2);
   });
 
   it('concurrent puts of one deployment write one file', async () => {
