@@ -66,12 +66,9 @@ export async function resolveDeployment(
   const deployment = await store.get(id, lookup);
   // Another agent's deployment answers as if it did not exist: a limited caller learns nothing of it.
   if (!deployment || !visible(deployment.agent_id)) {
-    // Nothing suggested for another agent's deployment: not even read.
-    const known = deployment ? [] : await knownIdsOfAgent(store, id, lookup);
-    throw new DeploymentNotFoundError(
-      id,
-      known.filter((other) => visibleId(other, visible)),
-    );
+    // Read either way (its time must not tell one from the other); nothing suggested for another agent's.
+    const known = await knownIdsOfAgent(store, id, lookup);
+    throw new DeploymentNotFoundError(id, deployment ? [] : known.filter((other) => visibleId(other, visible)));
   }
   options.found?.(deployment);
 

@@ -83,7 +83,7 @@ describe('a caller’s null for response_format', () => {
 });
 
 describe('an unknown id in a table store', () => {
-  it('suggests the agent’s five newest ids without reading its records; another agent’s id reads none', async () => {
+  it('suggests the agent’s five newest ids without reading its records, and none of another agent’s', async () => {
     const store = new SqliteDeploymentStore(':memory:');
     try {
       for (const number of [1, 2, 3, 4, 5, 6, 7]) await store.put(makeDeployment({ number }));
