@@ -11,11 +11,11 @@ import type { BudgetSettlement } from '../completion/stages.ts';
 import { InternalError, InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { MediaApi } from '../providers/media-api.ts';
 import type { Dialect } from '../records/call-record.ts';
+import { warnUnknownFields } from '../request/unknown-fields.ts';
 import type { CompletionWarning, SwitchyardResponseInfo } from '../types.ts';
 import { type MediaCandidate, mediaCandidates } from './media-catalog.ts';
 import { type MediaBill, mediaTokenUsage } from './media-cost.ts';
 import type { MediaKind } from './media-types.ts';
-import { unsentWarning } from './unsent-fields.ts';
 
 /** What one media API adds to the shared run: its kind, its texts, its worst cost, the attempt and the bill. */
 export interface MediaCallSpec<T> {
@@ -70,7 +70,11 @@ export async function runMediaCall<T>(
     texts = guarded.texts;
     if (guarded.refusal) throw guarded.refusal;
     if (!model) throw new InvalidRequestError('"model" is required.', 'model');
-    for (const name of spec.unsent ?? []) trace.warn(unsentWarning(spec.dialect, name));
+    // As chat's unknown fields: the first 20 named, each name cut short, then a count.
+    warnUnknownFields(
+      (spec.unsent ?? []).map((name) => [name]),
+      trace,
+    );
     const asked = spec.request.metadata;
     if (asked != null && (typeof asked !== 'object' || Array.isArray(asked))) {
       throw new InvalidRequestError('"metadata" must be an object of strings.', 'metadata');

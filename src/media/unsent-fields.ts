@@ -1,5 +1,3 @@
-import type { CompletionWarning } from '../types.ts';
-
 /** A media request's fields the gateway itself obeys, sent to no provider (`user` stands in the metadata). */
 const GATEWAY_FIELDS = ['model', 'metadata', 'fallbacks', 'sensitive_data', 'user'];
 
@@ -9,16 +7,5 @@ const GATEWAY_FIELDS = ['model', 'metadata', 'fallbacks', 'sensitive_data', 'use
  */
 export function unsentFields(request: object, body: readonly string[]): string[] {
   const taken = new Set([...GATEWAY_FIELDS, ...body]);
-  return Object.keys(request).filter(
-    (name) => !taken.has(name) && (request as Record<string, unknown>)[name] !== undefined,
-  );
-}
-
-/** The warning for a field `unsentFields` found (`dialect`: `speech`, `transcriptions`). */
-export function unsentWarning(dialect: string, name: string): CompletionWarning {
-  return {
-    code: 'unsupported_parameter',
-    param: name,
-    message: `The ${dialect} API sends "${name}" to no provider here: it was dropped.`,
-  };
+  return Object.keys(request).filter((name) => !taken.has(name) && (request as Record<string, unknown>)[name] != null);
 }

@@ -97,3 +97,26 @@ describe('allowed_tools naming a built-in tool', () => {
     }
   });
 });
+
+describe('a body of many unknown fields', () => {
+  it('names the first 20, each cut short, and counts the rest; null and handled fields draw none', async () => {
+    const gateway = createGateway({ mock: true, env: {} });
+    try {
+      const many = Object.fromEntries(Array.from({ length: 500 }, (_, at) => [`${at}${'x'.repeat(200)}`, 1]));
+      const response = await gateway.createResponse({
+        model: 'gpt-4o-mini',
+        input: 'hi',
+        background: false,
+        conversation: null,
+        client_metadata: null,
+        ...many,
+      } as never);
+      const dropped = response.switchyard.warnings.filter((warning) => warning.code === 'unsupported_parameter');
+      expect(dropped).toHaveLength(21);
+      expect(Math.max(...dropped.map((warning) => warning.message.length))).toBeLessThan(200);
+      expect(dropped.map((warning) => warning.param)).not.toContain('background');
+    } finally {
+      await gateway.close();
+    }
+  });
+});
