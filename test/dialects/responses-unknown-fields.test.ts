@@ -120,3 +120,36 @@ describe('a body of many unknown fields', () => {
     }
   });
 });
+
+describe('allowed_tools naming only built-in tools', () => {
+  const functions = [
+    { type: 'function' as const, name: 'look', parameters: { type: 'object', properties: {} }, strict: false },
+  ];
+  it('allows no tool (auto), never every tool; required is a 400', async () => {
+    const mock = createMockProvider();
+    const gateway = createGateway({ mock, env: {} });
+    try {
+      const asked = (mode: 'auto' | 'required') =>
+        gateway.createResponse({
+          model: 'gpt-4o-mini',
+          input: 'hi',
+          tools: functions,
+          tool_choice: { type: 'allowed_tools', mode, tools: [{ type: 'web_search' }] },
+        } as never);
+      await asked('auto');
+      expect(mock.calls.at(-1)!.body.tool_choice).toBe('none');
+      expect(await asked('required').catch((error: unknown) => error)).toMatchObject({ status: 400 });
+      const untyped = await gateway
+        .createResponse({
+          model: 'gpt-4o-mini',
+          input: 'hi',
+          tools: functions,
+          tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ name: 'look' }] },
+        } as never)
+        .catch((error: unknown) => error);
+      expect(untyped).toMatchObject({ status: 400, param: 'tool_choice.tools[0].type' });
+    } finally {
+      await gateway.close();
+    }
+  });
+});

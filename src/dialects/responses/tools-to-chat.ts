@@ -136,8 +136,10 @@ function chatToolChoice(
   warnings: CompletionWarning[],
 ): CompletionRequest['tool_choice'] {
   if (typeof choice === 'string') return choice;
-  if (choice.type === 'function') return { type: 'function', function: { name: choice.name } };
-  if (choice.type === 'custom') return { type: 'custom', custom: { name: choice.name } };
+  // A namespaced tool by the flat name it was sent under, as in allowed_tools.
+  const sent = (named: { name: string; namespace?: string | null }) => sentToolName(named);
+  if (choice.type === 'function') return { type: 'function', function: { name: sent(choice) } };
+  if (choice.type === 'custom') return { type: 'custom', custom: { name: sent(choice) } };
   if (choice.type === 'allowed_tools') return allowedTools(choice, warnings);
   warnings.push({
     code: 'unsupported_parameter',
@@ -149,7 +151,8 @@ function chatToolChoice(
 
 /**
  * `allowed_tools` as chat's: each function or custom tool by the name it was sent under (a namespaced one's flat
- * name); a built-in tool, which no model here has, dropped with a warning, and with none left, the model chooses.
+ * name); a built-in tool, which no model here has, dropped with a warning; with none left, no tool (a 400 when one
+ * is required).
  */
 function allowedTools(
   choice: Extract<NonNullable<ResponseCreateParams['tool_choice']>, { type: 'allowed_tools' }>,
@@ -173,6 +176,12 @@ function allowedTools(
         : { type: 'function' as const, function: { name } },
     );
   }
-  if (tools.length === 0) return undefined;
-  return { type: 'allowed_tools', allowed_tools: { mode: choice.mode, tools } };
+  // None left: the model may call none of the tools (never all of them, which no tool_choice would mean).
+  if (tools.length > 0) return { type: 'allowed_tools', allowed_tools: { mode: choice.mode, tools } };
+  if (choice.mode === 'required')
+    throw new InvalidRequestError(
+      'tool_choice requires one of its allowed_tools, and each is a tool OpenAI runs itself, which no model here has.',
+      'tool_choice.tools',
+    );
+  return 'none';
 }

@@ -145,14 +145,22 @@ function toolChoice(value: unknown): void {
   }
   const choice = record(value, 'tool_choice');
   const type = string(choice.type, 'tool_choice.type');
-  if (type === 'function' || type === 'custom') name(choice.name, 'tool_choice.name');
+  if (type === 'function' || type === 'custom') {
+    name(choice.name, 'tool_choice.name');
+    optional(choice, 'namespace', 'tool_choice', string);
+  }
   if (type !== 'allowed_tools') return;
   oneOf(choice.mode, 'tool_choice.mode', ['auto', 'required']);
   const tools = list(choice.tools, 'tool_choice.tools');
   for (let index = 0; index < tools.length; index++) {
-    const tool = record(tools[index], `tool_choice.tools[${index}]`);
+    const at = `tool_choice.tools[${index}]`;
+    const tool = record(tools[index], at);
     // A built-in tool (`{ type: "image_generation" }`, `{ type: "mcp", server_label }`) has no name.
-    if (tool.type === 'function' || tool.type === 'custom') name(tool.name, `tool_choice.tools[${index}].name`);
+    const type = string(tool.type, `${at}.type`);
+    if (type === 'function' || type === 'custom') {
+      name(tool.name, `${at}.name`);
+      optional(tool, 'namespace', at, string);
+    }
   }
 }
 
