@@ -88,7 +88,11 @@ export interface CallRecorder {
    * processes write the store too (`sharedWithinMs`), one not there yet is looked for again until another process's
    * record would be. A record `readable` refuses is looked for as long: the caller cannot tell it from none.
    */
-  find(id: string, readable: (record: CallRecord) => Promise<boolean>): Promise<CallRecord | null>;
+  find(
+    id: string,
+    readable: (record: CallRecord) => Promise<boolean>,
+    signal?: AbortSignal,
+  ): Promise<CallRecord | null>;
   close(): Promise<void>;
 }
 
@@ -166,7 +170,7 @@ export function createCallRecorder(
       return () => segment && journal.closeCall(segment);
     },
     flush,
-    async find(id, readable) {
+    async find(id, readable, signal) {
       await flush();
       const get = calls.get?.bind(calls);
       if (!get) return null;
@@ -174,7 +178,8 @@ export function createCallRecorder(
       for (;;) {
         const found = await get(id);
         if (found && (await readable(found))) return found;
-        if (Date.now() >= waitUntil) return null;
+        // A caller that left is not waited for.
+        if (Date.now() >= waitUntil || signal?.aborted) return null;
         await new Promise((resolve) => setTimeout(resolve, LOOK_AGAIN_MS));
       }
     },

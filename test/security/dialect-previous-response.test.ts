@@ -163,3 +163,23 @@ describe('a record stored cut short', () => {
     }
   });
 });
+
+describe('a caller that leaves while its previous response is looked for', () => {
+  it('is not waited for: the look ends with it', async () => {
+    const gateway = createGateway({ mock: true, env: {}, records: { sharedWithinMs: 30_000 } });
+    try {
+      const started = Date.now();
+      const error = await failure(
+        gateway.createResponse(
+          { model: 'gpt-4o-latest', input: 'and?', previous_response_id: `resp_${'0'.repeat(32)}` },
+          { signal: AbortSignal.timeout(200) },
+        ),
+      );
+      expect(error.status).toBe(404);
+      // Far below the 30 s another process's record is waited for.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

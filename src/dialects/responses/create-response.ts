@@ -24,7 +24,9 @@ export async function createResponse(
   // Checked before the conversation is read: a malformed body costs no record lookup.
   validateResponsesBody(params);
   const previous = params.previous_response_id;
-  const history = previous ? await previousConversation(services, previous, options.access, addedBytes(params)) : [];
+  const history = previous
+    ? await previousConversation(services, previous, options.access, addedBytes(params), options.signal)
+    : [];
   const { request, warnings } = translateResponses(params, history);
   const result = await createCompletion(services, request, options, {
     dialect: 'responses',

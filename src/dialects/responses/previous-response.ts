@@ -41,6 +41,7 @@ export async function previousConversation(
   responseId: string,
   access: CallAccess | undefined,
   addedBytes = 0,
+  signal?: AbortSignal,
 ): Promise<CompletionMessageParam[]> {
   const refuse = (why: string): never => {
     throw new InvalidRequestError(
@@ -56,7 +57,7 @@ export async function previousConversation(
   // The record is written off the request path: found once the calls made so far (here or in another process
   // writing the same store) are recorded.
   // Whose it is comes before anything about it: another key's response is not found, exactly as a missing one.
-  const record = await services.recorder.find(callId, (found) => mayReadCall(access, found));
+  const record = await services.recorder.find(callId, (found) => mayReadCall(access, found), signal);
   if (!record) throw new PreviousResponseNotFoundError(responseId);
   if (record.dialect !== 'responses') return refuse(`it was a ${record.dialect} call`);
   if (record.status !== 'ok' || !record.output) return refuse('that call did not answer');
