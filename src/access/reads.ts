@@ -2,6 +2,7 @@ import type { CallQueryScope } from '../records/call-query.ts';
 import type { CallRecord } from '../records/call-record.ts';
 import type { ListCallsQuery } from '../records/call-store.ts';
 import { mayActAs, requireEveryAgent } from './agents.ts';
+import { isAdminKey } from './lineage.ts';
 import { forbidden, READ_ALL, READ_OWN, READS_CALLS, requireScope, type Scope } from './scopes.ts';
 
 /**
@@ -53,6 +54,16 @@ export async function mayRead(key: ReaderKey, made: Made, lookups: ReaderLookups
     if (agent && (readsEveryTenant(key) || (made.by != null && (await lookups.tenantKeys()).includes(made.by))))
       return true;
   }
+  if (!key.scopes.includes(READ_OWN) || made.by == null) return false;
+  return (await lookups.descendants()).includes(made.by);
+}
+
+/**
+ * Whether `key` changes `made` (an experiment: its versions, inputs and runs), beyond reading it: its author, a key
+ * the author was minted under (with `calls:read:own`), or an admin key. A reader of its agent's calls only reads.
+ */
+export async function mayChange(key: ReaderKey, made: Made, lookups: ReaderLookups): Promise<boolean> {
+  if (made.by === key.id || isAdminKey({ ancestors: key.ancestors ?? [], scopes: key.scopes })) return true;
   if (!key.scopes.includes(READ_OWN) || made.by == null) return false;
   return (await lookups.descendants()).includes(made.by);
 }

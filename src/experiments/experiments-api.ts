@@ -51,6 +51,8 @@ export interface ExperimentCaller {
   mayUseAgent?(agentId: string): boolean;
   /** Whether the caller reads this experiment (its inputs come from calls, its outputs are answers). */
   mayRead?(header: ExperimentHeader): boolean | Promise<boolean>;
+  /** Whether the caller changes this experiment it reads (adds versions or inputs, runs it). */
+  mayChange?(header: ExperimentHeader): boolean | Promise<boolean>;
   /** The recorded calls the caller may copy inputs from. */
   callScope?(): Promise<CallQueryScope>;
   /** The experiments the caller lists (as a call query's scope: agents, or authors as `api_key_ids`). */

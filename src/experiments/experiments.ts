@@ -2,7 +2,7 @@ import { requireAgent } from '../access/agents.ts';
 import { type ModelNames, requireModelNamed } from '../access/models.ts';
 import type { Annotations, FindCellOwner } from '../annotations/annotations.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
-import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import { InvalidRequestError, PermissionDeniedError, SwitchyardError } from '../errors.ts';
 import { loadZod } from '../internal/load-zod.ts';
 import type { CallStore } from '../records/call-store.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
@@ -64,6 +64,7 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
   const writable = async (id: string, caller: ExperimentCaller | undefined) => {
     const header = await readable(id, caller);
     requireAgent(caller?.mayUseAgent, header.agent_id, 'act');
+    await requireChange(caller, header);
     return header;
   };
 
@@ -244,4 +245,13 @@ function tooMany(part: 'versions' | 'inputs', held: number, adding: number): Inv
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)).unref?.());
+}
+
+/** A 403 unless the caller changes this experiment it reads (adds to it, runs it): `ExperimentCaller.mayChange`. */
+export async function requireChange(caller: ExperimentCaller | undefined, header: ExperimentHeader): Promise<void> {
+  if (!caller?.mayChange || (await caller.mayChange(header))) return;
+  throw new PermissionDeniedError(
+    `This API key reads experiment "${header.id}" but does not change it: ` +
+      'its author (or a key it was minted under) does.',
+  );
 }

@@ -1,5 +1,5 @@
 import { mayActAs } from '../access/agents.ts';
-import { mayRead, readScope } from '../access/reads.ts';
+import { mayChange, mayRead, readScope } from '../access/reads.ts';
 import type { ExperimentCaller } from '../experiments/experiments-api.ts';
 import type { KeyAccess } from './key-access.ts';
 
@@ -16,6 +16,7 @@ export function experimentCaller(access: KeyAccess | undefined): ExperimentCalle
     keyId: key.id,
     mayUseAgent: (agentId) => mayActAs(key.allowed_agents, agentId),
     mayRead: (header) => mayRead(key, { agent_id: header.agent_id, by: header.author }, access),
+    mayChange: (header) => mayChange(key, { agent_id: header.agent_id, by: header.author }, access),
     callScope: () => readScope(key, access),
     experimentScope: () => readScope(key, access),
     callOptions: () => ({ access: access.forCall(), metadata: { api_key_id: key.id } }),

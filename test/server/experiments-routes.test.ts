@@ -152,6 +152,25 @@ describe('/v1/experiments', () => {
     expect(call.metadata.api_key_id).toBe(miniId);
   });
 
+  it('a key that reads another’s experiment does not change it: adds and runs are its author’s', async () => {
+    const experiment = await create(keys.a, { agent_id: 'support', versions: [inline()], inputs: inputs(1) });
+    const id = experiment.id as string;
+    expect((await send(keys.mini, 'get', `/experiments/${id}`)).status).toBe(200);
+    for (const [path, body] of [
+      [`/experiments/${id}/versions`, { versions: [inline()] }],
+      [`/experiments/${id}/inputs`, { inputs: inputs(1) }],
+      [`/experiments/${id}/run`, {}],
+    ] as const) {
+      const refused = await send(keys.mini, 'post', path, body);
+      expect(refused.status, path).toBe(403);
+      expect(refused.body.type).toBe('permission_error');
+    }
+    const child = await create(keys.child, { agent_id: 'support', versions: [inline()] });
+    expect((await send(keys.parent, 'post', `/experiments/${child.id}/inputs`, { inputs: inputs(1) })).status).toBe(
+      200,
+    );
+  });
+
   it('calls:read:own: a child key’s experiment is read by its parent, not by a sibling', async () => {
     const experiment = await create(keys.child, { agent_id: 'support', versions: [inline()] });
     expect(experiment.author).toBe(childId);

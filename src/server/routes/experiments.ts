@@ -1,6 +1,7 @@
 import { requireAgent } from '../../access/agents.ts';
 import type { Experiment, ExperimentInputInput, ExperimentVersionInput } from '../../experiments/experiment.ts';
 import { checkedExperimentPart } from '../../experiments/experiment-schema.ts';
+import { requireChange } from '../../experiments/experiments.ts';
 import type {
   CreateExperimentInput,
   ExperimentCaller,
@@ -88,6 +89,7 @@ async function startRun(
   options: RunExperimentOptions = {},
 ): Promise<Experiment> {
   requireAgent(caller?.mayUseAgent, experiment.agent_id, 'act');
+  await requireChange(caller, experiment);
   // Nothing to run without versions and inputs: no run is started.
   if (experiment.versions.length === 0 || experiment.inputs.length === 0) return experiment;
   await runs.start(gateway.experiments, experiment.id, options, caller);
