@@ -31,8 +31,13 @@ export interface CellOwner {
   author: string | null;
 }
 
-/** The owner of an experiment's cell, or `null` when the experiment or the cell does not exist. */
-export type FindCellOwner = (experimentId: string, cellId: string) => Promise<CellOwner | null>;
+/** An experiment as its cells' annotations see it: whose it is, and (read once, when first asked) its cells. */
+export interface ExperimentCells extends CellOwner {
+  hasCell(cellId: string): Promise<boolean>;
+}
+
+/** An experiment's owner and cells, or `null` when it does not exist. */
+export type FindCellOwner = (experimentId: string) => Promise<ExperimentCells | null>;
 
 export interface ListAnnotationsOptions {
   /** Only the annotations of these agents' calls, or of the calls made with these keys (as a call query's scope). */
@@ -108,6 +113,13 @@ async function ownersOf(
 ): Promise<Array<{ agent_id: string | null; api_key_id: string | null }>> {
   const get = calls.get?.bind(calls);
   const found = new Map<string, Promise<{ agent_id: string | null; api_key_id: string | null } | null>>();
+  // Each experiment found once a request: its header, then (once the caller may annotate it) its cells.
+  const experiments = new Map<string, Promise<ExperimentCells | null>>();
+  const experiment = (id: string) => {
+    let lookup = experiments.get(id);
+    if (!lookup) experiments.set(id, (lookup = cellOwner?.(id) ?? Promise.resolve(null)));
+    return lookup;
+  };
   const owners: Array<{ agent_id: string | null; api_key_id: string | null }> = [];
   for (const [index, { target }] of list.entries()) {
     const where = `annotations.${index}.target`;
@@ -121,7 +133,7 @@ async function ownersOf(
             code: 'not_supported',
           });
         found.set(id, allowedCall(get(id), options));
-      } else found.set(id, allowedCell(cellOwner?.(target.experiment_id, target.cell_id), options));
+      } else found.set(id, allowedCell(experiment(target.experiment_id), target.cell_id, options));
     }
     const owner = await found.get(id)!;
     if (!owner) throw notFound(target, where);
@@ -151,11 +163,13 @@ async function allowedCall(lookup: Promise<CallRecord | null>, options: AddAnnot
   return { agent_id: record.agent_id, api_key_id: record.metadata?.api_key_id ?? null };
 }
 
-async function allowedCell(lookup: Promise<CellOwner | null> | undefined, options: AddAnnotationsOptions) {
+async function allowedCell(lookup: Promise<ExperimentCells | null>, cellId: string, options: AddAnnotationsOptions) {
   const owner = await lookup;
   // A caller with rules for calls but none for experiments annotates no cell: fail closed.
   const may = options.mayAnnotateExperiment ?? (options.mayAnnotate ? () => false : undefined);
   if (!owner || (may && !(await may(owner)))) return null;
+  // Its cells are read only for a caller who may annotate them.
+  if (!(await owner.hasCell(cellId))) return null;
   // The experiment's author stands for the key that made the call: the read rule reads it so.
   return { agent_id: owner.agent_id, api_key_id: owner.author };
 }

@@ -128,13 +128,23 @@ export function createExperiments(dependencies: ExperimentDependencies): Experim
   };
 
   const experiments: Experiments & { cellOwner: FindCellOwner } = {
-    /** For annotations: whose a cell is, or `null` when the experiment has no such cell. */
-    async cellOwner(experimentId, id) {
+    /** For annotations: whose an experiment is, and its cells, read once when first asked; `null`: none. */
+    async cellOwner(experimentId) {
       const header = await storeOf().get(experimentId);
       if (!header) return null;
-      const [versions, inputs] = await Promise.all([storeOf().versions(experimentId), storeOf().inputs(experimentId)]);
-      const exists = versions.some((v) => inputs.some((input) => cellId(v.id, input.id) === id));
-      return exists ? { agent_id: header.agent_id, author: header.author } : null;
+      let cells: Promise<Set<string>> | undefined;
+      const readCells = async () => {
+        const [versions, inputs] = await Promise.all([
+          storeOf().versions(experimentId),
+          storeOf().inputs(experimentId),
+        ]);
+        return new Set(versions.flatMap((version) => inputs.map((input) => cellId(version.id, input.id))));
+      };
+      return {
+        agent_id: header.agent_id,
+        author: header.author,
+        hasCell: async (id) => (await (cells ??= readCells())).has(id),
+      };
     },
 
     async create(input, caller) {

@@ -43,7 +43,7 @@ export function annotationsAndExperiments(options: {
     options.stores.annotations,
     recorder.calls,
     recorder.flush,
-    async (experimentId, cellId) => (await load()).cellOwner(experimentId, cellId),
+    async (experimentId) => (await load()).cellOwner(experimentId),
   );
   const forward = <K extends keyof Experiments>(name: K): Experiments[K] =>
     (async (...args: unknown[]) => ((await load())[name] as (...args: unknown[]) => unknown)(...args)) as never;
