@@ -191,12 +191,11 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
       if (route.auth === 'key' || (route.auth === 'page' && !publicPage)) {
         key = await authenticate(presented, keys);
         if (route.scope) requireScope(key, route.scope);
-        if (route.auth === 'key') {
-          // A key minted under others counts against their limits too (up to its tenant): a child cannot widen its
-          // parent's rate, and a tenant cannot spend the admin key's, shared with every other tenant.
-          await limiter.takeRequest(key);
-          release = await limiter.acquire(key);
-        }
+        // A page asked with a key counts as an API request does. A key minted under others counts against their
+        // limits too (up to its tenant): a child cannot widen its parent's rate, and a tenant cannot spend the admin
+        // key's, shared with every other tenant.
+        await limiter.takeRequest(key);
+        release = await limiter.acquire(key);
       }
       const access = key && new KeyAccess(key, keys, keyLimits, presented);
       reply = await route.handle({ request, params, key, access });

@@ -246,3 +246,16 @@ describe('every dialect refuses a key over its rate or its budget alike', () => 
       else expect(body.error).toMatchObject({ code: 'insufficient_quota' });
     });
 });
+
+describe('a page asked with a key', () => {
+  it('counts against the key’s rate as an API request does: 429 once it is spent', async () => {
+    const { key } = await mint({ limits: { requests_per_minute: 1 } });
+    // Through a proxy (as a page is served to anyone but this machine): the page asks for a key.
+    const headers = { authorization: `Bearer ${key}`, 'x-forwarded-for': '10.0.0.1' };
+    const page = () => fetch(`${test.url}/experiments/exp_missing`, { headers });
+    expect((await page()).status).toBe(404);
+    const refused = await page();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+});

@@ -204,14 +204,15 @@ const CASES: Case[] = [
       versions: [{ model: 'gpt-4o-mini', messages: PROMPT }],
     }),
     http: ({ experiment_id, ...body }) => ({ method: 'POST', path: `/v1/experiments/${experiment_id}/versions`, body }),
-    expect: { admin: 'ok', agent: 'ok', model: 'ok', own: 404, other: 404 },
+    // The model key reads the agent key's experiment (calls:read of support) but does not change it.
+    expect: { admin: 'ok', agent: 'ok', model: 403, own: 404, other: 404 },
   },
   {
     tool: 'add_inputs_to_experiment',
     // No version: nothing starts running, whichever surface adds them.
     args: async () => ({ experiment_id: await freshExperiment(), inputs: [{ variables: { word: 'hi' } }] }),
     http: ({ experiment_id, ...body }) => ({ method: 'POST', path: `/v1/experiments/${experiment_id}/inputs`, body }),
-    expect: { admin: 'ok', agent: 'ok', model: 'ok', own: 404, other: 404 },
+    expect: { admin: 'ok', agent: 'ok', model: 403, own: 404, other: 404 },
   },
   {
     tool: 'get_experiment',
