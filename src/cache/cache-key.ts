@@ -3,19 +3,11 @@ import { canonicalJson } from '../internal/canonical-json.ts';
 import { sha256Hex } from '../internal/sha256.ts';
 
 /**
- * Parameters that reach the provider but not the answer: who the end user is, what the provider stores or bills,
- * how its own prompt cache is keyed. Two calls differing only in them share an entry.
+ * Parameters that reach the provider but not the answer: who the end user is. Two calls differing only in them
+ * share an entry. What a provider stores or bills, and how its prompt cache is keyed, are in the key: a provider
+ * that cannot take one drops it with a warning (an error under strict), which a hit must not skip.
  */
-const NOT_IN_THE_ANSWER = new Set([
-  'user',
-  'safety_identifier',
-  'store',
-  'service_tier',
-  'prompt_cache_key',
-  'prompt_cache_retention',
-  'prompt_cache_options',
-  'cached_content',
-]);
+const NOT_IN_THE_ANSWER = new Set(['user', 'safety_identifier']);
 
 /**
  * The response cache's key for a call: a SHA-256 of the tenant and of the request as it reaches the model, in one

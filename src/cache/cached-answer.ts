@@ -6,14 +6,19 @@ import type { CompletionChoice, CompletionResponse, SwitchyardResponseInfo } fro
 export interface CachedAnswer extends CacheHit {
   /** The entry's format: an entry of another format (another version's, in a shared Redis) is a miss. */
   v: 1;
+  /** Stored from a stream: its output was checked as a stream checks it, not rewritten as a whole answer's is. */
+  stream?: true;
 }
 
-/** The entry of a non-streamed answer; `undefined` for one with custom tool calls, which a stream cannot replay. */
-export function answerOfResponse(response: CompletionResponse): CachedAnswer | undefined {
+/**
+ * The entry of a non-streamed answer; `undefined` for one with custom tool calls, which a stream cannot replay. Its
+ * warnings are those after the first `requestWarnings`: the request's own are each caller's, said again on a hit.
+ */
+export function answerOfResponse(response: CompletionResponse, requestWarnings: number): CachedAnswer | undefined {
   const { switchyard, ...completion } = response;
   const calls = completion.choices.flatMap((choice) => choice.message.tool_calls ?? []);
   if (calls.some((call) => call.type !== 'function')) return undefined;
-  return { v: 1, ...writtenBy(switchyard), completion, warnings: switchyard.warnings };
+  return { v: 1, ...writtenBy(switchyard), completion, warnings: switchyard.warnings.slice(requestWarnings) };
 }
 
 /**
@@ -21,7 +26,11 @@ export function answerOfResponse(response: CompletionResponse): CachedAnswer | u
  * provider's usage. `undefined` when it did not finish (no finish reason, or no usage: cut, or left early), for one
  * with custom tool calls, and for one with reasoning.
  */
-export function answerOfStream(summary: StreamSummary, info: SwitchyardResponseInfo): CachedAnswer | undefined {
+export function answerOfStream(
+  summary: StreamSummary,
+  info: SwitchyardResponseInfo,
+  requestWarnings: number,
+): CachedAnswer | undefined {
   const { output, usage } = summary;
   if (!output?.finish_reason || !usage) return undefined;
   // Its reasoning's signed blocks are not in the summary: a hit without them would fail the caller's next turn.
@@ -39,7 +48,7 @@ export function answerOfStream(summary: StreamSummary, info: SwitchyardResponseI
     choices: [{ index: 0, message, finish_reason, logprobs: null }],
     usage: usage as NonNullable<CachedAnswer['completion']['usage']>,
   };
-  return { v: 1, ...writtenBy(info), completion, warnings: info.warnings };
+  return { v: 1, stream: true, ...writtenBy(info), completion, warnings: info.warnings.slice(requestWarnings) };
 }
 
 /** An entry read back, or `undefined` for one that is not an answer of this format. */

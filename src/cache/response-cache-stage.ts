@@ -50,8 +50,13 @@ async function read(
   trace: CallTrace,
 ): Promise<CacheLookup | undefined> {
   let answer: CachedAnswer | undefined;
+  // The warnings so far are the request's own (its unknown fields, what its dialect could not carry): a hit says
+  // its caller's, so an entry keeps only those of its answer.
+  const requestWarnings = trace.warnings.length;
   try {
     answer = parseAnswer(await cache.store.get(key));
+    // A stream's entry was checked as a stream: a whole answer asked with a structure or tools is checked whole.
+    if (answer?.stream && !plan.stream && (structured(plan) || asksTools(plan))) answer = undefined;
     // An answer a fallback gave is this caller's only if it may use that model (a key minted narrower shares the
     // tenant, and its skipped fallback is in the same key).
     const model = answer?.completion.model;
@@ -66,12 +71,18 @@ async function read(
     answer,
     rememberResponse: (response) => {
       response.switchyard.cache = 'miss';
-      store(cache, key, answerOfResponse(response));
+      store(cache, key, answerOfResponse(response, requestWarnings));
     },
     // A stream is summed up by its first choice, without logprobs: with more, its entry would not be the answer.
+    // Nor with images or audio asked: the summary holds neither's bytes.
     rememberStream: () => (summary, info) => {
-      const { n, logprobs } = plan.body as { n?: number | null; logprobs?: boolean | null };
-      if ((n ?? 1) === 1 && !logprobs) store(cache, key, answerOfStream(summary, info));
+      const { n, logprobs, modalities } = plan.body as {
+        n?: number | null;
+        logprobs?: boolean | null;
+        modalities?: readonly string[] | null;
+      };
+      const media = (modalities ?? []).some((modality) => modality !== 'text');
+      if ((n ?? 1) === 1 && !logprobs && !media) store(cache, key, answerOfStream(summary, info, requestWarnings));
     },
   };
 }
@@ -83,4 +94,16 @@ function store(cache: ResponseCache, key: string, answer: CachedAnswer | undefin
   const text = JSON.stringify(answer);
   if (utf8Length(text) > cache.maxEntryBytes) return;
   cache.store.set(key, text, cache.ttlMs).catch(() => {});
+}
+
+/** Whether the call sends tools, whose calls' arguments a whole answer has checked (and repaired). */
+function asksTools(plan: CallPlan): boolean {
+  const tools = (plan.body as { tools?: unknown }).tools;
+  return Array.isArray(tools) && tools.length > 0;
+}
+
+/** Whether the call asks for a structured answer (a schema, or JSON), which a whole answer is checked against. */
+function structured(plan: CallPlan): boolean {
+  const format = plan.request.response_format as { type?: string } | null | undefined;
+  return format?.type === 'json_schema' || format?.type === 'json_object';
 }

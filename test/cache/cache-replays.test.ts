@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { CompletionRequest, CompletionResponse } from '../../src/index.ts';
+import { collect } from '../helpers/chunks.ts';
+import { gatewayAgainst, useFakeOpenAIServer } from '../helpers/openai-env.ts';
+
+/**
+ * What a hit may answer: only what the call it stands for would have (its structured output checked as a
+ * non-streamed call checks it, its media, its own request's warnings), and never for a request that differs in
+ * what a provider is sent.
+ */
+const server = await useFakeOpenAIServer();
+const ask = (content: string, extra: Partial<CompletionRequest> = {}): CompletionRequest => ({
+  model: 'gpt-4o-latest',
+  messages: [{ role: 'user', content }],
+  temperature: 0,
+  ...extra,
+});
+const schema = {
+  type: 'json_schema' as const,
+  json_schema: {
+    name: 'answer',
+    strict: true,
+    schema: {
+      type: 'object',
+      properties: { answer: { type: 'string' } },
+      required: ['answer'],
+      additionalProperties: false,
+    },
+  },
+};
+
+describe('a hit', () => {
+  it('of a streamed structured answer does not answer a non-streamed call, whose output is checked whole', async () => {
+    const gateway = gatewayAgainst(server.url, { cache: {} });
+    const before = server.requests.length;
+    server.enqueue({ content: '{"answer":"four"}' }, { content: '{"answer":"four"}' });
+    await collect((await gateway.createCompletion(ask('json', { response_format: schema, stream: true }))) as never);
+    const whole = (await gateway.createCompletion(ask('json', { response_format: schema }))) as CompletionResponse;
+    expect(server.requests.length - before).toBe(2);
+    expect(whole.switchyard.cache).toBe('miss');
+    expect((whole.choices[0]!.message as { parsed?: unknown }).parsed).toEqual({ answer: 'four' });
+    // Now stored whole: a streamed call takes it.
+    const streamed = await gateway.createCompletion(ask('json', { response_format: schema, stream: true }));
+    expect(streamed.switchyard.cache).toBe('hit');
+  });
+
+  it('is never a stream that asked for images or audio', async () => {
+    const gateway = gatewayAgainst(server.url, { cache: {} });
+    const before = server.requests.length;
+    const request = ask('draw', { modalities: ['text', 'audio'], stream: true } as Partial<CompletionRequest>);
+    server.enqueue({ content: 'Here.' }, { content: 'Here.' });
+    await collect((await gateway.createCompletion(request)) as never);
+    const again = await gateway.createCompletion(request);
+    await collect(again as never);
+    expect(again.switchyard.cache).not.toBe('hit');
+    expect(server.requests.length - before).toBe(2);
+  });
+
+  it('is not shared by requests that send a provider different service_tier or store', async () => {
+    const gateway = gatewayAgainst(server.url, { cache: {} });
+    const before = server.requests.length;
+    server.enqueue({ content: 'A.' }, { content: 'B.' });
+    await gateway.createCompletion(ask('tier'));
+    const flex = (await gateway.createCompletion(ask('tier', { service_tier: 'flex' }))) as CompletionResponse;
+    expect(flex.switchyard.cache).toBe('miss');
+    expect(server.requests.length - before).toBe(2);
+  });
+
+  it('carries its answer’s warnings, not the request warnings of the call that stored it', async () => {
+    const gateway = gatewayAgainst(server.url, { cache: {} });
+    server.enqueue({ content: 'Fine.' });
+    await gateway.createResponse({ model: 'gpt-4o-latest', input: 'warned', temperature: 0, store: false });
+    const hit = (await gateway.createCompletion(ask('warned'))) as CompletionResponse;
+    expect(hit.switchyard.cache).toBe('hit');
+    expect(hit.switchyard.warnings.map((warning) => warning.param)).not.toContain('store');
+  });
+});
