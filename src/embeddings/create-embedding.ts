@@ -1,5 +1,5 @@
 import { actingAgent } from '../access/agents.ts';
-import type { CallAccess } from '../access/call-access.ts';
+import { attributedToKey, type CallAccess } from '../access/call-access.ts';
 import { requireModel } from '../access/models.ts';
 import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
 import { CallTrace } from '../completion/call-plan.ts';
@@ -118,7 +118,9 @@ function embeddingCaller(
   const agentId = actingAgent(access?.agents, metadata.agent_id);
   // The catalog's id and the name as written, as a completion's model is checked (`openai/<id>` is `<id>`).
   requireModel(access?.models, undefined, modelId, request.model);
-  return agentId === undefined ? metadata : { ...metadata, agent_id: agentId };
+  // The caller's key, as a completion's: its records are its, and naming another key is a 403.
+  const attributed = attributedToKey(access?.keyId, metadata) as Record<string, string>;
+  return agentId === undefined ? attributed : { ...attributed, agent_id: agentId };
 }
 
 /** The model's offerings whose provider has an embeddings API; a 400 when none has, and dimensions checked. */

@@ -1,4 +1,5 @@
 import { actingAgent } from '../access/agents.ts';
+import { attributedToKey } from '../access/call-access.ts';
 import { modelAllowed, requireModel } from '../access/models.ts';
 import { attemptPolicy, attemptTimeoutMs } from '../completion/attempt-policy.ts';
 import { CallTrace, WarningList } from '../completion/call-plan.ts';
@@ -82,7 +83,11 @@ export async function runMediaCall<T>(
     for (const [name, value] of Object.entries(asked ?? {}))
       if (typeof value !== 'string')
         throw new InvalidRequestError(`metadata.${name} must be a string (got ${typeof value}).`, `metadata.${name}`);
-    metadata = { ...options.metadata, ...spec.request.metadata };
+    // The caller's key, as a completion's: its records are its, and naming another key is a 403.
+    metadata = attributedToKey(options.access?.keyId, { ...options.metadata, ...spec.request.metadata }) as Record<
+      string,
+      string
+    >;
     if (spec.request.user !== undefined) metadata.user ??= spec.request.user;
     const agentId = actingAgent(options.access?.agents, metadata.agent_id);
     if (agentId !== undefined) metadata.agent_id = agentId;

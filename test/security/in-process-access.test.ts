@@ -46,3 +46,33 @@ describe('CompletionOptions.access in-process', () => {
     await expect(ask('x/claude-sonnet-4-5', 'x')).rejects.toBeInstanceOf(PermissionDeniedError);
   });
 });
+
+describe('embeddings and media calls in-process', () => {
+  const gateway = createGateway({ mock: true });
+
+  it('are attributed to the caller’s key, and naming another key is a 403', async () => {
+    const embedded = await gateway.createEmbedding(
+      { model: 'text-embedding-3-small', input: 'hi' },
+      { access: { keyId: 'b' } },
+    );
+    const image = await gateway.createImage(
+      { model: 'gpt-image-1-mini', prompt: 'a kite' },
+      { access: { keyId: 'b' } },
+    );
+    await gateway.flush();
+    for (const id of [embedded.switchyard.call_id, image.switchyard.call_id])
+      expect((await gateway.calls.get!(id))?.metadata.api_key_id).toBe('b');
+    await expect(
+      gateway.createEmbedding(
+        { model: 'text-embedding-3-small', input: 'hi', metadata: { api_key_id: 'a' } },
+        { access: { keyId: 'b' } },
+      ),
+    ).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(
+      gateway.createImage(
+        { model: 'gpt-image-1-mini', prompt: 'a kite', metadata: { api_key_id: 'a' } },
+        { access: { keyId: 'b' } },
+      ),
+    ).rejects.toBeInstanceOf(PermissionDeniedError);
+  });
+});
