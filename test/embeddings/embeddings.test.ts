@@ -90,6 +90,16 @@ describe('createEmbedding through the providers', () => {
     expect(response.usage.prompt_tokens).toBe(3);
   });
 
+  it('Gemini: more than 100 inputs go in batches of 100 (Google’s limit), the vectors in order', async () => {
+    const before = gemini.requests.length;
+    const input = Array.from({ length: 250 }, (_, at) => 'x'.repeat(at + 1));
+    const response = await gateway.createEmbedding({ model: 'gemini-embedding-001', input, dimensions: 2 });
+    expect(response.data.map((item) => item.embedding[0])).toEqual(input.map((text) => text.length));
+    expect(response.data.map((item) => item.index)).toEqual(input.map((_, at) => at));
+    const sent = gemini.requests.slice(before).map((request) => request.body.requests.length);
+    expect(sent).toEqual([100, 100, 50]);
+  });
+
   it('a 429 is retried like any call, with both attempts in the chain', async () => {
     openai.enqueue({ error: { status: 429, message: 'Slow down', type: 'rate_limit_error' } });
     const response = await gateway.createEmbedding({ model: 'text-embedding-3-small', input: 'retry me' });

@@ -298,6 +298,12 @@ function embeddings(response: ServerResponse, body: Record<string, any>, reply: 
     content: { parts: Array<{ text: string }> };
     outputDimensionality?: number;
   }>;
+  // Google's limit on one batch.
+  if (requests.length > 100) {
+    const message = '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n';
+    sendError(response, { status: 400, googleStatus: 'INVALID_ARGUMENT', message });
+    return;
+  }
   sendJSON(response, 200, {
     embeddings: requests.map((request) => {
       const text = request.content.parts.map((part) => part.text).join('');

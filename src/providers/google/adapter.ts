@@ -21,6 +21,9 @@ import { mapGoogleError } from './map-google-error.ts';
 import { geminiApiEndpoint, googleMedia } from './media.ts';
 import { StreamConverter } from './stream-converter.ts';
 
+/** The most texts one batchEmbedContents request takes (Google's limit). */
+const EMBED_BATCH = 100;
+
 /**
  * The Google Gemini adapter (Gemini API, not Vertex): OpenAI chat completions in, `generateContent` /
  * `streamGenerateContent` on the wire, OpenAI chat completions out. It speaks the REST API itself (`wire`), or goes
@@ -107,8 +110,19 @@ class GoogleProvider implements Provider {
     return completion;
   }
 
-  /** Gemini's batchEmbedContents: one vector per text. It reports no token count. */
+  /**
+   * Gemini's batchEmbedContents: one vector per text, at most 100 texts a request (Google's limit), so a longer
+   * input goes in batches, one after another. It reports no token count.
+   */
   async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {
+    const vectors: number[][] = [];
+    for (let from = 0; from < call.input.length; from += EMBED_BATCH) {
+      vectors.push(...(await this.#embedBatch({ ...call, input: call.input.slice(from, from + EMBED_BATCH) })));
+    }
+    return { vectors, promptTokens: undefined };
+  }
+
+  async #embedBatch(call: EmbeddingCall): Promise<number[][]> {
     let response: EmbedContentResponse;
     try {
       response = (await this.#transport.embed(call, call.signal)) as EmbedContentResponse;
@@ -123,7 +137,7 @@ class GoogleProvider implements Provider {
         this.#errors.scope(call.model),
         `${vectors.length} embeddings for ${call.input.length} inputs`,
       );
-    return { vectors, promptTokens: undefined };
+    return vectors;
   }
 
   async stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>> {
