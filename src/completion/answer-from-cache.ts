@@ -14,7 +14,10 @@ import type { CacheHit } from './stages.ts';
 
 // A response cache hit, answered by the pipeline like any call: the same facts, the same record, at no cost.
 
-/** A hit, answered as the caller asked (a response, or a stream of its chunks) and recorded with cost 0. */
+/**
+ * A hit, answered as the caller asked: a response (recorded by the caller once its answer's guardrails have passed,
+ * as a miss's is), or a stream of its chunks, recorded when it ends; at cost 0.
+ */
 export function answerFromCache(
   services: Services,
   request: CompletionRequest,
@@ -26,11 +29,7 @@ export function answerFromCache(
   const written = { model: plan.model, offering: { provider: answer.provider, model: answer.provider_model } };
   const info = responseInfo(plan, trace, { candidate: written, provider: answer.provider }, plan.modelKnown);
   info.cache = 'hit';
-  if (!plan.stream) {
-    const response: CompletionResponse = { ...answer.completion, switchyard: info };
-    recordCall(services, factsOf(request, plan), trace, { info, response });
-    return response;
-  }
+  if (!plan.stream) return { ...answer.completion, switchyard: info };
   const record = (stream: StreamSummary) => recordCall(services, factsOf(request, plan), trace, { info, stream });
   return new CompletionStream(replay(chunksOf(answer.completion, plan.includeUsage), record), info);
 }

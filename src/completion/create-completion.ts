@@ -48,9 +48,11 @@ export async function createCompletion(
     const cached = lookup && (await lookup);
     if (cached?.answer) {
       const answer = answerFromCache(services, request, plan, trace, cached.answer);
-      return answer instanceof CompletionStream
-        ? answer
-        : whenRecorded(services, await guardAnswer(services, trace, answer));
+      if (answer instanceof CompletionStream) return answer;
+      // Recorded once its guardrails passed (a refusal is recorded once, below), with the answer they let out.
+      const response = await guardAnswer(services, trace, answer);
+      recordCall(services, factsOf(request, plan), trace, { info: response.switchyard, response });
+      return await whenRecorded(services, response);
     }
     settle = services.budgets ? await admitToBudgets(services.budgets, plan, candidates, trace) : undefined;
     if (plan.stream) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CompletionRequest, CompletionResponse } from '../../src/index.ts';
+import type { CallRecord, CompletionRequest, CompletionResponse } from '../../src/index.ts';
 import { collect } from '../helpers/chunks.ts';
 import { gatewayAgainst, useFakeOpenAIServer } from '../helpers/openai-env.ts';
 
@@ -73,5 +73,41 @@ describe('a hit', () => {
     const hit = (await gateway.createCompletion(ask('warned'))) as CompletionResponse;
     expect(hit.switchyard.cache).toBe('hit');
     expect(hit.switchyard.warnings.map((warning) => warning.param)).not.toContain('store');
+  });
+});
+
+describe('a hit and the answer’s guardrails', () => {
+  it('is recorded once, with the answer they let out, or once as their refusal', async () => {
+    let refuse = false;
+    // Every record written, as a sink that keeps them all sees them (a table would replace one id's).
+    const written: CallRecord[] = [];
+    const gateway = gatewayAgainst(server.url, {
+      cache: {},
+      records: { sinks: [{ write: (records: CallRecord[]) => void written.push(...records) }] },
+      guardrails: [
+        {
+          name: 'shout',
+          onResponse(answer, context) {
+            if (refuse) context.refuse('not today.');
+            const choice = answer.choices[0]!;
+            const content = String(choice.message.content).toUpperCase();
+            return { ...answer, choices: [{ ...choice, message: { ...choice.message, content } }] };
+          },
+        },
+      ],
+    });
+    server.enqueue({ content: 'quiet.' });
+    await gateway.createCompletion(ask('guarded'));
+    const hit = (await gateway.createCompletion(ask('guarded'))) as CompletionResponse;
+    expect(hit.switchyard.cache).toBe('hit');
+    refuse = true;
+    const refused = await gateway.createCompletion(ask('guarded')).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 400 });
+    await gateway.flush();
+    const of = (id: string) => written.filter((record) => record.id === id);
+    expect(of(hit.switchyard.call_id)).toHaveLength(1);
+    expect(of(hit.switchyard.call_id)[0]!.output?.content).toBe('QUIET.');
+    const refusedId = (refused as { callId: string }).callId;
+    expect(of(refusedId).map((record) => record.status)).toEqual(['error']);
   });
 });
