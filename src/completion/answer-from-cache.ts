@@ -60,8 +60,9 @@ function chunksOf(completion: CacheHit['completion'], includeUsage: boolean): Co
     model: completion.model,
     choices,
   });
+  // A choice's logprobs come with its message, as a provider's come with the text they are of.
   const chunks = completion.choices.map((choice) =>
-    chunk([{ index: choice.index, delta: deltaOf(choice), finish_reason: null }]),
+    chunk([{ index: choice.index, delta: deltaOf(choice), finish_reason: null, logprobs: choice.logprobs ?? null }]),
   );
   chunks.push(
     chunk(completion.choices.map(({ index, finish_reason }) => ({ index, delta: {}, finish_reason, logprobs: null }))),
@@ -76,6 +77,7 @@ function deltaOf({ message }: CompletionChoice): CompletionChunkDelta {
   if (message.reasoning_details) delta.reasoning_details = message.reasoning_details;
   if (message.refusal) delta.refusal = message.refusal;
   if (message.images?.length) delta.images = message.images;
+  if (message.audio) (delta as { audio?: unknown }).audio = message.audio;
   if (message.tool_calls?.length) {
     delta.tool_calls = message.tool_calls.flatMap((call, index) =>
       call.type === 'function' ? [{ index, id: call.id, type: 'function' as const, function: call.function }] : [],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallRecord, CompletionRequest, CompletionResponse } from '../../src/index.ts';
+import { createGateway } from '../../src/index.ts';
 import { collect } from '../helpers/chunks.ts';
 import { gatewayAgainst, useFakeOpenAIServer } from '../helpers/openai-env.ts';
 
@@ -109,5 +110,23 @@ describe('a hit and the answer’s guardrails', () => {
     expect(of(hit.switchyard.call_id)[0]!.output?.content).toBe('QUIET.');
     const refusedId = (refused as { callId: string }).callId;
     expect(of(refusedId).map((record) => record.status)).toEqual(['error']);
+  });
+});
+
+describe('a whole answer replayed as a stream', () => {
+  it('carries its logprobs with its text', async () => {
+    // The simulator gives logprobs when asked.
+    const gateway = createGateway({ mock: true, env: {}, cache: {} });
+    const whole = (await gateway.createCompletion(
+      ask('logprobs', { logprobs: true, top_logprobs: 2 }),
+    )) as CompletionResponse;
+    const logprobs = whole.choices[0]!.logprobs;
+    expect(logprobs?.content?.length).toBeGreaterThan(0);
+    const chunks = await collect(
+      (await gateway.createCompletion(ask('logprobs', { logprobs: true, top_logprobs: 2, stream: true }))) as never,
+    );
+    const replayed = chunks.flatMap((chunk) => chunk.choices[0]?.logprobs?.content ?? []);
+    // As JSON: the stored entry is JSON, in which -0 is 0.
+    expect(JSON.stringify(replayed)).toBe(JSON.stringify(logprobs!.content));
   });
 });
