@@ -63,6 +63,6 @@ export function parseAnswer(text: string | undefined): CachedAnswer | undefined 
   }
 }
 
-function writtenBy(info: SwitchyardResponseInfo): Pick<CachedAnswer, 'provider' | 'provider_model'> {
-  return { provider: info.provider, provider_model: info.provider_model };
+function writtenBy(info: SwitchyardResponseInfo): Pick<CachedAnswer, 'provider' | 'provider_model' | 'model'> {
+  return { provider: info.provider, provider_model: info.provider_model, model: info.model };
 }

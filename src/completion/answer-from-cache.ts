@@ -26,7 +26,14 @@ export function answerFromCache(
   answer: CacheHit,
 ): CompletionResponse | CompletionStream {
   trace.adopt(answer.warnings);
-  const written = { model: plan.model, offering: { provider: answer.provider, model: answer.provider_model } };
+  // The model that answered: a fallback's, when one did (the read checked the caller may use it), by its id even
+  // when the catalog does not list it (an uncatalogued `<provider>/<id>`).
+  const answered = answer.model;
+  const model =
+    answered === undefined || answered === plan.model.id
+      ? plan.model
+      : (services.catalog.find(answered) ?? { ...plan.model, id: answered });
+  const written = { model, offering: { provider: answer.provider, model: answer.provider_model } };
   const info = responseInfo(plan, trace, { candidate: written, provider: answer.provider }, plan.modelKnown);
   info.cache = 'hit';
   if (!plan.stream) return { ...answer.completion, switchyard: info };

@@ -36,6 +36,8 @@ export interface CacheLookup {
 export interface CacheHit {
   provider: string;
   provider_model: string;
+  /** The catalog model that answered (a fallback's, when one did); absent in entries stored before it was kept. */
+  model?: string | undefined;
   completion: Omit<CompletionResponse, 'switchyard'>;
   /** What the answering attempt could not take as asked: still true of the answer when it is served again. */
   warnings: CompletionWarning[];

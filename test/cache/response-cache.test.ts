@@ -218,6 +218,17 @@ describe('a hit a fallback answered', () => {
     expect(server.requests.length).toBeGreaterThan(before);
   });
 
+  it('names the model that answered, in its facts and its record, as the first call did', async () => {
+    const gateway = gatewayAgainst(server.url, { cache: {}, retry: { maxRetries: 0 } });
+    const request = { ...question('fallback names'), fallbacks: ['openai/gpt-4o-mini'] };
+    const first = await fallbackAnswered(gateway, request);
+    const hit = (await gateway.createCompletion(request)) as CompletionResponse;
+    expect(hit.switchyard.cache).toBe('hit');
+    expect(hit.switchyard.model).toBe(first.switchyard.model);
+    await gateway.flush();
+    expect((await gateway.calls.get!(hit.switchyard.call_id))?.model).toBe(first.switchyard.model);
+  });
+
   it('is keyed by fallback_on: a caller asking to fall back on a refusal is not served a cached refusal', async () => {
     const gateway = gatewayAgainst(server.url, { cache: {}, retry: { maxRetries: 0 } });
     const request = { ...question('refusals'), fallbacks: ['openai/gpt-4o-mini'] };
