@@ -61,6 +61,7 @@ export async function createEmbedding(
           input: texts,
           dimensions: request.dimensions,
           catalogDimensions: candidate.entry?.dimensions,
+          user: request.user,
           signal: scope.signalFor({ attemptTimeoutMs: timeout, streamLimits: false }),
           warn: trace.warn,
         }).then((answer) => {
@@ -76,6 +77,15 @@ export async function createEmbedding(
     );
     result.scope.dispose();
     const { candidate } = result;
+    // A provider (or an uncatalogued model) that did not shorten its vectors as asked: said, never passed off.
+    const asked = request.dimensions;
+    const length = result.value.vectors.find((vector) => vector.length !== asked)?.length;
+    if (asked !== undefined && length !== undefined)
+      trace.warn({
+        code: 'unsupported_parameter',
+        param: 'dimensions',
+        message: `${candidate.offering.provider} answered vectors of ${length} values: dimensions ${asked} was not honoured.`,
+      });
     const tokens = result.value.promptTokens ?? estimatedTokens(texts, trace);
     const price = candidate.offering.pricing?.input;
     trace.billed.push({

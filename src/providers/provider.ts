@@ -34,6 +34,8 @@ export interface EmbeddingCall {
   dimensions?: number | undefined;
   /** The model's vector length per the catalog, when it lists the model. */
   catalogDimensions?: number | undefined;
+  /** The end user, for a provider's abuse monitoring (OpenAI's `user`). */
+  user?: string | undefined;
   signal?: AbortSignal | undefined;
   warn: (warning: CompletionWarning) => void;
 }

@@ -79,10 +79,9 @@ describe('createEmbedding through the providers', () => {
       input: ['hello', 'hi'],
       dimensions: 3,
     });
-    expect(response.data.map((item) => item.embedding)).toEqual([
-      [5, 0.5, 0.5],
-      [2, 0.5, 0.5],
-    ]);
+    // Shortened vectors made of unit length, as OpenAI's shortened ones are (Gemini sends [5, 0.5, 0.5], [2, 0.5, 0.5]).
+    const unit = (vector: number[]) => vector.map((value) => value / Math.hypot(...vector));
+    expect(response.data.map((item) => item.embedding)).toEqual([unit([5, 0.5, 0.5]), unit([2, 0.5, 0.5])]);
     const sent = gemini.requests.at(-1)!;
     expect(sent.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
     expect(sent.body.requests[0]).toMatchObject({ content: { parts: [{ text: 'hello' }] }, outputDimensionality: 3 });
@@ -93,11 +92,29 @@ describe('createEmbedding through the providers', () => {
   it('Gemini: more than 100 inputs go in batches of 100 (Google’s limit), the vectors in order', async () => {
     const before = gemini.requests.length;
     const input = Array.from({ length: 250 }, (_, at) => 'x'.repeat(at + 1));
-    const response = await gateway.createEmbedding({ model: 'gemini-embedding-001', input, dimensions: 2 });
+    const response = await gateway.createEmbedding({ model: 'gemini-embedding-001', input });
     expect(response.data.map((item) => item.embedding[0])).toEqual(input.map((text) => text.length));
     expect(response.data.map((item) => item.index)).toEqual(input.map((_, at) => at));
     const sent = gemini.requests.slice(before).map((request) => request.body.requests.length);
     expect(sent).toEqual([100, 100, 50]);
+  });
+
+  it('user reaches OpenAI, and is dropped with a warning by Gemini, which takes none', async () => {
+    await gateway.createEmbedding({ model: 'text-embedding-3-small', input: 'hi', user: 'u-42' });
+    expect(openai.requests.at(-1)!.body.user).toBe('u-42');
+    const gemini = await gateway.createEmbedding({ model: 'gemini-embedding-001', input: 'hi', user: 'u-42' });
+    expect(gemini.switchyard.warnings).toContainEqual(
+      expect.objectContaining({ code: 'unsupported_parameter', param: 'user' }),
+    );
+  });
+
+  it('dimensions a provider did not honour are said in a warning', async () => {
+    openai.enqueue({ embeddingSize: 5 });
+    const response = await gateway.createEmbedding({ model: 'openai/text-embed-9', input: 'hi', dimensions: 2 });
+    expect(response.data[0]!.embedding).toHaveLength(5);
+    expect(response.switchyard.warnings).toContainEqual(
+      expect.objectContaining({ code: 'unsupported_parameter', param: 'dimensions' }),
+    );
   });
 
   it('a 429 is retried like any call, with both attempts in the chain', async () => {

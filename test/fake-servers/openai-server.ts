@@ -9,6 +9,8 @@ import { answerMedia, type FakeMediaReply } from './openai-media.ts';
  */
 export interface FakeReply {
   content?: string | null;
+  /** Embeddings only: vectors of this length whatever `dimensions` asked (a provider that ignores it). */
+  embeddingSize?: number;
   /**
    * Reasoning text, sent in the field this provider uses (`reasoning` for Groq/OpenRouter, `reasoning_content` for
    * DeepSeek/xAI).
@@ -246,7 +248,7 @@ function embeddings(response: ServerResponse, body: Record<string, any>, reply: 
     return;
   }
   const texts: string[] = typeof body.input === 'string' ? [body.input] : body.input;
-  const size = body.dimensions ?? 3;
+  const size = reply?.embeddingSize ?? body.dimensions ?? 3;
   const data = texts.map((text, index) => ({
     object: 'embedding',
     index,

@@ -115,11 +115,19 @@ class GoogleProvider implements Provider {
    * input goes in batches, one after another. It reports no token count.
    */
   async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {
+    if (call.user !== undefined)
+      call.warn({
+        code: 'unsupported_parameter',
+        param: 'user',
+        message: "Gemini's embeddings API takes no user: it was not sent (the record's metadata keeps it).",
+      });
     const vectors: number[][] = [];
     for (let from = 0; from < call.input.length; from += EMBED_BATCH) {
       vectors.push(...(await this.#embedBatch({ ...call, input: call.input.slice(from, from + EMBED_BATCH) })));
     }
-    return { vectors, promptTokens: undefined };
+    // Shortened, Gemini's vectors are not of unit length (Google says to normalise them); OpenAI's shortened ones are,
+    // and an OpenAI-shaped caller's similarity math counts on it.
+    return { vectors: call.dimensions === undefined ? vectors : vectors.map(unitLength), promptTokens: undefined };
   }
 
   async #embedBatch(call: EmbeddingCall): Promise<number[][]> {
@@ -203,4 +211,10 @@ function droppedPartReporter(call: ProviderCall): (what: string) => void {
       code: 'unsupported_response_part',
       message: `Gemini answered with a "${what}" part, which has no chat-completion equivalent; it was left out.`,
     });
+}
+
+/** `vector` scaled to length 1 (a zero vector as it is). */
+function unitLength(vector: number[]): number[] {
+  const length = Math.hypot(...vector);
+  return length === 0 ? vector : vector.map((value) => value / length);
 }

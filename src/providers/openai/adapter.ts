@@ -115,6 +115,7 @@ export class OpenAIProvider implements Provider {
           input: call.input,
           encoding_format: 'float',
           ...(call.dimensions !== undefined ? { dimensions: call.dimensions } : {}),
+          ...(call.user !== undefined ? { user: call.user } : {}),
         },
         call.signal,
       )) as CreateEmbeddingResponse;
