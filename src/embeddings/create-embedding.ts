@@ -84,7 +84,7 @@ export async function createEmbedding(
       trace.warn({
         code: 'unsupported_parameter',
         param: 'dimensions',
-        message: `${candidate.offering.provider} answered vectors of ${length} values: dimensions ${asked} was not honoured.`,
+        message: `${candidate.offering.provider} sent vectors of ${length} values: dimensions ${asked} was ignored.`,
       });
     const tokens = result.value.promptTokens ?? estimatedTokens(texts, trace);
     const price = candidate.offering.pricing?.input;

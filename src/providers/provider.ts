@@ -6,6 +6,7 @@ import type { ResolvedReasoning } from '../reasoning.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { StrictPlan } from '../structured-output/strict-json-schema.ts';
 import type { CompletionChunk, CompletionResponse, CompletionWarning } from '../types.ts';
+import type { EmbeddingCall, ProviderEmbedding } from './embedding-api.ts';
 import type { MediaApi, MediaCapabilities } from './media-api.ts';
 import type { HttpSender } from './wire/http-sender.ts';
 
@@ -24,26 +25,6 @@ export interface Provider {
   /** Embeddings and media (`media-api.ts`) where the provider has those APIs (absent: the gateway says so). */
   embed?(call: EmbeddingCall): Promise<ProviderEmbedding>;
   readonly media?: MediaApi | undefined;
-}
-
-/** What an adapter is handed for embeddings: the texts, validated, and the provider's model name. */
-export interface EmbeddingCall {
-  model: string;
-  input: string[];
-  /** Output dimensions asked for (models that can shorten their vectors). */
-  dimensions?: number | undefined;
-  /** The model's vector length per the catalog, when it lists the model. */
-  catalogDimensions?: number | undefined;
-  /** The end user, for a provider's abuse monitoring (OpenAI's `user`). */
-  user?: string | undefined;
-  signal?: AbortSignal | undefined;
-  warn: (warning: CompletionWarning) => void;
-}
-
-/** One vector per input, in order, and the input tokens billed (`undefined` when the provider does not say). */
-export interface ProviderEmbedding {
-  vectors: number[][];
-  promptTokens: number | undefined;
 }
 
 /**

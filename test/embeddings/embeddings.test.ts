@@ -79,7 +79,7 @@ describe('createEmbedding through the providers', () => {
       input: ['hello', 'hi'],
       dimensions: 3,
     });
-    // Shortened vectors made of unit length, as OpenAI's shortened ones are (Gemini sends [5, 0.5, 0.5], [2, 0.5, 0.5]).
+    // Shortened vectors made of unit length, as OpenAI's are (Gemini sends [5, 0.5, 0.5] and [2, 0.5, 0.5]).
     const unit = (vector: number[]) => vector.map((value) => value / Math.hypot(...vector));
     expect(response.data.map((item) => item.embedding)).toEqual([unit([5, 0.5, 0.5]), unit([2, 0.5, 0.5])]);
     const sent = gemini.requests.at(-1)!;

@@ -2,16 +2,10 @@ import type { EmbedContentResponse, GenerateContentResponse, GoogleGenAI } from 
 import { importOptional } from '../../internal/optional-package.ts';
 import { checkShape } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
+import type { EmbeddingCall, ProviderEmbedding } from '../embedding-api.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
 import type { MediaApi } from '../media-api.ts';
-import type {
-  EmbeddingCall,
-  Provider,
-  ProviderCall,
-  ProviderCompletion,
-  ProviderEmbedding,
-  ResolvedProviderSettings,
-} from '../provider.ts';
+import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
 import { incompleteStream, invalidResponse } from '../provider-errors.ts';
 import { checkEmbeddings, checkResponse } from './answer-shape.ts';
 import { toGeminiRequest } from './convert-request.ts';

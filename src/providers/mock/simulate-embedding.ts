@@ -1,5 +1,5 @@
 import { sha256 } from '../../internal/sha256.ts';
-import type { EmbeddingCall, ProviderEmbedding } from '../provider.ts';
+import type { EmbeddingCall, ProviderEmbedding } from '../embedding-api.ts';
 
 /** Vector length when neither the request nor the catalog gives one. */
 const DEFAULT_DIMENSIONS = 256;

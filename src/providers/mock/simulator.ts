@@ -1,12 +1,11 @@
 import type { ProviderError } from '../../errors.ts';
 import type { CompletionChunk, CompletionChunkDelta, CompletionImage, ReasoningDetail } from '../../types.ts';
+import type { EmbeddingCall, ProviderEmbedding } from '../embedding-api.ts';
 import { lazyMedia, type MediaApi } from '../media-api.ts';
 import {
-  type EmbeddingCall,
   type Provider,
   type ProviderCall,
   type ProviderCompletion,
-  type ProviderEmbedding,
   type RequestShape,
   shapeOfOpenAIBody,
 } from '../provider.ts';

@@ -1,5 +1,6 @@
+import type { EmbeddingCall } from '../embedding-api.ts';
 import { lazyMedia } from '../media-api.ts';
-import type { EmbeddingCall, Provider, ProviderDefinition } from '../provider.ts';
+import type { Provider, ProviderDefinition } from '../provider.ts';
 import type { MockProvider } from './simulator.ts';
 
 /**

@@ -4,14 +4,13 @@ import { importOptional } from '../../internal/optional-package.ts';
 import { processEnv } from '../../internal/runtime.ts';
 import { checkShape, isPlainObject } from '../../internal/shape.ts';
 import type { CompletionChunk } from '../../types.ts';
+import type { EmbeddingCall, ProviderEmbedding } from '../embedding-api.ts';
 import { type ErrorMapper, errorMapper } from '../error-mapper.ts';
 import type { MediaApi } from '../media-api.ts';
 import {
-  type EmbeddingCall,
   type Provider,
   type ProviderCall,
   type ProviderCompletion,
-  type ProviderEmbedding,
   type ResolvedProviderSettings,
   sdkClientOptions,
 } from '../provider.ts';
