@@ -18,7 +18,7 @@ export interface ReaderKey {
   readonly scopes: readonly Scope[];
   readonly allowed_agents: readonly string[] | null;
   /** The keys that minted it, nearest first: a key minted by another reads within its tenant only. */
-  readonly ancestors?: readonly string[] | undefined;
+  readonly ancestors: readonly string[];
 }
 
 /** The keys the read rule may need, each looked up at most once per request. */
@@ -31,7 +31,7 @@ export interface ReaderLookups {
 
 /** Whether `key` reads across tenants with `calls:read`: minted by no other key (the operator's, from the CLI). */
 function readsEveryTenant(key: ReaderKey): boolean {
-  return (key.ancestors?.length ?? 0) === 0;
+  return key.ancestors.length === 0;
 }
 
 /** A recorded thing as the read rule sees it: the agent it ran as, the key that made it (`null`: none). */
@@ -63,7 +63,7 @@ export async function mayRead(key: ReaderKey, made: Made, lookups: ReaderLookups
  * the author was minted under (with `calls:read:own`), or an admin key. A reader of its agent's calls only reads.
  */
 export async function mayChange(key: ReaderKey, made: Made, lookups: ReaderLookups): Promise<boolean> {
-  if (made.by === key.id || isAdminKey({ ancestors: key.ancestors ?? [], scopes: key.scopes })) return true;
+  if (made.by === key.id || isAdminKey(key)) return true;
   if (!key.scopes.includes(READ_OWN) || made.by == null) return false;
   return (await lookups.descendants()).includes(made.by);
 }

@@ -14,6 +14,14 @@ import { makeDeployment } from './fixtures.ts';
 const CARD = '4111 1111 1111 1111';
 const payments = makeDeployment({ agent_id: 'payments' }, { sensitive_data: 'block' });
 
+/** A gateway on the simulator whose one deployment is `payments`. */
+const paymentsGateway = () =>
+  createGateway({
+    catalog: testCatalog,
+    mock: createMockProvider(),
+    deployments: new MemoryDeploymentStore([payments]),
+  });
+
 async function failedRecord(gateway: ReturnType<typeof createGateway>, error: unknown) {
   await gateway.flush();
   const callId = (error as { callId: string }).callId;
@@ -22,11 +30,7 @@ async function failedRecord(gateway: ReturnType<typeof createGateway>, error: un
 
 describe('a deployment call that fails once its deployment is found', () => {
   it('is recorded masked under the deployment’s mode, as the deployment’s and its agent’s', async () => {
-    const gateway = createGateway({
-      catalog: testCatalog,
-      mock: createMockProvider(),
-      deployments: new MemoryDeploymentStore([payments]),
-    });
+    const gateway = paymentsGateway();
     try {
       // {{product}} is missing: a 400 before the guard runs.
       const error = await gateway
@@ -46,11 +50,7 @@ describe('a deployment call that fails once its deployment is found', () => {
   });
 
   it('a model the key may not use: the same', async () => {
-    const gateway = createGateway({
-      catalog: testCatalog,
-      mock: createMockProvider(),
-      deployments: new MemoryDeploymentStore([payments]),
-    });
+    const gateway = paymentsGateway();
     try {
       const error = await gateway
         .createCompletion(
