@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { redactUrlCredentials } from '../internal/redact.ts';
+import { redactedUrl } from '../internal/redact.ts';
 
 /**
  * What `switchyard serve` (and the commands sharing its data directory) check of their options before they start,
@@ -30,7 +30,7 @@ export function databaseUrl(
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
     throw new Error(
-      `${name} "${redactUrlCredentials(value)}" is not a PostgreSQL URL: give one such as ${EXAMPLE}, or leave it ` +
+      `${name} "${redactedUrl(value)}" is not a PostgreSQL URL: give one such as ${EXAMPLE}, or leave it ` +
         'out for SQLite in the data directory.',
     );
   return value;

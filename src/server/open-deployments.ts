@@ -1,7 +1,7 @@
 import { createDeploymentStore } from '../deployments/create-store.ts';
 import { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
-import { redactUrlCredentials } from '../internal/redact.ts';
+import { redactedUrl } from '../internal/redact.ts';
 
 /** The deployment store of `serve`, what the log calls it, and how to close it (a store it opened itself). */
 export interface ServerDeployments {
@@ -20,7 +20,7 @@ export async function openDeployments(
 ): Promise<ServerDeployments> {
   if (options.deployments !== undefined) {
     const store = createDeploymentStore(options.deployments);
-    return { store, shown: redactUrlCredentials(options.deployments), close: async () => {} };
+    return { store, shown: redactedUrl(options.deployments), close: async () => {} };
   }
   if (options.database) {
     const { PostgresDeploymentStore } = await import('../deployments/postgres-store.ts');

@@ -1,4 +1,4 @@
-import { redactUrlCredentials } from '../internal/redact.ts';
+import { redactedUrl } from '../internal/redact.ts';
 import { keySlotsOf } from '../providers/key-slots.ts';
 import { builtInRegistry } from '../providers/registry.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY } from './key-concurrency.ts';
@@ -18,10 +18,10 @@ export function startupSummary(
   const perMinute = rules.find((rule) => rule.scope === 'key' && rule.window === 'minute' && rule.tokens !== undefined);
   return {
     stores: {
-      keys: options.database ? redactUrlCredentials(options.database) : dbPath,
-      records: options.database ? redactUrlCredentials(options.database) : dbPath,
-      deployments: redactUrlCredentials(options.deployments ?? options.database ?? dbPath),
-      counters: options.redis ? redactUrlCredentials(options.redis) : 'memory',
+      keys: options.database ? redactedUrl(options.database) : dbPath,
+      records: options.database ? redactedUrl(options.database) : dbPath,
+      deployments: redactedUrl(options.deployments ?? options.database ?? dbPath),
+      counters: options.redis ? redactedUrl(options.redis) : 'memory',
       response_cache: options.cache?.store ?? 'memory (calls that ask)',
     },
     limits: {

@@ -3,7 +3,7 @@ import { StoredCache } from '../cache/stored-cache.ts';
 import { type DeploymentsPlace, StoredDeployments } from '../deployments/stored-deployments.ts';
 import { StoredExperiments } from '../experiments/stored-experiments.ts';
 import type { PostgresPoolConfig } from '../internal/postgres-pool.ts';
-import { redactUrlCredentials } from '../internal/redact.ts';
+import { redactedUrl } from '../internal/redact.ts';
 import { StoredCalls } from '../records/stored-calls.ts';
 import type { StorageEngine } from '../storage/engine.ts';
 import { MemoryEngine } from '../storage/memory-engine.ts';
@@ -65,7 +65,7 @@ function placeOf(source: StoresSource | StorageEngine, engine: StorageEngine): D
     engine instanceof SqliteEngine
       ? engine.path
       : 'engine' in source && source.engine === 'postgres' && typeof source.connection === 'string'
-        ? redactUrlCredentials(source.connection)
+        ? redactedUrl(source.connection)
         : name;
   return { location, conflict: `in the ${name} deployment store` };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, redactUrlCredentials, urlCredentials } from '../../src/internal/redact.ts';
+import { redactedUrl, redactSecrets, redactUrlCredentials, urlCredentials } from '../../src/internal/redact.ts';
 
 /**
  * Database and Redis URLs reach the startup log, errors and /v1/health redacted. `pg` and `ioredis` also take the
@@ -23,5 +23,18 @@ describe('a connection URL in a log line', () => {
 
   it('names a query parameter password among its credentials, decoded, to be redacted where it appears alone', () => {
     expect(urlCredentials('postgres://db/app?password=p%40ss%20word')).toEqual(expect.arrayContaining(['p@ss word']));
+  });
+});
+
+describe('one URL given as a setting', () => {
+  it('loses its userinfo whatever characters the password holds (quotes, angle brackets, spaces)', () => {
+    for (const password of ["it's<x>", 'a"b', 'back\\slash', 'sp ace', 'at@sign'])
+      expect(redactedUrl(`postgres://app:${password}@db:5432/app?sslmode=require`), password).toBe(
+        'postgres://[redacted]@db:5432/app?sslmode=require',
+      );
+    expect(redactedUrl('redis://:pw@cache:6379/0?password=other')).toBe(
+      'redis://[redacted]@cache:6379/0?password=[redacted]',
+    );
+    expect(redactedUrl('/var/lib/switchyard.sqlite')).toBe('/var/lib/switchyard.sqlite');
   });
 });

@@ -92,6 +92,23 @@ describe('mcp_servers in the config file', () => {
     ).rejects.toThrow('MCP server "Search" is declared twice');
     await expect(start([{ name: 'empty' }])).rejects.toThrow('give url (Streamable HTTP) or command (stdio)');
   });
+
+  it('refuses at start a URL holding credentials (never sent, and quoted whole by fetch’s error), without them', async () => {
+    const start = (mcpServers: Array<Record<string, unknown>>) =>
+      startServer({ mock: true, port: 0, dataDir: join(dir, 'data'), log: () => {}, mcpServers: mcpServers as never });
+    const refused = await start([{ name: 'gh', url: 'https://x:ghp_SECRET123456@mcp.example/mcp' }]).catch(
+      (error: Error) => error,
+    );
+    expect((refused as Error).message).toMatch(/"gh": .*credentials.*bearer_token/);
+    expect((refused as Error).message).not.toContain('ghp_SECRET123456');
+    // A transport's settings it would not use: refused, not dropped.
+    await expect(start([{ name: 'cli', command: 'node', headers: { authorization: 'Bearer tok' } }])).rejects.toThrow(
+      /"cli": .*stdio/,
+    );
+    await expect(start([{ name: 'web', url: 'https://mcp.example/mcp', env: { A: 'b' } }])).rejects.toThrow(
+      /"web": .*Streamable HTTP/,
+    );
+  });
 });
 
 describe('serve --mcp-server and --config', () => {

@@ -2,7 +2,7 @@ import { createDeploymentStore } from '../../deployments/create-store.ts';
 import type { DeploymentStore } from '../../deployments/store.ts';
 import { StorageUnavailableError } from '../../errors.ts';
 import { claimPrivateFile } from '../../internal/private-file.ts';
-import { redactUrlCredentials } from '../../internal/redact.ts';
+import { redactedUrl } from '../../internal/redact.ts';
 import type { RecordJournal } from '../../records/record-journal.ts';
 import type { RecordSink } from '../../records/sink.ts';
 import { PostgresEngine } from '../../storage/postgres-engine.ts';
@@ -72,7 +72,7 @@ export async function openServerStores(
     keys: stores.keys,
     deployments: options.deployments !== undefined ? createDeploymentStore(options.deployments) : stores.deployments,
     deploymentsShown:
-      options.deployments !== undefined ? redactUrlCredentials(options.deployments) : database ? 'postgres' : 'sqlite',
+      options.deployments !== undefined ? redactedUrl(options.deployments) : database ? 'postgres' : 'sqlite',
     records: stores.calls,
     journal,
     postgres: engine instanceof PostgresEngine ? { ping: () => engine.ping() } : undefined,

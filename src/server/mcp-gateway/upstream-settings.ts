@@ -53,5 +53,27 @@ export function checkMcpUpstreams(upstreams: readonly McpUpstreamSettings[]): vo
       throw new Error(`MCP server "${name}": give url (Streamable HTTP) or command (stdio), one of them.`);
     if (upstream.url !== undefined && !/^https?:\/\//.test(upstream.url))
       throw new Error(`MCP server "${name}": url must be http:// or https://.`);
+    // fetch never sends a URL's user and password, and its error quotes the URL whole (to callers, logs, records).
+    if (upstream.url !== undefined && hasCredentials(upstream.url))
+      throw new Error(
+        `MCP server "${name}": its url holds credentials, which are never sent; give them as bearer_token or headers.`,
+      );
+    // What a transport would not use is refused, not dropped.
+    if (upstream.command !== undefined && upstream.headers !== undefined)
+      throw new Error(`MCP server "${name}": headers (and bearer_token) are for a url; a stdio server takes env.`);
+    const stdioOnly = (['args', 'env', 'cwd'] as const).filter((field) => upstream[field] !== undefined);
+    if (upstream.url !== undefined && stdioOnly.length > 0)
+      throw new Error(
+        `MCP server "${name}": ${stdioOnly.join(', ')} are a stdio server's; a url is reached over Streamable HTTP.`,
+      );
+  }
+}
+
+function hasCredentials(url: string): boolean {
+  try {
+    const { username, password } = new URL(url);
+    return username !== '' || password !== '';
+  } catch {
+    return false;
   }
 }

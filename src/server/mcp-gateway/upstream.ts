@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { redactSecrets } from '../../internal/redact.ts';
 import { boundedFetch, ResultTooLargeError } from './bounded-fetch.ts';
 import {
   DEFAULT_MCP_LISTING_WAIT_MS,
@@ -61,6 +62,8 @@ export class McpUpstream {
   #closed = false;
   /** Aborted by `close`: a connection under way stops at once rather than at its deadline. */
   readonly #closing = new AbortController();
+  /** Its own credentials (header values, env values), cut from any error text it passes on. */
+  readonly #secrets: string[];
 
   constructor(settings: McpUpstreamSettings) {
     this.name = settings.name;
@@ -68,6 +71,7 @@ export class McpUpstream {
     this.#timeoutMs = settings.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
     this.#maxResultBytes = settings.maxResultBytes ?? DEFAULT_MCP_MAX_RESULT_BYTES;
     this.#listingWaitMs = settings.listingWaitMs ?? DEFAULT_MCP_LISTING_WAIT_MS;
+    this.#secrets = [...Object.values(settings.headers ?? {}), ...Object.values(settings.env ?? {})];
   }
 
   /**
@@ -236,7 +240,8 @@ export class McpUpstream {
     if (code === -32001)
       return new McpUpstreamError('timeout', `${server} did not answer within ${this.#timeoutMs} ms.`);
     // Cut: a server's error text goes to the caller, the log and the record, and may echo anything it was sent.
-    const message = cut(error instanceof Error ? error.message : String(error));
+    // And without credentials: an error may quote a URL or a header whole.
+    const message = cut(redactSecrets(error instanceof Error ? error.message : String(error), this.#secrets));
     // Invalid params, method not found: the call's own fault (its arguments, a tool the server does not have).
     if (code === -32602 || code === -32601)
       return new McpUpstreamError('invalid_request', `${server} refused the call's arguments: ${message}`);
