@@ -93,7 +93,7 @@ describe('mcp_servers in the config file', () => {
     await expect(start([{ name: 'empty' }])).rejects.toThrow('give url (Streamable HTTP) or command (stdio)');
   });
 
-  it('refuses at start a URL holding credentials (never sent, and quoted whole by fetch’s error), without them', async () => {
+  it('refuses at start a URL holding credentials (never sent; fetch’s error quotes them), naming none', async () => {
     const start = (mcpServers: Array<Record<string, unknown>>) =>
       startServer({ mock: true, port: 0, dataDir: join(dir, 'data'), log: () => {}, mcpServers: mcpServers as never });
     const refused = await start([{ name: 'gh', url: 'https://x:ghp_SECRET123456@mcp.example/mcp' }]).catch(
