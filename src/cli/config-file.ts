@@ -6,6 +6,7 @@ import type { BudgetRule } from '../budgets/budget-ledger.ts';
 import { BUDGET_SCOPES, BUDGET_WINDOWS } from '../budgets/budget-slots.ts';
 import { parseBudget } from '../budgets/parse-budget.ts';
 import type { ProviderKey } from '../providers/provider.ts';
+import { builtInRegistry } from '../providers/registry.ts';
 import type { McpUpstreamSettings } from '../server/mcp-gateway/upstream-settings.ts';
 import { availableCores } from './available-cores.ts';
 import { isSecretText, warnIfReadableWithSecrets } from './config-file-mode.ts';
@@ -55,7 +56,7 @@ export const configFileSchema = z.strictObject({
   data: z.string().min(1).optional(),
   deployments: z.string().min(1).optional(),
   mock: z.boolean().optional(),
-  workers: z.union([positiveInteger, z.literal('auto')]).optional(),
+  workers: z.union([positiveInteger.max(256), z.literal('auto')]).optional(),
   database: secret.optional(),
   redis: secret.optional(),
   metrics: z.boolean().optional(),
@@ -182,7 +183,10 @@ function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv, liter
     return found;
   };
   const providers: Record<string, ProviderFileSettings> = {};
-  for (const [id, provider] of Object.entries(file.providers ?? {}))
+  for (const [id, provider] of Object.entries(file.providers ?? {})) {
+    // A misspelt id would be read by no provider, and its key never used: said, not ignored.
+    if (!builtInRegistry.get(id))
+      throw new Error(`--config: providers.${id}: no provider has this id (${[...builtInProviderIds()].join(', ')}).`);
     providers[id] = {
       ...(provider.api_key !== undefined ? { apiKey: read(provider.api_key, `providers.${id}.api_key`) } : {}),
       ...(provider.base_url !== undefined ? { baseURL: provider.base_url } : {}),
@@ -199,6 +203,7 @@ function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv, liter
           }
         : {}),
     };
+  }
   const settings: { [K in keyof ServeFileSettings]: ServeFileSettings[K] | undefined } = {
     host: file.host,
     port: file.port,
@@ -267,4 +272,8 @@ export function mergeServeSettings<T extends object>(
     merged[key] = value;
   }
   return merged as T & ServeFileSettings;
+}
+
+function builtInProviderIds(): string[] {
+  return [...builtInRegistry.definitions].map((definition) => definition.id);
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Option } from 'commander';
-import { databaseUrl } from './serve-checks.ts';
+import { databaseUrl, redisUrl } from './serve-checks.ts';
 
 /**
  * Where `serve` and `keys` take their connection URLs from, so that a password need not be in the process list:
@@ -37,7 +37,9 @@ export function databaseUrlOf(options: ConnectionUrlOptions, env = process.env):
 /** The Redis URL from the option, the file or the environment; `undefined`: none. */
 export function redisUrlOf(options: ConnectionUrlOptions, env = process.env): string | undefined {
   const fromFile = urlFile('--redis', options.redis, '--redis-url-file', options.redisUrlFile);
-  return fromFile ?? options.redis ?? (env.SWITCHYARD_REDIS_URL || undefined);
+  if (fromFile !== undefined) return redisUrl(fromFile, '--redis-url-file');
+  if (options.redis !== undefined) return redisUrl(options.redis, '--redis');
+  return redisUrl(env.SWITCHYARD_REDIS_URL || undefined, 'SWITCHYARD_REDIS_URL');
 }
 
 /** A warning (`process.emitWarning`) for each URL given on the command line with a password in it. */

@@ -37,6 +37,19 @@ export function databaseUrl(
 }
 
 /**
+ * The Redis URL of `--redis` (or `SWITCHYARD_REDIS_URL`, or its file), refused by the name it was given under when
+ * it is not a `redis://` or `rediss://` URL: ioredis would connect to `user:pass@host:6379` all the same, while its
+ * password escaped every redaction (read as a scheme, not a userinfo). A malformed value is never repeated.
+ */
+export function redisUrl(value: string | undefined, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^rediss?:\/\//i.test(value)) {
+    throw new Error(`${name} is not a redis:// or rediss:// URL: give one such as redis://:password@host:6379/0.`);
+  }
+  return value;
+}
+
+/**
  * The data directory (`--data`), checked before anything opens it, without creating it: a file in its place, a
  * directory this user cannot write, or one that cannot be created is said so, naming the option (not `EEXIST`, not a
  * port's privileges).

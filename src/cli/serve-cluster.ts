@@ -10,12 +10,16 @@ import { STOP_NOW_GRACE_MS } from './serve-process.ts';
  * which run the same command with the same options (docs/serve.md, "Every core").
  */
 
+/** The most workers `--workers` starts. */
+const MAX_WORKERS = 256;
+
 /** `--workers`: a number of processes, or `auto` for the cores this process may use (its CPU quota included). */
 export function parseWorkers(value: string): number {
   if (value === 'auto') return availableCores();
   const count = Number(value);
-  if (!Number.isInteger(count) || count < 1)
-    throw new InvalidArgumentError('expected a whole number of 1 or more, or auto');
+  // Each worker is a process of ~100 MB: past this, a typo, not a machine.
+  if (!Number.isInteger(count) || count < 1 || count > MAX_WORKERS)
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_WORKERS}, or auto`);
   return count;
 }
 

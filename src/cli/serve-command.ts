@@ -210,19 +210,16 @@ function serveOptionsOf(
       ...(options.fallbacks ? { fallbacks: options.fallbacks } : {}),
       ...(options.sensitiveData ? { sensitiveData: options.sensitiveData } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.budget || options.tokensPerMinute
-        ? {
-            budgets: {
-              onStoreError: options.budgetsOnStoreError,
-              rules: [
-                ...(options.budget ?? []),
-                ...(options.tokensPerMinute
-                  ? [{ scope: 'key' as const, tokens: options.tokensPerMinute, window: 'minute' as const }]
-                  : []),
-              ],
-            },
-          }
-        : {}),
+      // Always: a key's own budgets are counted by the budget stage too, under --budgets-on-store-error.
+      budgets: {
+        onStoreError: options.budgetsOnStoreError,
+        rules: [
+          ...(options.budget ?? []),
+          ...(options.tokensPerMinute
+            ? [{ scope: 'key' as const, tokens: options.tokensPerMinute, window: 'minute' as const }]
+            : []),
+        ],
+      },
     },
     allowedHosts: options.allowedHost ?? [],
     allowedOrigins: options.allowedOrigin ?? [],
