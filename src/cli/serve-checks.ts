@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { redactedUrl } from '../internal/redact.ts';
+import { redactedUrl } from '../internal/redacted-url.ts';
 
 /**
  * What `switchyard serve` (and the commands sharing its data directory) check of their options before they start,

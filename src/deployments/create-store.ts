@@ -1,6 +1,6 @@
 import { MissingCredentialsError } from '../errors.ts';
 import { lazyNodeBuiltin } from '../internal/node-builtin.ts';
-import { redactedUrl } from '../internal/redact.ts';
+import { redactUrlCredentials } from '../internal/redact.ts';
 import { processEnv } from '../internal/runtime.ts';
 import { DeploymentStoreError } from './errors.ts';
 import { FileDeploymentStore, USE_ANOTHER_STORE } from './file-store.ts';
@@ -33,7 +33,7 @@ export function createDeploymentStore(
     const apiKey = options.apiKey ?? (options.env ?? processEnv()).SWITCHYARD_API_KEY;
     if (!apiKey) {
       throw new MissingCredentialsError(
-        `The deployment store ${redactedUrl(source)} needs an API key: set SWITCHYARD_API_KEY or pass apiKey.`,
+        `The deployment store ${redactUrlCredentials(source)} needs an API key: set SWITCHYARD_API_KEY or pass apiKey.`,
         [],
       );
     }
@@ -46,7 +46,7 @@ export function createDeploymentStore(
   }
   if (/^file:\/\//i.test(source)) return new FileDeploymentStore(nodeUrl().fileURLToPath(source));
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
-    const shown = redactedUrl(source);
+    const shown = redactUrlCredentials(source);
     throw new DeploymentStoreError(`Unsupported deployment store "${shown}": give an http(s):// URL or a directory.`, {
       location: shown,
     });

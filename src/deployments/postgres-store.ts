@@ -1,4 +1,4 @@
-import { redactedUrl } from '../internal/redact.ts';
+import { redactedUrl } from '../internal/redacted-url.ts';
 import { PostgresEngine } from '../storage/postgres-engine.ts';
 import { StoredDeployments } from './stored-deployments.ts';
 

@@ -1,6 +1,6 @@
 import { isRetryableStatus } from '../errors.ts';
 import { loadZod } from '../internal/load-zod.ts';
-import { redactedUrl, urlCredentials } from '../internal/redact.ts';
+import { redactUrlCredentials, urlCredentials } from '../internal/redact.ts';
 import { withResponseLimit } from '../internal/response-limit.ts';
 import type { Deployment } from './deployment.ts';
 import { DeploymentConflictError, DeploymentStoreError, DeploymentValidationError } from './errors.ts';
@@ -70,7 +70,7 @@ export class RemoteDeploymentStore implements DeploymentStore {
 
   constructor(options: RemoteDeploymentStoreOptions) {
     this.#base = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.url = redactedUrl(this.#base);
+    this.url = redactUrlCredentials(this.#base);
     this.ttlMs = options.ttlMs ?? 30_000;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_DEPLOYMENT_ANSWER_BYTES;
     this.#secrets = [options.apiKey, ...urlCredentials(options.url)];

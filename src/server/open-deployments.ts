@@ -1,7 +1,7 @@
 import { createDeploymentStore } from '../deployments/create-store.ts';
 import { SqliteDeploymentStore } from '../deployments/sqlite-store.ts';
 import type { DeploymentStore } from '../deployments/store.ts';
-import { redactedUrl } from '../internal/redact.ts';
+import { redactedUrl } from '../internal/redacted-url.ts';
 
 /** The deployment store of `serve`, what the log calls it, and how to close it (a store it opened itself). */
 export interface ServerDeployments {

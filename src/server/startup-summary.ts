@@ -1,4 +1,4 @@
-import { redactedUrl } from '../internal/redact.ts';
+import { redactedUrl } from '../internal/redacted-url.ts';
 import { keySlotsOf } from '../providers/key-slots.ts';
 import { builtInRegistry } from '../providers/registry.ts';
 import { DEFAULT_MAX_CONCURRENT_PER_KEY } from './key-concurrency.ts';

@@ -3,7 +3,6 @@ import { StoredCache } from '../cache/stored-cache.ts';
 import { type DeploymentsPlace, StoredDeployments } from '../deployments/stored-deployments.ts';
 import { StoredExperiments } from '../experiments/stored-experiments.ts';
 import type { PostgresPoolConfig } from '../internal/postgres-pool.ts';
-import { redactedUrl } from '../internal/redact.ts';
 import { StoredCalls } from '../records/stored-calls.ts';
 import type { StorageEngine } from '../storage/engine.ts';
 import { MemoryEngine } from '../storage/memory-engine.ts';
@@ -47,7 +46,7 @@ export function openStores(source: StoresSource | StorageEngine, calls?: StoredC
     calls: calls ?? new StoredCalls(engine),
     annotations: new StoredAnnotations(engine),
     experiments: new StoredExperiments(engine),
-    deployments: new StoredDeployments(engine, placeOf(source, engine)),
+    deployments: new StoredDeployments(engine, placeOf(engine)),
     cache: new StoredCache(engine),
     ready: async () => {
       const { calls, annotations, experiments, deployments, cache } = stores;
@@ -59,14 +58,10 @@ export function openStores(source: StoresSource | StorageEngine, calls?: StoredC
 }
 
 /** What the deployment store's errors call the database. */
-function placeOf(source: StoresSource | StorageEngine, engine: StorageEngine): DeploymentsPlace {
+function placeOf(engine: StorageEngine): DeploymentsPlace {
   const name = { sqlite: 'SQLite', postgres: 'PostgreSQL', memory: 'memory' }[engine.kind];
-  const location =
-    engine instanceof SqliteEngine
-      ? engine.path
-      : 'engine' in source && source.engine === 'postgres' && typeof source.connection === 'string'
-        ? redactedUrl(source.connection)
-        : name;
+  // A database is named, never its URL: a password (of any characters) stays out of every message.
+  const location = engine instanceof SqliteEngine ? engine.path : name;
   return { location, conflict: `in the ${name} deployment store` };
 }
 

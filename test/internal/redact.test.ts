@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redactedUrl, redactSecrets, redactUrlCredentials, urlCredentials } from '../../src/internal/redact.ts';
+import { redactSecrets, redactUrlCredentials, urlCredentials } from '../../src/internal/redact.ts';
+import { redactedUrl } from '../../src/internal/redacted-url.ts';
 
 /**
  * Database and Redis URLs reach the startup log, errors and /v1/health redacted. `pg` and `ioredis` also take the

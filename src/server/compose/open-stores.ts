@@ -2,7 +2,7 @@ import { createDeploymentStore } from '../../deployments/create-store.ts';
 import type { DeploymentStore } from '../../deployments/store.ts';
 import { StorageUnavailableError } from '../../errors.ts';
 import { claimPrivateFile } from '../../internal/private-file.ts';
-import { redactedUrl } from '../../internal/redact.ts';
+import { redactedUrl } from '../../internal/redacted-url.ts';
 import type { RecordJournal } from '../../records/record-journal.ts';
 import type { RecordSink } from '../../records/sink.ts';
 import { PostgresEngine } from '../../storage/postgres-engine.ts';
