@@ -56,7 +56,7 @@ async function read(
   try {
     answer = parseAnswer(await cache.store.get(key));
     // A stream's entry was checked as a stream: a whole answer asked with a structure or tools is checked whole.
-    if (answer?.stream && !plan.stream && (structured(plan) || asksTools(plan))) answer = undefined;
+    if (answer?.stream && !plan.stream && (plan.output !== undefined || asksTools(plan))) answer = undefined;
     // An answer a fallback gave is this caller's only if it may use that model (a key minted narrower shares the
     // tenant, and its skipped fallback is in the same key).
     const model = answer?.completion.model;
@@ -100,10 +100,4 @@ function store(cache: ResponseCache, key: string, answer: CachedAnswer | undefin
 function asksTools(plan: CallPlan): boolean {
   const tools = (plan.body as { tools?: unknown }).tools;
   return Array.isArray(tools) && tools.length > 0;
-}
-
-/** Whether the call asks for a structured answer (a schema, or JSON), which a whole answer is checked against. */
-function structured(plan: CallPlan): boolean {
-  const format = plan.request.response_format as { type?: string } | null | undefined;
-  return format?.type === 'json_schema' || format?.type === 'json_object';
 }

@@ -5,7 +5,7 @@ import type { ProviderSpeech, SpeechBody } from '../providers/media-api.ts';
 import { speechBill } from './media-cost.ts';
 import type { SpeechRequest, SpeechResponse } from './media-types.ts';
 import { runMediaCall } from './run-media-call.ts';
-import { unsentFields } from './unsent-fields.ts';
+import { mediaFields, unsentFields } from './unsent-fields.ts';
 
 /** `audio.speech.create`: the audio's bytes and media type, with the `switchyard` facts. */
 export async function createSpeech(
@@ -53,7 +53,7 @@ export async function createSpeech(
 const FORMATS = new Set(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm']);
 
 /** The fields a speech body takes; `stream_format` only as `audio`, what is answered anyway. */
-const SPEECH_FIELDS = ['input', 'voice', 'instructions', 'response_format', 'speed', 'stream_format'];
+const SPEECH_FIELDS = mediaFields(['input', 'voice', 'instructions', 'response_format', 'speed', 'stream_format']);
 
 function speechBody(request: SpeechRequest): SpeechBody {
   if (typeof request?.input !== 'string' || request.input.length === 0) {

@@ -6,7 +6,7 @@ import type { ProviderTranscription, TranscriptionBody } from '../providers/medi
 import { transcriptionBill } from './media-cost.ts';
 import type { TranscriptionRequest, TranscriptionResponse } from './media-types.ts';
 import { runMediaCall } from './run-media-call.ts';
-import { unsentFields } from './unsent-fields.ts';
+import { mediaFields, unsentFields } from './unsent-fields.ts';
 
 /**
  * The budgets hold a transcription at this many bytes a second of audio (16 kbit/s, below any common speech
@@ -93,7 +93,7 @@ function numberOr(value: unknown): number | undefined {
 const FORMATS = new Set(['json', 'text', 'srt', 'verbose_json', 'vtt']);
 
 /** The fields a transcription body takes; `stream` only as false, what is done anyway. */
-const TRANSCRIPTION_FIELDS = [
+const TRANSCRIPTION_FIELDS = mediaFields([
   'file',
   'language',
   'prompt',
@@ -101,7 +101,7 @@ const TRANSCRIPTION_FIELDS = [
   'temperature',
   'timestamp_granularities',
   'stream',
-];
+]);
 
 function transcriptionBody(request: TranscriptionRequest): TranscriptionBody {
   const file = request?.file;

@@ -12,7 +12,7 @@ import type { BudgetSettlement } from '../completion/stages.ts';
 import { InternalError, InvalidRequestError, SwitchyardError } from '../errors.ts';
 import type { MediaApi } from '../providers/media-api.ts';
 import type { Dialect } from '../records/call-record.ts';
-import { warnUnknownFields } from '../request/unknown-fields.ts';
+import { type FieldPath, warnUnknownFields } from '../request/unknown-fields.ts';
 import type { CompletionWarning, SwitchyardResponseInfo } from '../types.ts';
 import { type MediaCandidate, mediaCandidates } from './media-catalog.ts';
 import { type MediaBill, mediaTokenUsage } from './media-cost.ts';
@@ -34,7 +34,7 @@ export interface MediaCallSpec<T> {
   /** The texts the provider is sent (a prompt, the text to speak): guarded (masked or refused) and recorded. */
   texts: string[];
   /** The request's fields no provider is sent (`unsentFields`): each dropped with a warning, an error under strict. */
-  unsent?: string[] | undefined;
+  unsent?: FieldPath[] | undefined;
   /** The dearest this call can cost at one candidate, held against the budgets; `null`: not known. */
   worst(candidate: MediaCandidate): number | null;
   /** One try, with the texts as guarded. */
@@ -72,10 +72,7 @@ export async function runMediaCall<T>(
     if (guarded.refusal) throw guarded.refusal;
     if (!model) throw new InvalidRequestError('"model" is required.', 'model');
     // As chat's unknown fields: the first 20 named, each name cut short, then a count.
-    warnUnknownFields(
-      (spec.unsent ?? []).map((name) => [name]),
-      trace,
-    );
+    warnUnknownFields(spec.unsent ?? [], trace);
     const asked = spec.request.metadata;
     if (asked != null && (typeof asked !== 'object' || Array.isArray(asked))) {
       throw new InvalidRequestError('"metadata" must be an object of strings.', 'metadata');

@@ -1,7 +1,7 @@
 import type { ResponseCreateParams, ResponseInputItem } from 'openai/resources/responses/responses';
 import { InvalidRequestError } from '../../errors.ts';
 import { sameNamedParameters } from '../../request/request-parameters.ts';
-import { warnUnknownFields } from '../../request/unknown-fields.ts';
+import { type FieldPath, noteUnknownFields, warnUnknownFields } from '../../request/unknown-fields.ts';
 import type { CompletionMessageParam, CompletionRequest, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { copySameNamedFields } from '../switchyard-fields.ts';
 import { sentToolName } from './namespace-tools.ts';
@@ -86,13 +86,10 @@ function warnAbout(params: ResponseCreateParams, warnings: CompletionWarning[]):
   if ((params.stream_options as { include_obfuscation?: unknown } | null | undefined)?.include_obfuscation === true)
     warn('stream_options', 'The gateway adds no obfuscation to stream events: include_obfuscation was dropped.');
   // Named as chat names its unknown fields: the first 20, each name cut short, then a count.
-  const unknown = Object.keys(params).filter(
-    (field) => !TAKEN.has(field) && !SAME_NAMED.has(field) && (params as Record<string, unknown>)[field] != null,
-  );
-  warnUnknownFields(
-    unknown.map((field) => [field]),
-    { warn: (warning) => warnings.push(warning) },
-  );
+  const unknown: FieldPath[] = [];
+  const known = (field: string) => TAKEN.has(field) || SAME_NAMED.has(field);
+  noteUnknownFields(params as Record<string, unknown>, known, () => [], { unknownField: (path) => unknown.push(path) });
+  warnUnknownFields(unknown, { warn: (warning) => warnings.push(warning) });
 }
 
 /** The Responses fields translated here or read before (`previous_response_id`); the same-named ones are copied. */
