@@ -35,7 +35,8 @@ export async function readFormBody(
       code: 'invalid_body',
     });
   }
-  const fields: FormFields = {};
+  // Without a prototype: a part named `__proto__` is a field like another.
+  const fields: FormFields = Object.create(null);
   let textBytes = 0;
   let parts = 0;
   for (const [raw, value] of form.entries()) {

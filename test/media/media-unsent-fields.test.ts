@@ -173,3 +173,20 @@ describe('metadata in a multipart body', () => {
     expect(record?.agent_id).toBe('scribe');
   });
 });
+
+describe('a multipart field named __proto__', () => {
+  it('is a field like another (warned as one no API takes), never the form’s prototype', async () => {
+    const form = new FormData();
+    form.append('model', 'whisper-1');
+    form.append('file', new Blob([new Uint8Array(10)]), 'a.wav');
+    form.append('__proto__', 'x');
+    const response = await fetch(`${test.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${test.key}` },
+      body: form,
+    });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as { switchyard: { warnings: Array<{ param?: string }> } };
+    expect(answer.switchyard.warnings.map((warning) => warning.param)).toContain('__proto__');
+  });
+});

@@ -113,7 +113,7 @@ function factHeaders(info: SwitchyardResponseInfo): Record<string, string> {
  * API to take, or drop with a warning; never dropped here unsaid. A file where the API takes none is a 400.
  */
 function otherTextFields(fields: FormFields, apart: string[]): Record<string, string | string[]> {
-  const found: Record<string, string | string[]> = {};
+  const found: Record<string, string | string[]> = Object.create(null);
   for (const [name, value] of Object.entries(fields)) {
     if (apart.includes(name) || isMetadataField(name)) continue;
     const all = Array.isArray(value) ? value : [value];
