@@ -45,6 +45,11 @@ export function madeBy(record: CallRecord): Made {
   return { agent_id: record.agent_id, by: record.metadata?.api_key_id };
 }
 
+/** An experiment (or its cell) as the read rule sees it: a call its author made for its agent. */
+export function madeByAuthor(owner: { agent_id: string; author: string | null }): Made {
+  return { agent_id: owner.agent_id, by: owner.author };
+}
+
 /** Whether `key` reads `made` (a call, and so continues it; an experiment). */
 export async function mayRead(key: ReaderKey, made: Made, lookups: ReaderLookups): Promise<boolean> {
   if (made.by === key.id) return true;

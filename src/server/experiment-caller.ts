@@ -1,5 +1,5 @@
 import { mayActAs } from '../access/agents.ts';
-import { mayChange, mayRead, readScope } from '../access/reads.ts';
+import { madeByAuthor, mayChange, mayRead, readScope } from '../access/reads.ts';
 import type { ExperimentCaller } from '../experiments/experiments-api.ts';
 import type { KeyAccess } from './key-access.ts';
 
@@ -15,8 +15,8 @@ export function experimentCaller(access: KeyAccess | undefined): ExperimentCalle
   return {
     keyId: key.id,
     mayUseAgent: (agentId) => mayActAs(key.allowed_agents, agentId),
-    mayRead: (header) => mayRead(key, { agent_id: header.agent_id, by: header.author }, access),
-    mayChange: (header) => mayChange(key, { agent_id: header.agent_id, by: header.author }, access),
+    mayRead: (header) => mayRead(key, madeByAuthor(header), access),
+    mayChange: (header) => mayChange(key, madeByAuthor(header), access),
     callScope: () => readScope(key, access),
     experimentScope: () => readScope(key, access),
     callOptions: () => ({ access: access.forCall(), metadata: { api_key_id: key.id } }),

@@ -1,4 +1,4 @@
-import { madeBy, mayAnnotate, readScope } from '../../access/reads.ts';
+import { madeBy, madeByAuthor, mayAnnotate, readScope } from '../../access/reads.ts';
 import { READS_CALLS } from '../../access/scopes.ts';
 import type { AnnotationInput, AnnotationQuery } from '../../annotations/annotation.ts';
 import { annotationSchemas } from '../../annotations/annotation-schema.ts';
@@ -29,7 +29,7 @@ export const addAnnotations = defineOperation({
       author: key.id,
       mayAnnotate: (record) => mayAnnotate(key, madeBy(record), access),
       // A cell as a call made by the experiment's author for its agent.
-      mayAnnotateExperiment: (owner) => mayAnnotate(key, { agent_id: owner.agent_id, by: owner.author }, access),
+      mayAnnotateExperiment: (owner) => mayAnnotate(key, madeByAuthor(owner), access),
     });
     return { object: 'list' as const, data };
   },
