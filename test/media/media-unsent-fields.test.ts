@@ -24,6 +24,14 @@ afterAll(async () => {
   await strict.close();
 });
 
+/** A multipart transcription request as a client sends it, with `server`'s key. */
+const transcribe = (form: FormData, server: TestServer = test) =>
+  fetch(`${server.url}/v1/audio/transcriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.key}` },
+    body: form,
+  });
+
 const warningsOf = (answer: { switchyard: { warnings: Array<{ code: string; param?: string | null }> } }) =>
   answer.switchyard.warnings.map((warning) => [warning.code, warning.param]);
 
@@ -114,11 +122,7 @@ describe('through serve (multipart)', () => {
     form.append('model', 'whisper-1');
     form.append('file', new Blob([new Uint8Array(10)]), 'a.wav');
     form.append('attachment', new Blob([new Uint8Array(10)]), 'b.wav');
-    const response = await fetch(`${test.url}/v1/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${test.key}` },
-      body: form,
-    });
+    const response = await transcribe(form);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { param: 'attachment' } });
   });
@@ -136,11 +140,7 @@ describe('a transcription prompt sent as a list', () => {
       form.append('file', new Blob([new Uint8Array(10)]), 'a.wav');
       form.append('prompt[]', 'call me at alice@example.com');
       const before = fake.requests.length;
-      const response = await fetch(`${masked.url}/v1/audio/transcriptions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${masked.key}` },
-        body: form,
-      });
+      const response = await transcribe(form, masked);
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ error: { param: 'prompt' } });
       expect(fake.requests.length).toBe(before);
@@ -159,11 +159,7 @@ describe('metadata in a multipart body', () => {
     form.append('model', 'whisper-1');
     form.append('file', new Blob([new Uint8Array(10)]), 'a.wav');
     form.append('metadata[agent_id]', 'scribe');
-    const response = await fetch(`${test.url}/v1/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${test.key}` },
-      body: form,
-    });
+    const response = await transcribe(form);
     expect(response.status).toBe(200);
     const answer = (await response.json()) as { switchyard: { call_id: string; warnings: unknown[] } };
     expect(answer.switchyard.warnings).toEqual([]);
@@ -180,11 +176,7 @@ describe('a multipart field named __proto__', () => {
     form.append('model', 'whisper-1');
     form.append('file', new Blob([new Uint8Array(10)]), 'a.wav');
     form.append('__proto__', 'x');
-    const response = await fetch(`${test.url}/v1/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${test.key}` },
-      body: form,
-    });
+    const response = await transcribe(form);
     expect(response.status).toBe(200);
     const answer = (await response.json()) as { switchyard: { warnings: Array<{ param?: string }> } };
     expect(answer.switchyard.warnings.map((warning) => warning.param)).toContain('__proto__');
