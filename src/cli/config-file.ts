@@ -9,17 +9,14 @@ import type { ProviderKey } from '../providers/provider.ts';
 import { builtInRegistry } from '../providers/registry.ts';
 import type { McpUpstreamSettings } from '../server/mcp-gateway/upstream-settings.ts';
 import { availableCores } from './available-cores.ts';
-import { isSecretText, warnIfReadableWithSecrets } from './config-file-mode.ts';
 import { mcpServersOf, mcpServersSchema } from './config-mcp-servers.ts';
+import { isSecretText, type Secret, secretSchema as secret, warnIfReadableWithSecrets } from './config-secrets.ts';
 
 /**
  * `switchyard serve --config <file>`: the file (YAML, or JSON for `.json`) checked against this schema, every
  * unknown key or wrong type refused by its path (`providers.openai.keys[1].weight: expected a number`). Imported only
  * when `--config` is given, so that zod is not loaded otherwise.
  */
-
-/** A secret written in the file, or `{ env: NAME }`: read from that environment variable, so the file can be shared. */
-const secret = z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]);
 
 const positiveInteger = z.number().int().positive();
 
@@ -34,7 +31,8 @@ const providerSchema = z.strictObject({
   api_key: secret.optional(),
   base_url: z.string().min(1).optional(),
   keys: z.array(keySchema).min(1).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  /** Sent with every request; often a credential (a proxy's token), so a secret like the keys. */
+  headers: z.record(z.string().min(1), secret).optional(),
   timeout_ms: positiveInteger.optional(),
 });
 
@@ -84,7 +82,6 @@ export const configFileSchema = z.strictObject({
 });
 
 type ConfigFile = z.infer<typeof configFileSchema>;
-type Secret = z.infer<typeof secret>;
 
 /** The file's settings, named as `serve`'s options are, with secrets read and budgets parsed. */
 export interface ServeFileSettings {
@@ -190,7 +187,16 @@ function settingsOf(file: ConfigFile, dir: string, env: NodeJS.ProcessEnv, liter
     providers[id] = {
       ...(provider.api_key !== undefined ? { apiKey: read(provider.api_key, `providers.${id}.api_key`) } : {}),
       ...(provider.base_url !== undefined ? { baseURL: provider.base_url } : {}),
-      ...(provider.headers !== undefined ? { headers: provider.headers } : {}),
+      ...(provider.headers !== undefined
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(provider.headers).map(([name, value]) => [
+                name,
+                read(value, `providers.${id}.headers.${name}`),
+              ]),
+            ),
+          }
+        : {}),
       ...(provider.timeout_ms !== undefined ? { timeoutMs: provider.timeout_ms } : {}),
       ...(provider.keys !== undefined
         ? {

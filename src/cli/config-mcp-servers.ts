@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { McpUpstreamSettings } from '../server/mcp-gateway/upstream-settings.ts';
+import { type Secret, secretSchema as secret } from './config-secrets.ts';
 
 /**
  * `mcp_servers` in `serve --config`'s file: the upstream MCP servers whose tools `/mcp` offers, by name. A header's or
  * an environment variable's value is a secret like the providers' keys: written, or `{ env: NAME }`.
  */
-const secret = z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]);
 const positiveInteger = z.number().int().positive();
 
 const upstreamSchema = z.strictObject({
@@ -25,8 +25,6 @@ const upstreamSchema = z.strictObject({
 });
 
 export const mcpServersSchema = z.record(z.string().min(1), upstreamSchema);
-
-type Secret = z.infer<typeof secret>;
 
 /** The file's `mcp_servers` as `serve` takes them: secrets read by `read` (named by their path), `cwd` resolved. */
 export function mcpServersOf(

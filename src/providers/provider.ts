@@ -274,9 +274,12 @@ export function sdkClientOptions(settings: ResolvedProviderSettings) {
 }
 
 /**
- * What every provider's errors must never show: its key, and the user name and password of its base URL. A
- * definition's `secrets` adds its own (a cloud's credentials).
+ * What every provider's errors must never show: its key, the user name and password of its base URL, and the values
+ * of its extra headers (often a proxy's token; a harmless one such as a title is redacted too). A definition's
+ * `secrets` adds its own (a cloud's credentials).
  */
-export function secretsOf(settings: Pick<ProviderSettings, 'apiKey' | 'baseURL'>): string[] {
-  return [settings.apiKey, ...urlCredentials(settings.baseURL)].filter((secret): secret is string => !!secret);
+export function secretsOf(settings: Pick<ProviderSettings, 'apiKey' | 'baseURL' | 'headers'>): string[] {
+  return [settings.apiKey, ...urlCredentials(settings.baseURL), ...Object.values(settings.headers ?? {})].filter(
+    (secret): secret is string => !!secret,
+  );
 }

@@ -1,4 +1,10 @@
+import { z } from 'zod';
 import { readableByOthers } from '../internal/private-file.ts';
+
+/** A secret written in the config file, or `{ env: NAME }`: read from that variable, so the file can be shared. */
+export const secretSchema = z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]);
+
+export type Secret = z.infer<typeof secretSchema>;
 
 /** A value written in the config file that is a secret: an API key, or a connection URL with a password in it. */
 export function isSecretText(path: string, value: string): boolean {
