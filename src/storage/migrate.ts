@@ -40,6 +40,8 @@ export async function migratePostgres(pool: PostgresPool, schema: SchemaSpec): P
   const query = <Row>(text: string, values?: unknown[]) =>
     client.query({ text, values, query_timeout: MIGRATION_QUERY_TIMEOUT_MS }) as Promise<PostgresResult<Row>>;
   try {
+    // The pool's statement_timeout (a second) would cut the lock's wait and an index's build in the server too.
+    await query(`SET statement_timeout = ${MIGRATION_QUERY_TIMEOUT_MS}`);
     await query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await query(
       'CREATE TABLE IF NOT EXISTS switchyard_migrations (name TEXT NOT NULL, version INTEGER NOT NULL, ' +
@@ -71,7 +73,12 @@ export async function migratePostgres(pool: PostgresPool, schema: SchemaSpec): P
     }
   } finally {
     await query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-    client.release();
+    // Back to the pool's own; a connection that cannot be reset is dropped rather than handed on with it.
+    const reset = await query('RESET statement_timeout').then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    client.release(reset);
   }
 }
 

@@ -68,6 +68,8 @@ export class PostgresEngine implements StorageEngine {
       max: options.max ?? 10,
       ...FAIL_FAST_POOL,
       query_timeout: this.#timeoutMs,
+      // The server stops a query when the client stops waiting for it: pg's query_timeout alone leaves it running.
+      statement_timeout: this.#timeoutMs,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           NUMBER_TYPES.has(oid) ? Number : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
@@ -81,7 +83,14 @@ export class PostgresEngine implements StorageEngine {
   }
 
   run<Row>(query: Query<Row>, args?: Args, options?: RunOptions): Promise<Result<Row>> {
+    // A query allowed longer than the pool's statement_timeout raises it for itself, in a transaction of its own.
+    if (this.#longer(options)) return this.transaction((tx) => tx.run(query, args, options));
     return this.#gate.hold(() => this.#on(this.#pool, query, args, options));
+  }
+
+  /** Whether `options` allow a query longer than the statement_timeout of this engine's own pool. */
+  #longer(options: RunOptions | undefined): options is { timeoutMs: number } {
+    return this.#connectWith !== undefined && options?.timeoutMs !== undefined && options.timeoutMs > this.#timeoutMs;
   }
 
   transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T> {
@@ -95,7 +104,15 @@ export class PostgresEngine implements StorageEngine {
     } catch (error) {
       throw postgresError(error);
     }
-    const run: Queries['run'] = (query, args, options) => this.#on(client, query, args, options);
+    let allowed = this.#timeoutMs;
+    const run: Queries['run'] = async (query, args, options) => {
+      if (this.#longer(options) && options.timeoutMs > allowed)
+        allowed = await client
+          .query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`)
+          .then(() => options.timeoutMs)
+          .catch((error: unknown) => Promise.reject(postgresError(error)));
+      return this.#on(client, query, args, options);
+    };
     const tx: Queries = { kind: 'postgres', run };
     let broken: Error | undefined;
     try {

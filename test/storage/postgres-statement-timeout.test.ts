@@ -1,0 +1,85 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { StorageUnavailableError } from '../../src/errors.ts';
+import type { Builder } from '../../src/storage/kysely.ts';
+import { PostgresEngine } from '../../src/storage/postgres-engine.ts';
+import { column, defineSchema } from '../../src/storage/schema.ts';
+import { startPostgres } from '../helpers/postgres.ts';
+
+/**
+ * A query the engine stops waiting for stops in PostgreSQL too: `pg`'s `query_timeout` only stops the client
+ * waiting, and the server ran on (a slow summary asked again and again piled up in the database). Queries allowed
+ * longer (summaries) and migrations (a lock wait, an index build) are not cut by it.
+ */
+const server = await startPostgres();
+if (!server) console.warn('SKIPPED: PostgreSQL statement timeouts (no PostgreSQL installed; CI installs it).');
+afterAll(() => server?.stop());
+
+const sleeping = (seconds: number) => (db: Builder) =>
+  db.selectNoFrom(sql<string>`pg_sleep(${sql.lit(seconds)})::text`.as('slept'));
+
+/** The queries of other sessions running now whose text has `marker`. */
+async function running(marker: string): Promise<number> {
+  const client = new pg.Client({ connectionString: server!.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()",
+      [`%${marker}%`],
+    );
+    return rows[0].n as number;
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(!server)('PostgreSQL queries stop when the engine stops waiting', () => {
+  it('a query past the timeout is cancelled in the server, not left running', async () => {
+    const engine = new PostgresEngine(server!.url, { queryTimeoutMs: 300 });
+    try {
+      const failed = await engine.run(sleeping(4.25)).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(StorageUnavailableError);
+      await new Promise((done) => setTimeout(done, 700));
+      expect(await running('pg_sleep(4.25)')).toBe(0);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a query given longer (a summary) runs to its end, and the next query is held to the default again', async () => {
+    const engine = new PostgresEngine(server!.url, { queryTimeoutMs: 300, max: 1 });
+    try {
+      const { rows } = await engine.run(sleeping(0.6), undefined, { timeoutMs: 5_000 });
+      expect(rows).toEqual([{ slept: '' }]);
+      await expect(engine.run(sleeping(4.5))).rejects.toThrow();
+      await new Promise((done) => setTimeout(done, 700));
+      expect(await running('pg_sleep(4.5)')).toBe(0);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a migration waits for another replica’s migration longer than the query timeout', async () => {
+    const holder = new pg.Client({ connectionString: server!.url });
+    await holder.connect();
+    await holder.query('SELECT pg_advisory_lock($1)', [0x5357_5944]);
+    const engine = new PostgresEngine(server!.url, { queryTimeoutMs: 300 });
+    try {
+      const schema = defineSchema({
+        name: 'statement_timeout_test',
+        version: 1,
+        tables: [{ name: 'waits', columns: { id: column.key({ notNull: true }) }, primaryKey: ['id'], indexes: [] }],
+      });
+      const ready = engine.ready(schema);
+      await new Promise((done) => setTimeout(done, 900));
+      await holder.query('SELECT pg_advisory_unlock($1)', [0x5357_5944]);
+      await expect(ready).resolves.toBeUndefined();
+      const { rows } = await engine.run((db) => db.selectFrom('waits' as never).select(sql`count(*)`.as('n')));
+      expect(rows).toHaveLength(1);
+    } finally {
+      await holder.end();
+      await engine.close();
+    }
+  });
+});
