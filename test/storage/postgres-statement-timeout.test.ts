@@ -19,14 +19,15 @@ afterAll(() => server?.stop());
 const sleeping = (seconds: number) => (db: Builder) =>
   db.selectNoFrom(sql<string>`pg_sleep(${sql.lit(seconds)})::text`.as('slept'));
 
-/** The queries of other sessions running now whose text has `marker`. */
-async function running(marker: string): Promise<number> {
+/** The queries of other sessions active for at least `forMs` whose text has `marker`. */
+async function running(marker: string, forMs = 0): Promise<number> {
   const client = new pg.Client({ connectionString: server!.url });
   await client.connect();
   try {
     const { rows } = await client.query(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()",
-      [`%${marker}%`],
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND " +
+        "pid <> pg_backend_pid() AND now() - query_start >= $2 * interval '1 millisecond'",
+      [`%${marker}%`, forMs],
     );
     return rows[0].n as number;
   } finally {
@@ -34,14 +35,16 @@ async function running(marker: string): Promise<number> {
   }
 }
 
+/** Within 1.5 s no such query is left in the server (each sleeps far longer: one left running would show). */
+const noneLeft = (marker: string) => expect.poll(() => running(marker), { timeout: 1_500 }).toBe(0);
+
 describe.skipIf(!server)('PostgreSQL queries stop when the engine stops waiting', () => {
   it('a query past the timeout is cancelled in the server, not left running', async () => {
     const engine = new PostgresEngine(server!.url, { queryTimeoutMs: 300 });
     try {
       const failed = await engine.run(sleeping(4.25)).catch((error: unknown) => error);
       expect(failed).toBeInstanceOf(StorageUnavailableError);
-      await new Promise((done) => setTimeout(done, 700));
-      expect(await running('pg_sleep(4.25)')).toBe(0);
+      await noneLeft('pg_sleep(4.25)');
     } finally {
       await engine.close();
     }
@@ -53,8 +56,7 @@ describe.skipIf(!server)('PostgreSQL queries stop when the engine stops waiting'
       const { rows } = await engine.run(sleeping(0.6), undefined, { timeoutMs: 5_000 });
       expect(rows).toEqual([{ slept: '' }]);
       await expect(engine.run(sleeping(4.5))).rejects.toThrow();
-      await new Promise((done) => setTimeout(done, 700));
-      expect(await running('pg_sleep(4.5)')).toBe(0);
+      await noneLeft('pg_sleep(4.5)');
     } finally {
       await engine.close();
     }
@@ -72,7 +74,8 @@ describe.skipIf(!server)('PostgreSQL queries stop when the engine stops waiting'
         tables: [{ name: 'waits', columns: { id: column.key({ notNull: true }) }, primaryKey: ['id'], indexes: [] }],
       });
       const ready = engine.ready(schema);
-      await new Promise((done) => setTimeout(done, 900));
+      // The migration has waited for the lock three times the query timeout.
+      await expect.poll(() => running('pg_advisory_lock', 900), { timeout: 10_000 }).toBe(1);
       await holder.query('SELECT pg_advisory_unlock($1)', [0x5357_5944]);
       await expect(ready).resolves.toBeUndefined();
       const { rows } = await engine.run((db) => db.selectFrom('waits' as never).select(sql`count(*)`.as('n')));
