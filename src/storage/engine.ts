@@ -15,6 +15,8 @@ export interface Queries {
 }
 
 export interface StorageEngine extends Queries {
+  /** SQLite's file (or `:memory:`), which errors may name; a PostgreSQL URL is never kept here. */
+  readonly path?: string;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back (and its error thrown) when it rejects.
    * Queries of other callers wait until it ends: nothing else runs inside it.

@@ -6,8 +6,7 @@ import type { PostgresPoolConfig } from '../internal/postgres-pool.ts';
 import { StoredCalls } from '../records/stored-calls.ts';
 import type { StorageEngine } from '../storage/engine.ts';
 import { MemoryEngine } from '../storage/memory-engine.ts';
-import { PostgresEngine } from '../storage/postgres-engine.ts';
-import { SqliteEngine } from '../storage/sqlite-engine.ts';
+import { openDatabase } from './open-database.ts';
 
 /** Where one database is: memory (the in-process default), a SQLite file, or a PostgreSQL database. */
 export type StoresSource =
@@ -61,7 +60,7 @@ export function openStores(source: StoresSource | StorageEngine, calls?: StoredC
 function placeOf(engine: StorageEngine): DeploymentsPlace {
   const name = { sqlite: 'SQLite', postgres: 'PostgreSQL', memory: 'memory' }[engine.kind];
   // A database is named, never its URL: a password (of any characters) stays out of every message.
-  const location = engine instanceof SqliteEngine ? engine.path : name;
+  const location = engine.kind === 'sqlite' && engine.path ? engine.path : name;
   return { location, conflict: `in the ${name} deployment store` };
 }
 
@@ -70,6 +69,5 @@ function openEngine(source: StoresSource): StorageEngine {
     const capacity = Math.max(1, Math.floor(source.capacity ?? 10_000));
     return new MemoryEngine({ capacity: { calls: capacity, annotations: capacity } });
   }
-  if (source.engine === 'sqlite') return new SqliteEngine(source.path, 'openStores');
-  return new PostgresEngine(source.connection);
+  return openDatabase(source);
 }

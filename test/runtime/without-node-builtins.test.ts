@@ -32,6 +32,27 @@ describe('without Node built-ins', () => {
     );
   });
 
+  it("the web build's stores: SQLite and PostgreSQL refused naming the runtime (their engines left out)", async () => {
+    await asAWorker();
+    const { openDatabase } = await import('../../src/stores/open-database.web.ts');
+    for (const source of [
+      { engine: 'sqlite' as const, path: 'calls.db' },
+      { engine: 'postgres' as const, connection: 'postgres://u:secret-password@db/x' },
+    ]) {
+      const refused = (() => {
+        try {
+          return openDatabase(source);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(refused).toMatchObject({ name: 'RuntimeUnsupportedError', code: 'runtime_unsupported' });
+      expect(String(refused)).toContain(`openStores({ engine: '${source.engine}' }) needs Node.js, Bun or Deno`);
+      expect(String(refused)).toContain('Cloudflare Workers (workerd)');
+      expect(String(refused)).not.toContain('secret-password');
+    }
+  });
+
   it('hashes with the plain SHA-256, equal to node:crypto', async () => {
     const { sha256Bytes, sha256Hex, toHex } = await asAWorker();
     for (const text of ['', 'a', 'é'.repeat(55), 'x'.repeat(64), '🚂'.repeat(1000)]) {
