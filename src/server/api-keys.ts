@@ -7,7 +7,7 @@ import {
 } from '../access/key-chain.ts';
 import { hasLimits, type KeyLimits, withoutEmpty } from '../access/key-limits.ts';
 import type { StorageEngine } from '../storage/engine.ts';
-import { locking } from '../storage/engine-sql.ts';
+import { locking, queueBehind } from '../storage/engine-sql.ts';
 import { SqliteEngine } from '../storage/sqlite-engine.ts';
 import { writeRows } from '../storage/write-rows.ts';
 import {
@@ -109,6 +109,9 @@ export class ApiKeyStore implements KeyStore {
       // A key an admin minted starts a tenant; under it, keys minted and kept without end would grow the table
       // every tenant's lookups share.
       if (tenant !== minted.info.id) {
+        // Mints under two keys of one tenant lock no row in common: they queue on the tenant, so each counts the
+        // other's key (PostgreSQL; SQLite's write lock and memory already serialise them).
+        await queueBehind(tx, `switchyard:tenant-keys:${tenant}`);
         const held = 1 + (await tx.run<{ id: string }>((db) => descendants(db, tenant, 'k', true))).rows.length;
         const full = tenantRefusal(held, this.#maxKeysPerTenant);
         if (full) throw full;

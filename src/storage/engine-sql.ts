@@ -1,4 +1,5 @@
 import type { AliasableExpression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Queries } from './engine.ts';
 import { kysely } from './kysely.ts';
 import { MEMORY_FUNCTIONS } from './memory-values.ts';
 import { PERCENTILE_FUNCTION } from './percentile.ts';
@@ -111,3 +112,14 @@ MEMORY_FUNCTIONS.set(METADATA_IS, ([record, key, value]) => {
   return metadata !== undefined && Object.hasOwn(metadata, key as string) && metadata[key as string] === value;
 });
 MEMORY_FUNCTIONS.set(EPOCH_MS, ([time]) => (time === null ? null : Date.parse(String(time))));
+
+/**
+ * Waits until no other transaction holds `name`, then holds it until this one ends: writers of one thing that lock
+ * no row in common queue here (PostgreSQL's advisory lock, by the name's hash: a collision only queues two names
+ * together). SQLite and memory run one write transaction at a time already.
+ */
+export async function queueBehind(tx: Queries, name: string): Promise<void> {
+  if (tx.kind !== 'postgres') return;
+  const { sql } = kysely();
+  await tx.run((db) => db.selectNoFrom(sql`pg_advisory_xact_lock(hashtextextended(${name}, 0))`.as('held')));
+}

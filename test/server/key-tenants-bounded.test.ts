@@ -122,4 +122,31 @@ describe.skipIf(!postgres)('on PostgreSQL', () => {
       await store.close();
     }
   });
+
+  it('the cap holds against mints under six teams of one tenant at once (each team locks only itself)', async () => {
+    const store = new PostgresKeyStore(postgres!.url, { maxKeysPerTenant: 8 });
+    try {
+      await store.ready();
+      const admin = await store.create('admin');
+      for (let round = 0; round < 3; round++) {
+        const tenant = await store.create(`racing tenant ${round}`, { grant: minter, parentId: admin.info.id });
+        const teams: Array<{ info: { id: string } }> = [];
+        for (let team = 0; team < 6; team++)
+          teams.push(await store.create(`team ${team}`, { grant: minter, parentId: tenant.info.id }));
+        // The root and six teams: 7 of 8. Twelve mints at once, two under each team: one may pass.
+        const mints = await Promise.allSettled(
+          Array.from({ length: 12 }, (_, n) => store.create(`agent ${n}`, { parentId: teams[n % 6]!.info.id })),
+        );
+        const refusals = mints.flatMap((mint) => (mint.status === 'rejected' ? [String(mint.reason)] : []));
+        expect(
+          refusals.every((reason) => /tenant has 8 active keys/.test(reason)),
+          refusals.join('\n'),
+        ).toBe(true);
+        const live = (await store.list({ under: tenant.info.id })).filter((key) => key.revoked_at === null);
+        expect(live).toHaveLength(7);
+      }
+    } finally {
+      await store.close();
+    }
+  });
 });
