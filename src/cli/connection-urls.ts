@@ -3,9 +3,9 @@ import { Option } from 'commander';
 import { databaseUrl, redisUrl } from './serve-checks.ts';
 
 /**
- * Where `serve` and `keys` take their connection URLs from, so that a password need not be in the process list:
- * `--database <url>`, a file (`--database-url-file <path>`, first line) or `SWITCHYARD_DATABASE_URL`; Redis likewise.
- * A password typed on the command line is accepted, with a warning that `ps` shows it and how not to.
+ * Where `serve`, `keys` and `deployments` take their connection URLs from, so that a password need not be in the
+ * process list: `--database <url>`, a file (`--database-url-file <path>`, first line) or `SWITCHYARD_DATABASE_URL`;
+ * Redis likewise. A password typed on the command line is accepted, with a warning that `ps` shows it and how not to.
  */
 
 export interface ConnectionUrlOptions {
@@ -15,11 +15,8 @@ export interface ConnectionUrlOptions {
   redisUrlFile?: string;
 }
 
-export const databaseOption = () =>
-  new Option(
-    '--database <url>',
-    'postgres://… for call records and API keys, shared by replicas (default SQLite; or SWITCHYARD_DATABASE_URL)',
-  );
+export const databaseOption = (what = 'for call records and API keys, shared by replicas') =>
+  new Option('--database <url>', `postgres://… ${what} (default SQLite; or SWITCHYARD_DATABASE_URL)`);
 export const databaseUrlFileOption = () =>
   new Option('--database-url-file <path>', 'read the --database URL from this file (keeps its password out of ps)');
 export const redisOption = () =>

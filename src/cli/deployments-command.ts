@@ -1,14 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { DeploymentStore } from '../deployments/store.ts';
 import { databasePath } from '../server/open-database.ts';
+import {
+  type ConnectionUrlOptions,
+  databaseOption,
+  databaseUrlFileOption,
+  databaseUrlOf,
+  warnOfPasswordsInArguments,
+} from './connection-urls.ts';
 import { printJson, printTable } from './format.ts';
 import { dataOption, deploymentsOption, requireSqlite } from './options.ts';
-import { databaseUrl } from './serve-checks.ts';
 
-const databaseOption = () =>
-  new Option('--database <url>', 'postgres://… of `serve --database` (default SQLite; or SWITCHYARD_DATABASE_URL)');
+const ofServe = 'of `serve --database`';
 
 /**
  * `switchyard deployments list | get | push`: the deployments of a data directory, PostgreSQL, a directory or a serve
@@ -22,7 +27,8 @@ export function registerDeploymentsCommand(program: Command): void {
     .option('--agent-id <agent>', "only this agent's deployments")
     .addOption(dataOption())
     .addOption(deploymentsOption())
-    .addOption(databaseOption())
+    .addOption(databaseOption(ofServe))
+    .addOption(databaseUrlFileOption())
     .option('--json', 'print JSON')
     .action(async (options: StoreOptions & { agentId?: string; json?: boolean }, command: Command) => {
       await withDeployments(options, command, async (store) => {
@@ -47,7 +53,8 @@ export function registerDeploymentsCommand(program: Command): void {
     .argument('<id>', 'the deployment id, such as support:production#3')
     .addOption(dataOption())
     .addOption(deploymentsOption())
-    .addOption(databaseOption())
+    .addOption(databaseOption(ofServe))
+    .addOption(databaseUrlFileOption())
     .action(async (id: string, options: StoreOptions, command: Command) => {
       await withDeployments(options, command, async (store) => {
         const deployment = await store.get(id);
@@ -61,7 +68,8 @@ export function registerDeploymentsCommand(program: Command): void {
     .argument('<file>', 'the deployment file')
     .addOption(dataOption())
     .addOption(deploymentsOption())
-    .addOption(databaseOption())
+    .addOption(databaseOption(ofServe))
+    .addOption(databaseUrlFileOption())
     .action(async (file: string, options: StoreOptions, command: Command) => {
       const { validateDeployment } = await import('../deployments/validate-deployment.ts');
       const deployment = validateDeployment(await parseFile(file), file, 400);
@@ -74,10 +82,9 @@ export function registerDeploymentsCommand(program: Command): void {
     });
 }
 
-interface StoreOptions {
+interface StoreOptions extends Pick<ConnectionUrlOptions, 'database' | 'databaseUrlFile'> {
   data: string;
   deployments?: string;
-  database?: string;
 }
 
 async function withDeployments(
@@ -86,8 +93,8 @@ async function withDeployments(
   run: (store: DeploymentStore) => Promise<void>,
 ): Promise<void> {
   // The same choice as `serve`: `--deployments`, else PostgreSQL (`--database`), else the data directory's SQLite.
-  const database =
-    options.deployments === undefined ? databaseUrl(options.database, process.env.SWITCHYARD_DATABASE_URL) : undefined;
+  warnOfPasswordsInArguments(options);
+  const database = options.deployments === undefined ? databaseUrlOf(options) : undefined;
   if (options.deployments === undefined && database === undefined) requireSqlite(command);
   const { openDeployments } = await import('../server/open-deployments.ts');
   const opened = await openDeployments({ deployments: options.deployments, database }, databasePath(options.data));

@@ -49,4 +49,25 @@ describe.skipIf(!postgres)('switchyard deployments --database', () => {
       await server.stop();
     }
   });
+
+  it('takes the URL from --database-url-file, and warns of a password typed on the command line', async () => {
+    const url = postgres!.url;
+    const deployment = makeDeployment({ agent_id: 'cli-pg-file', number: 1 });
+    const file = join(dir, 'file-deployment.json');
+    writeFileSync(file, JSON.stringify(deployment));
+    const urlFile = join(dir, 'database-url');
+    writeFileSync(urlFile, `${url}\n`, { mode: 0o600 });
+    const pushed = await run(['deployments', 'push', file, '--data', dataDir, '--database-url-file', urlFile]);
+    expect(pushed.stdout).toBe(`Stored ${deployment.id}\n`);
+    expect(pushed.stderr).not.toContain('process list');
+    const withPassword = url.replace('://switchyard@', '://switchyard:hunter2@');
+    const listed = await run(['deployments', 'list', '--agent-id', 'cli-pg-file', '--database', withPassword]);
+    expect(listed.stdout).toContain(deployment.id);
+    expect(listed.stderr).toContain('--database holds a password');
+    expect(listed.stderr).toContain('--database-url-file');
+    expect(listed.stderr).not.toContain('hunter2');
+    await expect(run(['deployments', 'list', '--database', url, '--database-url-file', urlFile])).rejects.toThrow(
+      /not both/,
+    );
+  });
 });
