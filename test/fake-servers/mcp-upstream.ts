@@ -25,7 +25,8 @@ export interface McpUpstreamFake {
  * `web`, `news`, `slow` (answers once the test releases it) and `huge` (`hugeBytes` of text). Every request is kept.
  */
 export async function startMcpUpstream(
-  options: { hugeBytes?: number; tools?: string[] } = {},
+  /** `sse`: each POST answered as a server-sent event stream (the transport's default), not as one JSON body. */
+  options: { hugeBytes?: number; tools?: string[]; sse?: boolean } = {},
 ): Promise<McpUpstreamFake> {
   const requests: UpstreamRequest[] = [];
   let releaseSlow!: () => void;
@@ -67,7 +68,7 @@ export async function startMcpUpstream(
     const message = body as { method?: string; params?: { name?: string } };
     requests.push({ headers: request.headers, method: message.method, tool: message.params?.name });
     const server = build();
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: !options.sse });
     response.on('close', () => void server.close());
     await server.connect(transport);
     await transport.handleRequest(request, response, body);

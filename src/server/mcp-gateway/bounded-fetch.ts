@@ -13,11 +13,17 @@ export function boundedFetch(maxBytes: number, holdMs: number): typeof fetch {
     const response = await fetch(input, { ...init, signal });
     if (response.body === null) return response;
     let seen = 0;
+    const events = response.headers.get('content-type')?.toLowerCase().startsWith('text/event-stream') === true;
     const limit = new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         seen += chunk.byteLength;
-        if (seen > maxBytes) controller.error(new ResultTooLargeError(maxBytes));
-        else controller.enqueue(chunk);
+        if (seen <= maxBytes) return controller.enqueue(chunk);
+        // The SDK reads an event stream apart from the request it answers: an error there never reaches the call,
+        // which would wait for its deadline. The stream ends instead with the call's answer: this error.
+        const ending = events ? tooLargeEvent(init?.body, maxBytes) : undefined;
+        if (!ending) return controller.error(new ResultTooLargeError(maxBytes));
+        controller.enqueue(new TextEncoder().encode(ending));
+        controller.terminate();
       },
     });
     const { status, statusText, headers } = response;
@@ -55,6 +61,31 @@ function withLinesBounded(response: Response, maxBytes: number): Response {
   });
   const { status, statusText, headers } = response;
   return new Response(response.body.pipeThrough(limit), { status, statusText, headers });
+}
+
+/** What marks the JSON-RPC error a cut event stream ends with (`data.reason`), as `ResultTooLargeError` does. */
+export const TOO_LARGE_REASON = 'switchyard_result_too_large';
+
+/**
+ * The event that ends a stream cut by the bound: a JSON-RPC error answering the request sent (`body`), after a blank
+ * line that closes whatever event was cut. `undefined` when the body is not one request (a notification has no
+ * answer to wait for).
+ */
+function tooLargeEvent(body: unknown, maxBytes: number): string | undefined {
+  let request: unknown;
+  try {
+    request = typeof body === 'string' ? JSON.parse(body) : undefined;
+  } catch {
+    return undefined;
+  }
+  const id = (request as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const error = {
+    code: -32603,
+    message: new ResultTooLargeError(maxBytes).message,
+    data: { reason: TOO_LARGE_REASON },
+  };
+  return `\n\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`;
 }
 
 /** An upstream's answer past the gateway's bound. */

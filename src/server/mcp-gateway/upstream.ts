@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { redactSecrets } from '../../internal/redact.ts';
-import { boundedFetch, ResultTooLargeError } from './bounded-fetch.ts';
+import { boundedFetch, ResultTooLargeError, TOO_LARGE_REASON } from './bounded-fetch.ts';
 import {
   DEFAULT_MCP_LISTING_WAIT_MS,
   DEFAULT_MCP_MAX_RESULT_BYTES,
@@ -234,7 +234,11 @@ export class McpUpstream {
   #explain(error: unknown): McpUpstreamError {
     if (error instanceof McpUpstreamError) return error;
     const server = `The MCP server "${this.name}"`;
-    if (error instanceof ResultTooLargeError || (error as Error | undefined)?.cause instanceof ResultTooLargeError)
+    if (
+      error instanceof ResultTooLargeError ||
+      (error as Error | undefined)?.cause instanceof ResultTooLargeError ||
+      (error as { data?: { reason?: unknown } } | undefined)?.data?.reason === TOO_LARGE_REASON
+    )
       return this.#tooLarge();
     const code = (error as { code?: unknown } | undefined)?.code;
     if (code === -32001)
