@@ -2,6 +2,9 @@ import { emitProcessWarning } from '../internal/runtime.ts';
 import type { RecordJournal } from './record-journal.ts';
 import type { RecordSink } from './sink.ts';
 
+/** A flush starts at the latest this long after a record arrives, unless `flushIntervalMs` says otherwise. */
+export const DEFAULT_FLUSH_INTERVAL_MS = 1000;
+
 /** How a `RecordQueue` writes and tells (`record-queue.ts`), and what it counts. */
 export interface RecordQueueOptions {
   sinks: RecordSink[];
@@ -9,7 +12,7 @@ export interface RecordQueueOptions {
   maxQueued?: number | undefined;
   /** A flush starts once this many records wait (default 200), and writes batches of at most this size. */
   batchSize?: number | undefined;
-  /** A flush starts at the latest this long after a record arrives (default 1000 ms). */
+  /** A flush starts at the latest this long after a record arrives (default `DEFAULT_FLUSH_INTERVAL_MS`). */
   flushIntervalMs?: number | undefined;
   /**
    * Told about a sink's failure: the first one after a success, then at most once a minute while it keeps

@@ -4,6 +4,7 @@ import type { CallRecord } from './call-record.ts';
 import { replayJournal } from './journal-replay.ts';
 import type { RecordJournal } from './record-journal.ts';
 import {
+  DEFAULT_FLUSH_INTERVAL_MS,
   emitDropWarning,
   emitSinkWarning,
   type RecordQueueOptions,
@@ -54,7 +55,7 @@ export class RecordQueue {
     this.#sinks = [...options.sinks];
     this.#maxQueued = Math.max(1, Math.floor(options.maxQueued ?? 10_000));
     this.#batchSize = Math.max(1, Math.floor(options.batchSize ?? 200));
-    this.#flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
+    this.#flushIntervalMs = Math.max(0, options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
     this.#onError = options.onError ?? emitSinkWarning;
     this.#onDropped = options.onDropped ?? emitDropWarning;
     this.#journal = options.journal;

@@ -4,6 +4,7 @@ import type { SpendStore } from '../../budgets/spend-store.ts';
 import { createGateway, type Gateway } from '../../gateway.ts';
 import { redactSecrets } from '../../internal/redact.ts';
 import type { RecordOptions } from '../../records/call-recorder.ts';
+import { DEFAULT_FLUSH_INTERVAL_MS } from '../../records/record-queue-options.ts';
 import { openResponseCache } from '../open-response-cache.ts';
 import { createServerMetrics, type ServerMetrics } from '../server-metrics.ts';
 import { storageErrorOf } from '../shared-state.ts';
@@ -86,9 +87,9 @@ export async function openGateway(
 
 /**
  * Another process's record is in the shared store within this long of its call's end: its queue's flush interval
- * (1 s) and the write itself.
+ * and the write itself (half a second allowed for it).
  */
-const RECORDS_SHARED_WITHIN_MS = 1_500;
+const RECORDS_SHARED_WITHIN_MS = DEFAULT_FLUSH_INTERVAL_MS + 500;
 
 /**
  * node:sqlite writes synchronously: record batches of 32 (~0.5 ms each) instead of 200 (2–4 ms) keep a flush from
