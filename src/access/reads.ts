@@ -100,22 +100,23 @@ export async function readScope(key: ReaderKey, lookups: ReaderLookups): Promise
 }
 
 /**
- * A page of calls (`GET /v1/calls`) narrowed to what `key` reads: a key limited to agents reads one agent's at a
- * time (its only agent by default); otherwise as `readScope`.
+ * A page of calls (`GET /v1/calls`) narrowed to what `key` reads: the query, and the keys whose calls it reads as a
+ * scope apart (however many keys its tenant has had); a key limited to agents reads one agent's at a time (its only
+ * agent by default); otherwise as `readScope`.
  */
 export async function readableCallList(
   key: ReaderKey,
   query: ListCallsQuery,
   lookups: ReaderLookups,
-): Promise<ListCallsQuery> {
+): Promise<{ query: ListCallsQuery; scope: CallQueryScope }> {
   const agents = key.allowed_agents;
   const { api_key_ids } = await readScope(key, lookups);
-  const scoped = api_key_ids ? { ...query, api_key_ids } : query;
-  if (!key.scopes.includes(READ_ALL) || agents === null) return scoped;
+  const scope = api_key_ids ? { api_key_ids } : {};
+  if (!key.scopes.includes(READ_ALL) || agents === null) return { query, scope };
   const agentId = query.agent_id ?? (agents.length === 1 ? agents[0] : undefined);
   if (agentId === undefined || !mayActAs(agents, agentId))
     throw forbidden(`this API key reads only the calls of ${agents.join(', ')}: pass agent_id=<one>`);
-  return { ...scoped, agent_id: agentId };
+  return { query: { ...query, agent_id: agentId }, scope };
 }
 
 /**

@@ -6,14 +6,18 @@ import type { AttributionField, CallRecord, Dialect, RecordUsage } from './call-
  * `SqliteSink`, `PostgresSink`).
  */
 export interface CallStore {
-  /** Calls newest first, filtered, one page at a time (at most `limit` calls, and 4 MB of records past the first). */
-  list(query?: ListCallsQuery): Promise<CallPage>;
+  /**
+   * Calls newest first, filtered, one page at a time (at most `limit` calls, and 4 MB of records past the first),
+   * within `options.scope` (a reader's, ANDed to the query's filters; its key list is not held to `api_key_ids`'s
+   * 10,000).
+   */
+  list(query?: ListCallsQuery, options?: CallQueryOptions): Promise<CallPage>;
   /**
    * `list` as each record's JSON text, read from the store a batch at a time as `records` is iterated: what
    * `GET /v1/calls` streams, never parsing a record nor holding a page whole. Optional for other stores: the server
    * then serialises `list`.
    */
-  listJson?(query?: ListCallsQuery): Promise<CallTextPage>;
+  listJson?(query?: ListCallsQuery, options?: CallQueryOptions): Promise<CallTextPage>;
   /**
    * One call by id; `null` when the store does not have it. Optional for other stores: a Responses API call that
    * continues an earlier one (`previous_response_id`) needs it.

@@ -141,14 +141,15 @@ export class StoredCalls implements RecordSink, CallStore {
     return row ? recordOf(row.record) : null;
   }
 
-  async list(query?: ListCallsQuery): Promise<CallPage> {
-    const page = await this.listJson(query);
+  async list(query?: ListCallsQuery, options?: CallQueryOptions): Promise<CallPage> {
+    const page = await this.listJson(query, options);
     return parsedPage(page.records, page.next_cursor);
   }
 
   /** The page's rows and their records' sizes first (no record read), then the records a batch at a time. */
-  async listJson(query?: ListCallsQuery): Promise<CallTextPage> {
+  async listJson(query?: ListCallsQuery, options?: CallQueryOptions): Promise<CallTextPage> {
     const normalized = normalizeListQuery(query);
+    const scope = options?.scope;
     await this.ready();
     const { kind } = this.engine;
     const page = (db: Builder) => {
@@ -161,6 +162,10 @@ export class StoredCalls implements RecordSink, CallStore {
       }
       const keys = normalized.api_key_ids;
       if (keys !== undefined) select = select.where((eb) => anyOf(kind, eb, 'api_key_id', keys));
+      const readable = scope?.api_key_ids && [...scope.api_key_ids];
+      if (readable) select = select.where((eb) => anyOf(kind, eb, 'api_key_id', readable));
+      const agents = scope?.agent_ids && [...scope.agent_ids];
+      if (agents) select = select.where((eb) => anyOf(kind, eb, 'agent_id', agents));
       if (normalized.since !== undefined) select = select.where('created_at', '>=', normalized.since);
       if (normalized.until !== undefined) select = select.where('created_at', '<', normalized.until);
       const after = normalized.after;

@@ -17,7 +17,7 @@ export function callRoutes(gateway: Gateway): Route[] {
       path: /^\/v1\/calls$/,
       auth: 'key',
       async handle({ request, access }) {
-        let query: ListCallsQuery = {};
+        const query: ListCallsQuery = {};
         for (const name of [...ATTRIBUTION_FIELDS, 'since', 'until', 'cursor'] as const) {
           const value = request.query.get(name);
           if (value !== null) query[name] = value;
@@ -34,11 +34,12 @@ export function callRoutes(gateway: Gateway): Route[] {
         }
         const limit = integerParam(request.query, 'limit');
         if (limit !== undefined) query.limit = limit;
-        if (access) query = await readableCallList(access.key, query, access);
+        const readable = access ? await readableCallList(access.key, query, access) : { query, scope: {} };
         await gateway.flush();
         const store = gateway.calls;
-        if (!store.listJson) return json({ object: 'list', ...(await store.list(query)) });
-        return streamedPage(await store.listJson(query));
+        const options = { scope: readable.scope };
+        if (!store.listJson) return json({ object: 'list', ...(await store.list(readable.query, options)) });
+        return streamedPage(await store.listJson(readable.query, options));
       },
     },
     {
