@@ -207,6 +207,8 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       input: ['audio', 'text'],
       output: ['text'],
     },
+    context_window: 16_000,
+    max_output_tokens: 2_000,
     providers: [
       {
         provider: 'openai',
@@ -227,6 +229,8 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       input: ['audio', 'text'],
       output: ['text'],
     },
+    context_window: 16_000,
+    max_output_tokens: 2_000,
     providers: [
       {
         provider: 'openai',

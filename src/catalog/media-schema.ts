@@ -43,6 +43,9 @@ export interface MediaModel {
   maker: string;
   kind: MediaKind;
   modalities: { input: Modality[]; output: Modality[] };
+  /** A token-billed model's most tokens one call takes in (audio and prompt) and gives out: what budgets hold. */
+  context_window?: number;
+  max_output_tokens?: number;
   providers: MediaOffering[];
 }
 

@@ -245,6 +245,39 @@ describe('speech and transcription against the fake OpenAI server', () => {
     });
   });
 
+  it('gpt-4o-transcribe under a budget: held at its most (16,000 tokens in, 2,000 out) while it runs', async () => {
+    // The most one call costs: 16,000 × $2.5 + 2,000 × $10 per 1M = $0.06. A call is admitted while spent + held is
+    // under the budget: the first holds $0.06 of $0.05, so a second sent meanwhile is refused (not both let through).
+    const budgeted = createGateway({
+      env: {},
+      providers,
+      retry: { maxRetries: 0 },
+      budgets: { rules: [{ scope: 'agent', usd: 0.05, window: 'day' }] },
+    });
+    const file = { data: new Uint8Array(10), name: 'a.wav' };
+    server.enqueue({ delayMs: 200 }, { delayMs: 200 });
+    const both = await Promise.allSettled(
+      [0, 1].map(() =>
+        budgeted.createTranscription({ model: 'gpt-4o-transcribe', file, metadata: { agent_id: 'scribe' } }),
+      ),
+    );
+    const passed = both.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    expect(passed).toHaveLength(1);
+    expect(passed[0]!.switchyard.warnings ?? []).not.toContainEqual(
+      expect.objectContaining({ code: 'budget_estimate_unknown' }),
+    );
+    expect(both.find((result) => result.status === 'rejected')).toMatchObject({
+      reason: expect.objectContaining({ status: 402 }),
+    });
+    // The hold is given back for what the call cost: the next one passes.
+    const next = await budgeted.createTranscription(
+      { model: 'gpt-4o-transcribe', file },
+      { metadata: { agent_id: 'scribe' } },
+    );
+    expect(next.switchyard.cost_usd).toBeCloseTo((100 * 2.5 + 20 * 2.5 + 30 * 10) / 1e6, 12);
+    await budgeted.close();
+  });
+
   it('Groq transcribes in OpenAI shape; its price is not known', async () => {
     const file = { data: new Uint8Array(10), name: 'a.wav' };
     const answer = await gateway.createTranscription({ model: 'whisper-large-v3', file });
