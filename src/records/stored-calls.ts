@@ -1,6 +1,5 @@
 import { loadZod } from '../internal/load-zod.ts';
-import type { RunOptions, StorageEngine } from '../storage/engine.ts';
-import { prepare } from '../storage/engine.ts';
+import { LONGEST_QUERY_MS, prepare, type RunOptions, type StorageEngine } from '../storage/engine.ts';
 import { anyOf, asBytes, atMost } from '../storage/engine-sql.ts';
 import type { Builder } from '../storage/kysely.ts';
 import { isStorageFailure } from '../storage/storage-failure.ts';
@@ -47,7 +46,7 @@ import { type RecordSink, RecordsRefusedError } from './sink.ts';
 import { Turns } from './turns.ts';
 
 /** Summaries over every record (`agents()`) can take seconds on a large PostgreSQL table. */
-const SUMMARY: RunOptions = { timeoutMs: 15_000 };
+const SUMMARY: RunOptions = { timeoutMs: LONGEST_QUERY_MS };
 /** A batch of large records can take seconds to send: not the engine's fail-fast bound for a lookup. */
 const BATCH: RunOptions = SUMMARY;
 

@@ -37,8 +37,14 @@ export interface Result<Row> {
   changes: number;
 }
 
+/** The longest any query may be given (`RunOptions.timeoutMs`): summaries of every row, batches of large records. */
+export const LONGEST_QUERY_MS = 15_000;
+
 export interface RunOptions {
-  /** PostgreSQL: how long the query may take (default: the engine's, a second); summaries of every row take longer. */
+  /**
+   * PostgreSQL: how long the query may take (default: the engine's, a second; at most `LONGEST_QUERY_MS`); summaries
+   * of every row take longer.
+   */
   timeoutMs?: number;
 }
 

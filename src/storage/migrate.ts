@@ -39,8 +39,11 @@ export async function migratePostgres(pool: PostgresPool, schema: SchemaSpec): P
   // pg reads a per-query `query_timeout`: the pool's short one would cut the lock's wait.
   const query = <Row>(text: string, values?: unknown[]) =>
     client.query({ text, values, query_timeout: MIGRATION_QUERY_TIMEOUT_MS }) as Promise<PostgresResult<Row>>;
+  // The connection's statement_timeout would cut the lock's wait and an index's build in the server: raised for the
+  // migration, then set back to what it was.
+  let before: string | undefined;
   try {
-    // The pool's statement_timeout (a second) would cut the lock's wait and an index's build in the server too.
+    before = (await query<{ statement_timeout: string }>('SHOW statement_timeout')).rows[0]?.statement_timeout;
     await query(`SET statement_timeout = ${MIGRATION_QUERY_TIMEOUT_MS}`);
     await query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await query(
@@ -73,12 +76,14 @@ export async function migratePostgres(pool: PostgresPool, schema: SchemaSpec): P
     }
   } finally {
     await query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-    // Back to the pool's own; a connection that cannot be reset is dropped rather than handed on with it.
-    const reset = await query('RESET statement_timeout').then(
-      () => undefined,
-      (error: Error) => error,
-    );
-    client.release(reset);
+    // A connection that cannot be set back is dropped rather than handed on with the migration's timeout.
+    const setBack =
+      before === undefined ||
+      (await query("SELECT set_config('statement_timeout', $1, false)", [before]).then(
+        () => undefined,
+        (error: Error) => error,
+      ));
+    client.release(setBack);
   }
 }
 

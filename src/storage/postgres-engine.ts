@@ -11,6 +11,7 @@ import { ConnectionGate } from './connection-gate.ts';
 import {
   type Args,
   compile,
+  LONGEST_QUERY_MS,
   type Queries,
   type Query,
   type Result,
@@ -27,6 +28,11 @@ export interface PostgresEngineOptions {
   max?: number | undefined;
   /** How long a query may take by default (default 1 s: an outage is a 503 within a second, not a hang). */
   queryTimeoutMs?: number | undefined;
+  /**
+   * The longest any query may be given (default `LONGEST_QUERY_MS`): each connection's `statement_timeout`, so that
+   * PostgreSQL stops a query whose caller stopped waiting by then at the latest.
+   */
+  longestQueryMs?: number | undefined;
 }
 
 /** How long a request may queue for a connection when all are busy (a burst, not an outage: that fails in 1 s). */
@@ -43,6 +49,7 @@ export class PostgresEngine implements StorageEngine {
   readonly kind = 'postgres';
   readonly #pool: PostgresPool & { end?(): Promise<void> };
   readonly #timeoutMs: number;
+  readonly #longestMs: number;
   readonly #ready = new Map<string, Promise<void>>();
   readonly #gate: ConnectionGate;
   /**
@@ -54,6 +61,7 @@ export class PostgresEngine implements StorageEngine {
   /** A `postgres://…` URL or pool options (a pool is made, and ended with the engine), or a pool opened elsewhere. */
   constructor(connection: string | PostgresPoolConfig | PostgresPool, options: PostgresEngineOptions = {}) {
     this.#timeoutMs = options.queryTimeoutMs ?? FAIL_FAST_POOL.query_timeout;
+    this.#longestMs = Math.ceil(Math.max(this.#timeoutMs, options.longestQueryMs ?? LONGEST_QUERY_MS));
     if (typeof connection !== 'string' && 'connect' in connection) {
       this.#connectWith = undefined;
       this.#pool = connection as PostgresPool;
@@ -68,8 +76,6 @@ export class PostgresEngine implements StorageEngine {
       max: options.max ?? 10,
       ...FAIL_FAST_POOL,
       query_timeout: this.#timeoutMs,
-      // The server stops a query when the client stops waiting for it: pg's query_timeout alone leaves it running.
-      statement_timeout: this.#timeoutMs,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           NUMBER_TYPES.has(oid) ? Number : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
@@ -79,18 +85,17 @@ export class PostgresEngine implements StorageEngine {
     this.#gate = new ConnectionGate(pool.options.max ?? 10, QUEUE_WAIT_MS);
     // An idle client's error (the server restarting) must not crash the process; the next query reconnects.
     pool.on('error', () => {});
+    // pg's query_timeout only stops the client waiting: the server stops a query itself by the longest any query is
+    // given. Set once a connection opens (queued before its first query), not as a startup parameter, which a pooler
+    // such as PgBouncer refuses.
+    pool.on('connect', (client: PostgresClient) => {
+      client.query(`SET statement_timeout = ${this.#longestMs}`).catch(() => {});
+    });
     this.#pool = pool as unknown as PostgresPool;
   }
 
   run<Row>(query: Query<Row>, args?: Args, options?: RunOptions): Promise<Result<Row>> {
-    // A query allowed longer than the pool's statement_timeout raises it for itself, in a transaction of its own.
-    if (this.#longer(options)) return this.transaction((tx) => tx.run(query, args, options));
     return this.#gate.hold(() => this.#on(this.#pool, query, args, options));
-  }
-
-  /** Whether `options` allow a query longer than the statement_timeout of this engine's own pool. */
-  #longer(options: RunOptions | undefined): options is { timeoutMs: number } {
-    return this.#connectWith !== undefined && options?.timeoutMs !== undefined && options.timeoutMs > this.#timeoutMs;
   }
 
   transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T> {
@@ -104,15 +109,7 @@ export class PostgresEngine implements StorageEngine {
     } catch (error) {
       throw postgresError(error);
     }
-    let allowed = this.#timeoutMs;
-    const run: Queries['run'] = async (query, args, options) => {
-      if (this.#longer(options) && options.timeoutMs > allowed)
-        allowed = await client
-          .query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`)
-          .then(() => options.timeoutMs)
-          .catch((error: unknown) => Promise.reject(postgresError(error)));
-      return this.#on(client, query, args, options);
-    };
+    const run: Queries['run'] = (query, args, options) => this.#on(client, query, args, options);
     const tx: Queries = { kind: 'postgres', run };
     let broken: Error | undefined;
     try {
@@ -188,7 +185,7 @@ export class PostgresEngine implements StorageEngine {
       const result = (await on.query({
         text: sql,
         values: values.map(postgresValue),
-        query_timeout: options?.timeoutMs ?? this.#timeoutMs,
+        query_timeout: Math.min(options?.timeoutMs ?? this.#timeoutMs, this.#longestMs),
       })) as PostgresResult<Row>;
       return { rows: result.rows, changes: result.rowCount ?? result.rows.length };
     } catch (error) {
