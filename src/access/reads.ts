@@ -120,6 +120,16 @@ export async function readableCallList(
 }
 
 /**
+ * Whether a record is within a reader's scope (as `readScope` makes it): what a page from a store that does not apply
+ * the scope itself is checked with, so that such a store fails closed.
+ */
+export function withinScope(record: CallRecord, scope: CallQueryScope): boolean {
+  const key = record.metadata?.api_key_id;
+  if (scope.api_key_ids && (key === undefined || !scope.api_key_ids.includes(key))) return false;
+  return !scope.agent_ids || (record.agent_id !== null && scope.agent_ids.includes(record.agent_id));
+}
+
+/**
  * A 403 unless `key` reads every call: traces, daily costs, agent totals and the page span every agent and every
  * tenant.
  */

@@ -1,7 +1,8 @@
-import { readableCallList, requireEveryCall } from '../../access/reads.ts';
+import { readableCallList, requireEveryCall, withinScope } from '../../access/reads.ts';
 import type { Gateway } from '../../gateway.ts';
 import { ATTRIBUTION_FIELDS, DIALECTS, type Dialect } from '../../records/call-record.ts';
 import type { CallTextPage, ListCallsQuery } from '../../records/call-store.ts';
+import { StoredCalls } from '../../records/stored-calls.ts';
 import type { Reply } from '../exchange.ts';
 import { HttpError, json } from '../responses.ts';
 import type { Route } from '../router.ts';
@@ -38,8 +39,12 @@ export function callRoutes(gateway: Gateway): Route[] {
         await gateway.flush();
         const store = gateway.calls;
         const options = { scope: readable.scope };
-        if (!store.listJson) return json({ object: 'list', ...(await store.list(readable.query, options)) });
-        return streamedPage(await store.listJson(readable.query, options));
+        // A store of ours applies the scope in its query; another's page is checked here as well, so that a store
+        // that ignores the scope shows nothing it should not.
+        if (store instanceof StoredCalls) return streamedPage(await store.listJson(readable.query, options));
+        const page = await store.list(readable.query, options);
+        const data = page.data.filter((record) => withinScope(record, readable.scope));
+        return json({ object: 'list', ...page, data });
       },
     },
     {
