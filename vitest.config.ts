@@ -43,6 +43,7 @@ export default defineConfig({
             'test/providers/openai-compatible.test.ts',
             'test/providers/anthropic.test.ts',
             'test/providers/google.test.ts',
+            'test/providers/header-secrets.test.ts',
             'test/reliability/fault-matrix.test.ts',
             'test/reliability/fault-matrix-in-process.test.ts',
             'test/reliability/malformed-answers.test.ts',

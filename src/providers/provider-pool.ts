@@ -5,13 +5,8 @@ import { credentialsOf, hasCredentials, type MissingSetting, settingsWithKey } f
 import { KeyHealth, type KeySlot, keySlotsOf } from './key-slots.ts';
 import type { MockProvider } from './mock/simulator.ts';
 import { standIn } from './mock/stand-in.ts';
-import {
-  type Provider,
-  type ProviderSettings,
-  type ProviderTransport,
-  type ResolvedProviderSettings,
-  secretsOf,
-} from './provider.ts';
+import type { Provider, ProviderSettings, ProviderTransport, ResolvedProviderSettings } from './provider.ts';
+import { secretsOf } from './provider-secrets.ts';
 import type { ProviderRegistry } from './registry.ts';
 import { fetchSender } from './wire/fetch-sender.ts';
 import { runtimeTransport, type SharedTransport } from './wire/runtime-transport.ts';

@@ -1,7 +1,6 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ModelEntry } from '../catalog/catalog-schema.ts';
 import type { ModelProfile } from '../catalog/model-profile.ts';
-import { urlCredentials } from '../internal/redact.ts';
 import type { ResolvedReasoning } from '../reasoning.ts';
 import type { OutputSpec } from '../structured-output/output-spec.ts';
 import type { StrictPlan } from '../structured-output/strict-json-schema.ts';
@@ -271,15 +270,4 @@ export function sdkClientOptions(settings: ResolvedProviderSettings) {
     ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
   };
-}
-
-/**
- * What every provider's errors must never show: its key, the user name and password of its base URL, and the values
- * of its extra headers (often a proxy's token; a harmless one such as a title is redacted too). A definition's
- * `secrets` adds its own (a cloud's credentials).
- */
-export function secretsOf(settings: Pick<ProviderSettings, 'apiKey' | 'baseURL' | 'headers'>): string[] {
-  return [settings.apiKey, ...urlCredentials(settings.baseURL), ...Object.values(settings.headers ?? {})].filter(
-    (secret): secret is string => !!secret,
-  );
 }

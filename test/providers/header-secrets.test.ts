@@ -37,6 +37,29 @@ describe("a provider's headers are secrets", () => {
     expect(text).not.toContain('proxy-token-0123456789');
   });
 
+  it("a credential's token is redacted alone too; a header naming a feature is left to explain the error", async () => {
+    const gateway = createGateway({
+      env: {},
+      retry: { maxRetries: 0 },
+      providers: {
+        openai: {
+          apiKey: 'sk-test',
+          baseURL: openai.url,
+          headers: { 'cf-aig-authorization': 'Bearer gateway-token-987654', 'openai-beta': 'assistants=v2' },
+        },
+      },
+    });
+    openai.enqueue({
+      error: { status: 401, message: 'gateway-token-987654 is not valid; openai-beta assistants=v2 is not supported' },
+    });
+    const error = await gateway
+      .createCompletion({ model: 'openai/gpt-4o-mini', messages: hello })
+      .catch((thrown: unknown) => thrown);
+    const text = `${(error as Error).message} ${JSON.stringify(error)}`;
+    expect(text).not.toContain('gateway-token-987654');
+    expect(text).toContain('assistants=v2 is not supported');
+  });
+
   it('serve --config reads a header written { env: NAME } from the environment', () => {
     const file = join(dir, 'headers.yaml');
     writeFileSync(
