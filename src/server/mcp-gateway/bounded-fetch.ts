@@ -5,7 +5,7 @@
  * server never hears that a call timed out). The long-lived GET stream of notifications is held to events of
  * `maxBytes` (`withLinesBounded`).
  */
-export function boundedFetch(maxBytes: number, holdMs: number): typeof fetch {
+export function boundedFetch(maxBytes: number, holdMs: number, cutMark: string): typeof fetch {
   return async (input, init) => {
     if ((init?.method ?? 'GET') !== 'POST') return withLinesBounded(await fetch(input, init), maxBytes);
     const held = AbortSignal.timeout(holdMs);
@@ -20,7 +20,7 @@ export function boundedFetch(maxBytes: number, holdMs: number): typeof fetch {
         if (seen <= maxBytes) return controller.enqueue(chunk);
         // The SDK reads an event stream apart from the request it answers: an error there never reaches the call,
         // which would wait for its deadline. The stream ends instead with the call's answer: this error.
-        const ending = events ? tooLargeEvent(init?.body, maxBytes) : undefined;
+        const ending = events ? tooLargeEvent(init?.body, maxBytes, cutMark) : undefined;
         if (!ending) return controller.error(new ResultTooLargeError(maxBytes));
         controller.enqueue(new TextEncoder().encode(ending));
         controller.terminate();
@@ -63,15 +63,20 @@ function withLinesBounded(response: Response, maxBytes: number): Response {
   return new Response(response.body.pipeThrough(limit), { status, statusText, headers });
 }
 
-/** What marks the JSON-RPC error a cut event stream ends with (`data.reason`), as `ResultTooLargeError` does. */
-export const TOO_LARGE_REASON = 'switchyard_result_too_large';
+/**
+ * What marks the JSON-RPC error a cut event stream ends with (`data.reason`), as `ResultTooLargeError` does: random
+ * per upstream, so that the upstream cannot pass an error of its own off as the gateway's bound.
+ */
+export function cutMark(): string {
+  return `switchyard_result_too_large:${crypto.randomUUID()}`;
+}
 
 /**
- * The event that ends a stream cut by the bound: a JSON-RPC error answering the request sent (`body`), after a blank
- * line that closes whatever event was cut. `undefined` when the body is not one request (a notification has no
- * answer to wait for).
+ * The event that ends a stream cut by the bound: a JSON-RPC error answering the request sent (`body`), marked
+ * `mark`, after a blank line that closes whatever event was cut. `undefined` when the body is not one request (a
+ * notification has no answer to wait for).
  */
-function tooLargeEvent(body: unknown, maxBytes: number): string | undefined {
+function tooLargeEvent(body: unknown, maxBytes: number, mark: string): string | undefined {
   let request: unknown;
   try {
     request = typeof body === 'string' ? JSON.parse(body) : undefined;
@@ -83,7 +88,7 @@ function tooLargeEvent(body: unknown, maxBytes: number): string | undefined {
   const error = {
     code: -32603,
     message: new ResultTooLargeError(maxBytes).message,
-    data: { reason: TOO_LARGE_REASON },
+    data: { reason: mark },
   };
   return `\n\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`;
 }

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { redactSecrets } from '../../internal/redact.ts';
-import { boundedFetch, ResultTooLargeError, TOO_LARGE_REASON } from './bounded-fetch.ts';
+import { boundedFetch, cutMark, ResultTooLargeError } from './bounded-fetch.ts';
 import {
   DEFAULT_MCP_LISTING_WAIT_MS,
   DEFAULT_MCP_MAX_RESULT_BYTES,
@@ -64,6 +64,8 @@ export class McpUpstream {
   readonly #closing = new AbortController();
   /** Its own credentials (header values, env values), cut from any error text it passes on. */
   readonly #secrets: string[];
+  /** Marks the error a too-large event stream is ended with (bounded-fetch.ts). */
+  readonly #cutMark = cutMark();
 
   constructor(settings: McpUpstreamSettings) {
     this.name = settings.name;
@@ -211,7 +213,7 @@ export class McpUpstream {
       return new StreamableHTTPClientTransport(new URL(settings.url), {
         requestInit: { headers: { ...settings.headers } },
         // A request outlives its deadline only by the time the answer takes to be read.
-        fetch: boundedFetch(2 * this.#maxResultBytes + ENVELOPE_BYTES, this.#timeoutMs + HOLD_GRACE_MS),
+        fetch: boundedFetch(2 * this.#maxResultBytes + ENVELOPE_BYTES, this.#timeoutMs + HOLD_GRACE_MS, this.#cutMark),
       });
     }
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
@@ -237,7 +239,7 @@ export class McpUpstream {
     if (
       error instanceof ResultTooLargeError ||
       (error as Error | undefined)?.cause instanceof ResultTooLargeError ||
-      (error as { data?: { reason?: unknown } } | undefined)?.data?.reason === TOO_LARGE_REASON
+      (error as { data?: { reason?: unknown } } | undefined)?.data?.reason === this.#cutMark
     )
       return this.#tooLarge();
     const code = (error as { code?: unknown } | undefined)?.code;
