@@ -1,4 +1,4 @@
-import { type CallQueryResult, NUMBER_FIELDS, type ParsedCallQuery } from './call-query.ts';
+import { type CallQueryResult, NUMBER_FIELDS, type ParsedCallQuery, TIME_FIELD } from './call-query.ts';
 import { roundUsd } from './compute-cost.ts';
 
 /**
@@ -9,7 +9,9 @@ import { roundUsd } from './compute-cost.ts';
 type Row = Record<string, unknown>;
 
 export function resultOf(rows: Row[], query: ParsedCallQuery): CallQueryResult {
-  const numbers = query.grouped ? query.aggregates.map((aggregate) => aggregate.name) : [...NUMBER_FIELDS];
+  const numbers = query.grouped
+    ? query.aggregates.filter((aggregate) => aggregate.field !== TIME_FIELD).map((aggregate) => aggregate.name)
+    : [...NUMBER_FIELDS];
   const data = rows.slice(0, query.limit).map((row) => {
     const out: Record<string, string | number | null> = {};
     for (const [name, value] of Object.entries(row)) {

@@ -15,6 +15,8 @@ export const NUMBER_FIELDS = [
   'reasoning_tokens',
   'cached_tokens',
 ] as const;
+/** The call's start (ISO 8601), aggregated by `min` and `max` only: a group's first and last call. */
+export const TIME_FIELD = 'created_at';
 export const AGGREGATE_FUNCTIONS = ['count', 'sum', 'avg', 'min', 'max', 'p50', 'p90', 'p99'] as const;
 export const MAX_QUERY_LIMIT = 1000;
 export const DEFAULT_QUERY_LIMIT = 100;
@@ -77,9 +79,12 @@ function buildSchemas(z: typeof Zod.z) {
     .object({
       fn: z.enum(AGGREGATE_FUNCTIONS).describe('count, sum, avg, min, max, or a percentile: p50, p90, p99.'),
       field: z
-        .enum(NUMBER_FIELDS)
+        .enum([...NUMBER_FIELDS, TIME_FIELD])
         .optional()
-        .describe('The number aggregated; count without it counts calls. Named <fn>_<field> in the result.'),
+        .describe(
+          'The number aggregated; count without it counts calls; created_at with min or max only (the first or ' +
+            'last call). Named <fn>_<field> in the result.',
+        ),
     })
     .strict();
 

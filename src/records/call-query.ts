@@ -8,9 +8,10 @@ import {
   DEFAULT_QUERY_LIMIT,
   GROUP_COLUMNS,
   NUMBER_FIELDS,
+  TIME_FIELD,
 } from './call-query-schema.ts';
 
-export { AGGREGATE_FUNCTIONS, GROUP_COLUMNS, MAX_QUERY_LIMIT, NUMBER_FIELDS } from './call-query-schema.ts';
+export { AGGREGATE_FUNCTIONS, GROUP_COLUMNS, MAX_QUERY_LIMIT, NUMBER_FIELDS, TIME_FIELD } from './call-query-schema.ts';
 export type { CallQuery };
 
 /**
@@ -53,7 +54,7 @@ export interface CallQueryResult {
 
 export interface Aggregate {
   fn: AggregateFunction;
-  field: NumberField | undefined;
+  field: NumberField | typeof TIME_FIELD | undefined;
   /** Its name in the result. */
   name: string;
 }
@@ -86,12 +87,18 @@ export function parseCallQuery(query: unknown, options: CallQueryOptions = {}): 
     limit,
     scope: scopeOf(options.scope),
   };
-  for (const [index, { fn, field }] of aggregates.entries())
+  for (const [index, { fn, field }] of aggregates.entries()) {
     if (fn !== 'count' && !field)
       throw new InvalidRequestError(
         `Call query: aggregates.${index}.field: "${fn}" needs a field.`,
         `aggregates.${index}.field`,
       );
+    if (field === TIME_FIELD && fn !== 'min' && fn !== 'max')
+      throw new InvalidRequestError(
+        `Call query: aggregates.${index}.fn: ${TIME_FIELD} is aggregated by min or max only (got "${fn}").`,
+        `aggregates.${index}.fn`,
+      );
+  }
   const columns: readonly string[] = grouped
     ? [...parsed.group_by, ...parsed.aggregates.map((aggregate) => aggregate.name)]
     : ROW_COLUMNS;

@@ -86,6 +86,17 @@ const QUERIES: Array<[string, CallQuery]> = [
     },
   ],
   [
+    'first and last call per agent, latest first',
+    {
+      group_by: ['agent_id'],
+      aggregates: [
+        { fn: 'min', field: 'created_at' },
+        { fn: 'max', field: 'created_at' },
+      ],
+      order_by: [{ field: 'max_created_at', direction: 'desc' }],
+    },
+  ],
+  [
     'metadata keys with dots and quotes are keys',
     { filter: { metadata: { 'odd.key"\'': 'y' } }, aggregates: [{ fn: 'count' }] },
   ],
@@ -105,6 +116,26 @@ describe('the same query on every store', () => {
     const expected = await memory.queryCalls(query);
     expect(expected.data.length).toBeGreaterThan(0);
     for (const [name, store] of stores()) expect(await store.queryCalls!(query), name).toEqual(expected);
+  });
+});
+
+describe('the first and last call of a group', () => {
+  it.each([
+    ['memory', memory],
+    ['SQLite', sqlite],
+  ] as const)('%s: min and max of created_at are its times; other aggregates of it are refused', async (_n, store) => {
+    const mine = records.filter((record) => record.agent_id === 'agent-2').map((record) => record.created_at);
+    const { data } = await store.queryCalls({
+      filter: { agent_id: 'agent-2' },
+      aggregates: [
+        { fn: 'min', field: 'created_at' },
+        { fn: 'max', field: 'created_at' },
+      ],
+    });
+    expect(data).toEqual([{ min_created_at: mine.sort()[0], max_created_at: mine.at(-1) }]);
+    await expect(store.queryCalls({ aggregates: [{ fn: 'sum', field: 'created_at' }] })).rejects.toThrow(
+      /created_at is aggregated by min or max only/,
+    );
   });
 });
 

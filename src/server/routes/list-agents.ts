@@ -56,7 +56,12 @@ export async function listAgents(
   if (readsCalls) {
     const query: CallQuery = {
       group_by: ['agent_id'],
-      aggregates: [{ fn: 'count' }, { fn: 'sum', field: 'cost_usd' }],
+      aggregates: [
+        { fn: 'count' },
+        { fn: 'sum', field: 'cost_usd' },
+        { fn: 'min', field: 'created_at' },
+        { fn: 'max', field: 'created_at' },
+      ],
       limit: MAX_CALL_AGENTS,
     };
     for (const row of (await queryCalls(gateway, query, access)).data) {
@@ -64,6 +69,8 @@ export async function listAgents(
       const agent = entry(row.agent_id);
       agent.calls = Number(row.count ?? 0);
       agent.cost_usd = Number(row.sum_cost_usd ?? 0);
+      agent.first_call_at = typeof row.min_created_at === 'string' ? row.min_created_at : null;
+      agent.last_call_at = typeof row.max_created_at === 'string' ? row.max_created_at : null;
     }
   }
   if (readsDeployments) {
@@ -74,7 +81,6 @@ export async function listAgents(
 
   const sorted = [...agents.values()].sort((a, b) => (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0));
   const data = sorted.slice(0, limit);
-  await Promise.all(data.filter((agent) => agent.calls > 0).map((agent) => addCallSpan(gateway, access, agent)));
   return { object: 'list', data, has_more: sorted.length > limit };
 }
 
@@ -82,18 +88,4 @@ export async function listAgents(
 function addDeployment(agent: AgentListing, deployment: Deployment): void {
   agent.deployments += 1;
   agent.latest_deployments[deployment.environment] ??= deployment.id;
-}
-
-/** First and last call times: the call query aggregates numbers only, so the oldest and newest rows are read. */
-async function addCallSpan(gateway: Gateway, access: KeyAccess, agent: AgentListing): Promise<void> {
-  const edge = async (direction: 'asc' | 'desc') => {
-    const query: CallQuery = {
-      filter: { agent_id: agent.agent_id },
-      order_by: [{ field: 'created_at', direction }],
-      limit: 1,
-    };
-    const [row] = (await queryCalls(gateway, query, access)).data;
-    return typeof row?.created_at === 'string' ? row.created_at : null;
-  };
-  [agent.first_call_at, agent.last_call_at] = await Promise.all([edge('asc'), edge('desc')]);
 }
