@@ -1,6 +1,6 @@
 import type { AliasableExpression, ExpressionBuilder, SqlBool } from 'kysely';
-import { LONGEST_QUERY_MS, type Queries } from './engine.ts';
-import { type Builder, kysely } from './kysely.ts';
+import type { Queries } from './engine.ts';
+import { kysely } from './kysely.ts';
 import { MEMORY_FUNCTIONS } from './memory-values.ts';
 import { PERCENTILE_FUNCTION } from './percentile.ts';
 import type { EngineKind } from './schema.ts';
@@ -121,7 +121,5 @@ MEMORY_FUNCTIONS.set(EPOCH_MS, ([time]) => (time === null ? null : Date.parse(St
 export async function queueBehind(tx: Queries, name: string): Promise<void> {
   if (tx.kind !== 'postgres') return;
   const { sql } = kysely();
-  // A queue, not an outage: waited for as long as any query may take (a burst of mints in a large tenant).
-  const lock = (db: Builder) => db.selectNoFrom(sql`pg_advisory_xact_lock(hashtextextended(${name}, 0))`.as('held'));
-  await tx.run(lock, undefined, { timeoutMs: LONGEST_QUERY_MS });
+  await tx.run((db) => db.selectNoFrom(sql`pg_advisory_xact_lock(hashtextextended(${name}, 0))`.as('held')));
 }
