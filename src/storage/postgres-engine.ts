@@ -72,10 +72,21 @@ export class PostgresEngine implements StorageEngine {
     const config = typeof connection === 'string' ? { connectionString: connection } : connection;
     this.#connectWith = config as PostgresPoolConfig;
     const types = pg().types;
+    const longest = this.#longestMs;
     const pool = new (pg().Pool)({
       max: options.max ?? 10,
       ...FAIL_FAST_POOL,
       query_timeout: this.#timeoutMs,
+      // pg's query_timeout only stops the client waiting: the server stops a query itself by the longest any query
+      // is given. Set as a connection opens, before its first query (a connection that cannot take it is closed),
+      // not as a startup parameter, which PgBouncer refuses; a statement_timeout of the caller's options wins.
+      ...('statement_timeout' in config
+        ? {}
+        : {
+            onConnect: async (client: { query(text: string): Promise<unknown> }) => {
+              await client.query(`SET statement_timeout = ${longest}`);
+            },
+          }),
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           NUMBER_TYPES.has(oid) ? Number : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
@@ -85,12 +96,6 @@ export class PostgresEngine implements StorageEngine {
     this.#gate = new ConnectionGate(pool.options.max ?? 10, QUEUE_WAIT_MS);
     // An idle client's error (the server restarting) must not crash the process; the next query reconnects.
     pool.on('error', () => {});
-    // pg's query_timeout only stops the client waiting: the server stops a query itself by the longest any query is
-    // given. Set once a connection opens (queued before its first query), not as a startup parameter, which a pooler
-    // such as PgBouncer refuses.
-    pool.on('connect', (client: PostgresClient) => {
-      client.query(`SET statement_timeout = ${this.#longestMs}`).catch(() => {});
-    });
     this.#pool = pool as unknown as PostgresPool;
   }
 
