@@ -116,7 +116,7 @@ export async function readableCallList(
   const agentId = query.agent_id ?? (agents.length === 1 ? agents[0] : undefined);
   if (agentId === undefined || !mayActAs(agents, agentId))
     throw forbidden(`this API key reads only the calls of ${agents.join(', ')}: pass agent_id=<one>`);
-  return { query: { ...query, agent_id: agentId }, scope };
+  return { query: { ...query, agent_id: agentId }, scope: { ...scope, agent_ids: [agentId] } };
 }
 
 /**

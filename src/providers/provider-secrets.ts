@@ -10,7 +10,8 @@ import type { ProviderSettings } from './provider.ts';
 export function secretsOf(settings: Pick<ProviderSettings, 'apiKey' | 'baseURL' | 'headers'>): string[] {
   const headers = Object.entries(settings.headers ?? {})
     .filter(([name]) => !PUBLIC_HEADERS.has(name.toLowerCase()))
-    .flatMap(([, value]) => [value, value.replace(AUTH_SCHEME, '')]);
+    // A value a JavaScript caller set to null (to unset an SDK's default header) is no secret, and no failure.
+    .flatMap(([, value]) => (typeof value === 'string' ? [value, value.replace(AUTH_SCHEME, '')] : []));
   return [settings.apiKey, ...urlCredentials(settings.baseURL), ...headers].filter(
     (secret): secret is string => !!secret,
   );

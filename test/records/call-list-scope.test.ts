@@ -34,6 +34,19 @@ describe('a list of calls within a scope', () => {
 });
 
 describe('readableCallList', () => {
+  it("puts an agent-limited key's one agent in the scope too (a store ignoring filters fails closed)", async () => {
+    const lookups = { descendants: async () => [], tenantKeys: async () => ['key_tenant', 'key_reader'] };
+    const reader = {
+      id: 'key_reader',
+      scopes: ['calls:read' as const],
+      allowed_agents: ['support', 'billing'],
+      ancestors: ['key_tenant'],
+    };
+    const { query, scope } = await readableCallList(reader, { agent_id: 'billing' }, lookups);
+    expect(query).toEqual({ agent_id: 'billing' });
+    expect(scope).toEqual({ api_key_ids: ['key_tenant', 'key_reader'], agent_ids: ['billing'] });
+  });
+
   it("gives a tenant's keys as the scope, apart from the caller's query", async () => {
     const tenantKeys = ['key_tenant', 'key_reader', ...many(12_000)];
     const lookups = { descendants: async () => [], tenantKeys: async () => tenantKeys };
