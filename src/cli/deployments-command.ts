@@ -93,6 +93,9 @@ async function withDeployments(
   run: (store: DeploymentStore) => Promise<void>,
 ): Promise<void> {
   // The same choice as `serve`: `--deployments`, else PostgreSQL (`--database`), else the data directory's SQLite.
+  // Both typed is a mistake (one would be ignored); SWITCHYARD_DATABASE_URL set around a --deployments is not.
+  if (options.deployments !== undefined && (options.database ?? options.databaseUrlFile) !== undefined)
+    throw new Error('Give --deployments or --database (--database-url-file), not both.');
   warnOfPasswordsInArguments(options);
   const database = options.deployments === undefined ? databaseUrlOf(options) : undefined;
   if (options.deployments === undefined && database === undefined) requireSqlite(command);

@@ -64,6 +64,19 @@ describe('the switchyard CLI', () => {
     });
   });
 
+  it('deployments with both --deployments and --database is refused, not one of them ignored', async () => {
+    for (const database of [
+      ['--database', 'postgres://db.example/x'],
+      ['--database-url-file', join(dataDir, 'x')],
+    ])
+      await expect(
+        run('deployments', 'list', '--deployments', join(dataDir, 'dir'), ...database, '--data', dataDir),
+      ).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('Give --deployments or --database (--database-url-file), not both'),
+      });
+  });
+
   it('has --help on every command', async () => {
     for (const command of [[], ['serve'], ['keys'], ['keys', 'create'], ['models'], ['deployments', 'push']]) {
       expect((await run(...command, '--help')).stdout, command.join(' ')).toMatch(/^Usage: switchyard/);
