@@ -77,16 +77,11 @@ export class PostgresEngine implements StorageEngine {
       max: options.max ?? 10,
       ...FAIL_FAST_POOL,
       query_timeout: this.#timeoutMs,
-      // pg's query_timeout only stops the client waiting: the server stops a query itself by the longest any query
-      // is given. Set as a connection opens, before its first query (a connection that cannot take it is closed),
-      // not as a startup parameter, which PgBouncer refuses; a statement_timeout of the caller's options wins.
-      ...('statement_timeout' in config
-        ? {}
-        : {
-            onConnect: async (client: { query(text: string): Promise<unknown> }) => {
-              await client.query(`SET statement_timeout = ${longest}`);
-            },
-          }),
+      // Set as a connection opens, before its first query (one that cannot take them is closed), not as startup
+      // parameters, which PgBouncer refuses.
+      onConnect: async (client: { query(text: string): Promise<unknown> }) => {
+        await client.query(sessionSettings('statement_timeout' in config ? undefined : longest));
+      },
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           NUMBER_TYPES.has(oid) ? Number : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
@@ -197,6 +192,21 @@ export class PostgresEngine implements StorageEngine {
       throw postgresError(error);
     }
   }
+}
+
+/**
+ * pg's query_timeout only stops the client waiting, and the pool then drops the connection: a connection's session
+ * stops its query when the server sees the connection gone (checked each second, PostgreSQL 14 and later, where the
+ * system allows: skipped elsewhere), and in any case by the longest any query is given (`statement_timeout`; a
+ * caller's own, from its pool options, is left as it is).
+ */
+function sessionSettings(statementTimeoutMs: number | undefined): string {
+  const statement = statementTimeoutMs === undefined ? '' : `SET statement_timeout = ${statementTimeoutMs}; `;
+  return (
+    `${statement}DO $$ BEGIN IF current_setting('server_version_num')::int >= 140000 THEN ` +
+    "PERFORM set_config('client_connection_check_interval', '1000', false); END IF; " +
+    'EXCEPTION WHEN others THEN NULL; END $$'
+  );
 }
 
 /**

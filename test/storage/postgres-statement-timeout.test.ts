@@ -51,6 +51,18 @@ describe.skipIf(!server)('PostgreSQL queries stop when the engine stops waiting'
     }
   });
 
+  it('a query abandoned well within the longest stops once the server sees its connection gone', async () => {
+    // The longest a query is given stays 15 s: the connection the pool dropped on the client's timeout is what ends it
+    // (PostgreSQL's client_connection_check_interval, 14 and later).
+    const engine = new PostgresEngine(server!.url, { queryTimeoutMs: 300 });
+    try {
+      await expect(engine.run(sleeping(9.75))).rejects.toBeInstanceOf(StorageUnavailableError);
+      await noneLeft('pg_sleep(9.75)', 3_000);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('a query given longer (a summary) runs to its end; none runs past the longest', async () => {
     const engine = new PostgresEngine(server!.url, { queryTimeoutMs: 300, longestQueryMs: 2_000, max: 1 });
     try {
