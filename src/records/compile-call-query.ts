@@ -3,7 +3,14 @@ import { compile } from '../storage/engine.ts';
 import { anyOf, atMost, metadataIs, percentileOf } from '../storage/engine-sql.ts';
 import type { Builder } from '../storage/kysely.ts';
 import type { EngineKind } from '../storage/schema.ts';
-import { type Aggregate, type GroupColumn, isoInstant, type ParsedCallQuery, ROW_COLUMNS } from './call-query.ts';
+import {
+  type Aggregate,
+  type CallQueryScope,
+  type GroupColumn,
+  isoInstant,
+  type ParsedCallQuery,
+  ROW_COLUMNS,
+} from './call-query.ts';
 import { NUMBER_FIELDS, TEXT_FILTERS } from './call-query-schema.ts';
 
 /**
@@ -53,17 +60,31 @@ export function compileCallQuery(query: ParsedCallQuery, kind: EngineKind): { sq
   return { sql, params: values };
 }
 
+/** `column` is one of `values`: none matches nothing, one is an equality, more are bound as one value. */
+function among(kind: EngineKind, eb: Eb, column: string, values: readonly string[]): Expression<SqlBool> {
+  if (values.length === 0) return eb.lit(false);
+  if (values.length === 1) return eb(column, '=', values[0]);
+  return anyOf(kind, eb, column, [...values]);
+}
+
+/** A reader's scope as conditions, ANDed to a query's own (the call query's, and `StoredCalls`' pages). */
+export function scopeConditions(
+  kind: EngineKind,
+  eb: Eb,
+  scope: { readonly [K in keyof CallQueryScope]?: CallQueryScope[K] | undefined },
+): Expression<SqlBool>[] {
+  const out: Expression<SqlBool>[] = [];
+  if (scope.agent_ids !== undefined) out.push(among(kind, eb, 'agent_id', scope.agent_ids));
+  if (scope.api_key_ids !== undefined) out.push(among(kind, eb, 'api_key_id', scope.api_key_ids));
+  return out;
+}
+
 function conditions(kind: EngineKind, eb: Eb, query: ParsedCallQuery): Expression<SqlBool>[] {
   const { filter, scope } = query;
   const out: Expression<SqlBool>[] = [];
-  const among = (column: string, values: readonly string[]) => {
-    if (values.length === 0) out.push(eb.lit(false));
-    else if (values.length === 1) out.push(eb(column, '=', values[0]));
-    else out.push(anyOf(kind, eb, column, [...values]));
-  };
   for (const column of TEXT_FILTERS) {
     const value = filter[column];
-    if (value !== undefined) among(column, typeof value === 'string' ? [value] : value);
+    if (value !== undefined) out.push(among(kind, eb, column, typeof value === 'string' ? [value] : value));
   }
   if (filter.status !== undefined) out.push(eb('status', '=', filter.status));
   if (filter.dialect !== undefined) out.push(eb('dialect', '=', filter.dialect));
@@ -76,8 +97,7 @@ function conditions(kind: EngineKind, eb: Eb, query: ParsedCallQuery): Expressio
   for (const [key, value] of Object.entries(filter.metadata ?? {}))
     out.push(metadataIs(kind, eb, 'record', key, value));
   // The caller's scope: ANDed after the filter, which can only narrow it.
-  if (scope.agent_ids !== undefined) among('agent_id', scope.agent_ids);
-  if (scope.api_key_ids !== undefined) among('api_key_id', scope.api_key_ids);
+  out.push(...scopeConditions(kind, eb, scope));
   return out;
 }
 

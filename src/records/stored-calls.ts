@@ -41,7 +41,7 @@ import {
   TRACE_COLUMNS,
   timingOfRow,
 } from './calls-schema.ts';
-import { callQueryOf } from './compile-call-query.ts';
+import { callQueryOf, scopeConditions } from './compile-call-query.ts';
 import { type RecordSink, RecordsRefusedError } from './sink.ts';
 import { Turns } from './turns.ts';
 
@@ -161,10 +161,8 @@ export class StoredCalls implements RecordSink, CallStore {
       }
       const keys = normalized.api_key_ids;
       if (keys !== undefined) select = select.where((eb) => anyOf(kind, eb, 'api_key_id', keys));
-      const readable = scope?.api_key_ids && [...scope.api_key_ids];
-      if (readable) select = select.where((eb) => anyOf(kind, eb, 'api_key_id', readable));
-      const agents = scope?.agent_ids && [...scope.agent_ids];
-      if (agents) select = select.where((eb) => anyOf(kind, eb, 'agent_id', agents));
+      if (scope && (scope.api_key_ids ?? scope.agent_ids) !== undefined)
+        select = select.where((eb) => eb.and(scopeConditions(kind, eb, scope)));
       if (normalized.since !== undefined) select = select.where('created_at', '>=', normalized.since);
       if (normalized.until !== undefined) select = select.where('created_at', '<', normalized.until);
       const after = normalized.after;
