@@ -3,8 +3,8 @@ import type { Services } from '../completion/services.ts';
 import { InvalidRequestError } from '../errors.ts';
 import { wavSeconds } from '../internal/wav.ts';
 import type { ProviderTranscription, TranscriptionBody } from '../providers/media-api.ts';
-import { transcriptionBill } from './media-cost.ts';
-import type { MediaModel, MediaPricing, TranscriptionRequest, TranscriptionResponse } from './media-types.ts';
+import { mostTokensCost, transcriptionBill } from './media-cost.ts';
+import type { TranscriptionRequest, TranscriptionResponse } from './media-types.ts';
 import { runMediaCall } from './run-media-call.ts';
 import { mediaFields, unsentFields } from './unsent-fields.ts';
 
@@ -13,17 +13,6 @@ import { mediaFields, unsentFields } from './unsent-fields.ts';
  * encoding), so a file's worst length is over- rather than under-estimated; a WAV file's header says its own.
  */
 const LOWEST_BYTES_PER_SECOND = 2000;
-
-/**
- * A token-billed model's dearest call: its whole context at the dearer input rate and its most output. `null` (the
- * budgets hold nothing, said) when the catalog does not say how many tokens a call may take.
- */
-function mostTokensCost(pricing: MediaPricing | null, model: MediaModel | undefined): number | null {
-  const tokens = pricing?.tokens;
-  if (!tokens || model?.context_window === undefined || model.max_output_tokens === undefined) return null;
-  const input = Math.max(tokens.audio_input ?? 0, tokens.text_input ?? tokens.audio_input ?? 0);
-  return (model.context_window * input + model.max_output_tokens * tokens.output) / 1e6;
-}
 
 /** `audio.transcriptions.create`: `{ text, … }` in the requested `response_format`, with the `switchyard` facts. */
 export async function createTranscription(

@@ -1,7 +1,7 @@
 import type { ImagesResponse } from 'openai/resources/images';
 import { roundUsd, type UsageLike } from '../records/compute-cost.ts';
 import type { CompletionWarning, CostBreakdown } from '../types.ts';
-import type { MediaPricing, MediaUsage } from './media-types.ts';
+import type { MediaModel, MediaPricing, MediaUsage } from './media-types.ts';
 
 /** What a media call cost, by part, and the units it was billed in; `usd` is `null` when its price is not known. */
 export interface MediaBill {
@@ -112,6 +112,17 @@ export function transcriptionBill(
     return { usd: null, usage: media };
   }
   return { usd: breakdown((Math.ceil(seconds) / 60) * pricing.minute, 0), usage: media };
+}
+
+/**
+ * A token-billed model's dearest call: its whole context at the dearer input rate and its most output. `null` (the
+ * budgets hold nothing, said) when the catalog does not say how many tokens a call may take.
+ */
+export function mostTokensCost(pricing: MediaPricing | null, model: MediaModel | undefined): number | null {
+  const tokens = pricing?.tokens;
+  if (!tokens || model?.context_window === undefined || model.max_output_tokens === undefined) return null;
+  const input = Math.max(tokens.audio_input ?? 0, tokens.text_input ?? tokens.audio_input ?? 0);
+  return (model.context_window * input + model.max_output_tokens * tokens.output) / 1e6;
 }
 
 /**
