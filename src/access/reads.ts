@@ -140,6 +140,11 @@ export function requireEveryCall(key: ReaderKey): void {
     'traces, costs and agent totals',
     ' (use GET /v1/calls?agent_id=<one of them>)',
   );
-  if (!readsEveryTenant(key))
-    throw forbidden('traces, costs and agent totals span every tenant; this API key reads its own tenant’s calls only');
+  requireEveryTenant(key, 'traces, costs and agent totals');
+}
+
+/** A 403 unless `key` is minted by no other key: `what` spans every tenant (the metrics' series do too). */
+export function requireEveryTenant(key: Pick<ReaderKey, 'ancestors'>, what: string): void {
+  if (key.ancestors.length > 0)
+    throw forbidden(`${what} span every tenant; this API key reads its own tenant’s calls only`);
 }

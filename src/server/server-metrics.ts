@@ -1,4 +1,5 @@
 import { requireEveryAgent } from '../access/agents.ts';
+import { requireEveryTenant } from '../access/reads.ts';
 import { defaultCatalog } from '../catalog/default-catalog.ts';
 import { listEmbeddingModels } from '../embeddings/embedding-catalog.ts';
 import type { CallRecord } from '../records/call-record.ts';
@@ -169,8 +170,9 @@ export async function createServerMetrics(
         auth: 'key',
         scope: 'metrics:read',
         handle: async ({ key }): Promise<Reply> => {
-          // Series span every agent (and many have no agent label to cut by): a key for some agents reads none.
+          // Series span every agent and tenant (none has a label to cut by): a key for some of them reads none.
           requireEveryAgent(key?.allowed_agents, 'the metrics');
+          if (key) requireEveryTenant(key, 'the metrics');
           return {
             status: 200,
             headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestServer, type TestServer } from './start-test-server.ts';
+import { api, jsonOf, startTestServer, type TestServer } from './start-test-server.ts';
 
 /**
  * `GET /metrics` (`startServer({ metrics: true })`): scraped after a run of calls, its counters agree with the call
@@ -116,6 +116,11 @@ describe('GET /metrics', () => {
     });
     expect((await api(server, '/metrics', { key })).status).toBe(403);
     expect((await api(server, '/metrics', { key: null })).status).toBe(401);
+    // A tenant's key (minted by the admin's without scopes: metrics:read inherited) reads no other tenant's spend.
+    const tenant = await jsonOf(await api(server, '/v1/keys', { body: { name: 'team-a' } }));
+    const refused = await api(server, '/metrics', { key: tenant.key as string });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toMatch(/every tenant/);
     const plain = await startTestServer();
     try {
       expect((await api(plain, '/metrics')).status).toBe(404);
