@@ -51,6 +51,21 @@ const gatewayOn = (target: string) =>
 const hello = [{ role: 'user' as const, content: 'Hello' }];
 
 describe('Vertex AI', () => {
+  it('a model name leaving the model path (`..`, `?`) is refused before any request, Claude’s too', async () => {
+    const before = { gemini: gemini.requests.length, anthropic: anthropic.requests.length };
+    for (const model of [
+      'vertex/claude-sonnet-4@20250514/../../x',
+      'vertex/../../cachedContents?',
+      'vertex/claude#x',
+    ]) {
+      const error = await gatewayOn(anthropic.url)
+        .createCompletion({ model, messages: hello })
+        .catch((thrown: unknown) => thrown);
+      expect(error, model).toMatchObject({ status: 400, param: 'model' });
+    }
+    expect({ gemini: gemini.requests.length, anthropic: anthropic.requests.length }).toEqual(before);
+  });
+
   it('gemini-2.5-flash with only a service account: the token fetched with a signed JWT, the Vertex URL', async () => {
     const response = await gatewayOn(gemini.url).createCompletion({ model: 'gemini-2.5-flash', messages: hello });
     expect(response.choices[0]!.message.content).toBe('Hello from fake gemini-2.5-flash');

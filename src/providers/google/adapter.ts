@@ -13,6 +13,7 @@ import { toCompletion } from './convert-response.ts';
 import { type GoogleTransport, sdkTransport, wireTransport } from './google-transport.ts';
 import { mapGoogleError } from './map-google-error.ts';
 import { geminiApiEndpoint, googleMedia } from './media.ts';
+import { checkedModelName } from './model-name.ts';
 import { StreamConverter } from './stream-converter.ts';
 
 /** The most texts one batchEmbedContents request takes (Google's limit). */
@@ -90,6 +91,7 @@ class GoogleProvider implements Provider {
 
   async complete(call: ProviderCall): Promise<ProviderCompletion> {
     const request = toGeminiRequest(call);
+    checkedModelName(request.model, this.name);
     let response: GenerateContentResponse;
     try {
       response = (await this.#transport.generate(request, call.signal)) as GenerateContentResponse;
@@ -109,6 +111,7 @@ class GoogleProvider implements Provider {
    * input goes in batches, one after another. It reports no token count.
    */
   async embed(call: EmbeddingCall): Promise<ProviderEmbedding> {
+    checkedModelName(call.model, this.name);
     if (call.user !== undefined)
       call.warn({
         code: 'unsupported_parameter',
@@ -144,6 +147,7 @@ class GoogleProvider implements Provider {
 
   async stream(call: ProviderCall): Promise<AsyncIterable<CompletionChunk>> {
     const request = toGeminiRequest(call);
+    checkedModelName(request.model, this.name);
     // Our own signal, so a caller who stops iterating early also closes the connection.
     const controller = new AbortController();
     const onAbort = () => controller.abort();

@@ -11,6 +11,7 @@ import { wireHeaders } from '../wire/wire-headers.ts';
 import { postJson } from '../wire/wire-post.ts';
 import { geminiImageParameters, imagenParameters } from './image-parameters.ts';
 import { inlineImagesOf } from './inline-images.ts';
+import { checkedModelName } from './model-name.ts';
 import { geminiSpeechOf, geminiSpeechRequest } from './speech.ts';
 
 /**
@@ -42,7 +43,10 @@ export function googleMedia(
   errors: ErrorMapper,
 ): MediaApi {
   const post = async (call: MediaCall<unknown>, action: string, body: unknown) => {
-    const endpoint = endpointOf(target.root, `/models/${call.model}:${action}`);
+    const endpoint = endpointOf(
+      target.root,
+      `/models/${checkedModelName(call.model, errors.scope(call.model).provider)}:${action}`,
+    );
     try {
       const headers = await target.headers();
       const request = { endpoint, headers, body: JSON.stringify(body), signal: call.signal };

@@ -4,6 +4,7 @@ import type { CompletionChunk } from '../../types.ts';
 import { errorMapper } from '../error-mapper.ts';
 import { mapGoogleError } from '../google/map-google-error.ts';
 import { googleMedia } from '../google/media.ts';
+import { checkedModelName } from '../google/model-name.ts';
 import type { Provider, ProviderCall, ProviderCompletion, ResolvedProviderSettings } from '../provider.ts';
 import { wireHeaders } from '../wire/wire-headers.ts';
 import { vertexAuthClient } from './auth.ts';
@@ -60,7 +61,12 @@ export async function createVertexProvider(settings: ResolvedProviderSettings<Ve
     // The Vertex client is Anthropic's: its `post` of /v1/messages goes to the model's :rawPredict.
     return claudeOn(client as unknown as Parameters<typeof claudeOn>[0], settings, 'vertex');
   };
-  const providerFor = (call: ProviderCall) =>
+  const providerFor = (call: ProviderCall) => {
+    // Both SDKs put the name into the URL's path as it is (Claude's `…/models/<name>:rawPredict`).
+    checkedModelName(call.body.model, 'vertex');
+    return providerOf(call);
+  };
+  const providerOf = (call: ProviderCall) =>
     (CLAUDE.test(call.body.model) ? (claude ??= claudeProvider()) : (gemini ??= geminiProvider())).catch(
       (error: unknown) => {
         throw notInstalled(error, call.body.model);
