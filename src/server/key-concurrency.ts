@@ -47,11 +47,14 @@ export class KeyConcurrency {
     return this.#active.get(keyId) ?? 0;
   }
 
-  /** A slot for the key, or a 429 in the OpenAI shape; the returned function gives the slot back (once). */
-  async acquire(keyId: string): Promise<() => void> {
-    if (this.#shared) return this.#acquireShared(this.#shared, keyId);
+  /**
+   * A slot for the key, or a 429 in the OpenAI shape naming it (`whose`); the returned function gives the slot back
+   * (once).
+   */
+  async acquire(keyId: string, whose = 'This API key'): Promise<() => void> {
+    if (this.#shared) return this.#acquireShared(this.#shared, keyId, whose);
     const active = this.#active.get(keyId) ?? 0;
-    if (active >= this.limit) throw this.#refusal();
+    if (active >= this.limit) throw this.#refusal(whose);
     this.#active.set(keyId, active + 1);
     return once(() => {
       const left = (this.#active.get(keyId) ?? 1) - 1;
@@ -61,7 +64,7 @@ export class KeyConcurrency {
   }
 
   /** One hold of 1 on the key's in-flight slot, taken only while every process's holds are under the limit. */
-  async #acquireShared(shared: SpendStore, keyId: string): Promise<() => void> {
+  async #acquireShared(shared: SpendStore, keyId: string, whose: string): Promise<() => void> {
     const id = randomUUID();
     const holds = [inFlightHold(keyId, this.limit)];
     const refused = await shared.reserve(id, holds, IN_FLIGHT_HOLD_MS).catch((error: unknown) => {
@@ -69,12 +72,12 @@ export class KeyConcurrency {
       giveBack(shared, id, holds, IN_FLIGHT_HOLD_MS);
       throw error;
     });
-    if (refused) throw this.#refusal();
+    if (refused) throw this.#refusal(whose);
     return once(() => giveBack(shared, id, holds, IN_FLIGHT_HOLD_MS));
   }
 
-  #refusal(): HttpError {
-    return inFlightRefusal('This API key', this.limit, ', the most this server allows');
+  #refusal(whose: string): HttpError {
+    return inFlightRefusal(whose, this.limit, ', the most this server allows');
   }
 }
 

@@ -71,14 +71,15 @@ export class KeyLimiter {
   }
 
   /**
-   * A slot in flight: the server's per-process one for a key without its own limit, and one of each own
-   * `max_in_flight` along the lineage, held in the shared store (every replica's count). The function returned gives
-   * them back, once.
+   * A slot in flight from the key and from each key that minted it within its tenant, as `takeRequest` takes from
+   * their rates: the server's slot (per process, or per host with `--workers`) for each without a limit of its own,
+   * and one of each own `max_in_flight`, held in the shared store (every replica's count). The function returned
+   * gives them back, once.
    */
   async acquire(key: ApiKeyInfo): Promise<() => void> {
     const lineage = lineageOf(key);
     const shared = lineage.filter((entry) => entry.own?.max_in_flight !== undefined);
-    const local = key.limits?.max_in_flight === undefined ? await this.#options.concurrency.acquire(key.id) : undefined;
+    const local = await this.#acquireDefaults(lineage.filter((entry) => entry.own?.max_in_flight === undefined));
     if (shared.length === 0) return local ?? (() => undefined);
     const holds: SlotHold[] = shared.map(({ id, own }) => inFlightHold(id, own!.max_in_flight!));
     const id = randomUUID();
@@ -100,6 +101,23 @@ export class KeyLimiter {
       local?.();
       giveBack(store, id, holds, IN_FLIGHT_HOLD_MS);
     });
+  }
+
+  /** The server's slot of each key named, all or none: a refusal gives back those taken before it. */
+  async #acquireDefaults(keys: ReturnType<typeof lineageOf>): Promise<(() => void) | undefined> {
+    if (keys.length === 0) return undefined;
+    const { concurrency } = this.#options;
+    if (keys.length === 1) return concurrency.acquire(keys[0]!.id, keys[0]!.whose);
+    const taken: Array<() => void> = [];
+    try {
+      for (const { id, whose } of keys) taken.push(await concurrency.acquire(id, whose));
+    } catch (error) {
+      for (const release of taken) release();
+      throw error;
+    }
+    return () => {
+      for (const release of taken) release();
+    };
   }
 
   /** The key's limits (its own, else the server's) and what it has used of each in the current windows. */
