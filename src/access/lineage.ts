@@ -61,8 +61,8 @@ export function tenantOfKey(lineage: readonly string[], rootIsAdmin: boolean): s
 }
 
 /**
- * The tenant a call belongs to, for everything kept per tenant (the response cache, trace and workflow budgets,
- * experiment run slots): the one its access names, else its key's by `tenantOfKey` (the lineage's root, as an
+ * The tenant a call belongs to, for everything kept per tenant (the response cache, trace, workflow and agent
+ * budgets, experiment run slots): the one its access names, else its key's by `tenantOfKey` (the lineage's root, as an
  * application that passes `access` has no admin keys). `undefined` for a call without a key.
  */
 export function tenantOf(access: CallAccess | undefined): string | undefined {

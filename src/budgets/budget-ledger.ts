@@ -23,10 +23,11 @@ export interface BudgetOptions {
   perTrace?: number;
   rules?: BudgetRule[];
   /**
-   * Budgets counted at once in this process (default 100,000), of each kind: the traces and workflows of every tenant
-   * together, past which the least recently charged of the tenant with the most are forgotten (a tenant flooding new
-   * traces forgets only its own); and every other (keys, agents), never forgotten inside its window: past it, a call
-   * that needs one more is refused with a 503 `budgets_full`. A `RedisSpendStore` has no such bound.
+   * Budgets counted at once in this process (default 100,000), of each kind: the traces, workflows and agents of
+   * every tenant together, past which the least recently charged of the tenant with the most are forgotten (a tenant
+   * flooding new traces forgets only its own); and every other (keys, agents of calls without a tenant), never
+   * forgotten inside its window: past it, a call that needs one more is refused with a 503 `budgets_full`. A
+   * `RedisSpendStore` has no such bound.
    */
   maxTracked?: number;
   /** Where spend is counted: this process (default), or a store shared by replicas (`RedisSpendStore`). */

@@ -27,7 +27,7 @@ export type BudgetRule = (
 /**
  * Who a call is charged to: its metadata (trace, agent, workflow, `api_key_id`), the API keys whose `key` budgets it
  * counts against besides (a key and the keys that minted it, nearest first), and its tenant (`tenantOf`), whose
- * traces and workflows are its own: another tenant's `order-42` is another budget.
+ * traces, workflows and agents are its own: another tenant's `order-42` is another budget.
  */
 export interface BudgetSubject {
   metadata?: Readonly<Record<string, string>> | undefined;
@@ -70,8 +70,11 @@ function sameKind(a: BudgetRule, b: BudgetRule): boolean {
   return a.window === b.window && (a.tokens === undefined) === (b.tokens === undefined);
 }
 
-/** Scopes whose values a caller names freely, so that each tenant has its own: a trace, a workflow. */
-const PER_TENANT: ReadonlySet<BudgetScope> = new Set(['trace', 'workflow']);
+/**
+ * Scopes whose values a caller names freely, so that each tenant has its own: a trace, a workflow, an agent (another
+ * tenant's `support` is another budget; one tenant spending it would refuse the other's calls).
+ */
+const PER_TENANT: ReadonlySet<BudgetScope> = new Set(['trace', 'workflow', 'agent']);
 
 /** The metadata key a scope's value is read from: the attribution field of that name, or the key's id. */
 const METADATA_KEY: Record<BudgetScope, string> = { ...ATTRIBUTION, key: 'api_key_id' };
@@ -84,18 +87,21 @@ export function valuesOf(rule: BudgetRule, subject: BudgetSubject): string[] {
 }
 
 /**
- * Where a store bounding its memory may forget the rule's slot (`SlotHold.pool`): a tenant's own traces and workflows
- * are its pool; any other budget (a key's, an agent's) is never forgotten inside its window.
+ * Where a store bounding its memory may forget the rule's slot (`SlotHold.pool`): a tenant's own traces, workflows
+ * and agents are its pool, so that one naming new agents by the thousand fills its own part, not every tenant's (a
+ * store holding only budgets it may not forget refused everyone's new ones). A key's budget, and an agent's of a
+ * call without a tenant (the library's caller's), are never forgotten inside their window.
  */
 export function poolOf(rule: BudgetRule, subject: BudgetSubject): string | undefined {
-  return PER_TENANT.has(rule.scope) ? (subject.tenant ?? '') : undefined;
+  if (!PER_TENANT.has(rule.scope)) return undefined;
+  return rule.scope === 'agent' ? subject.tenant : (subject.tenant ?? '');
 }
 
 /**
- * The counter of one rule for one value in the window `now` falls in; a trace's or a workflow's within its tenant
- * (none for a call without a key: the gateway's own namespace). It names the unit, not the amount: a limit raised or
- * lowered, or a key moved between the gateway's `key` rule and a limit of its own, counts on from what was spent in
- * the window (rules of one kind for one value share the counter, and the tighter limit holds).
+ * The counter of one rule for one value in the window `now` falls in; a trace's, a workflow's or an agent's within
+ * its tenant (none for a call without a key: the gateway's own namespace). It names the unit, not the amount: a limit
+ * raised or lowered, or a key moved between the gateway's `key` rule and a limit of its own, counts on from what was
+ * spent in the window (rules of one kind for one value share the counter, and the tighter limit holds).
  */
 export function slotKey(rule: BudgetRule, value: string, now: Date, tenant?: string): string {
   const lengths = { minute: 16, day: 10, month: 7, lifetime: 0 } as const;

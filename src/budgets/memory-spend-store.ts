@@ -24,12 +24,12 @@ interface Slot {
 }
 
 /**
- * Spend in this process, bounded without forgetting what matters. A slot of a pool (a tenant's traces and
- * workflows: values callers name freely) goes when the pools together hold `max`: the least recently charged of the
- * largest pool, so a tenant that floods new traces forgets only its own. Any other slot (a key's, an agent's) is
- * never forgotten inside its window: once `max` of them are live, a call that needs one more is refused
- * (`SpendStoreFullError`), never let past a budget this process forgot. Operations change the maps before their first
- * `await`, so each is atomic among the calls of this process.
+ * Spend in this process, bounded without forgetting what matters. A slot of a pool (a tenant's traces, workflows and
+ * agents: values callers name freely) goes when the pools together hold `max`: the least recently charged of the
+ * largest pool, so a tenant that floods new traces forgets only its own. Any other slot (a key's; an agent's of a
+ * call without a tenant) is never forgotten inside its window: once `max` of them are live, a call that needs one
+ * more is refused (`SpendStoreFullError`), never let past a budget this process forgot. Operations change the maps
+ * before their first `await`, so each is atomic among the calls of this process.
  */
 export class MemorySpendStore implements SpendStore {
   readonly component = 'memory';
@@ -45,7 +45,7 @@ export class MemorySpendStore implements SpendStore {
     this.#max = Math.max(1, Math.floor(max));
   }
 
-  /** Slots counted: those kept for their window (keys, agents), and those of the pools (tenants' traces). */
+  /** Slots counted: those kept for their window (keys, agents), and those of the pools (tenants' traces, agents). */
   get size(): { fixed: number; pooled: number } {
     return { fixed: this.#fixed, pooled: this.#pooled };
   }

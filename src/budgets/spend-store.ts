@@ -31,8 +31,8 @@ export interface SlotHold {
   slot: string;
   /**
    * The group the slot may be forgotten within, least recently charged first, when a store must bound its memory (a
-   * tenant's traces and workflows: flooding them forgets only the tenant's own). Absent: never forgotten inside its
-   * window.
+   * tenant's traces, workflows and agents: flooding them forgets only the tenant's own). Absent: never forgotten inside
+   * its window.
    */
   pool?: string | undefined;
   /** The budget's dollars or tokens. */

@@ -26,7 +26,8 @@ export interface ApiKeyInfo extends KeyGrant {
   ancestors: string[];
   /**
    * The tenant the key belongs to (`tenantOfKey`): its own id for a key made with the CLI or minted by an admin key,
-   * else its parent's tenant. Its calls share a response cache and trace and workflow budgets with that tenant only.
+   * else its parent's tenant. Its calls share a response cache and trace, workflow and agent budgets with that tenant
+   * only.
    */
   tenant: string;
   /** The limits of the keys in `ancestors` that set their own, by key id (its calls count against theirs too). */

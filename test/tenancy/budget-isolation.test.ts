@@ -120,16 +120,18 @@ describe('budgets and token limits count what is sent (item 4)', () => {
   });
 });
 
-describe.each(stores)('trace and workflow budgets are per tenant, in $store (item 8)', ({ redis }) => {
-  // A budget a single call spends: the next call on the same trace or workflow is refused.
+describe.each(stores)('trace, workflow and agent budgets are per tenant, in $store (item 8)', ({ redis }) => {
+  // A budget a single call spends: the next call on the same trace, workflow or agent is refused.
   const rules: BudgetRule[] = [
     { scope: 'trace', usd: 0.000_01, window: 'lifetime' },
     { scope: 'workflow', usd: 0.000_01, window: 'day' },
+    { scope: 'agent', usd: 0.000_01, window: 'day' },
   ];
 
   it.each([
     ['trace_id', 'order-42'],
     ['workflow_name', 'nightly-report'],
+    ['agent_id', 'support'],
   ])(
     'another tenant spending %s "%s" leaves this tenant’s untouched; the tenant’s own keys share it',
     async (field, value) => {
@@ -223,6 +225,21 @@ describe('budgets never forget a spent key (item 6)', () => {
       const after = await chat(server, alice.key, 'Forgotten yet?');
       expect(after.status).toBe(402);
       expect((await jsonOf(after)).error.code).toBe('insufficient_quota');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('a tenant naming more agents than the store tracks', () => {
+  it('fills only its own part: another tenant’s new agent is still counted, not refused for room', async () => {
+    const server = await serverWith([{ scope: 'agent', usd: 1, window: 'day' }], { maxTracked: 20 });
+    try {
+      const alice = await tenant(server, 'alice');
+      const bob = await tenant(server, 'bob');
+      for (let n = 0; n < 30; n++)
+        expect((await chat(server, bob.key, 'Hi.', { agent_id: `bob-${n}` })).status).toBe(200);
+      expect((await chat(server, alice.key, 'Mine.', { agent_id: 'support' })).status).toBe(200);
     } finally {
       await server.stop();
     }
