@@ -74,8 +74,10 @@ function inputItem(value: unknown, at: string): void {
     const parts = list(item.output, `${at}.output`);
     for (let index = 0; index < parts.length; index++) {
       const part = record(parts[index], `${at}.output[${index}]`);
-      string(part.type, `${at}.output[${index}].type`);
-      optional(part, 'text', `${at}.output[${index}]`, string);
+      const type = string(part.type, `${at}.output[${index}].type`);
+      // An image or a file is checked as in a user message, where it is sent (input-items.ts).
+      if (type === 'input_image' || type === 'input_file') contentPart(part, `${at}.output[${index}]`, 'user');
+      else optional(part, 'text', `${at}.output[${index}]`, string);
     }
   } else if (type === 'reasoning') {
     optional(item, 'encrypted_content', at, string);
