@@ -4,11 +4,10 @@ import { toBase64 } from '../../internal/bytes.ts';
 import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../../providers/reasoning-format.ts';
 import type { CompletionMessageParam, CompletionRequest, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { copySameNamedFields } from '../switchyard-fields.ts';
+import { MovedToolMedia, type UserPart as Part } from '../tool-media.ts';
 import { marked } from './cache-mark.ts';
 import { applyTools } from './tools-to-chat.ts';
 import { validateMessagesBody } from './validate.ts';
-
-type Part = Exclude<Extract<CompletionMessageParam, { role: 'user' }>['content'], string>[number];
 
 /**
  * A Messages API request as a chat completion request: the same call, for every model. What chat has no field for
@@ -30,7 +29,7 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
       // Where it was: each provider passes it on there, or merges it into its system prompt.
       const mid = systemMessage(message.content);
       if (mid) messages.push(mid);
-    } else for (const translated of userMessages(message, at)) messages.push(translated);
+    } else for (const translated of userMessages(message, at, warnings)) messages.push(translated);
   });
 
   const request: CompletionRequest = { model: params.model, messages, max_tokens: params.max_tokens };
@@ -73,42 +72,56 @@ function systemMessage(system: Anthropic.MessageCreateParams['system']): Complet
   return { role: 'system', content: system.map((block) => marked({ type: 'text', text: block.text }, block)) };
 }
 
-/** A user turn: its tool results as `tool` messages first (chat's order), then the rest as one user message. */
-function userMessages(message: Anthropic.MessageParam, at: string): CompletionMessageParam[] {
+/**
+ * A user turn: its tool results as `tool` messages first (chat's order), then the rest as one user message, led by
+ * the images and documents of the results (a tool message holds text only).
+ */
+function userMessages(
+  message: Anthropic.MessageParam,
+  at: string,
+  warnings: CompletionWarning[],
+): CompletionMessageParam[] {
   if (typeof message.content === 'string') return [{ role: 'user', content: message.content }];
   const results: CompletionMessageParam[] = [];
   const parts: Part[] = [];
+  const moved = new MovedToolMedia();
   message.content.forEach((block, index) => {
     const blockAt = `${at}.content[${index}]`;
-    if (block.type === 'tool_result') results.push(toolMessage(block, blockAt));
+    if (block.type === 'tool_result') results.push(toolMessage(block, blockAt, moved, warnings));
     else parts.push(userPart(block, blockAt));
   });
-  if (parts.length > 0) results.push({ role: 'user', content: parts });
+  const content = [...moved.take(), ...parts];
+  if (content.length > 0) results.push({ role: 'user', content });
   return results;
 }
 
-function toolMessage(block: Anthropic.ToolResultBlockParam, at: string): CompletionMessageParam {
+function toolMessage(
+  block: Anthropic.ToolResultBlockParam,
+  at: string,
+  moved: MovedToolMedia,
+  warnings: CompletionWarning[],
+): CompletionMessageParam {
   const content = block.content;
   if (content !== undefined && typeof content !== 'string' && !Array.isArray(content))
     throw new InvalidRequestError(`${at}.content: a tool result is a string or a list of blocks.`, `${at}.content`);
-  const text =
-    content == null
-      ? ''
-      : typeof content === 'string'
-        ? content
-        : content
-            .map((inner, index) => {
-              // Tool search's result (Claude Code's ToolSearch): every tool is sent up front here, so it is loaded.
-              if (inner.type === 'tool_reference') return `Tool "${inner.tool_name}" loaded.`;
-              if (inner.type !== 'text') {
-                throw new InvalidRequestError(
-                  `${at}.content[${index}]: a tool result is sent to every provider as text; "${inner.type}" is not.`,
-                  `${at}.content`,
-                );
-              }
-              return inner.text;
-            })
-            .join('\n');
+  const texts: string[] = typeof content === 'string' ? [content] : [];
+  const media: Part[] = [];
+  if (Array.isArray(content)) {
+    content.forEach((inner, index) => {
+      const innerAt = `${at}.content[${index}]`;
+      // Tool search's result (Claude Code's ToolSearch): every tool is sent up front here, so it is loaded.
+      if (inner.type === 'tool_reference') texts.push(`Tool "${inner.tool_name}" loaded.`);
+      else if (inner.type === 'text') texts.push(inner.text);
+      else if (inner.type === 'image' || inner.type === 'document') media.push(userPart(inner, innerAt));
+      else {
+        throw new InvalidRequestError(
+          `${innerAt}: a tool result holds text, images and documents; "${inner.type}" is not supported here.`,
+          `${at}.content`,
+        );
+      }
+    });
+  }
+  const text = moved.move(block.tool_use_id, texts.join('\n'), media, `${at}.content`, warnings);
   const tool: CompletionMessageParam = { role: 'tool', tool_call_id: block.tool_use_id, content: text };
   // `is_error` reaches Anthropic as it is; other providers see the text alone.
   if (block.is_error) Object.assign(tool, { is_error: true });

@@ -100,6 +100,8 @@ function userBlock(value: unknown, at: string): void {
       const part = typed(inner[index], `${at}.content[${index}]`);
       if (part.type === 'text') string(part.text, `${at}.content[${index}].text`);
       else if (part.type === 'tool_reference') name(part.tool_name, `${at}.content[${index}].tool_name`);
+      // Sent in the user message after the tool results, so checked as there.
+      else if (part.type === 'image' || part.type === 'document') userBlock(part, `${at}.content[${index}]`);
     }
   }
 }
