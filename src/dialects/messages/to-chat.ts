@@ -2,6 +2,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { InvalidRequestError } from '../../errors.ts';
 import { toBase64 } from '../../internal/bytes.ts';
 import { CLAUDE_REASONING_FORMAT as CLAUDE_REASONING } from '../../providers/reasoning-format.ts';
+import { sameNamedParameters } from '../../request/request-parameters.ts';
+import { type FieldPath, noteUnknownFields, warnUnknownFields } from '../../request/unknown-fields.ts';
 import type { CompletionMessageParam, CompletionRequest, CompletionWarning, ReasoningDetail } from '../../types.ts';
 import { copySameNamedFields } from '../switchyard-fields.ts';
 import { MovedToolMedia, type UserPart as Part } from '../tool-media.ts';
@@ -55,7 +57,9 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
   }
   applyTools(params, request, warnings);
   applyThinking(params, request, warnings);
-  const format = params.output_config?.format;
+  // `output_format` is the structured outputs beta's name for what `output_config.format` now holds.
+  const beta = (params as { output_format?: Anthropic.JSONOutputFormat | null }).output_format;
+  const format = params.output_config?.format ?? beta;
   if (format?.type === 'json_schema') {
     request.response_format = {
       type: 'json_schema',
@@ -63,8 +67,34 @@ export function messagesToChat(params: Anthropic.MessageCreateParams): {
     };
   }
   if (params.stream) Object.assign(request, { stream: true, stream_options: { include_usage: true } });
+  // Named as chat and the Responses API name theirs: the first 20, each name cut short, then a count.
+  const unknown: FieldPath[] = [];
+  const known = (field: string) => TAKEN.has(field) || SAME_NAMED.has(field);
+  const body = params as unknown as Record<string, unknown>;
+  noteUnknownFields(body, known, () => [], { unknownField: (path) => unknown.push(path) });
+  warnUnknownFields(unknown, { warn: (warning) => warnings.push(warning) });
   return { request, warnings };
 }
+
+/** The Messages fields translated here, or dropped with their own warning; the same-named ones are copied. */
+const TAKEN = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'output_format',
+  'stop_sequences',
+  'metadata',
+  'service_tier',
+  'stream',
+  'top_k',
+  'context_management',
+]);
+const SAME_NAMED = new Set(sameNamedParameters('messages').map(([field]) => field));
 
 function systemMessage(system: Anthropic.MessageCreateParams['system']): CompletionMessageParam | undefined {
   if (system == null || system === '') return undefined;

@@ -45,11 +45,10 @@ export function validateMessagesBody(params: unknown): void {
   if (config) {
     optional(config, 'effort', 'output_config', string);
     const format = optional(config, 'format', 'output_config', record);
-    if (format) {
-      oneOf(format.type, 'output_config.format.type', ['json_schema']);
-      record(format.schema, 'output_config.format.schema');
-    }
+    if (format) outputFormat(format, 'output_config.format');
   }
+  const beta = optional(body, 'output_format', '', record);
+  if (beta) outputFormat(beta, 'output_format');
   optional(body, 'stop_sequences', '', strings);
   const metadata = optional(body, 'metadata', '', record);
   if (metadata) optional(metadata, 'user_id', 'metadata', string);
@@ -57,6 +56,11 @@ export function validateMessagesBody(params: unknown): void {
   checkSameNamedFields('messages', body); // temperature, top_p and Switchyard's own, as chat checks them
   optional(body, 'top_k', '', number);
   optional(body, 'stream', '', boolean);
+}
+
+function outputFormat(format: Body, at: string): void {
+  oneOf(format.type, `${at}.type`, ['json_schema']);
+  record(format.schema, `${at}.schema`);
 }
 
 function message(value: unknown, at: string): void {
