@@ -94,7 +94,8 @@ async function* translate(
   let finish: string | null = null;
   let refused = false;
   let usage: CompletionChunk['usage'];
-  const tools = new Map<number, number>();
+  // Per tool call index: its block, and the id it was opened with.
+  const tools = new Map<number, { block: number; id: string | undefined }>();
   const close = function* (): Generator<Event> {
     if (open) yield { type: 'content_block_stop', index: open.index };
     open = undefined;
@@ -133,19 +134,22 @@ async function* translate(
     }
     for (const call of delta.tool_calls ?? []) {
       if (call.type === 'custom') continue; // a Messages request has no custom tools
-      if (call.id !== undefined || !tools.has(call.index)) {
+      // Some providers name the call again on each chunk (or with an empty id): a new call is a new index, or
+      // another id at a known one.
+      const known = tools.get(call.index);
+      if (!known || (call.id && known.id !== undefined && call.id !== known.id)) {
         yield* start('tool', {
           type: 'tool_use',
-          id: call.id ?? `toolu_${call.index}`,
+          id: call.id || `toolu_${call.index}`,
           name: call.function?.name ?? '',
           input: {},
           caller: { type: 'direct' },
         });
-        tools.set(call.index, open!.index);
+        tools.set(call.index, { block: open!.index, id: call.id || undefined });
       }
       const args = call.function?.arguments;
-      if (args)
-        yield delta_({ kind: 'tool', index: tools.get(call.index)! }, { type: 'input_json_delta', partial_json: args });
+      const block = tools.get(call.index)!.block;
+      if (args) yield delta_({ kind: 'tool', index: block }, { type: 'input_json_delta', partial_json: args });
     }
     if (choice.finish_reason) {
       finish = choice.finish_reason;
