@@ -27,6 +27,8 @@ export function cacheKey(plan: CallPlan, tenant: string): string {
     sent,
     response_format: request.response_format,
     reasoning: plan.reasoning,
+    // Claude's thinking text, or its signatures alone.
+    thinking_display: plan.thinkingDisplay,
     tool_call_validation: request.tool_call_validation,
     structured_output_fallback: request.structured_output_fallback,
     fallbacks: plan.fallbacks,

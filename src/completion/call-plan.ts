@@ -4,7 +4,7 @@ import type { ModelEntry, ProviderOffering } from '../catalog/catalog-schema.ts'
 import { UnsupportedParameterError } from '../errors.ts';
 import type { GuardrailContext } from '../guardrails/guardrail.ts';
 import type { SensitiveDataDecision, SensitiveDataMode } from '../guardrails/mode.ts';
-import type { ResolvedReasoning } from '../providers/provider.ts';
+import type { ResolvedReasoning, ThinkingDisplay } from '../providers/provider.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { BilledUsage } from '../records/compute-cost.ts';
 import { uuidv7 } from '../records/uuidv7.ts';
@@ -59,6 +59,8 @@ export interface CallPlan extends AttemptPolicy {
   readonly streamTimeouts: Partial<StreamTimeouts>;
   /** The caller's limits, applied by the stages (agents, models, key budgets); `undefined`: none. */
   readonly access: CallAccess | undefined;
+  /** The Messages API's `thinking.display`, for Claude; a dialect sets it (`EdgeTranslation`). */
+  readonly thinkingDisplay?: ThinkingDisplay | undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { InvalidRequestError, SwitchyardError } from '../errors.ts';
+import type { ThinkingDisplay } from '../providers/provider.ts';
 import type { Dialect } from '../records/call-record.ts';
 import type { CompletionRequest, CompletionResponse, CompletionWarning } from '../types.ts';
 import { answerFromCache } from './answer-from-cache.ts';
@@ -39,6 +40,7 @@ export async function createCompletion(
     for (const warning of edge.warnings ?? []) trace.warn(warning);
     plan = await resolveRequest(services, request, options, trace);
     if (edge.answersImages === false) plan = withoutImageOutput(plan, edge.dialect, trace.warn);
+    if (edge.thinkingDisplay) plan = { ...plan, thinkingDisplay: edge.thinkingDisplay };
     // Before the cache and any provider: both see the masked messages, and so does the record.
     ({ plan, recorded: request } = await guardRequest(services, plan, request, trace));
     const candidates = planCandidates(services, plan, trace.warn);
@@ -104,6 +106,8 @@ export interface EdgeTranslation {
   warnings?: CompletionWarning[];
   /** `false`: the dialect's answer has no place for images (a deployment's `modalities` asking for some). */
   answersImages?: boolean;
+  /** The Messages API's `thinking.display`, which Claude is sent (chat has no field for it). */
+  thinkingDisplay?: ThinkingDisplay | undefined;
 }
 
 /** Images a dialect's answer cannot carry are not asked for: none drawn, none paid for, the loss warned about. */

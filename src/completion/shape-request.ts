@@ -100,6 +100,7 @@ export function providerCallOf(plan: CallPlan, shaped: ShapedRequest, signal: Ab
     modelKnown: shaped.candidate.known,
     promptCache: plan.promptCache,
     reasoning: shaped.reasoning,
+    thinkingDisplay: plan.thinkingDisplay,
     output: plan.output,
     strict: shaped.strict,
     signal,

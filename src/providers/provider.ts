@@ -171,6 +171,11 @@ export interface ProviderCall {
   /** The reasoning setting after validation, converted to both forms; absent when the caller set none. */
   reasoning: ResolvedReasoning | undefined;
   /**
+   * How Claude gives its thinking back (the Messages API's `thinking.display`), where the caller chose; another
+   * provider has no such choice, and the dialect shows what it gives as asked.
+   */
+  thinkingDisplay?: ThinkingDisplay | undefined;
+  /**
    * What the caller asked the answer to be. Adapters read `body.response_format` (present when it is sent natively);
    * this is for a provider that answers by itself, like the simulator, whatever path the format took.
    */
@@ -192,6 +197,9 @@ export interface StrictDecisions {
 }
 
 export type { ResolvedReasoning } from '../reasoning.ts';
+
+/** `summarized` thinking text, or `omitted`: the blocks with their signatures only. */
+export type ThinkingDisplay = 'summarized' | 'omitted';
 
 /** A chat completion as the adapter returns it; the gateway adds the `switchyard` extension. */
 export type ProviderCompletion = Omit<CompletionResponse, 'switchyard'>;

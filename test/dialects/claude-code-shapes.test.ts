@@ -174,6 +174,34 @@ describe('fields Claude Code sends that no model here takes as they are', () => 
   });
 });
 
+describe('thinking.display', () => {
+  const ask = async (model: string, thinking: Anthropic.ThinkingConfigParam) =>
+    (await client(upstreams).messages.create({
+      model,
+      max_tokens: 4_000,
+      thinking,
+      messages: [{ role: 'user', content: 'Think, then answer.' }],
+    })) as Warned;
+
+  it('reaches Claude as it was sent, with a budget or adaptive thinking', async () => {
+    await ask('claude-sonnet-4-5', { type: 'enabled', budget_tokens: 2_000, display: 'omitted' });
+    expect(anthropic.requests.at(-1)!.body.thinking).toEqual({
+      type: 'enabled',
+      budget_tokens: 2_000,
+      display: 'omitted',
+    });
+    await ask('claude-sonnet-4-6', { type: 'adaptive', display: 'summarized' });
+    expect(anthropic.requests.at(-1)!.body.thinking).toEqual({ type: 'adaptive', display: 'summarized' });
+    await ask('claude-sonnet-4-5', { type: 'enabled', budget_tokens: 2_000 });
+    expect(anthropic.requests.at(-1)!.body.thinking).not.toHaveProperty('display');
+  });
+
+  it('is only how the answer shows reasoning on another model: no warning', async () => {
+    const message = await ask('gpt-4o-latest', { type: 'adaptive', display: 'omitted' });
+    expect(message.switchyard.warnings.map((warning) => warning.param)).not.toContain('thinking.display');
+  });
+});
+
 describe('a tool result with content null', () => {
   it('is a 400 naming the field, not a 500 (issue 36 item 13: Anthropic takes a string or blocks there)', async () => {
     const error = await client(simulator)

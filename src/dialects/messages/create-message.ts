@@ -5,6 +5,7 @@ import { findModel } from '../../completion/find-model.ts';
 import { parseModelReference } from '../../completion/parse-model.ts';
 import type { CompletionOptions } from '../../completion/resolve-request.ts';
 import type { Services } from '../../completion/services.ts';
+import type { ThinkingDisplay } from '../../providers/provider.ts';
 import type { CompletionRequest, CompletionWarning } from '../../types.ts';
 import { chatToMessage, type SwitchyardMessage } from './from-chat.ts';
 import { MessageEventStream } from './stream-events.ts';
@@ -24,13 +25,16 @@ export async function createMessage(
   const { request, warnings } = messagesToChat(params);
   clampToModelLimit(services, request, warnings);
   if (params.thinking?.type === 'adaptive') adaptiveThinking(services, request, warnings);
+  const display = (params.thinking as { display?: ThinkingDisplay | null } | undefined)?.display ?? undefined;
   const result = await createCompletion(services, request, options, {
     dialect: 'messages',
     warnings,
     answersImages: false,
+    // Sent to Claude; for another model it is only how the answer shows its reasoning (below).
+    thinkingDisplay: display,
   });
   // `display: "omitted"`: thinking blocks keep their signatures, not their text (what Claude Code asks for).
-  const thinkingText = (params.thinking as { display?: string } | undefined)?.display !== 'omitted';
+  const thinkingText = display !== 'omitted';
   return result instanceof CompletionStream
     ? new MessageEventStream(result, thinkingText)
     : chatToMessage(result, thinkingText);

@@ -39,13 +39,18 @@ export function applyReasoning(call: ProviderCall, params: Params): void {
       }
       params.max_tokens = raised;
     }
-    params.thinking = { type: 'enabled', budget_tokens: budget };
+    params.thinking = { type: 'enabled', budget_tokens: budget, ...display(call) };
   } else {
-    params.thinking = { type: 'adaptive' };
+    params.thinking = { type: 'adaptive', ...display(call) };
     params.output_config = {
       ...params.output_config,
       effort: choice.level as NonNullable<Anthropic.OutputConfig['effort']>,
     };
   }
   relaxToolChoice(call, params);
+}
+
+/** The caller's `thinking.display` (the Messages API's), sent as it was given. */
+function display(call: ProviderCall): { display?: NonNullable<Anthropic.ThinkingConfigEnabled['display']> } {
+  return call.thinkingDisplay ? { display: call.thinkingDisplay } : {};
 }
