@@ -5,6 +5,7 @@ import type { Guardrail, GuardrailContext } from '../guardrails/guardrail.ts';
 import { describeCounts } from '../guardrails/kinds.ts';
 import { Masker } from '../guardrails/masker.ts';
 import { isSensitiveDataMode, type SensitiveDataMode, strictestMode } from '../guardrails/mode.ts';
+import type { JsonSchema } from '../structured-output/json-schema-validator.ts';
 import type { CompletionRequest, CompletionResponse } from '../types.ts';
 import type { CallPlan, CallTrace } from './call-plan.ts';
 import type { Services } from './services.ts';
@@ -29,6 +30,8 @@ export async function guardRequest(
   if (mode !== 'off') {
     const masker = new Masker();
     const messages = maskMessages(plan.body.messages, masker, true);
+    const beside = maskBesideMessages(plan.body, masker);
+    const output = maskOutput(plan.output, masker);
     trace.sensitiveData = { mode, found: masker.counts };
     recorded = maskRequest(request, masker);
     trace.recorded = { request: recorded, messages };
@@ -39,7 +42,8 @@ export async function guardRequest(
         param: 'messages',
         message: `Masked before any provider saw them: ${describeCounts(masker.counts)} (placeholders like [EMAIL_1]).`,
       });
-      guarded = { ...plan, request: maskRequest(plan.request, masker), body: { ...plan.body, messages } };
+      const body = { ...plan.body, ...beside, messages };
+      guarded = { ...plan, request: maskRequest(plan.request, masker), body, output };
     }
   }
   const guardrails = services.guardrails;
@@ -165,6 +169,32 @@ function maskRequest(request: CompletionRequest, masker: Masker): CompletionRequ
   if (Array.isArray(request.messages)) masked.messages = maskMessages(request.messages, masker, false);
   if (request.input !== undefined) masked.input = maskValue(request.input, masker) as CompletionRequest['input'];
   return masked;
+}
+
+/**
+ * What else of the body the model reads: its tools' descriptions and parameters, a predicted output (the answer's
+ * schema is the output spec's: `maskOutput`).
+ */
+const READ_BESIDE_MESSAGES = ['tools', 'functions', 'prediction'] as const;
+
+/** Those of them the body has, masked (and counted) as the messages are; names and types are left as they are. */
+function maskBesideMessages(body: CallPlan['body'], masker: Masker): Partial<CallPlan['body']> {
+  const masked: Record<string, unknown> = {};
+  for (const field of READ_BESIDE_MESSAGES)
+    if (body[field] !== undefined && body[field] !== null) masked[field] = maskValue(body[field], masker, true);
+  return masked as Partial<CallPlan['body']>;
+}
+
+/**
+ * The answer's schema as it is sent (natively, or in the prompt), masked: its description and the strings in it. The
+ * answer is still checked against the caller's schema as written (the validator compiled from it).
+ */
+function maskOutput(spec: CallPlan['output'], masker: Masker): CallPlan['output'] {
+  if (spec?.kind !== 'json_schema' || spec.schema === undefined) return spec;
+  const schema = maskValue(spec.schema, masker, true) as JsonSchema;
+  const modelSchema = spec.modelSchema === spec.schema ? schema : (maskValue(spec.modelSchema, masker) as JsonSchema);
+  const description = spec.description === undefined ? undefined : masker.mask(spec.description, true);
+  return { ...spec, schema, modelSchema, ...(description === undefined ? {} : { description }) };
 }
 
 /** Every text a message carries: its content (string or text parts), a tool's result, tool-call arguments. */
