@@ -94,7 +94,9 @@ export function valuesOf(rule: BudgetRule, subject: BudgetSubject): string[] {
  */
 export function poolOf(rule: BudgetRule, subject: BudgetSubject): string | undefined {
   if (!PER_TENANT.has(rule.scope)) return undefined;
-  return rule.scope === 'agent' ? subject.tenant : (subject.tenant ?? '');
+  if (rule.scope !== 'agent') return subject.tenant ?? '';
+  // A pool of their own: a busy tenant's new traces (kept 90 days) never push out its spent agent's budget.
+  return subject.tenant === undefined ? undefined : `${subject.tenant}\u0000agents`;
 }
 
 /**

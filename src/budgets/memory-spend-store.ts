@@ -123,8 +123,9 @@ export class MemorySpendStore implements SpendStore {
     if (now - this.#sweptAt >= SWEEP_EVERY_MS) this.#sweep(now);
     if (this.#fixed + count <= this.#max) return;
     throw new SpendStoreFullError(
-      `this process counts ${this.#fixed} budgets inside their window (keys, agents), the most it keeps ` +
-        '(budgets.maxTracked); it forgets none before its window ends. Count budgets in Redis to hold more.',
+      `this process counts ${this.#fixed} budgets inside their window (keys; agents of calls without a key), the ` +
+        'most it keeps (budgets.maxTracked); it forgets none before its window ends. Count budgets in Redis to hold ' +
+        'more.',
     );
   }
 

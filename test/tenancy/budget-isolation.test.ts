@@ -269,6 +269,23 @@ describe('in process: what the memory store keeps when it is full (item 6)', () 
     await expect(ask({ trace_id: 'flood-0' }, 'bob')).resolves.toBeTruthy();
   });
 
+  it('a tenant’s new traces never push out its own spent agent’s budget', async () => {
+    gateway = createGateway({
+      mock: true,
+      budgets: {
+        rules: [
+          { scope: 'agent', usd: 0.000_001, window: 'day' },
+          { scope: 'trace', usd: 1, window: 'lifetime' },
+        ],
+        maxTracked: 5,
+      },
+    });
+    await ask({ agent_id: 'support' }, 'alice');
+    await expect(ask({ agent_id: 'support' }, 'alice')).rejects.toMatchObject({ code: 'insufficient_quota' });
+    for (let n = 0; n < 20; n++) await ask({ trace_id: `busy-${n}` }, 'alice');
+    await expect(ask({ agent_id: 'support' }, 'alice')).rejects.toMatchObject({ code: 'insufficient_quota' });
+  });
+
   it('budgets it may not forget, past maxTracked: a 503 budgets_full, never a budget let go', async () => {
     gateway = createGateway({
       mock: true,
