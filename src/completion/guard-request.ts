@@ -29,17 +29,19 @@ export async function guardRequest(
   let recorded = request;
   if (mode !== 'off') {
     const masker = new Masker();
-    const messages = maskMessages(plan.body.messages, masker, true);
-    const beside = maskBesideMessages(plan.body, masker);
-    const output = maskOutput(plan.output, masker);
+    // In the prompt's order, tools first: the same tools keep the same placeholders turn after turn (a cached prefix).
+    const where: string[] = [];
+    const beside = maskBesideMessages(plan.body, masker, where);
+    const output = maskOutput(plan.output, masker, where);
+    const messages = foundIn(masker, where, 'messages', () => maskMessages(plan.body.messages, masker, true));
     trace.sensitiveData = { mode, found: masker.counts };
     recorded = maskRequest(request, masker);
     trace.recorded = { request: recorded, messages };
-    if (mode === 'block' && masker.found) throw new SensitiveDataError(masker.counts);
+    if (mode === 'block' && masker.found) throw new SensitiveDataError(masker.counts, where.join(', '));
     if (masker.found) {
       trace.warn({
         code: 'sensitive_data_masked',
-        param: 'messages',
+        param: where.join(', '),
         message: `Masked before any provider saw them: ${describeCounts(masker.counts)} (placeholders like [EMAIL_1]).`,
       });
       const body = { ...plan.body, ...beside, messages };
@@ -178,20 +180,29 @@ function maskRequest(request: CompletionRequest, masker: Masker): CompletionRequ
 const READ_BESIDE_MESSAGES = ['tools', 'functions', 'prediction'] as const;
 
 /** Those of them the body has, masked (and counted) as the messages are; names and types are left as they are. */
-function maskBesideMessages(body: CallPlan['body'], masker: Masker): Partial<CallPlan['body']> {
+function maskBesideMessages(body: CallPlan['body'], masker: Masker, where: string[]): Partial<CallPlan['body']> {
   const masked: Record<string, unknown> = {};
   for (const field of READ_BESIDE_MESSAGES)
-    if (body[field] !== undefined && body[field] !== null) masked[field] = maskValue(body[field], masker, true);
+    if (body[field] !== undefined && body[field] !== null)
+      masked[field] = foundIn(masker, where, field, () => maskValue(body[field], masker, true));
   return masked as Partial<CallPlan['body']>;
+}
+
+/** `mask()`'s result, with `field` added to `where` when it found something: what a refusal or warning names. */
+function foundIn<T>(masker: Masker, where: string[], field: string, mask: () => T): T {
+  const before = masker.total;
+  const masked = mask();
+  if (masker.total > before) where.push(field);
+  return masked;
 }
 
 /**
  * The answer's schema as it is sent (natively, or in the prompt), masked: its description and the strings in it. The
  * answer is still checked against the caller's schema as written (the validator compiled from it).
  */
-function maskOutput(spec: CallPlan['output'], masker: Masker): CallPlan['output'] {
+function maskOutput(spec: CallPlan['output'], masker: Masker, where: string[]): CallPlan['output'] {
   if (spec?.kind !== 'json_schema' || spec.schema === undefined) return spec;
-  const schema = maskValue(spec.schema, masker, true) as JsonSchema;
+  const schema = foundIn(masker, where, 'response_format', () => maskValue(spec.schema, masker, true) as JsonSchema);
   const modelSchema = spec.modelSchema === spec.schema ? schema : (maskValue(spec.modelSchema, masker) as JsonSchema);
   const description = spec.description === undefined ? undefined : masker.mask(spec.description, true);
   return { ...spec, schema, modelSchema, ...(description === undefined ? {} : { description }) };

@@ -33,6 +33,13 @@ export class Masker {
     return Object.keys(this.counts).length > 0;
   }
 
+  /** How many findings were counted so far, of every kind. */
+  get total(): number {
+    let total = 0;
+    for (const count of Object.values(this.counts)) total += count ?? 0;
+    return total;
+  }
+
   #placeholder(kind: SensitiveKind, value: string): string {
     // The same number however it is written: `(415) 555-0132` and `415-555-0132` are one phone number.
     const key = `${kind}\u0000${kind === 'email' || kind === 'secret' ? value : value.replace(/[^A-Za-z0-9]/g, '')}`;

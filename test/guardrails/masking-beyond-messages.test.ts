@@ -29,7 +29,7 @@ beforeEach(() => {
 
 const request = {
   model: 'openai/gpt-4o-mini',
-  messages: [{ role: 'user' as const, content: 'Use the tool.' }],
+  messages: [{ role: 'user' as const, content: 'Use the tool for bob@example.org.' }],
   tools: [
     {
       type: 'function' as const,
@@ -57,21 +57,26 @@ describe('sensitive data beyond the messages', () => {
     const sent = JSON.stringify(openai.requests[0]!.body);
     expect(sent).not.toContain(EMAIL);
     expect(sent).not.toContain(CARD);
+    // The tools first, as the prompt has them: their placeholders do not move with what the messages hold.
     expect(sent).toContain('Refund [EMAIL_1] on card [CARD_1].');
+    expect(openai.requests[0]!.body.messages[0].content).toBe('Use the tool for [EMAIL_2].');
     expect(openai.requests[0]!.body.tools[0].function.name).toBe('refund');
-    expect(response.switchyard.sensitive_data).toEqual({ mode: 'mask', found: { email: 5, card: 2 } });
+    expect(response.switchyard.sensitive_data).toEqual({ mode: 'mask', found: { email: 6, card: 2 } });
+    const warning = response.switchyard.warnings.find((item) => item.code === 'sensitive_data_masked');
+    expect(warning?.param).toBe('tools, prediction, response_format, messages');
   });
 
   it('block: a value in a tool’s description refuses the call, and nothing is sent', async () => {
     const refused = await gateway
       .createCompletion({
         model: request.model,
-        messages: request.messages,
+        messages: [{ role: 'user', content: 'Use the tool.' }],
         tools: request.tools,
         sensitive_data: 'block',
       })
       .catch((error: unknown) => error);
-    expect(refused).toMatchObject({ status: 400, code: 'sensitive_data_blocked' });
+    // Named where it was: a caller looking in its messages would find nothing.
+    expect(refused).toMatchObject({ status: 400, code: 'sensitive_data_blocked', param: 'tools' });
     expect(openai.requests).toHaveLength(0);
   });
 });
