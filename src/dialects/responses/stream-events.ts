@@ -223,7 +223,7 @@ async function* translate(
           kind: 'call',
           index,
           id: itemId(custom ? 'ctc' : 'fc', info.call_id, index),
-          callId: call.id ?? `call_${index}`,
+          callId: call.id || `call_${index}`,
           name: clientToolName(names, (custom ? call.custom?.name : call.function?.name) ?? ''),
           args: '',
           custom,
