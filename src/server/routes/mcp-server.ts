@@ -4,6 +4,7 @@ import { requireScope } from '../../access/scopes.ts';
 import { type Reply, replyFromResponse, type ServerRequest } from '../exchange.ts';
 import { type AnyOperation, type OperationContext, scopeSentence } from '../operation.ts';
 import { OPERATIONS } from '../operations/index.ts';
+import { HttpError } from '../responses.ts';
 import { registerGatewayTools } from './mcp-gateway-tools.ts';
 import { asJson } from './mcp-reply.ts';
 
@@ -28,7 +29,8 @@ export async function answerMcp(
     const web = request.toWeb();
     const headers = new Headers(web.headers);
     const bodiless = new Request(web.url, { method: web.method, headers, signal: web.signal });
-    return replyFromResponse(await transport.handleRequest(bodiless, { parsedBody: body }));
+    const answered = transport.handleRequest(bodiless, { parsedBody: body });
+    return replyFromResponse(await untilClientLeaves(answered, request.signal));
   } finally {
     // JSON mode: the response is complete once handleRequest resolves.
     await server.close();
@@ -50,5 +52,20 @@ function registerOperationTool(server: McpServer, operation: AnyOperation, conte
     if (operation.scope !== undefined) requireScope(context.access.key, operation.scope);
     const output = await operation.handle(input, context, operation.mcp?.flags?.(input));
     return asJson(operation.mcp?.result ? operation.mcp.result(output) : output);
+  });
+}
+
+/**
+ * The exchange's answer, or a rejection once the client has gone: an answer the SDK never gives (a request it
+ * aborted) must not hold the request, and its key's slot, past its client.
+ */
+function untilClientLeaves<T>(answered: Promise<T>, signal: AbortSignal): Promise<T> {
+  // A SwitchyardError: the handler answers it (to no one) without logging a fault of ours.
+  const gone = () => new HttpError(499, 'The client closed the connection.', { code: 'aborted' });
+  if (signal.aborted) return Promise.reject(gone());
+  return new Promise<T>((resolve, reject) => {
+    const leave = () => reject(gone());
+    signal.addEventListener('abort', leave, { once: true });
+    answered.then(resolve, reject).finally(() => signal.removeEventListener('abort', leave));
   });
 }

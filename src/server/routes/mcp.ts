@@ -41,8 +41,9 @@ const MAX_BATCH = 100;
 
 /**
  * The messages of a JSON-RPC body (one, or a batch), refused (400) when a batch is empty or longer than 100, a
- * message is not an object, or a request id comes twice: the SDK would keep only the last of two calls of one id,
- * answering before the other ends, and that call would go on after its slot was given back.
+ * message is not an object, a request id comes twice (the SDK would keep only the last of two calls of one id,
+ * answering before the other ends, and that call would go on after its slot was given back), or the batch cancels
+ * one of its own requests.
  */
 function checkedMessages(body: unknown): Array<{ method?: unknown; id?: unknown }> {
   const messages = Array.isArray(body) ? body : [body];
@@ -59,6 +60,14 @@ function checkedMessages(body: unknown): Array<{ method?: unknown; id?: unknown 
         code: 'invalid_request',
       });
     ids.add(id);
+  }
+  // The SDK answers no request a cancellation aborted, and a batch's answer waits for all of them: it never came.
+  for (const message of messages) {
+    const { method, params } = message as { method?: unknown; params?: { requestId?: unknown } };
+    if (method === 'notifications/cancelled' && ids.has(params?.requestId))
+      throw new HttpError(400, `This batch cancels its own request ${JSON.stringify(params?.requestId)}.`, {
+        code: 'invalid_request',
+      });
   }
   return messages as Array<{ method?: unknown; id?: unknown }>;
 }
