@@ -104,7 +104,6 @@ export class McpUpstream {
 
   async #refresh(): Promise<Tool[] | undefined> {
     try {
-      const client = await this.#connected();
       const list: Tool[] = [];
       const names = new Set<string>();
       const cursors = new Set<string>();
@@ -113,7 +112,9 @@ export class McpUpstream {
       // (a page that adds no tool, a cursor that repeats or is longer than a cursor needs, ends it; 100 pages at
       // most), so a server cannot loop the gateway.
       for (let pages = 0; pages < MAX_PAGES && list.length < MAX_TOOLS; pages++) {
-        const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.#timeoutMs });
+        const page = await this.#withClient((client) =>
+          client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.#timeoutMs }),
+        );
         const before = list.length;
         for (const tool of page.tools) {
           if (list.length >= MAX_TOOLS || names.has(tool.name)) continue;
@@ -139,10 +140,14 @@ export class McpUpstream {
    */
   async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     let result: CallToolResult;
+    const options = { timeout: this.#timeoutMs, maxTotalTimeout: this.#timeoutMs, ...(signal ? { signal } : {}) };
+    const send = () =>
+      this.#withClient((client) => client.callTool({ name: tool, arguments: args }, undefined, options));
     try {
-      const client = await this.#connected();
-      const options = { timeout: this.#timeoutMs, maxTotalTimeout: this.#timeoutMs, ...(signal ? { signal } : {}) };
-      result = (await client.callTool({ name: tool, arguments: args }, undefined, options)) as CallToolResult;
+      // A session the server forgot was never sent the call: sent once more, on a new session.
+      result = (await send().catch((error: unknown) =>
+        sessionLost(error) ? send() : Promise.reject(error),
+      )) as CallToolResult;
     } catch (error) {
       throw signal?.aborted
         ? new McpUpstreamError('cancelled', 'The caller left before the answer.')
@@ -159,6 +164,24 @@ export class McpUpstream {
     this.#client = undefined;
     this.#live = undefined;
     await (await client?.catch(() => undefined))?.close();
+  }
+
+  /**
+   * `use` of the pooled client; a session the server says it does not know (HTTP 404: it restarted, or expired it)
+   * drops the client, so that the next use starts a new session: an HTTP client is never closed by a 404.
+   */
+  async #withClient<T>(use: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.#connected();
+    try {
+      return await use(client);
+    } catch (error) {
+      if (sessionLost(error) && this.#live === client) {
+        this.#live = undefined;
+        this.#client = undefined;
+        void client.close().catch(() => {});
+      }
+      throw error;
+    }
   }
 
   /** The pooled client, connecting it (under the deadline) when there is none; a failed one is dropped. */
@@ -261,4 +284,9 @@ export class McpUpstream {
 const ERROR_TEXT_CHARS = 300;
 function cut(text: string): string {
   return text.length <= ERROR_TEXT_CHARS ? text : `${text.slice(0, ERROR_TEXT_CHARS)}… (${text.length} characters)`;
+}
+
+/** Streamable HTTP's answer to a session id the server does not know: the SDK's error with the HTTP status. */
+function sessionLost(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 404;
 }
