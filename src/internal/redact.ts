@@ -47,6 +47,13 @@ export function redactUrlCredentials(text: string): string {
     : withoutUserinfo;
 }
 
+/** A header's credential as an error may quote it: the value whole, and its token without `Bearer`, `Basic`… */
+export function headerCredentials(value: string): string[] {
+  const token = value.replace(AUTH_SCHEME, '');
+  return (token === value ? [value] : [value, token]).filter((form) => form.trim() !== '');
+}
+const AUTH_SCHEME = /^(Bearer|Basic|Token)\s+/i;
+
 /**
  * The user name and password of a URL, decoded, to be redacted wherever they might appear on their own (an error
  * quoting a decoded URL, a Basic header); none for a URL without them or one that does not parse.

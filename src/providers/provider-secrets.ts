@@ -1,4 +1,4 @@
-import { urlCredentials } from '../internal/redact.ts';
+import { headerCredentials, urlCredentials } from '../internal/redact.ts';
 import type { ProviderSettings } from './provider.ts';
 
 /**
@@ -11,7 +11,7 @@ export function secretsOf(settings: Pick<ProviderSettings, 'apiKey' | 'baseURL' 
   const headers = Object.entries(settings.headers ?? {})
     .filter(([name]) => !PUBLIC_HEADERS.has(name.toLowerCase()))
     // A value a JavaScript caller set to null (to unset an SDK's default header) is no secret, and no failure.
-    .flatMap(([, value]) => (typeof value === 'string' ? [value, value.replace(AUTH_SCHEME, '')] : []));
+    .flatMap(([, value]) => (typeof value === 'string' ? headerCredentials(value) : []));
   return [settings.apiKey, ...urlCredentials(settings.baseURL), ...headers].filter(
     (secret): secret is string => !!secret,
   );
@@ -27,4 +27,3 @@ const PUBLIC_HEADERS = new Set([
   'x-title',
   'user-agent',
 ]);
-const AUTH_SCHEME = /^(Bearer|Basic|Token)\s+/i;

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { redactSecrets } from '../../internal/redact.ts';
+import { headerCredentials, redactSecrets, urlCredentials } from '../../internal/redact.ts';
 import { boundedFetch, cutMark, ResultTooLargeError } from './bounded-fetch.ts';
 import {
   DEFAULT_MCP_LISTING_WAIT_MS,
@@ -73,7 +73,12 @@ export class McpUpstream {
     this.#timeoutMs = settings.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
     this.#maxResultBytes = settings.maxResultBytes ?? DEFAULT_MCP_MAX_RESULT_BYTES;
     this.#listingWaitMs = settings.listingWaitMs ?? DEFAULT_MCP_LISTING_WAIT_MS;
-    this.#secrets = [...Object.values(settings.headers ?? {}), ...Object.values(settings.env ?? {})];
+    // A header's token alone too (an upstream's refusal may quote it), and the URL's own credentials.
+    this.#secrets = [
+      ...Object.values(settings.headers ?? {}).flatMap(headerCredentials),
+      ...Object.values(settings.env ?? {}),
+      ...urlCredentials(settings.url),
+    ];
   }
 
   /**
