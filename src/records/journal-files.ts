@@ -27,6 +27,8 @@ export interface JournalSegment {
   path: string;
   records: number;
   bytes: number;
+  /** The dead process it was claimed from (`<pid>-<token>@<host>`); absent: this journal's own. */
+  claimedFrom?: string;
 }
 
 /**
@@ -66,8 +68,7 @@ export function leftoverSegments(
         // Renaming keeps the file's time, by which files replay.
         nodeFs().renameSync(nodePath().join(dir, name), path);
         const { size, mtimeMs } = nodeFs().statSync(path);
-        const records = nodeFs().readFileSync(path, 'utf8').split('\n').length - 1;
-        found.push({ path, records, bytes: size, modified: mtimeMs, open });
+        found.push({ path, records: countLines(path), bytes: size, modified: mtimeMs, open, claimedFrom: owner });
       } catch {
         // Taken by a replica of an earlier version starting at the same time (it claims nothing).
       }
@@ -235,4 +236,18 @@ export function emitJournalWarning(error: unknown): void {
   process.emitWarning(`switchyard: the call-record journal failed: ${reason}`, {
     code: 'SWITCHYARD_RECORD_JOURNAL',
   });
+}
+
+/** The lines of a file, read a block at a time: a dead process's backlog may be 64 MiB, never held whole. */
+function countLines(path: string): number {
+  const fd = nodeFs().openSync(path, 'r');
+  try {
+    const block = Buffer.allocUnsafe(64 * 1024);
+    let lines = 0;
+    for (let read = nodeFs().readSync(fd, block); read > 0; read = nodeFs().readSync(fd, block))
+      for (let at = block.indexOf(10); at !== -1 && at < read; at = block.indexOf(10, at + 1)) lines++;
+    return lines;
+  } finally {
+    nodeFs().closeSync(fd);
+  }
 }

@@ -274,14 +274,24 @@ export class RecordJournal {
   }
 
   #trim(): number {
-    let bytes = this.#pending.reduce((total, segment) => total + segment.bytes, 0);
-    let dropped = 0;
-    while (bytes > this.#maxBytes && this.#pending.length > 0) {
-      const oldest = this.#pending.shift()!;
-      removeFile(oldest.path);
-      bytes -= oldest.bytes;
-      dropped += oldest.records;
+    // Each process's files within its own bound, oldest dropped first: this journal's, and those of each dead process
+    // it claimed (the workers of a restarted `serve --workers` left a backlog each, which one of them takes).
+    const bytes = new Map<string, number>();
+    for (const { claimedFrom = '', bytes: size } of this.#pending)
+      bytes.set(claimedFrom, (bytes.get(claimedFrom) ?? 0) + size);
+    const gone = new Set<JournalSegment>();
+    for (const segment of this.#pending) {
+      const owner = segment.claimedFrom ?? '';
+      if (bytes.get(owner)! <= this.#maxBytes) continue;
+      gone.add(segment);
+      bytes.set(owner, bytes.get(owner)! - segment.bytes);
     }
+    let dropped = 0;
+    for (const segment of gone) {
+      removeFile(segment.path);
+      dropped += segment.records;
+    }
+    if (gone.size > 0) this.#pending = this.#pending.filter((segment) => !gone.has(segment));
     return dropped;
   }
 }

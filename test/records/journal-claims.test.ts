@@ -109,3 +109,24 @@ describe('files another machine left in the directory', () => {
     await queue.close();
   });
 });
+
+describe('the files of several dead processes, claimed by one journal', () => {
+  it('are kept whole, each within its own bound: not cut to one journal’s', async () => {
+    // Three workers of a restarted `serve --workers 3`, each left 3 records, within the bound each had.
+    const lines = () => Array.from({ length: 3 }, () => `${JSON.stringify(makeRecord({ status: 'ok' }))}\n`).join('');
+    let largest = 0;
+    for (const owner of ['999999991-0badf001', '999999992-0badf002', '999999993-0badf003']) {
+      const text = lines();
+      largest = Math.max(largest, Buffer.byteLength(text));
+      writeFileSync(join(dir, `${owner}-0@${host}.jsonl`), text);
+    }
+    const sink = new MemorySink();
+    const journal = new RecordJournal({ dir, sinks: [sink], maxBytes: largest + 100, onError: () => {} });
+    const queue = new RecordQueue({ sinks: [sink], journal, flushIntervalMs: 600_000, onError: () => {} });
+    expect(journal.droppedAtStart).toBe(0);
+    expect(journal.pendingRecords).toBe(9);
+    await queue.flush();
+    expect(sink.records()).toHaveLength(9);
+    await queue.close();
+  });
+});
