@@ -182,7 +182,14 @@ export class RecordQueue {
       if (remaining < drained) await breathe();
       const batch = this.#queue.splice(0, Math.min(this.#batchSize, remaining));
       remaining -= batch.length;
-      const outcomes = await Promise.all(this.#sinks.map((sink) => this.#writeTo(sink, batch)));
+      // After a journaled sink failed, its later batches wait in the segment too: not each for a store that is down.
+      const outcomes = await Promise.all(
+        this.#sinks.map((sink, index) =>
+          journaledSinkFailed && segment !== undefined && this.#isJournaled(index)
+            ? { lost: batch.length, threw: true }
+            : this.#writeTo(sink, batch),
+        ),
+      );
       stored += batch.length - Math.max(0, ...outcomes.map((outcome) => outcome.lost));
       for (const [index, { lost, threw }] of outcomes.entries()) {
         const replayed = segment !== undefined && this.#isJournaled(index);

@@ -213,3 +213,37 @@ describe.runIf(canMountTmpfs())('a write the disk cut short (a real full disk: a
     }
   });
 });
+
+describe('a store that fails each batch slowly', () => {
+  it('is asked once a drain: the rest of the batches wait in the journal file, not each for the store', async () => {
+    let writes = 0;
+    let down = true;
+    const sink = new MemorySink();
+    const slow = Object.assign(Object.create(sink) as MemorySink, {
+      async write(records: CallRecord[]) {
+        writes += 1;
+        if (down) throw new Error('canceling statement due to statement timeout');
+        await sink.write(records);
+      },
+    });
+    const journal = new RecordJournal({ dir, sinks: [slow], onError: () => {} });
+    const queue = new RecordQueue({
+      sinks: [slow],
+      batchSize: 2,
+      flushIntervalMs: 600_000,
+      journal,
+      onError: () => {},
+    });
+    const records = Array.from({ length: 10 }, () => makeRecord());
+    for (const record of records) queue.enqueue(record);
+    await queue.flush();
+    // Five batches, one asked: the outage answered it, and the other four are in the kept file with it.
+    expect(writes).toBe(1);
+    down = false;
+    queue.enqueue(makeRecord());
+    await queue.flush();
+    expect(ids(sink.records())).toHaveLength(11);
+    expect(queue.stats).toMatchObject({ written: 11, failed: 0, dropped: 0 });
+    await queue.close();
+  });
+});
