@@ -193,11 +193,9 @@ export function createSwitchyardHandler(options: SwitchyardHandlerOptions): Swit
         if (route.scope) requireScope(key, route.scope);
         // A page asked with a key counts as an API request does. A key minted under others counts against their
         // limits too (up to its tenant): a child cannot widen its parent's rate, and a tenant cannot spend the admin
-        // key's, shared with every other tenant. Managing keys counts against the key's own only: a team whose bots
-        // hold its limits can still see and revoke them.
-        const reach = route.scope === 'keys:create' ? 'own' : 'lineage';
-        await limiter.takeRequest(key, reach);
-        release = await limiter.acquire(key, reach);
+        // key's, shared with every other tenant.
+        await limiter.takeRequest(key);
+        release = await limiter.acquire(key);
       }
       const access = key && new KeyAccess(key, keys, keyLimits, presented);
       reply = await route.handle({ request, params, key, access });

@@ -50,12 +50,9 @@ export class KeyLimiter {
     this.#options = options;
   }
 
-  /**
-   * One request from the rate of the key and of each key it was minted under (within its tenant); `own`: from the
-   * key's own count of the requests managing keys (see `LimitReach`).
-   */
-  async takeRequest(key: ApiKeyInfo, reach: LimitReach = 'lineage'): Promise<void> {
-    const rates = (reach === 'own' ? [self(key)] : lineageOf(key)).flatMap(({ id, own, whose }) => {
+  /** One request from the rate of the key and of each key it was minted under (within its tenant). */
+  async takeRequest(key: ApiKeyInfo): Promise<void> {
+    const rates = lineageOf(key).flatMap(({ id, own, whose }) => {
       const perMinute = own?.requests_per_minute ?? this.defaults.requests_per_minute;
       return perMinute === undefined ? [] : [{ id, perMinute, whose }];
     });
@@ -79,9 +76,8 @@ export class KeyLimiter {
    * and one of each own `max_in_flight`, held in the shared store (every replica's count). The function returned
    * gives them back, once.
    */
-  async acquire(key: ApiKeyInfo, reach: LimitReach = 'lineage'): Promise<() => void> {
-    // Managing keys holds a slot of the key's apart: what its children hold cannot lock it out of revoking them.
-    const lineage = reach === 'own' ? [{ ...self(key), id: `${key.id}\u0000keys` }] : lineageOf(key);
+  async acquire(key: ApiKeyInfo): Promise<() => void> {
+    const lineage = lineageOf(key);
     const shared = lineage.filter((entry) => entry.own?.max_in_flight !== undefined);
     const local = await this.#acquireDefaults(lineage.filter((entry) => entry.own?.max_in_flight === undefined));
     if (shared.length === 0) return local ?? (() => undefined);
@@ -108,7 +104,7 @@ export class KeyLimiter {
   }
 
   /** The server's slot of each key named, all or none: a refusal gives back those taken before it. */
-  async #acquireDefaults(keys: LimitedKey[]): Promise<(() => void) | undefined> {
+  async #acquireDefaults(keys: ReturnType<typeof lineageOf>): Promise<(() => void) | undefined> {
     if (keys.length === 0) return undefined;
     const { concurrency } = this.#options;
     if (keys.length === 1) return concurrency.acquire(keys[0]!.id, keys[0]!.whose);
@@ -163,26 +159,11 @@ export class KeyLimiter {
   }
 }
 
-/**
- * Whose request limits a request takes from: its key's and those of the keys that minted it (`lineage`), or, for the
- * requests managing keys, the key's own rate and a count of such requests in flight apart (`own`): a team whose bots
- * hold its slots can still see and revoke them.
- */
-export type LimitReach = 'lineage' | 'own';
-
-interface LimitedKey {
-  id: string;
-  own: KeyLimits | undefined;
-  whose: string;
-}
-
 /** The key then each key that minted it within its tenant, with its own limits and how a refusal names it. */
-function lineageOf(key: ApiKeyInfo): LimitedKey[] {
+function lineageOf(key: ApiKeyInfo): Array<{ id: string; own: KeyLimits | undefined; whose: string }> {
   return withinTenant([key.id, ...key.ancestors], key.tenant).map((id) =>
-    id === key.id ? self(key) : { id, own: key.ancestor_limits?.[id], whose: `The key ${id} that minted this one` },
+    id === key.id
+      ? { id, own: key.limits ?? undefined, whose: 'This API key' }
+      : { id, own: key.ancestor_limits?.[id], whose: `The key ${id} that minted this one` },
   );
-}
-
-function self(key: ApiKeyInfo): LimitedKey {
-  return { id: key.id, own: key.limits ?? undefined, whose: 'This API key' };
 }
