@@ -120,6 +120,19 @@ export function invalidResponse(scope: Who, problem: string, cause?: unknown): P
 }
 
 /**
+ * The provider's safety filter refused the request (an answer 2xx with nothing in it, and the reason it gives): the
+ * request's refusal, as OpenAI's images API answers one, not retried (each try is paid for, and refused again).
+ */
+export function contentBlocked(scope: Who, reason: string): ProviderError {
+  return failure(scope, `${label(scope)} refused the request: its safety filter blocked it (${reason}).`, {
+    status: 400,
+    code: 'content_policy_violation',
+    type: 'invalid_request_error',
+    retryable: false,
+  });
+}
+
+/**
  * A failure of this process while calling the provider (a bug, a runtime without an API the package needs): never
  * the provider's, and not retried. Names what failed and where.
  */

@@ -5,12 +5,13 @@ import { isPlainObject } from '../../internal/shape.ts';
 import type { ErrorMapper } from '../error-mapper.ts';
 import type { ImageBody, ImageEditBody, MediaApi, MediaCall, ProviderSpeech, SpeechBody } from '../media-api.ts';
 import type { ResolvedProviderSettings } from '../provider.ts';
-import { invalidResponse } from '../provider-errors.ts';
+import { contentBlocked, invalidResponse } from '../provider-errors.ts';
 import { endpointOf } from '../wire/http-sender.ts';
 import { wireHeaders } from '../wire/wire-headers.ts';
 import { postJson } from '../wire/wire-post.ts';
 import { geminiImageParameters, imagenParameters } from './image-parameters.ts';
 import { inlineImagesOf } from './inline-images.ts';
+import { blockedBecause } from './map-finish-reason.ts';
 import { checkedModelName } from './model-name.ts';
 import { geminiSpeechOf, geminiSpeechRequest } from './speech.ts';
 
@@ -90,6 +91,8 @@ export function googleMedia(
         };
       };
       const images = inlineImagesOf(answer?.candidates?.[0]?.content?.parts);
+      const blocked = images.length === 0 ? blockedBecause(answer) : undefined;
+      if (blocked) throw contentBlocked(errors.scope(call.model), blocked);
       if (images.length === 0) throw invalidResponse(errors.scope(call.model), 'an answer without an image part');
       data.push(...images.map((found) => ({ b64_json: found.data })));
       usage.input_tokens += answer.usageMetadata?.promptTokenCount ?? 0;
@@ -115,6 +118,8 @@ export function googleMedia(
   async function createSpeech(call: MediaCall<SpeechBody>): Promise<ProviderSpeech> {
     const answer = await post(call, 'generateContent', geminiSpeechRequest(call));
     const speech = geminiSpeechOf(answer, call.body.response_format, call.warn);
+    const blocked = typeof speech === 'string' ? blockedBecause(answer) : undefined;
+    if (blocked) throw contentBlocked(errors.scope(call.model), blocked);
     if (typeof speech === 'string') throw invalidResponse(errors.scope(call.model), speech);
     return speech;
   }
