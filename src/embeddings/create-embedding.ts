@@ -34,7 +34,7 @@ export async function createEmbedding(
     validateEmbeddingRequest(request);
     texts = typeof request.input === 'string' ? [request.input] : request.input;
     // Masked (or refused) before anything else reads them: the record keeps what the provider is sent.
-    const guarded = guardTexts(services, texts, options.access, trace);
+    const guarded = guardTexts(services, texts, options.access, trace, request.sensitive_data);
     texts = guarded.texts;
     if (guarded.refusal) throw guarded.refusal;
     metadata = { ...options.metadata, ...request.metadata };

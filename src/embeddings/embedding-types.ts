@@ -1,3 +1,4 @@
+import type { SensitiveDataMode } from '../guardrails/mode.ts';
 import type { SwitchyardResponseInfo } from '../types.ts';
 
 /** OpenAI's embeddings request, plus `metadata` for attribution (the keys `CompletionRequest.metadata` recognises). */
@@ -10,8 +11,10 @@ export interface EmbeddingRequest {
   dimensions?: number;
   /** `float` (default): arrays of numbers; `base64`: little-endian float32s, base64-encoded, as OpenAI sends them. */
   encoding_format?: 'float' | 'base64';
-  /** OpenAI's end-user id; kept on the call record, not sent. */
+  /** OpenAI's end-user id: sent to a provider that takes one (OpenAI's API), and kept in the record's metadata. */
   user?: string;
+  /** This request's own sensitive-data mode: it can only tighten the gateway's and the key's (docs/teams.md). */
+  sensitive_data?: SensitiveDataMode;
   metadata?: Record<string, string> | null;
 }
 

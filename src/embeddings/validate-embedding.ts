@@ -1,9 +1,10 @@
 import { InvalidRequestError } from '../errors.ts';
+import { isSensitiveDataMode } from '../guardrails/mode.ts';
 import type { EmbeddingRequest } from './embedding-types.ts';
 
 /** OpenAI's own limit on inputs per request. */
 const MAX_EMBEDDING_INPUTS = 2048;
-const KNOWN = new Set(['model', 'input', 'dimensions', 'encoding_format', 'user', 'metadata']);
+const KNOWN = new Set(['model', 'input', 'dimensions', 'encoding_format', 'user', 'metadata', 'sensitive_data']);
 
 /** Checks an embeddings request as OpenAI would, with messages that say what to send instead. */
 export function validateEmbeddingRequest(request: unknown): asserts request is EmbeddingRequest {
@@ -45,6 +46,8 @@ export function validateEmbeddingRequest(request: unknown): asserts request is E
     throw new InvalidRequestError('"encoding_format" must be "float" or "base64".', 'encoding_format');
   if (body.user !== undefined && typeof body.user !== 'string')
     throw new InvalidRequestError('"user" must be a string.', 'user');
+  if (body.sensitive_data !== undefined && !isSensitiveDataMode(body.sensitive_data))
+    throw new InvalidRequestError('"sensitive_data" must be "off", "mask" or "block".', 'sensitive_data');
   const metadata = body.metadata;
   if (metadata !== undefined && metadata !== null) {
     if (
