@@ -102,7 +102,8 @@ export function mediaRoutes(gateway: Gateway, limits: { maxBodyBytes: number; ma
 function factHeaders(info: SwitchyardResponseInfo): Record<string, string> {
   return {
     'x-switchyard-call-id': info.call_id,
-    'x-switchyard-model': info.model,
+    // A name the caller wrote (`<provider>/<any id>`): a header holds visible ASCII only, the rest percent-encoded.
+    'x-switchyard-model': /^[\x20-\x7e]*$/.test(info.model) ? info.model : encodeURIComponent(info.model),
     'x-switchyard-provider': info.provider,
     'x-switchyard-cost-usd': info.cost_usd === null ? 'unknown' : String(info.cost_usd),
   };
