@@ -86,4 +86,24 @@ describe('images on Google', () => {
       { provider: 'vertex', outcome: 'missing_credentials' },
     ]);
   });
+
+  it('Gemini edits say what they drop: a mask, and url answers (base64 comes back)', async () => {
+    gemini.enqueue({ parts: [{ inlineData: { mimeType: 'image/png', data: PNG } }] });
+    const image = { data: new Uint8Array([1, 2, 3]), name: 'a.png', type: 'image/png' };
+    const mask = { data: new Uint8Array([4, 5, 6]), name: 'm.png', type: 'image/png' };
+    const answer = await gateway.editImage({
+      model: 'gemini-2.5-flash-image',
+      prompt: 'brighter',
+      image,
+      mask,
+      response_format: 'url',
+    });
+    expect(answer.data?.[0]?.b64_json).toBe(PNG);
+    expect(answer.switchyard.warnings.map((warning) => [warning.code, warning.param])).toEqual(
+      expect.arrayContaining([
+        ['unsupported_parameter', 'mask'],
+        ['converted_parameter', 'response_format'],
+      ]),
+    );
+  });
 });

@@ -44,12 +44,22 @@ export function imagenParameters(call: MediaCall<ImageBody>): Record<string, unk
 }
 
 /**
- * What Gemini's image models take of an OpenAI images body in `generateContent`: the prompt and `n` (as that many
- * requests); the rest dropped with a warning.
+ * What Gemini's image models take of an OpenAI images body in `generateContent`: the prompt, an edit's images and
+ * `n` (as that many requests); the rest dropped with a warning (a mask too: the model edits as the prompt says).
  */
 export function geminiImageParameters(call: MediaCall<ImageBody>): void {
   for (const name of Object.keys(call.body)) {
-    if (['prompt', 'n', 'image', 'mask', 'response_format'].includes(name) || call.body[name] == null) continue;
+    const value = call.body[name];
+    if (['prompt', 'n', 'image'].includes(name) || value == null) continue;
+    if (name === 'response_format') {
+      if (value !== 'b64_json')
+        call.warn({
+          code: 'converted_parameter',
+          param: name,
+          message: `Gemini's image models answer image bytes: b64_json came back, not ${JSON.stringify(value)}.`,
+        });
+      continue;
+    }
     call.warn({
       code: 'unsupported_parameter',
       param: name,
