@@ -98,6 +98,8 @@ export const MEDIA_MODELS: readonly MediaModel[] = [
       input: ['text', 'image'],
       output: ['text', 'image'],
     },
+    // "Output images up to 1024x1024px are tokenized as 1290 tokens" (https://ai.google.dev/gemini-api/docs/pricing).
+    output_tokens_per_image: 1290,
     providers: [
       {
         provider: 'google',

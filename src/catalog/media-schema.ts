@@ -46,6 +46,8 @@ export interface MediaModel {
   /** A token-billed model's most tokens one call takes in (audio and prompt) and gives out: what budgets hold. */
   context_window?: number;
   max_output_tokens?: number;
+  /** A token-billed image model's output tokens an image (Gemini's 1,290 up to 1024×1024): what budgets hold. */
+  output_tokens_per_image?: number;
   providers: MediaOffering[];
 }
 

@@ -100,9 +100,17 @@ function imageBody(request: ImageRequest): ImageBody {
   return rest as ImageBody;
 }
 
-/** `n` images at the dearest row that fits the size and quality asked (the dearest of all when they are unsaid). */
+/**
+ * `n` images at the dearest row that fits the size and quality asked (the dearest of all when they are unsaid); for a
+ * model billed in tokens alone, `n` images' output tokens and the prompt's (at most its UTF-8 bytes) at their prices.
+ */
 function worstImages(candidate: MediaCandidate, body: ImageBody): number | null {
   const pricing = candidate.offering.pricing;
+  const perImage = candidate.entry?.output_tokens_per_image;
+  if (!pricing?.per_image && pricing?.tokens && perImage !== undefined) {
+    const prompt = new TextEncoder().encode(body.prompt).byteLength * (pricing.tokens.text_input ?? 0);
+    return ((body.n ?? 1) * (perImage * pricing.tokens.output + prompt)) / 1e6;
+  }
   if (!pricing?.per_image) return null;
   const row = body.quality && body.size ? pricing.per_image[body.quality]?.[body.size] : undefined;
   return (body.n ?? 1) * (row ?? dearestImage(pricing));

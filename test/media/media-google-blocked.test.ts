@@ -48,3 +48,30 @@ describe('Google media refused by its safety filter', () => {
     gemini.reset();
   });
 });
+
+describe('a Gemini image model under a budget', () => {
+  it('holds its images’ tokens while it runs (1,290 output tokens an image): two at once, one passes', async () => {
+    // Two images: 2 × 1,290 × $30 per 1M ≈ $0.077 held; a call is admitted while spent and held are under the
+    // budget ($0.05): a second call meanwhile is refused.
+    const budgeted = createGateway({
+      env: {},
+      providers: { google: { apiKey: 'gemini-test', baseURL: gemini.url } },
+      retry: { maxRetries: 0 },
+      budgets: { rules: [{ scope: 'agent', usd: 0.05, window: 'day' }] },
+    });
+    const image = { parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }], delayMs: 200 };
+    gemini.enqueue(image, image, image, image);
+    const both = await Promise.allSettled(
+      [0, 1].map(() =>
+        budgeted.createImage({ model: 'gemini-2.5-flash-image', prompt: 'a fjord', n: 2, metadata: { agent_id: 'a' } }),
+      ),
+    );
+    expect(both.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const passed = both.find((result) => result.status === 'fulfilled') as PromiseFulfilledResult<{
+      switchyard: { warnings: Array<{ code: string }> };
+    }>;
+    expect(passed.value.switchyard.warnings.map((warning) => warning.code)).not.toContain('budget_estimate_unknown');
+    await budgeted.close();
+    gemini.reset();
+  });
+});
