@@ -59,10 +59,18 @@ beforeAll(async () => {
         tools: [
           { name: 'web', inputSchema: { type: 'object' } },
           { name: 'strict', inputSchema: { type: 'object' } },
+          {
+            name: 'shaped',
+            inputSchema: { type: 'object' },
+            outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+          },
         ],
         nextCursor: 'again',
       });
-    const strict = (message as { params?: { name?: string } }).params?.name === 'strict';
+    const tool = (message as { params?: { name?: string } }).params?.name;
+    // Its own output schema broken: a string where it said a number.
+    if (tool === 'shaped') return answer({ content: [{ type: 'text', text: 'x' }], structuredContent: { n: 'x' } });
+    const strict = tool === 'strict';
     const error = strict
       ? { code: -32602, message: 'Invalid params: "query" is required' }
       : { code: -32603, message: HUGE_ERROR };
@@ -121,6 +129,16 @@ describe('an upstream that misbehaves', () => {
     expect(text).toContain('boom');
     expect(text.length).toBeLessThan(1_000);
     expect(JSON.stringify(test.logs).length).toBeLessThan(HUGE_ERROR.length);
+    await mcp.close();
+  });
+
+  it('answering outside its own output schema: the server is blamed, not the call', async () => {
+    const mcp = await client();
+    const result = await mcp.callTool({ name: 'rogue__shaped', arguments: {} });
+    expect(result.isError).toBe(true);
+    const text = (result.content as Array<{ text: string }>)[0]!.text;
+    expect(text).not.toMatch(/refused the call's arguments/);
+    expect(text).toMatch(/output schema/);
     await mcp.close();
   });
 

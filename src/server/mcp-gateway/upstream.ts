@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { headerCredentials, redactSecrets, urlCredentials } from '../../internal/redact.ts';
-import { boundedFetch, cutMark, ResultTooLargeError } from './bounded-fetch.ts';
+import { headerCredentials, urlCredentials } from '../../internal/redact.ts';
+import { boundedFetch, cutMark } from './bounded-fetch.ts';
+import { explainFailure, McpUpstreamError, tooLarge } from './upstream-errors.ts';
 import {
   DEFAULT_MCP_LISTING_WAIT_MS,
   DEFAULT_MCP_MAX_RESULT_BYTES,
@@ -10,28 +11,7 @@ import {
   type McpUpstreamSettings,
 } from './upstream-settings.ts';
 
-/** How a forwarded call ended, as records and metrics count it. */
-export type McpCallOutcome =
-  | 'ok'
-  | 'tool_error'
-  | 'timeout'
-  | 'unavailable'
-  | 'too_large'
-  | 'upstream_error'
-  | 'invalid_request'
-  | 'cancelled'
-  | 'forbidden';
-
-/** A call that did not reach a result: its outcome and a sentence blaming the party at fault. */
-export class McpUpstreamError extends Error {
-  readonly outcome: Exclude<McpCallOutcome, 'ok' | 'tool_error' | 'forbidden'>;
-
-  constructor(outcome: Exclude<McpCallOutcome, 'ok' | 'tool_error' | 'forbidden'>, message: string) {
-    super(message);
-    this.outcome = outcome;
-    this.name = 'McpUpstreamError';
-  }
-}
+export { type McpCallOutcome, McpUpstreamError } from './upstream-errors.ts';
 
 /** Tools an upstream lists, read page by page up to this many (a bound on what one server can make us hold). */
 const MAX_TOOLS = 1_000;
@@ -256,39 +236,13 @@ export class McpUpstream {
   }
 
   #tooLarge(): McpUpstreamError {
-    const bound = this.#maxResultBytes;
-    return new McpUpstreamError('too_large', `The MCP server "${this.name}" answered more than ${bound} bytes.`);
+    return tooLarge(this.name, this.#maxResultBytes);
   }
 
-  /** Whom a failure blames: the server's deadline, its absence, its size, or the error it answered. */
   #explain(error: unknown): McpUpstreamError {
-    if (error instanceof McpUpstreamError) return error;
-    const server = `The MCP server "${this.name}"`;
-    if (
-      error instanceof ResultTooLargeError ||
-      (error as Error | undefined)?.cause instanceof ResultTooLargeError ||
-      (error as { data?: { reason?: unknown } } | undefined)?.data?.reason === this.#cutMark
-    )
-      return this.#tooLarge();
-    const code = (error as { code?: unknown } | undefined)?.code;
-    if (code === -32001)
-      return new McpUpstreamError('timeout', `${server} did not answer within ${this.#timeoutMs} ms.`);
-    // Cut: a server's error text goes to the caller, the log and the record, and may echo anything it was sent.
-    // And without credentials: an error may quote a URL or a header whole.
-    const message = cut(redactSecrets(error instanceof Error ? error.message : String(error), this.#secrets));
-    // Invalid params, method not found: the call's own fault (its arguments, a tool the server does not have).
-    if (code === -32602 || code === -32601)
-      return new McpUpstreamError('invalid_request', `${server} refused the call's arguments: ${message}`);
-    if (typeof code === 'number' && code !== -32000)
-      return new McpUpstreamError('upstream_error', `${server} answered an error: ${message}`);
-    return new McpUpstreamError('unavailable', `${server} cannot be reached: ${message}`);
+    const failure = { server: this.name, timeoutMs: this.#timeoutMs, maxResultBytes: this.#maxResultBytes };
+    return explainFailure(error, { ...failure, cutMark: this.#cutMark, secrets: this.#secrets });
   }
-}
-
-/** The first characters of a server's text: enough to say what failed. */
-const ERROR_TEXT_CHARS = 300;
-function cut(text: string): string {
-  return text.length <= ERROR_TEXT_CHARS ? text : `${text.slice(0, ERROR_TEXT_CHARS)}… (${text.length} characters)`;
 }
 
 /** Streamable HTTP's answer to a session id the server does not know: the SDK's error with the HTTP status. */
