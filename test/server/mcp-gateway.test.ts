@@ -95,6 +95,7 @@ describe('the MCP gateway', () => {
     const upstream = names.filter((name) => !BUILT_IN.includes(name)).sort();
     expect(upstream).toEqual([
       'docs__web',
+      'files__big',
       'files__env',
       'files__grow',
       'files__pid',
@@ -125,7 +126,13 @@ describe('the MCP gateway', () => {
   });
 
   it("keeps two keys' tools apart", async () => {
-    expect((await toolsOf(keys.files)).sort()).toEqual(['files__env', 'files__grow', 'files__pid', 'files__read']);
+    expect((await toolsOf(keys.files)).sort()).toEqual([
+      'files__big',
+      'files__env',
+      'files__grow',
+      'files__pid',
+      'files__read',
+    ]);
     expect((await call(keys.files, 'search__web', { query: 'x' })).isError).toBe(true);
     expect((await call(keys.web, 'files__read', { path: '/etc/hosts' })).isError).toBe(true);
     expect(await call(keys.files, 'files__read', { path: 'a.txt' })).toEqual({

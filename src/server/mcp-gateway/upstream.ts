@@ -23,6 +23,8 @@ const LISTING_BACKOFF_MS = 5_000;
 /** Room for the JSON-RPC envelope around a result, in the transport's own bound. */
 const ENVELOPE_BYTES = 64 * 1024;
 const HOLD_GRACE_MS = 5_000;
+/** The MCP SDK's own stdio buffer (`STDIO_DEFAULT_MAX_BUFFER_SIZE`). */
+const STDIO_BUFFER_BYTES = 10 * 1024 * 1024;
 
 /**
  * One upstream MCP server, one pooled client: connected on first use, connected again after it fails or closes, each
@@ -232,6 +234,9 @@ export class McpUpstream {
       ...(settings.cwd ? { cwd: settings.cwd } : {}),
       // Its own log is not the gateway's: not mixed into the server's JSON lines.
       stderr: 'ignore',
+      // Past its buffer the SDK ends the process (every call on it fails): the SDK's 10 MB, or the server's bound as
+      // over HTTP when larger; an answer between the bound and the buffer is refused as too large, the process kept.
+      maxBufferSize: Math.max(STDIO_BUFFER_BYTES, 2 * this.#maxResultBytes + ENVELOPE_BYTES),
     });
   }
 
