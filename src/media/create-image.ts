@@ -6,7 +6,7 @@ import type { FileBody, ImageBody } from '../providers/media-api.ts';
 import type { MediaCandidate } from './media-catalog.ts';
 import { dearestImage, imageBill } from './media-cost.ts';
 import type { ImageEditRequest, ImageRequest, ImageResponse, MediaFile } from './media-types.ts';
-import { runMediaCall } from './run-media-call.ts';
+import { checkBody, runMediaCall, textsOf } from './run-media-call.ts';
 
 /** `images.generate`: OpenAI's body in, its `ImagesResponse` out, with the `switchyard` facts. */
 export async function createImage(
@@ -14,7 +14,9 @@ export async function createImage(
   request: ImageRequest,
   options?: CompletionOptions,
 ): Promise<ImageResponse> {
-  const body = imageBody(request);
+  // The body's other parts are read only once its checks passed (a refusal is thrown inside the call, recorded).
+  const { body: checked, refused } = checkBody(() => imageBody(request));
+  const body = checked as ImageBody;
   const { value, info } = await runMediaCall<ImagesResponse>(
     services,
     {
@@ -22,7 +24,8 @@ export async function createImage(
       dialect: 'images',
       api: 'generateImage',
       request,
-      texts: [body.prompt],
+      refused,
+      texts: textsOf(checked ? body.prompt : request?.prompt),
       worst: (candidate) => worstImages(candidate, body),
       attempt: (api, call) =>
         api.generateImage!({
@@ -44,11 +47,16 @@ export async function editImage(
   request: ImageEditRequest,
   options?: CompletionOptions,
 ): Promise<ImageResponse> {
-  const body = imageBody(request as unknown as ImageRequest);
-  const images = (Array.isArray(request?.image) ? request.image : [request?.image]).map((file, index) =>
-    fileBody(file, `image[${index}]`, 'image.png', 'image/png'),
-  );
-  const mask = request.mask ? fileBody(request.mask, 'mask', 'mask.png', 'image/png') : undefined;
+  const { body: checked, refused } = checkBody(() => {
+    const body = imageBody(request as unknown as ImageRequest);
+    const images = (Array.isArray(request?.image) ? request.image : [request?.image]).map((file, index) =>
+      fileBody(file, `image[${index}]`, 'image.png', 'image/png'),
+    );
+    const mask = request.mask ? fileBody(request.mask, 'mask', 'mask.png', 'image/png') : undefined;
+    return { body, images, mask };
+  });
+  // Read only once the checks passed (a refusal is thrown inside the call, recorded).
+  const { body, images, mask } = (checked ?? {}) as NonNullable<typeof checked>;
   const { value, info } = await runMediaCall<ImagesResponse>(
     services,
     {
@@ -56,7 +64,8 @@ export async function editImage(
       dialect: 'images',
       api: 'editImage',
       request,
-      texts: [body.prompt],
+      refused,
+      texts: textsOf(checked ? body.prompt : request?.prompt),
       worst: (candidate) => worstImages(candidate, body),
       attempt: (api, call) =>
         api.editImage!({

@@ -4,7 +4,7 @@ import { InvalidRequestError } from '../errors.ts';
 import type { ProviderSpeech, SpeechBody } from '../providers/media-api.ts';
 import { speechBill } from './media-cost.ts';
 import type { SpeechRequest, SpeechResponse } from './media-types.ts';
-import { runMediaCall } from './run-media-call.ts';
+import { checkBody, runMediaCall, textsOf } from './run-media-call.ts';
 import { mediaFields, unsentFields } from './unsent-fields.ts';
 
 /** `audio.speech.create`: the audio's bytes and media type, with the `switchyard` facts. */
@@ -13,8 +13,10 @@ export async function createSpeech(
   request: SpeechRequest,
   options?: CompletionOptions,
 ): Promise<SpeechResponse> {
-  const body = speechBody(request);
-  const characters = body.input.length;
+  // The body's other parts are read only once its checks passed (a refusal is thrown inside the call, recorded).
+  const { body: checked, refused } = checkBody(() => speechBody(request));
+  const body = checked as SpeechBody;
+  const characters = checked?.input.length ?? 0;
   const { value, info } = await runMediaCall<ProviderSpeech>(
     services,
     {
@@ -22,8 +24,9 @@ export async function createSpeech(
       dialect: 'speech',
       api: 'createSpeech',
       request,
+      refused,
       // The instructions are sent too: guarded (and recorded) as the input is.
-      texts: body.instructions === undefined ? [body.input] : [body.input, body.instructions],
+      texts: checked ? textsOf(body.input, body.instructions) : textsOf(request?.input, request?.instructions),
       unsent: unsentFields(request, SPEECH_FIELDS),
       worst: (candidate) => speechBill(candidate.offering.pricing, characters).usd?.input ?? null,
       attempt: (api, call) =>

@@ -5,7 +5,7 @@ import { wavSeconds } from '../internal/wav.ts';
 import type { ProviderTranscription, TranscriptionBody } from '../providers/media-api.ts';
 import { mostTokensCost, transcriptionBill } from './media-cost.ts';
 import type { TranscriptionRequest, TranscriptionResponse } from './media-types.ts';
-import { runMediaCall } from './run-media-call.ts';
+import { checkBody, runMediaCall, textsOf } from './run-media-call.ts';
 import { mediaFields, unsentFields } from './unsent-fields.ts';
 
 /**
@@ -20,9 +20,11 @@ export async function createTranscription(
   request: TranscriptionRequest,
   options?: CompletionOptions,
 ): Promise<TranscriptionResponse> {
-  const body = transcriptionBody(request);
-  const asText = body.response_format === 'text';
-  const fileSeconds = wavSeconds(body.file.data);
+  // The body's other parts are read only once its checks passed (a refusal is thrown inside the call, recorded).
+  const { body: checked, refused } = checkBody(() => transcriptionBody(request));
+  const body = checked as TranscriptionBody;
+  const asText = checked?.response_format === 'text';
+  const fileSeconds = checked && wavSeconds(checked.file.data);
   const { value, info } = await runMediaCall<ProviderTranscription>(
     services,
     {
@@ -30,7 +32,8 @@ export async function createTranscription(
       dialect: 'transcriptions',
       api: 'transcribe',
       request,
-      texts: body.prompt === undefined ? [] : [body.prompt],
+      refused,
+      texts: textsOf(checked ? checked.prompt : request?.prompt),
       unsent: unsentFields(request, TRANSCRIPTION_FIELDS),
       worst: (candidate) => {
         const pricing = candidate.offering.pricing;

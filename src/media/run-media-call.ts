@@ -31,6 +31,11 @@ export interface MediaCallSpec<T> {
     metadata?: Record<string, string> | null | undefined;
     user?: string | undefined;
   };
+  /**
+   * Why the body's checks refused it (`checkBody`): thrown once its texts are guarded, so the refusal is recorded as
+   * any call's is.
+   */
+  refused?: unknown;
   /** The texts the provider is sent (a prompt, the text to speak): guarded (masked or refused) and recorded. */
   texts: string[];
   /** The request's fields no provider is sent (`unsentFields`): each dropped with a warning, an error under strict. */
@@ -70,6 +75,7 @@ export async function runMediaCall<T>(
     const guarded = guardTexts(services, texts, options.access, trace, requestedMode(spec.request));
     texts = guarded.texts;
     if (guarded.refusal) throw guarded.refusal;
+    if (spec.refused !== undefined) throw spec.refused;
     if (!model) throw new InvalidRequestError('"model" is required.', 'model');
     // As chat's unknown fields: the first 20 named, each name cut short, then a count.
     warnUnknownFields(spec.unsent ?? [], trace);
@@ -137,6 +143,23 @@ export async function runMediaCall<T>(
     await services.recorder.durable();
     throw thrown;
   }
+}
+
+/**
+ * A media body checked as its call's first step: the body, or why its checks refused it (`MediaCallSpec.refused`,
+ * thrown inside the call). Until then the call's other parts must not read the body: it is `undefined`.
+ */
+export function checkBody<B>(check: () => B): { body: B; refused?: undefined } | { body: undefined; refused: unknown } {
+  try {
+    return { body: check() };
+  } catch (error) {
+    return { body: undefined, refused: error };
+  }
+}
+
+/** The strings among `values`: what a refused body's texts are guarded and recorded as. */
+export function textsOf(...values: unknown[]): string[] {
+  return values.filter((value): value is string => typeof value === 'string');
 }
 
 /** The model's offerings whose provider has this media API; a 400 when none has. */
