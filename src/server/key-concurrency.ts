@@ -47,32 +47,39 @@ export class KeyConcurrency {
     return this.#active.get(keyId) ?? 0;
   }
 
+  /** A slot for the key, or a 429 in the OpenAI shape; the returned function gives the slot back (once). */
+  acquire(keyId: string): Promise<() => void> {
+    return this.acquireAll([{ id: keyId, whose: 'This API key' }]);
+  }
+
   /**
-   * A slot for the key, or a 429 in the OpenAI shape naming it (`whose`); the returned function gives the slot back
-   * (once).
+   * A slot of each key, all or none (a key and those that minted it), or a 429 naming the first that has none left
+   * (`whose`); the returned function gives them back (once).
    */
-  async acquire(keyId: string, whose = 'This API key'): Promise<() => void> {
-    if (this.#shared) return this.#acquireShared(this.#shared, keyId, whose);
-    const active = this.#active.get(keyId) ?? 0;
-    if (active >= this.limit) throw this.#refusal(whose);
-    this.#active.set(keyId, active + 1);
+  async acquireAll(keys: ReadonlyArray<{ id: string; whose: string }>): Promise<() => void> {
+    if (this.#shared) return this.#acquireShared(this.#shared, keys);
+    const full = keys.find(({ id }) => (this.#active.get(id) ?? 0) >= this.limit);
+    if (full) throw this.#refusal(full.whose);
+    for (const { id } of keys) this.#active.set(id, (this.#active.get(id) ?? 0) + 1);
     return once(() => {
-      const left = (this.#active.get(keyId) ?? 1) - 1;
-      if (left === 0) this.#active.delete(keyId);
-      else this.#active.set(keyId, left);
+      for (const { id } of keys) {
+        const left = (this.#active.get(id) ?? 1) - 1;
+        if (left === 0) this.#active.delete(id);
+        else this.#active.set(id, left);
+      }
     });
   }
 
-  /** One hold of 1 on the key's in-flight slot, taken only while every process's holds are under the limit. */
-  async #acquireShared(shared: SpendStore, keyId: string, whose: string): Promise<() => void> {
+  /** One hold of 1 on each key's in-flight slot, taken only while every process's holds are under the limit. */
+  async #acquireShared(shared: SpendStore, keys: ReadonlyArray<{ id: string; whose: string }>): Promise<() => void> {
     const id = randomUUID();
-    const holds = [inFlightHold(keyId, this.limit)];
+    const holds = keys.map((key) => inFlightHold(key.id, this.limit));
     const refused = await shared.reserve(id, holds, IN_FLIGHT_HOLD_MS).catch((error: unknown) => {
       // Failed as seen from here, maybe taken all the same (a timeout): given back.
       giveBack(shared, id, holds, IN_FLIGHT_HOLD_MS);
       throw error;
     });
-    if (refused) throw this.#refusal(whose);
+    if (refused) throw this.#refusal(keys[refused.index]!.whose);
     return once(() => giveBack(shared, id, holds, IN_FLIGHT_HOLD_MS));
   }
 

@@ -103,21 +103,9 @@ export class KeyLimiter {
     });
   }
 
-  /** The server's slot of each key named, all or none: a refusal gives back those taken before it. */
+  /** The server's slot of each key named, all or none, in one take (one round trip to a shared store). */
   async #acquireDefaults(keys: ReturnType<typeof lineageOf>): Promise<(() => void) | undefined> {
-    if (keys.length === 0) return undefined;
-    const { concurrency } = this.#options;
-    if (keys.length === 1) return concurrency.acquire(keys[0]!.id, keys[0]!.whose);
-    const taken: Array<() => void> = [];
-    try {
-      for (const { id, whose } of keys) taken.push(await concurrency.acquire(id, whose));
-    } catch (error) {
-      for (const release of taken) release();
-      throw error;
-    }
-    return () => {
-      for (const release of taken) release();
-    };
+    return keys.length === 0 ? undefined : this.#options.concurrency.acquireAll(keys);
   }
 
   /** The key's limits (its own, else the server's) and what it has used of each in the current windows. */
