@@ -216,12 +216,23 @@ function maskMessages<Message>(messages: Message[], masker: Masker, count: boole
 /** Each string inside `value` masked (JSON arguments stay JSON: placeholders hold no quotes). */
 function maskValue(value: unknown, masker: Masker, count = false): unknown {
   if (typeof value === 'string') return masker.mask(value, count);
-  if (Array.isArray(value)) return value.map((item) => maskValue(item, masker, count));
   if (value === null || typeof value !== 'object') return value;
-  const masked: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value))
-    masked[key] = MASKED_NOT.has(key) ? item : maskValue(item, masker, count);
-  return masked;
+  // Copied only where something was masked: an agent's tens of kB of tools, clean, stay the objects they were.
+  if (Array.isArray(value)) {
+    let items: unknown[] | undefined;
+    for (const [index, item] of value.entries()) {
+      const after = maskValue(item, masker, count);
+      if (after !== item) (items ??= [...value])[index] = after;
+    }
+    return items ?? value;
+  }
+  let fields: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (MASKED_NOT.has(key)) continue;
+    const after = maskValue(item, masker, count);
+    if (after !== item) (fields ??= { ...value })[key] = after;
+  }
+  return fields ?? value;
 }
 
 /** Fields of a message that are names and ids, never free text: left as they are. */
