@@ -15,6 +15,7 @@ let rogue: { url: string; getBytes: number; getClosed: boolean; close(): Promise
 let search: McpUpstreamFake;
 let test: TestServer;
 const HUGE_ERROR = `boom ${'x'.repeat(1_000_000)}`;
+let goneCalls = 0;
 
 beforeAll(async () => {
   let getBytes = 0;
@@ -59,6 +60,7 @@ beforeAll(async () => {
         tools: [
           { name: 'web', inputSchema: { type: 'object' } },
           { name: 'strict', inputSchema: { type: 'object' } },
+          { name: 'gone', inputSchema: { type: 'object' } },
           {
             name: 'shaped',
             inputSchema: { type: 'object' },
@@ -68,6 +70,12 @@ beforeAll(async () => {
         nextCursor: 'again',
       });
     const tool = (message as { params?: { name?: string } }).params?.name;
+    // A JSON-RPC error whose code happens to be 404, after the tool ran: not a lost session.
+    if (tool === 'gone') {
+      goneCalls += 1;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      return response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: 404, message: 'gone' } }));
+    }
     // Its own output schema broken: a string where it said a number.
     if (tool === 'shaped') return answer({ content: [{ type: 'text', text: 'x' }], structuredContent: { n: 'x' } });
     const strict = tool === 'strict';
@@ -129,6 +137,14 @@ describe('an upstream that misbehaves', () => {
     expect(text).toContain('boom');
     expect(text.length).toBeLessThan(1_000);
     expect(JSON.stringify(test.logs).length).toBeLessThan(HUGE_ERROR.length);
+    await mcp.close();
+  });
+
+  it('answering a JSON-RPC error coded 404: not sent again (an HTTP 404 alone is a lost session)', async () => {
+    const mcp = await client();
+    const result = await mcp.callTool({ name: 'rogue__gone', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(goneCalls).toBe(1);
     await mcp.close();
   });
 

@@ -250,7 +250,14 @@ export class McpUpstream {
   }
 }
 
-/** Streamable HTTP's answer to a session id the server does not know: the SDK's error with the HTTP status. */
+/**
+ * Streamable HTTP's answer to a session id the server does not know: the HTTP status 404 on the POST itself (the SDK's
+ * `StreamableHTTPError`), when the call never ran; a JSON-RPC error an upstream codes 404 is its answer, not this.
+ */
 function sessionLost(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 404;
+  return (
+    error instanceof Error &&
+    error.constructor.name === 'StreamableHTTPError' &&
+    (error as { code?: unknown }).code === 404
+  );
 }
