@@ -20,4 +20,12 @@ describe('media answers whose facts are headers', () => {
     expect(decodeURIComponent(response.headers.get('x-switchyard-model') ?? '')).toContain('voix-é€');
     expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(0);
   });
+
+  it('keep a name holding a lone surrogate (no URI can encode one), as its well-formed form', async () => {
+    const response = await api(test, '/v1/audio/speech', {
+      body: { model: 'openai/x\ud800', input: 'hi', voice: 'alloy' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-switchyard-model')).toContain('%EF%BF%BD');
+  });
 });

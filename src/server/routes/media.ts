@@ -1,5 +1,6 @@
 import type { Gateway } from '../../gateway.ts';
 import type { ImageEditRequest, ImageRequest, SpeechRequest, TranscriptionRequest } from '../../media/media-types.ts';
+import { wellFormed } from '../../records/record-text.ts';
 import type { SwitchyardResponseInfo } from '../../types.ts';
 import { allowedCallOptions } from '../call-options.ts';
 import type { Reply } from '../exchange.ts';
@@ -103,7 +104,7 @@ function factHeaders(info: SwitchyardResponseInfo): Record<string, string> {
   return {
     'x-switchyard-call-id': info.call_id,
     // A name the caller wrote (`<provider>/<any id>`): a header holds visible ASCII only, the rest percent-encoded.
-    'x-switchyard-model': /^[\x20-\x7e]*$/.test(info.model) ? info.model : encodeURIComponent(info.model),
+    'x-switchyard-model': /^[\x20-\x7e]*$/.test(info.model) ? info.model : encodeURIComponent(wellFormed(info.model)),
     'x-switchyard-provider': info.provider,
     'x-switchyard-cost-usd': info.cost_usd === null ? 'unknown' : String(info.cost_usd),
   };
