@@ -31,6 +31,13 @@ describe('Google media refused by its safety filter', () => {
     gemini.reset();
   });
 
+  it('IMAGE_OTHER (a miscellaneous failure, not the filter): retried as an answer without an image', async () => {
+    gemini.enqueue({ parts: [], finishReason: 'IMAGE_OTHER' });
+    const answer = await gateway.createImage({ model: 'gemini-2.5-flash-image', prompt: 'something' });
+    expect(answer.switchyard.attempts.map((attempt) => attempt.outcome)).toEqual(['invalid_response', 'ok']);
+    gemini.reset();
+  });
+
   it('a blocked prompt: the same, with its block reason', async () => {
     gemini.enqueue({ blockReason: 'PROHIBITED_CONTENT' });
     const error = await refusal(gateway.createImage({ model: 'gemini-2.5-flash-image', prompt: 'something' }));

@@ -25,7 +25,10 @@ export function blockedBecause(answer: unknown): string | undefined {
   };
   if (typeof promptFeedback?.blockReason === 'string') return `prompt blocked: ${promptFeedback.blockReason}`;
   const reason = Array.isArray(candidates) ? candidates[0]?.finishReason : undefined;
-  return typeof reason === 'string' && FILTERED.has(reason) ? `finish reason ${reason}` : undefined;
+  // IMAGE_OTHER is "another issue", not the filter's: a failure worth another try.
+  return typeof reason === 'string' && FILTERED.has(reason) && reason !== 'IMAGE_OTHER'
+    ? `finish reason ${reason}`
+    : undefined;
 }
 
 /** Gemini's finishReason in OpenAI terms; Gemini has no tool-call reason, so a function call makes it `tool_calls`. */
