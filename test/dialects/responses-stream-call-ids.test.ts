@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RawAnswerServer, startRawAnswerServer } from '../fake-servers/raw-answer-server.ts';
-import { startTestServer, type TestServer } from '../server/start-test-server.ts';
+import type { RawAnswerServer } from '../fake-servers/raw-answer-server.ts';
+import type { TestServer } from '../server/start-test-server.ts';
+import { chunk, serveOverRawOpenAI } from './raw-openai-upstream.ts';
 
 /**
  * An OpenAI-compatible provider that gives a streamed tool call an empty id: the Responses stream's function call
@@ -10,28 +11,11 @@ import { startTestServer, type TestServer } from '../server/start-test-server.ts
 let upstream: RawAnswerServer;
 let server: TestServer;
 beforeAll(async () => {
-  upstream = await startRawAnswerServer();
-  server = await startTestServer({
-    mock: false,
-    gateway: {
-      env: {},
-      retry: { maxRetries: 0 },
-      providers: { openai: { apiKey: 'sk-upstream', baseURL: `${upstream.origin}/v1` } },
-    },
-  });
+  ({ upstream, server } = await serveOverRawOpenAI());
 });
 afterAll(async () => {
   await Promise.all([server.stop(), upstream.close()]);
 });
-
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-  `data: ${JSON.stringify({
-    id: 'chatcmpl-1',
-    object: 'chat.completion.chunk',
-    created: 1_760_000_000,
-    model: 'gpt-4o-2024-11-20',
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  })}`;
 
 describe('a streamed tool call with an empty id, in the Responses dialect', () => {
   it('gets a call_id of its own', async () => {
