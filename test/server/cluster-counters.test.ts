@@ -186,4 +186,13 @@ describe('the counters of serve --workers', () => {
     await expect(one.take('key', 1, 1)).rejects.toMatchObject({ component: 'primary', status: 503 });
     await expect(one.settle('call', [], [])).rejects.toBeInstanceOf(StorageUnavailableError);
   });
+
+  it('a malformed message (questions not a list, a question not an object) is answered, not rejected', async () => {
+    const primary = new PrimaryCounters();
+    const bad = [
+      { switchyard: 'counters', questions: 'none' },
+      { switchyard: 'counters', questions: [null, 7] },
+    ] as unknown as CounterAsk[];
+    for (const ask of bad) await expect(primary.answer(1, ask)).resolves.toMatchObject({ switchyard: 'counters' });
+  });
 });

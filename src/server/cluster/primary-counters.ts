@@ -35,13 +35,17 @@ export class PrimaryCounters {
    * order, as one message each would.
    */
   async answer(worker: number, ask: CounterAsk): Promise<CounterAnswer> {
-    const replies = await Promise.all(ask.questions.map((question) => this.#reply(worker, question)));
+    // A message no worker of ours sends is answered all the same: a rejection here would end the primary.
+    const questions: unknown[] = Array.isArray(ask.questions) ? ask.questions : [];
+    const replies = await Promise.all(questions.map((question) => this.#reply(worker, question as CounterQuestion)));
     return { switchyard: 'counters', replies };
   }
 
-  async #reply(worker: number, { seq, call }: CounterQuestion): Promise<CounterReply> {
+  async #reply(worker: number, question: CounterQuestion): Promise<CounterReply> {
+    // A question that is not one has no sequence number its worker could be waiting on: -1.
+    const seq = (question as CounterQuestion | null)?.seq ?? -1;
     try {
-      return { seq, value: await this.#run(worker, call) };
+      return { seq, value: await this.#run(worker, question.call) };
     } catch (error) {
       const { name, message } = error instanceof Error ? error : new Error(String(error));
       return { seq, error: { name, message } };
