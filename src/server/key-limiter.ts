@@ -79,7 +79,9 @@ export class KeyLimiter {
   async acquire(key: ApiKeyInfo): Promise<() => void> {
     const lineage = lineageOf(key);
     const shared = lineage.filter((entry) => entry.own?.max_in_flight !== undefined);
-    const local = await this.#acquireDefaults(lineage.filter((entry) => entry.own?.max_in_flight === undefined));
+    // The server's slot of each key without its own limit, all or none, in one take (one round trip to a shared store).
+    const defaulted = lineage.filter((entry) => entry.own?.max_in_flight === undefined);
+    const local = defaulted.length > 0 ? await this.#options.concurrency.acquireAll(defaulted) : undefined;
     if (shared.length === 0) return local ?? (() => undefined);
     const holds: SlotHold[] = shared.map(({ id, own }) => inFlightHold(id, own!.max_in_flight!));
     const id = randomUUID();
@@ -101,11 +103,6 @@ export class KeyLimiter {
       local?.();
       giveBack(store, id, holds, IN_FLIGHT_HOLD_MS);
     });
-  }
-
-  /** The server's slot of each key named, all or none, in one take (one round trip to a shared store). */
-  async #acquireDefaults(keys: ReturnType<typeof lineageOf>): Promise<(() => void) | undefined> {
-    return keys.length === 0 ? undefined : this.#options.concurrency.acquireAll(keys);
   }
 
   /** The key's limits (its own, else the server's) and what it has used of each in the current windows. */
