@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { McpUpstream, McpUpstreamError } from '../../src/server/mcp-gateway/upstream.ts';
+import { McpUpstream } from '../../src/server/mcp-gateway/upstream.ts';
+import { McpUpstreamError } from '../../src/server/mcp-gateway/upstream-errors.ts';
 import { startMcpUpstream } from '../fake-servers/mcp-upstream.ts';
 
 /**

@@ -3,7 +3,7 @@ import { anyOf, atMost } from '../../storage/engine-sql.ts';
 import type { Builder } from '../../storage/kysely.ts';
 import { column, defineSchema, type TableSpec, withColumn } from '../../storage/schema.ts';
 import { writeRows } from '../../storage/write-rows.ts';
-import type { McpCallOutcome } from './upstream.ts';
+import type { McpCallOutcome } from './upstream-errors.ts';
 
 /**
  * One tool call through the MCP gateway: who (the key, its tenant), which tool of which server, how long, how it

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_TOOL_SEPARATOR, type McpToolKey, mcpServerReachable, mcpToolAllowed } from '../../access/mcp-tools.ts';
 import type { McpCallLog, McpCallRecord } from './call-log.ts';
-import { type McpCallOutcome, McpUpstream, McpUpstreamError } from './upstream.ts';
+import { McpUpstream } from './upstream.ts';
+import { type McpCallOutcome, McpUpstreamError } from './upstream-errors.ts';
 import type { McpUpstreamSettings } from './upstream-settings.ts';
 
 /** A key as the gateway reads it: the tool rule's fields, and whom a record names. */

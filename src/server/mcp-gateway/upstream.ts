@@ -11,8 +11,6 @@ import {
   type McpUpstreamSettings,
 } from './upstream-settings.ts';
 
-export { type McpCallOutcome, McpUpstreamError } from './upstream-errors.ts';
-
 /** Tools an upstream lists, read page by page up to this many (a bound on what one server can make us hold). */
 const MAX_TOOLS = 1_000;
 /** Pages of a listing asked for at most, and the longest cursor taken (an opaque token, not a payload). */
